@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { registerAuth } from './http/auth.js';
+import { CHANNELS, type ChannelRoutes } from './http/channels.js';
+import { checkDeprecation, DEPRECATIONS, DeprecationRegistry } from './http/deprecations.js';
+import { registerJsonBodyParser } from './http/json-body.js';
+import { registerChannelDocs } from './http/openapi.js';
+import { registerErrorHandler } from './http/problems/handlers.js';
+import { registerNotFound } from './http/problems/not-found.js';
+import { ProblemSchema } from './http/problems/schema.js';
+import { registerThrottle } from './http/throttle.js';
+import type { TypedApp } from './http/types.js';
+import { type Clock, systemClock } from './lib/clock.js';
+import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './lib/invalidation-bus.js';
+import { accountRoutes } from './modules/account/routes.js';
+import { ApiKeyRepository } from './modules/apikeys/repository.js';
+import { apiKeyRoutes } from './modules/apikeys/routes.js';
+import { ApiKeyService } from './modules/apikeys/service.js';
+import { AuditRepository } from './modules/audit/repository.js';
+import { AuditService } from './modules/audit/service.js';
+import { authenticationRoutes } from './modules/authentication/routes.js';
+import { OrganizationRepository } from './modules/organizations/repository.js';
+import { OrganizationService } from './modules/organizations/service.js';
+import { statusRoutes } from './modules/status/routes.js';
+import { UserRepository } from './modules/users/repository.js';
+import { userRoutes } from './modules/users/routes.js';
+import { UserService } from './modules/users/service.js';
+
+export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string })
+  .version;
+
+export interface AppOptions {
+  config: Config;
+  database: Database;
+  /** Tests pass a movable clock. */
+  clock?: Clock;
+  /** Defaults to JSON logs at config.logLevel; tests pass false. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+export interface Services {
+  organizations: OrganizationService;
+  users: UserService;
+  apiKeys: ApiKeyService;
+  audit: AuditService;
+}
+
+export interface RampartApp {
+  app: FastifyInstance;
+  services: Services;
+}
+
+/** Builds the services on one database; shared by the HTTP app and the CLI. */
+export function buildServices(
+  database: Database,
+  clock: Clock,
+  bus: InvalidationBus,
+  authCacheSeconds: number,
+): Services {
+  const audit = new AuditService(new AuditRepository(database.db));
+  return {
+    audit,
+    organizations: new OrganizationService(new OrganizationRepository(database.db)),
+    users: new UserService(new UserRepository(database.db), audit),
+    apiKeys: new ApiKeyService(new ApiKeyRepository(database.db), audit, bus, clock, authCacheSeconds),
+  };
+}
+
+export const REDACTED_PATHS = [
+  'req.headers.apiaccesskey',
+  'req.headers.apisecretkey',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  '*.Password',
+  '*.password',
+  '*.SecretKey',
+  '*.secretKey',
+];
+
+export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+  return { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+}
+
+async function connectRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 1 });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    throw new Error(`Cannot reach Redis at REDIS_URL: ${(error as Error).message}`);
+  }
+  return redis;
+}
+
+/** The composition root: services, cross-cutting plugins, then every module's routes per channel. */
+export async function buildApp(options: AppOptions): Promise<RampartApp> {
+  const { config, database } = options;
+  const clock = options.clock ?? systemClock;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+  const bus: InvalidationBus = config.redisUrl
+    ? new RedisInvalidationBus(config.redisUrl)
+    : new LocalInvalidationBus();
+  const services = buildServices(database, clock, bus, config.authCacheSeconds);
+  const deprecations = new DeprecationRegistry([...DEPRECATIONS, ...config.deprecations]);
+
+  const app = Fastify({
+    logger: options.logger ?? loggerOptions(config),
+    genReqId: () => randomUUID(),
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimit,
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
+    // allErrors so that every unknown property is named at once; bodies are bounded by bodyLimit
+    // and the answer lists at most 20 issues.
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
+    },
+  });
+
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/api/') && !route.config?.access) {
+      throw new Error(`Route ${route.method} ${route.url} declares no access (public or a role)`);
+    }
+  });
+  app.addSchema(ProblemSchema);
+  registerErrorHandler(app);
+  registerJsonBodyParser(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    const deprecation = request.routeOptions.config.deprecation;
+    if (deprecation) reply.header('deprecated', checkDeprecation(deprecation, clock).header);
+  });
+  registerAuth(app, services.apiKeys);
+  await registerThrottle(app, {
+    limit: config.throttleLimit,
+    windowSeconds: config.throttleWindowSeconds,
+    redis,
+  });
+  registerNotFound(app, app.rateLimit());
+
+  const modules: ChannelRoutes[] = [
+    statusRoutes({ version: VERSION, databaseKind: database.kind, clock }),
+    authenticationRoutes(),
+    accountRoutes(services.users, services.organizations),
+    userRoutes(services.users),
+    apiKeyRoutes(services.apiKeys),
+  ];
+  for (const channel of CHANNELS) {
+    await app.register(async (scope) => {
+      await registerChannelDocs(scope, { channel, baseUrl: config.baseUrl, version: VERSION });
+      await scope.register(
+        async (api) => {
+          for (const register of modules)
+            register(api as unknown as TypedApp, { channel, config, deprecations });
+        },
+        { prefix: `/api/${channel}` },
+      );
+    });
+  }
+
+  const flushTimer = setInterval(() => {
+    services.apiKeys
+      .flushLastUsed()
+      .catch((error) => app.log.warn({ err: error }, 'could not record API key use'));
+  }, config.lastUsedFlushSeconds * 1000);
+  flushTimer.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(flushTimer);
+    await services.apiKeys
+      .flushLastUsed()
+      .catch((error) => app.log.warn({ err: error }, 'could not record API key use'));
+    await bus.close();
+    redis?.disconnect();
+  });
+
+  await app.ready();
+  return { app, services };
+}

@@ -1,0 +1,179 @@
+import { ROLES, type Role } from '../db/schema.js';
+import { AppError } from '../http/problems/app-error.js';
+import { Problems } from '../http/problems/types.js';
+import type { ApiKey } from '../modules/apikeys/service.js';
+import type { ServiceContext } from '../modules/context.js';
+import { type CliEnv, openRuntime, type Runtime } from './runtime.js';
+
+const CLI_ACTOR: ServiceContext['actor'] = { type: 'cli', id: null };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface JsonFlag {
+  json?: boolean;
+}
+
+function print(cli: CliEnv, opts: JsonFlag, json: unknown, text: string): void {
+  cli.out.stdout(opts.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
+}
+
+async function withRuntime<T>(cli: CliEnv, command: string, fn: (rt: Runtime) => Promise<T>): Promise<T> {
+  const rt = await openRuntime(cli, command);
+  try {
+    return await fn(rt);
+  } finally {
+    await rt.close();
+  }
+}
+
+function parseRole(text: string): Role {
+  const role = ROLES.find((r) => r.toLowerCase() === text.toLowerCase());
+  if (!role)
+    throw AppError.of(Problems.ValidationFailed, `Unknown role '${text}'; use one of ${ROLES.join(', ')}.`);
+  return role;
+}
+
+async function userByEmail(rt: Runtime, email: string) {
+  const user = await rt.services.users.findByEmail(email);
+  if (!user)
+    throw AppError.of(Problems.NotFound, `No user with email ${email}. Create one with: rampart user create`);
+  return user;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function keyJson(k: ApiKey) {
+  return {
+    Id: k.id,
+    Name: k.name,
+    AccessKey: k.accessKey,
+    CreatedAt: iso(k.createdAt),
+    LastUsedAt: iso(k.lastUsedAt),
+    ExpiresAt: iso(k.expiresAt),
+    RevokedAt: iso(k.revokedAt),
+    Status: k.status,
+  };
+}
+
+export async function migrateCommand(cli: CliEnv, opts: JsonFlag): Promise<void> {
+  await withRuntime(cli, 'migrate', async (rt) => {
+    const applied = rt.appliedMigrations;
+    print(
+      cli,
+      opts,
+      { Applied: applied, Database: rt.database.kind, OrganizationCreated: rt.createdOrganization },
+      applied.length
+        ? `Applied ${applied.length} migration(s): ${applied.join(', ')}`
+        : 'The database is up to date.',
+    );
+  });
+}
+
+export async function orgCreateCommand(cli: CliEnv, opts: JsonFlag & { name: string }): Promise<void> {
+  await withRuntime(cli, 'org create', async (rt) => {
+    const org = await rt.services.organizations.create(opts.name);
+    await rt.services.audit.record({ organizationId: org.id, actor: CLI_ACTOR }, 'organization.created', {
+      type: 'organization',
+      id: org.id,
+    });
+    print(cli, opts, { Id: org.id, Name: org.name }, `Created organisation "${org.name}" with id ${org.id}`);
+  });
+}
+
+export async function orgListCommand(cli: CliEnv, opts: JsonFlag): Promise<void> {
+  await withRuntime(cli, 'org list', async (rt) => {
+    const orgs = await rt.services.organizations.list();
+    print(
+      cli,
+      opts,
+      orgs.map((o) => ({ Id: o.id, Name: o.name, CreatedAt: o.createdAt.toISOString() })),
+      orgs.map((o) => `${o.id}  ${o.name}`).join('\n'),
+    );
+  });
+}
+
+export async function userCreateCommand(
+  cli: CliEnv,
+  opts: JsonFlag & { email: string; role: string; password?: string; name?: string; org?: string },
+): Promise<void> {
+  const role = parseRole(opts.role);
+  if (opts.org !== undefined && !UUID.test(opts.org)) {
+    throw AppError.of(
+      Problems.ValidationFailed,
+      `--org must be an organisation id (a UUID), not '${opts.org}'.`,
+    );
+  }
+  await withRuntime(cli, 'user create', async (rt) => {
+    const org = opts.org ? await rt.services.organizations.get(opts.org) : rt.firstOrganization;
+    const user = await rt.services.users.create(
+      { organizationId: org.id, actor: CLI_ACTOR },
+      { email: opts.email, name: opts.name, role, password: opts.password },
+    );
+    print(
+      cli,
+      opts,
+      { Id: user.id, Email: user.email, Name: user.name, Role: user.role, OrganizationId: org.id },
+      `Created ${user.role} ${user.email} (id ${user.id}) in "${org.name}".` +
+        (opts.password ? '' : '\nThe user has no password yet, so cannot sign in; API keys work.'),
+    );
+  });
+}
+
+export async function apiKeyCreateCommand(
+  cli: CliEnv,
+  opts: JsonFlag & { user: string; name: string; expiresInDays?: string },
+): Promise<void> {
+  let days: number | undefined;
+  if (opts.expiresInDays !== undefined) {
+    if (!/^\d+$/.test(opts.expiresInDays)) {
+      throw AppError.of(
+        Problems.ValidationFailed,
+        `--expires-in-days must be a whole number, not '${opts.expiresInDays}'.`,
+      );
+    }
+    days = Number(opts.expiresInDays);
+  }
+  await withRuntime(cli, 'apikey create', async (rt) => {
+    const user = await userByEmail(rt, opts.user);
+    const { key, secretKey } = await rt.services.apiKeys.create(
+      { organizationId: user.organizationId, actor: CLI_ACTOR },
+      { userId: user.id, name: opts.name, expiresInDays: days },
+    );
+    print(
+      cli,
+      opts,
+      { AccessKey: key.accessKey, SecretKey: secretKey },
+      [
+        `Created API key "${key.name}" for ${user.email}${key.expiresAt ? `, expiring ${key.expiresAt.toISOString()}` : ''}.`,
+        `Access key: ${key.accessKey}`,
+        `Secret key: ${secretKey}`,
+        'The secret key is shown only now: store it safely.',
+      ].join('\n'),
+    );
+  });
+}
+
+export async function apiKeyListCommand(cli: CliEnv, opts: JsonFlag & { user: string }): Promise<void> {
+  await withRuntime(cli, 'apikey list', async (rt) => {
+    const user = await userByEmail(rt, opts.user);
+    const keys = await rt.services.apiKeys.listForUser(
+      { organizationId: user.organizationId, actor: CLI_ACTOR },
+      user.id,
+    );
+    const rows = keys.map(
+      (k) =>
+        `${k.accessKey}  ${k.status.padEnd(7)}  created ${k.createdAt.toISOString()}  last used ${iso(k.lastUsedAt) ?? 'never'}` +
+        `  expires ${iso(k.expiresAt) ?? 'never'}  ${k.name}`,
+    );
+    print(cli, opts, keys.map(keyJson), rows.length ? rows.join('\n') : `${user.email} has no API keys.`);
+  });
+}
+
+export async function apiKeyRevokeCommand(
+  cli: CliEnv,
+  opts: JsonFlag & { accessKey: string },
+): Promise<void> {
+  await withRuntime(cli, 'apikey revoke', async (rt) => {
+    const key = await rt.services.apiKeys.revokeByAccessKey(CLI_ACTOR, opts.accessKey);
+    print(cli, opts, keyJson(key), `Revoked API key ${key.accessKey} ("${key.name}").`);
+  });
+}

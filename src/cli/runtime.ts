@@ -1,0 +1,66 @@
+import fs from 'node:fs';
+import { buildServices, type Services } from '../app.js';
+import { type Config, loadConfig } from '../config.js';
+import { type Database, openDatabase } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { systemClock } from '../lib/clock.js';
+import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from '../lib/invalidation-bus.js';
+import type { Organization } from '../modules/organizations/service.js';
+
+export interface Output {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+export interface CliEnv {
+  env: Record<string, string | undefined>;
+  out: Output;
+}
+
+export interface Runtime {
+  config: Config;
+  database: Database;
+  services: Services;
+  firstOrganization: Organization;
+  appliedMigrations: string[];
+  createdOrganization: boolean;
+  close(): Promise<void>;
+}
+
+export function readConfig(cli: CliEnv): Config {
+  return loadConfig(cli.env, (p) => fs.readFileSync(p, 'utf8'));
+}
+
+/**
+ * Opens the database for a command: applies migrations and creates the first organisation on an
+ * empty database, so that every command leaves a usable database behind.
+ */
+export async function openRuntime(cli: CliEnv, command: string, config = readConfig(cli)): Promise<Runtime> {
+  const database = await openDatabase(config, { command });
+  let bus: InvalidationBus | undefined;
+  try {
+    const appliedMigrations = await migrateToLatest(database.db);
+    // A revoke from the CLI reaches running servers' caches through Redis when it is configured.
+    bus = config.redisUrl ? new RedisInvalidationBus(config.redisUrl) : new LocalInvalidationBus();
+    const services = buildServices(database, systemClock, bus, 0);
+    const { organization, created } = await services.organizations.ensureFirst();
+    const openBus = bus;
+    return {
+      config,
+      database,
+      services,
+      firstOrganization: organization,
+      appliedMigrations,
+      createdOrganization: created,
+      close: async () => {
+        await services.apiKeys.flushLastUsed();
+        await openBus.close();
+        await database.close();
+      },
+    };
+  } catch (error) {
+    await bus?.close();
+    await database.close();
+    throw error;
+  }
+}

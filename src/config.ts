@@ -1,0 +1,218 @@
+import path from 'node:path';
+import { type Static, Type } from 'typebox';
+import { Value } from 'typebox/value';
+
+/**
+ * Every environment variable Rampart reads, in one table. The README's configuration table is
+ * checked against this list by a test, so a variable cannot be added without documenting it.
+ */
+export const ENV_VARS = {
+  RAMPART_PORT: 'TCP port the HTTP server listens on (default 8080).',
+  RAMPART_HOST: 'Address the HTTP server binds to (default 127.0.0.1; use 0.0.0.0 in containers).',
+  RAMPART_BASE_URL:
+    'Public base URL, used in the API documentation and printed links (default http://localhost:<port>). May contain a path prefix when behind a proxy.',
+  RAMPART_DATA_DIR: 'Folder of the embedded database when DATABASE_URL is not set (default ./data).',
+  DATABASE_URL:
+    'postgres://… URL of a PostgreSQL server; switches from the embedded database to that server.',
+  RAMPART_DB_POOL_SIZE:
+    'Connections in the PostgreSQL pool per instance (default 10; the embedded database always uses 1).',
+  REDIS_URL:
+    'redis://… URL; enables shared throttle counters and API key cache invalidation across instances.',
+  RAMPART_LOG_LEVEL: 'fatal, error, warn, info, debug or trace (default info).',
+  RAMPART_THROTTLE_LIMIT:
+    'Requests per window per client (API key, or source address when anonymous) (default 600).',
+  RAMPART_THROTTLE_WINDOW: 'Throttle window in seconds (default 60).',
+  RAMPART_THROTTLE_ROUTES: 'Per-route overrides as JSON: {"<operationId>": {"Limit": n, "Window": seconds}}.',
+  RAMPART_LOGIN_THROTTLE_LIMIT:
+    'Sign-in attempts per window per account and per source address (default 10).',
+  RAMPART_LOGIN_THROTTLE_WINDOW: 'Sign-in throttle window in seconds (default 300).',
+  RAMPART_AUTH_CACHE_SECONDS:
+    'How long a verified API key stays cached; bounds how late a revoke reaches other instances without Redis (default 30).',
+  RAMPART_LAST_USED_FLUSH_SECONDS:
+    'How often API key last-used times are written to the database (default 60).',
+  RAMPART_DEPRECATIONS:
+    'Extra deprecations as JSON, or @path to a JSON file: [{"Method","Path","Channel","MarkedOn","RemovalOn"?,"Replacement"}].',
+  RAMPART_BODY_LIMIT: 'Largest accepted request body in bytes (default 1048576).',
+  RAMPART_TRUST_PROXY: 'true when behind a reverse proxy that sets X-Forwarded-For (default false).',
+  RAMPART_SHUTDOWN_TIMEOUT: 'Seconds to drain requests on SIGTERM/SIGINT before forcing exit (default 10).',
+  RAMPART_ADMIN_EMAIL: 'Email of the Admin that `serve` makes sure exists (default admin@rampart.local).',
+  RAMPART_ADMIN_PASSWORD: 'Password of that Admin when first created (default: generated and printed once).',
+} as const;
+
+export type EnvVarName = keyof typeof ENV_VARS;
+
+const PositiveInt = (def: number, max = 2 ** 31 - 1) =>
+  Type.Integer({ minimum: 1, maximum: max, default: def });
+
+const RouteThrottle = Type.Object(
+  { Limit: Type.Integer({ minimum: 1 }), Window: Type.Integer({ minimum: 1 }) },
+  { additionalProperties: false },
+);
+
+export const DeprecationConfig = Type.Object(
+  {
+    Method: Type.Union([
+      Type.Literal('GET'),
+      Type.Literal('POST'),
+      Type.Literal('PUT'),
+      Type.Literal('PATCH'),
+      Type.Literal('DELETE'),
+    ]),
+    Path: Type.String({ minLength: 1 }),
+    Channel: Type.Union([Type.Literal('latest'), Type.Literal('integration')]),
+    MarkedOn: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+    RemovalOn: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
+    Replacement: Type.String({ minLength: 1 }),
+  },
+  { additionalProperties: false },
+);
+export type DeprecationConfig = Static<typeof DeprecationConfig>;
+
+export const ConfigSchema = Type.Object({
+  port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  host: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  baseUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  dataDir: Type.String({ minLength: 1, default: './data' }),
+  databaseUrl: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  dbPoolSize: PositiveInt(10, 1000),
+  redisUrl: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  logLevel: Type.Union(
+    [
+      Type.Literal('fatal'),
+      Type.Literal('error'),
+      Type.Literal('warn'),
+      Type.Literal('info'),
+      Type.Literal('debug'),
+      Type.Literal('trace'),
+      Type.Literal('silent'),
+    ],
+    { default: 'info' },
+  ),
+  throttleLimit: PositiveInt(600),
+  throttleWindowSeconds: PositiveInt(60, 86400),
+  throttleRoutes: Type.Record(Type.String(), RouteThrottle, { default: {} }),
+  loginThrottleLimit: PositiveInt(10),
+  loginThrottleWindowSeconds: PositiveInt(300, 86400),
+  authCacheSeconds: Type.Integer({ minimum: 0, maximum: 3600, default: 30 }),
+  lastUsedFlushSeconds: PositiveInt(60, 86400),
+  deprecations: Type.Array(DeprecationConfig, { default: [] }),
+  bodyLimit: PositiveInt(1024 * 1024),
+  trustProxy: Type.Boolean({ default: false }),
+  shutdownTimeoutSeconds: PositiveInt(10, 600),
+  adminEmail: Type.String({ format: 'email', default: 'admin@rampart.local' }),
+  adminPassword: Type.Optional(Type.String({ minLength: 1 })),
+});
+
+export type Config = Static<typeof ConfigSchema> & { baseUrl: string };
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Which environment variable feeds which config field, and how its text is read. */
+const SOURCES: Record<
+  string,
+  { field: keyof Static<typeof ConfigSchema>; kind: 'int' | 'bool' | 'json' | 'string' }
+> = {
+  RAMPART_PORT: { field: 'port', kind: 'int' },
+  RAMPART_HOST: { field: 'host', kind: 'string' },
+  RAMPART_BASE_URL: { field: 'baseUrl', kind: 'string' },
+  RAMPART_DATA_DIR: { field: 'dataDir', kind: 'string' },
+  DATABASE_URL: { field: 'databaseUrl', kind: 'string' },
+  RAMPART_DB_POOL_SIZE: { field: 'dbPoolSize', kind: 'int' },
+  REDIS_URL: { field: 'redisUrl', kind: 'string' },
+  RAMPART_LOG_LEVEL: { field: 'logLevel', kind: 'string' },
+  RAMPART_THROTTLE_LIMIT: { field: 'throttleLimit', kind: 'int' },
+  RAMPART_THROTTLE_WINDOW: { field: 'throttleWindowSeconds', kind: 'int' },
+  RAMPART_THROTTLE_ROUTES: { field: 'throttleRoutes', kind: 'json' },
+  RAMPART_LOGIN_THROTTLE_LIMIT: { field: 'loginThrottleLimit', kind: 'int' },
+  RAMPART_LOGIN_THROTTLE_WINDOW: { field: 'loginThrottleWindowSeconds', kind: 'int' },
+  RAMPART_AUTH_CACHE_SECONDS: { field: 'authCacheSeconds', kind: 'int' },
+  RAMPART_LAST_USED_FLUSH_SECONDS: { field: 'lastUsedFlushSeconds', kind: 'int' },
+  RAMPART_DEPRECATIONS: { field: 'deprecations', kind: 'json' },
+  RAMPART_BODY_LIMIT: { field: 'bodyLimit', kind: 'int' },
+  RAMPART_TRUST_PROXY: { field: 'trustProxy', kind: 'bool' },
+  RAMPART_SHUTDOWN_TIMEOUT: { field: 'shutdownTimeoutSeconds', kind: 'int' },
+  RAMPART_ADMIN_EMAIL: { field: 'adminEmail', kind: 'string' },
+  RAMPART_ADMIN_PASSWORD: { field: 'adminPassword', kind: 'string' },
+};
+
+const FIELD_TO_ENV = Object.fromEntries(Object.entries(SOURCES).map(([env, s]) => [s.field, env]));
+
+function readValue(
+  env: string,
+  kind: string,
+  text: string,
+  problems: string[],
+  readFile: (p: string) => string,
+): unknown {
+  const raw = text.trim();
+  switch (kind) {
+    case 'int':
+      if (!/^-?\d+$/.test(raw)) {
+        problems.push(`${env}="${raw}" is not a whole number`);
+        return undefined;
+      }
+      return Number(raw);
+    case 'bool':
+      if (/^(true|1|yes)$/i.test(raw)) return true;
+      if (/^(false|0|no)$/i.test(raw)) return false;
+      problems.push(`${env}="${raw}" must be true or false`);
+      return undefined;
+    case 'json': {
+      let source = raw;
+      if (raw.startsWith('@')) {
+        try {
+          source = readFile(raw.slice(1));
+        } catch (e) {
+          problems.push(
+            `${env}: cannot read ${raw.slice(1)} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+          );
+          return undefined;
+        }
+      }
+      try {
+        return JSON.parse(source);
+      } catch (e) {
+        problems.push(`${env} is not valid JSON: ${(e as Error).message}`);
+        return undefined;
+      }
+    }
+    default:
+      return raw;
+  }
+}
+
+/**
+ * Reads and validates the configuration. All problems are reported at once, naming the
+ * environment variable, so that an operator fixes them in one pass.
+ */
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  readFile: (p: string) => string = () => {
+    throw new Error('no file reader');
+  },
+): Config {
+  const problems: string[] = [];
+  const input: Record<string, unknown> = {};
+  for (const [name, source] of Object.entries(SOURCES)) {
+    const text = env[name];
+    if (text === undefined || text.trim() === '') continue;
+    const value = readValue(name, source.kind, text, problems, readFile);
+    if (value !== undefined) input[source.field] = value;
+  }
+  const withDefaults = Value.Default(ConfigSchema, input) as Record<string, unknown>;
+  for (const error of Value.Errors(ConfigSchema, withDefaults)) {
+    const field = error.instancePath.split('/')[1] ?? '';
+    const name = FIELD_TO_ENV[field] ?? field;
+    const rest = error.instancePath.split('/').slice(2).join('/');
+    problems.push(`${name}${rest ? ` (${rest})` : ''}: ${error.message}`);
+  }
+  if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
+  const config = withDefaults as Static<typeof ConfigSchema>;
+  const baseUrl = (config.baseUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
+  return { ...config, baseUrl, dataDir: path.resolve(config.dataDir) };
+}

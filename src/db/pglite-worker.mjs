@@ -1,0 +1,31 @@
+// Runs PGlite (PostgreSQL compiled to WebAssembly) on its own thread and serves it over a Unix
+// socket with the PostgreSQL wire protocol. WebAssembly blocks the thread that runs it, so keeping
+// it here leaves the HTTP event loop free; the app reaches it through `pg` like a real server.
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+const { dataDir, socketPath } = workerData;
+
+let db;
+let server;
+try {
+  db = await PGlite.create(dataDir === 'memory://' ? undefined : dataDir);
+  // One connection: PGlite has a single session, so a second connection would see the first
+  // one's open transaction.
+  server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 1 });
+  await server.start();
+  parentPort.postMessage({ type: 'ready' });
+} catch (error) {
+  parentPort.postMessage({ type: 'error', message: error instanceof Error ? error.message : String(error) });
+}
+
+parentPort.on('message', async (message) => {
+  if (message?.type !== 'stop') return;
+  try {
+    await server?.stop();
+    await db?.close();
+  } finally {
+    parentPort.postMessage({ type: 'stopped' });
+  }
+});

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import FindMyWay from 'find-my-way';
+import { sendProblem } from './handlers.js';
+import { Problems } from './types.js';
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/**
+ * 404 for unknown paths and 405 (with Allow) for known paths asked with another method. Fastify
+ * answers both with 404, so a second router that knows every path tells them apart.
+ */
+export function registerNotFound(app: FastifyInstance, throttle: unknown): void {
+  const paths = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true });
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      try {
+        paths.on(method as (typeof METHODS)[number], route.url, () => {});
+      } catch {
+        // The same path and method registered twice (HEAD for GET): already known.
+      }
+    }
+  });
+
+  app.setNotFoundHandler({ preHandler: throttle as never }, (request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? '/';
+    const allowed = METHODS.filter((m) => paths.find(m, path) !== null);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return sendProblem(
+        request,
+        reply,
+        Problems.MethodNotAllowed,
+        `${request.method} is not supported on ${path}; use ${allowed.join(', ')}.`,
+      );
+    }
+    return sendProblem(
+      request,
+      reply,
+      Problems.NotFound,
+      `There is no endpoint ${request.method} ${path}. See /apidoc/latest/ for the list of endpoints.`,
+    );
+  });
+}

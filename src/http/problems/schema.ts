@@ -1,0 +1,28 @@
+import { Type } from 'typebox';
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ format: 'uri', description: 'Identifies the kind of problem.' }),
+    title: Type.String({ description: 'Short summary of the kind of problem.' }),
+    status: Type.Integer({ description: 'The HTTP status code.' }),
+    detail: Type.String({ description: 'What went wrong with this request, for a human.' }),
+    instance: Type.String({ description: 'The request path.' }),
+    errors: Type.Optional(
+      Type.Array(
+        Type.Object({
+          path: Type.String({ description: 'JSON pointer to the offending value, or the parameter name.' }),
+          message: Type.String(),
+          suggestion: Type.Optional(Type.String({ description: 'The property name you probably meant.' })),
+        }),
+      ),
+    ),
+    correlationId: Type.Optional(Type.String({ description: 'Quote this when reporting a server error.' })),
+    replacement: Type.Optional(Type.String({ description: 'The endpoint that replaces a removed one.' })),
+    retryAfter: Type.Optional(Type.Integer({ description: 'Seconds to wait before retrying.' })),
+  },
+  {
+    $id: 'Problem',
+    title: 'Problem',
+    description: 'An RFC 9457 problem document, served as application/problem+json.',
+  },
+);

@@ -1,0 +1,28 @@
+/**
+ * The catalogue of problem types (RFC 9457). Every error a client can see is one of these;
+ * `type` is `{base}/problems/<slug>`. A test checks that each is documented in the README.
+ */
+export const Problems = {
+  ValidationFailed: { slug: 'validation-failed', status: 400, title: 'The request is not valid' },
+  MalformedJson: { slug: 'malformed-json', status: 400, title: 'The request body is not valid JSON' },
+  Unauthenticated: { slug: 'unauthenticated', status: 401, title: 'Authentication required' },
+  Forbidden: { slug: 'forbidden', status: 403, title: 'Your role does not allow this action' },
+  NotFound: { slug: 'not-found', status: 404, title: 'Not found' },
+  MethodNotAllowed: { slug: 'method-not-allowed', status: 405, title: 'Method not allowed' },
+  NotAcceptable: { slug: 'not-acceptable', status: 406, title: 'Not acceptable' },
+  Conflict: { slug: 'conflict', status: 409, title: 'Conflict' },
+  Gone: { slug: 'gone', status: 410, title: 'This endpoint has been removed' },
+  PayloadTooLarge: { slug: 'payload-too-large', status: 413, title: 'The request body is too large' },
+  UnsupportedMediaType: { slug: 'unsupported-media-type', status: 415, title: 'Unsupported content type' },
+  RateLimited: { slug: 'rate-limited', status: 429, title: 'Too many requests' },
+  Internal: { slug: 'internal', status: 500, title: 'Internal server error' },
+  Unavailable: { slug: 'unavailable', status: 503, title: 'Service unavailable' },
+} as const;
+
+export type ProblemType = (typeof Problems)[keyof typeof Problems];
+
+export const PROBLEM_BASE = 'https://rampart.dev/problems/';
+
+export function problemTypeUri(problem: ProblemType): string {
+  return `${PROBLEM_BASE}${problem.slug}`;
+}

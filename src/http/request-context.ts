@@ -1,0 +1,23 @@
+import type { FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../modules/context.js';
+import type { Principal } from './access.js';
+import { UNAUTHENTICATED_DETAIL } from './auth.js';
+import { AppError } from './problems/app-error.js';
+import { Problems } from './problems/types.js';
+
+/** The authenticated caller; routes that are not public can rely on it. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.auth) throw AppError.of(Problems.Unauthenticated, UNAUTHENTICATED_DETAIL);
+  return request.auth;
+}
+
+/** The service context of an authenticated request: its organisation and actor. */
+export function contextOf(request: FastifyRequest): ServiceContext {
+  const principal = principalOf(request);
+  return {
+    organizationId: principal.organizationId,
+    actor: { type: 'apikey', id: principal.apiKeyId },
+    requestId: request.id,
+    ipAddress: request.ip,
+  };
+}

@@ -1,0 +1,19 @@
+/** Opaque keyset cursors: base64url JSON of the last row's sort key. */
+export function encodeCursor(key: Record<string, string | number>): string {
+  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+}
+
+/** The decoded key, or undefined when the cursor was not made by encodeCursor with these fields. */
+export function decodeCursor<K extends string>(
+  cursor: string,
+  fields: readonly K[],
+): Record<K, string> | undefined {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+    if (typeof value !== 'object' || value === null) return undefined;
+    for (const f of fields) if (typeof value[f] !== 'string') return undefined;
+    return value as Record<K, string>;
+  } catch {
+    return undefined;
+  }
+}

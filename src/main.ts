@@ -1,0 +1,136 @@
+import { Command, CommanderError } from 'commander';
+import { VERSION } from './app.js';
+import {
+  apiKeyCreateCommand,
+  apiKeyListCommand,
+  apiKeyRevokeCommand,
+  migrateCommand,
+  orgCreateCommand,
+  orgListCommand,
+  userCreateCommand,
+} from './cli/commands.js';
+import type { CliEnv } from './cli/runtime.js';
+import { serveCommand } from './cli/serve.js';
+import { ConfigError } from './config.js';
+import { DatabaseLockedError } from './db/lock.js';
+import { AppError } from './http/problems/app-error.js';
+
+/** Exit codes, documented in the README. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, config: 3, locked: 4 } as const;
+
+type Action = (opts: Record<string, unknown>, command: Command) => Promise<void>;
+
+function buildProgram(cli: CliEnv, onServe: (stop: () => Promise<void>) => void): Command {
+  const program = new Command('rampart')
+    .description('Rampart vulnerability management service')
+    .version(VERSION)
+    .exitOverride()
+    .configureOutput({ writeOut: cli.out.stdout, writeErr: cli.out.stderr })
+    .showHelpAfterError();
+  const json = (c: Command) => c.option('--json', 'machine-readable output');
+  const run =
+    (fn: Action) =>
+    async (...args: unknown[]): Promise<void> => {
+      const command = args[args.length - 1] as Command;
+      return fn(command.opts(), command);
+    };
+
+  json(program.command('serve').description('start the HTTP server (API, documentation, web app)')).action(
+    run(async (o) => {
+      const server = await serveCommand(cli, o);
+      onServe(server.stop);
+    }),
+  );
+  json(program.command('migrate').description('apply pending database migrations')).action(
+    run((o) => migrateCommand(cli, o)),
+  );
+
+  const org = program.command('org').description('organisations');
+  json(
+    org.command('create').description('create an organisation').requiredOption('--name <name>', 'its name'),
+  ).action(run((o) => orgCreateCommand(cli, o as never)));
+  json(org.command('list').description('list organisations')).action(run((o) => orgListCommand(cli, o)));
+
+  const user = program.command('user').description('users');
+  json(
+    user
+      .command('create')
+      .description('create a user')
+      .requiredOption('--email <email>', 'sign-in email, unique')
+      .requiredOption('--role <role>', 'ReadOnly, Analyst, Manager or Admin')
+      .option('--password <password>', 'at least 12 characters; without it the user cannot sign in')
+      .option('--name <name>', 'display name (default: the email name)')
+      .option('--org <orgId>', 'organisation id (default: the first organisation)'),
+  ).action(run((o) => userCreateCommand(cli, o as never)));
+
+  const apikey = program.command('apikey').description('API keys');
+  json(
+    apikey
+      .command('create')
+      .description('create an API key for a user; the secret is printed once')
+      .requiredOption('--user <email>', "the key owner's email")
+      .requiredOption('--name <name>', 'what the key is for')
+      .option('--expires-in-days <days>', 'expire after this many days'),
+  ).action(run((o) => apiKeyCreateCommand(cli, o as never)));
+  json(
+    apikey
+      .command('list')
+      .description("list a user's API keys")
+      .requiredOption('--user <email>', 'the owner'),
+  ).action(run((o) => apiKeyListCommand(cli, o as never)));
+  json(
+    apikey.command('revoke').description('revoke an API key').argument('<accessKey>', 'its access key'),
+  ).action(run((o, c) => apiKeyRevokeCommand(cli, { ...o, accessKey: c.args[0] as string })));
+  return program;
+}
+
+/**
+ * Runs one CLI command and returns its exit code; `serve` resolves once listening and reports
+ * its stop function through `onServe`.
+ */
+export async function runCli(
+  argv: string[],
+  cli: CliEnv,
+  onServe: (stop: () => Promise<void>) => void = () => {},
+): Promise<number> {
+  const program = buildProgram(cli, onServe);
+  const wantsJson = argv.includes('--json');
+  const fail = (code: number, message: string, extra: Record<string, unknown> = {}) => {
+    cli.out.stderr(wantsJson ? `${JSON.stringify({ Error: message, ...extra })}\n` : `error: ${message}\n`);
+    return code;
+  };
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (error instanceof ConfigError) return fail(EXIT.config, error.message, { Problems: error.problems });
+    if (error instanceof DatabaseLockedError) return fail(EXIT.locked, error.message);
+    if (error instanceof AppError) return fail(EXIT.failed, error.detail, { Status: error.problem.status });
+    return fail(EXIT.failed, (error as Error).message ?? String(error));
+  }
+}
+
+async function main(): Promise<void> {
+  const cli: CliEnv = {
+    env: process.env,
+    out: { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) },
+  };
+  const code = await runCli(process.argv.slice(2), cli, (stop) => {
+    const shutdown = (signal: string) => {
+      process.stderr.write(`${signal} received: shutting down\n`);
+      stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+  });
+  if (code !== EXIT.ok) process.exit(code);
+}
+
+const invokedDirectly = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (invokedDirectly || process.env.RAMPART_CLI_ENTRY === '1') void main();

@@ -1,0 +1,50 @@
+import { Type } from 'typebox';
+import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { contextOf, principalOf } from '../../http/request-context.js';
+import type { OrganizationService } from '../organizations/service.js';
+import { UserSummarySchema } from '../users/schemas.js';
+import type { UserService } from '../users/service.js';
+
+const AccountDetailsSchema = Type.Object(
+  {
+    User: UserSummarySchema,
+    Organization: Type.Object(
+      { Id: Type.String({ format: 'uuid' }), Name: Type.String() },
+      { additionalProperties: false },
+    ),
+    AuthenticatedWith: Type.Literal('ApiKey'),
+    AccessKey: Type.String({ description: 'The access key of the calling API key.' }),
+  },
+  { additionalProperties: false },
+);
+
+export const accountRoutes =
+  (users: UserService, organizations: OrganizationService): ChannelRoutes =>
+  (app, ctx) => {
+    route(app, ctx, {
+      method: 'GET',
+      url: '/account/details',
+      channels: BOTH,
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: 'getAccountDetails',
+        summary: 'The calling user and their organisation',
+        tags: ['Account'],
+        response: { 200: AccountDetailsSchema },
+      },
+      handler: async (request) => {
+        const context = contextOf(request);
+        const principal = principalOf(request);
+        const [user, organization] = await Promise.all([
+          users.get(context, principal.userId),
+          organizations.get(principal.organizationId),
+        ]);
+        return {
+          User: { Id: user.id, Name: user.name, Email: user.email, Role: user.role },
+          Organization: { Id: organization.id, Name: organization.name },
+          AuthenticatedWith: 'ApiKey' as const,
+          AccessKey: principal.accessKey,
+        };
+      },
+    });
+  };

@@ -1,0 +1,58 @@
+import { type ChannelRoutes, route } from '../../http/channels.js';
+import { contextOf, principalOf } from '../../http/request-context.js';
+import { ApiKeyIdParams, ApiKeyListSchema, ApiKeySchema } from './schemas.js';
+import type { ApiKey, ApiKeyService } from './service.js';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export const toApiKeyDto = (k: ApiKey) => ({
+  Id: k.id,
+  Name: k.name,
+  AccessKey: k.accessKey,
+  CreatedAt: k.createdAt.toISOString(),
+  LastUsedAt: iso(k.lastUsedAt),
+  ExpiresAt: iso(k.expiresAt),
+  RevokedAt: iso(k.revokedAt),
+  Status: k.status,
+});
+
+/** The caller's own keys. Creating keys is done while signed in (web app) or with the CLI. */
+export const apiKeyRoutes =
+  (apiKeys: ApiKeyService): ChannelRoutes =>
+  (app, ctx) => {
+    route(app, ctx, {
+      method: 'GET',
+      url: '/apikeys',
+      channels: ['latest'],
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: 'listApiKeys',
+        summary: 'Your own API keys',
+        tags: ['API keys'],
+        response: { 200: ApiKeyListSchema },
+      },
+      handler: async (request) => {
+        const keys = await apiKeys.listForUser(contextOf(request), principalOf(request).userId);
+        return { Items: keys.map(toApiKeyDto), NextCursor: null, TotalCount: keys.length };
+      },
+    });
+
+    route(app, ctx, {
+      method: 'DELETE',
+      url: '/apikeys/:Id',
+      channels: ['latest'],
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: 'revokeApiKey',
+        summary: 'Revoke one of your API keys',
+        description: 'Takes effect at once on this instance, and on others through Redis when configured.',
+        tags: ['API keys'],
+        params: ApiKeyIdParams,
+        response: { 200: ApiKeySchema },
+      },
+      handler: async (request) => {
+        const key = await apiKeys.revoke(contextOf(request), request.params.Id, principalOf(request).userId);
+        return toApiKeyDto(key);
+      },
+    });
+  };

@@ -1,0 +1,31 @@
+import { Type } from 'typebox';
+
+export const ApiKeySchema = Type.Object(
+  {
+    Id: Type.String({ format: 'uuid' }),
+    Name: Type.String({ examples: ['CI pipeline'] }),
+    AccessKey: Type.String({ examples: ['7Q2M4K9ZB1X8C3V6N5LA'] }),
+    CreatedAt: Type.String({ format: 'date-time' }),
+    LastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'Approximate: recorded in batches (RAMPART_LAST_USED_FLUSH_SECONDS).',
+    }),
+    ExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    RevokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    Status: Type.Union([Type.Literal('Active'), Type.Literal('Expired'), Type.Literal('Revoked')]),
+  },
+  { additionalProperties: false },
+);
+
+export const ApiKeyListSchema = Type.Object(
+  {
+    Items: Type.Array(ApiKeySchema),
+    NextCursor: Type.Null({ description: 'A user has few keys: always one page.' }),
+    TotalCount: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+
+export const ApiKeyIdParams = Type.Object(
+  { Id: Type.String({ format: 'uuid' }) },
+  { additionalProperties: false },
+);

@@ -1,0 +1,211 @@
+import type { Role } from '../../db/schema.js';
+import type { Principal } from '../../http/access.js';
+import { AppError } from '../../http/problems/app-error.js';
+import { Problems } from '../../http/problems/types.js';
+import type { Clock } from '../../lib/clock.js';
+import type { InvalidationBus } from '../../lib/invalidation-bus.js';
+import { uuidv7 } from '../../lib/uuidv7.js';
+import type { AuditService } from '../audit/service.js';
+import type { ServiceContext } from '../context.js';
+import type { ApiKeyRepository } from './repository.js';
+import {
+  ACCESS_KEY_PATTERN,
+  hashSecret,
+  newAccessKey,
+  newSalt,
+  newSecretKey,
+  SECRET_KEY_PATTERN,
+  secretMatches,
+} from './secrets.js';
+
+export type ApiKeyStatus = 'Active' | 'Expired' | 'Revoked';
+
+export interface ApiKey {
+  id: string;
+  organizationId: string;
+  userId: string;
+  name: string;
+  accessKey: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  status: ApiKeyStatus;
+}
+
+export interface NewApiKey {
+  userId: string;
+  name: string;
+  expiresInDays?: number;
+}
+
+type AuthRow = NonNullable<Awaited<ReturnType<ApiKeyRepository['findForAuthentication']>>>;
+type ListRow = NonNullable<Awaited<ReturnType<ApiKeyRepository['findById']>>>;
+
+export const MAX_EXPIRY_DAYS = 3650;
+const CACHE_MAX_ENTRIES = 10_000;
+
+export class ApiKeyService {
+  private readonly cache = new Map<string, { row: AuthRow; until: number }>();
+  private readonly lastUsed = new Map<string, { organizationId: string; id: string; at: Date }>();
+
+  constructor(
+    private readonly repo: ApiKeyRepository,
+    private readonly audit: AuditService,
+    private readonly bus: InvalidationBus,
+    private readonly clock: Clock,
+    private readonly cacheSeconds: number,
+  ) {
+    bus.subscribe((message) => this.onInvalidate(message));
+  }
+
+  private status(row: { revoked_at: Date | null; expires_at: Date | null }): ApiKeyStatus {
+    if (row.revoked_at) return 'Revoked';
+    if (row.expires_at && row.expires_at.getTime() <= this.clock().getTime()) return 'Expired';
+    return 'Active';
+  }
+
+  private toApiKey(row: ListRow): ApiKey {
+    return {
+      id: row.id,
+      organizationId: row.organization_id,
+      userId: row.user_id,
+      name: row.name,
+      accessKey: row.access_key,
+      createdAt: row.created_at,
+      lastUsedAt: this.lastUsed.get(row.id)?.at ?? row.last_used_at,
+      expiresAt: row.expires_at,
+      revokedAt: row.revoked_at,
+      status: this.status(row),
+    };
+  }
+
+  async create(ctx: ServiceContext, input: NewApiKey): Promise<{ key: ApiKey; secretKey: string }> {
+    const name = input.name.trim();
+    if (name.length === 0 || name.length > 100) {
+      throw AppError.of(Problems.ValidationFailed, 'An API key name must have 1 to 100 characters.', {
+        errors: [{ path: '/Name', message: 'must have 1 to 100 characters' }],
+      });
+    }
+    const days = input.expiresInDays;
+    if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > MAX_EXPIRY_DAYS)) {
+      throw AppError.of(
+        Problems.ValidationFailed,
+        `Expiry must be a whole number of days from 1 to ${MAX_EXPIRY_DAYS}.`,
+        {
+          errors: [{ path: '/ExpiresInDays', message: `must be 1 to ${MAX_EXPIRY_DAYS}` }],
+        },
+      );
+    }
+    const secretKey = newSecretKey();
+    const salt = newSalt();
+    const now = this.clock();
+    const row = await this.repo.insert({
+      organizationId: ctx.organizationId,
+      id: uuidv7(),
+      userId: input.userId,
+      name,
+      accessKey: newAccessKey(),
+      secretSalt: salt,
+      secretHash: hashSecret(salt, secretKey),
+      expiresAt: days ? new Date(now.getTime() + days * 86_400_000) : null,
+    });
+    const key = this.toApiKey(row);
+    await this.audit.record(
+      ctx,
+      'apikey.created',
+      { type: 'apikey', id: key.id },
+      { name, accessKey: key.accessKey },
+    );
+    return { key, secretKey };
+  }
+
+  async listForUser(ctx: ServiceContext, userId: string): Promise<ApiKey[]> {
+    return (await this.repo.listForUser(ctx.organizationId, userId)).map((r) => this.toApiKey(r));
+  }
+
+  /** Revokes a key of the organisation; with `ownerId`, only if it belongs to that user. */
+  async revoke(ctx: ServiceContext, id: string, ownerId?: string): Promise<ApiKey> {
+    const row = await this.repo.findById(ctx.organizationId, id);
+    if (!row || (ownerId && row.user_id !== ownerId))
+      throw AppError.of(Problems.NotFound, `No API key ${id}.`);
+    return this.revokeRow(ctx, row);
+  }
+
+  /** For the CLI, which knows the access key but not yet the organisation. */
+  async revokeByAccessKey(actor: ServiceContext['actor'], accessKey: string): Promise<ApiKey> {
+    const row = await this.repo.findByAccessKey(accessKey);
+    if (!row) throw AppError.of(Problems.NotFound, `No API key with access key ${accessKey}.`);
+    return this.revokeRow({ organizationId: row.organization_id, actor }, row);
+  }
+
+  private async revokeRow(ctx: ServiceContext, row: ListRow): Promise<ApiKey> {
+    const revoked = (await this.repo.revoke(ctx.organizationId, row.id, this.clock())) ?? row;
+    await this.bus.publish(`apikey:${row.access_key}`);
+    if (!row.revoked_at) {
+      await this.audit.record(
+        ctx,
+        'apikey.revoked',
+        { type: 'apikey', id: row.id },
+        { accessKey: row.access_key },
+      );
+    }
+    return this.toApiKey(revoked);
+  }
+
+  /** Drops cached keys of a user whose role or status changed. */
+  async invalidateUser(userId: string): Promise<void> {
+    await this.bus.publish(`user:${userId}`);
+  }
+
+  private onInvalidate(message: string): void {
+    const [kind, value] = message.split(':', 2);
+    if (kind === 'apikey' && value) this.cache.delete(value);
+    if (kind === 'user' && value) {
+      for (const [accessKey, entry] of this.cache)
+        if (entry.row.user_id === value) this.cache.delete(accessKey);
+    }
+  }
+
+  private async lookup(accessKey: string): Promise<AuthRow | undefined> {
+    const now = Date.now();
+    const cached = this.cache.get(accessKey);
+    if (cached && cached.until > now) return cached.row;
+    const row = await this.repo.findForAuthentication(accessKey);
+    if (row && this.cacheSeconds > 0) {
+      if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(accessKey, { row, until: now + this.cacheSeconds * 1000 });
+    }
+    return row;
+  }
+
+  /**
+   * The principal for a pair of header values, or null. Every failure looks the same to the
+   * caller, so that the answer reveals nothing about which part was wrong.
+   */
+  async authenticate(accessKey: unknown, secretKey: unknown): Promise<Principal | null> {
+    if (typeof accessKey !== 'string' || typeof secretKey !== 'string') return null;
+    if (!ACCESS_KEY_PATTERN.test(accessKey) || !SECRET_KEY_PATTERN.test(secretKey)) return null;
+    const row = await this.lookup(accessKey);
+    if (!row?.user_active || this.status(row) !== 'Active') return null;
+    if (!secretMatches(row.secret_salt, secretKey, row.secret_hash)) return null;
+    this.lastUsed.set(row.id, { organizationId: row.organization_id, id: row.id, at: this.clock() });
+    return {
+      kind: 'apiKey',
+      organizationId: row.organization_id,
+      userId: row.user_id,
+      role: row.role as Role,
+      apiKeyId: row.id,
+      accessKey: row.access_key,
+    };
+  }
+
+  /** Writes the last-used times gathered since the previous flush, in one statement. */
+  async flushLastUsed(): Promise<number> {
+    if (this.lastUsed.size === 0) return 0;
+    const entries = [...this.lastUsed.values()];
+    this.lastUsed.clear();
+    await this.repo.touchLastUsed(entries);
+    return entries.length;
+  }
+}

@@ -1,0 +1,28 @@
+import { Type } from 'typebox';
+import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+
+export const authenticationRoutes = (): ChannelRoutes => (app, ctx) => {
+  route(app, ctx, {
+    method: 'GET',
+    url: '/authenticationcheck',
+    channels: BOTH,
+    access: { role: 'ReadOnly' },
+    schema: {
+      operationId: 'authenticationCheck',
+      summary: 'Check an API key',
+      description:
+        'Answers 200 with the text `Authenticated` when the `ApiAccessKey` and `ApiSecretKey` headers hold an ' +
+        'active API key; 401 otherwise, with the same problem whatever was wrong.',
+      tags: ['Authentication'],
+      response: {
+        200: {
+          description: 'The key is valid.',
+          content: {
+            'text/plain': { schema: Type.Literal('Authenticated', { examples: ['Authenticated'] }) },
+          },
+        },
+      },
+    },
+    handler: async (_request, reply) => reply.type('text/plain; charset=utf-8').send('Authenticated'),
+  });
+};

@@ -1,0 +1,14 @@
+import { Type } from 'typebox';
+
+export const StatusSchema = Type.Object(
+  {
+    Service: Type.String({ examples: ['Rampart'] }),
+    Version: Type.String({ examples: ['0.1.0'] }),
+    Time: Type.String({ format: 'date-time', description: 'The server clock, UTC.' }),
+    Database: Type.Union([Type.Literal('embedded'), Type.Literal('postgresql')], {
+      description: 'embedded: PGlite in the data folder; postgresql: a PostgreSQL server.',
+    }),
+    Channel: Type.String({ examples: ['latest'] }),
+  },
+  { additionalProperties: false },
+);

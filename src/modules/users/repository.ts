@@ -1,0 +1,71 @@
+import type { Kysely } from 'kysely';
+import type { DB, NewUserRow, Role } from '../../db/schema.js';
+
+const COLUMNS = [
+  'organization_id',
+  'id',
+  'email',
+  'name',
+  'role',
+  'active',
+  'created_at',
+  'updated_at',
+] as const;
+
+export class UserRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  insert(row: NewUserRow) {
+    return this.db.insertInto('users').values(row).returning(COLUMNS).executeTakeFirstOrThrow();
+  }
+
+  findById(organizationId: string, id: string) {
+    return this.db
+      .selectFrom('users')
+      .select(COLUMNS)
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** Email identifies a user across organisations (sign-in has no organisation yet). */
+  findByEmail(email: string) {
+    return this.db
+      .selectFrom('users')
+      .select([...COLUMNS, 'password_hash'])
+      .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+      .executeTakeFirst();
+  }
+
+  /** One page in id order (ids are time-ordered UUIDv7), after the cursor id. */
+  listPage(organizationId: string, limit: number, afterId?: string) {
+    let query = this.db
+      .selectFrom('users')
+      .select(COLUMNS)
+      .where('organization_id', '=', organizationId)
+      .orderBy('id')
+      .limit(limit);
+    if (afterId) query = query.where('id', '>', afterId);
+    return query.execute();
+  }
+
+  async count(organizationId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async countAdmins(organizationId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('organization_id', '=', organizationId)
+      .where('role', '=', 'Admin' satisfies Role)
+      .where('active', '=', true)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}

@@ -1,0 +1,78 @@
+import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { contextOf } from '../../http/request-context.js';
+import {
+  CreateUserSchema,
+  ListQuerySchema,
+  UserListSchema,
+  UserSchema,
+  UserSummarySchema,
+} from './schemas.js';
+import type { User, UserService } from './service.js';
+
+const summary = (u: User) => ({ Id: u.id, Name: u.name, Email: u.email, Role: u.role });
+const full = (u: User) => ({ ...summary(u), Active: u.active, CreatedAt: u.createdAt.toISOString() });
+
+export const userRoutes =
+  (users: UserService): ChannelRoutes =>
+  (app, ctx) => {
+    // The original service answers a plain array here, and existing integrations read it so.
+    route(app, ctx, {
+      method: 'GET',
+      url: '/users',
+      channels: ['integration'],
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: 'listUsersArray',
+        summary: 'Users of your organisation (all, as an array)',
+        tags: ['Users'],
+        response: { 200: { type: 'array', items: UserSummarySchema } as never },
+      },
+      handler: async (request) => (await users.listAll(contextOf(request))).map(summary),
+    });
+
+    route(app, ctx, {
+      method: 'GET',
+      url: '/users',
+      channels: ['latest'],
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: 'listUsers',
+        summary: 'Users of your organisation (paged)',
+        tags: ['Users'],
+        querystring: ListQuerySchema,
+        response: { 200: UserListSchema },
+      },
+      handler: async (request) => {
+        const page = await users.list(
+          contextOf(request),
+          request.query.PageSize ?? 100,
+          request.query.Cursor,
+        );
+        return { Items: page.items.map(full), NextCursor: page.nextCursor, TotalCount: page.totalCount };
+      },
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: '/users',
+      channels: BOTH,
+      access: { role: 'Admin' },
+      schema: {
+        operationId: 'createUser',
+        summary: 'Create a user',
+        tags: ['Users'],
+        body: CreateUserSchema,
+        response: { 201: UserSchema },
+      },
+      handler: async (request, reply) => {
+        const { Email, Name, Role, Password } = request.body;
+        const user = await users.create(contextOf(request), {
+          email: Email,
+          name: Name,
+          role: Role,
+          password: Password,
+        });
+        return reply.code(201).send(full(user));
+      },
+    });
+  };

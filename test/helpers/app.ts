@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type Services } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import type { Database } from '../../src/db/database.js';
+import type { Role } from '../../src/db/schema.js';
+import type { ServiceContext } from '../../src/modules/context.js';
+import type { Organization } from '../../src/modules/organizations/service.js';
+
+export class TestClock {
+  constructor(public now = new Date('2026-11-21T12:00:00Z')) {}
+  readonly fn = () => new Date(this.now);
+  advanceDays(days: number): void {
+    this.now = new Date(this.now.getTime() + days * 86_400_000);
+  }
+}
+
+export interface Credentials {
+  accessKey: string;
+  secretKey: string;
+  userId: string;
+  apiKeyId: string;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  services: Services;
+  config: Config;
+  org: Organization;
+  clock: TestClock;
+  admin: Credentials;
+  /** A user of `role` in `org` (or the first organisation) with a fresh key. */
+  userWithKey(role: Role, org?: Organization): Promise<Credentials>;
+  close(): Promise<void>;
+}
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ RAMPART_THROTTLE_LIMIT: '100000', ...env });
+}
+
+let counter = 0;
+
+export async function buildTestApp(
+  database: Database,
+  options: { env?: Record<string, string>; clock?: TestClock } = {},
+): Promise<TestApp> {
+  const config = testConfig(options.env);
+  const clock = options.clock ?? new TestClock();
+  const { app, services } = await buildApp({ config, database, clock: clock.fn, logger: false });
+  const { organization: org } = await services.organizations.ensureFirst();
+
+  const userWithKey = async (role: Role, inOrg: Organization = org): Promise<Credentials> => {
+    const ctx: ServiceContext = { organizationId: inOrg.id, actor: { type: 'system', id: null } };
+    counter += 1;
+    const user = await services.users.create(ctx, {
+      email: `${role.toLowerCase()}-${process.pid}-${counter}-${Date.now()}@example.com`,
+      role,
+    });
+    const { key, secretKey } = await services.apiKeys.create(ctx, { userId: user.id, name: `${role} key` });
+    return { accessKey: key.accessKey, secretKey, userId: user.id, apiKeyId: key.id };
+  };
+
+  const admin = await userWithKey('Admin');
+  return { app, services, config, org, clock, admin, userWithKey, close: () => app.close() };
+}
+
+export function authHeaders(c: Pick<Credentials, 'accessKey' | 'secretKey'>): Record<string, string> {
+  return { ApiAccessKey: c.accessKey, ApiSecretKey: c.secretKey };
+}
