@@ -4,10 +4,12 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import type { Access } from './http/access.js';
 import { registerAuth } from './http/auth.js';
 import { CHANNELS, type ChannelRoutes } from './http/channels.js';
 import { checkDeprecation, DEPRECATIONS, DeprecationRegistry } from './http/deprecations.js';
 import { registerJsonBodyParser } from './http/json-body.js';
+import { createLogger, RequestLogController } from './http/logging.js';
 import { registerChannelDocs } from './http/openapi.js';
 import { registerErrorHandler } from './http/problems/handlers.js';
 import { registerNotFound } from './http/problems/not-found.js';
@@ -38,8 +40,8 @@ export interface AppOptions {
   database: Database;
   /** Tests pass a movable clock. */
   clock?: Clock;
-  /** Defaults to JSON logs at config.logLevel; tests pass false. */
-  logger?: FastifyServerOptions['logger'];
+  /** Defaults to JSON logs on stdout at config.logLevel; tests pass false. */
+  logger?: false | FastifyServerOptions['loggerInstance'];
 }
 
 export interface Services {
@@ -49,9 +51,18 @@ export interface Services {
   audit: AuditService;
 }
 
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  access?: Access;
+  channel?: string;
+}
+
 export interface RampartApp {
   app: FastifyInstance;
   services: Services;
+  /** Every route, as registered (tests check them against the OpenAPI documents). */
+  routes: RegisteredRoute[];
 }
 
 /** Builds the services on one database; shared by the HTTP app and the CLI. */
@@ -68,22 +79,6 @@ export function buildServices(
     users: new UserService(new UserRepository(database.db), audit),
     apiKeys: new ApiKeyService(new ApiKeyRepository(database.db), audit, bus, clock, authCacheSeconds),
   };
-}
-
-export const REDACTED_PATHS = [
-  'req.headers.apiaccesskey',
-  'req.headers.apisecretkey',
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'res.headers["set-cookie"]',
-  '*.Password',
-  '*.password',
-  '*.SecretKey',
-  '*.secretKey',
-];
-
-export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
-  return { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
 }
 
 async function connectRedis(url: string): Promise<Redis> {
@@ -109,8 +104,10 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
   const services = buildServices(database, clock, bus, config.authCacheSeconds);
   const deprecations = new DeprecationRegistry([...DEPRECATIONS, ...config.deprecations]);
 
+  const logger = options.logger === undefined ? createLogger(config) : options.logger;
   const app = Fastify({
-    logger: options.logger ?? loggerOptions(config),
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    logController: new RequestLogController(),
     genReqId: () => randomUUID(),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
@@ -122,7 +119,11 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     },
   });
 
+  const routes: RegisteredRoute[] = [];
   app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      routes.push({ method, url: route.url, access: route.config?.access, channel: route.config?.channel });
+    }
     if (route.url.startsWith('/api/') && !route.config?.access) {
       throw new Error(`Route ${route.method} ${route.url} declares no access (public or a role)`);
     }
@@ -182,5 +183,5 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
   });
 
   await app.ready();
-  return { app, services };
+  return { app, services, routes };
 }

@@ -205,11 +205,20 @@ export function loadConfig(
     if (value !== undefined) input[source.field] = value;
   }
   const withDefaults = Value.Default(ConfigSchema, input) as Record<string, unknown>;
-  for (const error of Value.Errors(ConfigSchema, withDefaults)) {
-    const field = error.instancePath.split('/')[1] ?? '';
+  // Field by field: TypeBox stops reporting after a failed union, and an operator wants every problem at once.
+  for (const [field, schema] of Object.entries(ConfigSchema.properties)) {
+    const value = withDefaults[field];
+    if (value === undefined) continue;
     const name = FIELD_TO_ENV[field] ?? field;
-    const rest = error.instancePath.split('/').slice(2).join('/');
-    problems.push(`${name}${rest ? ` (${rest})` : ''}: ${error.message}`);
+    const choices = (schema as { anyOf?: { const?: unknown }[] }).anyOf?.map((s) => s.const);
+    if (choices?.every((c) => typeof c === 'string')) {
+      if (!(choices as unknown[]).includes(value)) problems.push(`${name}="${String(value)}" must be one of ${choices.join(', ')}`);
+      continue;
+    }
+    for (const error of Value.Errors(schema, value)) {
+      const where = error.instancePath.slice(1);
+      problems.push(`${name}${where ? ` (${where})` : ''}: ${error.message}`);
+    }
   }
   if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
   const config = withDefaults as Static<typeof ConfigSchema>;

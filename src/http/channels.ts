@@ -85,7 +85,11 @@ export function route<S extends FastifySchema>(
       .filter(Boolean)
       .join('\n\n'),
     security: 'public' in access ? [] : [{ ApiAccessKey: [], ApiSecretKey: [] }],
-    response: { ...problemResponses(def.schema, access), ...(def.schema.response as object) },
+    response: {
+      ...problemResponses(def.schema, access),
+      ...(deprecation ? { 410: problemRef(`Removed on ${deprecation.removalOn}: use ${deprecation.replacement}.`) } : {}),
+      ...(def.schema.response as object),
+    },
     ...(deprecation ? { deprecated: true } : {}),
   };
   app.route({

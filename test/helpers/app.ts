@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type Services } from '../../src/app.js';
+import { buildApp, type RegisteredRoute, type Services } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import type { Role } from '../../src/db/schema.js';
@@ -24,6 +24,7 @@ export interface Credentials {
 export interface TestApp {
   app: FastifyInstance;
   services: Services;
+  routes: RegisteredRoute[];
   config: Config;
   org: Organization;
   clock: TestClock;
@@ -45,7 +46,7 @@ export async function buildTestApp(
 ): Promise<TestApp> {
   const config = testConfig(options.env);
   const clock = options.clock ?? new TestClock();
-  const { app, services } = await buildApp({ config, database, clock: clock.fn, logger: false });
+  const { app, services, routes } = await buildApp({ config, database, clock: clock.fn, logger: false });
   const { organization: org } = await services.organizations.ensureFirst();
 
   const userWithKey = async (role: Role, inOrg: Organization = org): Promise<Credentials> => {
@@ -60,7 +61,7 @@ export async function buildTestApp(
   };
 
   const admin = await userWithKey('Admin');
-  return { app, services, config, org, clock, admin, userWithKey, close: () => app.close() };
+  return { app, services, routes, config, org, clock, admin, userWithKey, close: () => app.close() };
 }
 
 export function authHeaders(c: Pick<Credentials, 'accessKey' | 'secretKey'>): Record<string, string> {

@@ -24,5 +24,15 @@ export const ProblemSchema = Type.Object(
     $id: 'Problem',
     title: 'Problem',
     description: 'An RFC 9457 problem document, served as application/problem+json.',
+    examples: [
+      {
+        type: 'https://rampart.dev/problems/validation-failed',
+        title: 'The request is not valid',
+        status: 400,
+        detail: "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+        instance: '/api/latest/users',
+        errors: [{ path: '/email', message: "Unknown property 'email'; did you mean 'Email'?", suggestion: 'Email' }],
+      },
+    ],
   },
 );

@@ -9,14 +9,12 @@ export const Problems = {
   Forbidden: { slug: 'forbidden', status: 403, title: 'Your role does not allow this action' },
   NotFound: { slug: 'not-found', status: 404, title: 'Not found' },
   MethodNotAllowed: { slug: 'method-not-allowed', status: 405, title: 'Method not allowed' },
-  NotAcceptable: { slug: 'not-acceptable', status: 406, title: 'Not acceptable' },
   Conflict: { slug: 'conflict', status: 409, title: 'Conflict' },
   Gone: { slug: 'gone', status: 410, title: 'This endpoint has been removed' },
   PayloadTooLarge: { slug: 'payload-too-large', status: 413, title: 'The request body is too large' },
   UnsupportedMediaType: { slug: 'unsupported-media-type', status: 415, title: 'Unsupported content type' },
   RateLimited: { slug: 'rate-limited', status: 429, title: 'Too many requests' },
   Internal: { slug: 'internal', status: 500, title: 'Internal server error' },
-  Unavailable: { slug: 'unavailable', status: 503, title: 'Service unavailable' },
 } as const;
 
 export type ProblemType = (typeof Problems)[keyof typeof Problems];

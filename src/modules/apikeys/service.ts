@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { Role } from '../../db/schema.js';
 import type { Principal } from '../../http/access.js';
 import { AppError } from '../../http/problems/app-error.js';
@@ -46,7 +47,9 @@ export const MAX_EXPIRY_DAYS = 3650;
 const CACHE_MAX_ENTRIES = 10_000;
 
 export class ApiKeyService {
-  private readonly cache = new Map<string, { row: AuthRow; until: number }>();
+  // A verified secret is kept with its entry so that repeat requests compare bytes instead of
+  // computing an HMAC; entries live at most cacheSeconds and go on revoke.
+  private readonly cache = new Map<string, { row: AuthRow; until: number; verified?: Buffer }>();
   private readonly lastUsed = new Map<string, { organizationId: string; id: string; at: Date }>();
 
   constructor(
@@ -167,16 +170,26 @@ export class ApiKeyService {
     }
   }
 
-  private async lookup(accessKey: string): Promise<AuthRow | undefined> {
+  private async lookup(accessKey: string): Promise<{ row: AuthRow; verified?: Buffer } | undefined> {
     const now = Date.now();
     const cached = this.cache.get(accessKey);
-    if (cached && cached.until > now) return cached.row;
+    if (cached && cached.until > now) return cached;
     const row = await this.repo.findForAuthentication(accessKey);
-    if (row && this.cacheSeconds > 0) {
+    if (!row) return undefined;
+    const entry = { row, until: now + this.cacheSeconds * 1000 };
+    if (this.cacheSeconds > 0) {
       if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(accessKey, { row, until: now + this.cacheSeconds * 1000 });
+      this.cache.set(accessKey, entry);
     }
-    return row;
+    return entry;
+  }
+
+  private verifySecret(entry: { row: AuthRow; verified?: Buffer }, secretKey: string): boolean {
+    const given = Buffer.from(secretKey, 'utf8');
+    if (entry.verified && entry.verified.length === given.length && timingSafeEqual(entry.verified, given)) return true;
+    if (!secretMatches(entry.row.secret_salt, secretKey, entry.row.secret_hash)) return false;
+    entry.verified = given;
+    return true;
   }
 
   /**
@@ -186,9 +199,10 @@ export class ApiKeyService {
   async authenticate(accessKey: unknown, secretKey: unknown): Promise<Principal | null> {
     if (typeof accessKey !== 'string' || typeof secretKey !== 'string') return null;
     if (!ACCESS_KEY_PATTERN.test(accessKey) || !SECRET_KEY_PATTERN.test(secretKey)) return null;
-    const row = await this.lookup(accessKey);
-    if (!row?.user_active || this.status(row) !== 'Active') return null;
-    if (!secretMatches(row.secret_salt, secretKey, row.secret_hash)) return null;
+    const entry = await this.lookup(accessKey);
+    const row = entry?.row;
+    if (!entry || !row?.user_active || this.status(row) !== 'Active') return null;
+    if (!this.verifySecret(entry, secretKey)) return null;
     this.lastUsed.set(row.id, { organizationId: row.organization_id, id: row.id, at: this.clock() });
     return {
       kind: 'apiKey',

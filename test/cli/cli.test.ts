@@ -1,0 +1,198 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT, runCli } from '../../src/main.js';
+import { createPostgresDatabase, DB_KINDS, type DbKind } from '../helpers/databases.js';
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function cliFor(env: Record<string, string>) {
+  const run = async (...argv: string[]): Promise<Result> => {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(argv, {
+      env,
+      out: { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) },
+    });
+    return { code, stdout, stderr };
+  };
+  const json = async (...argv: string[]) => {
+    const r = await run(...argv, '--json');
+    expect(r.stderr, r.stderr).toBe('');
+    expect(r.code).toBe(EXIT.ok);
+    return JSON.parse(r.stdout);
+  };
+  return { run, json };
+}
+
+describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
+  const env: Record<string, string> = { RAMPART_LOG_LEVEL: 'silent', RAMPART_PORT: '0' };
+  let drop = async () => {};
+  let cli: ReturnType<typeof cliFor>;
+
+  beforeAll(async () => {
+    if (kind === 'pglite') {
+      env.RAMPART_DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-cli-'));
+    } else {
+      const pgdb = await createPostgresDatabase();
+      env.DATABASE_URL = pgdb.url;
+      drop = pgdb.drop;
+    }
+    cli = cliFor(env);
+  });
+  afterAll(async () => {
+    await drop();
+    if (env.RAMPART_DATA_DIR) fs.rmSync(env.RAMPART_DATA_DIR, { recursive: true, force: true });
+  });
+
+  it('migrate applies migrations once and creates the first organisation', async () => {
+    const first = await cli.json('migrate');
+    expect(first.Applied).toEqual(['0001_create_core_tables']);
+    expect(first.OrganizationCreated).toBe(true);
+    const again = await cli.run('migrate');
+    expect(again.code).toBe(EXIT.ok);
+    expect(again.stdout).toContain('up to date');
+  });
+
+  it('user create puts users in the first organisation unless told otherwise', async () => {
+    const orgs = await cli.json('org', 'list');
+    expect(orgs).toHaveLength(1);
+    const user = await cli.json('user', 'create', '--email', 'ana@example.com', '--role', 'analyst');
+    expect(user).toMatchObject({ Email: 'ana@example.com', Role: 'Analyst', OrganizationId: orgs[0].Id });
+
+    const acme = await cli.json('org', 'create', '--name', 'Acme');
+    const other = await cli.json('user', 'create', '--email', 'bo@acme.example', '--role', 'Admin', '--org', acme.Id, '--password', 'correct horse battery');
+    expect(other.OrganizationId).toBe(acme.Id);
+  });
+
+  it('user create refuses bad input with a clear message and changes nothing', async () => {
+    const badRole = await cli.run('user', 'create', '--email', 'x@example.com', '--role', 'root');
+    expect(badRole.code).toBe(EXIT.failed);
+    expect(badRole.stderr).toContain("Unknown role 'root'; use one of ReadOnly, Analyst, Manager, Admin");
+    const badEmail = await cli.run('user', 'create', '--email', 'not-an-email', '--role', 'Analyst');
+    expect(badEmail.stderr).toContain('/Email: is not an email address');
+    const weak = await cli.run('user', 'create', '--email', 'w@example.com', '--role', 'Analyst', '--password', 'short');
+    expect(weak.stderr).toContain('at least 12 characters');
+    const duplicate = await cli.run('user', 'create', '--email', 'ANA@example.com', '--role', 'Admin');
+    expect(duplicate.stderr).toContain('already exists');
+    const badOrg = await cli.run('user', 'create', '--email', 'y@example.com', '--role', 'Analyst', '--org', 'acme');
+    expect(badOrg.stderr).toContain('--org must be an organisation id');
+    const unknownOrg = await cli.run('user', 'create', '--email', 'y@example.com', '--role', 'Analyst', '--org', '01900000-0000-7000-8000-000000000000', '--json');
+    expect(unknownOrg.code).toBe(EXIT.failed);
+    expect(JSON.parse(unknownOrg.stderr)).toMatchObject({ Status: 404 });
+    const missing = await cli.run('user', 'create', '--role', 'Analyst');
+    expect(missing.code).toBe(EXIT.usage);
+    expect(missing.stderr).toContain("required option '--email <email>' not specified");
+    // Nothing was created by the failures.
+    const ana = await cli.json('apikey', 'list', '--user', 'ana@example.com');
+    expect(ana).toEqual([]);
+    const y = await cli.run('apikey', 'list', '--user', 'y@example.com');
+    expect(y.stderr).toContain('No user with email y@example.com');
+  });
+
+  it('apikey create prints exactly AccessKey and SecretKey with --json; list and revoke manage them', async () => {
+    const created = await cli.json('apikey', 'create', '--user', 'ana@example.com', '--name', 'CI', '--expires-in-days', '30');
+    expect(Object.keys(created)).toEqual(['AccessKey', 'SecretKey']);
+    expect(created.AccessKey).toMatch(/^[A-Z0-9]{20}$/);
+    expect(created.SecretKey).toMatch(/^[A-Za-z0-9]{40}$/);
+
+    const listed = await cli.json('apikey', 'list', '--user', 'ana@example.com');
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ Name: 'CI', AccessKey: created.AccessKey, Status: 'Active', LastUsedAt: null });
+    expect(JSON.stringify(listed)).not.toContain(created.SecretKey);
+
+    const revoked = await cli.json('apikey', 'revoke', created.AccessKey);
+    expect(revoked).toMatchObject({ AccessKey: created.AccessKey, Status: 'Revoked' });
+    const text = await cli.run('apikey', 'list', '--user', 'ana@example.com');
+    expect(text.stdout).toContain('Revoked');
+  });
+
+  it('apikey commands refuse bad input', async () => {
+    const days = await cli.run('apikey', 'create', '--user', 'ana@example.com', '--name', 'x', '--expires-in-days', 'soon');
+    expect(days.code).toBe(EXIT.failed);
+    expect(days.stderr).toContain('--expires-in-days must be a whole number');
+    const tooLong = await cli.run('apikey', 'create', '--user', 'ana@example.com', '--name', 'x', '--expires-in-days', '99999');
+    expect(tooLong.stderr).toContain('Expiry must be a whole number of days from 1 to 3650');
+    const noUser = await cli.run('apikey', 'create', '--user', 'nobody@example.com', '--name', 'x');
+    expect(noUser.stderr).toContain('No user with email nobody@example.com');
+    const unknown = await cli.run('apikey', 'revoke', 'AAAAAAAAAAAAAAAAAAAA');
+    expect(unknown.stderr).toContain('No API key with access key AAAAAAAAAAAAAAAAAAAA');
+    const noName = await cli.run('apikey', 'create', '--user', 'ana@example.com');
+    expect(noName.code).toBe(EXIT.usage);
+  });
+
+  it('serve makes sure an Admin exists, printing a generated password once', async () => {
+    const serveOnce = async (extra: Record<string, string> = {}) => {
+      let stop: () => Promise<void> = async () => {};
+      let stdout = '';
+      const code = await runCli(['serve'], { env: { ...env, ...extra }, out: { stdout: (t) => void (stdout += t), stderr: () => {} } }, (s) => {
+        stop = s;
+      });
+      await stop();
+      return { code, stdout };
+    };
+    const first = await serveOnce();
+    expect(first.code).toBe(EXIT.ok);
+    expect(first.stdout).toMatch(/Admin created: admin@rampart\.local with password [A-Za-z0-9]{20}\n/);
+    const second = await serveOnce();
+    expect(second.stdout).toContain('Rampart is running at http://localhost:');
+    expect(second.stdout).not.toContain('password');
+    const configured = await serveOnce({ RAMPART_ADMIN_EMAIL: 'boss@example.com', RAMPART_ADMIN_PASSWORD: 'a sturdy passphrase' });
+    expect(configured.stdout).toContain('Admin created: boss@example.com (password from RAMPART_ADMIN_PASSWORD)');
+  });
+
+  it('refuses invalid configuration, naming each variable', async () => {
+    const r = await cliFor({ ...env, RAMPART_PORT: 'eighty', RAMPART_THROTTLE_LIMIT: '0' }).run('migrate');
+    expect(r.code).toBe(EXIT.config);
+    expect(r.stderr).toContain('RAMPART_PORT="eighty" is not a whole number');
+    expect(r.stderr).toContain('RAMPART_THROTTLE_LIMIT');
+  });
+});
+
+describe('rampart CLI while a server holds the embedded database', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-held-'));
+  const env = { RAMPART_DATA_DIR: dataDir, RAMPART_LOG_LEVEL: 'warn', RAMPART_PORT: '0', PATH: process.env.PATH ?? '' };
+  let server: ChildProcess;
+  let url = '';
+
+  beforeAll(async () => {
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      server.stdout?.on('data', (d) => {
+        out += d;
+        const m = /running at (http:\/\/\S+)/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      server.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+    });
+  });
+  afterAll(() => {
+    server?.kill('SIGKILL');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('says the database is held, by whom, and what to do', async () => {
+    const status = await fetch(`${url}/api/latest/status`);
+    expect(status.status).toBe(200);
+    const r = await cliFor(env).run('apikey', 'list', '--user', 'admin@rampart.local');
+    expect(r.code).toBe(EXIT.locked);
+    expect(r.stderr).toContain(`is in use by another Rampart process (pid ${server.pid}, "rampart serve"`);
+    expect(r.stderr).toContain('DATABASE_URL');
+  });
+
+  it('shuts down gracefully on SIGTERM and releases the database', async () => {
+    const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(fs.existsSync(path.join(dataDir, 'rampart.lock'))).toBe(false);
+    const r = await cliFor(env).run('apikey', 'list', '--user', 'admin@rampart.local');
+    expect(r.code).toBe(EXIT.ok);
+  });
+});

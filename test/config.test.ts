@@ -1,0 +1,66 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, ENV_VARS, loadConfig } from '../src/config.js';
+
+describe('configuration', () => {
+  it('has sensible defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      baseUrl: 'http://localhost:8080',
+      dataDir: path.resolve('./data'),
+      throttleLimit: 600,
+      throttleWindowSeconds: 60,
+      authCacheSeconds: 30,
+      logLevel: 'info',
+      trustProxy: false,
+    });
+    expect(c.databaseUrl).toBeUndefined();
+    expect(c.redisUrl).toBeUndefined();
+  });
+
+  it('reads every documented variable', () => {
+    const c = loadConfig({
+      RAMPART_PORT: '9000',
+      RAMPART_BASE_URL: 'https://vm.example.com/rampart/',
+      DATABASE_URL: 'postgres://u@db/rampart',
+      REDIS_URL: 'redis://cache:6379',
+      RAMPART_TRUST_PROXY: 'true',
+      RAMPART_THROTTLE_ROUTES: '{"getStatus":{"Limit":5,"Window":10}}',
+    });
+    expect(c.port).toBe(9000);
+    expect(c.baseUrl).toBe('https://vm.example.com/rampart');
+    expect(c.databaseUrl).toBe('postgres://u@db/rampart');
+    expect(c.redisUrl).toBe('redis://cache:6379');
+    expect(c.trustProxy).toBe(true);
+    expect(c.throttleRoutes).toEqual({ getStatus: { Limit: 5, Window: 10 } });
+  });
+
+  it('reports every problem at once, naming the variable', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        RAMPART_PORT: '70000',
+        DATABASE_URL: 'mysql://x',
+        RAMPART_TRUST_PROXY: 'maybe',
+        RAMPART_LOG_LEVEL: 'loud',
+        RAMPART_THROTTLE_ROUTES: '{"getStatus":{"limit":5}}',
+        RAMPART_ADMIN_EMAIL: 'nobody',
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const text = (error as ConfigError).message;
+    for (const name of ['RAMPART_PORT', 'DATABASE_URL', 'RAMPART_TRUST_PROXY', 'RAMPART_LOG_LEVEL', 'RAMPART_THROTTLE_ROUTES', 'RAMPART_ADMIN_EMAIL']) {
+      expect(text).toContain(name);
+    }
+  });
+
+  it('documents a purpose for every variable it reads', () => {
+    for (const [name, text] of Object.entries(ENV_VARS)) {
+      expect(text.length, name).toBeGreaterThan(10);
+    }
+  });
+});
