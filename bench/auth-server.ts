@@ -10,7 +10,8 @@ import { migrateToLatest } from '../src/db/migrate.js';
 const kind = process.argv[2];
 const url = process.argv[3];
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-bench-'));
-const database = kind === 'postgresql' && url ? await openPostgres(url, 10) : await openEmbedded(dataDir, 'bench');
+const database =
+  kind === 'postgresql' && url ? await openPostgres(url, 10) : await openEmbedded(dataDir, 'bench');
 await migrateToLatest(database.db);
 const config = loadConfig({
   ...process.env,

@@ -46,7 +46,8 @@ async function load(target: Target, duration: number) {
     headers: target.accessKey ? { ApiAccessKey: target.accessKey, ApiSecretKey: target.secretKey } : {},
   });
   const ok = result['2xx'];
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`);
   return { rps: result.requests.average, p99: result.latency.p99, ok };
 }
 
@@ -77,7 +78,9 @@ async function withPostgresDatabase<T>(fn: (url: string) => Promise<T>): Promise
 
 const rows: string[] = [];
 const kinds = process.env.DATABASE_URL ? ['embedded', 'postgresql'] : ['embedded'];
-console.log(`bench:auth — ${os.cpus().length} cores, Node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per run`);
+console.log(
+  `bench:auth — ${os.cpus().length} cores, Node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per run`,
+);
 for (const kind of kinds) {
   const baseline = await measure('./bare-server.ts', []);
   const rampart =

@@ -212,7 +212,8 @@ export function loadConfig(
     const name = FIELD_TO_ENV[field] ?? field;
     const choices = (schema as { anyOf?: { const?: unknown }[] }).anyOf?.map((s) => s.const);
     if (choices?.every((c) => typeof c === 'string')) {
-      if (!(choices as unknown[]).includes(value)) problems.push(`${name}="${String(value)}" must be one of ${choices.join(', ')}`);
+      if (!(choices as unknown[]).includes(value))
+        problems.push(`${name}="${String(value)}" must be one of ${choices.join(', ')}`);
       continue;
     }
     for (const error of Value.Errors(schema, value)) {

@@ -53,7 +53,14 @@ describe('configuration', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const text = (error as ConfigError).message;
-    for (const name of ['RAMPART_PORT', 'DATABASE_URL', 'RAMPART_TRUST_PROXY', 'RAMPART_LOG_LEVEL', 'RAMPART_THROTTLE_ROUTES', 'RAMPART_ADMIN_EMAIL']) {
+    for (const name of [
+      'RAMPART_PORT',
+      'DATABASE_URL',
+      'RAMPART_TRUST_PROXY',
+      'RAMPART_LOG_LEVEL',
+      'RAMPART_THROTTLE_ROUTES',
+      'RAMPART_ADMIN_EMAIL',
+    ]) {
       expect(text).toContain(name);
     }
   });

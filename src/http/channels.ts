@@ -87,7 +87,9 @@ export function route<S extends FastifySchema>(
     security: 'public' in access ? [] : [{ ApiAccessKey: [], ApiSecretKey: [] }],
     response: {
       ...problemResponses(def.schema, access),
-      ...(deprecation ? { 410: problemRef(`Removed on ${deprecation.removalOn}: use ${deprecation.replacement}.`) } : {}),
+      ...(deprecation
+        ? { 410: problemRef(`Removed on ${deprecation.removalOn}: use ${deprecation.replacement}.`) }
+        : {}),
       ...(def.schema.response as object),
     },
     ...(deprecation ? { deprecated: true } : {}),

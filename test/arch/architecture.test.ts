@@ -15,7 +15,10 @@ function sourceFiles(dir: string): string[] {
 }
 
 const files = sourceFiles(path.join(ROOT, 'src'));
-const importsOf = (file: string) => [...fs.readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)].map((m) => path.resolve(path.dirname(file), m[1]!));
+const importsOf = (file: string) =>
+  [...fs.readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)].map((m) =>
+    path.resolve(path.dirname(file), m[1]!),
+  );
 
 describe('architecture rules', () => {
   it('no module reaches into another module’s repository', () => {
@@ -24,7 +27,8 @@ describe('architecture rules', () => {
       const own = /src\/modules\/([^/]+)\//.exec(file)?.[1];
       for (const target of importsOf(file)) {
         const m = /src\/modules\/([^/]+)\/repository\.js$/.exec(target);
-        if (m && m[1] !== own && !file.endsWith('src/app.ts')) offences.push(`${path.relative(ROOT, file)} → ${m[1]}/repository`);
+        if (m && m[1] !== own && !file.endsWith('src/app.ts'))
+          offences.push(`${path.relative(ROOT, file)} → ${m[1]}/repository`);
       }
     }
     expect(offences).toEqual([]);
@@ -34,13 +38,18 @@ describe('architecture rules', () => {
     const offences = files.filter((f) => {
       const rel = path.relative(ROOT, f);
       if (rel.startsWith('src/db/') || rel.endsWith('repository.ts')) return false;
-      return /from 'kysely'/.test(fs.readFileSync(f, 'utf8')) && !/import type/.test(fs.readFileSync(f, 'utf8').match(/.*from 'kysely'.*/)?.[0] ?? '');
+      return (
+        /from 'kysely'/.test(fs.readFileSync(f, 'utf8')) &&
+        !/import type/.test(fs.readFileSync(f, 'utf8').match(/.*from 'kysely'.*/)?.[0] ?? '')
+      );
     });
     expect(offences.map((f) => path.relative(ROOT, f))).toEqual([]);
   });
 
   it('services know nothing of Fastify', () => {
-    const offences = files.filter((f) => f.endsWith('service.ts') && /from 'fastify'/.test(fs.readFileSync(f, 'utf8')));
+    const offences = files.filter(
+      (f) => f.endsWith('service.ts') && /from 'fastify'/.test(fs.readFileSync(f, 'utf8')),
+    );
     expect(offences).toEqual([]);
   });
 

@@ -18,7 +18,14 @@ function cliFor(env: Record<string, string>) {
     let stderr = '';
     const code = await runCli(argv, {
       env,
-      out: { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) },
+      out: {
+        stdout: (t) => {
+          stdout += t;
+        },
+        stderr: (t) => {
+          stderr += t;
+        },
+      },
     });
     return { code, stdout, stderr };
   };
@@ -67,7 +74,18 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
     expect(user).toMatchObject({ Email: 'ana@example.com', Role: 'Analyst', OrganizationId: orgs[0].Id });
 
     const acme = await cli.json('org', 'create', '--name', 'Acme');
-    const other = await cli.json('user', 'create', '--email', 'bo@acme.example', '--role', 'Admin', '--org', acme.Id, '--password', 'correct horse battery');
+    const other = await cli.json(
+      'user',
+      'create',
+      '--email',
+      'bo@acme.example',
+      '--role',
+      'Admin',
+      '--org',
+      acme.Id,
+      '--password',
+      'correct horse battery',
+    );
     expect(other.OrganizationId).toBe(acme.Id);
   });
 
@@ -77,13 +95,41 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
     expect(badRole.stderr).toContain("Unknown role 'root'; use one of ReadOnly, Analyst, Manager, Admin");
     const badEmail = await cli.run('user', 'create', '--email', 'not-an-email', '--role', 'Analyst');
     expect(badEmail.stderr).toContain('/Email: is not an email address');
-    const weak = await cli.run('user', 'create', '--email', 'w@example.com', '--role', 'Analyst', '--password', 'short');
+    const weak = await cli.run(
+      'user',
+      'create',
+      '--email',
+      'w@example.com',
+      '--role',
+      'Analyst',
+      '--password',
+      'short',
+    );
     expect(weak.stderr).toContain('at least 12 characters');
     const duplicate = await cli.run('user', 'create', '--email', 'ANA@example.com', '--role', 'Admin');
     expect(duplicate.stderr).toContain('already exists');
-    const badOrg = await cli.run('user', 'create', '--email', 'y@example.com', '--role', 'Analyst', '--org', 'acme');
+    const badOrg = await cli.run(
+      'user',
+      'create',
+      '--email',
+      'y@example.com',
+      '--role',
+      'Analyst',
+      '--org',
+      'acme',
+    );
     expect(badOrg.stderr).toContain('--org must be an organisation id');
-    const unknownOrg = await cli.run('user', 'create', '--email', 'y@example.com', '--role', 'Analyst', '--org', '01900000-0000-7000-8000-000000000000', '--json');
+    const unknownOrg = await cli.run(
+      'user',
+      'create',
+      '--email',
+      'y@example.com',
+      '--role',
+      'Analyst',
+      '--org',
+      '01900000-0000-7000-8000-000000000000',
+      '--json',
+    );
     expect(unknownOrg.code).toBe(EXIT.failed);
     expect(JSON.parse(unknownOrg.stderr)).toMatchObject({ Status: 404 });
     const missing = await cli.run('user', 'create', '--role', 'Analyst');
@@ -97,14 +143,28 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
   });
 
   it('apikey create prints exactly AccessKey and SecretKey with --json; list and revoke manage them', async () => {
-    const created = await cli.json('apikey', 'create', '--user', 'ana@example.com', '--name', 'CI', '--expires-in-days', '30');
+    const created = await cli.json(
+      'apikey',
+      'create',
+      '--user',
+      'ana@example.com',
+      '--name',
+      'CI',
+      '--expires-in-days',
+      '30',
+    );
     expect(Object.keys(created)).toEqual(['AccessKey', 'SecretKey']);
     expect(created.AccessKey).toMatch(/^[A-Z0-9]{20}$/);
     expect(created.SecretKey).toMatch(/^[A-Za-z0-9]{40}$/);
 
     const listed = await cli.json('apikey', 'list', '--user', 'ana@example.com');
     expect(listed).toHaveLength(1);
-    expect(listed[0]).toMatchObject({ Name: 'CI', AccessKey: created.AccessKey, Status: 'Active', LastUsedAt: null });
+    expect(listed[0]).toMatchObject({
+      Name: 'CI',
+      AccessKey: created.AccessKey,
+      Status: 'Active',
+      LastUsedAt: null,
+    });
     expect(JSON.stringify(listed)).not.toContain(created.SecretKey);
 
     const revoked = await cli.json('apikey', 'revoke', created.AccessKey);
@@ -114,10 +174,28 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
   });
 
   it('apikey commands refuse bad input', async () => {
-    const days = await cli.run('apikey', 'create', '--user', 'ana@example.com', '--name', 'x', '--expires-in-days', 'soon');
+    const days = await cli.run(
+      'apikey',
+      'create',
+      '--user',
+      'ana@example.com',
+      '--name',
+      'x',
+      '--expires-in-days',
+      'soon',
+    );
     expect(days.code).toBe(EXIT.failed);
     expect(days.stderr).toContain('--expires-in-days must be a whole number');
-    const tooLong = await cli.run('apikey', 'create', '--user', 'ana@example.com', '--name', 'x', '--expires-in-days', '99999');
+    const tooLong = await cli.run(
+      'apikey',
+      'create',
+      '--user',
+      'ana@example.com',
+      '--name',
+      'x',
+      '--expires-in-days',
+      '99999',
+    );
     expect(tooLong.stderr).toContain('Expiry must be a whole number of days from 1 to 3650');
     const noUser = await cli.run('apikey', 'create', '--user', 'nobody@example.com', '--name', 'x');
     expect(noUser.stderr).toContain('No user with email nobody@example.com');
@@ -131,9 +209,21 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
     const serveOnce = async (extra: Record<string, string> = {}) => {
       let stop: () => Promise<void> = async () => {};
       let stdout = '';
-      const code = await runCli(['serve'], { env: { ...env, ...extra }, out: { stdout: (t) => void (stdout += t), stderr: () => {} } }, (s) => {
-        stop = s;
-      });
+      const code = await runCli(
+        ['serve'],
+        {
+          env: { ...env, ...extra },
+          out: {
+            stdout: (t) => {
+              stdout += t;
+            },
+            stderr: () => {},
+          },
+        },
+        (s) => {
+          stop = s;
+        },
+      );
       await stop();
       return { code, stdout };
     };
@@ -143,8 +233,13 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
     const second = await serveOnce();
     expect(second.stdout).toContain('Rampart is running at http://localhost:');
     expect(second.stdout).not.toContain('password');
-    const configured = await serveOnce({ RAMPART_ADMIN_EMAIL: 'boss@example.com', RAMPART_ADMIN_PASSWORD: 'a sturdy passphrase' });
-    expect(configured.stdout).toContain('Admin created: boss@example.com (password from RAMPART_ADMIN_PASSWORD)');
+    const configured = await serveOnce({
+      RAMPART_ADMIN_EMAIL: 'boss@example.com',
+      RAMPART_ADMIN_PASSWORD: 'a sturdy passphrase',
+    });
+    expect(configured.stdout).toContain(
+      'Admin created: boss@example.com (password from RAMPART_ADMIN_PASSWORD)',
+    );
   });
 
   it('refuses invalid configuration, naming each variable', async () => {
@@ -157,12 +252,20 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
 
 describe('rampart CLI while a server holds the embedded database', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-held-'));
-  const env = { RAMPART_DATA_DIR: dataDir, RAMPART_LOG_LEVEL: 'warn', RAMPART_PORT: '0', PATH: process.env.PATH ?? '' };
+  const env = {
+    RAMPART_DATA_DIR: dataDir,
+    RAMPART_LOG_LEVEL: 'warn',
+    RAMPART_PORT: '0',
+    PATH: process.env.PATH ?? '',
+  };
   let server: ChildProcess;
   let url = '';
 
   beforeAll(async () => {
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     url = await new Promise<string>((resolve, reject) => {
       let out = '';
       server.stdout?.on('data', (d) => {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DatabaseLockedError, acquireDataDirLock } from '../../src/db/lock.js';
+import { acquireDataDirLock, DatabaseLockedError } from '../../src/db/lock.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
@@ -32,7 +32,7 @@ describe('embedded database off the event loop [pglite]', () => {
     await new Promise((r) => setTimeout(r, 100));
     const res = await fetch(`${base}/api/latest/status`);
     expect(res.status).toBe(200);
-    expect((await res.json()).Service).toBe('Rampart');
+    expect(((await res.json()) as { Service: string }).Service).toBe('Rampart');
     expect(sleeping).toBe(true);
     await slow;
     expect(sleeping).toBe(false);
@@ -63,7 +63,9 @@ describe('data folder lock', () => {
         JSON.stringify({ pid: holder.pid, command: 'serve', startedAt: '2026-11-21T10:00:00.000Z' }),
       );
       expect(() => acquireDataDirLock(dir, 'migrate')).toThrow(DatabaseLockedError);
-      expect(() => acquireDataDirLock(dir, 'migrate')).toThrow(/pid \d+, "rampart serve".*\n.*Either stop that process/s);
+      expect(() => acquireDataDirLock(dir, 'migrate')).toThrow(
+        /pid \d+, "rampart serve".*\n.*Either stop that process/s,
+      );
     } finally {
       holder.kill();
     }
@@ -73,7 +75,10 @@ describe('data folder lock', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-lock-'));
     const gone = spawn(process.execPath, ['-e', '0']);
     await new Promise((r) => gone.once('exit', r));
-    fs.writeFileSync(path.join(dir, 'rampart.lock'), JSON.stringify({ pid: gone.pid, command: 'serve', startedAt: 'x' }));
+    fs.writeFileSync(
+      path.join(dir, 'rampart.lock'),
+      JSON.stringify({ pid: gone.pid, command: 'serve', startedAt: 'x' }),
+    );
     const release = acquireDataDirLock(dir, 'migrate');
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'rampart.lock'), 'utf8')).pid).toBe(process.pid);
     release();

@@ -20,7 +20,13 @@ describe.each(DB_KINDS)('deprecations [%s]', (kind) => {
       env: {
         RAMPART_DEPRECATIONS: JSON.stringify([
           // Removal date by default: 30 days after marking.
-          { Method: 'GET', Path: '/users', Channel: 'integration', MarkedOn: '2026-11-01', Replacement: 'GET /api/latest/users' },
+          {
+            Method: 'GET',
+            Path: '/users',
+            Channel: 'integration',
+            MarkedOn: '2026-11-01',
+            Replacement: 'GET /api/latest/users',
+          },
           {
             Method: 'DELETE',
             Path: '/apikeys/{Id}',
@@ -72,7 +78,11 @@ describe.each(DB_KINDS)('deprecations [%s]', (kind) => {
 
   it('honours an explicit removal date and path parameters', async () => {
     const user = await t.userWithKey('Analyst');
-    const res = await t.app.inject({ method: 'DELETE', url: `/api/latest/apikeys/${user.apiKeyId}`, headers: authHeaders(user) });
+    const res = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/latest/apikeys/${user.apiKeyId}`,
+      headers: authHeaders(user),
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers.deprecated).toContain('2027-03-01');
   });
@@ -81,7 +91,13 @@ describe.each(DB_KINDS)('deprecations [%s]', (kind) => {
 describe('deprecation configuration', () => {
   it('matches paths whatever the parameter names or case', () => {
     const registry = new DeprecationRegistry([
-      { Method: 'GET', Path: '/Assets/{AssetId}', Channel: 'integration', MarkedOn: '2026-01-01', Replacement: 'x' },
+      {
+        Method: 'GET',
+        Path: '/Assets/{AssetId}',
+        Channel: 'integration',
+        MarkedOn: '2026-01-01',
+        Replacement: 'x',
+      },
     ]);
     expect(registry.find('integration', 'GET', '/assets/:id')?.removalOn).toBe('2026-01-31');
     expect(registry.find('latest', 'GET', '/assets/:id')).toBeUndefined();
@@ -89,12 +105,18 @@ describe('deprecation configuration', () => {
   });
 
   it('refuses a malformed entry with a clear message', () => {
-    expect(() => testConfig({ RAMPART_DEPRECATIONS: '[{"Method":"GET","Path":"/x","Channel":"beta","MarkedOn":"soon"}]' })).toThrow(
-      ConfigError,
+    expect(() =>
+      testConfig({
+        RAMPART_DEPRECATIONS: '[{"Method":"GET","Path":"/x","Channel":"beta","MarkedOn":"soon"}]',
+      }),
+    ).toThrow(ConfigError);
+    expect(() => testConfig({ RAMPART_DEPRECATIONS: '[{"Method":"GET"' })).toThrow(
+      /RAMPART_DEPRECATIONS is not valid JSON/,
     );
-    expect(() => testConfig({ RAMPART_DEPRECATIONS: '[{"Method":"GET"' })).toThrow(/RAMPART_DEPRECATIONS is not valid JSON/);
-    expect(() => testConfig({ RAMPART_DEPRECATIONS: '[{"Method":"GET","Path":"/x","Channel":"beta","MarkedOn":"soon"}]' })).toThrow(
-      /RAMPART_DEPRECATIONS \(0\/Channel\)/,
-    );
+    expect(() =>
+      testConfig({
+        RAMPART_DEPRECATIONS: '[{"Method":"GET","Path":"/x","Channel":"beta","MarkedOn":"soon"}]',
+      }),
+    ).toThrow(/RAMPART_DEPRECATIONS \(0\/Channel\)/);
   });
 });

@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHeaders, buildTestApp, type Credentials, type TestApp } from '../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
-function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number) {
+function expectProblem(
+  res: { statusCode: number; headers: Record<string, unknown>; json(): unknown },
+  status: number,
+) {
   expect(res.statusCode).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   const body = res.json() as Record<string, unknown>;
@@ -49,14 +52,22 @@ describe.each(DB_KINDS)('errors through the HTTP stack [%s]', (kind) => {
   });
 
   it('405 with Allow on a known path with another method', async () => {
-    const res = await t.app.inject({ method: 'PUT', url: '/api/latest/users', headers: authHeaders(t.admin) });
+    const res = await t.app.inject({
+      method: 'PUT',
+      url: '/api/latest/users',
+      headers: authHeaders(t.admin),
+    });
     expectProblem(res, 405);
     expect(String(res.headers.allow)).toContain('GET');
     expect(String(res.headers.allow)).toContain('POST');
   });
 
   it('matches paths case-insensitively', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/API/Integration/AuthenticationCheck', headers: authHeaders(t.admin) });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/API/Integration/AuthenticationCheck',
+      headers: authHeaders(t.admin),
+    });
     expect(res.statusCode).toBe(200);
     expect(res.body).toBe('Authenticated');
   });
@@ -77,7 +88,10 @@ describe.each(DB_KINDS)('errors through the HTTP stack [%s]', (kind) => {
   });
 
   it('403 when the role is too low, naming the role needed', async () => {
-    const body = expectProblem(await postUser('{"Email":"x@example.com","Role":"ReadOnly"}', {}, analyst), 403);
+    const body = expectProblem(
+      await postUser('{"Email":"x@example.com","Role":"ReadOnly"}', {}, analyst),
+      403,
+    );
     expect(body.detail).toContain('Admin');
     expect(body.detail).toContain('Analyst');
   });
@@ -92,13 +106,20 @@ describe.each(DB_KINDS)('errors through the HTTP stack [%s]', (kind) => {
     const body = expectProblem(await postUser('{"email":"a@example.com","Role":"Analyst"}'), 400);
     expect(body.type).toBe('https://rampart.dev/problems/validation-failed');
     expect(body.errors).toEqual([
-      expect.objectContaining({ path: '/email', suggestion: 'Email', message: expect.stringContaining("'email'") }),
+      expect.objectContaining({
+        path: '/email',
+        suggestion: 'Email',
+        message: expect.stringContaining("'email'"),
+      }),
     ]);
     expect(body.detail).toContain("did you mean 'Email'");
   });
 
   it('400 on an unknown property with no likely spelling lists the known ones', async () => {
-    const body = expectProblem(await postUser('{"Email":"b@example.com","Role":"Analyst","Colour":"red"}'), 400);
+    const body = expectProblem(
+      await postUser('{"Email":"b@example.com","Role":"Analyst","Colour":"red"}'),
+      400,
+    );
     const errors = body.errors as { path: string; message: string; suggestion?: string }[];
     expect(errors).toHaveLength(1);
     expect(errors[0]?.path).toBe('/Colour');
@@ -112,7 +133,10 @@ describe.each(DB_KINDS)('errors through the HTTP stack [%s]', (kind) => {
   });
 
   it('400 from a service rule (password policy) in the same shape', async () => {
-    const body = expectProblem(await postUser('{"Email":"d@example.com","Role":"Analyst","Password":"aaaaaaaaaaaa"}'), 400);
+    const body = expectProblem(
+      await postUser('{"Email":"d@example.com","Role":"Analyst","Password":"aaaaaaaaaaaa"}'),
+      400,
+    );
     expect(JSON.stringify(body.errors)).toContain('/Password');
   });
 
@@ -131,20 +155,35 @@ describe.each(DB_KINDS)('errors through the HTTP stack [%s]', (kind) => {
   });
 
   it('415 on a body that is not JSON', async () => {
-    const body = expectProblem(await postUser('Email=a@example.com', { 'content-type': 'application/x-www-form-urlencoded' }), 415);
+    const body = expectProblem(
+      await postUser('Email=a@example.com', { 'content-type': 'application/x-www-form-urlencoded' }),
+      415,
+    );
     expect(body.detail).toContain('application/json');
   });
 
   it('400 on a bad query parameter', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/api/latest/users?PageSize=0', headers: authHeaders(t.admin) });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/latest/users?PageSize=0',
+      headers: authHeaders(t.admin),
+    });
     expectProblem(res, 400);
-    const res2 = await t.app.inject({ method: 'GET', url: '/api/latest/users?pagesize=5', headers: authHeaders(t.admin) });
+    const res2 = await t.app.inject({
+      method: 'GET',
+      url: '/api/latest/users?pagesize=5',
+      headers: authHeaders(t.admin),
+    });
     const body = expectProblem(res2, 400);
     expect(JSON.stringify(body.errors)).toContain('PageSize');
   });
 
   it('400 on a cursor it did not make', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/api/latest/users?Cursor=bogus', headers: authHeaders(t.admin) });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/latest/users?Cursor=bogus',
+      headers: authHeaders(t.admin),
+    });
     expect(expectProblem(res, 400).detail).toContain('Cursor');
   });
 
@@ -155,7 +194,11 @@ describe.each(DB_KINDS)('errors through the HTTP stack [%s]', (kind) => {
       headers: authHeaders(t.admin),
     });
     expectProblem(missing, 404);
-    const bad = await t.app.inject({ method: 'DELETE', url: '/api/latest/apikeys/xyz', headers: authHeaders(t.admin) });
+    const bad = await t.app.inject({
+      method: 'DELETE',
+      url: '/api/latest/apikeys/xyz',
+      headers: authHeaders(t.admin),
+    });
     expectProblem(bad, 400);
   });
 
@@ -164,9 +207,20 @@ describe.each(DB_KINDS)('errors through the HTTP stack [%s]', (kind) => {
     // Break the organisations table under the running app: the request fails inside SQL.
     await sql`alter table organizations rename to organizations_moved`.execute(tdb.database.db);
     try {
-      const res = await t.app.inject({ method: 'GET', url: '/api/latest/account/details', headers: authHeaders(admin2) });
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/api/latest/account/details',
+        headers: authHeaders(admin2),
+      });
       const body = expectProblem(res, 500);
-      expect(Object.keys(body).sort()).toEqual(['correlationId', 'detail', 'instance', 'status', 'title', 'type']);
+      expect(Object.keys(body).sort()).toEqual([
+        'correlationId',
+        'detail',
+        'instance',
+        'status',
+        'title',
+        'type',
+      ]);
       expect(body.correlationId).toBe(res.headers['x-request-id']);
       expect(res.body).not.toMatch(/organizations|relation "|select |\.ts:\d/i);
     } finally {
@@ -175,7 +229,11 @@ describe.each(DB_KINDS)('errors through the HTTP stack [%s]', (kind) => {
   });
 
   it('lists users of the organisation: an array in integration, a page in latest', async () => {
-    const integration = await t.app.inject({ method: 'GET', url: '/api/integration/users', headers: authHeaders(t.admin) });
+    const integration = await t.app.inject({
+      method: 'GET',
+      url: '/api/integration/users',
+      headers: authHeaders(t.admin),
+    });
     expect(integration.statusCode).toBe(200);
     const array = integration.json() as { Id: string; Email: string; Role: string; Name: string }[];
     expect(Array.isArray(array)).toBe(true);
@@ -202,7 +260,11 @@ describe.each(DB_KINDS)('errors through the HTTP stack [%s]', (kind) => {
   });
 
   it('account details describe the caller', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/api/integration/account/details', headers: authHeaders(analyst) });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/integration/account/details',
+      headers: authHeaders(analyst),
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.User.Id).toBe(analyst.userId);

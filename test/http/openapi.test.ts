@@ -11,10 +11,20 @@ type Operation = {
   deprecated?: boolean;
   responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
 };
-type Doc = { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
+type Doc = {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, unknown> };
+};
 
 const DEPRECATIONS = JSON.stringify([
-  { Method: 'GET', Path: '/users', Channel: 'integration', MarkedOn: '2026-11-01', Replacement: 'GET /api/latest/users' },
+  {
+    Method: 'GET',
+    Path: '/users',
+    Channel: 'integration',
+    MarkedOn: '2026-11-01',
+    Replacement: 'GET /api/latest/users',
+  },
 ]);
 
 describe('OpenAPI documents', () => {
@@ -63,13 +73,19 @@ describe('OpenAPI documents', () => {
     });
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
-        const route = t.routes.find((r) => r.method === method.toUpperCase() && r.url.replace(/:([A-Za-z]+)/g, '{$1}') === path);
+        const route = t.routes.find(
+          (r) => r.method === method.toUpperCase() && r.url.replace(/:([A-Za-z]+)/g, '{$1}') === path,
+        );
         const isPublic = route?.access && 'public' in route.access;
-        expect(op.description, `${method} ${path}`).toMatch(isPublic ? /Anonymous/ : /Requires an API key of a user with role/);
+        expect(op.description, `${method} ${path}`).toMatch(
+          isPublic ? /Anonymous/ : /Requires an API key of a user with role/,
+        );
         expect(op.security).toEqual(isPublic ? [] : [{ ApiAccessKey: [], ApiSecretKey: [] }]);
-        if (!isPublic) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403', '429']));
+        if (!isPublic)
+          expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403', '429']));
         for (const [status, response] of Object.entries(op.responses)) {
-          if (Number(status) >= 400) expect(Object.keys(response.content ?? {})).toEqual(['application/problem+json']);
+          if (Number(status) >= 400)
+            expect(Object.keys(response.content ?? {})).toEqual(['application/problem+json']);
         }
       }
     }
@@ -90,7 +106,10 @@ describe('OpenAPI documents', () => {
     expect(scripts.length).toBeGreaterThan(0);
     for (const src of scripts) {
       expect(src).not.toMatch(/^https?:/);
-      const asset = await t.app.inject({ method: 'GET', url: new URL(src, 'http://x/apidoc/integration/').pathname });
+      const asset = await t.app.inject({
+        method: 'GET',
+        url: new URL(src, 'http://x/apidoc/integration/').pathname,
+      });
       expect(asset.statusCode, src).toBe(200);
     }
   });

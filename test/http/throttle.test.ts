@@ -3,7 +3,11 @@ import { buildApp } from '../../src/app.js';
 import { authHeaders, buildTestApp, type TestApp, testConfig } from '../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
-function expect429(res: { statusCode: number; headers: Record<string, unknown>; json(): Record<string, unknown> }) {
+function expect429(res: {
+  statusCode: number;
+  headers: Record<string, unknown>;
+  json(): Record<string, unknown>;
+}) {
   expect(res.statusCode).toBe(429);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   const retryAfter = String(res.headers['retry-after']);
@@ -38,7 +42,8 @@ describe.each(DB_KINDS)('throttling in memory [%s]', (kind) => {
   });
 
   it('limits an anonymous client by its address, with RateLimit-* headers on the way', async () => {
-    const from = (ip: string) => t.app.inject({ method: 'GET', url: '/api/latest/status', remoteAddress: ip });
+    const from = (ip: string) =>
+      t.app.inject({ method: 'GET', url: '/api/latest/status', remoteAddress: ip });
     const first = await from('127.0.0.10');
     expect(first.statusCode).toBe(200);
     expect(first.headers['ratelimit-limit']).toBe('3');
@@ -54,22 +59,35 @@ describe.each(DB_KINDS)('throttling in memory [%s]', (kind) => {
   it('limits an API key client by its key, whatever its address', async () => {
     const user = await t.userWithKey('ReadOnly');
     const call = (ip: string) =>
-      t.app.inject({ method: 'GET', url: '/api/integration/authenticationcheck', headers: authHeaders(user), remoteAddress: ip });
+      t.app.inject({
+        method: 'GET',
+        url: '/api/integration/authenticationcheck',
+        headers: authHeaders(user),
+        remoteAddress: ip,
+      });
     expect((await call('127.0.0.20')).statusCode).toBe(200);
     expect((await call('127.0.0.21')).statusCode).toBe(200);
     expect((await call('127.0.0.22')).statusCode).toBe(200);
     expect429(await call('127.0.0.23'));
     // Anonymous traffic from one of those addresses is counted apart.
-    expect((await t.app.inject({ method: 'GET', url: '/api/latest/status', remoteAddress: '127.0.0.20' })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/latest/status', remoteAddress: '127.0.0.20' }))
+        .statusCode,
+    ).toBe(200);
     // And another key is not affected.
     const other = await t.userWithKey('ReadOnly');
-    const res = await t.app.inject({ method: 'GET', url: '/api/integration/authenticationcheck', headers: authHeaders(other) });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/integration/authenticationcheck',
+      headers: authHeaders(other),
+    });
     expect(res.statusCode).toBe(200);
   });
 
   it('applies per-route overrides from configuration', async () => {
     const user = await t.userWithKey('ReadOnly');
-    const details = () => t.app.inject({ method: 'GET', url: '/api/latest/account/details', headers: authHeaders(user) });
+    const details = () =>
+      t.app.inject({ method: 'GET', url: '/api/latest/account/details', headers: authHeaders(user) });
     expect((await details()).statusCode).toBe(200);
     const body = expect429(await details());
     expect(body.detail).toContain('1 per 30 seconds');
@@ -93,14 +111,22 @@ describe.runIf(process.env.REDIS_URL)('throttling across instances with Redis [r
   });
 
   it('holds one limit for a client across two app instances', async () => {
-    const env = { REDIS_URL: process.env.REDIS_URL!, RAMPART_THROTTLE_LIMIT: '4', RAMPART_THROTTLE_WINDOW: '60' };
+    const env = {
+      REDIS_URL: process.env.REDIS_URL!,
+      RAMPART_THROTTLE_LIMIT: '4',
+      RAMPART_THROTTLE_WINDOW: '60',
+    };
     const a = await buildTestApp(tdb.database, { env });
     const b = await buildApp({ config: testConfig(env), database: tdb.database, logger: false });
     try {
       const user = await a.userWithKey('ReadOnly');
       const statuses: number[] = [];
       for (const app of [a.app, b.app, a.app, b.app, a.app, b.app]) {
-        const res = await app.inject({ method: 'GET', url: '/api/integration/authenticationcheck', headers: authHeaders(user) });
+        const res = await app.inject({
+          method: 'GET',
+          url: '/api/integration/authenticationcheck',
+          headers: authHeaders(user),
+        });
         statuses.push(res.statusCode);
         if (res.statusCode === 429) expect429(res);
       }
@@ -118,9 +144,17 @@ describe.runIf(process.env.REDIS_URL)('throttling across instances with Redis [r
     try {
       const user = await a.userWithKey('Analyst');
       const check = () =>
-        b.app.inject({ method: 'GET', url: '/api/integration/authenticationcheck', headers: authHeaders(user) });
+        b.app.inject({
+          method: 'GET',
+          url: '/api/integration/authenticationcheck',
+          headers: authHeaders(user),
+        });
       expect((await check()).statusCode).toBe(200); // now cached on b for an hour
-      const revoke = await a.app.inject({ method: 'DELETE', url: `/api/latest/apikeys/${user.apiKeyId}`, headers: authHeaders(user) });
+      const revoke = await a.app.inject({
+        method: 'DELETE',
+        url: `/api/latest/apikeys/${user.apiKeyId}`,
+        headers: authHeaders(user),
+      });
       expect(revoke.statusCode).toBe(200);
       // Pub/sub delivery is asynchronous: poll briefly rather than sleep a fixed time.
       let status = 200;

@@ -29,9 +29,12 @@ export const ProblemSchema = Type.Object(
         type: 'https://rampart.dev/problems/validation-failed',
         title: 'The request is not valid',
         status: 400,
-        detail: "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+        detail:
+          "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
         instance: '/api/latest/users',
-        errors: [{ path: '/email', message: "Unknown property 'email'; did you mean 'Email'?", suggestion: 'Email' }],
+        errors: [
+          { path: '/email', message: "Unknown property 'email'; did you mean 'Email'?", suggestion: 'Email' },
+        ],
       },
     ],
   },

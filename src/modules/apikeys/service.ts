@@ -186,7 +186,8 @@ export class ApiKeyService {
 
   private verifySecret(entry: { row: AuthRow; verified?: Buffer }, secretKey: string): boolean {
     const given = Buffer.from(secretKey, 'utf8');
-    if (entry.verified && entry.verified.length === given.length && timingSafeEqual(entry.verified, given)) return true;
+    if (entry.verified && entry.verified.length === given.length && timingSafeEqual(entry.verified, given))
+      return true;
     if (!secretMatches(entry.row.secret_salt, secretKey, entry.row.secret_hash)) return false;
     entry.verified = given;
     return true;
