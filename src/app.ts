@@ -132,12 +132,18 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
   registerErrorHandler(app);
   registerJsonBodyParser(app);
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
     const deprecation = request.routeOptions.config.deprecation;
-    if (deprecation) reply.header('deprecated', checkDeprecation(deprecation, clock).header);
+    if (!deprecation) return done();
+    try {
+      reply.header('deprecated', checkDeprecation(deprecation, clock).header);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
   });
   registerAuth(app, services.apiKeys);
   await registerThrottle(app, {

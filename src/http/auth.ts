@@ -15,30 +15,37 @@ export const UNAUTHENTICATED_DETAIL =
 export function registerAuth(app: FastifyInstance, apiKeys: ApiKeyService): void {
   app.decorateRequest('auth', null);
 
-  app.addHook('onRequest', async (request) => {
+  // Callback-style hooks: this runs on every request, and a cached key needs no promise at all.
+  app.addHook('onRequest', (request, _reply, done) => {
     const accessKey = request.headers.apiaccesskey;
     const secretKey = request.headers.apisecretkey;
-    if (accessKey === undefined && secretKey === undefined) return;
-    request.auth = await apiKeys.authenticate(accessKey, secretKey);
+    if (accessKey === undefined && secretKey === undefined) return done();
+    const result = apiKeys.authenticate(accessKey, secretKey);
+    if (result instanceof Promise) {
+      result.then((principal) => {
+        request.auth = principal;
+        done();
+      }, done);
+    } else {
+      request.auth = result;
+      done();
+    }
   });
 
-  app.addHook('preParsing', async (request, _reply, payload) => {
+  app.addHook('preParsing', (request, _reply, payload, done) => {
     const access = request.routeOptions.config.access;
-    if (!access || 'public' in access) return payload;
+    if (!access || 'public' in access) return done(null, payload);
     if (!request.auth) {
-      throw AppError.of(
-        Problems.Unauthenticated,
-        UNAUTHENTICATED_DETAIL,
-        {},
-        { 'www-authenticate': 'ApiKey' },
-      );
+      return done(AppError.of(Problems.Unauthenticated, UNAUTHENTICATED_DETAIL, {}, { 'www-authenticate': 'ApiKey' }));
     }
     if (!roleAllows(request.auth.role, access.role)) {
-      throw AppError.of(
-        Problems.Forbidden,
-        `This action requires the ${access.role} role or higher; your role is ${request.auth.role}.`,
+      return done(
+        AppError.of(
+          Problems.Forbidden,
+          `This action requires the ${access.role} role or higher; your role is ${request.auth.role}.`,
+        ),
       );
     }
-    return payload;
+    done(null, payload);
   });
 }

@@ -41,6 +41,11 @@ export interface NewApiKey {
 }
 
 type AuthRow = NonNullable<Awaited<ReturnType<ApiKeyRepository['findForAuthentication']>>>;
+interface CacheEntry {
+  row: AuthRow;
+  until: number;
+  verified?: Buffer;
+}
 type ListRow = NonNullable<Awaited<ReturnType<ApiKeyRepository['findById']>>>;
 
 export const MAX_EXPIRY_DAYS = 3650;
@@ -49,7 +54,7 @@ const CACHE_MAX_ENTRIES = 10_000;
 export class ApiKeyService {
   // A verified secret is kept with its entry so that repeat requests compare bytes instead of
   // computing an HMAC; entries live at most cacheSeconds and go on revoke.
-  private readonly cache = new Map<string, { row: AuthRow; until: number; verified?: Buffer }>();
+  private readonly cache = new Map<string, CacheEntry>();
   private readonly lastUsed = new Map<string, { organizationId: string; id: string; at: Date }>();
 
   constructor(
@@ -170,13 +175,15 @@ export class ApiKeyService {
     }
   }
 
-  private async lookup(accessKey: string): Promise<{ row: AuthRow; verified?: Buffer } | undefined> {
-    const now = Date.now();
-    const cached = this.cache.get(accessKey);
-    if (cached && cached.until > now) return cached;
+  private cached(accessKey: string): CacheEntry | undefined {
+    const entry = this.cache.get(accessKey);
+    return entry && entry.until > Date.now() ? entry : undefined;
+  }
+
+  private async load(accessKey: string): Promise<CacheEntry | undefined> {
     const row = await this.repo.findForAuthentication(accessKey);
     if (!row) return undefined;
-    const entry = { row, until: now + this.cacheSeconds * 1000 };
+    const entry: CacheEntry = { row, until: Date.now() + this.cacheSeconds * 1000 };
     if (this.cacheSeconds > 0) {
       if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
       this.cache.set(accessKey, entry);
@@ -184,7 +191,7 @@ export class ApiKeyService {
     return entry;
   }
 
-  private verifySecret(entry: { row: AuthRow; verified?: Buffer }, secretKey: string): boolean {
+  private verifySecret(entry: CacheEntry, secretKey: string): boolean {
     const given = Buffer.from(secretKey, 'utf8');
     if (entry.verified && entry.verified.length === given.length && timingSafeEqual(entry.verified, given))
       return true;
@@ -197,12 +204,18 @@ export class ApiKeyService {
    * The principal for a pair of header values, or null. Every failure looks the same to the
    * caller, so that the answer reveals nothing about which part was wrong.
    */
-  async authenticate(accessKey: unknown, secretKey: unknown): Promise<Principal | null> {
+  authenticate(accessKey: unknown, secretKey: unknown): Principal | null | Promise<Principal | null> {
     if (typeof accessKey !== 'string' || typeof secretKey !== 'string') return null;
     if (!ACCESS_KEY_PATTERN.test(accessKey) || !SECRET_KEY_PATTERN.test(secretKey)) return null;
-    const entry = await this.lookup(accessKey);
-    const row = entry?.row;
-    if (!entry || !row?.user_active || this.status(row) !== 'Active') return null;
+    // The hot path stays synchronous when the key is cached.
+    const entry = this.cached(accessKey);
+    if (entry) return this.principalFor(entry, secretKey);
+    return this.load(accessKey).then((loaded) => (loaded ? this.principalFor(loaded, secretKey) : null));
+  }
+
+  private principalFor(entry: CacheEntry, secretKey: string): Principal | null {
+    const row = entry.row;
+    if (!row.user_active || this.status(row) !== 'Active') return null;
     if (!this.verifySecret(entry, secretKey)) return null;
     this.lastUsed.set(row.id, { organizationId: row.organization_id, id: row.id, at: this.clock() });
     return {
