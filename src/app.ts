@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
+import cookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
@@ -27,6 +28,9 @@ import { AuditService } from './modules/audit/service.js';
 import { authenticationRoutes } from './modules/authentication/routes.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
+import { SessionRepository } from './modules/sessions/repository.js';
+import { sessionRoutes } from './modules/sessions/routes.js';
+import { SessionService } from './modules/sessions/service.js';
 import { statusRoutes } from './modules/status/routes.js';
 import { UserRepository } from './modules/users/repository.js';
 import { userRoutes } from './modules/users/routes.js';
@@ -45,6 +49,7 @@ export interface AppOptions {
 }
 
 export interface Services {
+  sessions: SessionService;
   organizations: OrganizationService;
   users: UserService;
   apiKeys: ApiKeyService;
@@ -70,14 +75,19 @@ export function buildServices(
   database: Database,
   clock: Clock,
   bus: InvalidationBus,
-  authCacheSeconds: number,
+  config: Pick<Config, 'authCacheSeconds' | 'sessionIdleMinutes' | 'sessionMaxHours'>,
 ): Services {
   const audit = new AuditService(new AuditRepository(database.db));
+  const users = new UserService(new UserRepository(database.db), audit);
   return {
     audit,
+    users,
     organizations: new OrganizationService(new OrganizationRepository(database.db)),
-    users: new UserService(new UserRepository(database.db), audit),
-    apiKeys: new ApiKeyService(new ApiKeyRepository(database.db), audit, bus, clock, authCacheSeconds),
+    sessions: new SessionService(new SessionRepository(database.db), users, audit, clock, {
+      idleMinutes: config.sessionIdleMinutes,
+      absoluteHours: config.sessionMaxHours,
+    }),
+    apiKeys: new ApiKeyService(new ApiKeyRepository(database.db), audit, bus, clock, config.authCacheSeconds),
   };
 }
 
@@ -101,7 +111,7 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
   const bus: InvalidationBus = config.redisUrl
     ? new RedisInvalidationBus(config.redisUrl)
     : new LocalInvalidationBus();
-  const services = buildServices(database, clock, bus, config.authCacheSeconds);
+  const services = buildServices(database, clock, bus, config);
   const deprecations = new DeprecationRegistry([...DEPRECATIONS, ...config.deprecations]);
 
   const logger = options.logger === undefined ? createLogger(config) : options.logger;
@@ -145,7 +155,8 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
       done(error as Error);
     }
   });
-  registerAuth(app, services.apiKeys);
+  await app.register(cookie);
+  registerAuth(app, services.apiKeys, services.sessions);
   await registerThrottle(app, {
     limit: config.throttleLimit,
     windowSeconds: config.throttleWindowSeconds,
@@ -159,6 +170,14 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     accountRoutes(services.users, services.organizations),
     userRoutes(services.users),
     apiKeyRoutes(services.apiKeys),
+    sessionRoutes({
+      sessions: services.sessions,
+      users: services.users,
+      organizations: services.organizations,
+      baseUrl: config.baseUrl,
+      loginLimit: config.loginThrottleLimit,
+      loginWindowSeconds: config.loginThrottleWindowSeconds,
+    }),
   ];
   for (const channel of CHANNELS) {
     await app.register(async (scope) => {

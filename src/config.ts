@@ -26,6 +26,8 @@ export const ENV_VARS = {
   RAMPART_LOGIN_THROTTLE_LIMIT:
     'Sign-in attempts per window per account and per source address (default 10).',
   RAMPART_LOGIN_THROTTLE_WINDOW: 'Sign-in throttle window in seconds (default 300).',
+  RAMPART_SESSION_IDLE_MINUTES: 'A web session ends after this many minutes without a request (default 30).',
+  RAMPART_SESSION_MAX_HOURS: 'A web session ends this many hours after sign-in, active or not (default 12).',
   RAMPART_AUTH_CACHE_SECONDS:
     'How long a verified API key stays cached; bounds how late a revoke reaches other instances without Redis (default 30).',
   RAMPART_LAST_USED_FLUSH_SECONDS:
@@ -93,6 +95,8 @@ export const ConfigSchema = Type.Object({
   throttleRoutes: Type.Record(Type.String(), RouteThrottle, { default: {} }),
   loginThrottleLimit: PositiveInt(10),
   loginThrottleWindowSeconds: PositiveInt(300, 86400),
+  sessionIdleMinutes: PositiveInt(30, 7 * 24 * 60),
+  sessionMaxHours: PositiveInt(12, 24 * 90),
   authCacheSeconds: Type.Integer({ minimum: 0, maximum: 3600, default: 30 }),
   lastUsedFlushSeconds: PositiveInt(60, 86400),
   deprecations: Type.Array(DeprecationConfig, { default: [] }),
@@ -130,6 +134,8 @@ const SOURCES: Record<
   RAMPART_THROTTLE_ROUTES: { field: 'throttleRoutes', kind: 'json' },
   RAMPART_LOGIN_THROTTLE_LIMIT: { field: 'loginThrottleLimit', kind: 'int' },
   RAMPART_LOGIN_THROTTLE_WINDOW: { field: 'loginThrottleWindowSeconds', kind: 'int' },
+  RAMPART_SESSION_IDLE_MINUTES: { field: 'sessionIdleMinutes', kind: 'int' },
+  RAMPART_SESSION_MAX_HOURS: { field: 'sessionMaxHours', kind: 'int' },
   RAMPART_AUTH_CACHE_SECONDS: { field: 'authCacheSeconds', kind: 'int' },
   RAMPART_LAST_USED_FLUSH_SECONDS: { field: 'lastUsedFlushSeconds', kind: 'int' },
   RAMPART_DEPRECATIONS: { field: 'deprecations', kind: 'json' },

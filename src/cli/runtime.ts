@@ -42,7 +42,7 @@ export async function openRuntime(cli: CliEnv, command: string, config = readCon
     const appliedMigrations = await migrateToLatest(database.db);
     // A revoke from the CLI reaches running servers' caches through Redis when it is configured.
     bus = config.redisUrl ? new RedisInvalidationBus(config.redisUrl) : new LocalInvalidationBus();
-    const services = buildServices(database, systemClock, bus, 0);
+    const services = buildServices(database, systemClock, bus, { ...config, authCacheSeconds: 0 });
     const { organization, created } = await services.organizations.ensureFirst();
     const openBus = bus;
     return {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiKeyService } from '../modules/apikeys/service.js';
-import { roleAllows } from './access.js';
+import type { SessionService } from '../modules/sessions/service.js';
+import { DEFAULT_AUTH_METHODS, roleAllows } from './access.js';
 import { AppError } from './problems/app-error.js';
 import { Problems } from './problems/types.js';
 
@@ -12,14 +13,28 @@ export const UNAUTHENTICATED_DETAIL =
  * Authentication runs first (so the throttle can count per API key), authorisation after the
  * throttle and before the body is read (so an unauthenticated client cannot make us parse it).
  */
-export function registerAuth(app: FastifyInstance, apiKeys: ApiKeyService): void {
+export const SESSION_COOKIE = 'rampart_session';
+export const CSRF_HEADER = 'x-csrf-token';
+
+const SESSION_ONLY_DETAIL = 'Sign in first: this endpoint needs a web session.';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function registerAuth(app: FastifyInstance, apiKeys: ApiKeyService, sessions: SessionService): void {
   app.decorateRequest('auth', null);
 
   // Callback-style hooks: this runs on every request, and a cached key needs no promise at all.
   app.addHook('onRequest', (request, _reply, done) => {
     const accessKey = request.headers.apiaccesskey;
     const secretKey = request.headers.apisecretkey;
-    if (accessKey === undefined && secretKey === undefined) return done();
+    if (accessKey === undefined && secretKey === undefined) {
+      const token = request.cookies[SESSION_COOKIE];
+      if (!token) return done();
+      sessions.authenticate(token).then((principal) => {
+        request.auth = principal;
+        done();
+      }, done);
+      return;
+    }
     const result = apiKeys.authenticate(accessKey, secretKey);
     if (result instanceof Promise) {
       result.then((principal) => {
@@ -35,8 +50,24 @@ export function registerAuth(app: FastifyInstance, apiKeys: ApiKeyService): void
   app.addHook('preParsing', (request, _reply, payload, done) => {
     const access = request.routeOptions.config.access;
     if (!access || 'public' in access) return done(null, payload);
-    if (!request.auth) {
-      return done(AppError.of(Problems.Unauthenticated, UNAUTHENTICATED_DETAIL, {}, { 'www-authenticate': 'ApiKey' }));
+    const via = access.via ?? DEFAULT_AUTH_METHODS;
+    if (!request.auth || !via.includes(request.auth.kind)) {
+      const detail = via.includes('apiKey') ? UNAUTHENTICATED_DETAIL : SESSION_ONLY_DETAIL;
+      return done(AppError.of(Problems.Unauthenticated, detail, {}, { 'www-authenticate': 'ApiKey' }));
+    }
+    // A browser sends the session cookie with any site's request; the CSRF header proves the
+    // request comes from our own pages.
+    if (
+      request.auth.kind === 'session' &&
+      !SAFE_METHODS.has(request.method) &&
+      !sessions.csrfMatches(request.auth, request.headers[CSRF_HEADER])
+    ) {
+      return done(
+        AppError.of(
+          Problems.CsrfFailed,
+          `Send the session's CSRF token in the ${CSRF_HEADER} header (from sign-in or GET /api/latest/session).`,
+        ),
+      );
     }
     if (!roleAllows(request.auth.role, access.role)) {
       return done(

@@ -16,7 +16,10 @@ export function contextOf(request: FastifyRequest): ServiceContext {
   const principal = principalOf(request);
   return {
     organizationId: principal.organizationId,
-    actor: { type: 'apikey', id: principal.apiKeyId },
+    actor:
+      principal.kind === 'apiKey'
+        ? { type: 'apikey', id: principal.apiKeyId }
+        : { type: 'user', id: principal.userId },
     requestId: request.id,
     ipAddress: request.ip,
   };

@@ -1,5 +1,5 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import { AppError } from './problems/app-error.js';
 import { Problems } from './problems/types.js';
@@ -10,9 +10,12 @@ export interface ThrottleOptions {
   redis?: Redis;
 }
 
-/** A client is its API key when it authenticated, else its source address. */
+/** A client is its API key, or its signed-in user, when authenticated; else its source address. */
 export function throttleKey(request: FastifyRequest): string {
-  return request.auth ? `key:${request.auth.accessKey}` : `addr:${normalizeIP(request.ip)}`;
+  const auth = request.auth;
+  if (auth?.kind === 'apiKey') return `key:${auth.accessKey}`;
+  if (auth?.kind === 'session') return `user:${auth.userId}`;
+  return `addr:${normalizeIP(request.ip)}`;
 }
 
 export async function registerThrottle(app: FastifyInstance, options: ThrottleOptions): Promise<void> {
@@ -38,4 +41,33 @@ export async function registerThrottle(app: FastifyInstance, options: ThrottleOp
       );
     },
   });
+}
+
+/**
+ * A further budget on top of the global one (sign-in per account and per address). The plugin's
+ * own route hooks run once per request, so this one counts through `createRateLimit`.
+ */
+export function extraLimit(
+  app: FastifyInstance,
+  options: { limit: number; windowSeconds: number; key: (request: FastifyRequest) => string; what: string },
+): preHandlerAsyncHookHandler {
+  const check = app.createRateLimit({
+    max: options.limit,
+    timeWindow: options.windowSeconds * 1000,
+    keyGenerator: options.key,
+  });
+  return async (request, reply) => {
+    const result = await check(request);
+    if (result.isAllowed || !result.isExceeded) return;
+    const seconds = Math.max(1, result.ttlInSeconds);
+    reply.header('ratelimit-limit', result.max);
+    reply.header('ratelimit-remaining', 0);
+    reply.header('ratelimit-reset', seconds);
+    throw AppError.of(
+      Problems.RateLimited,
+      `Too many ${options.what}: the limit is ${options.limit} per ${options.windowSeconds} seconds. Retry after ${seconds} seconds.`,
+      { retryAfter: seconds },
+      { 'retry-after': String(seconds) },
+    );
+  };
 }

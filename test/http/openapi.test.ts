@@ -78,7 +78,9 @@ describe('OpenAPI documents', () => {
         );
         const isPublic = route?.access && 'public' in route.access;
         expect(op.description, `${method} ${path}`).toMatch(
-          isPublic ? /Anonymous/ : /Requires an API key of a user with role/,
+          isPublic
+            ? /Anonymous/
+            : /Requires (an API key|a web session)( or a web session)? of a user with role/,
         );
         expect(op.security).toEqual(isPublic ? [] : [{ ApiAccessKey: [], ApiSecretKey: [] }]);
         if (!isPublic)

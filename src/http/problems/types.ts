@@ -7,6 +7,7 @@ export const Problems = {
   MalformedJson: { slug: 'malformed-json', status: 400, title: 'The request body is not valid JSON' },
   Unauthenticated: { slug: 'unauthenticated', status: 401, title: 'Authentication required' },
   Forbidden: { slug: 'forbidden', status: 403, title: 'Your role does not allow this action' },
+  CsrfFailed: { slug: 'csrf-token-invalid', status: 403, title: 'Missing or wrong CSRF token' },
   NotFound: { slug: 'not-found', status: 404, title: 'Not found' },
   MethodNotAllowed: { slug: 'method-not-allowed', status: 405, title: 'Method not allowed' },
   Conflict: { slug: 'conflict', status: 409, title: 'Conflict' },

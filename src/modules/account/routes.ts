@@ -12,8 +12,10 @@ const AccountDetailsSchema = Type.Object(
       { Id: Type.String({ format: 'uuid' }), Name: Type.String() },
       { additionalProperties: false },
     ),
-    AuthenticatedWith: Type.Literal('ApiKey'),
-    AccessKey: Type.String({ description: 'The access key of the calling API key.' }),
+    AuthenticatedWith: Type.Union([Type.Literal('ApiKey'), Type.Literal('Session')]),
+    AccessKey: Type.Union([Type.String(), Type.Null()], {
+      description: 'The access key of the calling API key; null for a web session.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -42,8 +44,8 @@ export const accountRoutes =
         return {
           User: { Id: user.id, Name: user.name, Email: user.email, Role: user.role },
           Organization: { Id: organization.id, Name: organization.name },
-          AuthenticatedWith: 'ApiKey' as const,
-          AccessKey: principal.accessKey,
+          AuthenticatedWith: principal.kind === 'apiKey' ? ('ApiKey' as const) : ('Session' as const),
+          AccessKey: principal.kind === 'apiKey' ? principal.accessKey : null,
         };
       },
     });

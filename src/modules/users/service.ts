@@ -95,6 +95,12 @@ export class UserService {
     return toUser(row);
   }
 
+  /** The user and password hash for a sign-in attempt. */
+  async findForSignIn(email: string): Promise<{ user: User; passwordHash: string | null } | undefined> {
+    const row = await this.repo.findByEmail(email.trim());
+    return row ? { user: toUser(row), passwordHash: row.password_hash } : undefined;
+  }
+
   async findByEmail(email: string): Promise<User | undefined> {
     const row = await this.repo.findByEmail(email.trim());
     return row ? toUser(row) : undefined;

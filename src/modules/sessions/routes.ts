@@ -1,0 +1,132 @@
+import { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SESSION_COOKIE } from '../../http/auth.js';
+import type { ChannelRoutes } from '../../http/channels.js';
+import { route } from '../../http/channels.js';
+import { principalOf } from '../../http/request-context.js';
+import { extraLimit } from '../../http/throttle.js';
+import type { OrganizationService } from '../organizations/service.js';
+import type { User, UserService } from '../users/service.js';
+import { SessionSchema, SignInSchema } from './schemas.js';
+import { csrfTokenFor, type SessionService } from './service.js';
+
+export interface SessionRouteDeps {
+  sessions: SessionService;
+  users: UserService;
+  organizations: OrganizationService;
+  baseUrl: string;
+  loginLimit: number;
+  loginWindowSeconds: number;
+}
+
+export const sessionRoutes =
+  (deps: SessionRouteDeps): ChannelRoutes =>
+  (app, ctx) => {
+    const secure = (request: FastifyRequest) =>
+      deps.baseUrl.startsWith('https:') || request.protocol === 'https';
+    const body = async (user: User, csrfToken: string) => {
+      const org = await deps.organizations.get(user.organizationId);
+      return {
+        User: { Id: user.id, Name: user.name, Email: user.email, Role: user.role },
+        Organization: { Id: org.id, Name: org.name },
+        CsrfToken: csrfToken,
+      };
+    };
+    const clearCookie = (request: FastifyRequest, reply: FastifyReply) =>
+      reply.clearCookie(SESSION_COOKIE, {
+        path: '/',
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: secure(request),
+      });
+
+    // Sign-in attempts have their own, stricter budgets: per source address and per account.
+    const budget = {
+      limit: deps.loginLimit,
+      windowSeconds: deps.loginWindowSeconds,
+      what: 'sign-in attempts',
+    };
+    const perAddress = extraLimit(app, { ...budget, key: (r) => `login-addr:${normalizeIP(r.ip)}` });
+    const perAccount = extraLimit(app, {
+      ...budget,
+      key: (r) =>
+        `login-account:${String((r.body as { Email?: unknown } | undefined)?.Email ?? '')
+          .trim()
+          .toLowerCase()}`,
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: '/session',
+      channels: ['latest'],
+      access: { public: true },
+      preHandler: [perAddress, perAccount],
+      schema: {
+        operationId: 'signIn',
+        summary: 'Sign in to the web application',
+        description:
+          'Starts a web session: sets the `rampart_session` cookie (HttpOnly, SameSite=Lax, Secure over https) and ' +
+          `returns the CSRF token. Attempts are limited to ${deps.loginLimit} per ${deps.loginWindowSeconds} s per account and per address.`,
+        tags: ['Session'],
+        body: SignInSchema,
+        response: { 200: SessionSchema },
+      },
+      handler: async (request, reply) => {
+        const signedIn = await deps.sessions.signIn(request.body.Email, request.body.Password, {
+          ipAddress: request.ip,
+          userAgent: request.headers['user-agent'] ?? null,
+          previousToken: request.cookies[SESSION_COOKIE],
+          requestId: request.id,
+        });
+        reply.setCookie(SESSION_COOKIE, signedIn.token, {
+          path: '/',
+          httpOnly: true,
+          sameSite: 'lax',
+          secure: secure(request),
+          expires: signedIn.expiresAt,
+        });
+        return body(signedIn.user, signedIn.csrfToken);
+      },
+    });
+
+    route(app, ctx, {
+      method: 'GET',
+      url: '/session',
+      channels: ['latest'],
+      access: { role: 'ReadOnly', via: ['session'] },
+      schema: {
+        operationId: 'getSession',
+        summary: 'Who is signed in',
+        tags: ['Session'],
+        response: { 200: SessionSchema },
+      },
+      handler: async (request) => {
+        const principal = principalOf(request);
+        const user = await deps.users.get(
+          { organizationId: principal.organizationId, actor: { type: 'user', id: principal.userId } },
+          principal.userId,
+        );
+        return body(user, csrfTokenFor(request.cookies[SESSION_COOKIE] ?? ''));
+      },
+    });
+
+    route(app, ctx, {
+      method: 'DELETE',
+      url: '/session',
+      channels: ['latest'],
+      access: { role: 'ReadOnly', via: ['session'] },
+      schema: {
+        operationId: 'signOut',
+        summary: 'Sign out',
+        description: 'Ends the session on every instance at once.',
+        tags: ['Session'],
+        response: { 204: { type: 'null', description: 'Signed out.' } },
+      },
+      handler: async (request, reply) => {
+        const principal = principalOf(request);
+        if (principal.kind === 'session') await deps.sessions.signOut(principal, request.id);
+        clearCookie(request, reply);
+        return reply.code(204).send();
+      },
+    });
+  };

@@ -1,0 +1,143 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Role } from '../../db/schema.js';
+import type { SessionPrincipal } from '../../http/access.js';
+import { AppError } from '../../http/problems/app-error.js';
+import { Problems } from '../../http/problems/types.js';
+import type { Clock } from '../../lib/clock.js';
+import { uuidv7 } from '../../lib/uuidv7.js';
+import type { AuditService } from '../audit/service.js';
+import { hashPassword, verifyPassword } from '../users/password.js';
+import type { User, UserService } from '../users/service.js';
+import type { SessionRepository } from './repository.js';
+
+export const SIGN_IN_FAILED = 'The email or password is incorrect.';
+
+export interface SessionLifetimes {
+  idleMinutes: number;
+  absoluteHours: number;
+}
+
+export interface SignedIn {
+  user: User;
+  token: string;
+  csrfToken: string;
+  expiresAt: Date;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+const newToken = () => randomBytes(32).toString('base64url');
+
+/**
+ * The CSRF token of a session is derived from its cookie token: a page on another origin cannot
+ * read the cookie, so it cannot produce the token, and the app can get it again after a reload.
+ */
+export function csrfTokenFor(sessionToken: string): string {
+  return createHash('sha256').update(`csrf:${sessionToken}`, 'utf8').digest('base64url');
+}
+// Last-seen times are written at most this often per session: idle expiry needs no write per request.
+const TOUCH_INTERVAL_MS = 60_000;
+
+/** Web sessions: server-side rows any instance can validate, revoked by sign-out. */
+export class SessionService {
+  // Compared against when the email is unknown, so that timing does not reveal which emails exist.
+  private readonly dummyHash: Promise<string> = hashPassword(randomBytes(16).toString('hex'));
+
+  constructor(
+    private readonly repo: SessionRepository,
+    private readonly users: UserService,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    private readonly lifetimes: SessionLifetimes,
+  ) {}
+
+  async signIn(
+    email: string,
+    password: string,
+    meta: { ipAddress: string | null; userAgent: string | null; previousToken?: string; requestId?: string },
+  ): Promise<SignedIn> {
+    const found = await this.users.findForSignIn(email);
+    const valid = await verifyPassword(password, found?.passwordHash ?? (await this.dummyHash));
+    const now = this.clock();
+    // Rotation: whatever session the browser held before is ended, never upgraded.
+    if (meta.previousToken) await this.repo.revokeByTokenHash(sha256(meta.previousToken), now);
+    if (!found || !valid || !found.user.active || !found.passwordHash) {
+      if (found) {
+        await this.audit.record(
+          {
+            organizationId: found.user.organizationId,
+            actor: { type: 'user', id: found.user.id },
+            ipAddress: meta.ipAddress ?? undefined,
+          },
+          'session.sign_in_failed',
+          { type: 'user', id: found.user.id },
+        );
+      }
+      throw AppError.of(Problems.Unauthenticated, SIGN_IN_FAILED);
+    }
+    const user = found.user;
+    const token = newToken();
+    const csrfToken = csrfTokenFor(token);
+    const absoluteExpiresAt = new Date(now.getTime() + this.lifetimes.absoluteHours * 3_600_000);
+    const id = uuidv7();
+    await this.repo.insert({
+      organizationId: user.organizationId,
+      id,
+      userId: user.id,
+      tokenHash: sha256(token),
+      csrfTokenHash: sha256(csrfToken),
+      now,
+      idleExpiresAt: this.idleExpiry(now, absoluteExpiresAt),
+      absoluteExpiresAt,
+      ipAddress: meta.ipAddress,
+      userAgent: meta.userAgent?.slice(0, 500) ?? null,
+    });
+    await this.audit.record(
+      {
+        organizationId: user.organizationId,
+        actor: { type: 'user', id: user.id },
+        ipAddress: meta.ipAddress ?? undefined,
+        requestId: meta.requestId,
+      },
+      'session.signed_in',
+      { type: 'session', id },
+    );
+    return { user, token, csrfToken, expiresAt: absoluteExpiresAt };
+  }
+
+  private idleExpiry(now: Date, absolute: Date): Date {
+    return new Date(Math.min(now.getTime() + this.lifetimes.idleMinutes * 60_000, absolute.getTime()));
+  }
+
+  /** The principal of a session cookie, or null when it is unknown, ended or expired. */
+  async authenticate(token: string): Promise<SessionPrincipal | null> {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+    const now = this.clock();
+    const row = await this.repo.findActiveByTokenHash(sha256(token), now);
+    if (!row) return null;
+    if (now.getTime() - row.last_seen_at.getTime() > TOUCH_INTERVAL_MS) {
+      await this.repo.touch(row.organization_id, row.id, now, this.idleExpiry(now, row.absolute_expires_at));
+    }
+    return {
+      kind: 'session',
+      organizationId: row.organization_id,
+      userId: row.user_id,
+      role: row.role as Role,
+      sessionId: row.id,
+      csrfTokenHash: row.csrf_token_hash,
+    };
+  }
+
+  csrfMatches(principal: SessionPrincipal, csrfToken: unknown): boolean {
+    if (typeof csrfToken !== 'string' || csrfToken.length === 0 || csrfToken.length > 100) return false;
+    return timingSafeEqual(sha256(csrfToken), principal.csrfTokenHash);
+  }
+
+  async signOut(principal: SessionPrincipal, requestId?: string): Promise<void> {
+    await this.repo.revoke(principal.organizationId, principal.sessionId, this.clock());
+    await this.audit.record(
+      { organizationId: principal.organizationId, actor: { type: 'user', id: principal.userId }, requestId },
+      'session.signed_out',
+      { type: 'session', id: principal.sessionId },
+    );
+  }
+}
