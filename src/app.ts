@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { Access } from './http/access.js';
 import { registerAuth } from './http/auth.js';
-import { CHANNELS, type ChannelRoutes } from './http/channels.js';
+import { CHANNELS, type ChannelRoutes, requireAccessDeclarations } from './http/channels.js';
 import { checkDeprecation, DEPRECATIONS, DeprecationRegistry } from './http/deprecations.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { createLogger, RequestLogController } from './http/logging.js';
@@ -134,10 +134,8 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     for (const method of [route.method].flat()) {
       routes.push({ method, url: route.url, access: route.config?.access, channel: route.config?.channel });
     }
-    if (route.url.startsWith('/api/') && !route.config?.access) {
-      throw new Error(`Route ${route.method} ${route.url} declares no access (public or a role)`);
-    }
   });
+  requireAccessDeclarations(app);
   app.addSchema(ProblemSchema);
   registerErrorHandler(app);
   registerJsonBodyParser(app);

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type {
   ContextConfigDefault,
+  FastifyInstance,
   FastifySchema,
   RawServerDefault,
   RouteGenericInterface,
@@ -9,7 +10,7 @@ import type {
 } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../config.js';
-import { type Access, describeAccess } from './access.js';
+import { type Access, DEFAULT_AUTH_METHODS, describeAccess } from './access.js';
 import type { DeprecationRegistry } from './deprecations.js';
 import type { TypedApp } from './types.js';
 
@@ -68,6 +69,25 @@ function problemResponses(schema: FastifySchema, access: Access): Record<string,
   return responses;
 }
 
+/** Fail closed: an API route that does not say who may call it stops the app from starting. */
+export function requireAccessDeclarations(app: FastifyInstance): void {
+  app.addHook('onRoute', (r) => {
+    if (r.url.toLowerCase().startsWith('/api/') && !r.config?.access) {
+      throw new Error(`Route ${r.method} ${r.url} declares no access (public or a role)`);
+    }
+  });
+}
+
+/** OpenAPI security alternatives: both API key headers, or the session cookie. */
+function securityOf(access: Access): Record<string, string[]>[] {
+  if ('public' in access) return [];
+  const via = access.via ?? DEFAULT_AUTH_METHODS;
+  return [
+    ...(via.includes('apiKey') ? [{ ApiAccessKey: [], ApiSecretKey: [] }] : []),
+    ...(via.includes('session') ? [{ SessionCookie: [] }] : []),
+  ];
+}
+
 /** Registers a route in the current channel when it serves it; no-op otherwise. */
 export function route<S extends FastifySchema>(
   app: TypedApp,
@@ -84,7 +104,7 @@ export function route<S extends FastifySchema>(
     description: [def.schema.description, `**Access:** ${describeAccess(access)}`]
       .filter(Boolean)
       .join('\n\n'),
-    security: 'public' in access ? [] : [{ ApiAccessKey: [], ApiSecretKey: [] }],
+    security: securityOf(access),
     response: {
       ...problemResponses(def.schema, access),
       ...(deprecation

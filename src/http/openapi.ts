@@ -60,6 +60,13 @@ export async function registerChannelDocs(
             name: 'ApiSecretKey',
             description: 'The secret key, shown once at creation.',
           },
+          SessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'rampart_session',
+            description:
+              'The web application session, from POST /api/latest/session. Changes also need the X-CSRF-Token header.',
+          },
         },
       },
     },

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { ENV_VARS } from '../../src/config.js';
+import { requireAccessDeclarations } from '../../src/http/channels.js';
 import { Problems } from '../../src/http/problems/types.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -57,5 +59,18 @@ describe('architecture rules', () => {
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     for (const name of Object.keys(ENV_VARS)) expect(readme, name).toContain(`\`${name}\``);
     for (const p of Object.values(Problems)) expect(readme, p.slug).toContain(`\`${p.slug}\``);
+  });
+});
+
+describe('route declarations', () => {
+  it('refuses at start an API route that declares no access', async () => {
+    const app = Fastify({ logger: false });
+    requireAccessDeclarations(app);
+    app.get('/status', { config: {} }, async () => 'fine outside /api');
+    expect(() => app.get('/api/latest/things', async () => [])).toThrow(/declares no access/);
+    expect(() =>
+      app.get('/api/latest/open', { config: { access: { public: true } } }, async () => []),
+    ).not.toThrow();
+    await app.close();
   });
 });

@@ -70,6 +70,7 @@ describe('OpenAPI documents', () => {
     expect(doc.components.securitySchemes).toEqual({
       ApiAccessKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'ApiAccessKey' }),
       ApiSecretKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'ApiSecretKey' }),
+      SessionCookie: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'rampart_session' }),
     });
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
@@ -82,7 +83,12 @@ describe('OpenAPI documents', () => {
             ? /Anonymous/
             : /Requires (an API key|a web session)( or a web session)? of a user with role/,
         );
-        expect(op.security).toEqual(isPublic ? [] : [{ ApiAccessKey: [], ApiSecretKey: [] }]);
+        const via =
+          route?.access && 'role' in route.access ? (route.access.via ?? ['apiKey', 'session']) : [];
+        expect(op.security).toEqual([
+          ...(via.includes('apiKey') ? [{ ApiAccessKey: [], ApiSecretKey: [] }] : []),
+          ...(via.includes('session') ? [{ SessionCookie: [] }] : []),
+        ]);
         if (!isPublic)
           expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403', '429']));
         for (const [status, response] of Object.entries(op.responses)) {
