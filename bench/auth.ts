@@ -19,10 +19,14 @@ interface Target {
   secretKey: string;
 }
 
-async function start(script: string, args: string[]): Promise<{ child: ChildProcess; target: Target }> {
+async function start(
+  script: string,
+  args: string[],
+  logLevel: string,
+): Promise<{ child: ChildProcess; target: Target }> {
   const child = fork(new URL(script, import.meta.url), args, {
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, RAMPART_LOG_LEVEL: process.env.RAMPART_LOG_LEVEL ?? 'info' },
+    env: { ...process.env, RAMPART_LOG_LEVEL: logLevel },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const target = await new Promise<Target>((resolve, reject) => {
@@ -51,8 +55,8 @@ async function load(target: Target, duration: number) {
   return { rps: result.requests.average, p99: result.latency.p99, ok };
 }
 
-async function measure(script: string, args: string[]) {
-  const { child, target } = await start(script, args);
+async function measure(script: string, args: string[], logLevel = 'info') {
+  const { child, target } = await start(script, args, logLevel);
   try {
     await load(target, 2); // warm-up: JIT, caches
     return await load(target, DURATION);
@@ -83,15 +87,20 @@ console.log(
 );
 for (const kind of kinds) {
   const baseline = await measure('./bare-server.ts', []);
-  const rampart =
-    kind === 'postgresql'
-      ? await withPostgresDatabase((url) => measure('./auth-server.ts', [kind, url]))
-      : await measure('./auth-server.ts', [kind]);
-  const ratio = rampart.rps / baseline.rps;
-  rows.push(
-    `| ${kind} | ${rampart.rps.toFixed(0)} | ${rampart.p99} ms | ${baseline.rps.toFixed(0)} | ${baseline.p99} ms | ${ratio.toFixed(2)} |`,
-  );
+  // Rampart as shipped (one JSON log line per request), and with request logging off.
+  for (const logLevel of ['info', 'warn']) {
+    const rampart =
+      kind === 'postgresql'
+        ? await withPostgresDatabase((url) => measure('./auth-server.ts', [kind, url], logLevel))
+        : await measure('./auth-server.ts', [kind], logLevel);
+    const ratio = rampart.rps / baseline.rps;
+    rows.push(
+      `| ${kind} | ${logLevel} | ${rampart.rps.toFixed(0)} | ${rampart.p99} ms | ${baseline.rps.toFixed(0)} | ${baseline.p99} ms | ${ratio.toFixed(2)} |`,
+    );
+  }
 }
-console.log('\n| database | authenticationcheck req/s | p99 | bare Fastify req/s | p99 | ratio |');
-console.log('|---|---|---|---|---|---|');
+console.log(
+  '\n| database | RAMPART_LOG_LEVEL | authenticationcheck req/s | p99 | bare Fastify req/s | p99 | ratio |',
+);
+console.log('|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
