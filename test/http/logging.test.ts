@@ -1,0 +1,87 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type RampartApp } from '../../src/app.js';
+import { REDACTED_PATHS } from '../../src/http/logging.js';
+import { authHeaders, testConfig } from '../helpers/app.js';
+import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
+
+describe('request logs', () => {
+  let tdb: TestDatabase;
+  let rampart: RampartApp;
+  const lines: string[] = [];
+
+  beforeAll(async () => {
+    tdb = await newTestDatabase('pglite');
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(...String(chunk).split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const logger = pino({ level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
+    rampart = await buildApp({ config: testConfig(), database: tdb.database, logger });
+  });
+  afterAll(async () => {
+    await rampart?.app.close();
+    await tdb?.drop();
+  });
+
+  it('write one line per request with method, URL, status and time, and never a secret', async () => {
+    const { organization } = await rampart.services.organizations.ensureFirst();
+    const ctx = { organizationId: organization.id, actor: { type: 'system' as const, id: null } };
+    const password = 'a long and secret passphrase';
+    const user = await rampart.services.users.create(ctx, {
+      email: 'logged@example.com',
+      role: 'Admin',
+      password,
+    });
+    const { key, secretKey } = await rampart.services.apiKeys.create(ctx, { userId: user.id, name: 'k' });
+    lines.length = 0;
+
+    const ok = await rampart.app.inject({
+      method: 'GET',
+      url: '/api/integration/authenticationcheck',
+      headers: authHeaders({ accessKey: key.accessKey, secretKey }),
+    });
+    expect(ok.statusCode).toBe(200);
+    const signIn = await rampart.app.inject({
+      method: 'POST',
+      url: '/api/latest/session',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ Email: 'logged@example.com', Password: password }),
+    });
+    await rampart.app.inject({
+      method: 'POST',
+      url: '/api/latest/users',
+      headers: {
+        'content-type': 'application/json',
+        ...authHeaders({ accessKey: key.accessKey, secretKey }),
+      },
+      payload: JSON.stringify({ Email: 'x@example.com', Role: 'Analyst', Password: 'another secret phrase' }),
+    });
+    // pino's line for the first request
+    const first = JSON.parse(lines[0] ?? '{}');
+    expect(first).toMatchObject({
+      msg: 'request completed',
+      method: 'GET',
+      url: '/api/integration/authenticationcheck',
+      statusCode: 200,
+      reqId: ok.headers['x-request-id'],
+    });
+    expect(typeof first.ms).toBe('number');
+    expect(lines).toHaveLength(3);
+    const all = lines.join('\n');
+    const sessionToken = /rampart_session=([^;]+)/.exec(String(signIn.headers['set-cookie']))?.[1];
+    expect(sessionToken).toBeDefined();
+    for (const secret of [
+      secretKey,
+      password,
+      'another secret phrase',
+      sessionToken!,
+      signIn.json().CsrfToken,
+    ]) {
+      expect(all).not.toContain(secret);
+    }
+  });
+});
