@@ -17,6 +17,7 @@ import { registerNotFound } from './http/problems/not-found.js';
 import { ProblemSchema } from './http/problems/schema.js';
 import { registerThrottle } from './http/throttle.js';
 import type { TypedApp } from './http/types.js';
+import { registerWebApp } from './http/web-app.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './lib/invalidation-bus.js';
 import { accountRoutes } from './modules/account/routes.js';
@@ -44,6 +45,8 @@ export interface AppOptions {
   database: Database;
   /** Tests pass a movable clock. */
   clock?: Clock;
+  /** The built web app (default dist/web); served when it exists. */
+  webDir?: string;
   /** Defaults to JSON logs on stdout at config.logLevel; tests pass false. */
   logger?: false | FastifyServerOptions['loggerInstance'];
 }
@@ -79,15 +82,30 @@ export function buildServices(
 ): Services {
   const audit = new AuditService(new AuditRepository(database.db));
   const users = new UserService(new UserRepository(database.db), audit);
+  const sessions = new SessionService(new SessionRepository(database.db), users, audit, clock, {
+    idleMinutes: config.sessionIdleMinutes,
+    absoluteHours: config.sessionMaxHours,
+  });
+  const apiKeys = new ApiKeyService(
+    new ApiKeyRepository(database.db),
+    audit,
+    bus,
+    clock,
+    config.authCacheSeconds,
+  );
+  users.onAccessChanged({
+    accessChanged: async (organizationId, userId, { endSessions, keepSessionId }) => {
+      if (endSessions) await sessions.endAllFor(organizationId, userId, keepSessionId);
+      // Cached keys carry the role and the active flag: drop them on every instance.
+      await apiKeys.invalidateUser(userId);
+    },
+  });
   return {
     audit,
     users,
+    sessions,
+    apiKeys,
     organizations: new OrganizationService(new OrganizationRepository(database.db)),
-    sessions: new SessionService(new SessionRepository(database.db), users, audit, clock, {
-      idleMinutes: config.sessionIdleMinutes,
-      absoluteHours: config.sessionMaxHours,
-    }),
-    apiKeys: new ApiKeyService(new ApiKeyRepository(database.db), audit, bus, clock, config.authCacheSeconds),
   };
 }
 
@@ -160,10 +178,10 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     windowSeconds: config.throttleWindowSeconds,
     redis,
   });
-  registerNotFound(app, app.rateLimit());
+  registerNotFound(app, app.rateLimit(), await registerWebApp(app, options.webDir));
 
   const modules: ChannelRoutes[] = [
-    statusRoutes({ version: VERSION, databaseKind: database.kind, clock }),
+    statusRoutes({ version: VERSION, databaseKind: database.kind, clock, baseUrl: config.baseUrl }),
     authenticationRoutes(),
     accountRoutes(services.users, services.organizations),
     userRoutes(services.users),

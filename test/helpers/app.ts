@@ -67,3 +67,29 @@ export async function buildTestApp(
 export function authHeaders(c: Pick<Credentials, 'accessKey' | 'secretKey'>): Record<string, string> {
   return { ApiAccessKey: c.accessKey, ApiSecretKey: c.secretKey };
 }
+
+export interface Browser {
+  cookie: string;
+  csrf: string;
+  headers: Record<string, string>;
+}
+
+/** Signs in through the API like the web app does; returns what its requests then carry. */
+export async function signInAs(
+  app: FastifyInstance,
+  email: string,
+  password: string,
+  ip = '127.0.9.1',
+): Promise<Browser> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/latest/session',
+    remoteAddress: ip,
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ Email: email, Password: password }),
+  });
+  if (res.statusCode !== 200) throw new Error(`sign-in failed: ${res.statusCode} ${res.body}`);
+  const cookie = String(res.headers['set-cookie']).split(';')[0]!;
+  const csrf = res.json().CsrfToken as string;
+  return { cookie, csrf, headers: { cookie, 'x-csrf-token': csrf } };
+}

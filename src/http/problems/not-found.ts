@@ -1,5 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
+import { isAppPath } from '../web-app.js';
 import { sendProblem } from './handlers.js';
 import { Problems } from './types.js';
 
@@ -9,7 +10,11 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
  * 404 for unknown paths and 405 (with Allow) for known paths asked with another method. Fastify
  * answers both with 404, so a second router that knows every path tells them apart.
  */
-export function registerNotFound(app: FastifyInstance, throttle: unknown): void {
+export function registerNotFound(
+  app: FastifyInstance,
+  throttle: unknown,
+  webApp?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply,
+): void {
   const paths = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true });
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -24,6 +29,9 @@ export function registerNotFound(app: FastifyInstance, throttle: unknown): void 
 
   app.setNotFoundHandler({ preHandler: throttle as never }, (request, reply) => {
     const path = request.url.split('?', 1)[0] ?? '/';
+    if (webApp && (request.method === 'GET' || request.method === 'HEAD') && isAppPath(path)) {
+      return webApp(request, reply);
+    }
     const allowed = METHODS.filter((m) => paths.find(m, path) !== null);
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));

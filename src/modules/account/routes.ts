@@ -20,6 +20,14 @@ const AccountDetailsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const ChangePasswordSchema = Type.Object(
+  {
+    CurrentPassword: Type.String({ minLength: 1, maxLength: 256 }),
+    NewPassword: Type.String({ minLength: 1, maxLength: 256, description: 'At least 12 characters.' }),
+  },
+  { additionalProperties: false },
+);
+
 export const accountRoutes =
   (users: UserService, organizations: OrganizationService): ChannelRoutes =>
   (app, ctx) => {
@@ -47,6 +55,30 @@ export const accountRoutes =
           AuthenticatedWith: principal.kind === 'apiKey' ? ('ApiKey' as const) : ('Session' as const),
           AccessKey: principal.kind === 'apiKey' ? principal.accessKey : null,
         };
+      },
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: '/account/password',
+      channels: ['latest'],
+      access: { role: 'ReadOnly', via: ['session'] },
+      schema: {
+        operationId: 'changePassword',
+        summary: 'Change your password',
+        description: 'Requires the current password. Every other session of yours ends.',
+        tags: ['Account'],
+        body: ChangePasswordSchema,
+        response: { 204: { type: 'null', description: 'Changed.' } },
+      },
+      handler: async (request, reply) => {
+        const principal = principalOf(request);
+        await users.changeOwnPassword(contextOf(request), principal.userId, {
+          currentPassword: request.body.CurrentPassword,
+          newPassword: request.body.NewPassword,
+          keepSessionId: principal.kind === 'session' ? principal.sessionId : undefined,
+        });
+        return reply.code(204).send();
       },
     });
   };

@@ -1,6 +1,12 @@
 import { type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf, principalOf } from '../../http/request-context.js';
-import { ApiKeyIdParams, ApiKeyListSchema, ApiKeySchema } from './schemas.js';
+import {
+  ApiKeyIdParams,
+  ApiKeyListSchema,
+  ApiKeySchema,
+  CreateApiKeySchema,
+  CreatedApiKeySchema,
+} from './schemas.js';
 import type { ApiKey, ApiKeyService } from './service.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -53,6 +59,30 @@ export const apiKeyRoutes =
       handler: async (request) => {
         const key = await apiKeys.revoke(contextOf(request), request.params.Id, principalOf(request).userId);
         return toApiKeyDto(key);
+      },
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: '/apikeys',
+      channels: ['latest'],
+      access: { role: 'ReadOnly', via: ['session'] },
+      schema: {
+        operationId: 'createApiKey',
+        summary: 'Create an API key for yourself',
+        description:
+          'Done while signed in to the web application (My profile → Configure API Keys). The secret is in this answer only.',
+        tags: ['API keys'],
+        body: CreateApiKeySchema,
+        response: { 201: CreatedApiKeySchema },
+      },
+      handler: async (request, reply) => {
+        const { key, secretKey } = await apiKeys.create(contextOf(request), {
+          userId: principalOf(request).userId,
+          name: request.body.Name,
+          expiresInDays: request.body.ExpiresInDays,
+        });
+        return reply.code(201).send({ ...toApiKeyDto(key), SecretKey: secretKey });
       },
     });
   };

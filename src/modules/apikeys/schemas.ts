@@ -29,3 +29,21 @@ export const ApiKeyIdParams = Type.Object(
   { Id: Type.String({ format: 'uuid' }) },
   { additionalProperties: false },
 );
+
+export const CreateApiKeySchema = Type.Object(
+  {
+    Name: Type.String({ minLength: 1, maxLength: 100, examples: ['CI pipeline'] }),
+    ExpiresInDays: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 3650, description: 'Omit for a key that does not expire.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CreatedApiKeySchema = Type.Object(
+  {
+    ...ApiKeySchema.properties,
+    SecretKey: Type.String({ description: 'Shown only in this answer: store it safely.' }),
+  },
+  { additionalProperties: false },
+);

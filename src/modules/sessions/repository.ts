@@ -81,6 +81,17 @@ export class SessionRepository {
       .execute();
   }
 
+  async revokeAllForUser(organizationId: string, userId: string, now: Date, keepId?: string): Promise<void> {
+    let query = this.db
+      .updateTable('sessions')
+      .set({ revoked_at: now })
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null);
+    if (keepId) query = query.where('id', '!=', keepId);
+    await query.execute();
+  }
+
   /** Revokes a session by its token, whoever it belongs to (sign-in rotates the old one out). */
   async revokeByTokenHash(tokenHash: Buffer, now: Date): Promise<void> {
     await this.db

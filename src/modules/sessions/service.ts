@@ -132,6 +132,11 @@ export class SessionService {
     return timingSafeEqual(sha256(csrfToken), principal.csrfTokenHash);
   }
 
+  /** Ends every session of a user (deactivated, password changed), except `keepId`. */
+  async endAllFor(organizationId: string, userId: string, keepId?: string): Promise<void> {
+    await this.repo.revokeAllForUser(organizationId, userId, this.clock(), keepId);
+  }
+
   async signOut(principal: SessionPrincipal, requestId?: string): Promise<void> {
     await this.repo.revoke(principal.organizationId, principal.sessionId, this.clock());
     await this.audit.record(

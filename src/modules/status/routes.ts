@@ -7,6 +7,7 @@ export interface StatusDeps {
   version: string;
   databaseKind: DatabaseKind;
   clock: Clock;
+  baseUrl: string;
 }
 
 // Answers without touching the database, so it doubles as a liveness probe.
@@ -31,6 +32,7 @@ export const statusRoutes =
         Time: deps.clock().toISOString(),
         Database: deps.databaseKind,
         Channel: ctx.channel,
+        BaseUrl: deps.baseUrl,
       }),
     });
   };

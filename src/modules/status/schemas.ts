@@ -9,6 +9,7 @@ export const StatusSchema = Type.Object(
       description: 'embedded: PGlite in the data folder; postgresql: a PostgreSQL server.',
     }),
     Channel: Type.String({ examples: ['latest'] }),
+    BaseUrl: Type.String({ description: 'The public base URL of this service (RAMPART_BASE_URL).' }),
   },
   { additionalProperties: false },
 );

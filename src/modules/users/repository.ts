@@ -37,6 +37,29 @@ export class UserRepository {
       .executeTakeFirst();
   }
 
+  update(
+    organizationId: string,
+    id: string,
+    changes: Partial<Pick<NewUserRow, 'name' | 'role' | 'active' | 'password_hash'>>,
+  ) {
+    return this.db
+      .updateTable('users')
+      .set({ ...changes, updated_at: new Date() })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .returning(COLUMNS)
+      .executeTakeFirst();
+  }
+
+  passwordHashOf(organizationId: string, id: string) {
+    return this.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
   /** One page in id order (ids are time-ordered UUIDv7), after the cursor id. */
   listPage(organizationId: string, limit: number, afterId?: string) {
     let query = this.db

@@ -2,7 +2,11 @@ import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
 import {
   CreateUserSchema,
+  GeneratedPasswordSchema,
   ListQuerySchema,
+  ResetPasswordSchema,
+  UpdateUserSchema,
+  UserIdParams,
   UserListSchema,
   UserSchema,
   UserSummarySchema,
@@ -74,5 +78,52 @@ export const userRoutes =
         });
         return reply.code(201).send(full(user));
       },
+    });
+
+    route(app, ctx, {
+      method: 'PATCH',
+      url: '/users/:Id',
+      channels: ['latest'],
+      access: { role: 'Admin' },
+      schema: {
+        operationId: 'updateUser',
+        summary: 'Change a user’s name, role or status',
+        description:
+          'Deactivating a user ends their sessions and stops their API keys at once. The organisation keeps at least one active Admin (409 otherwise).',
+        tags: ['Users'],
+        params: UserIdParams,
+        body: UpdateUserSchema,
+        response: { 200: UserSchema },
+      },
+      handler: async (request) => {
+        const { Name, Role, Active } = request.body;
+        return full(
+          await users.update(contextOf(request), request.params.Id, {
+            name: Name,
+            role: Role,
+            active: Active,
+          }),
+        );
+      },
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: '/users/:Id/password',
+      channels: ['latest'],
+      access: { role: 'Admin' },
+      schema: {
+        operationId: 'resetUserPassword',
+        summary: 'Reset a user’s password',
+        description:
+          'Sets a generated temporary password, returned only in this answer, and ends the user’s sessions.',
+        tags: ['Users'],
+        params: UserIdParams,
+        body: ResetPasswordSchema,
+        response: { 200: GeneratedPasswordSchema },
+      },
+      handler: async (request) => ({
+        Password: await users.resetPassword(contextOf(request), request.params.Id),
+      }),
     });
   };

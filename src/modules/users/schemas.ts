@@ -62,3 +62,26 @@ export const CreateUserSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const UserIdParams = Type.Object(
+  { Id: Type.String({ format: 'uuid' }) },
+  { additionalProperties: false },
+);
+
+export const UpdateUserSchema = Type.Object(
+  {
+    Name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    Role: Type.Optional(RoleSchema),
+    Active: Type.Optional(
+      Type.Boolean({ description: 'false deactivates: their sessions end and their API keys stop working.' }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const ResetPasswordSchema = Type.Object({}, { additionalProperties: false });
+
+export const GeneratedPasswordSchema = Type.Object(
+  { Password: Type.String({ description: 'A temporary password, shown only now.' }) },
+  { additionalProperties: false },
+);

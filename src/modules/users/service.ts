@@ -5,7 +5,7 @@ import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
-import { generatePassword, hashPassword, passwordProblems } from './password.js';
+import { generatePassword, hashPassword, passwordProblems, verifyPassword } from './password.js';
 import type { UserRepository } from './repository.js';
 
 export interface User {
@@ -48,11 +48,121 @@ function toUser(row: UserRow): User {
   };
 }
 
+export interface UserChanges {
+  name?: string;
+  role?: Role;
+  active?: boolean;
+}
+
+/**
+ * Told when a user's access must end or be re-read (deactivation, role change, new password):
+ * sessions and API key caches live in other modules.
+ */
+export interface UserAccessListener {
+  accessChanged(
+    organizationId: string,
+    userId: string,
+    options: { endSessions: boolean; keepSessionId?: string },
+  ): Promise<void>;
+}
+
 export class UserService {
+  private listener: UserAccessListener = { accessChanged: async () => {} };
+
   constructor(
     private readonly repo: UserRepository,
     private readonly audit: AuditService,
   ) {}
+
+  onAccessChanged(listener: UserAccessListener): void {
+    this.listener = listener;
+  }
+
+  /** Changes name, role or status. The organisation always keeps at least one active Admin. */
+  async update(ctx: ServiceContext, id: string, changes: UserChanges): Promise<User> {
+    const current = await this.get(ctx, id);
+    const name = changes.name?.trim();
+    if (name !== undefined && (name.length === 0 || name.length > 200)) {
+      throw AppError.of(Problems.ValidationFailed, '/Name: must have 1 to 200 characters', {
+        errors: [{ path: '/Name', message: 'must have 1 to 200 characters' }],
+      });
+    }
+    const losesAdmin =
+      current.role === 'Admin' &&
+      current.active &&
+      ((changes.role !== undefined && changes.role !== 'Admin') || changes.active === false);
+    if (losesAdmin && (await this.repo.countAdmins(ctx.organizationId)) <= 1) {
+      throw AppError.of(
+        Problems.Conflict,
+        'This would leave the organisation without an active Admin; make someone else Admin first.',
+      );
+    }
+    const row = await this.repo.update(ctx.organizationId, id, {
+      ...(name !== undefined ? { name } : {}),
+      ...(changes.role !== undefined ? { role: changes.role } : {}),
+      ...(changes.active !== undefined ? { active: changes.active } : {}),
+    });
+    if (!row) throw AppError.of(Problems.NotFound, `No user ${id} in your organisation.`);
+    const user = toUser(row);
+    const roleChanged = user.role !== current.role;
+    const deactivated = current.active && !user.active;
+    if (roleChanged || deactivated || user.active !== current.active) {
+      await this.listener.accessChanged(ctx.organizationId, id, { endSessions: deactivated });
+    }
+    await this.audit.record(
+      ctx,
+      'user.updated',
+      { type: 'user', id },
+      {
+        ...(name !== undefined && name !== current.name ? { name } : {}),
+        ...(roleChanged ? { role: { from: current.role, to: user.role } } : {}),
+        ...(user.active !== current.active ? { active: user.active } : {}),
+      },
+    );
+    return user;
+  }
+
+  /** An Admin resets a user's password: a generated one, returned once; their sessions end. */
+  async resetPassword(ctx: ServiceContext, id: string): Promise<string> {
+    await this.get(ctx, id);
+    const password = generatePassword();
+    await this.repo.update(ctx.organizationId, id, { password_hash: await hashPassword(password) });
+    await this.listener.accessChanged(ctx.organizationId, id, { endSessions: true });
+    await this.audit.record(ctx, 'user.password_reset', { type: 'user', id });
+    return password;
+  }
+
+  /** A user changes their own password; every other session of theirs ends. */
+  async changeOwnPassword(
+    ctx: ServiceContext,
+    userId: string,
+    input: { currentPassword: string; newPassword: string; keepSessionId?: string },
+  ): Promise<void> {
+    const user = await this.get(ctx, userId);
+    const stored = await this.repo.passwordHashOf(ctx.organizationId, userId);
+    const issues: { path: string; message: string }[] = [];
+    if (!stored?.password_hash || !(await verifyPassword(input.currentPassword, stored.password_hash))) {
+      issues.push({ path: '/CurrentPassword', message: 'is not your current password' });
+    }
+    for (const p of passwordProblems(input.newPassword, user.email))
+      issues.push({ path: '/NewPassword', message: p });
+    if (input.newPassword === input.currentPassword) {
+      issues.push({ path: '/NewPassword', message: 'must differ from the current password' });
+    }
+    if (issues.length > 0) {
+      throw AppError.of(Problems.ValidationFailed, issues.map((i) => `${i.path}: ${i.message}`).join('; '), {
+        errors: issues,
+      });
+    }
+    await this.repo.update(ctx.organizationId, userId, {
+      password_hash: await hashPassword(input.newPassword),
+    });
+    await this.listener.accessChanged(ctx.organizationId, userId, {
+      endSessions: true,
+      keepSessionId: input.keepSessionId,
+    });
+    await this.audit.record(ctx, 'user.password_changed', { type: 'user', id: userId });
+  }
 
   async create(ctx: ServiceContext, input: NewUser): Promise<User> {
     const email = input.email.trim();

@@ -1,0 +1,47 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** Where `npm run build:web` puts the single-page app (the same from src/ and dist/). */
+export const WEB_DIR = path.resolve(import.meta.dirname, '../../dist/web');
+
+// The SPA bundles everything it needs; Mantine sets inline style attributes, hence 'unsafe-inline' for styles.
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
+
+/** Client-side routes: everything except the API and its documentation. */
+export function isAppPath(urlPath: string): boolean {
+  return !/^\/(api|apidoc)(\/|$)/i.test(urlPath);
+}
+
+/**
+ * Serves the built web app's files, when it has been built. Returns the fallback that answers
+ * client-side routes with index.html, or undefined without a build.
+ */
+export async function registerWebApp(
+  app: FastifyInstance,
+  webDir = WEB_DIR,
+): Promise<((request: FastifyRequest, reply: FastifyReply) => FastifyReply) | undefined> {
+  if (!fs.existsSync(path.join(webDir, 'index.html'))) return undefined;
+  await app.register(fastifyStatic, {
+    root: webDir,
+    wildcard: false,
+    index: false,
+    cacheControl: false,
+    setHeaders: (res, filePath) => {
+      // Built assets carry a content hash in their names: cache them for good.
+      if (filePath.includes(`${path.sep}assets${path.sep}`)) {
+        res.setHeader('cache-control', 'public, max-age=31536000, immutable');
+      }
+    },
+  });
+  return (_request, reply) =>
+    reply
+      .header('cache-control', 'no-cache')
+      .header('content-security-policy', CSP)
+      .header('x-frame-options', 'DENY')
+      .type('text/html; charset=utf-8')
+      .sendFile('index.html');
+}

@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type RampartApp } from '../../src/app.js';
+import { testConfig } from '../helpers/app.js';
+import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
+
+describe('serving the web application', () => {
+  let tdb: TestDatabase;
+  let rampart: RampartApp;
+  const webDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-web-'));
+
+  beforeAll(async () => {
+    fs.mkdirSync(path.join(webDir, 'assets'));
+    fs.writeFileSync(
+      path.join(webDir, 'index.html'),
+      '<!doctype html><title>Rampart</title><div id="root"></div>',
+    );
+    fs.writeFileSync(path.join(webDir, 'assets', 'index-abc123.js'), 'console.log(1)');
+    tdb = await newTestDatabase('pglite');
+    rampart = await buildApp({ config: testConfig(), database: tdb.database, logger: false, webDir });
+  });
+  afterAll(async () => {
+    await rampart?.app.close();
+    await tdb?.drop();
+    fs.rmSync(webDir, { recursive: true, force: true });
+  });
+
+  it.each(['/', '/sign-in', '/profile', '/users/01900000-0000-7000-8000-000000000000?x=1'])(
+    'answers the client-side route %s with index.html',
+    async (url) => {
+      const res = await rampart.app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.body).toContain('<div id="root">');
+      expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+      expect(res.headers['cache-control']).toBe('no-cache');
+    },
+  );
+
+  it('serves built assets with a long cache', async () => {
+    const res = await rampart.app.inject({ method: 'GET', url: '/assets/index-abc123.js' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toContain('immutable');
+  });
+
+  it.each(['/api/latest/nothing', '/api', '/apidoc/nothing', '/API/Latest/nothing'])(
+    'never answers %s with the app',
+    async (url) => {
+      const res = await rampart.app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(404);
+      expect(res.headers['content-type']).toMatch(/problem\+json/);
+    },
+  );
+
+  it('answers other methods on app paths with a problem', async () => {
+    const res = await rampart.app.inject({ method: 'POST', url: '/profile' });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toMatch(/problem\+json/);
+  });
+});
