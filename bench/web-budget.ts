@@ -15,7 +15,9 @@ if (!fs.existsSync(indexPath)) {
 }
 const html = fs.readFileSync(indexPath, 'utf8');
 const files = new Set(
-  [...html.matchAll(/<(?:script[^>]*\bsrc|link[^>]*rel="modulepreload"[^>]*\bhref)="([^"]+\.js)"/g)].map((m) => m[1]!),
+  [...html.matchAll(/<(?:script[^>]*\bsrc|link[^>]*rel="modulepreload"[^>]*\bhref)="([^"]+\.js)"/g)].map(
+    (m) => m[1]!,
+  ),
 );
 let rawTotal = 0;
 let gzipTotal = 0;

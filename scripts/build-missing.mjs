@@ -9,6 +9,7 @@ const root = path.resolve(import.meta.dirname, '..');
 function newest(dir) {
   let latest = 0;
   if (!fs.existsSync(dir)) return latest;
+  if (!fs.statSync(dir).isDirectory()) return fs.statSync(dir).mtimeMs;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, entry.name);
     latest = Math.max(latest, entry.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
@@ -19,7 +20,7 @@ function newest(dir) {
 function outdated(output, sources) {
   if (!fs.existsSync(output)) return true;
   const built = fs.statSync(output).mtimeMs;
-  return sources.some((s) => newest(s) > built || (fs.existsSync(s) && fs.statSync(s).mtimeMs > built));
+  return sources.some((s) => newest(s) > built);
 }
 
 function run(script) {
@@ -28,6 +29,9 @@ function run(script) {
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
-if (outdated(path.join(root, 'dist/main.js'), [path.join(root, 'src'), path.join(root, 'package.json')]))
-  run('build:server');
-if (outdated(path.join(root, 'dist/web/index.html'), [path.join(root, 'web')])) run('build:web');
+// `node scripts/build-missing.mjs web` builds only the web app (the browser tests need no server build).
+const only = process.argv[2];
+const serverSources = [path.join(root, 'src'), path.join(root, 'package.json')];
+if (only !== 'web' && outdated(path.join(root, 'dist/main.js'), serverSources)) run('build:server');
+if (only !== 'server' && outdated(path.join(root, 'dist/web/index.html'), [path.join(root, 'web')]))
+  run('build:web');

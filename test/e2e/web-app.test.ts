@@ -11,8 +11,8 @@ import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SHOTS = path.join(ROOT, 'test-results/screenshots');
-const ADMIN = { email: 'admin@example.com', password: 'admin passphrase 2026' };
-const ANALYST = { email: 'analyst@example.com', password: 'analyst passphrase 2026' };
+const ADMIN = { email: 'admin@example.com', password: 'ramparts stand firm' };
+const ANALYST = { email: 'analyst@example.com', password: 'numbers tell stories' };
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -31,7 +31,9 @@ describe.runIf(fs.existsSync(CHROMIUM))('web application in Chromium [browser]',
   let base = '';
 
   beforeAll(async () => {
-    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-missing.mjs'), 'web'], { stdio: 'inherit' });
+    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-missing.mjs'), 'web'], {
+      stdio: 'inherit',
+    });
     fs.mkdirSync(SHOTS, { recursive: true });
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
@@ -43,8 +45,18 @@ describe.runIf(fs.existsSync(CHROMIUM))('web application in Chromium [browser]',
     });
     const { organization } = await rampart.services.organizations.ensureFirst();
     const ctx = { organizationId: organization.id, actor: { type: 'system' as const, id: null } };
-    await rampart.services.users.create(ctx, { email: ADMIN.email, name: 'Ada Admin', role: 'Admin', password: ADMIN.password });
-    await rampart.services.users.create(ctx, { email: ANALYST.email, name: 'Alan Analyst', role: 'Analyst', password: ANALYST.password });
+    await rampart.services.users.create(ctx, {
+      email: ADMIN.email,
+      name: 'Ada Admin',
+      role: 'Admin',
+      password: ADMIN.password,
+    });
+    await rampart.services.users.create(ctx, {
+      email: ANALYST.email,
+      name: 'Alan Analyst',
+      role: 'Analyst',
+      password: ANALYST.password,
+    });
     await rampart.app.listen({ port, host: '127.0.0.1' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -78,14 +90,16 @@ describe.runIf(fs.existsSync(CHROMIUM))('web application in Chromium [browser]',
     await page.getByRole('button', { name: 'Sign in' }).click();
   }
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  // The viewport as a user sees it (a full-page capture would paint the fixed header mid-page).
+  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 
   it('signs in as the admin, creates a key in My profile, uses it, revokes it', async () => {
     const page = await newPage();
     await page.goto('/sign-in');
     await shot(page, '01-sign-in');
     await signIn(page, ADMIN);
-    await page.getByRole('button', { name: 'User menu' }).waitFor();
+    await page.getByRole('heading', { name: 'Get started with the API' }).waitFor();
+    await page.getByText('embedded', { exact: false }).first().waitFor();
     await shot(page, '02-overview');
 
     await page.getByRole('button', { name: 'User menu' }).click();
@@ -108,7 +122,9 @@ describe.runIf(fs.existsSync(CHROMIUM))('web application in Chromium [browser]',
     await shot(page, '04-new-key');
 
     const check = () =>
-      fetch(`${base}/api/integration/authenticationcheck`, { headers: { ApiAccessKey: accessKey, ApiSecretKey: secretKey } });
+      fetch(`${base}/api/integration/authenticationcheck`, {
+        headers: { ApiAccessKey: accessKey, ApiSecretKey: secretKey },
+      });
     const ok = await check();
     expect(ok.status).toBe(200);
     expect(await ok.text()).toBe('Authenticated');
@@ -181,7 +197,9 @@ describe.runIf(fs.existsSync(CHROMIUM))('web application in Chromium [browser]',
     await page.getByRole('button', { name: 'User menu' }).click();
     await page.getByRole('menuitem', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    const res = await fetch(`${base}/api/latest/session`, { headers: { cookie: `rampart_session=${cookie?.value}` } });
+    const res = await fetch(`${base}/api/latest/session`, {
+      headers: { cookie: `rampart_session=${cookie?.value}` },
+    });
     expect(res.status).toBe(401);
     await page.context().close();
   });
@@ -202,5 +220,24 @@ describe.runIf(fs.existsSync(CHROMIUM))('web application in Chromium [browser]',
     await page.getByText('Page not found').waitFor();
     await shot(page, '09-not-found');
     await page.context().close();
+  });
+
+  it('has a dark theme and a collapsible navigation on a narrow screen', async () => {
+    const context = await browser.newContext({
+      baseURL: base,
+      viewport: { width: 390, height: 844 },
+      colorScheme: 'dark',
+    });
+    const page = await context.newPage();
+    await signIn(page, ADMIN, '?next=/profile');
+    await page.getByRole('heading', { name: 'Configure API Keys' }).scrollIntoViewIfNeeded();
+    await shot(page, '10-profile-dark-narrow');
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(background).not.toBe('rgb(255, 255, 255)');
+    await page.getByRole('button', { name: 'Open navigation' }).click();
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('heading', { name: 'Users' }).waitFor();
+    await shot(page, '11-users-dark-narrow');
+    await context.close();
   });
 });

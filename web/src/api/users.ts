@@ -1,0 +1,56 @@
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { api } from './client';
+import { sessionKey } from './session';
+import type { Page, Role, User } from './types';
+
+const usersKey = ['users'] as const;
+const PAGE_SIZE = 50;
+
+export function useUsers() {
+  return useInfiniteQuery({
+    queryKey: usersKey,
+    queryFn: ({ pageParam, signal }) =>
+      api<Page<User>>('/users', { query: { PageSize: PAGE_SIZE, Cursor: pageParam }, signal }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.NextCursor ?? undefined,
+  });
+}
+
+export interface NewUser {
+  Email: string;
+  Name?: string;
+  Role: Role;
+  Password?: string;
+}
+
+export function useCreateUser() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: NewUser) => api<User>('/users', { method: 'POST', body }),
+    onSuccess: () => client.invalidateQueries({ queryKey: usersKey }),
+  });
+}
+
+export function useUpdateUser() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, ...body }: { id: string; Name?: string; Role?: Role; Active?: boolean }) =>
+      api<User>(`/users/${encodeURIComponent(id)}`, { method: 'PATCH', body }),
+    onSuccess: async () => {
+      // An Admin may have changed their own role: the navigation depends on it.
+      await Promise.all([
+        client.invalidateQueries({ queryKey: usersKey }),
+        client.invalidateQueries({ queryKey: sessionKey }),
+      ]);
+    },
+  });
+}
+
+export function useResetPassword() {
+  return useMutation({
+    // The answer holds a password: keep it no longer than the dialog that shows it.
+    gcTime: 0,
+    mutationFn: (id: string) =>
+      api<{ Password: string }>(`/users/${encodeURIComponent(id)}/password`, { method: 'POST', body: {} }),
+  });
+}

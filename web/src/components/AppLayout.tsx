@@ -1,0 +1,90 @@
+import { Anchor, AppShell, Burger, Group, NavLink, Text } from '@mantine/core';
+import { useDisclosure, useMediaQuery } from '@mantine/hooks';
+import { Suspense, useEffect } from 'react';
+import { Link, Outlet, ScrollRestoration, useLocation } from 'react-router';
+import { useSignedInSession } from '../api/session';
+import { IconLayoutDashboard, IconUsers } from '../icons';
+import { ColorSchemeToggle } from './ColorSchemeToggle';
+import { Logo } from './Logo';
+import { PageSkeleton } from './PageSkeleton';
+import { UserMenu } from './UserMenu';
+
+export function AppLayout() {
+  const session = useSignedInSession();
+  const { pathname } = useLocation();
+  const [navOpened, nav] = useDisclosure(false);
+  // Below the `sm` breakpoint (48em) the navigation slides away; it must then leave the tab order too.
+  const narrow = useMediaQuery('(max-width: 47.99em)');
+
+  // On narrow screens the navigation covers the page: close it once the user has picked a page.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on navigation on purpose
+  useEffect(() => nav.close(), [pathname]);
+
+  const links = [
+    { to: '/', label: 'Overview', icon: IconLayoutDashboard, active: pathname === '/' },
+    ...(session.User.Role === 'Admin'
+      ? [{ to: '/users', label: 'Users', icon: IconUsers, active: pathname.startsWith('/users') }]
+      : []),
+  ];
+
+  return (
+    <AppShell
+      header={{ height: 56 }}
+      navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !navOpened } }}
+      padding="lg"
+    >
+      <button type="button" className="skip-link" onClick={() => document.getElementById('main')?.focus()}>
+        Skip to main content
+      </button>
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger
+              opened={navOpened}
+              onClick={nav.toggle}
+              hiddenFrom="sm"
+              size="sm"
+              aria-label={navOpened ? 'Close navigation' : 'Open navigation'}
+              aria-expanded={navOpened}
+              aria-controls="main-navigation"
+            />
+            <Anchor component={Link} to="/" underline="never" c="inherit" aria-label="Rampart home">
+              <Logo />
+            </Anchor>
+          </Group>
+          <Group gap="sm" wrap="nowrap">
+            <Text size="sm" c="dimmed" visibleFrom="sm" truncate maw={240} title="Organisation">
+              {session.Organization.Name}
+            </Text>
+            <ColorSchemeToggle />
+            <UserMenu session={session} />
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" id="main-navigation" aria-label="Main navigation" inert={narrow && !navOpened}>
+        {links.map(({ to, label, icon: Icon, active }) => (
+          <NavLink
+            key={to}
+            component={Link}
+            to={to}
+            label={label}
+            leftSection={<Icon size={18} />}
+            active={active}
+            aria-current={active ? 'page' : undefined}
+            onClick={nav.close}
+            variant="light"
+            style={{ borderRadius: 'var(--mantine-radius-sm)' }}
+          />
+        ))}
+      </AppShell.Navbar>
+      <AppShell.Main id="main" tabIndex={-1} style={{ outline: 'none' }}>
+        <div style={{ maxWidth: 1200 }}>
+          <Suspense fallback={<PageSkeleton />}>
+            <Outlet />
+          </Suspense>
+        </div>
+      </AppShell.Main>
+      <ScrollRestoration />
+    </AppShell>
+  );
+}

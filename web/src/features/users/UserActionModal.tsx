@@ -1,0 +1,195 @@
+import { Alert, Button, Group, Modal, Select, Stack, Text } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { ROLES, type Role, type User } from '../../api/types';
+import { useResetPassword, useUpdateUser } from '../../api/users';
+import { CopyValue } from '../../components/CopyValue';
+import { ErrorAlert } from '../../components/QueryError';
+import { IconAlertTriangle } from '../../icons';
+
+export interface UserAction {
+  kind: 'role' | 'deactivate' | 'reactivate' | 'reset';
+  user: User;
+}
+
+const TITLES: Record<UserAction['kind'], string> = {
+  role: 'Change role',
+  deactivate: 'Deactivate user',
+  reactivate: 'Reactivate user',
+  reset: 'Reset password',
+};
+
+/** One dialog for the actions of a user's row menu. */
+export function UserActionModal({
+  action,
+  opened,
+  onClose,
+}: {
+  action: UserAction;
+  opened: boolean;
+  onClose: () => void;
+}) {
+  const { kind, user } = action;
+  return (
+    // A stray click must not throw away a password that cannot be shown again.
+    <Modal
+      opened={opened}
+      onClose={onClose}
+      title={TITLES[kind]}
+      centered
+      closeOnClickOutside={kind !== 'reset'}
+    >
+      {/* Mounted afresh for each opening, so no answer or error carries over. */}
+      {kind === 'role' && <ChangeRole user={user} onDone={onClose} />}
+      {(kind === 'deactivate' || kind === 'reactivate') && (
+        <SetActive user={user} active={kind === 'reactivate'} onDone={onClose} />
+      )}
+      {kind === 'reset' && <ResetPassword user={user} onDone={onClose} />}
+    </Modal>
+  );
+}
+
+function who(user: User): string {
+  return user.Name === user.Email ? user.Email : `${user.Name} (${user.Email})`;
+}
+
+function ChangeRole({ user, onDone }: { user: User; onDone: () => void }) {
+  const update = useUpdateUser();
+  const [role, setRole] = useState<Role>(user.Role);
+
+  const save = (event: FormEvent) => {
+    event.preventDefault();
+    if (role === user.Role) return onDone();
+    update.mutate(
+      { id: user.Id, Role: role },
+      {
+        onSuccess: (changed) => {
+          notifications.show({ color: 'green', message: `${changed.Email} is now ${changed.Role}.` });
+          onDone();
+        },
+      },
+    );
+  };
+
+  return (
+    <form onSubmit={save} noValidate>
+      <Stack gap="md">
+        <Text size="sm">Choose the role of {who(user)}. The change applies to their next request.</Text>
+        <Select
+          label="Role"
+          data={[...ROLES]}
+          value={role}
+          onChange={(value) => value && setRole(value as Role)}
+          allowDeselect={false}
+          data-autofocus
+        />
+        <ErrorAlert error={update.error} />
+        <Group justify="flex-end" gap="sm">
+          <Button variant="default" onClick={onDone}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={update.isPending}>
+            Save
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
+function SetActive({ user, active, onDone }: { user: User; active: boolean; onDone: () => void }) {
+  const update = useUpdateUser();
+  const confirm = () =>
+    update.mutate(
+      { id: user.Id, Active: active },
+      {
+        onSuccess: (changed) => {
+          notifications.show({
+            color: 'green',
+            message: `${changed.Email} ${changed.Active ? 'reactivated' : 'deactivated'}.`,
+          });
+          onDone();
+        },
+      },
+    );
+
+  return (
+    <Stack gap="md">
+      {active ? (
+        <Text size="sm">Reactivate {who(user)}? They can sign in again.</Text>
+      ) : (
+        <Text size="sm">
+          Deactivate {who(user)}? They are signed out at once, their sessions and API keys stop working, and
+          they cannot sign in until an Admin reactivates them.
+        </Text>
+      )}
+      <ErrorAlert error={update.error} />
+      <Group justify="flex-end" gap="sm">
+        <Button variant="default" onClick={onDone}>
+          Cancel
+        </Button>
+        <Button
+          color={active ? undefined : 'red'}
+          loading={update.isPending}
+          onClick={confirm}
+          data-autofocus
+        >
+          {active ? 'Reactivate' : 'Deactivate'}
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
+function ResetPassword({ user, onDone }: { user: User; onDone: () => void }) {
+  const reset = useResetPassword();
+  const doneRef = useRef<HTMLButtonElement>(null);
+  const password = reset.data?.Password;
+
+  // The button that had the focus is gone; put it on the one way forward.
+  useEffect(() => {
+    if (password) doneRef.current?.focus();
+  }, [password]);
+
+  if (password) {
+    return (
+      <Stack gap="md">
+        <Alert color="yellow" variant="light" icon={<IconAlertTriangle />}>
+          Copy the new password now: it is shown only once.
+        </Alert>
+        <Text size="sm">
+          Give it to {who(user)} through a safe channel. They should change it after they sign in.
+        </Text>
+        <CopyValue
+          label="Temporary password"
+          value={password}
+          copyLabel="Copy password"
+          testId="reset-password"
+        />
+        <Group justify="flex-end">
+          <Button ref={doneRef} onClick={onDone}>
+            Done
+          </Button>
+        </Group>
+      </Stack>
+    );
+  }
+
+  return (
+    <Stack gap="md">
+      <Text size="sm">
+        Reset the password of {who(user)}? Rampart generates a temporary password and shows it to you once.
+        Their current password stops working and their sessions end.
+      </Text>
+      <ErrorAlert error={reset.error} />
+      <Group justify="flex-end" gap="sm">
+        <Button variant="default" onClick={onDone}>
+          Cancel
+        </Button>
+        <Button color="red" loading={reset.isPending} onClick={() => reset.mutate(user.Id)} data-autofocus>
+          Reset password
+        </Button>
+      </Group>
+    </Stack>
+  );
+}

@@ -1,0 +1,26 @@
+// Each icon from its own file, so only the icons used end up in the bundle.
+export { default as IconAlertCircle } from '@tabler/icons-react/dist/esm/icons/IconAlertCircle.mjs';
+export { default as IconAlertTriangle } from '@tabler/icons-react/dist/esm/icons/IconAlertTriangle.mjs';
+export { default as IconArrowLeft } from '@tabler/icons-react/dist/esm/icons/IconArrowLeft.mjs';
+export { default as IconBook } from '@tabler/icons-react/dist/esm/icons/IconBook.mjs';
+export { default as IconCheck } from '@tabler/icons-react/dist/esm/icons/IconCheck.mjs';
+export { default as IconChevronDown } from '@tabler/icons-react/dist/esm/icons/IconChevronDown.mjs';
+export { default as IconCopy } from '@tabler/icons-react/dist/esm/icons/IconCopy.mjs';
+export { default as IconDots } from '@tabler/icons-react/dist/esm/icons/IconDots.mjs';
+export { default as IconExternalLink } from '@tabler/icons-react/dist/esm/icons/IconExternalLink.mjs';
+export { default as IconKey } from '@tabler/icons-react/dist/esm/icons/IconKey.mjs';
+export { default as IconLayoutDashboard } from '@tabler/icons-react/dist/esm/icons/IconLayoutDashboard.mjs';
+export { default as IconLock } from '@tabler/icons-react/dist/esm/icons/IconLock.mjs';
+export { default as IconLogout } from '@tabler/icons-react/dist/esm/icons/IconLogout.mjs';
+export { default as IconMoon } from '@tabler/icons-react/dist/esm/icons/IconMoon.mjs';
+export { default as IconPassword } from '@tabler/icons-react/dist/esm/icons/IconPassword.mjs';
+export { default as IconPlus } from '@tabler/icons-react/dist/esm/icons/IconPlus.mjs';
+export { default as IconRefresh } from '@tabler/icons-react/dist/esm/icons/IconRefresh.mjs';
+export { default as IconServer } from '@tabler/icons-react/dist/esm/icons/IconServer.mjs';
+export { default as IconShieldCheck } from '@tabler/icons-react/dist/esm/icons/IconShieldCheck.mjs';
+export { default as IconSun } from '@tabler/icons-react/dist/esm/icons/IconSun.mjs';
+export { default as IconUserCheck } from '@tabler/icons-react/dist/esm/icons/IconUserCheck.mjs';
+export { default as IconUserCircle } from '@tabler/icons-react/dist/esm/icons/IconUserCircle.mjs';
+export { default as IconUserCog } from '@tabler/icons-react/dist/esm/icons/IconUserCog.mjs';
+export { default as IconUserOff } from '@tabler/icons-react/dist/esm/icons/IconUserOff.mjs';
+export { default as IconUsers } from '@tabler/icons-react/dist/esm/icons/IconUsers.mjs';

@@ -1,0 +1,44 @@
+import { lazy } from 'react';
+import { createBrowserRouter } from 'react-router';
+import { AppLayout } from './components/AppLayout';
+import { RequireAuth } from './components/RequireAuth';
+import { RequireRole } from './components/RequireRole';
+import { RouteError } from './components/RouteError';
+import { NotFoundPage } from './features/errors/NotFoundPage';
+import { SignInPage } from './features/signin/SignInPage';
+
+// Sign-in and the shell are in the first download; every page behind them loads on demand.
+const OverviewPage = lazy(() => import('./features/overview/OverviewPage'));
+const ProfilePage = lazy(() => import('./features/profile/ProfilePage'));
+const UsersPage = lazy(() => import('./features/users/UsersPage'));
+
+export const router = createBrowserRouter([
+  { path: '/sign-in', element: <SignInPage />, errorElement: <RouteError /> },
+  {
+    element: (
+      <RequireAuth>
+        <AppLayout />
+      </RequireAuth>
+    ),
+    errorElement: <RouteError />,
+    children: [
+      {
+        // A page that fails to render shows its error inside the shell, navigation still usable.
+        errorElement: <RouteError />,
+        children: [
+          { index: true, element: <OverviewPage /> },
+          { path: 'profile', element: <ProfilePage /> },
+          {
+            path: 'users',
+            element: (
+              <RequireRole minRole="Admin">
+                <UsersPage />
+              </RequireRole>
+            ),
+          },
+          { path: '*', element: <NotFoundPage /> },
+        ],
+      },
+    ],
+  },
+]);
