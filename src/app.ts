@@ -24,6 +24,9 @@ import { accountRoutes } from './modules/account/routes.js';
 import { ApiKeyRepository } from './modules/apikeys/repository.js';
 import { apiKeyRoutes } from './modules/apikeys/routes.js';
 import { ApiKeyService } from './modules/apikeys/service.js';
+import { AssetRepository } from './modules/assets/repository.js';
+import { assetRoutes } from './modules/assets/routes.js';
+import { AssetService } from './modules/assets/service.js';
 import { AuditRepository } from './modules/audit/repository.js';
 import { AuditService } from './modules/audit/service.js';
 import { authenticationRoutes } from './modules/authentication/routes.js';
@@ -52,6 +55,7 @@ export interface AppOptions {
 }
 
 export interface Services {
+  assets: AssetService;
   sessions: SessionService;
   organizations: OrganizationService;
   users: UserService;
@@ -104,6 +108,7 @@ export function buildServices(
     audit,
     users,
     sessions,
+    assets: new AssetService(new AssetRepository(database.db), users, audit, clock),
     apiKeys,
     organizations: new OrganizationService(new OrganizationRepository(database.db)),
   };
@@ -186,6 +191,7 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     accountRoutes(services.users, services.organizations),
     userRoutes(services.users),
     apiKeyRoutes(services.apiKeys),
+    assetRoutes(services.assets),
     sessionRoutes({
       sessions: services.sessions,
       users: services.users,

@@ -68,12 +68,68 @@ export interface AuditEventsTable {
   request_id: string | null;
 }
 
+export const ASSET_KINDS = ['Host', 'WebApplication', 'ContainerImage', 'CodeRepository'] as const;
+export type AssetKind = (typeof ASSET_KINDS)[number];
+export const IDENTIFIER_KINDS = ['fqdn', 'ip', 'hostname', 'mac', 'url', 'image', 'repository'] as const;
+export type IdentifierKind = (typeof IDENTIFIER_KINDS)[number];
+export const SEVERITIES = ['Critical', 'High', 'Medium', 'Low', 'Info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export interface OrganizationSettingsTable {
+  organization_id: string;
+  sla_critical_days: number | null;
+  sla_high_days: number | null;
+  sla_medium_days: number | null;
+  sla_low_days: number | null;
+  sla_info_days: number | null;
+  next_ticket_number: Generated<number>;
+  updated_at: Generated<Date>;
+}
+
+export interface AssetsTable {
+  organization_id: string;
+  id: string;
+  kind: AssetKind;
+  name: string;
+  friendly_name: string | null;
+  hostname: string | null;
+  fqdn: string | null;
+  domain_name: string | null;
+  ip_addresses: Generated<string[]>;
+  mac_addresses: Generated<string[]>;
+  operating_system: string | null;
+  url: string | null;
+  details: Generated<Record<string, unknown>>;
+  criticality: Generated<number>;
+  confidentiality: number | null;
+  integrity: number | null;
+  availability: number | null;
+  owner_user_id: string | null;
+  internet_facing: Generated<boolean>;
+  tags: Generated<string[]>;
+  sources: Generated<string[]>;
+  first_seen_at: Timestamp;
+  last_seen_at: Timestamp;
+  created_at: CreatedAt;
+  updated_at: Generated<Date>;
+}
+
+export interface AssetIdentifiersTable {
+  organization_id: string;
+  kind: IdentifierKind;
+  value: string;
+  asset_id: string;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   sessions: SessionsTable;
   audit_events: AuditEventsTable;
+  organization_settings: OrganizationSettingsTable;
+  assets: AssetsTable;
+  asset_identifiers: AssetIdentifiersTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

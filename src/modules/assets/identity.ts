@@ -1,0 +1,81 @@
+import net from 'node:net';
+import type { AssetKind, IdentifierKind } from '../../db/schema.js';
+
+export interface AssetIdentity {
+  kind: AssetKind;
+  fqdn?: string | null;
+  hostname?: string | null;
+  ipAddresses?: readonly string[];
+  macAddresses?: readonly string[];
+  url?: string | null;
+}
+
+export interface Identifier {
+  kind: IdentifierKind;
+  value: string;
+}
+
+/** Lower case, no trailing dot; undefined when it is not a plausible DNS name. */
+export function normaliseFqdn(name: string): string | undefined {
+  const value = name.trim().toLowerCase().replace(/\.$/, '');
+  return /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9])?)+$/.test(
+    value,
+  )
+    ? value
+    : undefined;
+}
+
+export function normaliseHostname(name: string): string | undefined {
+  const value = name.trim().toLowerCase();
+  return /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9])?$/.test(value) ? value : undefined;
+}
+
+/** The canonical text of an IPv4 or IPv6 address (IPv6 compressed, lower case). */
+export function normaliseIp(address: string): string | undefined {
+  const value = address.trim();
+  const version = net.isIP(value);
+  if (version === 4) return value.split('.').map(Number).join('.');
+  if (version === 6) return new URL(`http://[${value}]/`).hostname.slice(1, -1);
+  return undefined;
+}
+
+export function normaliseMac(address: string): string | undefined {
+  const hex = address
+    .trim()
+    .toLowerCase()
+    .replace(/[^0-9a-f]/g, '');
+  if (hex.length !== 12 || !/^[0-9a-f:.-]+$/i.test(address.trim())) return undefined;
+  return hex.match(/../g)!.join(':');
+}
+
+/** Scheme, host, non-default port and path without a trailing slash: one web application. */
+export function normaliseUrl(text: string): string | undefined {
+  try {
+    const u = new URL(text.trim());
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
+    const path = u.pathname.replace(/\/+$/, '');
+    return `${u.protocol}//${u.host.toLowerCase()}${path}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What identifies an asset, strongest first. A bare hostname only counts when nothing stronger
+ * is known: "web01" names different machines in different networks.
+ */
+export function identifiersOf(identity: AssetIdentity): Identifier[] {
+  const out: Identifier[] = [];
+  const add = (kind: IdentifierKind, value: string | undefined) => {
+    if (value && !out.some((i) => i.kind === kind && i.value === value)) out.push({ kind, value });
+  };
+  if (identity.kind === 'WebApplication') {
+    add('url', identity.url ? normaliseUrl(identity.url) : undefined);
+    return out;
+  }
+  for (const mac of identity.macAddresses ?? []) add('mac', normaliseMac(mac));
+  if (identity.fqdn) add('fqdn', normaliseFqdn(identity.fqdn));
+  for (const ip of identity.ipAddresses ?? []) add('ip', normaliseIp(ip));
+  if (out.length === 0 && identity.hostname) add('hostname', normaliseHostname(identity.hostname));
+  return out;
+}

@@ -1,0 +1,247 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { AssetKind, DB } from '../../db/schema.js';
+import type { Identifier } from './identity.js';
+
+const COLUMNS = [
+  'id',
+  'organization_id',
+  'kind',
+  'name',
+  'friendly_name',
+  'hostname',
+  'fqdn',
+  'domain_name',
+  'ip_addresses',
+  'mac_addresses',
+  'operating_system',
+  'url',
+  'criticality',
+  'confidentiality',
+  'integrity',
+  'availability',
+  'owner_user_id',
+  'internet_facing',
+  'tags',
+  'sources',
+  'first_seen_at',
+  'last_seen_at',
+  'created_at',
+  'updated_at',
+] as const;
+
+export type AssetRow = Awaited<ReturnType<AssetRepository['findById']>> & {};
+
+export interface AssetWrite {
+  kind: AssetKind;
+  name: string;
+  friendlyName?: string | null;
+  hostname?: string | null;
+  fqdn?: string | null;
+  domainName?: string | null;
+  ipAddresses: string[];
+  macAddresses: string[];
+  operatingSystem?: string | null;
+  url?: string | null;
+  criticality?: number;
+  internetFacing?: boolean;
+  tags: string[];
+  sources: string[];
+  seenAt: Date;
+}
+
+export interface AssetPatch {
+  friendly_name?: string | null;
+  criticality?: number;
+  confidentiality?: number | null;
+  integrity?: number | null;
+  availability?: number | null;
+  owner_user_id?: string | null;
+  internet_facing?: boolean;
+  tags?: string[];
+  operating_system?: string | null;
+}
+
+export interface AssetListFilter {
+  kind?: AssetKind;
+  tag?: string;
+  search?: string;
+  internetFacing?: boolean;
+  criticalityMin?: number;
+}
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export class AssetRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(fn);
+  }
+
+  /** Serialises identity resolution within an organisation, so two reports of one new host make one asset. */
+  async lockIdentity(organizationId: string, trx: Transaction<DB>): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtext(${`assets:${organizationId}`}))`.execute(trx);
+  }
+
+  findById(organizationId: string, id: string, db: Db = this.db) {
+    return db
+      .selectFrom('assets')
+      .select(COLUMNS)
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** The assets that hold any of these identifiers, with which identifier matched. */
+  findByIdentifiers(organizationId: string, identifiers: Identifier[], db: Db = this.db) {
+    if (identifiers.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom('asset_identifiers')
+      .select(['kind', 'value', 'asset_id'])
+      .where('organization_id', '=', organizationId)
+      .where((eb) =>
+        eb.or(identifiers.map((i) => eb.and([eb('kind', '=', i.kind), eb('value', '=', i.value)]))),
+      )
+      .execute();
+  }
+
+  async insert(organizationId: string, id: string, a: AssetWrite, db: Db = this.db) {
+    return db
+      .insertInto('assets')
+      .values({
+        organization_id: organizationId,
+        id,
+        kind: a.kind,
+        name: a.name,
+        friendly_name: a.friendlyName ?? null,
+        hostname: a.hostname ?? null,
+        fqdn: a.fqdn ?? null,
+        domain_name: a.domainName ?? null,
+        ip_addresses: a.ipAddresses,
+        mac_addresses: a.macAddresses,
+        operating_system: a.operatingSystem ?? null,
+        url: a.url ?? null,
+        criticality: a.criticality ?? 3,
+        internet_facing: a.internetFacing ?? false,
+        tags: a.tags,
+        sources: a.sources,
+        first_seen_at: a.seenAt,
+        last_seen_at: a.seenAt,
+      })
+      .returning(COLUMNS)
+      .executeTakeFirstOrThrow();
+  }
+
+  /** Folds a new report into an asset: identifiers and labels accumulate, facts move forward. */
+  async merge(organizationId: string, id: string, a: AssetWrite, db: Db = this.db) {
+    return db
+      .updateTable('assets')
+      .set({
+        hostname: sql`coalesce(${a.hostname ?? null}, hostname)`,
+        fqdn: sql`coalesce(${a.fqdn ?? null}, fqdn)`,
+        domain_name: sql`coalesce(${a.domainName ?? null}, domain_name)`,
+        operating_system: sql`coalesce(${a.operatingSystem ?? null}, operating_system)`,
+        ip_addresses: sql`array(select distinct unnest(ip_addresses || ${a.ipAddresses}::text[]) order by 1)`,
+        mac_addresses: sql`array(select distinct unnest(mac_addresses || ${a.macAddresses}::text[]) order by 1)`,
+        tags: sql`array(select distinct unnest(tags || ${a.tags}::text[]) order by 1)`,
+        sources: sql`array(select distinct unnest(sources || ${a.sources}::text[]) order by 1)`,
+        last_seen_at: sql`greatest(last_seen_at, ${a.seenAt})`,
+        first_seen_at: sql`least(first_seen_at, ${a.seenAt})`,
+        updated_at: sql`now()`,
+      })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .returning(COLUMNS)
+      .executeTakeFirstOrThrow();
+  }
+
+  /** Claims identifiers for an asset; one already claimed by another asset stays with it. */
+  async addIdentifiers(organizationId: string, assetId: string, identifiers: Identifier[], db: Db = this.db) {
+    if (identifiers.length === 0) return;
+    await db
+      .insertInto('asset_identifiers')
+      .values(
+        identifiers.map((i) => ({
+          organization_id: organizationId,
+          kind: i.kind,
+          value: i.value,
+          asset_id: assetId,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['organization_id', 'kind', 'value']).doNothing())
+      .execute();
+  }
+
+  update(organizationId: string, id: string, patch: AssetPatch) {
+    return this.db
+      .updateTable('assets')
+      .set({ ...patch, updated_at: sql`now()` })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .returning(COLUMNS)
+      .executeTakeFirst();
+  }
+
+  async delete(organizationId: string, id: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('assets')
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  private filtered(organizationId: string, f: AssetListFilter) {
+    let q = this.db.selectFrom('assets').where('organization_id', '=', organizationId);
+    if (f.kind) q = q.where('kind', '=', f.kind);
+    if (f.tag) q = q.where(sql<boolean>`tags @> array[${f.tag}]::text[]`);
+    if (f.internetFacing !== undefined) q = q.where('internet_facing', '=', f.internetFacing);
+    if (f.criticalityMin !== undefined) q = q.where('criticality', '>=', f.criticalityMin);
+    if (f.search) {
+      const like = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      q = q.where((eb) =>
+        eb.or([
+          eb('name', 'ilike', like),
+          eb('friendly_name', 'ilike', like),
+          eb('fqdn', 'ilike', like),
+          eb('url', 'ilike', like),
+          eb(sql<string>`array_to_string(ip_addresses, ' ')`, 'ilike', like),
+        ]),
+      );
+    }
+    return q;
+  }
+
+  /** One page ordered by lower(name), id, after the keyset cursor. */
+  listPage(organizationId: string, f: AssetListFilter, limit: number, after?: { name: string; id: string }) {
+    let q = this.filtered(organizationId, f).select(COLUMNS);
+    if (after) {
+      q = q.where((eb) =>
+        eb(
+          eb.tuple(sql<string>`lower(name)`, eb.ref('id')),
+          '>',
+          eb.tuple(eb.val(after.name), eb.val(after.id)),
+        ),
+      );
+    }
+    return q.orderBy(sql`lower(name)`).orderBy('id').limit(limit).execute();
+  }
+
+  async count(organizationId: string, f: AssetListFilter): Promise<number> {
+    const row = await this.filtered(organizationId, f)
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  identifiersOf(organizationId: string, assetId: string) {
+    return this.db
+      .selectFrom('asset_identifiers')
+      .select(['kind', 'value'])
+      .where('organization_id', '=', organizationId)
+      .where('asset_id', '=', assetId)
+      .orderBy('kind')
+      .orderBy('value')
+      .execute();
+  }
+}

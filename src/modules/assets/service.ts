@@ -1,0 +1,185 @@
+import type { AssetKind } from '../../db/schema.js';
+import { AppError } from '../../http/problems/app-error.js';
+import { Problems } from '../../http/problems/types.js';
+import type { Clock } from '../../lib/clock.js';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { uuidv7 } from '../../lib/uuidv7.js';
+import type { AuditService } from '../audit/service.js';
+import type { ServiceContext } from '../context.js';
+import type { Page, UserService } from '../users/service.js';
+import {
+  identifiersOf,
+  normaliseFqdn,
+  normaliseHostname,
+  normaliseIp,
+  normaliseMac,
+  normaliseUrl,
+} from './identity.js';
+import type { AssetListFilter, AssetPatch, AssetRepository, AssetRow } from './repository.js';
+
+/** What a report or a person says about an asset. */
+export interface AssetInput {
+  kind: AssetKind;
+  name?: string;
+  friendlyName?: string;
+  hostname?: string;
+  fqdn?: string;
+  ipAddresses?: string[];
+  macAddresses?: string[];
+  operatingSystem?: string;
+  url?: string;
+  criticality?: number;
+  internetFacing?: boolean;
+  tags?: string[];
+  source: string;
+  seenAt?: Date;
+}
+
+export type Asset = AssetRow & { identifiers: { kind: string; value: string }[] };
+
+const MAX_TAGS = 50;
+
+function cleanTags(tags: string[] = []): string[] {
+  const out = [...new Set(tags.map((t) => t.trim()).filter((t) => t.length > 0 && t.length <= 64))].sort();
+  if (out.length > MAX_TAGS)
+    throw AppError.of(Problems.ValidationFailed, `An asset can carry at most ${MAX_TAGS} tags.`);
+  return out;
+}
+
+function invalid(path: string, message: string): AppError {
+  return AppError.of(Problems.ValidationFailed, `${path}: ${message}`, { errors: [{ path, message }] });
+}
+
+export class AssetService {
+  constructor(
+    private readonly repo: AssetRepository,
+    private readonly users: UserService,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Finds the asset a report describes, by any identifier it shares with a known one (FQDN,
+   * address, MAC, URL), and folds the report into it; creates the asset when none matches.
+   */
+  async observe(ctx: ServiceContext, input: AssetInput): Promise<{ asset: AssetRow; created: boolean }> {
+    const ipAddresses = (input.ipAddresses ?? []).map((ip) => normaliseIp(ip) ?? '').filter(Boolean);
+    if (ipAddresses.length !== (input.ipAddresses ?? []).length)
+      throw invalid('/IpAddresses', 'holds a value that is not an IP address');
+    const macAddresses = (input.macAddresses ?? []).map((m) => normaliseMac(m) ?? '').filter(Boolean);
+    if (macAddresses.length !== (input.macAddresses ?? []).length)
+      throw invalid('/MacAddresses', 'holds a value that is not a MAC address');
+    const fqdn = input.fqdn ? normaliseFqdn(input.fqdn) : undefined;
+    if (input.fqdn && !fqdn) throw invalid('/Fqdn', 'is not a fully qualified domain name');
+    const hostname = input.hostname
+      ? (normaliseHostname(input.hostname) ?? normaliseFqdn(input.hostname))
+      : undefined;
+    if (input.hostname && !hostname) throw invalid('/Hostname', 'is not a host name');
+    const url = input.url ? normaliseUrl(input.url) : undefined;
+    if (input.url && !url) throw invalid('/Url', 'is not an http(s) URL');
+    if (input.kind === 'WebApplication' && !url) throw invalid('/Url', 'is required for a web application');
+
+    const identity = { kind: input.kind, fqdn, hostname, ipAddresses, macAddresses, url };
+    const identifiers = identifiersOf(identity);
+    if (identifiers.length === 0) {
+      throw AppError.of(
+        Problems.ValidationFailed,
+        'An asset needs something that identifies it: IpAddresses, Fqdn, Hostname or MacAddresses for a host, Url for a web application.',
+      );
+    }
+    const name = (input.name?.trim() || fqdn || hostname || ipAddresses[0] || url || '').slice(0, 255);
+    const write = {
+      kind: input.kind,
+      name,
+      friendlyName: input.friendlyName ?? null,
+      hostname: hostname ?? (fqdn ? fqdn.split('.')[0] : null),
+      fqdn: fqdn ?? null,
+      domainName: fqdn?.includes('.') ? fqdn.slice(fqdn.indexOf('.') + 1) : null,
+      ipAddresses,
+      macAddresses,
+      operatingSystem: input.operatingSystem?.slice(0, 255) ?? null,
+      url: url ?? null,
+      criticality: input.criticality,
+      internetFacing: input.internetFacing,
+      tags: cleanTags(input.tags),
+      sources: [input.source],
+      seenAt: input.seenAt ?? this.clock(),
+    };
+    const result = await this.repo.transaction(async (trx) => {
+      await this.repo.lockIdentity(ctx.organizationId, trx);
+      const matches = await this.repo.findByIdentifiers(ctx.organizationId, identifiers, trx);
+      // The strongest identifier that matched decides which asset this is.
+      const match = identifiers
+        .map((i) => matches.find((m) => m.kind === i.kind && m.value === i.value))
+        .find((m) => m !== undefined);
+      const asset = match
+        ? await this.repo.merge(ctx.organizationId, match.asset_id, write, trx)
+        : await this.repo.insert(ctx.organizationId, uuidv7(), write, trx);
+      await this.repo.addIdentifiers(ctx.organizationId, asset.id, identifiers, trx);
+      return { asset, created: !match };
+    });
+    if (result.created) {
+      await this.audit.record(
+        ctx,
+        'asset.created',
+        { type: 'asset', id: result.asset.id },
+        { name, source: input.source },
+      );
+    }
+    return result;
+  }
+
+  async get(ctx: ServiceContext, id: string): Promise<Asset> {
+    const row = await this.repo.findById(ctx.organizationId, id);
+    if (!row) throw AppError.of(Problems.NotFound, `No asset ${id} in your organisation.`);
+    return { ...row, identifiers: await this.repo.identifiersOf(ctx.organizationId, id) };
+  }
+
+  async list(
+    ctx: ServiceContext,
+    filter: AssetListFilter,
+    pageSize: number,
+    cursor?: string,
+  ): Promise<Page<AssetRow>> {
+    let after: { name: string; id: string } | undefined;
+    if (cursor) {
+      const key = decodeCursor(cursor, ['Name', 'Id']);
+      if (!key)
+        throw AppError.of(
+          Problems.ValidationFailed,
+          'Cursor is not valid; pass the NextCursor of a previous page.',
+        );
+      after = { name: key.Name, id: key.Id };
+    }
+    const rows = await this.repo.listPage(ctx.organizationId, filter, pageSize + 1, after);
+    const items = rows.slice(0, pageSize);
+    const last = items[items.length - 1];
+    return {
+      items,
+      nextCursor:
+        rows.length > pageSize && last ? encodeCursor({ Name: last.name.toLowerCase(), Id: last.id }) : null,
+      totalCount: await this.repo.count(ctx.organizationId, filter),
+    };
+  }
+
+  async update(
+    ctx: ServiceContext,
+    id: string,
+    patch: Omit<AssetPatch, 'tags'> & { tags?: string[] },
+  ): Promise<Asset> {
+    if (patch.owner_user_id) await this.users.get(ctx, patch.owner_user_id);
+    const row = await this.repo.update(ctx.organizationId, id, {
+      ...patch,
+      ...(patch.tags ? { tags: cleanTags(patch.tags) } : {}),
+    });
+    if (!row) throw AppError.of(Problems.NotFound, `No asset ${id} in your organisation.`);
+    await this.audit.record(ctx, 'asset.updated', { type: 'asset', id }, { fields: Object.keys(patch) });
+    return this.get(ctx, id);
+  }
+
+  async delete(ctx: ServiceContext, id: string): Promise<void> {
+    if (!(await this.repo.delete(ctx.organizationId, id)))
+      throw AppError.of(Problems.NotFound, `No asset ${id} in your organisation.`);
+    await this.audit.record(ctx, 'asset.deleted', { type: 'asset', id });
+  }
+}
