@@ -17,6 +17,7 @@ import { registerNotFound } from './http/problems/not-found.js';
 import { ProblemSchema } from './http/problems/schema.js';
 import { registerThrottle } from './http/throttle.js';
 import type { TypedApp } from './http/types.js';
+import { registerValidators } from './http/validation.js';
 import { registerWebApp } from './http/web-app.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './lib/invalidation-bus.js';
@@ -30,15 +31,23 @@ import { AssetService } from './modules/assets/service.js';
 import { AuditRepository } from './modules/audit/repository.js';
 import { AuditService } from './modules/audit/service.js';
 import { authenticationRoutes } from './modules/authentication/routes.js';
+import { FindingRepository } from './modules/findings/repository.js';
+import { findingRoutes } from './modules/findings/routes.js';
+import { FindingService } from './modules/findings/service.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
 import { SessionRepository } from './modules/sessions/repository.js';
 import { sessionRoutes } from './modules/sessions/routes.js';
 import { SessionService } from './modules/sessions/service.js';
+import { SettingsRepository } from './modules/settings/repository.js';
+import { settingsRoutes } from './modules/settings/routes.js';
+import { SettingsService } from './modules/settings/service.js';
 import { statusRoutes } from './modules/status/routes.js';
 import { UserRepository } from './modules/users/repository.js';
 import { userRoutes } from './modules/users/routes.js';
 import { UserService } from './modules/users/service.js';
+import { VulnerabilityRepository } from './modules/vulnerabilities/repository.js';
+import { VulnerabilityService } from './modules/vulnerabilities/service.js';
 
 export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string })
   .version;
@@ -56,6 +65,9 @@ export interface AppOptions {
 
 export interface Services {
   assets: AssetService;
+  findings: FindingService;
+  settings: SettingsService;
+  vulnerabilities: VulnerabilityService;
   sessions: SessionService;
   organizations: OrganizationService;
   users: UserService;
@@ -104,11 +116,23 @@ export function buildServices(
       await apiKeys.invalidateUser(userId);
     },
   });
+  const assets = new AssetService(new AssetRepository(database.db), users, audit, clock);
+  const settings = new SettingsService(new SettingsRepository(database.db), audit);
+  const vulnerabilities = new VulnerabilityService(new VulnerabilityRepository(database.db));
   return {
     audit,
     users,
     sessions,
-    assets: new AssetService(new AssetRepository(database.db), users, audit, clock),
+    assets,
+    settings,
+    vulnerabilities,
+    findings: new FindingService(
+      new FindingRepository(database.db),
+      assets,
+      vulnerabilities,
+      settings,
+      clock,
+    ),
     apiKeys,
     organizations: new OrganizationService(new OrganizationRepository(database.db)),
   };
@@ -145,11 +169,6 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
-    // allErrors so that every unknown property is named at once; bodies are bounded by bodyLimit
-    // and the answer lists at most 20 issues.
-    ajv: {
-      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
-    },
   });
 
   const routes: RegisteredRoute[] = [];
@@ -159,6 +178,7 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     }
   });
   requireAccessDeclarations(app);
+  registerValidators(app);
   app.addSchema(ProblemSchema);
   registerErrorHandler(app);
   registerJsonBodyParser(app);
@@ -192,6 +212,8 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     userRoutes(services.users),
     apiKeyRoutes(services.apiKeys),
     assetRoutes(services.assets),
+    findingRoutes(services.findings),
+    settingsRoutes(services.settings),
     sessionRoutes({
       sessions: services.sessions,
       users: services.users,
@@ -214,6 +236,14 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     });
   }
 
+  // Risk acceptances return to Open when their date passes; the update is idempotent, so every
+  // instance may run it.
+  const expiryTimer = setInterval(() => {
+    services.findings
+      .expireRiskAcceptances()
+      .catch((error) => app.log.warn({ err: error }, 'could not expire risk acceptances'));
+  }, 60_000);
+  expiryTimer.unref();
   const flushTimer = setInterval(() => {
     services.apiKeys
       .flushLastUsed()
@@ -222,6 +252,7 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
   flushTimer.unref();
   app.addHook('onClose', async () => {
     clearInterval(flushTimer);
+    clearInterval(expiryTimer);
     await services.apiKeys
       .flushLastUsed()
       .catch((error) => app.log.warn({ err: error }, 'could not record API key use'));

@@ -121,6 +121,91 @@ export interface AssetIdentifiersTable {
   asset_id: string;
 }
 
+export const FINDING_STATES = ['Open', 'Fixed', 'Reopened', 'RiskAccepted', 'FalsePositive'] as const;
+export type FindingState = (typeof FINDING_STATES)[number];
+export const LOCATION_KINDS = ['None', 'Port', 'Url', 'File', 'Package'] as const;
+export type LocationKind = (typeof LOCATION_KINDS)[number];
+type Numeric = ColumnType<string, number | string, number | string>;
+
+export interface VulnerabilitiesTable {
+  organization_id: string;
+  id: string;
+  key: string;
+  source: string;
+  plugin_id: string | null;
+  cve_ids: Generated<string[]>;
+  aliases: Generated<string[]>;
+  title: string;
+  description: string | null;
+  solution: string | null;
+  cwe_ids: Generated<string[]>;
+  severity: Severity;
+  cvss3_vector: string | null;
+  cvss3_score: Numeric | null;
+  cvss4_vector: string | null;
+  cvss4_score: Numeric | null;
+  epss_score: Numeric | null;
+  epss_percentile: Numeric | null;
+  kev: Generated<boolean>;
+  kev_due_date: ColumnType<Date | null, string | null, string | null> | null;
+  reference_urls: Generated<string[]>;
+  published_at: Timestamp | null;
+  modified_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: Generated<Date>;
+}
+
+export interface FindingsTable {
+  organization_id: string;
+  id: string;
+  asset_id: string;
+  vulnerability_id: string;
+  service_id: string | null;
+  dedup_key: string;
+  location_kind: LocationKind;
+  port: number | null;
+  protocol: string | null;
+  url: string | null;
+  parameter: string | null;
+  file_path: string | null;
+  line: number | null;
+  package_name: string | null;
+  package_version: string | null;
+  title: string;
+  severity: Severity;
+  severity_override: Severity | null;
+  severity_override_reason: string | null;
+  effective_severity: ColumnType<Severity, never, never>;
+  severity_rank: ColumnType<number, never, never>;
+  state: FindingState;
+  state_reason: string | null;
+  risk_accepted_until: Timestamp | null;
+  risk_score: Numeric;
+  due_at: Timestamp | null;
+  evidence: string | null;
+  source: string;
+  tool_finding_id: string | null;
+  first_seen_at: Timestamp;
+  last_seen_at: Timestamp;
+  fixed_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: Generated<Date>;
+}
+
+export interface FindingEventsTable {
+  organization_id: string;
+  id: string;
+  finding_id: string;
+  occurred_at: Timestamp;
+  actor_type: string;
+  actor_id: string | null;
+  kind: string;
+  from_state: string | null;
+  to_state: string | null;
+  reason: string | null;
+  details: ColumnType<Record<string, unknown>, string, string>;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -130,6 +215,9 @@ export interface DB {
   organization_settings: OrganizationSettingsTable;
   assets: AssetsTable;
   asset_identifiers: AssetIdentifiersTable;
+  vulnerabilities: VulnerabilitiesTable;
+  findings: FindingsTable;
+  finding_events: FindingEventsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

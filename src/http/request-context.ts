@@ -20,6 +20,7 @@ export function contextOf(request: FastifyRequest): ServiceContext {
       principal.kind === 'apiKey'
         ? { type: 'apikey', id: principal.apiKeyId }
         : { type: 'user', id: principal.userId },
+    role: principal.role,
     requestId: request.id,
     ipAddress: request.ip,
   };

@@ -132,6 +132,18 @@ describe.each(DB_KINDS)('errors through the HTTP stack [%s]', (kind) => {
     expect(JSON.stringify(body.errors)).toContain('/Role');
   });
 
+  it('400 on a JSON value of the wrong type: bodies are never coerced', async () => {
+    const body = expectProblem(await postUser('{"Email":"t@example.com","Role":"Analyst","Name":5}'), 400);
+    expect(JSON.stringify(body.errors)).toContain('/Name');
+    const asset = await t.app.inject({
+      method: 'POST',
+      url: '/api/latest/assets',
+      headers: { 'content-type': 'application/json', ...authHeaders(t.admin) },
+      payload: '{"Kind":"Host","IpAddresses":["10.7.7.7"],"Criticality":"5"}',
+    });
+    expect(expectProblem(asset, 400).detail).toContain('/Criticality');
+  });
+
   it('400 from a service rule (password policy) in the same shape', async () => {
     const body = expectProblem(
       await postUser('{"Email":"d@example.com","Role":"Analyst","Password":"aaaaaaaaaaaa"}'),

@@ -1,0 +1,351 @@
+import { type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
+import type { DB, FindingState, LocationKind, Severity } from '../../db/schema.js';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+const FINDING_COLUMNS = [
+  'f.id',
+  'f.organization_id',
+  'f.asset_id',
+  'f.vulnerability_id',
+  'f.location_kind',
+  'f.port',
+  'f.protocol',
+  'f.url',
+  'f.parameter',
+  'f.file_path',
+  'f.line',
+  'f.package_name',
+  'f.package_version',
+  'f.title',
+  'f.severity',
+  'f.severity_override',
+  'f.severity_override_reason',
+  'f.effective_severity',
+  'f.state',
+  'f.state_reason',
+  'f.risk_accepted_until',
+  'f.risk_score',
+  'f.due_at',
+  'f.source',
+  'f.tool_finding_id',
+  'f.first_seen_at',
+  'f.last_seen_at',
+  'f.fixed_at',
+  'f.created_at',
+  'f.updated_at',
+  'a.name as asset_name',
+  'v.cve_ids',
+  'v.kev',
+  'v.epss_score',
+  'v.plugin_id',
+] as const;
+
+export interface FindingInsert {
+  id: string;
+  assetId: string;
+  vulnerabilityId: string;
+  dedupKey: string;
+  location: {
+    kind: LocationKind;
+    port?: number | null;
+    protocol?: string | null;
+    url?: string | null;
+    parameter?: string | null;
+    filePath?: string | null;
+    line?: number | null;
+    packageName?: string | null;
+    packageVersion?: string | null;
+  };
+  title: string;
+  severity: Severity;
+  riskScore: number;
+  dueAt: Date | null;
+  evidence: string | null;
+  source: string;
+  toolFindingId: string | null;
+  seenAt: Date;
+}
+
+export interface FindingFilter {
+  states?: FindingState[];
+  severities?: Severity[];
+  assetId?: string;
+  tag?: string;
+  vulnerabilityId?: string;
+  cve?: string;
+  kev?: boolean;
+  epssMin?: number;
+  riskMin?: number;
+  dueBefore?: Date;
+  firstSeenAfter?: Date;
+  lastSeenBefore?: Date;
+  search?: string;
+}
+
+/** Sort orders with the expressions their keyset cursors compare. */
+export const FINDING_SORTS = {
+  '-Risk': { expr: sql`f.risk_score`, cast: 'numeric', desc: true },
+  '-Severity': { expr: sql`f.severity_rank`, cast: 'smallint', desc: true },
+  '-FirstSeen': { expr: sql`f.first_seen_at`, cast: 'timestamptz', desc: true },
+  '-LastSeen': { expr: sql`f.last_seen_at`, cast: 'timestamptz', desc: true },
+  DueAt: { expr: sql`coalesce(f.due_at, 'infinity'::timestamptz)`, cast: 'timestamptz', desc: false },
+} as const;
+export type FindingSort = keyof typeof FINDING_SORTS;
+
+export type FindingRow = Awaited<ReturnType<FindingRepository['findById']>> & {};
+export type FindingListRow = Awaited<ReturnType<FindingRepository['listPage']>>[number];
+
+export class FindingRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(fn);
+  }
+
+  private base(organizationId: string, db: Db = this.db) {
+    return db
+      .selectFrom('findings as f')
+      .innerJoin('assets as a', (j) =>
+        j.onRef('a.organization_id', '=', 'f.organization_id').onRef('a.id', '=', 'f.asset_id'),
+      )
+      .innerJoin('vulnerabilities as v', (j) =>
+        j.onRef('v.organization_id', '=', 'f.organization_id').onRef('v.id', '=', 'f.vulnerability_id'),
+      )
+      .where('f.organization_id', '=', organizationId);
+  }
+
+  findById(organizationId: string, id: string, db: Db = this.db) {
+    return this.base(organizationId, db)
+      .select([...FINDING_COLUMNS, 'f.evidence'])
+      .where('f.id', '=', id)
+      .executeTakeFirst();
+  }
+
+  findByDedupKey(organizationId: string, dedupKey: string, db: Db) {
+    return db
+      .selectFrom('findings')
+      .select(['id', 'state'])
+      .where('organization_id', '=', organizationId)
+      .where('dedup_key', '=', dedupKey)
+      .forUpdate()
+      .executeTakeFirst();
+  }
+
+  async insert(organizationId: string, f: FindingInsert, db: Db): Promise<void> {
+    await db
+      .insertInto('findings')
+      .values({
+        organization_id: organizationId,
+        id: f.id,
+        asset_id: f.assetId,
+        vulnerability_id: f.vulnerabilityId,
+        dedup_key: f.dedupKey,
+        location_kind: f.location.kind,
+        port: f.location.port ?? null,
+        protocol: f.location.protocol ?? null,
+        url: f.location.url ?? null,
+        parameter: f.location.parameter ?? null,
+        file_path: f.location.filePath ?? null,
+        line: f.location.line ?? null,
+        package_name: f.location.packageName ?? null,
+        package_version: f.location.packageVersion ?? null,
+        title: f.title,
+        severity: f.severity,
+        state: 'Open',
+        risk_score: f.riskScore,
+        due_at: f.dueAt,
+        evidence: f.evidence,
+        source: f.source,
+        tool_finding_id: f.toolFindingId,
+        first_seen_at: f.seenAt,
+        last_seen_at: f.seenAt,
+      })
+      .execute();
+  }
+
+  async markSeen(
+    organizationId: string,
+    id: string,
+    seenAt: Date,
+    evidence: string | null,
+    db: Db,
+  ): Promise<void> {
+    await db
+      .updateTable('findings')
+      .set({
+        last_seen_at: sql`greatest(last_seen_at, ${seenAt})`,
+        evidence: sql`coalesce(${evidence}, evidence)`,
+        updated_at: sql`now()`,
+      })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async setState(
+    organizationId: string,
+    id: string,
+    change: { state: FindingState; reason: string | null; until: Date | null; fixedAt?: Date | null },
+    db: Db,
+  ): Promise<void> {
+    await db
+      .updateTable('findings')
+      .set({
+        state: change.state,
+        state_reason: change.reason,
+        risk_accepted_until: change.until,
+        ...(change.fixedAt !== undefined ? { fixed_at: change.fixedAt } : {}),
+        updated_at: sql`now()`,
+      })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async setSeverityOverride(
+    organizationId: string,
+    id: string,
+    change: { severity: Severity | null; reason: string | null; riskScore: number; dueAt: Date | null },
+    db: Db,
+  ): Promise<void> {
+    await db
+      .updateTable('findings')
+      .set({
+        severity_override: change.severity,
+        severity_override_reason: change.reason,
+        risk_score: change.riskScore,
+        due_at: change.dueAt,
+        updated_at: sql`now()`,
+      })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async addEvent(
+    organizationId: string,
+    e: {
+      id: string;
+      findingId: string;
+      at: Date;
+      actorType: string;
+      actorId: string | null;
+      kind: string;
+      fromState?: string | null;
+      toState?: string | null;
+      reason?: string | null;
+      details?: Record<string, unknown>;
+    },
+    db: Db,
+  ): Promise<void> {
+    await db
+      .insertInto('finding_events')
+      .values({
+        organization_id: organizationId,
+        id: e.id,
+        finding_id: e.findingId,
+        occurred_at: e.at,
+        actor_type: e.actorType,
+        actor_id: e.actorId,
+        kind: e.kind,
+        from_state: e.fromState ?? null,
+        to_state: e.toState ?? null,
+        reason: e.reason ?? null,
+        details: JSON.stringify(e.details ?? {}),
+      })
+      .execute();
+  }
+
+  events(organizationId: string, findingId: string) {
+    return this.db
+      .selectFrom('finding_events')
+      .select([
+        'id',
+        'occurred_at',
+        'actor_type',
+        'actor_id',
+        'kind',
+        'from_state',
+        'to_state',
+        'reason',
+        'details',
+      ])
+      .where('organization_id', '=', organizationId)
+      .where('finding_id', '=', findingId)
+      .orderBy('occurred_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  private filtered<O>(
+    q: SelectQueryBuilder<
+      DB & { f: DB['findings']; a: DB['assets']; v: DB['vulnerabilities'] },
+      'f' | 'a' | 'v',
+      O
+    >,
+    f: FindingFilter,
+  ) {
+    if (f.states?.length) q = q.where('f.state', 'in', f.states);
+    if (f.severities?.length) q = q.where('f.effective_severity', 'in', f.severities);
+    if (f.assetId) q = q.where('f.asset_id', '=', f.assetId);
+    if (f.vulnerabilityId) q = q.where('f.vulnerability_id', '=', f.vulnerabilityId);
+    if (f.tag) q = q.where(sql<boolean>`a.tags @> array[${f.tag}]::text[]`);
+    if (f.cve) q = q.where(sql<boolean>`v.cve_ids @> array[${f.cve.toUpperCase()}]::text[]`);
+    if (f.kev !== undefined) q = q.where('v.kev', '=', f.kev);
+    if (f.epssMin !== undefined) q = q.where('v.epss_score', '>=', String(f.epssMin));
+    if (f.riskMin !== undefined) q = q.where('f.risk_score', '>=', String(f.riskMin));
+    if (f.dueBefore) q = q.where('f.due_at', '<', f.dueBefore);
+    if (f.firstSeenAfter) q = q.where('f.first_seen_at', '>', f.firstSeenAfter);
+    if (f.lastSeenBefore) q = q.where('f.last_seen_at', '<', f.lastSeenBefore);
+    if (f.search) {
+      const like = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      q = q.where((eb) => eb.or([eb('f.title', 'ilike', like), eb('a.name', 'ilike', like)]));
+    }
+    return q;
+  }
+
+  listPage(
+    organizationId: string,
+    filter: FindingFilter,
+    sort: FindingSort,
+    limit: number,
+    after?: { value: string; id: string },
+  ) {
+    const spec = FINDING_SORTS[sort];
+    let q = this.filtered(
+      this.base(organizationId).select([
+        ...FINDING_COLUMNS,
+        sql<string>`${spec.expr}::text`.as('sort_value'),
+      ]),
+      filter,
+    );
+    if (after) {
+      const op = spec.desc ? sql`<` : sql`>`;
+      q = q.where(
+        sql<boolean>`(${spec.expr}, f.id) ${op} (cast(${after.value} as ${sql.raw(spec.cast)}), ${after.id}::uuid)`,
+      );
+    }
+    const direction = spec.desc ? sql`desc` : sql`asc`;
+    return q.orderBy(sql`${spec.expr} ${direction}`).orderBy(sql`f.id ${direction}`).limit(limit).execute();
+  }
+
+  async count(organizationId: string, filter: FindingFilter): Promise<number> {
+    const row = await this.filtered(
+      this.base(organizationId).select((eb) => eb.fn.countAll<string>().as('n')),
+      filter,
+    ).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Risk acceptances whose time is up go back to Open, in every organisation. */
+  expireRiskAcceptances(now: Date, db: Db) {
+    return db
+      .updateTable('findings')
+      .set({ state: 'Open', state_reason: null, risk_accepted_until: null, updated_at: sql`now()` })
+      .where('state', '=', 'RiskAccepted')
+      .where('risk_accepted_until', '<=', now)
+      .returning(['organization_id', 'id'])
+      .execute();
+  }
+}

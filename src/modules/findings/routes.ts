@@ -1,0 +1,241 @@
+import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { contextOf } from '../../http/request-context.js';
+import type { FindingListRow, FindingRow } from './repository.js';
+import {
+  ChangeStateSchema,
+  CreateFindingSchema,
+  FindingDetailSchema,
+  FindingIdParams,
+  FindingListQuery,
+  FindingListSchema,
+  OverrideSeveritySchema,
+} from './schemas.js';
+import type { FindingService } from './service.js';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const date = (text: string | undefined) => (text ? new Date(text) : undefined);
+
+export const toFindingDto = (f: FindingRow | FindingListRow) => ({
+  Id: f.id,
+  AssetId: f.asset_id,
+  AssetName: f.asset_name,
+  VulnerabilityId: f.vulnerability_id,
+  PluginGuidId: f.plugin_id,
+  Title: f.title,
+  CVEReferences: f.cve_ids,
+  Kev: f.kev,
+  EpssScore: f.epss_score === null ? null : Number(f.epss_score),
+  Severity: f.effective_severity,
+  ScannerSeverity: f.severity,
+  SeverityOverrideReason: f.severity_override_reason,
+  State: f.state,
+  StateReason: f.state_reason,
+  RiskAcceptedUntil: iso(f.risk_accepted_until),
+  RiskScore: Number(f.risk_score),
+  DueAt: iso(f.due_at),
+  Location: {
+    Kind: f.location_kind,
+    Port: f.port,
+    Protocol: f.protocol,
+    Url: f.url,
+    Parameter: f.parameter,
+    File: f.file_path,
+    Line: f.line,
+    Package: f.package_name,
+    Version: f.package_version,
+  },
+  Source: f.source,
+  FirstSeen: f.first_seen_at.toISOString(),
+  LastSeen: f.last_seen_at.toISOString(),
+  FixedAt: iso(f.fixed_at),
+  CreatedAt: f.created_at.toISOString(),
+  UpdatedAt: f.updated_at.toISOString(),
+});
+
+export const findingRoutes =
+  (findings: FindingService): ChannelRoutes =>
+  (app, ctx) => {
+    const detail = async (context: ReturnType<typeof contextOf>, f: FindingRow) => ({
+      ...toFindingDto(f),
+      Evidence: f.evidence,
+      Events: (await findings.events(context, f.id)).map((e) => ({
+        Id: e.id,
+        At: e.occurred_at.toISOString(),
+        ActorType: e.actor_type,
+        ActorId: e.actor_id,
+        Kind: e.kind,
+        FromState: e.from_state,
+        ToState: e.to_state,
+        Reason: e.reason,
+      })),
+    });
+
+    route(app, ctx, {
+      method: 'GET',
+      url: '/findings',
+      channels: BOTH,
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: 'listFindings',
+        summary: 'Findings of your organisation',
+        description:
+          'Filters combine with AND; State and Severity may repeat (State=Open&State=Reopened). Keyset pages per Sort.',
+        tags: ['Findings'],
+        querystring: FindingListQuery,
+        response: { 200: FindingListSchema },
+      },
+      handler: async (request) => {
+        const q = request.query;
+        const page = await findings.list(
+          contextOf(request),
+          {
+            states: q.State,
+            severities: q.Severity,
+            assetId: q.AssetId,
+            tag: q.Tag,
+            vulnerabilityId: q.VulnerabilityId,
+            cve: q.Cve,
+            kev: q.Kev,
+            epssMin: q.EpssMin,
+            riskMin: q.RiskMin,
+            dueBefore: date(q.DueBefore),
+            firstSeenAfter: date(q.FirstSeenAfter),
+            lastSeenBefore: date(q.LastSeenBefore),
+            search: q.Search,
+          },
+          q.Sort ?? '-Risk',
+          q.PageSize ?? 100,
+          q.Cursor,
+        );
+        return {
+          Items: page.items.map(toFindingDto),
+          NextCursor: page.nextCursor,
+          TotalCount: page.totalCount,
+        };
+      },
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: '/findings',
+      channels: BOTH,
+      access: { role: 'Analyst' },
+      schema: {
+        operationId: 'createFinding',
+        summary: 'Record a finding by hand (e.g. from a penetration test)',
+        description:
+          'Same deduplication as imports: the same asset, vulnerability and location is the same finding, answered with 200 ' +
+          '(and reopened if it had been fixed); a new one is 201.',
+        tags: ['Findings'],
+        body: CreateFindingSchema,
+        response: { 200: FindingDetailSchema, 201: FindingDetailSchema },
+      },
+      handler: async (request, reply) => {
+        const b = request.body;
+        const context = contextOf(request);
+        const l = b.Location ?? { Kind: 'None' as const };
+        const result = await findings.record(context, {
+          assetId: b.AssetId,
+          vulnerabilityId: b.VulnerabilityId,
+          vulnerability: b.Vulnerability && {
+            source: 'Manual',
+            title: b.Vulnerability.Title,
+            cveIds: b.Vulnerability.Cve,
+            description: b.Vulnerability.Description,
+            solution: b.Vulnerability.Solution,
+            cweIds: b.Vulnerability.Cwe,
+            severity: b.Vulnerability.Severity,
+            cvss3Score: b.Vulnerability.CvssScore,
+            cvss3Vector: b.Vulnerability.CvssVector,
+            references: b.Vulnerability.References,
+          },
+          location: {
+            kind: l.Kind,
+            port: l.Port,
+            protocol: l.Protocol,
+            url: l.Url,
+            parameter: l.Parameter,
+            filePath: l.File,
+            line: l.Line,
+            packageName: l.Package,
+            packageVersion: l.Version,
+          },
+          severity: b.Severity,
+          evidence: b.Evidence,
+          source: 'Manual',
+        });
+        return reply.code(result.created ? 201 : 200).send(await detail(context, result.finding));
+      },
+    });
+
+    route(app, ctx, {
+      method: 'GET',
+      url: '/findings/:Id',
+      channels: BOTH,
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: 'getFinding',
+        summary: 'One finding with its evidence and history',
+        tags: ['Findings'],
+        params: FindingIdParams,
+        response: { 200: FindingDetailSchema },
+      },
+      handler: async (request) => {
+        const context = contextOf(request);
+        return detail(context, await findings.get(context, request.params.Id));
+      },
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: '/findings/:Id/state',
+      channels: BOTH,
+      access: { role: 'Analyst' },
+      schema: {
+        operationId: 'changeFindingState',
+        summary: 'Decide about a finding',
+        description:
+          'Open/Reopened → Fixed, FalsePositive (Justification) or RiskAccepted (Manager; Justification and Until, at most a year); ' +
+          'Fixed → Reopened; RiskAccepted or FalsePositive → Open. Other moves are 409.',
+        tags: ['Findings'],
+        params: FindingIdParams,
+        body: ChangeStateSchema,
+        response: { 200: FindingDetailSchema },
+      },
+      handler: async (request) => {
+        const context = contextOf(request);
+        const b = request.body;
+        const f = await findings.changeState(context, request.params.Id, {
+          state: b.State,
+          justification: b.Justification,
+          until: date(b.Until),
+        });
+        return detail(context, f);
+      },
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: '/findings/:Id/severity',
+      channels: BOTH,
+      access: { role: 'Analyst' },
+      schema: {
+        operationId: 'overrideFindingSeverity',
+        summary: 'Override the scanner’s severity, with a reason',
+        tags: ['Findings'],
+        params: FindingIdParams,
+        body: OverrideSeveritySchema,
+        response: { 200: FindingDetailSchema },
+      },
+      handler: async (request) => {
+        const context = contextOf(request);
+        const f = await findings.overrideSeverity(
+          context,
+          request.params.Id,
+          request.body.Severity,
+          request.body.Reason,
+        );
+        return detail(context, f);
+      },
+    });
+  };

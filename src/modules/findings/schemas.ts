@@ -1,0 +1,201 @@
+import { Type } from 'typebox';
+
+export const SeveritySchema = Type.Union([
+  Type.Literal('Critical'),
+  Type.Literal('High'),
+  Type.Literal('Medium'),
+  Type.Literal('Low'),
+  Type.Literal('Info'),
+]);
+export const StateSchema = Type.Union([
+  Type.Literal('Open'),
+  Type.Literal('Fixed'),
+  Type.Literal('Reopened'),
+  Type.Literal('RiskAccepted'),
+  Type.Literal('FalsePositive'),
+]);
+const Time = Type.String({ format: 'date-time' });
+const NullableTime = Type.Union([Time, Type.Null()]);
+
+export const LocationSchema = Type.Object(
+  {
+    Kind: Type.Union([
+      Type.Literal('None'),
+      Type.Literal('Port'),
+      Type.Literal('Url'),
+      Type.Literal('File'),
+      Type.Literal('Package'),
+    ]),
+    Port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    Protocol: Type.Optional(Type.Union([Type.Literal('tcp'), Type.Literal('udp')])),
+    Url: Type.Optional(Type.String({ maxLength: 2048 })),
+    Parameter: Type.Optional(Type.String({ maxLength: 255 })),
+    File: Type.Optional(Type.String({ maxLength: 1024 })),
+    Line: Type.Optional(Type.Integer({ minimum: 0 })),
+    Package: Type.Optional(Type.String({ maxLength: 255 })),
+    Version: Type.Optional(Type.String({ maxLength: 255 })),
+  },
+  { additionalProperties: false },
+);
+
+export const FindingSchema = Type.Object(
+  {
+    Id: Type.String({ format: 'uuid' }),
+    AssetId: Type.String({ format: 'uuid' }),
+    AssetName: Type.String(),
+    VulnerabilityId: Type.String({ format: 'uuid' }),
+    PluginGuidId: Type.Union([Type.String(), Type.Null()], {
+      description: 'The scanner rule id, as the original service names it.',
+    }),
+    Title: Type.String(),
+    CVEReferences: Type.Array(Type.String()),
+    Kev: Type.Boolean(),
+    EpssScore: Type.Union([Type.Number(), Type.Null()]),
+    Severity: SeveritySchema,
+    ScannerSeverity: SeveritySchema,
+    SeverityOverrideReason: Type.Union([Type.String(), Type.Null()]),
+    State: StateSchema,
+    StateReason: Type.Union([Type.String(), Type.Null()]),
+    RiskAcceptedUntil: NullableTime,
+    RiskScore: Type.Number({ minimum: 0, maximum: 100 }),
+    DueAt: NullableTime,
+    Location: Type.Object({
+      Kind: Type.String(),
+      Port: Type.Union([Type.Integer(), Type.Null()]),
+      Protocol: Type.Union([Type.String(), Type.Null()]),
+      Url: Type.Union([Type.String(), Type.Null()]),
+      Parameter: Type.Union([Type.String(), Type.Null()]),
+      File: Type.Union([Type.String(), Type.Null()]),
+      Line: Type.Union([Type.Integer(), Type.Null()]),
+      Package: Type.Union([Type.String(), Type.Null()]),
+      Version: Type.Union([Type.String(), Type.Null()]),
+    }),
+    Source: Type.String(),
+    FirstSeen: Time,
+    LastSeen: Time,
+    FixedAt: NullableTime,
+    CreatedAt: Time,
+    UpdatedAt: Time,
+  },
+  { additionalProperties: false },
+);
+
+export const FindingDetailSchema = Type.Object(
+  {
+    ...FindingSchema.properties,
+    Evidence: Type.Union([Type.String(), Type.Null()]),
+    Events: Type.Array(
+      Type.Object({
+        Id: Type.String(),
+        At: Time,
+        ActorType: Type.String(),
+        ActorId: Type.Union([Type.String(), Type.Null()]),
+        Kind: Type.String(),
+        FromState: Type.Union([Type.String(), Type.Null()]),
+        ToState: Type.Union([Type.String(), Type.Null()]),
+        Reason: Type.Union([Type.String(), Type.Null()]),
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const FindingListSchema = Type.Object(
+  {
+    Items: Type.Array(FindingSchema),
+    NextCursor: Type.Union([Type.String(), Type.Null()]),
+    TotalCount: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+
+export const FindingListQuery = Type.Object(
+  {
+    PageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+    Cursor: Type.Optional(Type.String({ maxLength: 1000 })),
+    Sort: Type.Optional(
+      Type.Union(
+        [
+          Type.Literal('-Risk'),
+          Type.Literal('-Severity'),
+          Type.Literal('-FirstSeen'),
+          Type.Literal('-LastSeen'),
+          Type.Literal('DueAt'),
+        ],
+        {
+          default: '-Risk',
+        },
+      ),
+    ),
+    State: Type.Optional(Type.Array(StateSchema, { maxItems: 5 })),
+    Severity: Type.Optional(Type.Array(SeveritySchema, { maxItems: 5 })),
+    AssetId: Type.Optional(Type.String({ format: 'uuid' })),
+    Tag: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A tag of the asset.' })),
+    VulnerabilityId: Type.Optional(Type.String({ format: 'uuid' })),
+    Cve: Type.Optional(Type.String({ pattern: '^[Cc][Vv][Ee]-\\d{4}-\\d{4,}$' })),
+    Kev: Type.Optional(Type.Boolean()),
+    EpssMin: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    RiskMin: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+    DueBefore: Type.Optional(Type.String({ format: 'date-time' })),
+    FirstSeenAfter: Type.Optional(Type.String({ format: 'date-time' })),
+    LastSeenBefore: Type.Optional(Type.String({ format: 'date-time' })),
+    Search: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'Part of the title or the asset name.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateFindingSchema = Type.Object(
+  {
+    AssetId: Type.String({ format: 'uuid' }),
+    VulnerabilityId: Type.Optional(Type.String({ format: 'uuid' })),
+    Vulnerability: Type.Optional(
+      Type.Object(
+        {
+          Title: Type.String({ minLength: 1, maxLength: 500 }),
+          Cve: Type.Optional(Type.Array(Type.String({ maxLength: 30 }), { maxItems: 50 })),
+          Description: Type.Optional(Type.String({ maxLength: 32768 })),
+          Solution: Type.Optional(Type.String({ maxLength: 32768 })),
+          Cwe: Type.Optional(Type.Array(Type.String({ pattern: '^CWE-\\d+$' }), { maxItems: 20 })),
+          Severity: SeveritySchema,
+          CvssScore: Type.Optional(Type.Number({ minimum: 0, maximum: 10 })),
+          CvssVector: Type.Optional(Type.String({ maxLength: 200 })),
+          References: Type.Optional(Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 100 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    Location: Type.Optional(LocationSchema),
+    Severity: Type.Optional(SeveritySchema),
+    Evidence: Type.Optional(Type.String({ maxLength: 65536 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ChangeStateSchema = Type.Object(
+  {
+    State: StateSchema,
+    Justification: Type.Optional(Type.String({ maxLength: 4000 })),
+    Until: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'Required for RiskAccepted: when the finding returns to Open by itself.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const OverrideSeveritySchema = Type.Object(
+  {
+    Severity: Type.Union([SeveritySchema, Type.Null()], { description: 'null removes the override.' }),
+    Reason: Type.Optional(Type.String({ maxLength: 4000 })),
+  },
+  { additionalProperties: false },
+);
+
+export const FindingIdParams = Type.Object(
+  { Id: Type.String({ format: 'uuid' }) },
+  { additionalProperties: false },
+);

@@ -1,0 +1,367 @@
+import { createHash } from 'node:crypto';
+import type { FindingState, LocationKind, Severity } from '../../db/schema.js';
+import { roleAllows } from '../../http/access.js';
+import { AppError } from '../../http/problems/app-error.js';
+import { Problems } from '../../http/problems/types.js';
+import type { Clock } from '../../lib/clock.js';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { uuidv7 } from '../../lib/uuidv7.js';
+import type { AssetService } from '../assets/service.js';
+import type { ServiceContext } from '../context.js';
+import { dueDate, type SettingsService } from '../settings/service.js';
+import type { Page } from '../users/service.js';
+import type { VulnerabilityInput, VulnerabilityService } from '../vulnerabilities/service.js';
+import type {
+  FindingFilter,
+  FindingListRow,
+  FindingRepository,
+  FindingRow,
+  FindingSort,
+} from './repository.js';
+import { baseRiskScore, MAX_RISK_ACCEPTANCE_DAYS, ROLE_FOR_STATE, TRANSITIONS } from './rules.js';
+
+export interface FindingLocation {
+  kind: LocationKind;
+  port?: number;
+  protocol?: 'tcp' | 'udp';
+  url?: string;
+  parameter?: string;
+  filePath?: string;
+  line?: number;
+  packageName?: string;
+  packageVersion?: string;
+}
+
+export interface FindingInput {
+  assetId: string;
+  vulnerabilityId?: string;
+  vulnerability?: VulnerabilityInput;
+  location: FindingLocation;
+  severity?: Severity;
+  evidence?: string;
+  source: string;
+  toolFindingId?: string;
+  seenAt?: Date;
+}
+
+export const EVIDENCE_CAP = 65_536;
+
+function invalid(path: string, message: string): AppError {
+  return AppError.of(Problems.ValidationFailed, `${path}: ${message}`, { errors: [{ path, message }] });
+}
+
+/** The part of the deduplication key that says where on the asset the weakness is. */
+export function locationKey(l: FindingLocation): string {
+  switch (l.kind) {
+    case 'Port':
+      return `port:${l.protocol ?? 'tcp'}/${l.port}`;
+    case 'Url':
+      return `url:${l.url ?? ''}#${l.parameter ?? ''}`;
+    case 'File':
+      return `file:${l.filePath ?? ''}:${l.line ?? ''}`;
+    case 'Package':
+      return `package:${l.packageName ?? ''}@${l.packageVersion ?? ''}`;
+    default:
+      return 'none';
+  }
+}
+
+function checkLocation(l: FindingLocation): void {
+  if (l.kind === 'Port' && (l.port === undefined || l.port < 0 || l.port > 65535))
+    throw invalid('/Location/Port', 'is required for a port location');
+  if (l.kind === 'Url' && !l.url) throw invalid('/Location/Url', 'is required for a URL location');
+  if (l.kind === 'File' && !l.filePath) throw invalid('/Location/File', 'is required for a file location');
+  if (l.kind === 'Package' && !l.packageName)
+    throw invalid('/Location/Package', 'is required for a package location');
+}
+
+export class FindingService {
+  constructor(
+    private readonly repo: FindingRepository,
+    private readonly assets: AssetService,
+    private readonly vulnerabilities: VulnerabilityService,
+    private readonly settings: SettingsService,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Records that a vulnerability was seen on an asset at a location. The same asset,
+   * vulnerability and location is the same finding: seen again, it is touched (and reopened
+   * when it had been fixed); RiskAccepted and FalsePositive decisions stay.
+   */
+  async record(
+    ctx: ServiceContext,
+    input: FindingInput,
+  ): Promise<{ finding: FindingRow; created: boolean; reopened: boolean }> {
+    checkLocation(input.location);
+    const asset = await this.assets.get(ctx, input.assetId);
+    const vulnerability = input.vulnerabilityId
+      ? await this.vulnerabilities.get(ctx, input.vulnerabilityId)
+      : input.vulnerability
+        ? await this.vulnerabilities.resolve(ctx, input.vulnerability)
+        : undefined;
+    if (!vulnerability) throw invalid('/Vulnerability', 'give VulnerabilityId or Vulnerability');
+    const dedupKey = createHash('sha256')
+      .update(`${asset.id}|${vulnerability.key}|${locationKey(input.location)}`)
+      .digest('hex');
+    const seenAt = input.seenAt ?? this.clock();
+    const evidence = input.evidence ? input.evidence.slice(0, EVIDENCE_CAP) : null;
+    const severity = input.severity ?? vulnerability.severity;
+    const sla = await this.settings.sla(ctx.organizationId);
+    const actor = { actorType: ctx.actor.type, actorId: ctx.actor.id };
+
+    const outcome = await this.repo.transaction(async (trx) => {
+      const existing = await this.repo.findByDedupKey(ctx.organizationId, dedupKey, trx);
+      if (existing) {
+        await this.repo.markSeen(ctx.organizationId, existing.id, seenAt, evidence, trx);
+        if (existing.state === 'Fixed') {
+          await this.repo.setState(
+            ctx.organizationId,
+            existing.id,
+            { state: 'Reopened', reason: null, until: null, fixedAt: null },
+            trx,
+          );
+          await this.repo.addEvent(
+            ctx.organizationId,
+            {
+              id: uuidv7(),
+              findingId: existing.id,
+              at: seenAt,
+              ...actor,
+              kind: 'state_changed',
+              fromState: 'Fixed',
+              toState: 'Reopened',
+              reason: `Seen again (${input.source})`,
+            },
+            trx,
+          );
+          return { id: existing.id, created: false, reopened: true };
+        }
+        return { id: existing.id, created: false, reopened: false };
+      }
+      const id = uuidv7();
+      await this.repo.insert(
+        ctx.organizationId,
+        {
+          id,
+          assetId: asset.id,
+          vulnerabilityId: vulnerability.id,
+          dedupKey,
+          location: input.location,
+          title: vulnerability.title,
+          severity,
+          riskScore: baseRiskScore(
+            vulnerability.cvss3_score === null ? null : Number(vulnerability.cvss3_score),
+            severity,
+          ),
+          dueAt: dueDate(sla, severity, seenAt),
+          evidence,
+          source: input.source,
+          toolFindingId: input.toolFindingId ?? null,
+          seenAt,
+        },
+        trx,
+      );
+      await this.repo.addEvent(
+        ctx.organizationId,
+        {
+          id: uuidv7(),
+          findingId: id,
+          at: seenAt,
+          ...actor,
+          kind: 'created',
+          toState: 'Open',
+          details: { source: input.source },
+        },
+        trx,
+      );
+      return { id, created: true, reopened: false };
+    });
+    return { finding: await this.get(ctx, outcome.id), created: outcome.created, reopened: outcome.reopened };
+  }
+
+  async get(ctx: ServiceContext, id: string): Promise<FindingRow> {
+    const row = await this.repo.findById(ctx.organizationId, id);
+    if (!row) throw AppError.of(Problems.NotFound, `No finding ${id} in your organisation.`);
+    return row;
+  }
+
+  events(ctx: ServiceContext, id: string) {
+    return this.repo.events(ctx.organizationId, id);
+  }
+
+  async list(
+    ctx: ServiceContext,
+    filter: FindingFilter,
+    sort: FindingSort,
+    pageSize: number,
+    cursor?: string,
+  ): Promise<Page<FindingListRow>> {
+    let after: { value: string; id: string } | undefined;
+    if (cursor) {
+      const key = decodeCursor(cursor, ['Sort', 'Value', 'Id']);
+      if (!key || key.Sort !== sort) {
+        throw AppError.of(
+          Problems.ValidationFailed,
+          'Cursor is not valid for this sort; pass the NextCursor of a previous page with the same Sort.',
+        );
+      }
+      after = { value: key.Value, id: key.Id };
+    }
+    const rows = await this.repo.listPage(ctx.organizationId, filter, sort, pageSize + 1, after);
+    const items = rows.slice(0, pageSize);
+    const last = items[items.length - 1];
+    return {
+      items,
+      nextCursor:
+        rows.length > pageSize && last
+          ? encodeCursor({ Sort: sort, Value: last.sort_value, Id: last.id })
+          : null,
+      totalCount: await this.repo.count(ctx.organizationId, filter),
+    };
+  }
+
+  /** A person's decision about a finding, with the rules of who may decide what. */
+  async changeState(
+    ctx: ServiceContext,
+    id: string,
+    change: { state: FindingState; justification?: string; until?: Date },
+  ): Promise<FindingRow> {
+    const finding = await this.get(ctx, id);
+    const from = finding.state;
+    if (!TRANSITIONS[from].includes(change.state)) {
+      throw AppError.of(
+        Problems.Conflict,
+        `A finding in state ${from} cannot become ${change.state}; from ${from} it can become ${TRANSITIONS[from].join(' or ')}.`,
+      );
+    }
+    const needed = ROLE_FOR_STATE[change.state];
+    if (ctx.role && !roleAllows(ctx.role, needed)) {
+      throw AppError.of(
+        Problems.Forbidden,
+        `Moving a finding to ${change.state} requires the ${needed} role or higher; your role is ${ctx.role}.`,
+      );
+    }
+    const justification = change.justification?.trim();
+    if ((change.state === 'RiskAccepted' || change.state === 'FalsePositive') && !justification) {
+      throw invalid('/Justification', `is required to mark a finding ${change.state}`);
+    }
+    const now = this.clock();
+    let until: Date | null = null;
+    if (change.state === 'RiskAccepted') {
+      if (!change.until) throw invalid('/Until', 'is required: a risk is accepted until a date');
+      const max = now.getTime() + MAX_RISK_ACCEPTANCE_DAYS * 86_400_000;
+      if (change.until.getTime() <= now.getTime() || change.until.getTime() > max) {
+        throw invalid('/Until', `must be in the future and at most ${MAX_RISK_ACCEPTANCE_DAYS} days away`);
+      }
+      until = change.until;
+    } else if (change.until) {
+      throw invalid('/Until', 'only applies to RiskAccepted');
+    }
+    await this.repo.transaction(async (trx) => {
+      await this.repo.setState(
+        ctx.organizationId,
+        id,
+        {
+          state: change.state,
+          reason: justification ?? null,
+          until,
+          ...(change.state === 'Fixed'
+            ? { fixedAt: now }
+            : change.state === 'Reopened'
+              ? { fixedAt: null }
+              : {}),
+        },
+        trx,
+      );
+      await this.repo.addEvent(
+        ctx.organizationId,
+        {
+          id: uuidv7(),
+          findingId: id,
+          at: now,
+          actorType: ctx.actor.type,
+          actorId: ctx.actor.id,
+          kind: 'state_changed',
+          fromState: from,
+          toState: change.state,
+          reason: justification ?? null,
+          details: until ? { until: until.toISOString() } : {},
+        },
+        trx,
+      );
+    });
+    return this.get(ctx, id);
+  }
+
+  /** Overrides the scanner's severity (or removes the override); due date and risk follow. */
+  async overrideSeverity(
+    ctx: ServiceContext,
+    id: string,
+    severity: Severity | null,
+    reason?: string,
+  ): Promise<FindingRow> {
+    const finding = await this.get(ctx, id);
+    const why = reason?.trim();
+    if (severity && !why) throw invalid('/Reason', 'is required to override a severity');
+    const effective = severity ?? finding.severity;
+    const vulnerability = await this.vulnerabilities.get(ctx, finding.vulnerability_id);
+    const sla = await this.settings.sla(ctx.organizationId);
+    const score = vulnerability.cvss3_score === null ? null : Number(vulnerability.cvss3_score);
+    await this.repo.transaction(async (trx) => {
+      await this.repo.setSeverityOverride(
+        ctx.organizationId,
+        id,
+        {
+          severity,
+          reason: severity ? (why ?? null) : null,
+          // An explicit severity is a person's judgement: it outranks the CVSS-derived score.
+          riskScore: severity ? baseRiskScore(null, effective) : baseRiskScore(score, effective),
+          dueAt: dueDate(sla, effective, finding.first_seen_at),
+        },
+        trx,
+      );
+      await this.repo.addEvent(
+        ctx.organizationId,
+        {
+          id: uuidv7(),
+          findingId: id,
+          at: this.clock(),
+          actorType: ctx.actor.type,
+          actorId: ctx.actor.id,
+          kind: 'severity_overridden',
+          reason: why ?? null,
+          details: { from: finding.effective_severity, to: effective },
+        },
+        trx,
+      );
+    });
+    return this.get(ctx, id);
+  }
+
+  /** Risk acceptances past their date return to Open; run periodically by every instance. */
+  async expireRiskAcceptances(): Promise<number> {
+    const now = this.clock();
+    return this.repo.transaction(async (trx) => {
+      const expired = await this.repo.expireRiskAcceptances(now, trx);
+      for (const f of expired) {
+        await this.repo.addEvent(
+          f.organization_id,
+          {
+            id: uuidv7(),
+            findingId: f.id,
+            at: now,
+            actorType: 'system',
+            actorId: null,
+            kind: 'state_changed',
+            fromState: 'RiskAccepted',
+            toState: 'Open',
+            reason: 'Risk acceptance expired',
+          },
+          trx,
+        );
+      }
+      return expired.length;
+    });
+  }
+}

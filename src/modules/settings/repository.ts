@@ -1,0 +1,37 @@
+import { type Kysely, sql } from 'kysely';
+import type { DB } from '../../db/schema.js';
+
+export interface SlaDays {
+  sla_critical_days: number | null;
+  sla_high_days: number | null;
+  sla_medium_days: number | null;
+  sla_low_days: number | null;
+  sla_info_days: number | null;
+}
+
+export class SettingsRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  find(organizationId: string) {
+    return this.db
+      .selectFrom('organization_settings')
+      .select([
+        'sla_critical_days',
+        'sla_high_days',
+        'sla_medium_days',
+        'sla_low_days',
+        'sla_info_days',
+        'updated_at',
+      ])
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
+  }
+
+  async save(organizationId: string, sla: SlaDays): Promise<void> {
+    await this.db
+      .insertInto('organization_settings')
+      .values({ organization_id: organizationId, ...sla })
+      .onConflict((oc) => oc.column('organization_id').doUpdateSet({ ...sla, updated_at: sql`now()` }))
+      .execute();
+  }
+}

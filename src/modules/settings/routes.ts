@@ -1,0 +1,50 @@
+import { Type } from 'typebox';
+import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { contextOf } from '../../http/request-context.js';
+import type { SettingsService } from './service.js';
+
+const Days = Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Null()]);
+const SlaSchema = Type.Object(
+  { Critical: Days, High: Days, Medium: Days, Low: Days, Info: Days },
+  {
+    additionalProperties: false,
+    description: 'Days to fix a finding, counted from first seen; null: no deadline.',
+  },
+);
+const SettingsSchema = Type.Object({ SlaDays: SlaSchema }, { additionalProperties: false });
+
+export const settingsRoutes =
+  (settings: SettingsService): ChannelRoutes =>
+  (app, ctx) => {
+    route(app, ctx, {
+      method: 'GET',
+      url: '/settings',
+      channels: BOTH,
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: 'getSettings',
+        summary: 'Organisation settings',
+        tags: ['Settings'],
+        response: { 200: SettingsSchema },
+      },
+      handler: async (request) => ({ SlaDays: await settings.sla(contextOf(request).organizationId) }),
+    });
+
+    route(app, ctx, {
+      method: 'PUT',
+      url: '/settings',
+      channels: BOTH,
+      access: { role: 'Manager' },
+      schema: {
+        operationId: 'updateSettings',
+        summary: 'Change organisation settings',
+        description: 'New due dates apply to findings created or re-scored from now on.',
+        tags: ['Settings'],
+        body: SettingsSchema,
+        response: { 200: SettingsSchema },
+      },
+      handler: async (request) => ({
+        SlaDays: await settings.setSla(contextOf(request), request.body.SlaDays),
+      }),
+    });
+  };

@@ -1,0 +1,47 @@
+import type { Severity } from '../../db/schema.js';
+import type { AuditService } from '../audit/service.js';
+import type { ServiceContext } from '../context.js';
+import type { SettingsRepository } from './repository.js';
+
+/** Days to fix a finding, by severity; null means no deadline. */
+export type SlaDays = Record<Severity, number | null>;
+
+/** Common defaults (as in PCI DSS and most vulnerability programmes) until an organisation sets its own. */
+export const DEFAULT_SLA: SlaDays = { Critical: 7, High: 30, Medium: 90, Low: 180, Info: null };
+
+export class SettingsService {
+  constructor(
+    private readonly repo: SettingsRepository,
+    private readonly audit: AuditService,
+  ) {}
+
+  async sla(organizationId: string): Promise<SlaDays> {
+    const row = await this.repo.find(organizationId);
+    if (!row) return { ...DEFAULT_SLA };
+    return {
+      Critical: row.sla_critical_days,
+      High: row.sla_high_days,
+      Medium: row.sla_medium_days,
+      Low: row.sla_low_days,
+      Info: row.sla_info_days,
+    };
+  }
+
+  async setSla(ctx: ServiceContext, sla: SlaDays): Promise<SlaDays> {
+    await this.repo.save(ctx.organizationId, {
+      sla_critical_days: sla.Critical,
+      sla_high_days: sla.High,
+      sla_medium_days: sla.Medium,
+      sla_low_days: sla.Low,
+      sla_info_days: sla.Info,
+    });
+    await this.audit.record(ctx, 'settings.sla_changed', null, { sla });
+    return this.sla(ctx.organizationId);
+  }
+}
+
+/** The due date of a finding first seen at `firstSeen`. */
+export function dueDate(sla: SlaDays, severity: Severity, firstSeen: Date): Date | null {
+  const days = sla[severity];
+  return days === null ? null : new Date(firstSeen.getTime() + days * 86_400_000);
+}

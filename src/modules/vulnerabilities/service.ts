@@ -1,0 +1,84 @@
+import type { Severity } from '../../db/schema.js';
+import { AppError } from '../../http/problems/app-error.js';
+import { Problems } from '../../http/problems/types.js';
+import { uuidv7 } from '../../lib/uuidv7.js';
+import type { ServiceContext } from '../context.js';
+import type { VulnerabilityRepository, VulnerabilityRow } from './repository.js';
+
+/** What a report or a person says about a vulnerability. */
+export interface VulnerabilityInput {
+  source: string;
+  ruleId?: string;
+  cveIds?: string[];
+  aliases?: string[];
+  title: string;
+  description?: string;
+  solution?: string;
+  cweIds?: string[];
+  severity: Severity;
+  cvss3Vector?: string;
+  cvss3Score?: number;
+  references?: string[];
+}
+
+const CVE = /^CVE-\d{4}-\d{4,}$/;
+const TEXT_CAP = 32_768;
+
+function invalid(path: string, message: string): AppError {
+  return AppError.of(Problems.ValidationFailed, `${path}: ${message}`, { errors: [{ path, message }] });
+}
+
+/**
+ * Identity: the first CVE when there is one (so every tool's report of it is one entry), else
+ * the tool's own rule id, else (a manual finding with neither) a fresh entry of its own.
+ */
+export function vulnerabilityKey(
+  input: Pick<VulnerabilityInput, 'source' | 'ruleId'> & { cveIds: string[] },
+): string {
+  if (input.cveIds[0]) return `cve:${input.cveIds[0]}`;
+  if (input.ruleId) return `rule:${input.source.toLowerCase()}:${input.ruleId}`;
+  return `manual:${uuidv7()}`;
+}
+
+export class VulnerabilityService {
+  constructor(private readonly repo: VulnerabilityRepository) {}
+
+  async resolve(ctx: ServiceContext, input: VulnerabilityInput): Promise<VulnerabilityRow> {
+    const cveIds = [...new Set((input.cveIds ?? []).map((c) => c.trim().toUpperCase()))].sort();
+    const bad = cveIds.find((c) => !CVE.test(c));
+    if (bad) throw invalid('/Cve', `'${bad}' is not a CVE id (CVE-YYYY-NNNN)`);
+    const title = input.title.trim();
+    if (!title) throw invalid('/Title', 'is required');
+    return this.repo.upsert(ctx.organizationId, uuidv7(), {
+      key: vulnerabilityKey({ source: input.source, ruleId: input.ruleId, cveIds }),
+      source: input.source,
+      pluginId: input.ruleId ?? null,
+      cveIds,
+      aliases: [...new Set([...(input.aliases ?? []), ...(input.ruleId ? [input.ruleId] : [])])].sort(),
+      title: title.slice(0, 500),
+      description: input.description?.slice(0, TEXT_CAP) ?? null,
+      solution: input.solution?.slice(0, TEXT_CAP) ?? null,
+      cweIds: input.cweIds ?? [],
+      severity: input.severity,
+      cvss3Vector: input.cvss3Vector ?? null,
+      cvss3Score: input.cvss3Score ?? null,
+      references: (input.references ?? []).slice(0, 100),
+    });
+  }
+
+  async get(ctx: ServiceContext, id: string): Promise<VulnerabilityRow> {
+    const row = await this.repo.findById(ctx.organizationId, id);
+    if (!row) throw AppError.of(Problems.NotFound, `No vulnerability ${id} in your organisation.`);
+    return row;
+  }
+
+  async list(
+    ctx: ServiceContext,
+    filter: { cve?: string; search?: string; kev?: boolean },
+    pageSize: number,
+    afterId?: string,
+  ) {
+    const rows = await this.repo.listPage(ctx.organizationId, filter, pageSize + 1, afterId);
+    return { items: rows.slice(0, pageSize), more: rows.length > pageSize };
+  }
+}
