@@ -43,6 +43,9 @@ import { SettingsRepository } from './modules/settings/repository.js';
 import { settingsRoutes } from './modules/settings/routes.js';
 import { SettingsService } from './modules/settings/service.js';
 import { statusRoutes } from './modules/status/routes.js';
+import { TicketRepository } from './modules/tickets/repository.js';
+import { ticketRoutes } from './modules/tickets/routes.js';
+import { TicketService } from './modules/tickets/service.js';
 import { UserRepository } from './modules/users/repository.js';
 import { userRoutes } from './modules/users/routes.js';
 import { UserService } from './modules/users/service.js';
@@ -65,6 +68,7 @@ export interface AppOptions {
 
 export interface Services {
   assets: AssetService;
+  tickets: TicketService;
   findings: FindingService;
   settings: SettingsService;
   vulnerabilities: VulnerabilityService;
@@ -119,6 +123,15 @@ export function buildServices(
   const assets = new AssetService(new AssetRepository(database.db), users, audit, clock);
   const settings = new SettingsService(new SettingsRepository(database.db), audit);
   const vulnerabilities = new VulnerabilityService(new VulnerabilityRepository(database.db));
+  const findings = new FindingService(
+    new FindingRepository(database.db),
+    assets,
+    vulnerabilities,
+    settings,
+    clock,
+  );
+  const tickets = new TicketService(new TicketRepository(database.db), users, clock);
+  findings.onStateChanged((organizationId, ids) => tickets.findingsChanged(organizationId, ids));
   return {
     audit,
     users,
@@ -126,13 +139,8 @@ export function buildServices(
     assets,
     settings,
     vulnerabilities,
-    findings: new FindingService(
-      new FindingRepository(database.db),
-      assets,
-      vulnerabilities,
-      settings,
-      clock,
-    ),
+    findings,
+    tickets,
     apiKeys,
     organizations: new OrganizationService(new OrganizationRepository(database.db)),
   };
@@ -214,6 +222,7 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     assetRoutes(services.assets),
     findingRoutes(services.findings),
     settingsRoutes(services.settings),
+    ticketRoutes(services.tickets),
     sessionRoutes({
       sessions: services.sessions,
       users: services.users,

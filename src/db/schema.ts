@@ -206,6 +206,57 @@ export interface FindingEventsTable {
   details: ColumnType<Record<string, unknown>, string, string>;
 }
 
+export const TICKET_STATES = ['Open', 'InProgress', 'Resolved', 'Closed', 'Reopened'] as const;
+export type TicketState = (typeof TICKET_STATES)[number];
+export const TICKET_PRIORITIES = ['Critical', 'High', 'Medium', 'Low'] as const;
+export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
+
+export interface TicketsTable {
+  organization_id: string;
+  id: string;
+  number: number;
+  title: string;
+  description: string | null;
+  priority: TicketPriority;
+  assignee_user_id: string | null;
+  due_at: Timestamp | null;
+  state: TicketState;
+  created_by_user_id: string | null;
+  created_at: CreatedAt;
+  updated_at: Generated<Date>;
+  resolved_at: Timestamp | null;
+  closed_at: Timestamp | null;
+}
+
+export interface TicketFindingsTable {
+  organization_id: string;
+  ticket_id: string;
+  finding_id: string;
+  linked_at: Generated<Date>;
+}
+
+export interface TicketCommentsTable {
+  organization_id: string;
+  id: string;
+  ticket_id: string;
+  author_user_id: string | null;
+  body: string;
+  created_at: Generated<Date>;
+}
+
+export interface TicketEventsTable {
+  organization_id: string;
+  id: string;
+  ticket_id: string;
+  occurred_at: Timestamp;
+  actor_type: string;
+  actor_id: string | null;
+  kind: string;
+  from_state: string | null;
+  to_state: string | null;
+  details: ColumnType<Record<string, unknown>, string, string>;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -218,6 +269,10 @@ export interface DB {
   vulnerabilities: VulnerabilitiesTable;
   findings: FindingsTable;
   finding_events: FindingEventsTable;
+  tickets: TicketsTable;
+  ticket_findings: TicketFindingsTable;
+  ticket_comments: TicketCommentsTable;
+  ticket_events: TicketEventsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

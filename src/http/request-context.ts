@@ -21,6 +21,7 @@ export function contextOf(request: FastifyRequest): ServiceContext {
         ? { type: 'apikey', id: principal.apiKeyId }
         : { type: 'user', id: principal.userId },
     role: principal.role,
+    userId: principal.userId,
     requestId: request.id,
     ipAddress: request.ip,
   };

@@ -75,7 +75,16 @@ function checkLocation(l: FindingLocation): void {
     throw invalid('/Location/Package', 'is required for a package location');
 }
 
+/** Told after findings change state (tickets follow their findings). */
+export type FindingStateListener = (organizationId: string, findingIds: string[]) => Promise<void>;
+
 export class FindingService {
+  private listener: FindingStateListener = async () => {};
+
+  onStateChanged(listener: FindingStateListener): void {
+    this.listener = listener;
+  }
+
   constructor(
     private readonly repo: FindingRepository,
     private readonly assets: AssetService,
@@ -177,6 +186,7 @@ export class FindingService {
       );
       return { id, created: true, reopened: false };
     });
+    if (outcome.reopened) await this.listener(ctx.organizationId, [outcome.id]);
     return { finding: await this.get(ctx, outcome.id), created: outcome.created, reopened: outcome.reopened };
   }
 
@@ -291,6 +301,7 @@ export class FindingService {
         trx,
       );
     });
+    await this.listener(ctx.organizationId, [id]);
     return this.get(ctx, id);
   }
 
@@ -342,7 +353,7 @@ export class FindingService {
   /** Risk acceptances past their date return to Open; run periodically by every instance. */
   async expireRiskAcceptances(): Promise<number> {
     const now = this.clock();
-    return this.repo.transaction(async (trx) => {
+    const expired = await this.repo.transaction(async (trx) => {
       const expired = await this.repo.expireRiskAcceptances(now, trx);
       for (const f of expired) {
         await this.repo.addEvent(
@@ -361,7 +372,12 @@ export class FindingService {
           trx,
         );
       }
-      return expired.length;
+      return expired;
     });
+    const byOrganization = new Map<string, string[]>();
+    for (const f of expired)
+      byOrganization.set(f.organization_id, [...(byOrganization.get(f.organization_id) ?? []), f.id]);
+    for (const [organizationId, ids] of byOrganization) await this.listener(organizationId, ids);
+    return expired.length;
   }
 }

@@ -30,14 +30,14 @@ function invalid(path: string, message: string): AppError {
 
 /**
  * Identity: the first CVE when there is one (so every tool's report of it is one entry), else
- * the tool's own rule id, else (a manual finding with neither) a fresh entry of its own.
+ * the tool's own rule id, else (a finding entered by hand with neither) its title.
  */
 export function vulnerabilityKey(
-  input: Pick<VulnerabilityInput, 'source' | 'ruleId'> & { cveIds: string[] },
+  input: Pick<VulnerabilityInput, 'source' | 'ruleId' | 'title'> & { cveIds: string[] },
 ): string {
   if (input.cveIds[0]) return `cve:${input.cveIds[0]}`;
   if (input.ruleId) return `rule:${input.source.toLowerCase()}:${input.ruleId}`;
-  return `manual:${uuidv7()}`;
+  return `title:${input.source.toLowerCase()}:${input.title.trim().toLowerCase().replace(/\s+/g, ' ')}`;
 }
 
 export class VulnerabilityService {
@@ -50,7 +50,7 @@ export class VulnerabilityService {
     const title = input.title.trim();
     if (!title) throw invalid('/Title', 'is required');
     return this.repo.upsert(ctx.organizationId, uuidv7(), {
-      key: vulnerabilityKey({ source: input.source, ruleId: input.ruleId, cveIds }),
+      key: vulnerabilityKey({ source: input.source, ruleId: input.ruleId, title, cveIds }),
       source: input.source,
       pluginId: input.ruleId ?? null,
       cveIds,

@@ -1,0 +1,314 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { DB, TicketPriority, TicketState } from '../../db/schema.js';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+const COLUMNS = [
+  't.id',
+  't.organization_id',
+  't.number',
+  't.title',
+  't.description',
+  't.priority',
+  't.assignee_user_id',
+  't.due_at',
+  't.state',
+  't.created_by_user_id',
+  't.created_at',
+  't.updated_at',
+  't.resolved_at',
+  't.closed_at',
+] as const;
+
+export type TicketRow = Awaited<ReturnType<TicketRepository['findById']>> & {};
+
+export class TicketRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(fn);
+  }
+
+  /** The next ticket number of an organisation (RAM-1, RAM-2, …), taken under a row lock. */
+  async nextNumber(organizationId: string, trx: Transaction<DB>): Promise<number> {
+    const row = await sql<{ number: number }>`
+      insert into organization_settings (organization_id, next_ticket_number) values (${organizationId}, 2)
+      on conflict (organization_id) do update set next_ticket_number = organization_settings.next_ticket_number + 1
+      returning next_ticket_number - 1 as number`.execute(trx);
+    return Number(row.rows[0]!.number);
+  }
+
+  findById(organizationId: string, id: string, db: Db = this.db) {
+    return db
+      .selectFrom('tickets as t')
+      .select([
+        ...COLUMNS,
+        (eb) =>
+          eb
+            .selectFrom('ticket_findings as tf')
+            .select((e) => e.fn.countAll<string>().as('n'))
+            .whereRef('tf.organization_id', '=', 't.organization_id')
+            .whereRef('tf.ticket_id', '=', 't.id')
+            .as('finding_count'),
+      ])
+      .where('t.organization_id', '=', organizationId)
+      .where('t.id', '=', id)
+      .executeTakeFirst();
+  }
+
+  async insert(
+    organizationId: string,
+    t: {
+      id: string;
+      number: number;
+      title: string;
+      description: string | null;
+      priority: TicketPriority;
+      assigneeId: string | null;
+      dueAt: Date | null;
+      createdBy: string | null;
+    },
+    db: Db,
+  ): Promise<void> {
+    await db
+      .insertInto('tickets')
+      .values({
+        organization_id: organizationId,
+        id: t.id,
+        number: t.number,
+        title: t.title,
+        description: t.description,
+        priority: t.priority,
+        assignee_user_id: t.assigneeId,
+        due_at: t.dueAt,
+        state: 'Open',
+        created_by_user_id: t.createdBy,
+      })
+      .execute();
+  }
+
+  async update(
+    organizationId: string,
+    id: string,
+    patch: Partial<{
+      title: string;
+      description: string | null;
+      priority: TicketPriority;
+      assignee_user_id: string | null;
+      due_at: Date | null;
+      state: TicketState;
+      resolved_at: Date | null;
+      closed_at: Date | null;
+    }>,
+    db: Db = this.db,
+  ): Promise<void> {
+    await db
+      .updateTable('tickets')
+      .set({ ...patch, updated_at: sql`now()` })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Which of these findings exist in the organisation (the others are foreign or gone). */
+  async existingFindings(organizationId: string, findingIds: string[], db: Db = this.db): Promise<string[]> {
+    if (findingIds.length === 0) return [];
+    const rows = await db
+      .selectFrom('findings')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', findingIds)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  async link(organizationId: string, ticketId: string, findingIds: string[], db: Db): Promise<number> {
+    if (findingIds.length === 0) return 0;
+    const result = await db
+      .insertInto('ticket_findings')
+      .values(
+        findingIds.map((f) => ({ organization_id: organizationId, ticket_id: ticketId, finding_id: f })),
+      )
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0);
+  }
+
+  async unlink(organizationId: string, ticketId: string, findingIds: string[], db: Db): Promise<number> {
+    if (findingIds.length === 0) return 0;
+    const result = await db
+      .deleteFrom('ticket_findings')
+      .where('organization_id', '=', organizationId)
+      .where('ticket_id', '=', ticketId)
+      .where('finding_id', 'in', findingIds)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  linkedFindings(organizationId: string, ticketId: string) {
+    return this.db
+      .selectFrom('ticket_findings as tf')
+      .innerJoin('findings as f', (j) =>
+        j.onRef('f.organization_id', '=', 'tf.organization_id').onRef('f.id', '=', 'tf.finding_id'),
+      )
+      .select(['f.id', 'f.title', 'f.state', 'f.effective_severity', 'f.asset_id'])
+      .where('tf.organization_id', '=', organizationId)
+      .where('tf.ticket_id', '=', ticketId)
+      .orderBy('f.id')
+      .execute();
+  }
+
+  /** Tickets linked to any of these findings, with how many of their findings are not Fixed and how many Reopened. */
+  ticketsOfFindings(organizationId: string, findingIds: string[], db: Db) {
+    return db
+      .selectFrom('tickets as t')
+      .select([
+        't.id',
+        't.state',
+        (eb) =>
+          eb
+            .selectFrom('ticket_findings as tf')
+            .innerJoin('findings as f', (j) =>
+              j.onRef('f.organization_id', '=', 'tf.organization_id').onRef('f.id', '=', 'tf.finding_id'),
+            )
+            .select((e) => e.fn.countAll<string>().as('n'))
+            .whereRef('tf.organization_id', '=', 't.organization_id')
+            .whereRef('tf.ticket_id', '=', 't.id')
+            .where('f.state', '<>', 'Fixed')
+            .as('unfixed'),
+        (eb) =>
+          eb
+            .selectFrom('ticket_findings as tf')
+            .innerJoin('findings as f', (j) =>
+              j.onRef('f.organization_id', '=', 'tf.organization_id').onRef('f.id', '=', 'tf.finding_id'),
+            )
+            .select((e) => e.fn.countAll<string>().as('n'))
+            .whereRef('tf.organization_id', '=', 't.organization_id')
+            .whereRef('tf.ticket_id', '=', 't.id')
+            .where('f.state', '=', 'Reopened')
+            .as('reopened'),
+      ])
+      .where('t.organization_id', '=', organizationId)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('ticket_findings as x')
+            .select('x.ticket_id')
+            .whereRef('x.organization_id', '=', 't.organization_id')
+            .whereRef('x.ticket_id', '=', 't.id')
+            .where('x.finding_id', 'in', findingIds),
+        ),
+      )
+      .execute();
+  }
+
+  async addComment(
+    organizationId: string,
+    c: { id: string; ticketId: string; authorId: string | null; body: string },
+  ): Promise<void> {
+    await this.db
+      .insertInto('ticket_comments')
+      .values({
+        organization_id: organizationId,
+        id: c.id,
+        ticket_id: c.ticketId,
+        author_user_id: c.authorId,
+        body: c.body,
+      })
+      .execute();
+  }
+
+  comments(organizationId: string, ticketId: string) {
+    return this.db
+      .selectFrom('ticket_comments')
+      .select(['id', 'author_user_id', 'body', 'created_at'])
+      .where('organization_id', '=', organizationId)
+      .where('ticket_id', '=', ticketId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  async addEvent(
+    organizationId: string,
+    e: {
+      id: string;
+      ticketId: string;
+      at: Date;
+      actorType: string;
+      actorId: string | null;
+      kind: string;
+      fromState?: string;
+      toState?: string;
+      details?: Record<string, unknown>;
+    },
+    db: Db = this.db,
+  ): Promise<void> {
+    await db
+      .insertInto('ticket_events')
+      .values({
+        organization_id: organizationId,
+        id: e.id,
+        ticket_id: e.ticketId,
+        occurred_at: e.at,
+        actor_type: e.actorType,
+        actor_id: e.actorId,
+        kind: e.kind,
+        from_state: e.fromState ?? null,
+        to_state: e.toState ?? null,
+        details: JSON.stringify(e.details ?? {}),
+      })
+      .execute();
+  }
+
+  events(organizationId: string, ticketId: string) {
+    return this.db
+      .selectFrom('ticket_events')
+      .select(['id', 'occurred_at', 'actor_type', 'actor_id', 'kind', 'from_state', 'to_state', 'details'])
+      .where('organization_id', '=', organizationId)
+      .where('ticket_id', '=', ticketId)
+      .orderBy('occurred_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  listPage(
+    organizationId: string,
+    f: { states?: TicketState[]; assigneeId?: string; search?: string },
+    limit: number,
+    afterId?: string,
+  ) {
+    let q = this.db
+      .selectFrom('tickets as t')
+      .select([
+        ...COLUMNS,
+        (eb) =>
+          eb
+            .selectFrom('ticket_findings as tf')
+            .select((e) => e.fn.countAll<string>().as('n'))
+            .whereRef('tf.organization_id', '=', 't.organization_id')
+            .whereRef('tf.ticket_id', '=', 't.id')
+            .as('finding_count'),
+      ])
+      .where('t.organization_id', '=', organizationId);
+    if (f.states?.length) q = q.where('t.state', 'in', f.states);
+    if (f.assigneeId) q = q.where('t.assignee_user_id', '=', f.assigneeId);
+    if (f.search) q = q.where('t.title', 'ilike', `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    if (afterId) q = q.where('t.id', '<', afterId);
+    return q.orderBy('t.id', 'desc').limit(limit).execute();
+  }
+
+  async count(
+    organizationId: string,
+    f: { states?: TicketState[]; assigneeId?: string; search?: string },
+  ): Promise<number> {
+    let q = this.db
+      .selectFrom('tickets as t')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('t.organization_id', '=', organizationId);
+    if (f.states?.length) q = q.where('t.state', 'in', f.states);
+    if (f.assigneeId) q = q.where('t.assignee_user_id', '=', f.assigneeId);
+    if (f.search) q = q.where('t.title', 'ilike', `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    return Number((await q.executeTakeFirstOrThrow()).n);
+  }
+}

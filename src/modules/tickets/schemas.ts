@@ -1,0 +1,126 @@
+import { Type } from 'typebox';
+
+export const TicketStateSchema = Type.Union([
+  Type.Literal('Open'),
+  Type.Literal('InProgress'),
+  Type.Literal('Resolved'),
+  Type.Literal('Closed'),
+  Type.Literal('Reopened'),
+]);
+export const PrioritySchema = Type.Union([
+  Type.Literal('Critical'),
+  Type.Literal('High'),
+  Type.Literal('Medium'),
+  Type.Literal('Low'),
+]);
+const Time = Type.String({ format: 'date-time' });
+const NullableTime = Type.Union([Time, Type.Null()]);
+const Uuid = Type.String({ format: 'uuid' });
+
+export const TicketSchema = Type.Object(
+  {
+    Id: Uuid,
+    Number: Type.Integer({ description: 'Per-organisation ticket number.' }),
+    Title: Type.String(),
+    Description: Type.Union([Type.String(), Type.Null()]),
+    Priority: PrioritySchema,
+    AssigneeId: Type.Union([Uuid, Type.Null()]),
+    DueAt: NullableTime,
+    State: TicketStateSchema,
+    FindingCount: Type.Integer(),
+    CreatedById: Type.Union([Uuid, Type.Null()]),
+    CreatedAt: Time,
+    UpdatedAt: Time,
+    ResolvedAt: NullableTime,
+    ClosedAt: NullableTime,
+  },
+  { additionalProperties: false },
+);
+
+export const TicketDetailSchema = Type.Object(
+  {
+    ...TicketSchema.properties,
+    Findings: Type.Array(
+      Type.Object(
+        { Id: Uuid, Title: Type.String(), State: Type.String(), Severity: Type.String(), AssetId: Uuid },
+        { additionalProperties: false },
+      ),
+    ),
+    Comments: Type.Array(
+      Type.Object(
+        { Id: Uuid, AuthorId: Type.Union([Uuid, Type.Null()]), Body: Type.String(), CreatedAt: Time },
+        { additionalProperties: false },
+      ),
+    ),
+    Events: Type.Array(
+      Type.Object(
+        {
+          Id: Uuid,
+          At: Time,
+          ActorType: Type.String(),
+          ActorId: Type.Union([Type.String(), Type.Null()]),
+          Kind: Type.String(),
+          FromState: Type.Union([Type.String(), Type.Null()]),
+          ToState: Type.Union([Type.String(), Type.Null()]),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const TicketListSchema = Type.Object(
+  {
+    Items: Type.Array(TicketSchema),
+    NextCursor: Type.Union([Type.String(), Type.Null()]),
+    TotalCount: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+
+export const TicketListQuery = Type.Object(
+  {
+    PageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+    Cursor: Type.Optional(Type.String({ maxLength: 1000 })),
+    State: Type.Optional(Type.Array(TicketStateSchema, { maxItems: 5 })),
+    AssigneeId: Type.Optional(Uuid),
+    Search: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateTicketSchema = Type.Object(
+  {
+    Title: Type.String({ minLength: 1, maxLength: 500 }),
+    Description: Type.Optional(Type.String({ maxLength: 20000 })),
+    Priority: Type.Optional(PrioritySchema),
+    AssigneeId: Type.Optional(Uuid),
+    DueAt: Type.Optional(Time),
+    FindingIds: Type.Optional(Type.Array(Uuid, { maxItems: 10000 })),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateTicketSchema = Type.Object(
+  {
+    Title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    Description: Type.Optional(Type.Union([Type.String({ maxLength: 20000 }), Type.Null()])),
+    Priority: Type.Optional(PrioritySchema),
+    AssigneeId: Type.Optional(Type.Union([Uuid, Type.Null()])),
+    DueAt: Type.Optional(NullableTime),
+    State: Type.Optional(TicketStateSchema),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const CommentSchema = Type.Object(
+  { Body: Type.String({ minLength: 1, maxLength: 20000 }) },
+  { additionalProperties: false },
+);
+export const LinkSchema = Type.Object(
+  { FindingIds: Type.Array(Uuid, { minItems: 1, maxItems: 10000 }) },
+  { additionalProperties: false },
+);
+export const LinkResultSchema = Type.Object({ Changed: Type.Integer() }, { additionalProperties: false });
+export const TicketIdParams = Type.Object({ Id: Uuid }, { additionalProperties: false });

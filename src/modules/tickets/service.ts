@@ -1,0 +1,276 @@
+import type { TicketPriority, TicketState } from '../../db/schema.js';
+import { AppError } from '../../http/problems/app-error.js';
+import { Problems } from '../../http/problems/types.js';
+import type { Clock } from '../../lib/clock.js';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { uuidv7 } from '../../lib/uuidv7.js';
+import type { ServiceContext } from '../context.js';
+import type { Page, UserService } from '../users/service.js';
+import type { TicketRepository, TicketRow } from './repository.js';
+
+/** Where a person may move a ticket from each state (Resolved and Reopened also happen by themselves). */
+export const TICKET_TRANSITIONS: Record<TicketState, readonly TicketState[]> = {
+  Open: ['InProgress', 'Resolved', 'Closed'],
+  InProgress: ['Open', 'Resolved', 'Closed'],
+  Reopened: ['InProgress', 'Resolved', 'Closed'],
+  Resolved: ['Closed', 'Reopened'],
+  Closed: ['Reopened'],
+};
+
+export interface NewTicket {
+  title: string;
+  description?: string;
+  priority: TicketPriority;
+  assigneeId?: string;
+  dueAt?: Date;
+  findingIds: string[];
+}
+
+export interface TicketChanges {
+  title?: string;
+  description?: string | null;
+  priority?: TicketPriority;
+  assigneeId?: string | null;
+  dueAt?: Date | null;
+  state?: TicketState;
+}
+
+const MAX_LINKS = 10_000;
+
+function invalid(path: string, message: string): AppError {
+  return AppError.of(Problems.ValidationFailed, `${path}: ${message}`, { errors: [{ path, message }] });
+}
+
+export class TicketService {
+  constructor(
+    private readonly repo: TicketRepository,
+    private readonly users: UserService,
+    private readonly clock: Clock,
+  ) {}
+
+  private actor(ctx: ServiceContext) {
+    return { actorType: ctx.actor.type, actorId: ctx.actor.id };
+  }
+
+  private async checkFindings(ctx: ServiceContext, ids: string[]): Promise<string[]> {
+    const unique = [...new Set(ids)];
+    if (unique.length > MAX_LINKS) throw invalid('/FindingIds', `at most ${MAX_LINKS} findings per request`);
+    const found = new Set(await this.repo.existingFindings(ctx.organizationId, unique));
+    const missing = unique.filter((id) => !found.has(id));
+    if (missing.length > 0)
+      throw AppError.of(
+        Problems.NotFound,
+        `No findings ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''} in your organisation.`,
+      );
+    return unique;
+  }
+
+  async create(ctx: ServiceContext, input: NewTicket): Promise<TicketRow> {
+    const title = input.title.trim();
+    if (!title) throw invalid('/Title', 'is required');
+    if (input.assigneeId) await this.users.get(ctx, input.assigneeId);
+    const findingIds = await this.checkFindings(ctx, input.findingIds);
+    const id = uuidv7();
+    await this.repo.transaction(async (trx) => {
+      const number = await this.repo.nextNumber(ctx.organizationId, trx);
+      await this.repo.insert(
+        ctx.organizationId,
+        {
+          id,
+          number,
+          title: title.slice(0, 500),
+          description: input.description ?? null,
+          priority: input.priority,
+          assigneeId: input.assigneeId ?? null,
+          dueAt: input.dueAt ?? null,
+          createdBy: ctx.actor.type === 'user' || ctx.actor.type === 'apikey' ? (ctx.userId ?? null) : null,
+        },
+        trx,
+      );
+      await this.repo.link(ctx.organizationId, id, findingIds, trx);
+      await this.repo.addEvent(
+        ctx.organizationId,
+        {
+          id: uuidv7(),
+          ticketId: id,
+          at: this.clock(),
+          ...this.actor(ctx),
+          kind: 'created',
+          toState: 'Open',
+          details: { findings: findingIds.length },
+        },
+        trx,
+      );
+    });
+    return this.get(ctx, id);
+  }
+
+  async get(ctx: ServiceContext, id: string): Promise<TicketRow> {
+    const row = await this.repo.findById(ctx.organizationId, id);
+    if (!row) throw AppError.of(Problems.NotFound, `No ticket ${id} in your organisation.`);
+    return row;
+  }
+
+  async details(ctx: ServiceContext, id: string) {
+    const ticket = await this.get(ctx, id);
+    const [findings, comments, events] = await Promise.all([
+      this.repo.linkedFindings(ctx.organizationId, id),
+      this.repo.comments(ctx.organizationId, id),
+      this.repo.events(ctx.organizationId, id),
+    ]);
+    return { ticket, findings, comments, events };
+  }
+
+  async list(
+    ctx: ServiceContext,
+    filter: { states?: TicketState[]; assigneeId?: string; search?: string },
+    pageSize: number,
+    cursor?: string,
+  ): Promise<Page<TicketRow>> {
+    let afterId: string | undefined;
+    if (cursor) {
+      const key = decodeCursor(cursor, ['Id']);
+      if (!key)
+        throw AppError.of(
+          Problems.ValidationFailed,
+          'Cursor is not valid; pass the NextCursor of a previous page.',
+        );
+      afterId = key.Id;
+    }
+    const rows = await this.repo.listPage(ctx.organizationId, filter, pageSize + 1, afterId);
+    const items = rows.slice(0, pageSize);
+    const last = items[items.length - 1];
+    return {
+      items,
+      nextCursor: rows.length > pageSize && last ? encodeCursor({ Id: last.id }) : null,
+      totalCount: await this.repo.count(ctx.organizationId, filter),
+    };
+  }
+
+  async update(ctx: ServiceContext, id: string, changes: TicketChanges): Promise<TicketRow> {
+    const ticket = await this.get(ctx, id);
+    if (changes.title !== undefined && !changes.title.trim()) throw invalid('/Title', 'must not be empty');
+    if (changes.assigneeId) await this.users.get(ctx, changes.assigneeId);
+    const now = this.clock();
+    const stateChange = changes.state !== undefined && changes.state !== ticket.state;
+    if (stateChange && !TICKET_TRANSITIONS[ticket.state].includes(changes.state!)) {
+      throw AppError.of(
+        Problems.Conflict,
+        `A ticket in state ${ticket.state} cannot become ${changes.state}; from ${ticket.state} it can become ${TICKET_TRANSITIONS[ticket.state].join(', ')}.`,
+      );
+    }
+    await this.repo.transaction(async (trx) => {
+      await this.repo.update(
+        ctx.organizationId,
+        id,
+        {
+          ...(changes.title !== undefined ? { title: changes.title.trim().slice(0, 500) } : {}),
+          ...(changes.description !== undefined ? { description: changes.description } : {}),
+          ...(changes.priority !== undefined ? { priority: changes.priority } : {}),
+          ...(changes.assigneeId !== undefined ? { assignee_user_id: changes.assigneeId } : {}),
+          ...(changes.dueAt !== undefined ? { due_at: changes.dueAt } : {}),
+          ...(stateChange ? this.stateColumns(changes.state!, now) : {}),
+        },
+        trx,
+      );
+      await this.repo.addEvent(
+        ctx.organizationId,
+        {
+          id: uuidv7(),
+          ticketId: id,
+          at: now,
+          ...this.actor(ctx),
+          kind: stateChange ? 'state_changed' : 'updated',
+          ...(stateChange ? { fromState: ticket.state, toState: changes.state } : {}),
+          details: { fields: Object.keys(changes).filter((k) => k !== 'state') },
+        },
+        trx,
+      );
+    });
+    return this.get(ctx, id);
+  }
+
+  private stateColumns(state: TicketState, now: Date) {
+    if (state === 'Resolved') return { state, resolved_at: now };
+    if (state === 'Closed') return { state, closed_at: now };
+    if (state === 'Reopened' || state === 'Open') return { state, resolved_at: null, closed_at: null };
+    return { state };
+  }
+
+  async comment(ctx: ServiceContext, id: string, body: string) {
+    await this.get(ctx, id);
+    const text = body.trim();
+    if (!text) throw invalid('/Body', 'must not be empty');
+    await this.repo.addComment(ctx.organizationId, {
+      id: uuidv7(),
+      ticketId: id,
+      authorId: ctx.userId ?? null,
+      body: text.slice(0, 20_000),
+    });
+    return this.repo.comments(ctx.organizationId, id);
+  }
+
+  async link(
+    ctx: ServiceContext,
+    id: string,
+    findingIds: string[],
+    unlink = false,
+  ): Promise<{ changed: number }> {
+    await this.get(ctx, id);
+    const ids = await this.checkFindings(ctx, findingIds);
+    const changed = await this.repo.transaction(async (trx) => {
+      const n = unlink
+        ? await this.repo.unlink(ctx.organizationId, id, ids, trx)
+        : await this.repo.link(ctx.organizationId, id, ids, trx);
+      await this.repo.addEvent(
+        ctx.organizationId,
+        {
+          id: uuidv7(),
+          ticketId: id,
+          at: this.clock(),
+          ...this.actor(ctx),
+          kind: unlink ? 'findings_unlinked' : 'findings_linked',
+          details: { count: n },
+        },
+        trx,
+      );
+      return n;
+    });
+    return { changed };
+  }
+
+  /**
+   * Keeps tickets in step with their findings: when every linked finding is Fixed the ticket is
+   * Resolved; when one of them is reopened a resolved or closed ticket is Reopened.
+   */
+  async findingsChanged(organizationId: string, findingIds: string[]): Promise<void> {
+    if (findingIds.length === 0) return;
+    const now = this.clock();
+    await this.repo.transaction(async (trx) => {
+      for (const t of await this.repo.ticketsOfFindings(organizationId, findingIds, trx)) {
+        const unfixed = Number(t.unfixed);
+        const reopened = Number(t.reopened);
+        let to: TicketState | undefined;
+        if (unfixed === 0 && ['Open', 'InProgress', 'Reopened'].includes(t.state)) to = 'Resolved';
+        else if (reopened > 0 && (t.state === 'Resolved' || t.state === 'Closed')) to = 'Reopened';
+        if (!to) continue;
+        await this.repo.update(organizationId, t.id, this.stateColumns(to, now), trx);
+        await this.repo.addEvent(
+          organizationId,
+          {
+            id: uuidv7(),
+            ticketId: t.id,
+            at: now,
+            actorType: 'system',
+            actorId: null,
+            kind: 'state_changed',
+            fromState: t.state,
+            toState: to,
+            details: { because: to === 'Resolved' ? 'all findings fixed' : 'a finding was reopened' },
+          },
+          trx,
+        );
+      }
+    });
+  }
+}
