@@ -167,9 +167,8 @@ describe.each(DB_KINDS)('tickets [%s]', (kind) => {
     const paged: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = (
-        await send('GET', `/tickets?PageSize=2${cursor ? `&Cursor=${cursor}` : ''}`, readOnly)
-      ).json();
+      const res = await send('GET', `/tickets?PageSize=2${cursor ? `&Cursor=${cursor}` : ''}`, readOnly);
+      const page = res.json() as { Items: { Id: string }[]; NextCursor: string | null };
       paged.push(...page.Items.map((x: { Id: string }) => x.Id));
       cursor = page.NextCursor;
     } while (cursor);
