@@ -36,6 +36,7 @@ import { findingRoutes } from './modules/findings/routes.js';
 import { FindingService } from './modules/findings/service.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
+import { radarCompatRoutes } from './modules/radar-compat/routes.js';
 import { SessionRepository } from './modules/sessions/repository.js';
 import { sessionRoutes } from './modules/sessions/routes.js';
 import { SessionService } from './modules/sessions/service.js';
@@ -50,6 +51,7 @@ import { UserRepository } from './modules/users/repository.js';
 import { userRoutes } from './modules/users/routes.js';
 import { UserService } from './modules/users/service.js';
 import { VulnerabilityRepository } from './modules/vulnerabilities/repository.js';
+import { vulnerabilityRoutes } from './modules/vulnerabilities/routes.js';
 import { VulnerabilityService } from './modules/vulnerabilities/service.js';
 
 export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string })
@@ -223,6 +225,8 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     findingRoutes(services.findings),
     settingsRoutes(services.settings),
     ticketRoutes(services.tickets),
+    vulnerabilityRoutes(services.vulnerabilities),
+    radarCompatRoutes(services.assets, services.findings),
     sessionRoutes({
       sessions: services.sessions,
       users: services.users,

@@ -227,6 +227,17 @@ export class AssetRepository {
     return q.orderBy(sql`lower(name)`).orderBy('id').limit(limit).execute();
   }
 
+  /** Offset paging, for the original service's withStartIndex/andPageSize calls. */
+  listOffset(organizationId: string, f: AssetListFilter, offset: number, limit: number) {
+    return this.filtered(organizationId, f)
+      .select(COLUMNS)
+      .orderBy(sql`lower(name)`)
+      .orderBy('id')
+      .offset(offset)
+      .limit(limit)
+      .execute();
+  }
+
   async count(organizationId: string, f: AssetListFilter): Promise<number> {
     const row = await this.filtered(organizationId, f)
       .select((eb) => eb.fn.countAll<string>().as('n'))

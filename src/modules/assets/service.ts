@@ -162,6 +162,14 @@ export class AssetService {
     };
   }
 
+  async listOffset(ctx: ServiceContext, filter: AssetListFilter, offset: number, limit: number) {
+    const [items, totalCount] = await Promise.all([
+      this.repo.listOffset(ctx.organizationId, filter, offset, limit),
+      this.repo.count(ctx.organizationId, filter),
+    ]);
+    return { items, totalCount };
+  }
+
   async update(
     ctx: ServiceContext,
     id: string,

@@ -330,6 +330,16 @@ export class FindingRepository {
     return q.orderBy(sql`${spec.expr} ${direction}`).orderBy(sql`f.id ${direction}`).limit(limit).execute();
   }
 
+  /** Offset paging by risk, for the original service's withStartIndex/andPageSize calls. */
+  listOffset(organizationId: string, filter: FindingFilter, offset: number, limit: number) {
+    return this.filtered(this.base(organizationId).select(FINDING_COLUMNS), filter)
+      .orderBy('f.risk_score', 'desc')
+      .orderBy('f.id', 'desc')
+      .offset(offset)
+      .limit(limit)
+      .execute();
+  }
+
   async count(organizationId: string, filter: FindingFilter): Promise<number> {
     const row = await this.filtered(
       this.base(organizationId).select((eb) => eb.fn.countAll<string>().as('n')),

@@ -231,6 +231,14 @@ export class FindingService {
     };
   }
 
+  async listOffset(ctx: ServiceContext, filter: FindingFilter, offset: number, limit: number) {
+    const [items, totalCount] = await Promise.all([
+      this.repo.listOffset(ctx.organizationId, filter, offset, limit),
+      this.repo.count(ctx.organizationId, filter),
+    ]);
+    return { items, totalCount };
+  }
+
   /** A person's decision about a finding, with the rules of who may decide what. */
   async changeState(
     ctx: ServiceContext,

@@ -61,6 +61,17 @@ export class VulnerabilityRepository {
       .executeTakeFirst();
   }
 
+  findByPluginId(organizationId: string, pluginId: string) {
+    return this.db
+      .selectFrom('vulnerabilities')
+      .select(COLUMNS)
+      .where('organization_id', '=', organizationId)
+      .where('plugin_id', '=', pluginId)
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
   /** Inserts, or folds new aliases and references into the entry with the same key. */
   upsert(organizationId: string, id: string, v: VulnerabilityWrite, db: Db = this.db) {
     return db

@@ -72,6 +72,17 @@ export class VulnerabilityService {
     return row;
   }
 
+  /** The entry for a scanner rule id (the original service's PluginGuidId). */
+  async byPluginId(ctx: ServiceContext, pluginId: string): Promise<VulnerabilityRow> {
+    const row = await this.repo.findByPluginId(ctx.organizationId, pluginId);
+    if (!row)
+      throw AppError.of(
+        Problems.NotFound,
+        `No vulnerability with plugin id ${pluginId} in your organisation.`,
+      );
+    return row;
+  }
+
   async list(
     ctx: ServiceContext,
     filter: { cve?: string; search?: string; kev?: boolean },
