@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import Cursor from 'pg-cursor';
 import type { Config } from '../config.js';
 import { startEmbeddedServer } from './embedded.js';
 import { acquireDataDirLock } from './lock.js';
@@ -19,7 +20,8 @@ export interface OpenOptions {
 }
 
 function kyselyOn(pool: pg.Pool): Kysely<DB> {
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // pg-cursor lets exports stream rows in chunks instead of loading them all.
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
 }
 
 /** Opens PostgreSQL at DATABASE_URL, or else the embedded database in RAMPART_DATA_DIR. */

@@ -227,6 +227,15 @@ export class AssetRepository {
     return q.orderBy(sql`lower(name)`).orderBy('id').limit(limit).execute();
   }
 
+  /** Every matching asset by name, read in chunks (exports). */
+  stream(organizationId: string, f: AssetListFilter) {
+    return this.filtered(organizationId, f)
+      .select(COLUMNS)
+      .orderBy(sql`lower(name)`)
+      .orderBy('id')
+      .stream(1000);
+  }
+
   /** Offset paging, for the original service's withStartIndex/andPageSize calls. */
   listOffset(organizationId: string, f: AssetListFilter, offset: number, limit: number) {
     return this.filtered(organizationId, f)

@@ -1,4 +1,5 @@
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { type CsvColumn, sendCsv, wantsCsv } from '../../http/csv.js';
 import { contextOf } from '../../http/request-context.js';
 import type { AssetRow } from './repository.js';
 import {
@@ -44,6 +45,22 @@ const toDetail = (a: Asset) => ({
   Identifiers: a.identifiers.map((i) => ({ Kind: i.kind, Value: i.value })),
 });
 
+const ASSET_CSV: readonly CsvColumn<AssetRow>[] = [
+  { header: 'Id', value: (a) => a.id },
+  { header: 'Kind', value: (a) => a.kind },
+  { header: 'Name', value: (a) => a.name },
+  { header: 'FriendlyName', value: (a) => a.friendly_name },
+  { header: 'Fqdn', value: (a) => a.fqdn },
+  { header: 'IpAddresses', value: (a) => a.ip_addresses.join(' ') },
+  { header: 'Url', value: (a) => a.url },
+  { header: 'OperatingSystem', value: (a) => a.operating_system },
+  { header: 'Criticality', value: (a) => a.criticality },
+  { header: 'InternetFacing', value: (a) => a.internet_facing },
+  { header: 'Tags', value: (a) => a.tags.join(' ') },
+  { header: 'FirstSeen', value: (a) => a.first_seen_at.toISOString() },
+  { header: 'LastSeen', value: (a) => a.last_seen_at.toISOString() },
+];
+
 export const assetRoutes =
   (assets: AssetService): ChannelRoutes =>
   (app, ctx) => {
@@ -55,25 +72,33 @@ export const assetRoutes =
       schema: {
         operationId: 'listAssets',
         summary: 'Assets of your organisation',
-        description: 'Ordered by name; keyset pages (pass NextCursor as Cursor).',
+        description:
+          'Ordered by name; keyset pages (pass NextCursor as Cursor). With `Accept: text/csv`, all of them as streamed CSV.',
         tags: ['Assets'],
         querystring: AssetListQuery,
-        response: { 200: AssetListSchema },
-      },
-      handler: async (request) => {
-        const q = request.query;
-        const page = await assets.list(
-          contextOf(request),
-          {
-            kind: q.Kind,
-            tag: q.Tag,
-            search: q.Search,
-            internetFacing: q.InternetFacing,
-            criticalityMin: q.CriticalityMin,
+        response: {
+          200: {
+            description: 'A page of assets, or all of them as CSV.',
+            content: {
+              'application/json': { schema: AssetListSchema },
+              'text/csv': { schema: { type: 'string' } },
+            },
           },
-          q.PageSize ?? 100,
-          q.Cursor,
-        );
+        },
+      },
+      handler: async (request, reply) => {
+        const q = request.query;
+        const filter = {
+          kind: q.Kind,
+          tag: q.Tag,
+          search: q.Search,
+          internetFacing: q.InternetFacing,
+          criticalityMin: q.CriticalityMin,
+        };
+        const context = contextOf(request);
+        if (wantsCsv(request))
+          return sendCsv(request, reply, 'assets.csv', ASSET_CSV, assets.stream(context, filter));
+        const page = await assets.list(context, filter, q.PageSize ?? 100, q.Cursor);
         return {
           Items: page.items.map(toAssetDto),
           NextCursor: page.nextCursor,

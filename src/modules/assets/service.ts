@@ -162,6 +162,11 @@ export class AssetService {
     };
   }
 
+  /** Every asset that matches, by name, as an async stream (CSV export). */
+  stream(ctx: ServiceContext, filter: AssetListFilter) {
+    return this.repo.stream(ctx.organizationId, filter);
+  }
+
   async listOffset(ctx: ServiceContext, filter: AssetListFilter, offset: number, limit: number) {
     const [items, totalCount] = await Promise.all([
       this.repo.listOffset(ctx.organizationId, filter, offset, limit),

@@ -330,6 +330,16 @@ export class FindingRepository {
     return q.orderBy(sql`${spec.expr} ${direction}`).orderBy(sql`f.id ${direction}`).limit(limit).execute();
   }
 
+  /** Every matching finding in sort order, read in chunks (exports). */
+  stream(organizationId: string, filter: FindingFilter, sort: FindingSort) {
+    const spec = FINDING_SORTS[sort];
+    const direction = spec.desc ? sql`desc` : sql`asc`;
+    return this.filtered(this.base(organizationId).select(FINDING_COLUMNS), filter)
+      .orderBy(sql`${spec.expr} ${direction}`)
+      .orderBy(sql`f.id ${direction}`)
+      .stream(1000);
+  }
+
   /** Offset paging by risk, for the original service's withStartIndex/andPageSize calls. */
   listOffset(organizationId: string, filter: FindingFilter, offset: number, limit: number) {
     return this.filtered(this.base(organizationId).select(FINDING_COLUMNS), filter)

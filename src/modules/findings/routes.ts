@@ -1,4 +1,5 @@
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { type CsvColumn, sendCsv, wantsCsv } from '../../http/csv.js';
 import { contextOf } from '../../http/request-context.js';
 import type { FindingListRow, FindingRow } from './repository.js';
 import {
@@ -52,6 +53,29 @@ export const toFindingDto = (f: FindingRow | FindingListRow) => ({
   UpdatedAt: f.updated_at.toISOString(),
 });
 
+const FINDING_CSV: readonly CsvColumn<Omit<FindingListRow, 'sort_value'>>[] = [
+  { header: 'Id', value: (f) => f.id },
+  { header: 'Asset', value: (f) => f.asset_name },
+  { header: 'AssetId', value: (f) => f.asset_id },
+  { header: 'Title', value: (f) => f.title },
+  { header: 'CVE', value: (f) => f.cve_ids.join(' ') },
+  { header: 'Severity', value: (f) => f.effective_severity },
+  { header: 'State', value: (f) => f.state },
+  { header: 'RiskScore', value: (f) => Number(f.risk_score) },
+  { header: 'DueAt', value: (f) => iso(f.due_at) },
+  { header: 'Kev', value: (f) => f.kev },
+  { header: 'Port', value: (f) => f.port },
+  { header: 'Protocol', value: (f) => f.protocol },
+  { header: 'Url', value: (f) => f.url },
+  {
+    header: 'Package',
+    value: (f) => (f.package_name ? `${f.package_name}@${f.package_version ?? ''}` : null),
+  },
+  { header: 'Source', value: (f) => f.source },
+  { header: 'FirstSeen', value: (f) => f.first_seen_at.toISOString() },
+  { header: 'LastSeen', value: (f) => f.last_seen_at.toISOString() },
+];
+
 export const findingRoutes =
   (findings: FindingService): ChannelRoutes =>
   (app, ctx) => {
@@ -82,31 +106,44 @@ export const findingRoutes =
           'Filters combine with AND; State and Severity may repeat (State=Open&State=Reopened). Keyset pages per Sort.',
         tags: ['Findings'],
         querystring: FindingListQuery,
-        response: { 200: FindingListSchema },
-      },
-      handler: async (request) => {
-        const q = request.query;
-        const page = await findings.list(
-          contextOf(request),
-          {
-            states: q.State,
-            severities: q.Severity,
-            assetId: q.AssetId,
-            tag: q.Tag,
-            vulnerabilityId: q.VulnerabilityId,
-            cve: q.Cve,
-            kev: q.Kev,
-            epssMin: q.EpssMin,
-            riskMin: q.RiskMin,
-            dueBefore: date(q.DueBefore),
-            firstSeenAfter: date(q.FirstSeenAfter),
-            lastSeenBefore: date(q.LastSeenBefore),
-            search: q.Search,
+        response: {
+          200: {
+            description: 'A page of findings, or all of them as CSV.',
+            content: {
+              'application/json': { schema: FindingListSchema },
+              'text/csv': { schema: { type: 'string' } },
+            },
           },
-          q.Sort ?? '-Risk',
-          q.PageSize ?? 100,
-          q.Cursor,
-        );
+        },
+      },
+      handler: async (request, reply) => {
+        const q = request.query;
+        const filter = {
+          states: q.State,
+          severities: q.Severity,
+          assetId: q.AssetId,
+          tag: q.Tag,
+          vulnerabilityId: q.VulnerabilityId,
+          cve: q.Cve,
+          kev: q.Kev,
+          epssMin: q.EpssMin,
+          riskMin: q.RiskMin,
+          dueBefore: date(q.DueBefore),
+          firstSeenAfter: date(q.FirstSeenAfter),
+          lastSeenBefore: date(q.LastSeenBefore),
+          search: q.Search,
+        };
+        const context = contextOf(request);
+        if (wantsCsv(request)) {
+          return sendCsv(
+            request,
+            reply,
+            'findings.csv',
+            FINDING_CSV,
+            findings.stream(context, filter, q.Sort ?? '-Risk'),
+          );
+        }
+        const page = await findings.list(context, filter, q.Sort ?? '-Risk', q.PageSize ?? 100, q.Cursor);
         return {
           Items: page.items.map(toFindingDto),
           NextCursor: page.nextCursor,

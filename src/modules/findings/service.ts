@@ -231,6 +231,11 @@ export class FindingService {
     };
   }
 
+  /** Every finding that matches, in order, as an async stream (CSV export). */
+  stream(ctx: ServiceContext, filter: FindingFilter, sort: FindingSort) {
+    return this.repo.stream(ctx.organizationId, filter, sort);
+  }
+
   async listOffset(ctx: ServiceContext, filter: FindingFilter, offset: number, limit: number) {
     const [items, totalCount] = await Promise.all([
       this.repo.listOffset(ctx.organizationId, filter, offset, limit),

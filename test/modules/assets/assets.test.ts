@@ -233,4 +233,19 @@ describe.each(DB_KINDS)('assets [%s]', (kind) => {
     });
     expect(integration.json().TotalCount).toBe(1);
   });
+
+  it('exports assets as CSV', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/integration/assets?Tag=lab',
+      headers: { ...authHeaders(readOnly), accept: 'text/csv' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/csv/);
+    const lines = res.body.trim().split('\n');
+    expect(lines[0]).toBe(
+      'Id,Kind,Name,FriendlyName,Fqdn,IpAddresses,Url,OperatingSystem,Criticality,InternetFacing,Tags,FirstSeen,LastSeen',
+    );
+    expect(lines.slice(1).map((l) => l.split(',')[2])).toEqual(['lab-0', 'lab-1', 'lab-2', 'lab-3', 'lab-4']);
+  });
 });

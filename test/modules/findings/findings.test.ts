@@ -405,4 +405,38 @@ describe.each(DB_KINDS)('findings [%s]', (kind) => {
     ).json();
     expect(new Date(f.DueAt).getTime() - new Date(f.FirstSeen).getTime()).toBe(365 * DAY);
   });
+
+  it('exports the matching findings as streamed CSV, safe to open in a spreadsheet', async () => {
+    await send('POST', '/findings', analyst, {
+      AssetId: hostB,
+      Vulnerability: { Title: '=HYPERLINK("http://evil.example")', Severity: 'Low' },
+    });
+    const total = (await send('GET', '/findings?State=Open&State=Reopened', readOnly)).json().TotalCount;
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/latest/findings?State=Open&State=Reopened&PageSize=1',
+      headers: { ...authHeaders(readOnly), accept: 'text/csv' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/csv/);
+    expect(res.headers['content-disposition']).toContain('findings.csv');
+    const lines = res.body.trim().split('\n');
+    expect(lines[0]).toBe(
+      'Id,Asset,AssetId,Title,CVE,Severity,State,RiskScore,DueAt,Kev,Port,Protocol,Url,Package,Source,FirstSeen,LastSeen',
+    );
+    expect(lines).toHaveLength(total + 1);
+    expect(res.body).toContain(`"'=HYPERLINK(""http://evil.example"")"`);
+    const foreign = await t.app.inject({
+      method: 'GET',
+      url: '/api/latest/findings',
+      headers: { ...authHeaders(outsider), accept: 'text/csv' },
+    });
+    expect(foreign.body.trim().split('\n')).toHaveLength(1);
+    const bad = await t.app.inject({
+      method: 'GET',
+      url: '/api/latest/findings?State=Nope',
+      headers: { ...authHeaders(readOnly), accept: 'text/csv' },
+    });
+    expect(bad.statusCode).toBe(400);
+  });
 });
