@@ -222,7 +222,7 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     userRoutes(services.users),
     apiKeyRoutes(services.apiKeys),
     assetRoutes(services.assets),
-    findingRoutes(services.findings),
+    findingRoutes(services.findings, services.tickets),
     settingsRoutes(services.settings),
     ticketRoutes(services.tickets),
     vulnerabilityRoutes(services.vulnerabilities),

@@ -60,7 +60,11 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
 
   it('migrate applies migrations once and creates the first organisation', async () => {
     const first = await cli.json('migrate');
-    expect(first.Applied).toEqual(['0001_create_core_tables', '0002_create_vulnerability_model']);
+    expect(first.Applied).toEqual([
+      '0001_create_core_tables',
+      '0002_create_vulnerability_model',
+      '0003_add_uuidv7_function',
+    ]);
     expect(first.OrganizationCreated).toBe(true);
     const again = await cli.run('migrate');
     expect(again.code).toBe(EXIT.ok);

@@ -227,6 +227,27 @@ export class AssetRepository {
     return q.orderBy(sql`lower(name)`).orderBy('id').limit(limit).execute();
   }
 
+  /** Adds and removes tags on every matching asset in one statement; returns how many changed. */
+  async bulkTags(
+    organizationId: string,
+    f: AssetListFilter,
+    add: string[],
+    remove: string[],
+  ): Promise<number> {
+    const ids = this.filtered(organizationId, f).select('id');
+    const next = sql<
+      string[]
+    >`array(select distinct t from unnest(tags || ${add}::text[]) as t where t <> all(${remove}::text[]) order by 1)`;
+    const result = await this.db
+      .updateTable('assets')
+      .set({ tags: next, updated_at: sql`now()` })
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', ids)
+      .where(sql<boolean>`tags is distinct from ${next}`)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   /** Every matching asset by name, read in chunks (exports). */
   stream(organizationId: string, f: AssetListFilter) {
     return this.filtered(organizationId, f)

@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { type CsvColumn, sendCsv, wantsCsv } from '../../http/csv.js';
 import { contextOf } from '../../http/request-context.js';
@@ -7,6 +8,7 @@ import {
   AssetIdParams,
   AssetListQuery,
   AssetListSchema,
+  BulkTagSchema,
   CreateAssetSchema,
   UpdateAssetSchema,
 } from './schemas.js';
@@ -205,6 +207,36 @@ export const assetRoutes =
       handler: async (request, reply) => {
         await assets.delete(contextOf(request), request.params.Id);
         return reply.code(204).send();
+      },
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: '/assets/bulk/tags',
+      channels: BOTH,
+      access: { role: 'Analyst' },
+      schema: {
+        operationId: 'bulkTagAssets',
+        summary: 'Add or remove tags on every asset that matches a filter',
+        tags: ['Assets'],
+        body: BulkTagSchema,
+        response: { 200: Type.Object({ Changed: Type.Integer() }, { additionalProperties: false }) },
+      },
+      handler: async (request) => {
+        const { Filter: f, Add, Remove } = request.body;
+        const changed = await assets.bulkTag(
+          contextOf(request),
+          {
+            kind: f.Kind,
+            tag: f.Tag,
+            search: f.Search,
+            internetFacing: f.InternetFacing,
+            criticalityMin: f.CriticalityMin,
+          },
+          Add ?? [],
+          Remove ?? [],
+        );
+        return { Changed: changed };
       },
     });
   };

@@ -119,3 +119,21 @@ export const AssetIdParams = Type.Object(
   { Id: Type.String({ format: 'uuid' }) },
   { additionalProperties: false },
 );
+
+export const BulkTagSchema = Type.Object(
+  {
+    Filter: Type.Object(
+      {
+        Kind: Type.Optional(Kind),
+        Tag: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+        Search: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        InternetFacing: Type.Optional(Type.Boolean()),
+        CriticalityMin: Type.Optional(Rating),
+      },
+      { additionalProperties: false },
+    ),
+    Add: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 })),
+    Remove: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 })),
+  },
+  { additionalProperties: false },
+);

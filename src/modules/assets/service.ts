@@ -162,6 +162,21 @@ export class AssetService {
     };
   }
 
+  /** Tags (or untags) every asset that matches the filter, in one statement. */
+  async bulkTag(
+    ctx: ServiceContext,
+    filter: AssetListFilter,
+    add: string[],
+    remove: string[],
+  ): Promise<number> {
+    const plus = cleanTags(add);
+    const minus = cleanTags(remove);
+    if (plus.length === 0 && minus.length === 0) throw invalid('/Add', 'give tags to Add or Remove');
+    const changed = await this.repo.bulkTags(ctx.organizationId, filter, plus, minus);
+    await this.audit.record(ctx, 'assets.tagged', null, { add: plus, remove: minus, changed });
+    return changed;
+  }
+
   /** Every asset that matches, by name, as an async stream (CSV export). */
   stream(ctx: ServiceContext, filter: AssetListFilter) {
     return this.repo.stream(ctx.organizationId, filter);

@@ -81,6 +81,7 @@ export interface FindingFilter {
   firstSeenAfter?: Date;
   lastSeenBefore?: Date;
   search?: string;
+  ids?: string[];
 }
 
 /** Sort orders with the expressions their keyset cursors compare. */
@@ -302,6 +303,7 @@ export class FindingRepository {
       const like = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       q = q.where((eb) => eb.or([eb('f.title', 'ilike', like), eb('a.name', 'ilike', like)]));
     }
+    if (f.ids?.length) q = q.where('f.id', 'in', f.ids);
     return q;
   }
 
@@ -356,6 +358,69 @@ export class FindingRepository {
       filter,
     ).executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  /**
+   * Moves every finding that matches the filter and may make the move (its state is one of
+   * `fromStates`) to a new state, recording an event for each: one statement.
+   */
+  async bulkSetState(
+    organizationId: string,
+    filter: FindingFilter,
+    fromStates: readonly FindingState[],
+    change: {
+      state: FindingState;
+      reason: string | null;
+      until: Date | null;
+      now: Date;
+      actorType: string;
+      actorId: string | null;
+    },
+    db: Db,
+  ): Promise<{ matched: number; changed: number }> {
+    const ids = this.filtered(this.base(organizationId, db).select('f.id'), filter);
+    const matched = Number(
+      (
+        await this.filtered(
+          this.base(organizationId, db).select((eb) => eb.fn.countAll<string>().as('n')),
+          filter,
+        ).executeTakeFirstOrThrow()
+      ).n,
+    );
+    const fixedAt =
+      change.state === 'Fixed'
+        ? sql`${change.now}::timestamptz`
+        : change.state === 'Reopened'
+          ? sql`null`
+          : sql`findings.fixed_at`;
+    const result = await sql<{ n: string }>`
+      with target as (
+        select id, state from findings
+        where organization_id = ${organizationId} and id in (${ids}) and state in (${sql.join([...fromStates])})
+        for update
+      ), moved as (
+        update findings set state = ${change.state}, state_reason = ${change.reason}, risk_accepted_until = ${change.until},
+          fixed_at = ${fixedAt}, updated_at = now()
+        from target where findings.organization_id = ${organizationId} and findings.id = target.id
+        returning findings.id, target.state as from_state
+      ), logged as (
+        insert into finding_events (organization_id, id, finding_id, occurred_at, actor_type, actor_id, kind, from_state, to_state, reason, details)
+        select ${organizationId}, rampart_uuidv7(), moved.id, ${change.now}, ${change.actorType}, ${change.actorId},
+          'state_changed', moved.from_state, ${change.state}, ${change.reason}, ${JSON.stringify({ bulk: true })}::jsonb
+        from moved
+        returning finding_id
+      )
+      select count(*) as n from logged`.execute(db);
+    return { matched, changed: Number(result.rows[0]?.n ?? 0) };
+  }
+
+  /** The ids of the findings that match, at most `limit` (bulk linking). */
+  async matchingIds(organizationId: string, filter: FindingFilter, limit: number): Promise<string[]> {
+    const rows = await this.filtered(this.base(organizationId).select('f.id'), filter)
+      .orderBy('f.id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.id);
   }
 
   /** Risk acceptances whose time is up go back to Open, in every organisation. */

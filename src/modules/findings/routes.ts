@@ -1,11 +1,19 @@
+import type { Static } from 'typebox';
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { type CsvColumn, sendCsv, wantsCsv } from '../../http/csv.js';
+import { AppError } from '../../http/problems/app-error.js';
+import { Problems } from '../../http/problems/types.js';
 import { contextOf } from '../../http/request-context.js';
-import type { FindingListRow, FindingRow } from './repository.js';
+import type { TicketService } from '../tickets/service.js';
+import type { FindingFilter, FindingListRow, FindingRow } from './repository.js';
 import {
+  BulkResultSchema,
+  BulkStateSchema,
+  BulkTicketSchema,
   ChangeStateSchema,
   CreateFindingSchema,
   FindingDetailSchema,
+  type FindingFilterSchema,
   FindingIdParams,
   FindingListQuery,
   FindingListSchema,
@@ -76,8 +84,30 @@ const FINDING_CSV: readonly CsvColumn<Omit<FindingListRow, 'sort_value'>>[] = [
   { header: 'LastSeen', value: (f) => f.last_seen_at.toISOString() },
 ];
 
+type FilterBody = Static<typeof FindingFilterSchema>;
+
+export const filterFromBody = (b: FilterBody): FindingFilter => ({
+  states: b.State,
+  severities: b.Severity,
+  assetId: b.AssetId,
+  tag: b.Tag,
+  vulnerabilityId: b.VulnerabilityId,
+  cve: b.Cve,
+  kev: b.Kev,
+  epssMin: b.EpssMin,
+  riskMin: b.RiskMin,
+  dueBefore: date(b.DueBefore),
+  firstSeenAfter: date(b.FirstSeenAfter),
+  lastSeenBefore: date(b.LastSeenBefore),
+  search: b.Search,
+  ids: b.Ids,
+});
+
+/** Linking more findings than this to one ticket at once asks for a narrower filter. */
+const MAX_BULK_LINK = 10_000;
+
 export const findingRoutes =
-  (findings: FindingService): ChannelRoutes =>
+  (findings: FindingService, tickets: TicketService): ChannelRoutes =>
   (app, ctx) => {
     const detail = async (context: ReturnType<typeof contextOf>, f: FindingRow) => ({
       ...toFindingDto(f),
@@ -273,6 +303,66 @@ export const findingRoutes =
           request.body.Reason,
         );
         return detail(context, f);
+      },
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: '/findings/bulk/state',
+      channels: BOTH,
+      access: { role: 'Analyst' },
+      schema: {
+        operationId: 'bulkChangeFindingState',
+        summary: 'Decide about every finding that matches a filter',
+        description:
+          'One transaction. The same rules as for one finding (RiskAccepted needs a Manager, a Justification and Until); ' +
+          'findings whose state does not allow the move are skipped and counted.',
+        tags: ['Findings'],
+        body: BulkStateSchema,
+        response: { 200: BulkResultSchema },
+      },
+      handler: async (request) => {
+        const b = request.body;
+        const r = await findings.bulkChangeState(contextOf(request), filterFromBody(b.Filter), {
+          state: b.State,
+          justification: b.Justification,
+          until: date(b.Until),
+        });
+        return { Matched: r.matched, Changed: r.changed, Skipped: r.skipped };
+      },
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: '/findings/bulk/ticket',
+      channels: BOTH,
+      access: { role: 'Analyst' },
+      schema: {
+        operationId: 'bulkLinkFindingsToTicket',
+        summary: 'Link every finding that matches a filter to a ticket',
+        description: `At most ${MAX_BULK_LINK} findings at once.`,
+        tags: ['Findings'],
+        body: BulkTicketSchema,
+        response: { 200: BulkResultSchema },
+      },
+      handler: async (request) => {
+        const context = contextOf(request);
+        await tickets.get(context, request.body.TicketId);
+        const ids = await findings.matchingIds(
+          context,
+          filterFromBody(request.body.Filter),
+          MAX_BULK_LINK + 1,
+        );
+        if (ids.length > MAX_BULK_LINK) {
+          throw AppError.of(
+            Problems.ValidationFailed,
+            `More than ${MAX_BULK_LINK} findings match; narrow the filter.`,
+          );
+        }
+        const { changed } = ids.length
+          ? await tickets.link(context, request.body.TicketId, ids)
+          : { changed: 0 };
+        return { Matched: ids.length, Changed: changed, Skipped: ids.length - changed };
       },
     });
   };

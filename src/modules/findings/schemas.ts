@@ -199,3 +199,56 @@ export const FindingIdParams = Type.Object(
   { Id: Type.String({ format: 'uuid' }) },
   { additionalProperties: false },
 );
+
+/** The list filters, as a JSON body for bulk actions. */
+export const FindingFilterSchema = Type.Object(
+  {
+    State: Type.Optional(Type.Array(StateSchema, { maxItems: 5 })),
+    Severity: Type.Optional(Type.Array(SeveritySchema, { maxItems: 5 })),
+    AssetId: Type.Optional(Type.String({ format: 'uuid' })),
+    Tag: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    VulnerabilityId: Type.Optional(Type.String({ format: 'uuid' })),
+    Cve: Type.Optional(Type.String({ pattern: '^[Cc][Vv][Ee]-\\d{4}-\\d{4,}$' })),
+    Kev: Type.Optional(Type.Boolean()),
+    EpssMin: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    RiskMin: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+    DueBefore: Type.Optional(Type.String({ format: 'date-time' })),
+    FirstSeenAfter: Type.Optional(Type.String({ format: 'date-time' })),
+    LastSeenBefore: Type.Optional(Type.String({ format: 'date-time' })),
+    Search: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    Ids: Type.Optional(
+      Type.Array(Type.String({ format: 'uuid' }), {
+        minItems: 1,
+        maxItems: 10000,
+        description: 'Exactly these findings (selected in a table).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const BulkStateSchema = Type.Object(
+  {
+    Filter: FindingFilterSchema,
+    State: StateSchema,
+    Justification: Type.Optional(Type.String({ maxLength: 4000 })),
+    Until: Type.Optional(Type.String({ format: 'date-time' })),
+  },
+  { additionalProperties: false },
+);
+
+export const BulkTicketSchema = Type.Object(
+  { Filter: FindingFilterSchema, TicketId: Type.String({ format: 'uuid' }) },
+  { additionalProperties: false },
+);
+
+export const BulkResultSchema = Type.Object(
+  {
+    Matched: Type.Integer({ description: 'Findings that match the filter.' }),
+    Changed: Type.Integer({ description: 'Findings changed.' }),
+    Skipped: Type.Integer({
+      description: 'Matching findings whose state does not allow the change, or already linked.',
+    }),
+  },
+  { additionalProperties: false },
+);

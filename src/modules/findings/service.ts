@@ -115,7 +115,8 @@ export class FindingService {
       .digest('hex');
     const seenAt = input.seenAt ?? this.clock();
     const evidence = input.evidence ? input.evidence.slice(0, EVIDENCE_CAP) : null;
-    const severity = input.severity ?? vulnerability.severity;
+    // The report's own severity for this finding wins over the knowledge base's.
+    const severity = input.severity ?? input.vulnerability?.severity ?? vulnerability.severity;
     const sla = await this.settings.sla(ctx.organizationId);
     const actor = { actorType: ctx.actor.type, actorId: ctx.actor.id };
 
@@ -270,17 +271,7 @@ export class FindingService {
       throw invalid('/Justification', `is required to mark a finding ${change.state}`);
     }
     const now = this.clock();
-    let until: Date | null = null;
-    if (change.state === 'RiskAccepted') {
-      if (!change.until) throw invalid('/Until', 'is required: a risk is accepted until a date');
-      const max = now.getTime() + MAX_RISK_ACCEPTANCE_DAYS * 86_400_000;
-      if (change.until.getTime() <= now.getTime() || change.until.getTime() > max) {
-        throw invalid('/Until', `must be in the future and at most ${MAX_RISK_ACCEPTANCE_DAYS} days away`);
-      }
-      until = change.until;
-    } else if (change.until) {
-      throw invalid('/Until', 'only applies to RiskAccepted');
-    }
+    const until = this.checkUntil(change.state, change.until, now);
     await this.repo.transaction(async (trx) => {
       await this.repo.setState(
         ctx.organizationId,
@@ -316,6 +307,68 @@ export class FindingService {
     });
     await this.listener(ctx.organizationId, [id]);
     return this.get(ctx, id);
+  }
+
+  /**
+   * Applies one decision to every finding that matches the filter, in one transaction. Findings
+   * whose state does not allow the move are left alone and counted as skipped.
+   */
+  async bulkChangeState(
+    ctx: ServiceContext,
+    filter: FindingFilter,
+    change: { state: FindingState; justification?: string; until?: Date },
+  ): Promise<{ matched: number; changed: number; skipped: number }> {
+    const needed = ROLE_FOR_STATE[change.state];
+    if (ctx.role && !roleAllows(ctx.role, needed)) {
+      throw AppError.of(
+        Problems.Forbidden,
+        `Moving findings to ${change.state} requires the ${needed} role or higher; your role is ${ctx.role}.`,
+      );
+    }
+    const justification = change.justification?.trim();
+    if ((change.state === 'RiskAccepted' || change.state === 'FalsePositive') && !justification) {
+      throw invalid('/Justification', `is required to mark findings ${change.state}`);
+    }
+    const now = this.clock();
+    const until = this.checkUntil(change.state, change.until, now);
+    const fromStates = (Object.keys(TRANSITIONS) as FindingState[]).filter((s) =>
+      TRANSITIONS[s].includes(change.state),
+    );
+    const result = await this.repo.transaction((trx) =>
+      this.repo.bulkSetState(
+        ctx.organizationId,
+        filter,
+        fromStates,
+        {
+          state: change.state,
+          reason: justification ?? null,
+          until,
+          now,
+          actorType: ctx.actor.type,
+          actorId: ctx.actor.id,
+        },
+        trx,
+      ),
+    );
+    return { ...result, skipped: result.matched - result.changed };
+  }
+
+  /** The ids of the findings that match, up to `limit` (bulk linking to a ticket). */
+  async matchingIds(ctx: ServiceContext, filter: FindingFilter, limit: number): Promise<string[]> {
+    return this.repo.matchingIds(ctx.organizationId, filter, limit);
+  }
+
+  private checkUntil(state: FindingState, until: Date | undefined, now: Date): Date | null {
+    if (state !== 'RiskAccepted') {
+      if (until) throw invalid('/Until', 'only applies to RiskAccepted');
+      return null;
+    }
+    if (!until) throw invalid('/Until', 'is required: a risk is accepted until a date');
+    const max = now.getTime() + MAX_RISK_ACCEPTANCE_DAYS * 86_400_000;
+    if (until.getTime() <= now.getTime() || until.getTime() > max) {
+      throw invalid('/Until', `must be in the future and at most ${MAX_RISK_ACCEPTANCE_DAYS} days away`);
+    }
+    return until;
   }
 
   /** Overrides the scanner's severity (or removes the override); due date and risk follow. */
