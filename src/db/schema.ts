@@ -190,6 +190,7 @@ export interface FindingsTable {
   fixed_at: Timestamp | null;
   created_at: CreatedAt;
   updated_at: Generated<Date>;
+  search_vector: ColumnType<string, never, never>;
 }
 
 export interface FindingEventsTable {

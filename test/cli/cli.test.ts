@@ -64,6 +64,7 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
       '0001_create_core_tables',
       '0002_create_vulnerability_model',
       '0003_add_uuidv7_function',
+      '0004_add_finding_search',
     ]);
     expect(first.OrganizationCreated).toBe(true);
     const again = await cli.run('migrate');

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_create_core_tables.js';
 import * as m0002 from './0002_create_vulnerability_model.js';
 import * as m0003 from './0003_add_uuidv7_function.js';
+import * as m0004 from './0004_add_finding_search.js';
 
 /** Every migration, in order. Listed explicitly so the same code runs from src/ and dist/. */
 export const migrations: Record<string, Migration> = {
   '0001_create_core_tables': m0001,
   '0002_create_vulnerability_model': m0002,
   '0003_add_uuidv7_function': m0003,
+  '0004_add_finding_search': m0004,
 };

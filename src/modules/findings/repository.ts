@@ -300,8 +300,19 @@ export class FindingRepository {
     if (f.firstSeenAfter) q = q.where('f.first_seen_at', '>', f.firstSeenAfter);
     if (f.lastSeenBefore) q = q.where('f.last_seen_at', '<', f.lastSeenBefore);
     if (f.search) {
+      // Words of the title (indexed), or part of the asset's name.
       const like = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      q = q.where((eb) => eb.or([eb('f.title', 'ilike', like), eb('a.name', 'ilike', like)]));
+      const words = f.search;
+      q = q.where((eb) =>
+        eb.or([
+          sql<boolean>`f.search_vector @@ websearch_to_tsquery('simple', ${words})`,
+          eb(
+            'f.asset_id',
+            'in',
+            eb.selectFrom('assets as sa').select('sa.id').whereRef('sa.organization_id', '=', 'f.organization_id').where('sa.name', 'ilike', like),
+          ),
+        ]),
+      );
     }
     if (f.ids?.length) q = q.where('f.id', 'in', f.ids);
     return q;

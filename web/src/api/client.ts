@@ -49,7 +49,10 @@ export function configureClient(next: ClientHooks): void {
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   body?: unknown;
-  query?: Record<string, string | number | undefined>;
+  /** A list value repeats the parameter (State=Open&State=Reopened). */
+  query?: Record<string, string | number | boolean | readonly string[] | undefined>;
+  /** Another representation than JSON (e.g. text/csv): the answer is then a Blob. */
+  accept?: string;
   signal?: AbortSignal;
   /** A 401 is an answer, not an expired session (sign-in, the session probe). */
   expectUnauthorized?: boolean;
@@ -58,8 +61,16 @@ export interface RequestOptions {
 const BASE = '/api/latest';
 
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  return (await apiWithStatus<T>(path, options)).body;
+}
+
+/** As `api`, with the success status too (e.g. 201 created against 200 merged). */
+export async function apiWithStatus<T>(
+  path: string,
+  options: RequestOptions = {},
+): Promise<{ status: number; body: T }> {
   const method = options.method ?? 'GET';
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  const headers: Record<string, string> = { Accept: options.accept ?? 'application/json' };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   if (method !== 'GET') {
     const token = hooks.csrfToken();
@@ -70,7 +81,8 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
   if (options.query) {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(options.query)) {
-      if (value !== undefined) params.set(key, String(value));
+      if (Array.isArray(value)) for (const item of value) params.append(key, item);
+      else if (value !== undefined) params.set(key, String(value));
     }
     const search = params.toString();
     if (search) url += `?${search}`;
@@ -95,9 +107,11 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
   }
 
   if (response.ok) {
-    if (response.status === 204) return undefined as T;
+    const { status } = response;
+    if (status === 204) return { status, body: undefined as T };
+    if (options.accept) return { status, body: (await response.blob()) as T };
     const type = response.headers.get('Content-Type') ?? '';
-    return (type.includes('json') ? await response.json() : await response.text()) as T;
+    return { status, body: (type.includes('json') ? await response.json() : await response.text()) as T };
   }
 
   const problem = await readProblem(response);

@@ -92,3 +92,165 @@ export interface Problem {
   errors?: ProblemFieldError[];
   retryAfter?: number;
 }
+
+export type Severity = 'Critical' | 'High' | 'Medium' | 'Low' | 'Info';
+export type FindingState = 'Open' | 'Reopened' | 'Fixed' | 'RiskAccepted' | 'FalsePositive';
+export type FindingSort = '-Risk' | '-Severity' | '-FirstSeen' | '-LastSeen' | 'DueAt';
+
+export interface FindingLocation {
+  Kind: 'None' | 'Port' | 'Url' | 'File' | 'Package' | string;
+  Port: number | null;
+  Protocol: string | null;
+  Url: string | null;
+  Parameter: string | null;
+  File: string | null;
+  Line: number | null;
+  Package: string | null;
+  Version: string | null;
+}
+
+export interface Finding {
+  Id: string;
+  AssetId: string;
+  AssetName: string;
+  VulnerabilityId: string;
+  PluginGuidId: string | null;
+  Title: string;
+  CVEReferences: string[];
+  Kev: boolean;
+  EpssScore: number | null;
+  Severity: Severity;
+  ScannerSeverity: Severity;
+  SeverityOverrideReason: string | null;
+  State: FindingState;
+  StateReason: string | null;
+  RiskAcceptedUntil: string | null;
+  RiskScore: number;
+  DueAt: string | null;
+  Location: FindingLocation;
+  Source: string;
+  FirstSeen: string;
+  LastSeen: string;
+  FixedAt: string | null;
+  CreatedAt: string;
+  UpdatedAt: string;
+}
+
+export interface HistoryEvent {
+  Id: string;
+  At: string;
+  ActorType: string;
+  ActorId: string | null;
+  Kind: string;
+  FromState: string | null;
+  ToState: string | null;
+  Reason?: string | null;
+}
+
+export interface FindingDetail extends Finding {
+  Evidence: string | null;
+  Events: HistoryEvent[];
+}
+
+/** The list filters; as query parameters for a list, as `Filter` for a bulk action. */
+export interface FindingFilter {
+  Ids?: string[];
+  State?: FindingState[];
+  Severity?: Severity[];
+  AssetId?: string;
+  Tag?: string;
+  Cve?: string;
+  Kev?: boolean;
+  Search?: string;
+}
+
+export interface BulkResult {
+  Matched: number;
+  Changed: number;
+  Skipped: number;
+}
+
+export interface Vulnerability {
+  Id: string;
+  Source: string;
+  PluginGuidId: string | null;
+  CVEReferences: string[];
+  Aliases?: string[];
+  Title: string;
+  Description: string | null;
+  Solution: string | null;
+  Cwe?: string[] | null;
+  Severity: Severity;
+  CVSSBaseScore: number | null;
+  CvssVector: string | null;
+  EpssScore: number | null;
+  EpssPercentile: number | null;
+  Kev: boolean;
+  References?: string[] | null;
+}
+
+export type AssetKind = 'Host' | 'WebApplication' | 'ContainerImage' | 'CodeRepository';
+
+export interface Asset {
+  Id: string;
+  Kind: AssetKind;
+  Name: string;
+  FriendlyName: string | null;
+  Hostname: string | null;
+  Fqdn: string | null;
+  DomainName: string | null;
+  IpAddress: string | null;
+  IpAddresses: string[];
+  MacAddress: string | null;
+  MacAddresses: string[];
+  OperatingSystem: string | null;
+  Url: string | null;
+  Criticality: number;
+  Confidentiality: number | null;
+  Integrity: number | null;
+  Availability: number | null;
+  OwnerId: string | null;
+  InternetFacing: boolean;
+  Tags: string[];
+  Sources: string[];
+  FirstSeen: string;
+  LastSeen: string;
+  CreatedAt: string;
+  UpdatedAt: string;
+}
+
+export interface AssetDetail extends Asset {
+  Identifiers: { Kind: string; Value: string }[];
+}
+
+export type TicketState = 'Open' | 'InProgress' | 'Resolved' | 'Closed' | 'Reopened';
+export type Priority = 'Critical' | 'High' | 'Medium' | 'Low';
+
+export interface Ticket {
+  Id: string;
+  Number: number;
+  Title: string;
+  Description: string | null;
+  Priority: Priority;
+  AssigneeId: string | null;
+  DueAt: string | null;
+  State: TicketState;
+  FindingCount: number;
+  CreatedById: string | null;
+  CreatedAt: string;
+  UpdatedAt: string;
+  ResolvedAt: string | null;
+  ClosedAt: string | null;
+}
+
+export interface TicketDetail extends Ticket {
+  Findings: { Id: string; Title: string; State: FindingState; Severity: Severity; AssetId: string }[];
+  Comments: { Id: string; AuthorId: string | null; Body: string; CreatedAt: string }[];
+  Events: HistoryEvent[];
+}
+
+export type SlaDays = Record<Severity, number | null>;
+
+export interface Settings {
+  SlaDays: SlaDays;
+}

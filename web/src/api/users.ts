@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client';
 import { sessionKey } from './session';
 import type { Page, Role, User } from './types';
@@ -52,5 +52,15 @@ export function useResetPassword() {
     gcTime: 0,
     mutationFn: (id: string) =>
       api<{ Password: string }>(`/users/${encodeURIComponent(id)}/password`, { method: 'POST', body: {} }),
+  });
+}
+
+/** Everyone in the organisation, for names of assignees and authors and the Assignee select. */
+export function useUserDirectory() {
+  return useQuery({
+    queryKey: [...usersKey, 'directory'],
+    queryFn: ({ signal }) => api<Page<User>>('/users', { query: { PageSize: 500 }, signal }),
+    select: (page) => page.Items,
+    staleTime: 5 * 60_000,
   });
 }

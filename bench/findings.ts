@@ -1,0 +1,190 @@
+/**
+ * npm run bench:findings — seeds 1,000,000 findings on 20,000 assets in PostgreSQL (DATABASE_URL;
+ * a fresh database is created and dropped), then measures p50/p99 of five typical list queries
+ * on the first page and at keyset page 1,000 (100 rows a page), the count those pages show, and
+ * the CSV export of all findings. BENCH_FINDINGS / BENCH_ASSETS scale it down.
+ */
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { buildServices } from '../src/app.js';
+import { openPostgres } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { sendCsv } from '../src/http/csv.js';
+import { LocalInvalidationBus } from '../src/lib/invalidation-bus.js';
+import type { FindingFilter, FindingSort } from '../src/modules/findings/repository.js';
+
+const FINDINGS = Number(process.env.BENCH_FINDINGS ?? 1_000_000);
+const ASSETS = Number(process.env.BENCH_ASSETS ?? 20_000);
+const PAGE = 100;
+const RUNS = Number(process.env.BENCH_RUNS ?? 30);
+
+if (!process.env.DATABASE_URL) {
+  console.error('bench:findings needs DATABASE_URL (a PostgreSQL server where it may create a database)');
+  process.exit(1);
+}
+
+const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+await admin.connect();
+const name = `rampart_bench_${randomBytes(4).toString('hex')}`;
+await admin.query(`create database ${name}`);
+const url = new URL(process.env.DATABASE_URL);
+url.pathname = `/${name}`;
+const database = await openPostgres(url.toString(), 4);
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function time<T>(fn: () => Promise<T>): Promise<[number, T]> {
+  const start = process.hrtime.bigint();
+  const result = await fn();
+  return [Number(process.hrtime.bigint() - start) / 1e6, result];
+}
+
+try {
+  await migrateToLatest(database.db);
+  const services = buildServices(database, () => new Date(), new LocalInvalidationBus(), {
+    authCacheSeconds: 0,
+    sessionIdleMinutes: 30,
+    sessionMaxHours: 12,
+  });
+  const { organization } = await services.organizations.ensureFirst();
+  const org = organization.id;
+  const ctx = { organizationId: org, actor: { type: 'system' as const, id: null } };
+
+  console.log(
+    `bench:findings — seeding ${FINDINGS.toLocaleString()} findings on ${ASSETS.toLocaleString()} assets`,
+  );
+  const [seedMs] = await time(async () => {
+    await sql`
+      insert into assets (organization_id, id, kind, name, ip_addresses, tags, sources, first_seen_at, last_seen_at, criticality)
+      select ${org}, rampart_uuidv7(), 'Host', 'host-' || g, array['10.' || (g / 65536) || '.' || ((g / 256) % 256) || '.' || (g % 256)],
+        case when g % 10 = 0 then array['prod'] else array['lab'] end, array['Bench'], now() - interval '90 days', now(), 1 + g % 5
+      from generate_series(1, ${ASSETS}) g`.execute(database.db);
+    await sql`
+      insert into vulnerabilities (organization_id, id, key, source, plugin_id, cve_ids, title, severity, cvss3_score, kev, epss_score)
+      select ${org}, rampart_uuidv7(), 'cve:CVE-2024-' || (10000 + g), 'Bench', (100000 + g)::text, array['CVE-2024-' || (10000 + g)],
+        'Synthetic vulnerability ' || g || (array[' in OpenSSH', ' in Apache httpd', ' in nginx', ' in OpenSSL', ' in Exim'])[1 + g % 5],
+        (array['Critical', 'High', 'Medium', 'Low', 'Info'])[1 + g % 5], round((g % 100) / 10.0, 1), g % 50 = 0, (g % 1000) / 1000.0
+      from generate_series(1, 2000) g`.execute(database.db);
+    await sql`
+      with a as (select id, row_number() over (order by id) - 1 as n from assets where organization_id = ${org}),
+           v as (select id, title, severity, cvss3_score, row_number() over (order by id) - 1 as n from vulnerabilities where organization_id = ${org})
+      insert into findings (organization_id, id, asset_id, vulnerability_id, dedup_key, location_kind, port, protocol, title, severity,
+        state, risk_score, due_at, source, first_seen_at, last_seen_at)
+      select ${org}, rampart_uuidv7(), a.id, v.id, md5(g::text), 'Port', 1 + g % 1024, 'tcp', v.title, v.severity,
+        (array['Open', 'Open', 'Open', 'Fixed', 'Reopened', 'RiskAccepted', 'FalsePositive', 'Open'])[1 + g % 8],
+        coalesce(v.cvss3_score * 10, 50), now() + ((g % 365) || ' days')::interval, 'Bench',
+        now() - ((g % 90) || ' days')::interval, now() - ((g % 30) || ' days')::interval
+      from generate_series(0, ${FINDINGS - 1}) g
+      join a on a.n = g % ${ASSETS}
+      join v on v.n = (g / ${ASSETS}) % 2000`.execute(database.db);
+    await sql`analyze`.execute(database.db);
+  });
+  console.log(`seeded in ${(seedMs / 1000).toFixed(1)} s`);
+
+  const someAsset = (
+    await sql<{
+      id: string;
+    }>`select id from assets where organization_id = ${org} order by id offset ${Math.floor(ASSETS / 2)} limit 1`.execute(
+      database.db,
+    )
+  ).rows[0]!.id;
+  const queries: { name: string; filter: FindingFilter; sort: FindingSort }[] = [
+    {
+      name: 'open Critical+High, by risk',
+      filter: { states: ['Open', 'Reopened'], severities: ['Critical', 'High'] },
+      sort: '-Risk',
+    },
+    { name: 'one asset', filter: { assetId: someAsset }, sort: '-Risk' },
+    { name: 'one CVE', filter: { cve: 'CVE-2024-10002' }, sort: '-Risk' },
+    { name: 'free text "openssl"', filter: { search: 'openssl' }, sort: '-Risk' },
+    { name: 'all, sorted by risk', filter: {}, sort: '-Risk' },
+  ];
+
+  const rows: string[] = [];
+  for (const q of queries) {
+    // The cursor of page 1,000: walk the keyset with large pages to the 99,900th row.
+    let deepCursor: string | undefined;
+    {
+      let cursor: string | undefined;
+      let seen = 0;
+      while (seen < PAGE * 999) {
+        const size = Math.min(500, PAGE * 999 - seen);
+        const page = await services.findings.list(ctx, q.filter, q.sort, size, cursor);
+        seen += page.items.length;
+        if (!page.nextCursor) break;
+        cursor = page.nextCursor;
+      }
+      deepCursor = seen === PAGE * 999 ? cursor : undefined;
+    }
+    const measure = async (cursor: string | undefined) => {
+      const items: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        const [ms] = await time(() => services.findings.list(ctx, q.filter, q.sort, PAGE, cursor));
+        items.push(ms);
+      }
+      items.sort((a, b) => a - b);
+      return items;
+    };
+    const first = await measure(undefined);
+    const deepTimes = deepCursor ? await measure(deepCursor) : undefined;
+    const total = (await services.findings.list(ctx, q.filter, q.sort, 1)).totalCount;
+    rows.push(
+      `| ${q.name} | ${total.toLocaleString()} | ${percentile(first, 50).toFixed(1)} / ${percentile(first, 99).toFixed(1)} | ${
+        deepTimes
+          ? `${percentile(deepTimes, 50).toFixed(1)} / ${percentile(deepTimes, 99).toFixed(1)}`
+          : 'fewer than 1,000 pages'
+      } |`,
+    );
+  }
+
+  const [exportMs, exported] = await time(async () => {
+    let count = 0;
+    const sink = new Writable({
+      write(chunk, _e, done) {
+        count += String(chunk).split('\n').length - 1;
+        done();
+      },
+    });
+    const stream = services.findings.stream(ctx, {}, '-Risk');
+    const fakeReply = {
+      header() {
+        return this;
+      },
+      send(body: NodeJS.ReadableStream) {
+        return body;
+      },
+    };
+    const body = sendCsv(
+      { log: console } as never,
+      fakeReply as never,
+      'x.csv',
+      [
+        { header: 'Id', value: (f: { id: string }) => f.id },
+        { header: 'Title', value: (f: { title: string }) => f.title },
+        { header: 'Severity', value: (f: { effective_severity: string }) => f.effective_severity },
+        { header: 'State', value: (f: { state: string }) => f.state },
+        { header: 'Risk', value: (f: { risk_score: string }) => f.risk_score },
+      ],
+      stream,
+    ) as unknown as NodeJS.ReadableStream;
+    await pipeline(body, sink);
+    return count - 1;
+  });
+
+  console.log(`\n| query | matching | first page p50 / p99 ms | page 1,000 p50 / p99 ms |`);
+  console.log('|---|---|---|---|');
+  for (const r of rows) console.log(r);
+  console.log(
+    `\nCSV export: ${exported.toLocaleString()} rows in ${(exportMs / 1000).toFixed(1)} s = ${Math.round(exported / (exportMs / 1000)).toLocaleString()} rows/s`,
+  );
+  console.log('(each list call includes its TotalCount query; p99 over', RUNS, 'runs)');
+} finally {
+  await database.close();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.end();
+}

@@ -1,0 +1,108 @@
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, apiWithStatus } from './client';
+import type { Asset, AssetDetail, AssetKind, Page } from './types';
+
+export const assetsKey = ['assets'] as const;
+const PAGE_SIZE = 50;
+
+export const ASSET_KINDS: readonly AssetKind[] = ['Host', 'WebApplication', 'ContainerImage', 'CodeRepository'];
+
+export interface AssetFilter {
+  Search?: string;
+  Kind?: AssetKind;
+  Tag?: string;
+}
+
+function assetQuery(filter: AssetFilter) {
+  return { Search: filter.Search || undefined, Kind: filter.Kind || undefined, Tag: filter.Tag || undefined };
+}
+
+export function useAssets(filter: AssetFilter) {
+  return useInfiniteQuery({
+    queryKey: [...assetsKey, 'list', filter],
+    queryFn: ({ pageParam, signal }) =>
+      api<Page<Asset>>('/assets', {
+        query: { ...assetQuery(filter), PageSize: PAGE_SIZE, Cursor: pageParam },
+        signal,
+      }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.NextCursor ?? undefined,
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function downloadAssetsCsv(filter: AssetFilter) {
+  return api<Blob>('/assets', { query: assetQuery(filter), accept: 'text/csv' });
+}
+
+export function useAsset(id: string) {
+  return useQuery({
+    queryKey: [...assetsKey, 'detail', id],
+    queryFn: ({ signal }) => api<AssetDetail>(`/assets/${encodeURIComponent(id)}`, { signal }),
+  });
+}
+
+export interface NewAsset {
+  Kind: AssetKind;
+  Name?: string;
+  Hostname?: string;
+  Fqdn?: string;
+  IpAddresses?: string[];
+  Url?: string;
+  Criticality?: number;
+  Tags?: string[];
+}
+
+export function useCreateAsset() {
+  const client = useQueryClient();
+  return useMutation({
+    // 201: a new asset; 200: the addresses matched an existing one, which absorbed the report.
+    mutationFn: async (body: NewAsset) => {
+      const { status, body: asset } = await apiWithStatus<AssetDetail>('/assets', { method: 'POST', body });
+      return { asset, merged: status === 200 };
+    },
+    onSuccess: () => client.invalidateQueries({ queryKey: assetsKey }),
+  });
+}
+
+export interface AssetChanges {
+  FriendlyName?: string | null;
+  Criticality?: number;
+  Confidentiality?: number | null;
+  Integrity?: number | null;
+  Availability?: number | null;
+  InternetFacing?: boolean;
+  Tags?: string[];
+}
+
+export function useUpdateAsset(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: AssetChanges) =>
+      api<AssetDetail>(`/assets/${encodeURIComponent(id)}`, { method: 'PATCH', body }),
+    onSuccess: (detail) => {
+      client.setQueryData([...assetsKey, 'detail', id], detail);
+      return client.invalidateQueries({ queryKey: [...assetsKey, 'list'] });
+    },
+  });
+}
+
+export function useDeleteAsset(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => api<void>(`/assets/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: [...assetsKey, 'list'] }),
+        client.invalidateQueries({ queryKey: ['findings'] }),
+      ]),
+  });
+}
+
+/** Splits "a, b,c" into ["a", "b", "c"]. */
+export function splitList(text: string): string[] {
+  return text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+}

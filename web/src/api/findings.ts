@@ -1,0 +1,151 @@
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from './client';
+import type {
+  BulkResult,
+  FindingDetail,
+  FindingFilter,
+  FindingSort,
+  FindingState,
+  Finding,
+  Page,
+  Severity,
+  Vulnerability,
+} from './types';
+
+export const findingsKey = ['findings'] as const;
+const PAGE_SIZE = 50;
+
+export const SEVERITIES: readonly Severity[] = ['Critical', 'High', 'Medium', 'Low', 'Info'];
+export const FINDING_STATES: readonly FindingState[] = ['Open', 'Reopened', 'Fixed', 'RiskAccepted', 'FalsePositive'];
+export const OPEN_STATES: readonly FindingState[] = ['Open', 'Reopened'];
+
+/** Where a person may move a finding from each state (as the server allows). */
+export const FINDING_TRANSITIONS: Record<FindingState, readonly FindingState[]> = {
+  Open: ['Fixed', 'FalsePositive', 'RiskAccepted'],
+  Reopened: ['Fixed', 'FalsePositive', 'RiskAccepted'],
+  Fixed: ['Reopened'],
+  RiskAccepted: ['Open'],
+  FalsePositive: ['Open'],
+};
+
+/** The longest a risk may be accepted. */
+export const MAX_RISK_ACCEPTANCE_DAYS = 365;
+
+/** The filter as query parameters: empty values left out, lists repeated. */
+export function filterQuery(filter: FindingFilter) {
+  return {
+    State: filter.State?.length ? filter.State : undefined,
+    Severity: filter.Severity?.length ? filter.Severity : undefined,
+    AssetId: filter.AssetId || undefined,
+    Tag: filter.Tag || undefined,
+    Cve: filter.Cve || undefined,
+    Kev: filter.Kev ? true : undefined,
+    Search: filter.Search || undefined,
+  };
+}
+
+export function useFindings(filter: FindingFilter, sort: FindingSort, pageSize = PAGE_SIZE) {
+  return useInfiniteQuery({
+    queryKey: [...findingsKey, 'list', filter, sort, pageSize],
+    queryFn: ({ pageParam, signal }) =>
+      api<Page<Finding>>('/findings', {
+        query: { ...filterQuery(filter), Sort: sort, PageSize: pageSize, Cursor: pageParam },
+        signal,
+      }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.NextCursor ?? undefined,
+    // A new filter keeps the old rows on screen until its answer arrives: no flashing table.
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** How many findings match: one row asked for, the total read. */
+export function useFindingCount(filter: FindingFilter) {
+  return useQuery({
+    queryKey: [...findingsKey, 'count', filter],
+    queryFn: ({ signal }) =>
+      api<Page<Finding>>('/findings', { query: { ...filterQuery(filter), PageSize: 1 }, signal }),
+    select: (page) => page.TotalCount,
+  });
+}
+
+export function downloadFindingsCsv(filter: FindingFilter, sort: FindingSort) {
+  return api<Blob>('/findings', { query: { ...filterQuery(filter), Sort: sort }, accept: 'text/csv' });
+}
+
+export function useFinding(id: string) {
+  return useQuery({
+    queryKey: [...findingsKey, 'detail', id],
+    queryFn: ({ signal }) => api<FindingDetail>(`/findings/${encodeURIComponent(id)}`, { signal }),
+  });
+}
+
+export function useVulnerability(id: string | undefined) {
+  return useQuery({
+    queryKey: ['vulnerabilities', id],
+    queryFn: ({ signal }) => api<Vulnerability>(`/vulnerabilities/${encodeURIComponent(id ?? '')}`, { signal }),
+    enabled: !!id,
+    staleTime: 5 * 60_000,
+  });
+}
+
+export interface StateChange {
+  State: FindingState;
+  Justification?: string;
+  /** ISO date-time; required for RiskAccepted. */
+  Until?: string;
+}
+
+// A finding's state feeds lists, counts, tickets and the overview: refresh all of them.
+function useInvalidateWork() {
+  const client = useQueryClient();
+  return () =>
+    Promise.all([
+      client.invalidateQueries({ queryKey: findingsKey }),
+      client.invalidateQueries({ queryKey: ['tickets'] }),
+    ]);
+}
+
+export function useChangeFindingState(id: string) {
+  const client = useQueryClient();
+  const invalidate = useInvalidateWork();
+  return useMutation({
+    mutationFn: (body: StateChange) =>
+      api<FindingDetail>(`/findings/${encodeURIComponent(id)}/state`, { method: 'POST', body }),
+    onSuccess: (detail) => {
+      client.setQueryData([...findingsKey, 'detail', id], detail);
+      return invalidate();
+    },
+  });
+}
+
+export function useOverrideSeverity(id: string) {
+  const client = useQueryClient();
+  const invalidate = useInvalidateWork();
+  return useMutation({
+    mutationFn: (body: { Severity: Severity | null; Reason?: string }) =>
+      api<FindingDetail>(`/findings/${encodeURIComponent(id)}/severity`, { method: 'POST', body }),
+    onSuccess: (detail) => {
+      client.setQueryData([...findingsKey, 'detail', id], detail);
+      return invalidate();
+    },
+  });
+}
+
+export function useBulkState() {
+  const invalidate = useInvalidateWork();
+  return useMutation({
+    mutationFn: (body: StateChange & { Filter: FindingFilter }) =>
+      api<BulkResult>('/findings/bulk/state', { method: 'POST', body }),
+    onSuccess: () => invalidate(),
+  });
+}
+
+export function useBulkTicket() {
+  const invalidate = useInvalidateWork();
+  return useMutation({
+    mutationFn: (body: { Filter: FindingFilter; TicketId: string }) =>
+      api<BulkResult>('/findings/bulk/ticket', { method: 'POST', body }),
+    onSuccess: () => invalidate(),
+  });
+}

@@ -1,0 +1,130 @@
+import { Badge, Text } from '@mantine/core';
+import type { FindingState, Priority, Severity, TicketState } from '../api/types';
+
+export const SEVERITY_COLORS: Record<Severity, string> = {
+  Critical: 'red',
+  High: 'orange',
+  Medium: 'yellow',
+  Low: 'blue',
+  Info: 'gray',
+};
+
+const FINDING_STATE_COLORS: Record<FindingState, string> = {
+  Open: 'red',
+  Reopened: 'grape',
+  Fixed: 'green',
+  RiskAccepted: 'yellow',
+  FalsePositive: 'gray',
+};
+
+export const FINDING_STATE_LABELS: Record<FindingState, string> = {
+  Open: 'Open',
+  Reopened: 'Reopened',
+  Fixed: 'Fixed',
+  RiskAccepted: 'Risk accepted',
+  FalsePositive: 'False positive',
+};
+
+const TICKET_STATE_COLORS: Record<TicketState, string> = {
+  Open: 'blue',
+  InProgress: 'cyan',
+  Reopened: 'grape',
+  Resolved: 'green',
+  Closed: 'gray',
+};
+
+const TICKET_STATE_TEXT: Record<TicketState, string> = {
+  Open: 'Open',
+  InProgress: 'In progress',
+  Reopened: 'Reopened',
+  Resolved: 'Resolved',
+  Closed: 'Closed',
+};
+
+export function SeverityBadge({ severity }: { severity: Severity }) {
+  // Filled for the two that need attention first; the colour is never the only cue: the word is there.
+  const strong = severity === 'Critical' || severity === 'High';
+  return (
+    <Badge color={SEVERITY_COLORS[severity] ?? 'gray'} variant={strong ? 'filled' : 'light'} miw={64}>
+      {severity}
+    </Badge>
+  );
+}
+
+export function FindingStateBadge({ state }: { state: FindingState }) {
+  return (
+    <Badge color={FINDING_STATE_COLORS[state] ?? 'gray'} variant="light">
+      {FINDING_STATE_LABELS[state] ?? state}
+    </Badge>
+  );
+}
+
+export function TicketStateBadge({ state }: { state: TicketState }) {
+  return (
+    <Badge color={TICKET_STATE_COLORS[state] ?? 'gray'} variant="light">
+      {TICKET_STATE_TEXT[state] ?? state}
+    </Badge>
+  );
+}
+
+export function PriorityBadge({ priority }: { priority: Priority }) {
+  return (
+    <Badge color={SEVERITY_COLORS[priority] ?? 'gray'} variant="outline">
+      {priority}
+    </Badge>
+  );
+}
+
+const dateFormatter = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+
+/** A day in the user's locale; the exact ISO time shows on hover. */
+export function DateOnly({ value, empty = '—' }: { value: string | null | undefined; empty?: string }) {
+  if (!value) return <>{empty}</>;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return <>{value}</>;
+  const iso = date.toISOString();
+  return (
+    <time dateTime={iso} title={iso}>
+      {dateFormatter.format(date)}
+    </time>
+  );
+}
+
+/** A due date; red and said in words when it has passed and the work is not done. */
+export function DueDate({ value, done = false }: { value: string | null | undefined; done?: boolean }) {
+  if (!value) return <>—</>;
+  const overdue = !done && new Date(value).getTime() < Date.now();
+  if (!overdue) return <DateOnly value={value} />;
+  return (
+    <Text component="span" c="red" fw={600} inherit>
+      <DateOnly value={value} />
+      <Text component="span" size="xs" ml={4} inherit>
+        (overdue)
+      </Text>
+    </Text>
+  );
+}
+
+/** The value of an <input type="date"> (local day) for today plus `days`. */
+export function dayInput(days: number): string {
+  const date = new Date();
+  date.setDate(date.getDate() + days);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+/** The value of an <input type="date"> for an ISO time, in the user's time zone. */
+export function isoToDayInput(value: string | null | undefined): string {
+  if (!value) return '';
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return '';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+/** An ISO time for a day chosen in an <input type="date">: the start of that day, local time. */
+export function dayInputToIso(value: string, endOfDay = false): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
+  const date = new Date(`${value}T${endOfDay ? '23:59:59' : '00:00:00'}`);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
