@@ -31,6 +31,7 @@ import { AssetService } from './modules/assets/service.js';
 import { AuditRepository } from './modules/audit/repository.js';
 import { AuditService } from './modules/audit/service.js';
 import { authenticationRoutes } from './modules/authentication/routes.js';
+import { demoRoutes } from './modules/demo/routes.js';
 import { FindingRepository } from './modules/findings/repository.js';
 import { findingRoutes } from './modules/findings/routes.js';
 import { FindingService } from './modules/findings/service.js';
@@ -227,6 +228,7 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     ticketRoutes(services.tickets),
     vulnerabilityRoutes(services.vulnerabilities),
     radarCompatRoutes(services.assets, services.findings),
+    demoRoutes(() => services),
     sessionRoutes({
       sessions: services.sessions,
       users: services.users,

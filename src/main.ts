@@ -4,6 +4,7 @@ import {
   apiKeyCreateCommand,
   apiKeyListCommand,
   apiKeyRevokeCommand,
+  demoCommand,
   migrateCommand,
   orgCreateCommand,
   orgListCommand,
@@ -81,6 +82,13 @@ function buildProgram(cli: CliEnv, onServe: (stop: () => Promise<void>) => void)
   json(
     apikey.command('revoke').description('revoke an API key').argument('<accessKey>', 'its access key'),
   ).action(run((o, c) => apiKeyRevokeCommand(cli, { ...o, accessKey: c.args[0] as string })));
+  json(
+    program
+      .command('demo')
+      .description('load a realistic demo estate (tagged "demo"), or remove it')
+      .option('--org <orgId>', 'organisation id (default: the first organisation)')
+      .option('--remove', 'remove the demo data instead'),
+  ).action(run((o) => demoCommand(cli, o as never)));
   return program;
 }
 

@@ -1,4 +1,5 @@
 import { ROLES, type Role } from '../db/schema.js';
+import { loadDemo, removeDemo } from '../demo/seed.js';
 import { AppError } from '../http/problems/app-error.js';
 import { Problems } from '../http/problems/types.js';
 import type { ApiKey } from '../modules/apikeys/service.js';
@@ -175,5 +176,42 @@ export async function apiKeyRevokeCommand(
   await withRuntime(cli, 'apikey revoke', async (rt) => {
     const key = await rt.services.apiKeys.revokeByAccessKey(CLI_ACTOR, opts.accessKey);
     print(cli, opts, keyJson(key), `Revoked API key ${key.accessKey} ("${key.name}").`);
+  });
+}
+
+export async function demoCommand(
+  cli: CliEnv,
+  opts: JsonFlag & { org?: string; remove?: boolean },
+): Promise<void> {
+  if (opts.org !== undefined && !UUID.test(opts.org)) {
+    throw AppError.of(
+      Problems.ValidationFailed,
+      `--org must be an organisation id (a UUID), not '${opts.org}'.`,
+    );
+  }
+  await withRuntime(cli, 'demo', async (rt) => {
+    const org = opts.org ? await rt.services.organizations.get(opts.org) : rt.firstOrganization;
+    const ctx = { organizationId: org.id, actor: CLI_ACTOR };
+    if (opts.remove) {
+      const removed = await removeDemo(rt.services, ctx);
+      print(
+        cli,
+        opts,
+        { Removed: { Assets: removed.assets, Tickets: removed.tickets } },
+        `Removed the demo data from "${org.name}": ${removed.assets} assets (with their findings), ${removed.tickets} tickets.`,
+      );
+      return;
+    }
+    const loaded = await loadDemo(rt.services, ctx);
+    print(
+      cli,
+      opts,
+      {
+        Loaded: { Assets: loaded.assets, Findings: loaded.findings, Tickets: loaded.tickets },
+        OrganizationId: org.id,
+      },
+      `Loaded demo data into "${org.name}": ${loaded.assets} assets, ${loaded.findings} findings, ${loaded.tickets} new tickets. ` +
+        'Demo assets carry the tag "demo"; remove everything with: rampart demo --remove',
+    );
   });
 }

@@ -210,6 +210,16 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
     expect(noName.code).toBe(EXIT.usage);
   });
 
+  it('demo loads marked sample data and removes it; refuses a bad organisation id', async () => {
+    const loaded = await cli.json('demo');
+    expect(loaded.Loaded).toMatchObject({ Assets: 17, Tickets: 3 });
+    const removed = await cli.json('demo', '--remove');
+    expect(removed.Removed).toEqual({ Assets: 17, Tickets: 3 });
+    const bad = await cli.run('demo', '--org', 'nope');
+    expect(bad.code).toBe(EXIT.failed);
+    expect(bad.stderr).toContain('--org must be an organisation id');
+  });
+
   it('serve makes sure an Admin exists, printing a generated password once', async () => {
     const serveOnce = async (extra: Record<string, string> = {}) => {
       let stop: () => Promise<void> = async () => {};

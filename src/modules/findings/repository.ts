@@ -309,7 +309,11 @@ export class FindingRepository {
           eb(
             'f.asset_id',
             'in',
-            eb.selectFrom('assets as sa').select('sa.id').whereRef('sa.organization_id', '=', 'f.organization_id').where('sa.name', 'ilike', like),
+            eb
+              .selectFrom('assets as sa')
+              .select('sa.id')
+              .whereRef('sa.organization_id', '=', 'f.organization_id')
+              .where('sa.name', 'ilike', like),
           ),
         ]),
       );

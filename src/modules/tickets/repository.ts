@@ -110,6 +110,15 @@ export class TicketRepository {
       .execute();
   }
 
+  async delete(organizationId: string, id: string): Promise<boolean> {
+    const r = await this.db
+      .deleteFrom('tickets')
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
   /** Which of these findings exist in the organisation (the others are foreign or gone). */
   async existingFindings(organizationId: string, findingIds: string[], db: Db = this.db): Promise<string[]> {
     if (findingIds.length === 0) return [];

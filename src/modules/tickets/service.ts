@@ -197,6 +197,11 @@ export class TicketService {
     return { state };
   }
 
+  async delete(ctx: ServiceContext, id: string): Promise<void> {
+    if (!(await this.repo.delete(ctx.organizationId, id)))
+      throw AppError.of(Problems.NotFound, `No ticket ${id} in your organisation.`);
+  }
+
   async comment(ctx: ServiceContext, id: string, body: string) {
     await this.get(ctx, id);
     const text = body.trim();

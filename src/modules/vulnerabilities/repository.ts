@@ -45,6 +45,10 @@ export interface VulnerabilityWrite {
   cvss3Vector: string | null;
   cvss3Score: number | null;
   references: string[];
+  epssScore: number | null;
+  epssPercentile: number | null;
+  kev: boolean;
+  kevDueDate: string | null;
 }
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -92,6 +96,10 @@ export class VulnerabilityRepository {
         cvss3_vector: v.cvss3Vector,
         cvss3_score: v.cvss3Score,
         reference_urls: v.references,
+        epss_score: v.epssScore,
+        epss_percentile: v.epssPercentile,
+        kev: v.kev,
+        kev_due_date: v.kevDueDate,
       })
       .onConflict((oc) =>
         oc.columns(['organization_id', 'key']).doUpdateSet({
@@ -104,6 +112,10 @@ export class VulnerabilityRepository {
           plugin_id: sql`coalesce(vulnerabilities.plugin_id, excluded.plugin_id)`,
           cvss3_vector: sql`coalesce(vulnerabilities.cvss3_vector, excluded.cvss3_vector)`,
           cvss3_score: sql`coalesce(vulnerabilities.cvss3_score, excluded.cvss3_score)`,
+          epss_score: sql`coalesce(excluded.epss_score, vulnerabilities.epss_score)`,
+          epss_percentile: sql`coalesce(excluded.epss_percentile, vulnerabilities.epss_percentile)`,
+          kev: sql`vulnerabilities.kev or excluded.kev`,
+          kev_due_date: sql`coalesce(vulnerabilities.kev_due_date, excluded.kev_due_date)`,
           updated_at: sql`now()`,
         }),
       )

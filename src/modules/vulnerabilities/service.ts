@@ -19,6 +19,11 @@ export interface VulnerabilityInput {
   cvss3Vector?: string;
   cvss3Score?: number;
   references?: string[];
+  /** Public intelligence, when the source carries it (demo data, feeds). */
+  epssScore?: number;
+  epssPercentile?: number;
+  kev?: boolean;
+  kevDueDate?: string;
 }
 
 const CVE = /^CVE-\d{4}-\d{4,}$/;
@@ -63,6 +68,10 @@ export class VulnerabilityService {
       cvss3Vector: input.cvss3Vector ?? null,
       cvss3Score: input.cvss3Score ?? null,
       references: (input.references ?? []).slice(0, 100),
+      epssScore: input.epssScore ?? null,
+      epssPercentile: input.epssPercentile ?? null,
+      kev: input.kev ?? false,
+      kevDueDate: input.kevDueDate ?? null,
     });
   }
 
