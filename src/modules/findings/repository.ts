@@ -81,6 +81,8 @@ export interface FindingFilter {
   firstSeenAfter?: Date;
   lastSeenBefore?: Date;
   search?: string;
+  /** Assets whose name matches `search`, resolved by the service before querying. */
+  searchAssetIds?: string[];
   ids?: string[];
 }
 
@@ -280,6 +282,7 @@ export class FindingRepository {
   }
 
   private filtered<O>(
+    organizationId: string,
     q: SelectQueryBuilder<
       DB & { f: DB['findings']; a: DB['assets']; v: DB['vulnerabilities'] },
       'f' | 'a' | 'v',
@@ -300,23 +303,11 @@ export class FindingRepository {
     if (f.firstSeenAfter) q = q.where('f.first_seen_at', '>', f.firstSeenAfter);
     if (f.lastSeenBefore) q = q.where('f.last_seen_at', '<', f.lastSeenBefore);
     if (f.search) {
-      // Words of the title (indexed), or part of the asset's name.
-      const like = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      const words = f.search;
-      q = q.where((eb) =>
-        eb.or([
-          sql<boolean>`f.search_vector @@ websearch_to_tsquery('simple', ${words})`,
-          eb(
-            'f.asset_id',
-            'in',
-            eb
-              .selectFrom('assets as sa')
-              .select('sa.id')
-              .whereRef('sa.organization_id', '=', 'f.organization_id')
-              .where('sa.name', 'ilike', like),
-          ),
-        ]),
-      );
+      // Words of the title (GIN index), or an asset whose name matches (ids looked up first, so
+      // that the two conditions combine as a bitmap OR instead of a per-row subquery).
+      const words = sql<boolean>`f.search_vector @@ websearch_to_tsquery('simple', ${f.search})`;
+      const assetIds = f.searchAssetIds ?? [];
+      q = q.where((eb) => (assetIds.length ? eb.or([words, eb('f.asset_id', 'in', assetIds)]) : words));
     }
     if (f.ids?.length) q = q.where('f.id', 'in', f.ids);
     return q;
@@ -331,6 +322,7 @@ export class FindingRepository {
   ) {
     const spec = FINDING_SORTS[sort];
     let q = this.filtered(
+      organizationId,
       this.base(organizationId).select([
         ...FINDING_COLUMNS,
         sql<string>`${spec.expr}::text`.as('sort_value'),
@@ -347,11 +339,24 @@ export class FindingRepository {
     return q.orderBy(sql`${spec.expr} ${direction}`).orderBy(sql`f.id ${direction}`).limit(limit).execute();
   }
 
+  /** Assets of the organisation whose name contains the text (for free-text search). */
+  async assetIdsNamed(organizationId: string, text: string, limit: number): Promise<string[]> {
+    const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const rows = await this.db
+      .selectFrom('assets')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('name', 'ilike', like)
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
   /** Every matching finding in sort order, read in chunks (exports). */
   stream(organizationId: string, filter: FindingFilter, sort: FindingSort) {
     const spec = FINDING_SORTS[sort];
     const direction = spec.desc ? sql`desc` : sql`asc`;
-    return this.filtered(this.base(organizationId).select(FINDING_COLUMNS), filter)
+    return this.filtered(organizationId, this.base(organizationId).select(FINDING_COLUMNS), filter)
       .orderBy(sql`${spec.expr} ${direction}`)
       .orderBy(sql`f.id ${direction}`)
       .stream(1000);
@@ -359,7 +364,7 @@ export class FindingRepository {
 
   /** Offset paging by risk, for the original service's withStartIndex/andPageSize calls. */
   listOffset(organizationId: string, filter: FindingFilter, offset: number, limit: number) {
-    return this.filtered(this.base(organizationId).select(FINDING_COLUMNS), filter)
+    return this.filtered(organizationId, this.base(organizationId).select(FINDING_COLUMNS), filter)
       .orderBy('f.risk_score', 'desc')
       .orderBy('f.id', 'desc')
       .offset(offset)
@@ -369,6 +374,7 @@ export class FindingRepository {
 
   async count(organizationId: string, filter: FindingFilter): Promise<number> {
     const row = await this.filtered(
+      organizationId,
       this.base(organizationId).select((eb) => eb.fn.countAll<string>().as('n')),
       filter,
     ).executeTakeFirstOrThrow();
@@ -393,10 +399,11 @@ export class FindingRepository {
     },
     db: Db,
   ): Promise<{ matched: number; changed: number }> {
-    const ids = this.filtered(this.base(organizationId, db).select('f.id'), filter);
+    const ids = this.filtered(organizationId, this.base(organizationId, db).select('f.id'), filter);
     const matched = Number(
       (
         await this.filtered(
+          organizationId,
           this.base(organizationId, db).select((eb) => eb.fn.countAll<string>().as('n')),
           filter,
         ).executeTakeFirstOrThrow()
@@ -431,7 +438,7 @@ export class FindingRepository {
 
   /** The ids of the findings that match, at most `limit` (bulk linking). */
   async matchingIds(organizationId: string, filter: FindingFilter, limit: number): Promise<string[]> {
-    const rows = await this.filtered(this.base(organizationId).select('f.id'), filter)
+    const rows = await this.filtered(organizationId, this.base(organizationId).select('f.id'), filter)
       .orderBy('f.id')
       .limit(limit)
       .execute();

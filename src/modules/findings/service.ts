@@ -201,13 +201,23 @@ export class FindingService {
     return this.repo.events(ctx.organizationId, id);
   }
 
+  /** Resolves the parts of a filter that need a lookup first (asset names for free text). */
+  private async prepare(ctx: ServiceContext, filter: FindingFilter): Promise<FindingFilter> {
+    if (!filter.search) return filter;
+    return {
+      ...filter,
+      searchAssetIds: await this.repo.assetIdsNamed(ctx.organizationId, filter.search, 1000),
+    };
+  }
+
   async list(
     ctx: ServiceContext,
-    filter: FindingFilter,
+    raw: FindingFilter,
     sort: FindingSort,
     pageSize: number,
     cursor?: string,
   ): Promise<Page<FindingListRow>> {
+    const filter = await this.prepare(ctx, raw);
     let after: { value: string; id: string } | undefined;
     if (cursor) {
       const key = decodeCursor(cursor, ['Sort', 'Value', 'Id']);
@@ -233,11 +243,12 @@ export class FindingService {
   }
 
   /** Every finding that matches, in order, as an async stream (CSV export). */
-  stream(ctx: ServiceContext, filter: FindingFilter, sort: FindingSort) {
-    return this.repo.stream(ctx.organizationId, filter, sort);
+  async *stream(ctx: ServiceContext, filter: FindingFilter, sort: FindingSort) {
+    yield* this.repo.stream(ctx.organizationId, await this.prepare(ctx, filter), sort);
   }
 
-  async listOffset(ctx: ServiceContext, filter: FindingFilter, offset: number, limit: number) {
+  async listOffset(ctx: ServiceContext, raw: FindingFilter, offset: number, limit: number) {
+    const filter = await this.prepare(ctx, raw);
     const [items, totalCount] = await Promise.all([
       this.repo.listOffset(ctx.organizationId, filter, offset, limit),
       this.repo.count(ctx.organizationId, filter),
@@ -315,9 +326,10 @@ export class FindingService {
    */
   async bulkChangeState(
     ctx: ServiceContext,
-    filter: FindingFilter,
+    raw: FindingFilter,
     change: { state: FindingState; justification?: string; until?: Date },
   ): Promise<{ matched: number; changed: number; skipped: number }> {
+    const filter = await this.prepare(ctx, raw);
     const needed = ROLE_FOR_STATE[change.state];
     if (ctx.role && !roleAllows(ctx.role, needed)) {
       throw AppError.of(
@@ -355,7 +367,7 @@ export class FindingService {
 
   /** The ids of the findings that match, up to `limit` (bulk linking to a ticket). */
   async matchingIds(ctx: ServiceContext, filter: FindingFilter, limit: number): Promise<string[]> {
-    return this.repo.matchingIds(ctx.organizationId, filter, limit);
+    return this.repo.matchingIds(ctx.organizationId, await this.prepare(ctx, filter), limit);
   }
 
   private checkUntil(state: FindingState, until: Date | undefined, now: Date): Date | null {
