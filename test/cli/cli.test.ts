@@ -65,6 +65,7 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
       '0002_create_vulnerability_model',
       '0003_add_uuidv7_function',
       '0004_add_finding_search',
+      '0005_index_findings_by_risk',
     ]);
     expect(first.OrganizationCreated).toBe(true);
     const again = await cli.run('migrate');
