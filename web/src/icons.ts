@@ -15,8 +15,6 @@ export { default as IconFlame } from '@tabler/icons-react/dist/esm/icons/IconFla
 export { default as IconHistory } from '@tabler/icons-react/dist/esm/icons/IconHistory.mjs';
 export { default as IconKey } from '@tabler/icons-react/dist/esm/icons/IconKey.mjs';
 export { default as IconLayoutDashboard } from '@tabler/icons-react/dist/esm/icons/IconLayoutDashboard.mjs';
-export { default as IconLayoutKanban } from '@tabler/icons-react/dist/esm/icons/IconLayoutKanban.mjs';
-export { default as IconList } from '@tabler/icons-react/dist/esm/icons/IconList.mjs';
 export { default as IconLock } from '@tabler/icons-react/dist/esm/icons/IconLock.mjs';
 export { default as IconLogout } from '@tabler/icons-react/dist/esm/icons/IconLogout.mjs';
 export { default as IconMessage } from '@tabler/icons-react/dist/esm/icons/IconMessage.mjs';

@@ -11,6 +11,13 @@ import { SignInPage } from './features/signin/SignInPage';
 const OverviewPage = lazy(() => import('./features/overview/OverviewPage'));
 const ProfilePage = lazy(() => import('./features/profile/ProfilePage'));
 const UsersPage = lazy(() => import('./features/users/UsersPage'));
+const FindingsPage = lazy(() => import('./features/findings/FindingsPage'));
+const FindingDetailPage = lazy(() => import('./features/findings/FindingDetailPage'));
+const AssetsPage = lazy(() => import('./features/assets/AssetsPage'));
+const AssetDetailPage = lazy(() => import('./features/assets/AssetDetailPage'));
+const TicketsPage = lazy(() => import('./features/tickets/TicketsPage'));
+const TicketDetailPage = lazy(() => import('./features/tickets/TicketDetailPage'));
+const SettingsPage = lazy(() => import('./features/settings/SettingsPage'));
 
 export const router = createBrowserRouter([
   { path: '/sign-in', element: <SignInPage />, errorElement: <RouteError /> },
@@ -27,6 +34,13 @@ export const router = createBrowserRouter([
         errorElement: <RouteError />,
         children: [
           { index: true, element: <OverviewPage /> },
+          { path: 'findings', element: <FindingsPage /> },
+          { path: 'findings/:id', element: <FindingDetailPage /> },
+          { path: 'assets', element: <AssetsPage /> },
+          { path: 'assets/:id', element: <AssetDetailPage /> },
+          { path: 'tickets', element: <TicketsPage /> },
+          { path: 'tickets/:id', element: <TicketDetailPage /> },
+          { path: 'settings', element: <SettingsPage /> },
           { path: 'profile', element: <ProfilePage /> },
           {
             path: 'users',

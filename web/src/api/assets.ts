@@ -1,11 +1,22 @@
-import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  keepPreviousData,
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+} from '@tanstack/react-query';
 import { api, apiWithStatus } from './client';
 import type { Asset, AssetDetail, AssetKind, Page } from './types';
 
 export const assetsKey = ['assets'] as const;
 const PAGE_SIZE = 50;
 
-export const ASSET_KINDS: readonly AssetKind[] = ['Host', 'WebApplication', 'ContainerImage', 'CodeRepository'];
+export const ASSET_KINDS: readonly AssetKind[] = [
+  'Host',
+  'WebApplication',
+  'ContainerImage',
+  'CodeRepository',
+];
 
 export interface AssetFilter {
   Search?: string;

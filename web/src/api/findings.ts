@@ -1,12 +1,18 @@
-import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  keepPreviousData,
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+} from '@tanstack/react-query';
 import { api } from './client';
 import type {
   BulkResult,
+  Finding,
   FindingDetail,
   FindingFilter,
   FindingSort,
   FindingState,
-  Finding,
   Page,
   Severity,
   Vulnerability,
@@ -16,7 +22,13 @@ export const findingsKey = ['findings'] as const;
 const PAGE_SIZE = 50;
 
 export const SEVERITIES: readonly Severity[] = ['Critical', 'High', 'Medium', 'Low', 'Info'];
-export const FINDING_STATES: readonly FindingState[] = ['Open', 'Reopened', 'Fixed', 'RiskAccepted', 'FalsePositive'];
+export const FINDING_STATES: readonly FindingState[] = [
+  'Open',
+  'Reopened',
+  'Fixed',
+  'RiskAccepted',
+  'FalsePositive',
+];
 export const OPEN_STATES: readonly FindingState[] = ['Open', 'Reopened'];
 
 /** Where a person may move a finding from each state (as the server allows). */
@@ -83,7 +95,8 @@ export function useFinding(id: string) {
 export function useVulnerability(id: string | undefined) {
   return useQuery({
     queryKey: ['vulnerabilities', id],
-    queryFn: ({ signal }) => api<Vulnerability>(`/vulnerabilities/${encodeURIComponent(id ?? '')}`, { signal }),
+    queryFn: ({ signal }) =>
+      api<Vulnerability>(`/vulnerabilities/${encodeURIComponent(id ?? '')}`, { signal }),
     enabled: !!id,
     staleTime: 5 * 60_000,
   });

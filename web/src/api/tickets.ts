@@ -1,4 +1,10 @@
-import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  keepPreviousData,
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+} from '@tanstack/react-query';
 import { api } from './client';
 import type { Page, Priority, Ticket, TicketDetail, TicketState } from './types';
 
@@ -25,14 +31,6 @@ export const TICKET_MOVE_LABELS: Record<TicketState, string> = {
   Closed: 'Close',
   Reopened: 'Reopen',
   Open: 'Back to open',
-};
-
-export const TICKET_STATE_LABELS: Record<TicketState, string> = {
-  Open: 'Open',
-  InProgress: 'In progress',
-  Reopened: 'Reopened',
-  Resolved: 'Resolved',
-  Closed: 'Closed',
 };
 
 export function useTickets(states: readonly TicketState[], pageSize = PAGE_SIZE) {

@@ -3,7 +3,7 @@ import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { Suspense, useEffect } from 'react';
 import { Link, Outlet, ScrollRestoration, useLocation } from 'react-router';
 import { useSignedInSession } from '../api/session';
-import { IconLayoutDashboard, IconUsers } from '../icons';
+import { IconBug, IconDevices, IconLayoutDashboard, IconSettings, IconTicket, IconUsers } from '../icons';
 import { ColorSchemeToggle } from './ColorSchemeToggle';
 import { Logo } from './Logo';
 import { PageSkeleton } from './PageSkeleton';
@@ -22,9 +22,13 @@ export function AppLayout() {
 
   const links = [
     { to: '/', label: 'Overview', icon: IconLayoutDashboard, active: pathname === '/' },
+    { to: '/findings', label: 'Findings', icon: IconBug, active: under(pathname, '/findings') },
+    { to: '/assets', label: 'Assets', icon: IconDevices, active: under(pathname, '/assets') },
+    { to: '/tickets', label: 'Tickets', icon: IconTicket, active: under(pathname, '/tickets') },
     ...(session.User.Role === 'Admin'
-      ? [{ to: '/users', label: 'Users', icon: IconUsers, active: pathname.startsWith('/users') }]
+      ? [{ to: '/users', label: 'Users', icon: IconUsers, active: under(pathname, '/users') }]
       : []),
+    { to: '/settings', label: 'Settings', icon: IconSettings, active: under(pathname, '/settings') },
   ];
 
   return (
@@ -87,4 +91,9 @@ export function AppLayout() {
       <ScrollRestoration />
     </AppShell>
   );
+}
+
+/** Whether `pathname` is the section `base` or a page inside it (not merely sharing a prefix). */
+function under(pathname: string, base: string): boolean {
+  return pathname === base || pathname.startsWith(`${base}/`);
 }

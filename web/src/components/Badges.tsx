@@ -17,14 +17,6 @@ const FINDING_STATE_COLORS: Record<FindingState, string> = {
   FalsePositive: 'gray',
 };
 
-export const FINDING_STATE_LABELS: Record<FindingState, string> = {
-  Open: 'Open',
-  Reopened: 'Reopened',
-  Fixed: 'Fixed',
-  RiskAccepted: 'Risk accepted',
-  FalsePositive: 'False positive',
-};
-
 const TICKET_STATE_COLORS: Record<TicketState, string> = {
   Open: 'blue',
   InProgress: 'cyan',
@@ -33,43 +25,44 @@ const TICKET_STATE_COLORS: Record<TicketState, string> = {
   Closed: 'gray',
 };
 
-const TICKET_STATE_TEXT: Record<TicketState, string> = {
-  Open: 'Open',
-  InProgress: 'In progress',
-  Reopened: 'Reopened',
-  Resolved: 'Resolved',
-  Closed: 'Closed',
-};
+// Badges in narrow table cells show the whole word rather than "Criti…".
+const WHOLE_LABEL = { root: { flexShrink: 0, overflow: 'visible' }, label: { overflow: 'visible' } } as const;
 
 export function SeverityBadge({ severity }: { severity: Severity }) {
   // Filled for the two that need attention first; the colour is never the only cue: the word is there.
   const strong = severity === 'Critical' || severity === 'High';
   return (
-    <Badge color={SEVERITY_COLORS[severity] ?? 'gray'} variant={strong ? 'filled' : 'light'} miw={64}>
+    <Badge
+      color={SEVERITY_COLORS[severity] ?? 'gray'}
+      variant={strong ? 'filled' : 'light'}
+      miw={68}
+      styles={WHOLE_LABEL}
+    >
       {severity}
     </Badge>
   );
 }
 
+// States read as the API names them, as in filters, exports and the API documentation.
 export function FindingStateBadge({ state }: { state: FindingState }) {
   return (
-    <Badge color={FINDING_STATE_COLORS[state] ?? 'gray'} variant="light">
-      {FINDING_STATE_LABELS[state] ?? state}
+    <Badge color={FINDING_STATE_COLORS[state] ?? 'gray'} variant="light" styles={WHOLE_LABEL}>
+      {state}
     </Badge>
   );
 }
 
 export function TicketStateBadge({ state }: { state: TicketState }) {
   return (
-    <Badge color={TICKET_STATE_COLORS[state] ?? 'gray'} variant="light">
-      {TICKET_STATE_TEXT[state] ?? state}
+    <Badge color={TICKET_STATE_COLORS[state] ?? 'gray'} variant="light" styles={WHOLE_LABEL}>
+      {state}
     </Badge>
   );
 }
 
 export function PriorityBadge({ priority }: { priority: Priority }) {
   return (
-    <Badge color={SEVERITY_COLORS[priority] ?? 'gray'} variant="outline">
+    <Badge color={SEVERITY_COLORS[priority] ?? 'gray'} variant="outline" styles={WHOLE_LABEL}>
       {priority}
     </Badge>
   );

@@ -91,7 +91,7 @@ function StateForm({ target, subject, pending, error, onApply, onCancel }: State
       <Stack gap="md">
         <Text size="sm">
           {target === 'RiskAccepted'
-            ? `Accept the risk of ${subject}. They leave the open work until the date below, then open again by themselves.`
+            ? `Accept the risk of ${subject}. Accepted findings leave the open work until the date below, then open again by themselves.`
             : `Mark ${subject} as false positive: the scanner was wrong, nothing needs fixing.`}
         </Text>
         {!serverJustification && !serverUntil && <ErrorAlert error={error} />}

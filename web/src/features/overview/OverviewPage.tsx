@@ -19,6 +19,7 @@ import type { Role, ServiceStatus } from '../../api/types';
 import { DateTime } from '../../components/DateTime';
 import { QueryError } from '../../components/QueryError';
 import { IconBook, IconExternalLink, IconKey, IconServer } from '../../icons';
+import { ExposureCard } from './ExposureCard';
 
 const ROLE_SUMMARY: Record<Role, string> = {
   ReadOnly: 'You can see your organisation’s data but not change it.',
@@ -55,6 +56,7 @@ export default function OverviewPage() {
       </div>
 
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
+        <ExposureCard />
         <StatusCard />
         <Card withBorder padding="lg" radius="md" component="section" aria-labelledby="get-started-title">
           <Group gap="sm" mb="sm" wrap="nowrap">

@@ -1,0 +1,187 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type RampartApp } from '../../src/app.js';
+import { loadDemo } from '../../src/demo/seed.js';
+import { testConfig } from '../helpers/app.js';
+import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const SHOTS = path.join(ROOT, 'test-results/screenshots');
+const MANAGER = { email: 'manager@example.com', password: 'keeps the lights on' };
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+// The main journeys of the vulnerability pages, on the demo estate, in Chromium.
+describe.runIf(fs.existsSync(CHROMIUM))('findings, assets and tickets pages [browser]', () => {
+  let tdb: TestDatabase;
+  let rampart: RampartApp;
+  let browser: Browser;
+  let base = '';
+  let page: Page;
+
+  beforeAll(async () => {
+    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-missing.mjs'), 'web'], {
+      stdio: 'inherit',
+    });
+    fs.mkdirSync(SHOTS, { recursive: true });
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    tdb = await newTestDatabase('pglite');
+    rampart = await buildApp({
+      config: testConfig({ RAMPART_BASE_URL: base, RAMPART_LOGIN_THROTTLE_LIMIT: '1000' }),
+      database: tdb.database,
+      logger: false,
+    });
+    const { organization } = await rampart.services.organizations.ensureFirst();
+    const ctx = { organizationId: organization.id, actor: { type: 'system' as const, id: null } };
+    await rampart.services.users.create(ctx, {
+      email: MANAGER.email,
+      name: 'Mia Manager',
+      role: 'Manager',
+      password: MANAGER.password,
+    });
+    await loadDemo(rampart.services, ctx);
+    await rampart.app.listen({ port, host: '127.0.0.1' });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+    const context = await browser.newContext({ baseURL: base, viewport: { width: 1366, height: 900 } });
+    page = await context.newPage();
+    await page.goto('/sign-in');
+    await page.getByLabel('Email').fill(MANAGER.email);
+    await page.getByLabel('Password', { exact: true }).fill(MANAGER.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'User menu' }).waitFor();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await rampart?.app.close();
+    await tdb?.drop();
+  });
+
+  const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+
+  it('filters findings, keeping the filter in the URL', async () => {
+    await page.getByRole('link', { name: 'Findings' }).click();
+    await page.getByRole('heading', { name: 'Findings', level: 1 }).waitFor();
+    await page
+      .getByRole('checkbox', { name: /^Select (?!all shown)/ })
+      .first()
+      .waitFor();
+    await shot('20-findings');
+    await page.getByRole('textbox', { name: 'Search' }).fill('Apache');
+    await expect.poll(() => page.url()).toContain('Search=Apache');
+    // Wait for the refreshed rows: every one of them is about Apache.
+    const rowTitles = () =>
+      page
+        .getByRole('checkbox', { name: /^Select (?!all shown)/ })
+        .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+    await expect
+      .poll(async () => {
+        const titles = await rowTitles();
+        return titles.length > 0 && titles.every((t) => /apache/i.test(t));
+      })
+      .toBe(true);
+    await shot('21-findings-filtered');
+    // The filtered view survives a reload: it lives in the address.
+    await page.reload();
+    expect(await page.getByRole('textbox', { name: 'Search' }).inputValue()).toBe('Apache');
+  });
+
+  it('accepts the risk of one finding until a date', async () => {
+    const first = page.getByRole('checkbox', { name: /^Select (?!all shown)/ }).first();
+    const title = ((await first.getAttribute('aria-label')) ?? '').replace(/^Select /, '');
+    await first.check();
+    await page.getByRole('button', { name: 'Accept risk…' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Justification').fill('Behind the WAF until the maintenance window.');
+    const until = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+    await dialog.getByLabel('Until').fill(until);
+    await dialog.getByRole('button', { name: 'Apply' }).click();
+    await expect
+      .poll(async () => (await fetchFindings(`Search=Apache&State=RiskAccepted`)).TotalCount)
+      .toBe(1);
+    const accepted = (await fetchFindings('State=RiskAccepted&PageSize=50')).Items.find(
+      (f: { Title: string }) => f.Title === title,
+    );
+    expect(accepted?.RiskAcceptedUntil?.slice(0, 10)).toBe(until);
+  });
+
+  it('creates a ticket from selected findings and closes it', async () => {
+    await page.goto('/findings?Search=OpenSSH');
+    await page
+      .getByRole('checkbox', { name: /^Select (?!all shown)/ })
+      .first()
+      .waitFor();
+    const boxes = page.getByRole('checkbox', { name: /^Select (?!all shown)/ });
+    const count = Math.min(2, await boxes.count());
+    for (let i = 0; i < count; i++) await boxes.nth(i).check();
+    await page.getByRole('button', { name: 'Add to ticket…' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('New ticket title').fill('Browser-made ticket');
+    await dialog.getByRole('button', { name: 'Link' }).click();
+    // The app creates the ticket, then links the findings.
+    await expect
+      .poll(async () => (await api('/tickets?Search=Browser-made')).Items[0]?.FindingCount)
+      .toBe(count);
+    const ticket = (await api('/tickets?Search=Browser-made')).Items[0];
+
+    await page.goto(`/tickets/${ticket.Id}`);
+    await page.getByRole('heading', { name: 'Browser-made ticket' }).waitFor();
+    await shot('22-ticket');
+    await page.getByRole('button', { name: 'Close', exact: true }).click();
+    await expect.poll(async () => (await api(`/tickets/${ticket.Id}`)).State).toBe('Closed');
+    await page.goto('/tickets?view=board');
+    await page.getByRole('heading', { name: 'Tickets', level: 1 }).waitFor();
+    await shot('23-tickets-board');
+  });
+
+  it('shows assets and an asset with its findings, and the settings', async () => {
+    await page.goto('/assets');
+    await page.getByRole('heading', { name: 'Assets', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'web-01.demo.example' }).click();
+    await page.getByRole('heading', { name: 'web-01.demo.example' }).waitFor();
+    await shot('24-asset');
+    await page.goto('/settings');
+    await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+    await shot('25-settings');
+    await page.goto('/');
+    await page.getByLabel(/Critical: \d+ open/).waitFor();
+    await shot('26-overview-exposure');
+  });
+
+  // Reads through the API with the page's own session, as the app does.
+  // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field
+  async function api(pathAndQuery: string): Promise<any> {
+    return page.evaluate(
+      async (p) => (await fetch(`/api/latest${p}`, { credentials: 'same-origin' })).json(),
+      pathAndQuery,
+    );
+  }
+  // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field
+  async function fetchFindings(query: string): Promise<any> {
+    return api(`/findings?${query}`);
+  }
+});

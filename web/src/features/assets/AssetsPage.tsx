@@ -1,0 +1,223 @@
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  Group,
+  Paper,
+  Select,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  Title,
+  Tooltip,
+} from '@mantine/core';
+import { useDocumentTitle } from '@mantine/hooks';
+import { notifications } from '@mantine/notifications';
+import { useMemo, useState } from 'react';
+import { Link } from 'react-router';
+import { ASSET_KINDS, type AssetFilter, downloadAssetsCsv, useAssets } from '../../api/assets';
+import { errorMessage } from '../../api/client';
+import { saveBlob } from '../../api/download';
+import { useSignedInSession } from '../../api/session';
+import { type Asset, type AssetKind, hasRole } from '../../api/types';
+import { DateOnly } from '../../components/Badges';
+import { FilterTextInput } from '../../components/FilterTextInput';
+import { TableSkeleton } from '../../components/PageSkeleton';
+import { QueryError } from '../../components/QueryError';
+import { useUrlState } from '../../components/useUrlState';
+import { IconDownload, IconPlus, IconSearch, IconWorld } from '../../icons';
+import { plural } from '../findings/FindingsTable';
+import { AddAssetModal } from './AddAssetModal';
+
+export function addressesOf(asset: Asset): string {
+  if (asset.Kind === 'WebApplication' && asset.Url) return asset.Url;
+  return asset.IpAddresses.length ? asset.IpAddresses.join(', ') : (asset.Url ?? asset.Fqdn ?? '—');
+}
+
+export default function AssetsPage() {
+  useDocumentTitle('Assets · Rampart');
+  const canAdd = hasRole(useSignedInSession().User.Role, 'Analyst');
+  const [params, update] = useUrlState();
+  const search = params.get('Search') ?? '';
+  const tag = params.get('Tag') ?? '';
+  const kindParam = params.get('Kind');
+  const kind = ASSET_KINDS.includes(kindParam as AssetKind) ? (kindParam as AssetKind) : undefined;
+  const filter = useMemo<AssetFilter>(
+    () => ({ Search: search || undefined, Tag: tag || undefined, Kind: kind }),
+    [search, tag, kind],
+  );
+  const assets = useAssets(filter);
+  const [adding, setAdding] = useState(false);
+  const [exporting, setExporting] = useState(false);
+
+  const rows = assets.data?.pages.flatMap((page) => page.Items) ?? [];
+  const total = assets.data?.pages.at(-1)?.TotalCount;
+
+  const exportCsv = async () => {
+    setExporting(true);
+    try {
+      saveBlob(await downloadAssetsCsv(filter), 'assets.csv');
+    } catch (error) {
+      notifications.show({ color: 'red', title: 'Export failed', message: errorMessage(error) });
+    } finally {
+      setExporting(false);
+    }
+  };
+
+  return (
+    <Stack gap="md">
+      <Group justify="space-between" align="flex-end">
+        <div>
+          <Title order={1}>Assets</Title>
+          <Text size="sm" c="dimmed">
+            Hosts and applications that scanners and people have reported, and how much each one matters.
+          </Text>
+        </div>
+        <Group gap="sm">
+          <Button
+            variant="default"
+            leftSection={<IconDownload size={16} />}
+            onClick={exportCsv}
+            loading={exporting}
+          >
+            Export CSV
+          </Button>
+          {canAdd && (
+            <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
+              Add asset
+            </Button>
+          )}
+        </Group>
+      </Group>
+
+      <Paper withBorder p="sm" radius="md" component="section" aria-label="Filters">
+        <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">
+          <FilterTextInput
+            label="Search"
+            placeholder="Name, FQDN, URL or address"
+            leftSection={<IconSearch size={16} />}
+            maxLength={200}
+            value={search}
+            onCommit={(value) => update({ Search: value })}
+          />
+          <Select
+            label="Kind"
+            placeholder="Any kind"
+            data={[...ASSET_KINDS]}
+            value={kind ?? null}
+            onChange={(value) => update({ Kind: value ?? undefined })}
+            clearable
+          />
+          <FilterTextInput
+            label="Tag"
+            maxLength={64}
+            value={tag}
+            onCommit={(value) => update({ Tag: value })}
+          />
+        </SimpleGrid>
+      </Paper>
+
+      {assets.isPending ? (
+        <TableSkeleton rows={6} />
+      ) : assets.isError && !assets.data ? (
+        <QueryError error={assets.error} onRetry={() => assets.refetch()} />
+      ) : (
+        <>
+          <Text size="sm" fw={600} aria-live="polite">
+            {plural(total ?? rows.length, 'asset')}
+          </Text>
+          {rows.length === 0 ? (
+            <Text size="sm" c="dimmed" py="lg" ta="center">
+              No assets match these filters.
+            </Text>
+          ) : (
+            <Table.ScrollContainer minWidth={920}>
+              <Table striped highlightOnHover verticalSpacing={6} fz="sm">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Name</Table.Th>
+                    <Table.Th>Kind</Table.Th>
+                    <Table.Th>Addresses</Table.Th>
+                    <Table.Th>Operating system</Table.Th>
+                    <Table.Th ta="center">Criticality</Table.Th>
+                    <Table.Th ta="center">Internet-facing</Table.Th>
+                    <Table.Th>Tags</Table.Th>
+                    <Table.Th>Last seen</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {rows.map((asset) => (
+                    <Table.Tr key={asset.Id}>
+                      <Table.Td style={{ overflowWrap: 'anywhere' }}>
+                        <Anchor component={Link} to={`/assets/${asset.Id}`} size="sm">
+                          {asset.FriendlyName || asset.Name}
+                        </Anchor>
+                      </Table.Td>
+                      <Table.Td>{asset.Kind}</Table.Td>
+                      <Table.Td style={{ overflowWrap: 'anywhere' }}>{addressesOf(asset)}</Table.Td>
+                      <Table.Td>{asset.OperatingSystem ?? '—'}</Table.Td>
+                      <Table.Td ta="center">{asset.Criticality}</Table.Td>
+                      <Table.Td ta="center">
+                        {asset.InternetFacing ? (
+                          <Tooltip label="Internet-facing">
+                            <IconWorld
+                              size={18}
+                              color="var(--mantine-color-orange-6)"
+                              role="img"
+                              aria-label="Internet-facing"
+                            />
+                          </Tooltip>
+                        ) : (
+                          <Text component="span" size="sm" c="dimmed" aria-label="Not internet-facing">
+                            —
+                          </Text>
+                        )}
+                      </Table.Td>
+                      <Table.Td>
+                        <Group gap={4}>
+                          {asset.Tags.map((t) => (
+                            <Badge key={t} variant="default" size="sm">
+                              {t}
+                            </Badge>
+                          ))}
+                        </Group>
+                      </Table.Td>
+                      <Table.Td>
+                        <DateOnly value={asset.LastSeen} />
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          )}
+          {assets.isFetchNextPageError && (
+            <Alert color="red" variant="light">
+              Could not load more assets: {errorMessage(assets.error)}
+            </Alert>
+          )}
+          {rows.length > 0 && (
+            <Group justify="space-between">
+              <Text size="sm" c="dimmed">
+                Showing {rows.length} of {total ?? rows.length}
+              </Text>
+              {assets.hasNextPage && (
+                <Button
+                  variant="default"
+                  onClick={() => assets.fetchNextPage()}
+                  loading={assets.isFetchingNextPage}
+                >
+                  Load more
+                </Button>
+              )}
+            </Group>
+          )}
+        </>
+      )}
+
+      <AddAssetModal opened={adding} onClose={() => setAdding(false)} />
+    </Stack>
+  );
+}

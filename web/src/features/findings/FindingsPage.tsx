@@ -1,0 +1,197 @@
+import {
+  Anchor,
+  Button,
+  Checkbox,
+  Group,
+  MultiSelect,
+  Paper,
+  Select,
+  SimpleGrid,
+  Stack,
+  Text,
+  Title,
+} from '@mantine/core';
+import { useDocumentTitle } from '@mantine/hooks';
+import { notifications } from '@mantine/notifications';
+import { useMemo, useState } from 'react';
+import { Link } from 'react-router';
+import { errorMessage } from '../../api/client';
+import { saveBlob } from '../../api/download';
+import { downloadFindingsCsv, FINDING_STATES, OPEN_STATES, SEVERITIES } from '../../api/findings';
+import type { FindingFilter, FindingSort } from '../../api/types';
+import { FilterTextInput } from '../../components/FilterTextInput';
+import { listParam, useUrlState } from '../../components/useUrlState';
+import { IconDownload, IconSearch } from '../../icons';
+import { FindingsTable } from './FindingsTable';
+
+const SORTS: { value: FindingSort; label: string }[] = [
+  { value: '-Risk', label: 'Risk' },
+  { value: '-Severity', label: 'Severity' },
+  { value: '-FirstSeen', label: 'First seen' },
+  { value: '-LastSeen', label: 'Last seen' },
+  { value: 'DueAt', label: 'Due date' },
+];
+const DEFAULT_SORT: FindingSort = '-Risk';
+const CVE_PATTERN = /^CVE-\d{4}-\d{4,}$/i;
+
+export default function FindingsPage() {
+  useDocumentTitle('Findings · Rampart');
+  const [params, update] = useUrlState();
+
+  const state = listParam(params, 'State', FINDING_STATES, OPEN_STATES);
+  const severity = listParam(params, 'Severity', SEVERITIES);
+  const search = params.get('Search') ?? '';
+  const tag = params.get('Tag') ?? '';
+  const cve = params.get('Cve') ?? '';
+  const kev = params.get('Kev') === 'true';
+  // Set by links from an asset's page; shown as a chip that removes it.
+  const assetId = params.get('AssetId') ?? '';
+  const sortParam = params.get('Sort');
+  const sort = SORTS.some((s) => s.value === sortParam) ? (sortParam as FindingSort) : DEFAULT_SORT;
+
+  // One object per distinct filter, so the table's query key and selection follow real changes only.
+  const filterKey = JSON.stringify([state, severity, search, tag, cve, kev, assetId]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: filterKey stands for its parts
+  const filter = useMemo<FindingFilter>(
+    () => ({
+      State: state,
+      Severity: severity,
+      Search: search || undefined,
+      Tag: tag || undefined,
+      Cve: cve || undefined,
+      Kev: kev || undefined,
+      AssetId: assetId || undefined,
+    }),
+    [filterKey],
+  );
+
+  const isDefault = !params.has('State') && !severity.length && !search && !tag && !cve && !kev && !assetId;
+
+  const [exporting, setExporting] = useState(false);
+  const exportCsv = async () => {
+    setExporting(true);
+    try {
+      saveBlob(await downloadFindingsCsv(filter, sort), 'findings.csv');
+    } catch (error) {
+      notifications.show({ color: 'red', title: 'Export failed', message: errorMessage(error) });
+    } finally {
+      setExporting(false);
+    }
+  };
+
+  return (
+    <Stack gap="md">
+      <Group justify="space-between" align="flex-end">
+        <div>
+          <Title order={1}>Findings</Title>
+          <Text size="sm" c="dimmed">
+            Vulnerabilities found on your assets, riskiest first. Filter, then act on several at once.
+          </Text>
+        </div>
+        <Button
+          variant="default"
+          leftSection={<IconDownload size={16} />}
+          onClick={exportCsv}
+          loading={exporting}
+        >
+          Export CSV
+        </Button>
+      </Group>
+
+      <Paper withBorder p="sm" radius="md" component="section" aria-label="Filters">
+        <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="sm" verticalSpacing="xs">
+          <FilterTextInput
+            label="Search"
+            placeholder="Title or asset name"
+            leftSection={<IconSearch size={16} />}
+            maxLength={200}
+            value={search}
+            onCommit={(value) => update({ Search: value })}
+          />
+          <MultiSelect
+            label="State"
+            data={[...FINDING_STATES]}
+            value={state}
+            placeholder={state.length ? undefined : 'Any state'}
+            onChange={(value) => {
+              const same = value.length === OPEN_STATES.length && OPEN_STATES.every((s) => value.includes(s));
+              update({ State: same ? undefined : value });
+            }}
+            clearable
+          />
+          <MultiSelect
+            label="Severity"
+            data={[...SEVERITIES]}
+            value={severity}
+            placeholder={severity.length ? undefined : 'Any severity'}
+            onChange={(value) => update({ Severity: value.length ? value : undefined })}
+            clearable
+          />
+          <Select
+            label="Sort"
+            data={SORTS}
+            value={sort}
+            onChange={(value) => update({ Sort: value && value !== DEFAULT_SORT ? value : undefined })}
+            allowDeselect={false}
+          />
+          <FilterTextInput
+            label="Tag"
+            placeholder="Asset tag"
+            maxLength={64}
+            value={tag}
+            onCommit={(value) => update({ Tag: value })}
+          />
+          <FilterTextInput
+            label="Cve"
+            placeholder="CVE-2024-12345"
+            maxLength={30}
+            value={cve}
+            onCommit={(value) => update({ Cve: value.toUpperCase() })}
+            validate={(value) => (CVE_PATTERN.test(value) ? undefined : 'Enter a CVE id like CVE-2024-12345')}
+          />
+          <Group align="flex-end" pb={6}>
+            <Checkbox
+              label="Known exploited only"
+              checked={kev}
+              onChange={(e) => update({ Kev: e.currentTarget.checked ? 'true' : undefined })}
+            />
+          </Group>
+          <Group align="flex-end" justify="flex-end">
+            <Button
+              variant="subtle"
+              color="gray"
+              disabled={isDefault}
+              onClick={() =>
+                update({
+                  State: undefined,
+                  Severity: undefined,
+                  Search: undefined,
+                  Tag: undefined,
+                  Cve: undefined,
+                  Kev: undefined,
+                  AssetId: undefined,
+                })
+              }
+            >
+              Reset filters
+            </Button>
+          </Group>
+        </SimpleGrid>
+      </Paper>
+
+      {assetId && (
+        <Group gap="xs">
+          <Text size="sm">Only the findings of one asset.</Text>
+          <Anchor component={Link} to={`/assets/${encodeURIComponent(assetId)}`} size="sm">
+            Open the asset
+          </Anchor>
+          <Button size="compact-sm" variant="light" onClick={() => update({ AssetId: undefined })}>
+            Show all assets
+          </Button>
+        </Group>
+      )}
+
+      <FindingsTable filter={filter} sort={sort} />
+    </Stack>
+  );
+}

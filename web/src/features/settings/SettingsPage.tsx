@@ -1,0 +1,136 @@
+import {
+  Alert,
+  Button,
+  Card,
+  Group,
+  NumberInput,
+  SimpleGrid,
+  Skeleton,
+  Stack,
+  Text,
+  Title,
+} from '@mantine/core';
+import { useDocumentTitle } from '@mantine/hooks';
+import { notifications } from '@mantine/notifications';
+import { type FormEvent, useState } from 'react';
+import { ApiError } from '../../api/client';
+import { SEVERITIES } from '../../api/findings';
+import { useSignedInSession } from '../../api/session';
+import { useSaveSettings, useSettings } from '../../api/settings';
+import { hasRole, type Settings, type SlaDays } from '../../api/types';
+import { ErrorAlert, QueryError } from '../../components/QueryError';
+import { IconLock } from '../../icons';
+
+export default function SettingsPage() {
+  useDocumentTitle('Settings · Rampart');
+  const canSave = hasRole(useSignedInSession().User.Role, 'Manager');
+  const settings = useSettings();
+
+  return (
+    <Stack gap="lg">
+      <div>
+        <Title order={1}>Settings</Title>
+        <Text size="sm" c="dimmed">
+          How your organisation works with findings.
+        </Text>
+      </div>
+      {!canSave && (
+        <Alert variant="light" color="gray" icon={<IconLock />}>
+          Only Managers and Admins can change these settings; you can see them.
+        </Alert>
+      )}
+      <Card withBorder padding="lg" radius="md" component="section" aria-labelledby="sla-title">
+        <Title order={2} size="h4" id="sla-title">
+          Time to fix (SLA)
+        </Title>
+        <Text size="sm" c="dimmed" mb="md">
+          Days to fix a finding of each severity, counted from when it was first seen. Leave a field empty for
+          no deadline. New due dates apply to findings created or re-scored from now on.
+        </Text>
+        {settings.isPending ? (
+          <SimpleGrid cols={{ base: 1, xs: 2, sm: 5 }} role="status" aria-label="Loading settings">
+            {SEVERITIES.map((severity) => (
+              <Skeleton key={severity} height={60} />
+            ))}
+          </SimpleGrid>
+        ) : settings.isError ? (
+          <QueryError error={settings.error} onRetry={() => settings.refetch()} />
+        ) : (
+          <SlaForm key={JSON.stringify(settings.data)} settings={settings.data} canSave={canSave} />
+        )}
+      </Card>
+    </Stack>
+  );
+}
+
+function SlaForm({ settings, canSave }: { settings: Settings; canSave: boolean }) {
+  const save = useSaveSettings();
+  const [days, setDays] = useState<Record<string, number | string>>(() =>
+    Object.fromEntries(SEVERITIES.map((severity) => [severity, settings.SlaDays[severity] ?? ''])),
+  );
+  const [errors, setErrors] = useState<Record<string, string | undefined>>({});
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const found: Record<string, string | undefined> = {};
+    const body = {} as SlaDays;
+    for (const severity of SEVERITIES) {
+      const value = days[severity];
+      if (value === '' || value === undefined) body[severity] = null;
+      else if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 3650)
+        body[severity] = value;
+      else found[severity] = 'Enter whole days from 1 to 3650, or leave empty.';
+    }
+    setErrors(found);
+    if (Object.values(found).some(Boolean)) return;
+    save.mutate(
+      { SlaDays: body },
+      {
+        onSuccess: () => notifications.show({ color: 'green', message: 'Settings saved.' }),
+        onError: (error) => {
+          if (!(error instanceof ApiError)) return;
+          setErrors(
+            Object.fromEntries(
+              SEVERITIES.map((severity) => [severity, error.fieldError(`/SlaDays/${severity}`)]),
+            ),
+          );
+        },
+      },
+    );
+  };
+
+  const fieldErrors = Object.values(errors).some(Boolean);
+
+  return (
+    <form onSubmit={submit} noValidate aria-labelledby="sla-title">
+      <Stack gap="md">
+        {!fieldErrors && <ErrorAlert error={save.error} />}
+        <SimpleGrid cols={{ base: 1, xs: 2, sm: 5 }} spacing="sm">
+          {SEVERITIES.map((severity) => (
+            <NumberInput
+              key={severity}
+              label={severity}
+              placeholder="No deadline"
+              suffix={days[severity] === 1 ? ' day' : ' days'}
+              min={1}
+              max={3650}
+              allowDecimal={false}
+              allowNegative={false}
+              value={days[severity]}
+              onChange={(value) => setDays((current) => ({ ...current, [severity]: value }))}
+              readOnly={!canSave}
+              error={errors[severity]}
+            />
+          ))}
+        </SimpleGrid>
+        {canSave && (
+          <Group>
+            <Button type="submit" loading={save.isPending}>
+              Save
+            </Button>
+          </Group>
+        )}
+      </Stack>
+    </form>
+  );
+}
