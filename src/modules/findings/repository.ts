@@ -282,7 +282,6 @@ export class FindingRepository {
   }
 
   private filtered<O>(
-    organizationId: string,
     q: SelectQueryBuilder<
       DB & { f: DB['findings']; a: DB['assets']; v: DB['vulnerabilities'] },
       'f' | 'a' | 'v',
@@ -322,7 +321,6 @@ export class FindingRepository {
   ) {
     const spec = FINDING_SORTS[sort];
     let q = this.filtered(
-      organizationId,
       this.base(organizationId).select([
         ...FINDING_COLUMNS,
         sql<string>`${spec.expr}::text`.as('sort_value'),
@@ -356,7 +354,7 @@ export class FindingRepository {
   stream(organizationId: string, filter: FindingFilter, sort: FindingSort) {
     const spec = FINDING_SORTS[sort];
     const direction = spec.desc ? sql`desc` : sql`asc`;
-    return this.filtered(organizationId, this.base(organizationId).select(FINDING_COLUMNS), filter)
+    return this.filtered(this.base(organizationId).select(FINDING_COLUMNS), filter)
       .orderBy(sql`${spec.expr} ${direction}`)
       .orderBy(sql`f.id ${direction}`)
       .stream(1000);
@@ -364,7 +362,7 @@ export class FindingRepository {
 
   /** Offset paging by risk, for the original service's withStartIndex/andPageSize calls. */
   listOffset(organizationId: string, filter: FindingFilter, offset: number, limit: number) {
-    return this.filtered(organizationId, this.base(organizationId).select(FINDING_COLUMNS), filter)
+    return this.filtered(this.base(organizationId).select(FINDING_COLUMNS), filter)
       .orderBy('f.risk_score', 'desc')
       .orderBy('f.id', 'desc')
       .offset(offset)
@@ -374,7 +372,6 @@ export class FindingRepository {
 
   async count(organizationId: string, filter: FindingFilter): Promise<number> {
     const row = await this.filtered(
-      organizationId,
       this.base(organizationId).select((eb) => eb.fn.countAll<string>().as('n')),
       filter,
     ).executeTakeFirstOrThrow();
@@ -399,11 +396,10 @@ export class FindingRepository {
     },
     db: Db,
   ): Promise<{ matched: number; changed: number }> {
-    const ids = this.filtered(organizationId, this.base(organizationId, db).select('f.id'), filter);
+    const ids = this.filtered(this.base(organizationId, db).select('f.id'), filter);
     const matched = Number(
       (
         await this.filtered(
-          organizationId,
           this.base(organizationId, db).select((eb) => eb.fn.countAll<string>().as('n')),
           filter,
         ).executeTakeFirstOrThrow()
@@ -438,7 +434,7 @@ export class FindingRepository {
 
   /** The ids of the findings that match, at most `limit` (bulk linking). */
   async matchingIds(organizationId: string, filter: FindingFilter, limit: number): Promise<string[]> {
-    const rows = await this.filtered(organizationId, this.base(organizationId).select('f.id'), filter)
+    const rows = await this.filtered(this.base(organizationId).select('f.id'), filter)
       .orderBy('f.id')
       .limit(limit)
       .execute();
