@@ -1,72 +1,29 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import net from 'node:net';
-import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type RampartApp } from '../../src/app.js';
 import { loadDemo } from '../../src/demo/seed.js';
-import { testConfig } from '../helpers/app.js';
-import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { type BrowserRig, HAS_CHROMIUM, startBrowserRig } from '../helpers/browser.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const SHOTS = path.join(ROOT, 'test-results/screenshots');
 const MANAGER = { email: 'manager@example.com', password: 'keeps the lights on' };
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 // The main journeys of the vulnerability pages, on the demo estate, in Chromium.
-describe.runIf(fs.existsSync(CHROMIUM))('findings, assets and tickets pages [browser]', () => {
-  let tdb: TestDatabase;
-  let rampart: RampartApp;
-  let browser: Browser;
-  let base = '';
+describe.runIf(HAS_CHROMIUM)('findings, assets and tickets pages [browser]', () => {
+  let rig: BrowserRig;
   let page: Page;
 
   beforeAll(async () => {
-    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-missing.mjs'), 'web'], {
-      stdio: 'inherit',
+    rig = await startBrowserRig(async ({ rampart, ctx }) => {
+      await rampart.services.users.create(ctx, {
+        email: MANAGER.email,
+        name: 'Mia Manager',
+        role: 'Manager',
+        password: MANAGER.password,
+      });
+      await loadDemo(rampart.services, ctx);
     });
-    fs.mkdirSync(SHOTS, { recursive: true });
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    tdb = await newTestDatabase('pglite');
-    rampart = await buildApp({
-      config: testConfig({ RAMPART_BASE_URL: base, RAMPART_LOGIN_THROTTLE_LIMIT: '1000' }),
-      database: tdb.database,
-      logger: false,
+    const context = await rig.browser.newContext({
+      baseURL: rig.base,
+      viewport: { width: 1366, height: 900 },
     });
-    const { organization } = await rampart.services.organizations.ensureFirst();
-    const ctx = { organizationId: organization.id, actor: { type: 'system' as const, id: null } };
-    await rampart.services.users.create(ctx, {
-      email: MANAGER.email,
-      name: 'Mia Manager',
-      role: 'Manager',
-      password: MANAGER.password,
-    });
-    await loadDemo(rampart.services, ctx);
-    await rampart.app.listen({ port, host: '127.0.0.1' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
-    const context = await browser.newContext({ baseURL: base, viewport: { width: 1366, height: 900 } });
     page = await context.newPage();
     await page.goto('/sign-in');
     await page.getByLabel('Email').fill(MANAGER.email);
@@ -76,13 +33,10 @@ describe.runIf(fs.existsSync(CHROMIUM))('findings, assets and tickets pages [bro
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await rampart?.app.close();
-    await tdb?.drop();
+    await rig?.close();
   });
 
-  const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
-
+  const shot = (name: string) => rig.shot(page, name);
   it('filters findings, keeping the filter in the URL', async () => {
     await page.getByRole('link', { name: 'Findings' }).click();
     await page.getByRole('heading', { name: 'Findings', level: 1 }).waitFor();

@@ -1,81 +1,37 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import net from 'node:net';
-import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type RampartApp } from '../../src/app.js';
-import { testConfig } from '../helpers/app.js';
-import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { type BrowserRig, HAS_CHROMIUM, startBrowserRig } from '../helpers/browser.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const SHOTS = path.join(ROOT, 'test-results/screenshots');
 const ADMIN = { email: 'admin@example.com', password: 'ramparts stand firm' };
 const ANALYST = { email: 'analyst@example.com', password: 'numbers tell stories' };
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 // Runs wherever Chromium is installed; CI installs it and fails if this suite was skipped.
-describe.runIf(fs.existsSync(CHROMIUM))('web application in Chromium [browser]', () => {
-  let tdb: TestDatabase;
-  let rampart: RampartApp;
+describe.runIf(HAS_CHROMIUM)('web application in Chromium [browser]', () => {
+  let rig: BrowserRig;
   let browser: Browser;
   let base = '';
 
   beforeAll(async () => {
-    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-missing.mjs'), 'web'], {
-      stdio: 'inherit',
+    rig = await startBrowserRig(async ({ rampart, ctx }) => {
+      await rampart.services.users.create(ctx, {
+        email: ADMIN.email,
+        name: 'Ada Admin',
+        role: 'Admin',
+        password: ADMIN.password,
+      });
+      await rampart.services.users.create(ctx, {
+        email: ANALYST.email,
+        name: 'Alan Analyst',
+        role: 'Analyst',
+        password: ANALYST.password,
+      });
     });
-    fs.mkdirSync(SHOTS, { recursive: true });
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    tdb = await newTestDatabase('pglite');
-    rampart = await buildApp({
-      config: testConfig({ RAMPART_BASE_URL: base, RAMPART_LOGIN_THROTTLE_LIMIT: '1000' }),
-      database: tdb.database,
-      logger: false,
-    });
-    const { organization } = await rampart.services.organizations.ensureFirst();
-    const ctx = { organizationId: organization.id, actor: { type: 'system' as const, id: null } };
-    await rampart.services.users.create(ctx, {
-      email: ADMIN.email,
-      name: 'Ada Admin',
-      role: 'Admin',
-      password: ADMIN.password,
-    });
-    await rampart.services.users.create(ctx, {
-      email: ANALYST.email,
-      name: 'Alan Analyst',
-      role: 'Analyst',
-      password: ANALYST.password,
-    });
-    await rampart.app.listen({ port, host: '127.0.0.1' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = rig.browser;
+    base = rig.base;
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await rampart?.app.close();
-    await tdb?.drop();
+    await rig?.close();
   });
 
   async function newPage(): Promise<Page> {
@@ -91,7 +47,7 @@ describe.runIf(fs.existsSync(CHROMIUM))('web application in Chromium [browser]',
   }
 
   // The viewport as a user sees it (a full-page capture would paint the fixed header mid-page).
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+  const shot = (page: Page, name: string) => rig.shot(page, name);
 
   it('signs in as the admin, creates a key in My profile, uses it, revokes it', async () => {
     const page = await newPage();

@@ -1,0 +1,83 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { buildApp, type RampartApp } from '../../src/app.js';
+import type { ServiceContext } from '../../src/modules/context.js';
+import { testConfig } from './app.js';
+import { newTestDatabase, type TestDatabase } from './databases.js';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ROOT = path.resolve(import.meta.dirname, '../..');
+export const SHOTS = path.join(ROOT, 'test-results/screenshots');
+
+/** Browser suites run wherever Chromium is installed; CI installs it and fails if they were skipped. */
+export const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface BrowserRig {
+  base: string;
+  rampart: RampartApp;
+  browser: Browser;
+  ctx: ServiceContext;
+  /** Saves what the page shows now under test-results/screenshots/. */
+  shot(page: Page, name: string): Promise<Buffer>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real server on an ephemeral port (built web app, fresh PGlite) and headless Chromium,
+ * started with the flags this machine's closed network needs.
+ */
+export async function startBrowserRig(
+  seed: (rig: Pick<BrowserRig, 'rampart' | 'ctx'>) => Promise<void>,
+): Promise<BrowserRig> {
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-missing.mjs'), 'web'], { stdio: 'inherit' });
+  fs.mkdirSync(SHOTS, { recursive: true });
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const tdb: TestDatabase = await newTestDatabase('pglite');
+  const rampart = await buildApp({
+    config: testConfig({ RAMPART_BASE_URL: base, RAMPART_LOGIN_THROTTLE_LIMIT: '1000' }),
+    database: tdb.database,
+    logger: false,
+  });
+  const { organization } = await rampart.services.organizations.ensureFirst();
+  const ctx: ServiceContext = { organizationId: organization.id, actor: { type: 'system', id: null } };
+  await seed({ rampart, ctx });
+  await rampart.app.listen({ port, host: '127.0.0.1' });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+  return {
+    base,
+    rampart,
+    browser,
+    ctx,
+    // The viewport as a user sees it (a full-page capture would paint the fixed header mid-page).
+    shot: (page, name) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) }),
+    close: async () => {
+      await browser.close();
+      await rampart.app.close();
+      await tdb.drop();
+    },
+  };
+}
