@@ -258,6 +258,21 @@ export interface TicketEventsTable {
   details: ColumnType<Record<string, unknown>, string, string>;
 }
 
+export interface AssetServicesTable {
+  organization_id: string;
+  id: string;
+  asset_id: string;
+  port: number;
+  protocol: 'tcp' | 'udp';
+  name: string | null;
+  product: string | null;
+  version: string | null;
+  cpe: string | null;
+  banner: string | null;
+  first_seen_at: Timestamp;
+  last_seen_at: Timestamp;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -267,6 +282,7 @@ export interface DB {
   organization_settings: OrganizationSettingsTable;
   assets: AssetsTable;
   asset_identifiers: AssetIdentifiersTable;
+  asset_services: AssetServicesTable;
   vulnerabilities: VulnerabilitiesTable;
   findings: FindingsTable;
   finding_events: FindingEventsTable;

@@ -275,6 +275,86 @@ export class AssetRepository {
     return Number(row.n);
   }
 
+  /** Records a service seen on an asset: the same port and protocol is the same service. */
+  upsertService(
+    organizationId: string,
+    id: string,
+    assetId: string,
+    s: {
+      port: number;
+      protocol: 'tcp' | 'udp';
+      name: string | null;
+      product: string | null;
+      version: string | null;
+      cpe: string | null;
+      banner: string | null;
+      seenAt: Date;
+    },
+  ) {
+    return this.db
+      .insertInto('asset_services')
+      .values({
+        organization_id: organizationId,
+        id,
+        asset_id: assetId,
+        port: s.port,
+        protocol: s.protocol,
+        name: s.name,
+        product: s.product,
+        version: s.version,
+        cpe: s.cpe,
+        banner: s.banner,
+        first_seen_at: s.seenAt,
+        last_seen_at: s.seenAt,
+      })
+      .onConflict((oc) =>
+        oc.columns(['organization_id', 'asset_id', 'port', 'protocol']).doUpdateSet({
+          name: sql`coalesce(excluded.name, asset_services.name)`,
+          product: sql`coalesce(excluded.product, asset_services.product)`,
+          version: sql`coalesce(excluded.version, asset_services.version)`,
+          cpe: sql`coalesce(excluded.cpe, asset_services.cpe)`,
+          banner: sql`coalesce(excluded.banner, asset_services.banner)`,
+          last_seen_at: sql`greatest(asset_services.last_seen_at, excluded.last_seen_at)`,
+        }),
+      )
+      .returning([
+        'id',
+        'port',
+        'protocol',
+        'name',
+        'product',
+        'version',
+        'cpe',
+        'banner',
+        'first_seen_at',
+        'last_seen_at',
+        sql<boolean>`(xmax = 0)`.as('inserted'),
+      ])
+      .executeTakeFirstOrThrow();
+  }
+
+  services(organizationId: string, assetId: string) {
+    return this.db
+      .selectFrom('asset_services')
+      .select([
+        'id',
+        'port',
+        'protocol',
+        'name',
+        'product',
+        'version',
+        'cpe',
+        'banner',
+        'first_seen_at',
+        'last_seen_at',
+      ])
+      .where('organization_id', '=', organizationId)
+      .where('asset_id', '=', assetId)
+      .orderBy('port')
+      .orderBy('protocol')
+      .execute();
+  }
+
   identifiersOf(organizationId: string, assetId: string) {
     return this.db
       .selectFrom('asset_identifiers')

@@ -10,6 +10,8 @@ import {
   AssetListSchema,
   BulkTagSchema,
   CreateAssetSchema,
+  CreateServiceSchema,
+  ServiceSchema,
   UpdateAssetSchema,
 } from './schemas.js';
 import type { Asset, AssetService } from './service.js';
@@ -237,6 +239,65 @@ export const assetRoutes =
           Remove ?? [],
         );
         return { Changed: changed };
+      },
+    });
+
+    const toService = (v: Awaited<ReturnType<AssetService['services']>>[number]) => ({
+      Id: v.id,
+      Port: v.port,
+      Protocol: v.protocol,
+      Name: v.name,
+      Product: v.product,
+      Version: v.version,
+      Cpe: v.cpe,
+      Banner: v.banner,
+      FirstSeen: v.first_seen_at.toISOString(),
+      LastSeen: v.last_seen_at.toISOString(),
+    });
+
+    route(app, ctx, {
+      method: 'GET',
+      url: '/assets/:Id/services',
+      channels: BOTH,
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: 'listAssetServices',
+        summary: 'The services (open ports) of a host',
+        tags: ['Assets'],
+        params: AssetIdParams,
+        response: { 200: Type.Array(ServiceSchema) },
+      },
+      handler: async (request) =>
+        (await assets.services(contextOf(request), request.params.Id)).map(toService),
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: '/assets/:Id/services',
+      channels: BOTH,
+      access: { role: 'Analyst' },
+      schema: {
+        operationId: 'recordAssetService',
+        summary: 'Record a service seen on a host',
+        description:
+          'The same port and protocol is the same service: 201 when new, 200 when merged (product, version, CPE and banner update).',
+        tags: ['Assets'],
+        params: AssetIdParams,
+        body: CreateServiceSchema,
+        response: { 200: ServiceSchema, 201: ServiceSchema },
+      },
+      handler: async (request, reply) => {
+        const b = request.body;
+        const row = await assets.observeService(contextOf(request), request.params.Id, {
+          port: b.Port,
+          protocol: b.Protocol,
+          name: b.Name,
+          product: b.Product,
+          version: b.Version,
+          cpe: b.Cpe,
+          banner: b.Banner,
+        });
+        return reply.code(row.inserted ? 201 : 200).send(toService(row));
       },
     });
   };

@@ -137,3 +137,34 @@ export const BulkTagSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const ServiceSchema = Type.Object(
+  {
+    Id: Type.String({ format: 'uuid' }),
+    Port: Type.Integer(),
+    Protocol: Type.Union([Type.Literal('tcp'), Type.Literal('udp')]),
+    Name: Type.Union([Type.String(), Type.Null()], { examples: ['ssh'] }),
+    Product: Type.Union([Type.String(), Type.Null()], { examples: ['OpenSSH'] }),
+    Version: Type.Union([Type.String(), Type.Null()], { examples: ['8.9p1'] }),
+    Cpe: Type.Union([Type.String(), Type.Null()], {
+      examples: ['cpe:2.3:a:openbsd:openssh:8.9:p1:*:*:*:*:*:*'],
+    }),
+    Banner: Type.Union([Type.String(), Type.Null()]),
+    FirstSeen: Type.String({ format: 'date-time' }),
+    LastSeen: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateServiceSchema = Type.Object(
+  {
+    Port: Type.Integer({ minimum: 0, maximum: 65535 }),
+    Protocol: Type.Union([Type.Literal('tcp'), Type.Literal('udp')]),
+    Name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    Product: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    Version: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    Cpe: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    Banner: Type.Optional(Type.String({ maxLength: 65536 })),
+  },
+  { additionalProperties: false },
+);

@@ -129,6 +129,46 @@ export class AssetService {
     return result;
   }
 
+  /** Records a service (port/protocol) seen on a host, merging with what is known of it. */
+  async observeService(
+    ctx: ServiceContext,
+    assetId: string,
+    input: {
+      port: number;
+      protocol: 'tcp' | 'udp';
+      name?: string;
+      product?: string;
+      version?: string;
+      cpe?: string;
+      banner?: string;
+      seenAt?: Date;
+    },
+  ) {
+    const asset = await this.get(ctx, assetId);
+    if (asset.kind !== 'Host') throw invalid('/Port', 'services belong to hosts');
+    if (!Number.isInteger(input.port) || input.port < 0 || input.port > 65535)
+      throw invalid('/Port', 'must be 0 to 65535');
+    if (input.cpe && !/^cpe:(2\.3:|\/)[aho]/.test(input.cpe))
+      throw invalid('/Cpe', 'is not a CPE name (cpe:2.3:… or cpe:/…)');
+    const row = await this.repo.upsertService(ctx.organizationId, uuidv7(), asset.id, {
+      port: input.port,
+      protocol: input.protocol,
+      name: input.name?.slice(0, 100) ?? null,
+      product: input.product?.slice(0, 255) ?? null,
+      version: input.version?.slice(0, 100) ?? null,
+      cpe: input.cpe ?? null,
+      // Banners come from the network: keep enough to fingerprint, not whatever a peer sends.
+      banner: input.banner?.slice(0, 2048) ?? null,
+      seenAt: input.seenAt ?? this.clock(),
+    });
+    return row;
+  }
+
+  async services(ctx: ServiceContext, assetId: string) {
+    await this.get(ctx, assetId);
+    return this.repo.services(ctx.organizationId, assetId);
+  }
+
   async get(ctx: ServiceContext, id: string): Promise<Asset> {
     const row = await this.repo.findById(ctx.organizationId, id);
     if (!row) throw AppError.of(Problems.NotFound, `No asset ${id} in your organisation.`);

@@ -248,4 +248,61 @@ describe.each(DB_KINDS)('assets [%s]', (kind) => {
     );
     expect(lines.slice(1).map((l) => l.split(',')[2])).toEqual(['lab-0', 'lab-1', 'lab-2', 'lab-3', 'lab-4']);
   });
+
+  it('records the services of a host: one per port and protocol, merged when seen again', async () => {
+    const host = (await send('POST', '/assets', analyst, { Kind: 'Host', IpAddresses: ['10.6.0.1'] })).json();
+    const ssh = {
+      Port: 22,
+      Protocol: 'tcp',
+      Name: 'ssh',
+      Product: 'OpenSSH',
+      Version: '8.9p1',
+      Banner: 'SSH-2.0-OpenSSH_8.9p1 Ubuntu-3ubuntu0.10',
+    };
+    const first = await send('POST', `/assets/${host.Id}/services`, analyst, ssh);
+    expect(first.statusCode).toBe(201);
+    const again = await send('POST', `/assets/${host.Id}/services`, analyst, {
+      Port: 22,
+      Protocol: 'tcp',
+      Version: '9.6p1',
+      Cpe: 'cpe:2.3:a:openbsd:openssh:9.6:p1:*:*:*:*:*:*',
+    });
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({
+      Id: first.json().Id,
+      Product: 'OpenSSH',
+      Version: '9.6p1',
+      Name: 'ssh',
+    });
+    await send('POST', `/assets/${host.Id}/services`, analyst, {
+      Port: 53,
+      Protocol: 'udp',
+      Name: 'domain',
+      Banner: 'x'.repeat(5000),
+    });
+    const list = (await send('GET', `/assets/${host.Id}/services`, readOnly)).json();
+    expect(list.map((v: { Port: number; Protocol: string }) => `${v.Port}/${v.Protocol}`)).toEqual([
+      '22/tcp',
+      '53/udp',
+    ]);
+    expect(list[1].Banner).toHaveLength(2048);
+
+    for (const [body, text] of [
+      [{ Port: 70000, Protocol: 'tcp' }, '/Port'],
+      [{ Port: 22, Protocol: 'icmp' }, '/Protocol'],
+      [{ Port: 22, Protocol: 'tcp', Cpe: 'openssh' }, '/Cpe'],
+      [{ port: 22, Protocol: 'tcp' }, "did you mean 'Port'"],
+    ] as const) {
+      const res = await send('POST', `/assets/${host.Id}/services`, analyst, body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.body).toContain(text);
+    }
+    expect((await send('POST', `/assets/${host.Id}/services`, readOnly, ssh)).statusCode).toBe(403);
+    expect((await send('GET', `/assets/${host.Id}/services`, otherAnalyst)).statusCode).toBe(404);
+    expect((await send('POST', `/assets/${host.Id}/services`, otherAnalyst, ssh)).statusCode).toBe(404);
+    const web = (
+      await send('POST', '/assets', analyst, { Kind: 'WebApplication', Url: 'https://svc.example.com' })
+    ).json();
+    expect((await send('POST', `/assets/${web.Id}/services`, analyst, ssh)).statusCode).toBe(400);
+  });
 });
