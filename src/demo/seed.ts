@@ -235,6 +235,24 @@ const WEB_APPS: { url: string; name: string; packages: [string, string, string][
 
 const DAY = 86_400_000;
 
+const SERVICE_NAMES: Record<number, string> = {
+  21: 'ftp',
+  22: 'ssh',
+  25: 'smtp',
+  80: 'http',
+  443: 'https',
+  445: 'microsoft-ds',
+  3306: 'mysql',
+  5432: 'postgresql',
+  6379: 'redis',
+  6667: 'irc',
+  8080: 'http-proxy',
+  8090: 'http',
+  9200: 'elasticsearch',
+  10000: 'webmin',
+  10443: 'https',
+};
+
 function entry(cve: string): CatalogueEntry {
   const e = catalogue.find((c) => c.cve === cve);
   if (!e) throw new Error(`demo catalogue lacks ${cve}`);
@@ -292,6 +310,15 @@ export async function loadDemo(
       source: DEMO_SOURCE,
       seenAt: seenAt(60 - i),
     });
+    for (const [cve, port] of h.cves) {
+      await services.assets.observeService(ctx, asset.id, {
+        port,
+        protocol: 'tcp',
+        name: SERVICE_NAMES[port],
+        product: entry(cve).product.replace(/_/g, ' ') || undefined,
+        seenAt: seenAt(10),
+      });
+    }
     for (const [j, [cve, port]] of h.cves.entries()) {
       const { finding } = await services.findings.record(ctx, {
         assetId: asset.id,

@@ -117,12 +117,16 @@ describe.runIf(HAS_CHROMIUM)('findings, assets and tickets pages [browser]', () 
     await page.getByRole('heading', { name: 'Assets', level: 1 }).waitFor();
     await page.getByRole('link', { name: 'web-01.demo.example' }).click();
     await page.getByRole('heading', { name: 'web-01.demo.example' }).waitFor();
+    await page.getByRole('heading', { name: 'Services' }).waitFor();
+    await page.getByRole('cell', { name: '22/tcp' }).waitFor();
     await shot('24-asset');
     await page.goto('/settings');
     await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
     await shot('25-settings');
     await page.goto('/');
     await page.getByLabel(/Critical: \d+ open/).waitFor();
+    // An organisation with assets is not offered demo data.
+    expect(await page.getByRole('button', { name: 'Load demo data' }).count()).toBe(0);
     await shot('26-overview-exposure');
   });
 

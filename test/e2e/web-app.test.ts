@@ -55,6 +55,8 @@ describe.runIf(HAS_CHROMIUM)('web application in Chromium [browser]', () => {
     await shot(page, '01-sign-in');
     await signIn(page, ADMIN);
     await page.getByRole('heading', { name: 'Get started with the API' }).waitFor();
+    // A new, empty organisation: its Admin is offered demo data.
+    await page.getByRole('button', { name: 'Load demo data' }).waitFor();
     await page.getByText('embedded', { exact: false }).first().waitFor();
     await shot(page, '02-overview');
 
@@ -196,5 +198,16 @@ describe.runIf(HAS_CHROMIUM)('web application in Chromium [browser]', () => {
     await page.getByRole('heading', { name: 'Users' }).waitFor();
     await shot(page, '11-users-dark-narrow');
     await context.close();
+  });
+
+  it('loads demo data for a new organisation from the overview', async () => {
+    const page = await newPage();
+    await signIn(page, ADMIN);
+    await page.getByRole('button', { name: 'Load demo data' }).click();
+    await page.getByText(/Loaded 17 assets and \d+ findings of demo data/).waitFor();
+    await expect.poll(() => page.getByRole('button', { name: 'Load demo data' }).count()).toBe(0);
+    await page.getByLabel(/Critical: \d+ open/).waitFor();
+    await shot(page, '12-overview-with-demo');
+    await page.context().close();
   });
 });

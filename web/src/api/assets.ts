@@ -117,3 +117,24 @@ export function splitList(text: string): string[] {
     .map((part) => part.trim())
     .filter(Boolean);
 }
+
+export interface AssetService {
+  Id: string;
+  Port: number;
+  Protocol: 'tcp' | 'udp';
+  Name: string | null;
+  Product: string | null;
+  Version: string | null;
+  Cpe: string | null;
+  Banner: string | null;
+  FirstSeen: string;
+  LastSeen: string;
+}
+
+export function useAssetServices(id: string, enabled: boolean) {
+  return useQuery({
+    queryKey: [...assetsKey, 'services', id],
+    queryFn: ({ signal }) => api<AssetService[]>(`/assets/${encodeURIComponent(id)}/services`, { signal }),
+    enabled,
+  });
+}

@@ -32,6 +32,7 @@ import { ErrorAlert, QueryError } from '../../components/QueryError';
 import { IconTrash, IconWorld } from '../../icons';
 import { FindingsTable } from '../findings/FindingsTable';
 import { addressesOf } from './AssetsPage';
+import { ServicesCard } from './ServicesCard';
 
 export default function AssetDetailPage() {
   const { id = '' } = useParams();
@@ -138,6 +139,8 @@ function AssetView({ asset }: { asset: AssetDetail }) {
       </SimpleGrid>
 
       <SeverityCounts assetId={asset.Id} />
+
+      {asset.Kind === 'Host' && <ServicesCard assetId={asset.Id} />}
 
       <section aria-labelledby="asset-findings-title">
         <Title order={2} size="h4" id="asset-findings-title" mb="sm">

@@ -19,6 +19,7 @@ import type { Role, ServiceStatus } from '../../api/types';
 import { DateTime } from '../../components/DateTime';
 import { QueryError } from '../../components/QueryError';
 import { IconBook, IconExternalLink, IconKey, IconServer } from '../../icons';
+import { DemoCard } from './DemoCard';
 import { ExposureCard } from './ExposureCard';
 
 const ROLE_SUMMARY: Record<Role, string> = {
@@ -54,6 +55,8 @@ export default function OverviewPage() {
           </Text>
         </Group>
       </div>
+
+      {User.Role === 'Admin' && <DemoCard />}
 
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
         <ExposureCard />

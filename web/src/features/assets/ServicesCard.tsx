@@ -1,0 +1,54 @@
+import { Card, Code, Skeleton, Table, Text, Title } from '@mantine/core';
+import { useAssetServices } from '../../api/assets';
+import { DateTime } from '../../components/DateTime';
+import { QueryError } from '../../components/QueryError';
+
+/** The open ports of a host, as scans and people reported them. */
+export function ServicesCard({ assetId }: { assetId: string }) {
+  const services = useAssetServices(assetId, true);
+  return (
+    <Card withBorder padding="lg" radius="md" component="section" aria-labelledby="asset-services-title">
+      <Title order={2} size="h4" id="asset-services-title" mb="sm">
+        Services
+      </Title>
+      {services.isPending ? (
+        <Skeleton height={60} />
+      ) : services.isError ? (
+        <QueryError error={services.error} onRetry={() => services.refetch()} />
+      ) : services.data.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          No services recorded for this host yet.
+        </Text>
+      ) : (
+        <Table.ScrollContainer minWidth={600}>
+          <Table striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Port</Table.Th>
+                <Table.Th>Service</Table.Th>
+                <Table.Th>Product and version</Table.Th>
+                <Table.Th>CPE</Table.Th>
+                <Table.Th>Last seen</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {services.data.map((s) => (
+                <Table.Tr key={s.Id}>
+                  <Table.Td>
+                    {s.Port}/{s.Protocol}
+                  </Table.Td>
+                  <Table.Td>{s.Name ?? '—'}</Table.Td>
+                  <Table.Td>{[s.Product, s.Version].filter(Boolean).join(' ') || '—'}</Table.Td>
+                  <Table.Td>{s.Cpe ? <Code>{s.Cpe}</Code> : '—'}</Table.Td>
+                  <Table.Td>
+                    <DateTime value={s.LastSeen} />
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </Card>
+  );
+}
