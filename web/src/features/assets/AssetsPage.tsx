@@ -1,5 +1,4 @@
 import {
-  Alert,
   Anchor,
   Badge,
   Button,
@@ -24,6 +23,7 @@ import { useSignedInSession } from '../../api/session';
 import { type Asset, type AssetKind, hasRole } from '../../api/types';
 import { DateOnly } from '../../components/Badges';
 import { FilterTextInput } from '../../components/FilterTextInput';
+import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { useUrlState } from '../../components/useUrlState';
@@ -193,27 +193,7 @@ export default function AssetsPage() {
               </Table>
             </Table.ScrollContainer>
           )}
-          {assets.isFetchNextPageError && (
-            <Alert color="red" variant="light">
-              Could not load more assets: {errorMessage(assets.error)}
-            </Alert>
-          )}
-          {rows.length > 0 && (
-            <Group justify="space-between">
-              <Text size="sm" c="dimmed">
-                Showing {rows.length} of {total ?? rows.length}
-              </Text>
-              {assets.hasNextPage && (
-                <Button
-                  variant="default"
-                  onClick={() => assets.fetchNextPage()}
-                  loading={assets.isFetchingNextPage}
-                >
-                  Load more
-                </Button>
-              )}
-            </Group>
-          )}
+          <LoadMore query={assets} shown={rows.length} total={total} what="assets" />
         </>
       )}
 

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Checkbox, Group, Paper, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { Anchor, Button, Checkbox, Group, Paper, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { memo, useCallback, useState } from 'react';
 import { Link } from 'react-router';
@@ -13,6 +13,7 @@ import {
   hasRole,
 } from '../../api/types';
 import { DateOnly, DueDate, FindingStateBadge, SeverityBadge } from '../../components/Badges';
+import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { IconFlame } from '../../icons';
@@ -217,27 +218,7 @@ export function FindingsTable({ filter, sort, hideAsset = false, emptyText, labe
         </Table.ScrollContainer>
       )}
 
-      {findings.isFetchNextPageError && (
-        <Alert color="red" variant="light">
-          Could not load more findings: {errorMessage(findings.error)}
-        </Alert>
-      )}
-      {rows.length > 0 && (
-        <Group justify="space-between">
-          <Text size="sm" c="dimmed">
-            Showing {rows.length} of {total ?? rows.length}
-          </Text>
-          {findings.hasNextPage && (
-            <Button
-              variant="default"
-              onClick={() => findings.fetchNextPage()}
-              loading={findings.isFetchingNextPage}
-            >
-              Load more
-            </Button>
-          )}
-        </Group>
-      )}
+      <LoadMore query={findings} shown={rows.length} total={total} what="findings" />
 
       <StateModal
         target={modal}

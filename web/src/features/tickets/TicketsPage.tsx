@@ -1,5 +1,4 @@
 import {
-  Alert,
   Anchor,
   Badge,
   Button,
@@ -31,6 +30,7 @@ import {
 import { hasRole, type Ticket, type TicketState } from '../../api/types';
 import { DueDate, PriorityBadge, TicketStateBadge } from '../../components/Badges';
 import { DateTime } from '../../components/DateTime';
+import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { listParam, useUrlState } from '../../components/useUrlState';
@@ -168,27 +168,7 @@ function TicketList() {
               </Table>
             </Table.ScrollContainer>
           )}
-          {tickets.isFetchNextPageError && (
-            <Alert color="red" variant="light">
-              Could not load more tickets: {errorMessage(tickets.error)}
-            </Alert>
-          )}
-          {rows.length > 0 && (
-            <Group justify="space-between">
-              <Text size="sm" c="dimmed">
-                Showing {rows.length} of {total ?? rows.length}
-              </Text>
-              {tickets.hasNextPage && (
-                <Button
-                  variant="default"
-                  onClick={() => tickets.fetchNextPage()}
-                  loading={tickets.isFetchingNextPage}
-                >
-                  Load more
-                </Button>
-              )}
-            </Group>
-          )}
+          <LoadMore query={tickets} shown={rows.length} total={total} what="tickets" />
         </>
       )}
     </>

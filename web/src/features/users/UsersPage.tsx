@@ -1,6 +1,5 @@
 import {
   ActionIcon,
-  Alert,
   Badge,
   Button,
   Group,
@@ -13,11 +12,11 @@ import {
 } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
 import { useState } from 'react';
-import { errorMessage } from '../../api/client';
 import { useSignedInSession } from '../../api/session';
 import type { User } from '../../api/types';
 import { useUsers } from '../../api/users';
 import { DateTime } from '../../components/DateTime';
+import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { IconDots, IconPassword, IconPlus, IconUserCheck, IconUserCog, IconUserOff } from '../../icons';
@@ -135,25 +134,7 @@ export default function UsersPage() {
             </Table>
           </Table.ScrollContainer>
 
-          {users.isFetchNextPageError && (
-            <Alert color="red" variant="light">
-              Could not load more users: {errorMessage(users.error)}
-            </Alert>
-          )}
-          <Group justify="space-between">
-            <Text size="sm" c="dimmed" aria-live="polite">
-              Showing {rows.length} of {total ?? rows.length}
-            </Text>
-            {users.hasNextPage && (
-              <Button
-                variant="default"
-                onClick={() => users.fetchNextPage()}
-                loading={users.isFetchingNextPage}
-              >
-                Load more
-              </Button>
-            )}
-          </Group>
+          <LoadMore query={users} shown={rows.length} total={total} what="users" />
         </>
       )}
 
