@@ -228,7 +228,7 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     ticketRoutes(services.tickets),
     vulnerabilityRoutes(services.vulnerabilities),
     radarCompatRoutes(services.assets, services.findings),
-    demoRoutes(() => services),
+    demoRoutes(services),
     sessionRoutes({
       sessions: services.sessions,
       users: services.users,

@@ -27,6 +27,15 @@ describe.each(DB_KINDS)('demo data [%s]', (kind) => {
 
   it('loads a populated, clearly marked estate, once, and removes it', async () => {
     expect((await call('POST', '/demo', analyst)).statusCode).toBe(403);
+    const junk = await t.app.inject({
+      method: 'POST',
+      url: '/api/latest/demo',
+      headers: { ...authHeaders(t.admin), 'content-type': 'application/json' },
+      payload: '{"Size":"huge"}',
+    });
+    expect(junk.statusCode).toBe(400);
+    expect(junk.json().errors[0].path).toBe('/Size');
+    expect((await call('GET', '/assets')).json().TotalCount).toBe(0);
     const loaded = (await call('POST', '/demo')).json();
     expect(loaded.Assets).toBe(17);
     expect(loaded.Findings).toBeGreaterThan(35);

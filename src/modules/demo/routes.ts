@@ -6,7 +6,7 @@ import { contextOf } from '../../http/request-context.js';
 
 /** Demo data on request (the web app offers it to a new organisation). */
 export const demoRoutes =
-  (services: () => Services): ChannelRoutes =>
+  (services: Services): ChannelRoutes =>
   (app, ctx) => {
     route(app, ctx, {
       method: 'POST',
@@ -28,7 +28,7 @@ export const demoRoutes =
         },
       },
       handler: async (request) => {
-        const r = await loadDemo(services(), contextOf(request));
+        const r = await loadDemo(services, contextOf(request));
         return { Assets: r.assets, Findings: r.findings, Tickets: r.tickets };
       },
     });
@@ -50,7 +50,7 @@ export const demoRoutes =
         },
       },
       handler: async (request) => {
-        const r = await removeDemo(services(), contextOf(request));
+        const r = await removeDemo(services, contextOf(request));
         return { Assets: r.assets, Tickets: r.tickets };
       },
     });
