@@ -1,3 +1,5 @@
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Opaque keyset cursors: base64url JSON of the last row's sort key. */
 export function encodeCursor(key: Record<string, string | number>): string {
   return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
@@ -12,6 +14,8 @@ export function decodeCursor<K extends string>(
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
     if (typeof value !== 'object' || value === null) return undefined;
     for (const f of fields) if (typeof value[f] !== 'string') return undefined;
+    // Cursor values go into typed SQL comparisons: a forged id must fail here, not in the database.
+    if ('Id' in value && !UUID.test(String(value.Id))) return undefined;
     return value as Record<K, string>;
   } catch {
     return undefined;

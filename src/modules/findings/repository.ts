@@ -1,5 +1,6 @@
 import { type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
 import type { DB, FindingState, LocationKind, Severity } from '../../db/schema.js';
+import { isoText } from '../../db/text.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -83,6 +84,8 @@ export interface FindingFilter {
   search?: string;
   /** Assets whose name matches `search`, resolved by the service before querying. */
   searchAssetIds?: string[];
+  /** Vulnerabilities that carry `cve`, resolved by the service before querying. */
+  cveVulnerabilityIds?: string[];
   ids?: string[];
 }
 
@@ -98,6 +101,11 @@ export type FindingSort = keyof typeof FINDING_SORTS;
 
 export type FindingRow = Awaited<ReturnType<FindingRepository['findById']>> & {};
 export type FindingListRow = Awaited<ReturnType<FindingRepository['listPage']>>[number];
+export type FindingExportRow =
+  ReturnType<FindingRepository['stream']> extends AsyncIterableIterator<infer R> ? R : never;
+
+/** Above this many matches a TotalCount nobody asked for is left out (IncludeTotal). */
+export const TOTAL_COUNT_CAP = 1_000;
 
 export class FindingRepository {
   constructor(private readonly db: Kysely<DB>) {}
@@ -294,7 +302,13 @@ export class FindingRepository {
     if (f.assetId) q = q.where('f.asset_id', '=', f.assetId);
     if (f.vulnerabilityId) q = q.where('f.vulnerability_id', '=', f.vulnerabilityId);
     if (f.tag) q = q.where(sql<boolean>`a.tags @> array[${f.tag}]::text[]`);
-    if (f.cve) q = q.where(sql<boolean>`v.cve_ids @> array[${f.cve.toUpperCase()}]::text[]`);
+    if (f.cveVulnerabilityIds) {
+      // Known ids, not a join condition: one vulnerability's findings then come in index order.
+      const ids = f.cveVulnerabilityIds;
+      q = q.where((eb) => (ids.length ? eb('f.vulnerability_id', 'in', ids) : eb.val(false)));
+    } else if (f.cve) {
+      q = q.where(sql<boolean>`v.cve_ids @> array[${f.cve.toUpperCase()}]::text[]`);
+    }
     if (f.kev !== undefined) q = q.where('v.kev', '=', f.kev);
     if (f.epssMin !== undefined) q = q.where('v.epss_score', '>=', String(f.epssMin));
     if (f.riskMin !== undefined) q = q.where('f.risk_score', '>=', String(f.riskMin));
@@ -350,14 +364,51 @@ export class FindingRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Every matching finding in sort order, read in chunks (exports). */
+  /** The organisation's vulnerabilities that carry a CVE (for the Cve filter). */
+  async vulnerabilityIdsWithCve(organizationId: string, cve: string, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('vulnerabilities')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where(sql<boolean>`cve_ids @> array[${cve.toUpperCase()}]::text[]`)
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Every matching finding in sort order, read in chunks, with only the exported columns and
+   * already as text (exports).
+   */
   stream(organizationId: string, filter: FindingFilter, sort: FindingSort) {
     const spec = FINDING_SORTS[sort];
     const direction = spec.desc ? sql`desc` : sql`asc`;
-    return this.filtered(this.base(organizationId).select(FINDING_COLUMNS), filter)
+    return this.filtered(
+      this.base(organizationId).select([
+        'f.id',
+        'a.name as asset_name',
+        'f.asset_id',
+        'f.title',
+        sql<string>`array_to_string(v.cve_ids, ' ')`.as('cves'),
+        'f.effective_severity',
+        'f.state',
+        'f.risk_score',
+        isoText('f.due_at').as('due_at'),
+        'v.kev',
+        'f.port',
+        'f.protocol',
+        'f.url',
+        'f.package_name',
+        'f.package_version',
+        'f.source',
+        isoText('f.first_seen_at').as('first_seen_at'),
+        isoText('f.last_seen_at').as('last_seen_at'),
+      ]),
+      filter,
+    )
       .orderBy(sql`${spec.expr} ${direction}`)
       .orderBy(sql`f.id ${direction}`)
-      .stream(1000);
+      .stream(5000);
   }
 
   /** Offset paging by risk, for the original service's withStartIndex/andPageSize calls. */
@@ -368,6 +419,18 @@ export class FindingRepository {
       .offset(offset)
       .limit(limit)
       .execute();
+  }
+
+  /** How many match, counting no further than `cap + 1` rows (cheap however large the match). */
+  async countUpTo(organizationId: string, filter: FindingFilter, cap: number): Promise<number> {
+    const matches = this.filtered(this.base(organizationId).select(sql<number>`1`.as('one')), filter).limit(
+      cap + 1,
+    );
+    const row = await this.db
+      .selectFrom(matches.as('m'))
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   async count(organizationId: string, filter: FindingFilter): Promise<number> {

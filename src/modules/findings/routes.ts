@@ -5,7 +5,7 @@ import { AppError } from '../../http/problems/app-error.js';
 import { Problems } from '../../http/problems/types.js';
 import { contextOf } from '../../http/request-context.js';
 import type { TicketService } from '../tickets/service.js';
-import type { FindingFilter, FindingListRow, FindingRow } from './repository.js';
+import type { FindingExportRow, FindingFilter, FindingListRow, FindingRow } from './repository.js';
 import {
   BulkResultSchema,
   BulkStateSchema,
@@ -61,16 +61,16 @@ export const toFindingDto = (f: FindingRow | FindingListRow) => ({
   UpdatedAt: f.updated_at.toISOString(),
 });
 
-const FINDING_CSV: readonly CsvColumn<Omit<FindingListRow, 'sort_value'>>[] = [
+export const FINDING_CSV: readonly CsvColumn<FindingExportRow>[] = [
   { header: 'Id', value: (f) => f.id },
   { header: 'Asset', value: (f) => f.asset_name },
   { header: 'AssetId', value: (f) => f.asset_id },
   { header: 'Title', value: (f) => f.title },
-  { header: 'CVE', value: (f) => f.cve_ids.join(' ') },
+  { header: 'CVE', value: (f) => f.cves },
   { header: 'Severity', value: (f) => f.effective_severity },
   { header: 'State', value: (f) => f.state },
   { header: 'RiskScore', value: (f) => Number(f.risk_score) },
-  { header: 'DueAt', value: (f) => iso(f.due_at) },
+  { header: 'DueAt', value: (f) => f.due_at },
   { header: 'Kev', value: (f) => f.kev },
   { header: 'Port', value: (f) => f.port },
   { header: 'Protocol', value: (f) => f.protocol },
@@ -80,8 +80,8 @@ const FINDING_CSV: readonly CsvColumn<Omit<FindingListRow, 'sort_value'>>[] = [
     value: (f) => (f.package_name ? `${f.package_name}@${f.package_version ?? ''}` : null),
   },
   { header: 'Source', value: (f) => f.source },
-  { header: 'FirstSeen', value: (f) => f.first_seen_at.toISOString() },
-  { header: 'LastSeen', value: (f) => f.last_seen_at.toISOString() },
+  { header: 'FirstSeen', value: (f) => f.first_seen_at },
+  { header: 'LastSeen', value: (f) => f.last_seen_at },
 ];
 
 type FilterBody = Static<typeof FindingFilterSchema>;
@@ -173,7 +173,14 @@ export const findingRoutes =
             findings.stream(context, filter, q.Sort ?? '-Risk'),
           );
         }
-        const page = await findings.list(context, filter, q.Sort ?? '-Risk', q.PageSize ?? 100, q.Cursor);
+        const page = await findings.list(
+          context,
+          filter,
+          q.Sort ?? '-Risk',
+          q.PageSize ?? 100,
+          q.Cursor,
+          q.IncludeTotal,
+        );
         return {
           Items: page.items.map(toFindingDto),
           NextCursor: page.nextCursor,

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { TOTAL_COUNT_CAP } from './repository.js';
 
 export const SeveritySchema = Type.Union([
   Type.Literal('Critical'),
@@ -104,7 +105,11 @@ export const FindingListSchema = Type.Object(
   {
     Items: Type.Array(FindingSchema),
     NextCursor: Type.Union([Type.String(), Type.Null()]),
-    TotalCount: Type.Integer(),
+    TotalCount: Type.Optional(
+      Type.Integer({
+        description: `How many findings match. Given when IncludeTotal=true, and otherwise when at most ${TOTAL_COUNT_CAP.toLocaleString('en')} match; counting a larger match exactly costs a scan of every matching row, so it is left out unless asked for.`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -113,6 +118,11 @@ export const FindingListQuery = Type.Object(
   {
     PageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
     Cursor: Type.Optional(Type.String({ maxLength: 1000 })),
+    IncludeTotal: Type.Optional(
+      Type.Boolean({
+        description: `true: always count the matching findings exactly; false: never count. Unset: count when at most ${TOTAL_COUNT_CAP.toLocaleString('en')} match.`,
+      }),
+    ),
     Sort: Type.Optional(
       Type.Union(
         [

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FindingState, LocationKind, Severity } from '../../db/schema.js';
 import { roleAllows } from '../../http/access.js';
-import { AppError } from '../../http/problems/app-error.js';
+import { AppError, invalid } from '../../http/problems/app-error.js';
 import { Problems } from '../../http/problems/types.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
@@ -18,6 +18,7 @@ import type {
   FindingRow,
   FindingSort,
 } from './repository.js';
+import { TOTAL_COUNT_CAP } from './repository.js';
 import { baseRiskScore, MAX_RISK_ACCEPTANCE_DAYS, ROLE_FOR_STATE, TRANSITIONS } from './rules.js';
 
 export interface FindingLocation {
@@ -45,10 +46,6 @@ export interface FindingInput {
 }
 
 export const EVIDENCE_CAP = 65_536;
-
-function invalid(path: string, message: string): AppError {
-  return AppError.of(Problems.ValidationFailed, `${path}: ${message}`, { errors: [{ path, message }] });
-}
 
 /** The part of the deduplication key that says where on the asset the weakness is. */
 export function locationKey(l: FindingLocation): string {
@@ -201,13 +198,18 @@ export class FindingService {
     return this.repo.events(ctx.organizationId, id);
   }
 
-  /** Resolves the parts of a filter that need a lookup first (asset names for free text). */
-  private async prepare(ctx: ServiceContext, filter: FindingFilter): Promise<FindingFilter> {
-    if (!filter.search) return filter;
-    return {
-      ...filter,
-      searchAssetIds: await this.repo.assetIdsNamed(ctx.organizationId, filter.search, 1000),
-    };
+  /** The filter with the lookups it needs done first (ids of matching assets and CVEs). */
+  async resolveFilter(ctx: ServiceContext, filter: FindingFilter): Promise<FindingFilter> {
+    const prepared = { ...filter };
+    if (filter.search)
+      prepared.searchAssetIds = await this.repo.assetIdsNamed(ctx.organizationId, filter.search, 1000);
+    if (filter.cve)
+      prepared.cveVulnerabilityIds = await this.repo.vulnerabilityIdsWithCve(
+        ctx.organizationId,
+        filter.cve,
+        1000,
+      );
+    return prepared;
   }
 
   async list(
@@ -216,8 +218,9 @@ export class FindingService {
     sort: FindingSort,
     pageSize: number,
     cursor?: string,
-  ): Promise<Page<FindingListRow>> {
-    const filter = await this.prepare(ctx, raw);
+    includeTotal?: boolean,
+  ): Promise<Omit<Page<FindingListRow>, 'totalCount'> & { totalCount: number | undefined }> {
+    const filter = await this.resolveFilter(ctx, raw);
     let after: { value: string; id: string } | undefined;
     if (cursor) {
       const key = decodeCursor(cursor, ['Sort', 'Value', 'Id']);
@@ -229,7 +232,10 @@ export class FindingService {
       }
       after = { value: key.Value, id: key.Id };
     }
-    const rows = await this.repo.listPage(ctx.organizationId, filter, sort, pageSize + 1, after);
+    const [rows, totalCount] = await Promise.all([
+      this.repo.listPage(ctx.organizationId, filter, sort, pageSize + 1, after),
+      this.totalCount(ctx.organizationId, filter, includeTotal),
+    ]);
     const items = rows.slice(0, pageSize);
     const last = items[items.length - 1];
     return {
@@ -238,17 +244,26 @@ export class FindingService {
         rows.length > pageSize && last
           ? encodeCursor({ Sort: sort, Value: last.sort_value, Id: last.id })
           : null,
-      totalCount: await this.repo.count(ctx.organizationId, filter),
+      totalCount,
     };
+  }
+
+  // An exact count of a large match reads every matching row; unless asked for, count only
+  // small matches.
+  private async totalCount(organizationId: string, filter: FindingFilter, includeTotal?: boolean) {
+    if (includeTotal === true) return this.repo.count(organizationId, filter);
+    if (includeTotal === false) return undefined;
+    const n = await this.repo.countUpTo(organizationId, filter, TOTAL_COUNT_CAP);
+    return n <= TOTAL_COUNT_CAP ? n : undefined;
   }
 
   /** Every finding that matches, in order, as an async stream (CSV export). */
   async *stream(ctx: ServiceContext, filter: FindingFilter, sort: FindingSort) {
-    yield* this.repo.stream(ctx.organizationId, await this.prepare(ctx, filter), sort);
+    yield* this.repo.stream(ctx.organizationId, await this.resolveFilter(ctx, filter), sort);
   }
 
   async listOffset(ctx: ServiceContext, raw: FindingFilter, offset: number, limit: number) {
-    const filter = await this.prepare(ctx, raw);
+    const filter = await this.resolveFilter(ctx, raw);
     const [items, totalCount] = await Promise.all([
       this.repo.listOffset(ctx.organizationId, filter, offset, limit),
       this.repo.count(ctx.organizationId, filter),
@@ -329,7 +344,7 @@ export class FindingService {
     raw: FindingFilter,
     change: { state: FindingState; justification?: string; until?: Date },
   ): Promise<{ matched: number; changed: number; skipped: number }> {
-    const filter = await this.prepare(ctx, raw);
+    const filter = await this.resolveFilter(ctx, raw);
     const needed = ROLE_FOR_STATE[change.state];
     if (ctx.role && !roleAllows(ctx.role, needed)) {
       throw AppError.of(
@@ -367,7 +382,7 @@ export class FindingService {
 
   /** The ids of the findings that match, up to `limit` (bulk linking to a ticket). */
   async matchingIds(ctx: ServiceContext, filter: FindingFilter, limit: number): Promise<string[]> {
-    return this.repo.matchingIds(ctx.organizationId, await this.prepare(ctx, filter), limit);
+    return this.repo.matchingIds(ctx.organizationId, await this.resolveFilter(ctx, filter), limit);
   }
 
   private checkUntil(state: FindingState, until: Date | undefined, now: Date): Date | null {

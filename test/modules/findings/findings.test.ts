@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FindingRepository } from '../../../src/modules/findings/repository.js';
 import { authHeaders, buildTestApp, type Credentials, type TestApp, TestClock } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
 
@@ -438,5 +439,24 @@ describe.each(DB_KINDS)('findings [%s]', (kind) => {
       headers: { ...authHeaders(readOnly), accept: 'text/csv' },
     });
     expect(bad.statusCode).toBe(400);
+  });
+
+  it('counts the matches when asked, leaves the count out when told, and caps an unasked count', async () => {
+    const exact = (await send('GET', '/findings?IncludeTotal=true&PageSize=1', readOnly)).json();
+    expect(exact.TotalCount).toBeGreaterThan(1);
+    const small = (await send('GET', '/findings?PageSize=1', readOnly)).json();
+    expect(small.TotalCount).toBe(exact.TotalCount);
+    const none = (await send('GET', '/findings?IncludeTotal=false&PageSize=1', readOnly)).json();
+    expect(none).not.toHaveProperty('TotalCount');
+    expect(none.Items).toHaveLength(1);
+    const bad = await send('GET', '/findings?IncludeTotal=maybe', readOnly);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().errors[0]).toMatchObject({ path: '/IncludeTotal' });
+
+    // The unasked count stops at the cap: with a cap below the match it reads cap + 1 rows.
+    const repo = new FindingRepository(tdb.database.db);
+    const org = (await t.services.organizations.ensureFirst()).organization.id;
+    expect(await repo.countUpTo(org, {}, 1)).toBe(2);
+    expect(await repo.countUpTo(org, {}, 1_000)).toBe(exact.TotalCount);
   });
 });

@@ -7,7 +7,7 @@ export function useHasAssets() {
   return useQuery({
     queryKey: ['assets', 'any'],
     queryFn: async ({ signal }) =>
-      (await api<Page<unknown>>('/assets', { query: { PageSize: 1 }, signal })).TotalCount > 0,
+      (await api<Page<unknown>>('/assets', { query: { PageSize: 1 }, signal })).Items.length > 0,
   });
 }
 

@@ -61,7 +61,14 @@ export function useFindings(filter: FindingFilter, sort: FindingSort, pageSize =
     queryKey: [...findingsKey, 'list', filter, sort, pageSize],
     queryFn: ({ pageParam, signal }) =>
       api<Page<Finding>>('/findings', {
-        query: { ...filterQuery(filter), Sort: sort, PageSize: pageSize, Cursor: pageParam },
+        // The exact total is counted once, with the first page; the next pages skip it.
+        query: {
+          ...filterQuery(filter),
+          Sort: sort,
+          PageSize: pageSize,
+          Cursor: pageParam,
+          IncludeTotal: pageParam === undefined,
+        },
         signal,
       }),
     initialPageParam: undefined as string | undefined,
@@ -76,7 +83,10 @@ export function useFindingCount(filter: FindingFilter) {
   return useQuery({
     queryKey: [...findingsKey, 'count', filter],
     queryFn: ({ signal }) =>
-      api<Page<Finding>>('/findings', { query: { ...filterQuery(filter), PageSize: 1 }, signal }),
+      api<Page<Finding>>('/findings', {
+        query: { ...filterQuery(filter), PageSize: 1, IncludeTotal: true },
+        signal,
+      }),
     select: (page) => page.TotalCount,
   });
 }

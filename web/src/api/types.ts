@@ -73,7 +73,8 @@ export interface User {
 export interface Page<T> {
   Items: T[];
   NextCursor: string | null;
-  TotalCount: number;
+  /** Left out by the findings list when it was not asked for and the match is large. */
+  TotalCount?: number;
 }
 
 export interface ProblemFieldError {

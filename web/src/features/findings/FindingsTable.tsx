@@ -62,7 +62,7 @@ export function FindingsTable({ filter, sort, hideAsset = false, emptyText, labe
   const [linking, setLinking] = useState(false);
 
   const rows = findings.data?.pages.flatMap((page) => page.Items) ?? [];
-  const total = findings.data?.pages.at(-1)?.TotalCount;
+  const total = findings.data?.pages[0]?.TotalCount;
 
   const toggle = useCallback((id: string, on: boolean) => {
     setSelected((current) => {
