@@ -1,4 +1,4 @@
-import type { ProblemType } from './types.js';
+import { Problems, type ProblemType } from './types.js';
 
 /** A broken rule that maps to one catalogued problem. Services throw these; only HTTP knows statuses. */
 export class AppError extends Error {
@@ -20,4 +20,9 @@ export class AppError extends Error {
   ): AppError {
     return new AppError(problem, detail, extensions, headers);
   }
+}
+
+/** A request value that breaks a rule the schema cannot express: 400 naming the field. */
+export function invalid(path: string, message: string): AppError {
+  return AppError.of(Problems.ValidationFailed, `${path}: ${message}`, { errors: [{ path, message }] });
 }

@@ -1,5 +1,5 @@
 import type { AssetKind } from '../../db/schema.js';
-import { AppError } from '../../http/problems/app-error.js';
+import { AppError, invalid } from '../../http/problems/app-error.js';
 import { Problems } from '../../http/problems/types.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
@@ -44,10 +44,6 @@ function cleanTags(tags: string[] = []): string[] {
   if (out.length > MAX_TAGS)
     throw AppError.of(Problems.ValidationFailed, `An asset can carry at most ${MAX_TAGS} tags.`);
   return out;
-}
-
-function invalid(path: string, message: string): AppError {
-  return AppError.of(Problems.ValidationFailed, `${path}: ${message}`, { errors: [{ path, message }] });
 }
 
 export class AssetService {

@@ -1,5 +1,5 @@
 import type { TicketPriority, TicketState } from '../../db/schema.js';
-import { AppError } from '../../http/problems/app-error.js';
+import { AppError, invalid } from '../../http/problems/app-error.js';
 import { Problems } from '../../http/problems/types.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
@@ -36,10 +36,6 @@ export interface TicketChanges {
 }
 
 const MAX_LINKS = 10_000;
-
-function invalid(path: string, message: string): AppError {
-  return AppError.of(Problems.ValidationFailed, `${path}: ${message}`, { errors: [{ path, message }] });
-}
 
 export class TicketService {
   constructor(

@@ -1,5 +1,5 @@
 import type { Severity } from '../../db/schema.js';
-import { AppError } from '../../http/problems/app-error.js';
+import { AppError, invalid } from '../../http/problems/app-error.js';
 import { Problems } from '../../http/problems/types.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import type { ServiceContext } from '../context.js';
@@ -28,10 +28,6 @@ export interface VulnerabilityInput {
 
 const CVE = /^CVE-\d{4}-\d{4,}$/;
 const TEXT_CAP = 32_768;
-
-function invalid(path: string, message: string): AppError {
-  return AppError.of(Problems.ValidationFailed, `${path}: ${message}`, { errors: [{ path, message }] });
-}
 
 /**
  * Identity: the first CVE when there is one (so every tool's report of it is one entry), else
