@@ -44,6 +44,9 @@ import { SessionService } from './modules/sessions/service.js';
 import { SettingsRepository } from './modules/settings/repository.js';
 import { settingsRoutes } from './modules/settings/routes.js';
 import { SettingsService } from './modules/settings/service.js';
+import { SoftwareRepository } from './modules/software/repository.js';
+import { softwareRoutes } from './modules/software/routes.js';
+import { SoftwareService } from './modules/software/service.js';
 import { statusRoutes } from './modules/status/routes.js';
 import { TicketRepository } from './modules/tickets/repository.js';
 import { ticketRoutes } from './modules/tickets/routes.js';
@@ -71,6 +74,7 @@ export interface AppOptions {
 
 export interface Services {
   assets: AssetService;
+  software: SoftwareService;
   tickets: TicketService;
   findings: FindingService;
   settings: SettingsService;
@@ -124,6 +128,7 @@ export function buildServices(
     },
   });
   const assets = new AssetService(new AssetRepository(database.db), users, audit, clock);
+  const software = new SoftwareService(new SoftwareRepository(database.db), assets, clock);
   const settings = new SettingsService(new SettingsRepository(database.db), audit);
   const vulnerabilities = new VulnerabilityService(new VulnerabilityRepository(database.db));
   const findings = new FindingService(
@@ -140,6 +145,7 @@ export function buildServices(
     users,
     sessions,
     assets,
+    software,
     settings,
     vulnerabilities,
     findings,
@@ -223,11 +229,12 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     userRoutes(services.users),
     apiKeyRoutes(services.apiKeys),
     assetRoutes(services.assets),
+    softwareRoutes(services.software),
     findingRoutes(services.findings, services.tickets),
     settingsRoutes(services.settings),
     ticketRoutes(services.tickets),
     vulnerabilityRoutes(services.vulnerabilities),
-    radarCompatRoutes(services.assets, services.findings),
+    radarCompatRoutes(services.assets, services.findings, services.software),
     demoRoutes(services),
     sessionRoutes({
       sessions: services.sessions,

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable } from 'kysely';
 
 /** Timestamps come back from `pg` as Date and may be written as Date or ISO string. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -273,6 +273,21 @@ export interface AssetServicesTable {
   last_seen_at: Timestamp;
 }
 
+export interface AssetSoftwareTable {
+  organization_id: string;
+  id: string;
+  asset_id: string;
+  name: string;
+  name_key: GeneratedAlways<string>;
+  version: string;
+  vendor: string | null;
+  category: string;
+  cpe: string | null;
+  purl: string | null;
+  first_seen_at: Timestamp;
+  last_seen_at: Timestamp;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -283,6 +298,7 @@ export interface DB {
   assets: AssetsTable;
   asset_identifiers: AssetIdentifiersTable;
   asset_services: AssetServicesTable;
+  asset_software: AssetSoftwareTable;
   vulnerabilities: VulnerabilitiesTable;
   findings: FindingsTable;
   finding_events: FindingEventsTable;

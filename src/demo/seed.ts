@@ -11,6 +11,7 @@ import catalogueJson from './catalogue.json' with { type: 'json' };
  */
 interface CatalogueEntry {
   cve: string;
+  vendor: string;
   product: string;
   description: string;
   cvss: number | null;
@@ -316,6 +317,24 @@ export async function loadDemo(
         protocol: 'tcp',
         name: SERVICE_NAMES[port],
         product: entry(cve).product.replace(/_/g, ' ') || undefined,
+        seenAt: seenAt(10),
+      });
+    }
+    const [osName = h.os, osVersion] = h.os.split(/ (?=[\d.]+$)/);
+    await services.software.observe(ctx, asset.id, {
+      name: osName,
+      version: osVersion,
+      category: 'OperatingSystem',
+      seenAt: seenAt(10),
+    });
+    // The products the demo scan fingerprinted, as installed software (one per product).
+    const products = new Map(h.cves.map(([cve]) => [entry(cve).product, entry(cve)]));
+    for (const [product, e] of products) {
+      if (!product) continue;
+      await services.software.observe(ctx, asset.id, {
+        name: product.replace(/_/g, ' '),
+        vendor: e.vendor.replace(/_/g, ' ') || undefined,
+        category: 'Application',
         seenAt: seenAt(10),
       });
     }

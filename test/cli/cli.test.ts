@@ -66,6 +66,7 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
       '0003_add_uuidv7_function',
       '0004_add_finding_search',
       '0005_index_findings_by_risk',
+      '0006_create_asset_software',
     ]);
     expect(first.OrganizationCreated).toBe(true);
     const again = await cli.run('migrate');

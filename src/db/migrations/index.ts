@@ -4,6 +4,7 @@ import * as m0002 from './0002_create_vulnerability_model.js';
 import * as m0003 from './0003_add_uuidv7_function.js';
 import * as m0004 from './0004_add_finding_search.js';
 import * as m0005 from './0005_index_findings_by_risk.js';
+import * as m0006 from './0006_create_asset_software.js';
 
 /** Every migration, in order. Listed explicitly so the same code runs from src/ and dist/. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003_add_uuidv7_function': m0003,
   '0004_add_finding_search': m0004,
   '0005_index_findings_by_risk': m0005,
+  '0006_create_asset_software': m0006,
 };

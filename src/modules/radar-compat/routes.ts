@@ -3,6 +3,7 @@ import { type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
 import type { AssetService } from '../assets/service.js';
 import type { FindingService } from '../findings/service.js';
+import type { SoftwareService } from '../software/service.js';
 
 /**
  * Calls that existing integrations of the original service (WithSecure Elements VM, formerly
@@ -31,7 +32,7 @@ const RISK_LEVEL: Record<string, string> = {
 };
 
 export const radarCompatRoutes =
-  (assets: AssetService, findings: FindingService): ChannelRoutes =>
+  (assets: AssetService, findings: FindingService, software: SoftwareService): ChannelRoutes =>
   (app, ctx) => {
     const tags = ['Compatibility'];
     const integration = ['integration'] as const;
@@ -186,6 +187,69 @@ export const radarCompatRoutes =
             State: f.state,
             FirstSeen: f.first_seen_at.toISOString(),
             LastSeen: f.last_seen_at.toISOString(),
+          })),
+          TotalCount: page.totalCount,
+        };
+      },
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: '/assets/installedsoftware/withStartIndex/:StartIndex/andPageSize/:PageSize',
+      channels: integration,
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: 'listInstalledSoftwareByOffset',
+        summary: 'The software installed on an asset by offset, as the original service lists it',
+        description:
+          'VulnerabilitiesHigh counts Critical and High open findings in the package. An empty categoryName, or "All", lists every category.',
+        tags,
+        params: Paging,
+        body: Type.Object(
+          {
+            AssetHostId: Type.String({ format: 'uuid' }),
+            categoryName: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
+            SortPrimary: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
+          },
+          { additionalProperties: true },
+        ),
+        response: {
+          200: Type.Object({
+            Items: Type.Array(
+              Type.Object({
+                Id: Type.String(),
+                Name: Type.String(),
+                Version: Type.String(),
+                Category: Type.String(),
+                VulnerabilitiesHigh: Type.Integer(),
+                VulnerabilitiesMedium: Type.Integer(),
+                VulnerabilitiesLow: Type.Integer(),
+              }),
+            ),
+            TotalCount: Type.Integer(),
+          }),
+        },
+      },
+      handler: async (request) => {
+        const { StartIndex, PageSize } = request.params;
+        const { AssetHostId, categoryName } = request.body;
+        const category = categoryName && categoryName.toLowerCase() !== 'all' ? categoryName : undefined;
+        const page = await software.listOffset(
+          contextOf(request),
+          AssetHostId,
+          { category },
+          StartIndex,
+          PageSize,
+        );
+        return {
+          Items: page.items.map((s) => ({
+            Id: s.id,
+            Name: s.name,
+            Version: s.version,
+            Category: s.category,
+            VulnerabilitiesHigh: Number(s.critical ?? 0) + Number(s.high ?? 0),
+            VulnerabilitiesMedium: Number(s.medium ?? 0),
+            VulnerabilitiesLow: Number(s.low ?? 0),
           })),
           TotalCount: page.totalCount,
         };

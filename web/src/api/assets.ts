@@ -138,3 +138,32 @@ export function useAssetServices(id: string, enabled: boolean) {
     enabled,
   });
 }
+
+export interface InstalledSoftware {
+  Id: string;
+  AssetId: string;
+  Name: string;
+  Version: string;
+  Vendor: string | null;
+  Category: string;
+  Cpe: string | null;
+  Purl: string | null;
+  FirstSeen: string;
+  LastSeen: string;
+  OpenFindings: { Critical: number; High: number; Medium: number; Low: number };
+}
+
+/** The software installed on an asset, by name, a page at a time. */
+export function useAssetSoftware(id: string, search: string) {
+  return useInfiniteQuery({
+    queryKey: [...assetsKey, 'software', id, search],
+    queryFn: ({ pageParam, signal }) =>
+      api<Page<InstalledSoftware>>(`/assets/${encodeURIComponent(id)}/software`, {
+        query: { Search: search || undefined, PageSize: PAGE_SIZE, Cursor: pageParam },
+        signal,
+      }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.NextCursor ?? undefined,
+    placeholderData: keepPreviousData,
+  });
+}

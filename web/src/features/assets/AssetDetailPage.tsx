@@ -33,6 +33,7 @@ import { IconTrash, IconWorld } from '../../icons';
 import { FindingsTable } from '../findings/FindingsTable';
 import { addressesOf } from './AssetsPage';
 import { ServicesCard } from './ServicesCard';
+import { SoftwareCard } from './SoftwareCard';
 
 export default function AssetDetailPage() {
   const { id = '' } = useParams();
@@ -141,6 +142,8 @@ function AssetView({ asset }: { asset: AssetDetail }) {
       <SeverityCounts assetId={asset.Id} />
 
       {asset.Kind === 'Host' && <ServicesCard assetId={asset.Id} />}
+
+      <SoftwareCard assetId={asset.Id} />
 
       <section aria-labelledby="asset-findings-title">
         <Title order={2} size="h4" id="asset-findings-title" mb="sm">

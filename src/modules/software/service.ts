@@ -1,0 +1,119 @@
+import { AppError, invalid } from '../../http/problems/app-error.js';
+import { Problems } from '../../http/problems/types.js';
+import type { Clock } from '../../lib/clock.js';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { uuidv7 } from '../../lib/uuidv7.js';
+import type { AssetService } from '../assets/service.js';
+import type { ServiceContext } from '../context.js';
+import type { Page } from '../users/service.js';
+import type { SoftwareFilter, SoftwareRepository, SoftwareRow } from './repository.js';
+
+/** What kind of software it is; clients filter by it. */
+export const SOFTWARE_CATEGORIES = [
+  'OperatingSystem',
+  'Application',
+  'OsPackage',
+  'Library',
+  'Firmware',
+  'Other',
+] as const;
+export type SoftwareCategory = (typeof SOFTWARE_CATEGORIES)[number];
+
+/** What a report or a person says is installed on an asset. */
+export interface SoftwareInput {
+  name: string;
+  version?: string;
+  vendor?: string;
+  category?: SoftwareCategory;
+  cpe?: string;
+  purl?: string;
+  seenAt?: Date;
+}
+
+const CPE = /^cpe:(2\.3:[aho]:|\/[aho]:)/;
+const PURL = /^pkg:[a-z][a-z0-9.+-]*\/\S+$/i;
+
+export class SoftwareService {
+  constructor(
+    private readonly repo: SoftwareRepository,
+    private readonly assets: AssetService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Records software installed on an asset: 'inserted' says whether it was new. */
+  async observe(ctx: ServiceContext, assetId: string, input: SoftwareInput) {
+    await this.assets.get(ctx, assetId);
+    const name = input.name.trim();
+    if (!name) throw invalid('/Name', 'must not be blank');
+    if (input.cpe && !CPE.test(input.cpe)) throw invalid('/Cpe', 'is not a CPE name (cpe:2.3:… or cpe:/…)');
+    if (input.purl && !PURL.test(input.purl))
+      throw invalid('/Purl', 'is not a package URL (pkg:type/name@version)');
+    const { id, inserted } = await this.repo.upsert(ctx.organizationId, uuidv7(), assetId, {
+      name: name.slice(0, 255),
+      version: input.version?.trim().slice(0, 100) ?? '',
+      vendor: input.vendor?.trim().slice(0, 255) || null,
+      category: input.category ?? 'Application',
+      cpe: input.cpe ?? null,
+      purl: input.purl ?? null,
+      seenAt: input.seenAt ?? this.clock(),
+    });
+    const row = await this.repo.findById(ctx.organizationId, assetId, id);
+    if (!row) throw new Error(`software ${id} vanished after it was written`);
+    return { row, inserted };
+  }
+
+  async list(
+    ctx: ServiceContext,
+    assetId: string,
+    filter: SoftwareFilter,
+    pageSize: number,
+    cursor?: string,
+  ): Promise<Page<SoftwareRow>> {
+    await this.assets.get(ctx, assetId);
+    let after: { name: string; version: string; id: string } | undefined;
+    if (cursor) {
+      const key = decodeCursor(cursor, ['Name', 'Version', 'Id']);
+      if (!key)
+        throw AppError.of(
+          Problems.ValidationFailed,
+          'Cursor is not valid; pass the NextCursor of a previous page.',
+        );
+      after = { name: key.Name, version: key.Version, id: key.Id };
+    }
+    const [rows, totalCount] = await Promise.all([
+      this.repo.listPage(ctx.organizationId, assetId, filter, pageSize + 1, after),
+      this.repo.count(ctx.organizationId, assetId, filter),
+    ]);
+    const items = rows.slice(0, pageSize);
+    const last = items[items.length - 1];
+    return {
+      items,
+      nextCursor:
+        rows.length > pageSize && last
+          ? encodeCursor({ Name: last.name.toLowerCase(), Version: last.version, Id: last.id })
+          : null,
+      totalCount,
+    };
+  }
+
+  async listOffset(
+    ctx: ServiceContext,
+    assetId: string,
+    filter: SoftwareFilter,
+    offset: number,
+    limit: number,
+  ) {
+    await this.assets.get(ctx, assetId);
+    const [items, totalCount] = await Promise.all([
+      this.repo.listOffset(ctx.organizationId, assetId, filter, offset, limit),
+      this.repo.count(ctx.organizationId, assetId, filter),
+    ]);
+    return { items, totalCount };
+  }
+
+  async remove(ctx: ServiceContext, assetId: string, id: string): Promise<void> {
+    await this.assets.get(ctx, assetId);
+    if (!(await this.repo.delete(ctx.organizationId, assetId, id)))
+      throw AppError.of(Problems.NotFound, `No software ${id} on asset ${assetId}.`);
+  }
+}
