@@ -1,0 +1,329 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authHeaders, buildTestApp, type Credentials, type TestApp } from '../helpers/app.js';
+import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
+
+/**
+ * Every route, swept: an Admin of organisation B aims each route that takes an id at
+ * organisation A's resources and gets 404; every list, count and export B can read holds none
+ * of A's ids or names; and A's data is the same afterwards. A new route that takes an id fails
+ * this test until it is added to FOREIGN_CALLS, so no route escapes the sweep.
+ */
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+interface Ids {
+  asset: string;
+  webApp: string;
+  software: string;
+  finding: string;
+  vulnerability: string;
+  pluginId: string;
+  ticket: string;
+  user: string;
+  apiKey: string;
+}
+interface Call {
+  path: (a: Ids) => string;
+  body?: (a: Ids, b: Ids) => unknown;
+}
+
+// Routes (channel prefix left out) that name a resource, with the call that aims them at A.
+const FOREIGN_CALLS: Record<string, Call> = {
+  'GET /assets/:Id': { path: (a) => `/assets/${a.asset}` },
+  'PATCH /assets/:Id': { path: (a) => `/assets/${a.asset}`, body: () => ({ Criticality: 1 }) },
+  'DELETE /assets/:Id': { path: (a) => `/assets/${a.webApp}` },
+  'GET /assets/:Id/services': { path: (a) => `/assets/${a.asset}/services` },
+  'POST /assets/:Id/services': {
+    path: (a) => `/assets/${a.asset}/services`,
+    body: () => ({ Port: 8080, Protocol: 'tcp' }),
+  },
+  'GET /assets/:Id/software': { path: (a) => `/assets/${a.asset}/software` },
+  'POST /assets/:Id/software': { path: (a) => `/assets/${a.asset}/software`, body: () => ({ Name: 'evil' }) },
+  'DELETE /assets/:Id/software/:SoftwareId': { path: (a) => `/assets/${a.asset}/software/${a.software}` },
+  'GET /assethosts/asset/:AssetId': { path: (a) => `/assethosts/asset/${a.asset}` },
+  'POST /assets/:AssetId/reports/latest/vulnerabilitiesandfindings/withStartIndex/:StartIndex/andPageSize/:PageSize':
+    {
+      path: (a) =>
+        `/assets/${a.asset}/reports/latest/vulnerabilitiesandfindings/withStartIndex/0/andPageSize/10`,
+      body: () => ({ Findings: 'All' }),
+    },
+  'POST /assets/installedsoftware/withStartIndex/:StartIndex/andPageSize/:PageSize': {
+    path: () => '/assets/installedsoftware/withStartIndex/0/andPageSize/10',
+    body: (a) => ({ AssetHostId: a.asset, SortPrimary: 'Name' }),
+  },
+  'GET /findings/:Id': { path: (a) => `/findings/${a.finding}` },
+  'POST /findings/:Id/state': {
+    path: (a) => `/findings/${a.finding}/state`,
+    body: () => ({ State: 'FalsePositive', Justification: 'not ours' }),
+  },
+  'POST /findings/:Id/severity': {
+    path: (a) => `/findings/${a.finding}/severity`,
+    body: () => ({ Severity: 'Low', Reason: 'not ours' }),
+  },
+  'GET /vulnerabilities/:Id': { path: (a) => `/vulnerabilities/${a.vulnerability}` },
+  'GET /vulnerabilities/systemscan/:PluginGuidId/detailed': {
+    path: (a) => `/vulnerabilities/systemscan/${a.pluginId}/detailed`,
+  },
+  'GET /tickets/:Id': { path: (a) => `/tickets/${a.ticket}` },
+  'PATCH /tickets/:Id': { path: (a) => `/tickets/${a.ticket}`, body: () => ({ State: 'Closed' }) },
+  'POST /tickets/:Id/comments': {
+    path: (a) => `/tickets/${a.ticket}/comments`,
+    body: () => ({ Body: 'hi' }),
+  },
+  'POST /tickets/:Id/findings/link': {
+    path: (a) => `/tickets/${a.ticket}/findings/link`,
+    body: (_a, b) => ({ FindingIds: [b.finding] }),
+  },
+  'POST /tickets/:Id/findings/unlink': {
+    path: (a) => `/tickets/${a.ticket}/findings/unlink`,
+    body: (a) => ({ FindingIds: [a.finding] }),
+  },
+  'PATCH /users/:Id': { path: (a) => `/users/${a.user}`, body: () => ({ Role: 'ReadOnly' }) },
+  'POST /users/:Id/password': { path: (a) => `/users/${a.user}/password`, body: () => ({}) },
+  'DELETE /apikeys/:Id': { path: (a) => `/apikeys/${a.apiKey}` },
+};
+
+// Routes with path parameters that name no resource (offset paging of the caller's own data).
+const PAGING_ONLY = new Set(['POST /assets/withstartindex/:StartIndex/andpagesize/:PageSize']);
+
+// Calls on B's own resources, or creating new ones, whose body names one of A's.
+const FOREIGN_REFERENCES: {
+  name: string;
+  method: Method;
+  path: (b: Ids) => string;
+  body: (a: Ids, b: Ids) => unknown;
+}[] = [
+  {
+    name: 'a finding on A’s asset',
+    method: 'POST',
+    path: () => '/findings',
+    body: (a) => ({ AssetId: a.asset, Vulnerability: { Title: 'x', Severity: 'Low' } }),
+  },
+  {
+    name: 'a finding of A’s vulnerability',
+    method: 'POST',
+    path: () => '/findings',
+    body: (a, b) => ({ AssetId: b.asset, VulnerabilityId: a.vulnerability }),
+  },
+  {
+    name: 'a ticket for A’s finding',
+    method: 'POST',
+    path: () => '/tickets',
+    body: (a) => ({ Title: 'x', FindingIds: [a.finding] }),
+  },
+  {
+    name: 'a ticket assigned to A’s user',
+    method: 'POST',
+    path: () => '/tickets',
+    body: (a) => ({ Title: 'x', AssigneeId: a.user }),
+  },
+  {
+    name: 'linking A’s finding to B’s ticket',
+    method: 'POST',
+    path: (b) => `/tickets/${b.ticket}/findings/link`,
+    body: (a) => ({ FindingIds: [a.finding] }),
+  },
+  {
+    name: 'assigning B’s ticket to A’s user',
+    method: 'PATCH',
+    path: (b) => `/tickets/${b.ticket}`,
+    body: (a) => ({ AssigneeId: a.user }),
+  },
+  {
+    name: 'B’s asset owned by A’s user',
+    method: 'PATCH',
+    path: (b) => `/assets/${b.asset}`,
+    body: (a) => ({ OwnerId: a.user }),
+  },
+  {
+    name: 'B’s findings linked to A’s ticket in bulk',
+    method: 'POST',
+    path: () => '/findings/bulk/ticket',
+    body: (a) => ({ Filter: {}, TicketId: a.ticket }),
+  },
+];
+
+const A_MARK = 'alpha-secret';
+
+describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => {
+  let tdb: TestDatabase;
+  let t: TestApp;
+  let adminA: Credentials;
+  let adminB: Credentials;
+  let a: Ids;
+  let b: Ids;
+
+  const call = (who: Credentials, method: Method, url: string, body?: unknown, accept?: string) =>
+    t.app.inject({
+      method,
+      url,
+      headers: {
+        ...authHeaders(who),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(accept ? { accept } : {}),
+      },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+  const ok = async (who: Credentials, method: Method, url: string, body?: unknown) => {
+    const res = await call(who, method, `/api/latest${url}`, body);
+    expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
+    return res.json();
+  };
+
+  // An organisation with one of everything, named so that a leak is easy to spot.
+  const populate = async (admin: Credentials, mark: string): Promise<Ids> => {
+    const asset = await ok(admin, 'POST', '/assets', {
+      Kind: 'Host',
+      Name: `${mark}-host`,
+      Fqdn: `${mark}.example.com`,
+      IpAddresses: ['10.77.0.1'],
+    });
+    const webApp = await ok(admin, 'POST', '/assets', {
+      Kind: 'WebApplication',
+      Url: `https://${mark}.example.com/`,
+    });
+    await ok(admin, 'POST', `/assets/${asset.Id}/services`, {
+      Port: 22,
+      Protocol: 'tcp',
+      Product: `${mark}-sshd`,
+    });
+    const software = await ok(admin, 'POST', `/assets/${asset.Id}/software`, {
+      Name: `${mark}-pkg`,
+      Version: '1',
+    });
+    const finding = await ok(admin, 'POST', '/findings', {
+      AssetId: asset.Id,
+      Vulnerability: {
+        Title: `${mark} vulnerability`,
+        Severity: 'High',
+        Cve: ['CVE-2024-6387'],
+      },
+      Location: { Kind: 'Port', Port: 22, Protocol: 'tcp' },
+    });
+    const detail = await ok(admin, 'GET', `/findings/${finding.Id}`);
+    const ticket = await ok(admin, 'POST', '/tickets', { Title: `${mark} ticket`, FindingIds: [finding.Id] });
+    await ok(admin, 'POST', `/tickets/${ticket.Id}/comments`, { Body: `${mark} comment` });
+    const user = await ok(admin, 'POST', '/users', {
+      Email: `${mark}@example.com`,
+      Name: `${mark} user`,
+      Role: 'Analyst',
+    });
+    const keys = await ok(admin, 'GET', '/apikeys');
+    return {
+      asset: asset.Id,
+      webApp: webApp.Id,
+      software: software.Id,
+      finding: finding.Id,
+      vulnerability: finding.VulnerabilityId,
+      pluginId: detail.PluginGuidId ?? finding.VulnerabilityId,
+      ticket: ticket.Id,
+      user: user.Id,
+      apiKey: keys.Items[0].Id,
+    };
+  };
+
+  // What A can see of its own data; the sweep must leave it exactly so.
+  const snapshot = async () => ({
+    asset: await ok(adminA, 'GET', `/assets/${a.asset}`),
+    webApp: await ok(adminA, 'GET', `/assets/${a.webApp}`),
+    services: await ok(adminA, 'GET', `/assets/${a.asset}/services`),
+    software: await ok(adminA, 'GET', `/assets/${a.asset}/software`),
+    finding: await ok(adminA, 'GET', `/findings/${a.finding}`),
+    ticket: await ok(adminA, 'GET', `/tickets/${a.ticket}`),
+    users: await ok(adminA, 'GET', '/users'),
+    keys: await ok(adminA, 'GET', '/apikeys'),
+    settings: await ok(adminA, 'GET', '/settings'),
+  });
+
+  beforeAll(async () => {
+    tdb = await newTestDatabase(kind);
+    t = await buildTestApp(tdb.database);
+    adminA = t.admin;
+    adminB = await t.userWithKey('Admin', await t.services.organizations.create('Bravo'));
+    a = await populate(adminA, A_MARK);
+    b = await populate(adminB, 'bravo');
+  });
+  afterAll(async () => {
+    await t?.close();
+    await tdb?.drop();
+  });
+
+  it('answers 404 to every route aimed at the other organisation’s resources, and changes nothing', async () => {
+    const before = await snapshot();
+    const swept: string[] = [];
+    const unswept: string[] = [];
+    for (const r of t.routes) {
+      if (!r.channel || r.method === 'HEAD' || !r.url.includes('/:')) continue;
+      const key = `${r.method} ${r.url.replace(`/api/${r.channel}`, '')}`;
+      if (PAGING_ONLY.has(key)) continue;
+      const foreign = FOREIGN_CALLS[key];
+      if (!foreign) {
+        unswept.push(key);
+        continue;
+      }
+      const url = `/api/${r.channel}${foreign.path(a)}`;
+      const res = await call(adminB, r.method as Method, url, foreign.body?.(a, b));
+      expect(res.statusCode, `${r.method} ${url}: ${res.body}`).toBe(404);
+      expect(res.body).not.toContain(A_MARK);
+      swept.push(`${r.channel} ${key}`);
+    }
+    expect(unswept, 'routes that take an id but are not in FOREIGN_CALLS').toEqual([]);
+    expect(swept.length).toBeGreaterThanOrEqual(40);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('answers 404 when a body names the other organisation’s resources, and changes nothing', async () => {
+    const before = await snapshot();
+    for (const c of FOREIGN_REFERENCES) {
+      const res = await call(adminB, c.method, `/api/latest${c.path(b)}`, c.body(a, b));
+      expect(res.statusCode, `${c.name}: ${res.body}`).toBe(404);
+      expect(res.body).not.toContain(A_MARK);
+    }
+    const ticketB = await ok(adminB, 'GET', `/tickets/${b.ticket}`);
+    expect(JSON.stringify(ticketB)).not.toContain(a.finding);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('lists, counts and exports only the caller’s own data, in both channels', async () => {
+    const aIds = Object.values(a);
+    let lists = 0;
+    for (const r of t.routes) {
+      if (!r.channel || r.method !== 'GET' || r.url.includes('/:') || (r.access && 'public' in r.access))
+        continue;
+      if (r.access && 'via' in r.access && !r.access.via?.includes('apiKey')) continue;
+      for (const accept of ['application/json', 'text/csv']) {
+        const res = await call(adminB, 'GET', r.url, undefined, accept);
+        expect(res.statusCode, `${r.url} (${accept})`).toBe(200);
+        expect(res.body, `${r.url} (${accept})`).not.toContain(A_MARK);
+        for (const id of aIds) expect(res.body, `${r.url} (${accept}) names ${id}`).not.toContain(id);
+      }
+      lists += 1;
+    }
+    expect(lists).toBeGreaterThanOrEqual(16);
+
+    // Filters that name A's resources match nothing of B's and reveal nothing of A's.
+    for (const query of [`AssetId=${a.asset}`, `VulnerabilityId=${a.vulnerability}`, 'Search=alpha-secret']) {
+      const page = await ok(adminB, 'GET', `/findings?${query}&IncludeTotal=true`);
+      expect(page.Items, query).toEqual([]);
+      expect(page.TotalCount, query).toBe(0);
+    }
+    const counted = await ok(adminB, 'GET', '/findings?IncludeTotal=true');
+    expect(counted.TotalCount).toBe(1);
+    const radarAssets = (
+      await call(adminB, 'POST', '/api/integration/assets/withstartindex/0/andpagesize/100', {})
+    ).json();
+    expect(radarAssets.TotalCount).toBe(2);
+    expect(JSON.stringify(radarAssets)).not.toContain(A_MARK);
+
+    // Bulk actions over "everything" touch only B's own findings and assets.
+    const bulk = await ok(adminB, 'POST', '/findings/bulk/state', {
+      Filter: {},
+      State: 'FalsePositive',
+      Justification: 'sweep',
+    });
+    expect(bulk).toMatchObject({ Matched: 1, Changed: 1 });
+    const tagged = await ok(adminB, 'POST', '/assets/bulk/tags', { Filter: {}, Add: ['swept'] });
+    expect(tagged.Changed).toBe(2);
+    expect((await ok(adminA, 'GET', `/findings/${a.finding}`)).State).toBe('Open');
+    expect((await ok(adminA, 'GET', `/assets/${a.asset}`)).Tags).not.toContain('swept');
+  });
+});
