@@ -19,6 +19,7 @@ import { registerThrottle } from './http/throttle.js';
 import type { TypedApp } from './http/types.js';
 import { registerValidators } from './http/validation.js';
 import { registerWebApp } from './http/web-app.js';
+import { defaultRegistry } from './importers/index.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './lib/invalidation-bus.js';
 import { accountRoutes } from './modules/account/routes.js';
@@ -35,6 +36,9 @@ import { demoRoutes } from './modules/demo/routes.js';
 import { FindingRepository } from './modules/findings/repository.js';
 import { findingRoutes } from './modules/findings/routes.js';
 import { FindingService } from './modules/findings/service.js';
+import { ImportRepository } from './modules/imports/repository.js';
+import { importRoutes } from './modules/imports/routes.js';
+import { ImportService } from './modules/imports/service.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
 import { radarCompatRoutes } from './modules/radar-compat/routes.js';
@@ -68,6 +72,8 @@ export interface AppOptions {
   clock?: Clock;
   /** The built web app (default dist/web); served when it exists. */
   webDir?: string;
+  /** Mark imports a stopped process left unfinished as Failed at start (default true). */
+  failInterruptedImports?: boolean;
   /** Defaults to JSON logs on stdout at config.logLevel; tests pass false. */
   logger?: false | FastifyServerOptions['loggerInstance'];
 }
@@ -77,6 +83,7 @@ export interface Services {
   software: SoftwareService;
   tickets: TicketService;
   findings: FindingService;
+  imports: ImportService;
   settings: SettingsService;
   vulnerabilities: VulnerabilityService;
   sessions: SessionService;
@@ -140,6 +147,15 @@ export function buildServices(
   );
   const tickets = new TicketService(new TicketRepository(database.db), users, clock);
   findings.onStateChanged((organizationId, ids) => tickets.findingsChanged(organizationId, ids));
+  const imports = new ImportService(
+    new ImportRepository(database.db),
+    defaultRegistry(),
+    assets,
+    settings,
+    audit,
+    clock,
+    (organizationId, ids) => tickets.findingsChanged(organizationId, ids),
+  );
   return {
     audit,
     users,
@@ -149,6 +165,7 @@ export function buildServices(
     settings,
     vulnerabilities,
     findings,
+    imports,
     tickets,
     apiKeys,
     organizations: new OrganizationService(new OrganizationRepository(database.db)),
@@ -231,6 +248,7 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     assetRoutes(services.assets),
     softwareRoutes(services.software),
     findingRoutes(services.findings, services.tickets),
+    importRoutes(services.imports, { maxBytes: config.importMaxBytes, directory: config.importDir }),
     settingsRoutes(services.settings),
     ticketRoutes(services.tickets),
     vulnerabilityRoutes(services.vulnerabilities),
@@ -272,9 +290,20 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
       .catch((error) => app.log.warn({ err: error }, 'could not record API key use'));
   }, config.lastUsedFlushSeconds * 1000);
   flushTimer.unref();
+  // Imports whose process stopped: at once with the embedded database (only this process uses
+  // it), else once their heartbeat is two minutes old; checked now and every minute.
+  const failInterrupted = (staleSeconds: number) =>
+    services.imports
+      .failInterrupted(staleSeconds)
+      .catch((error) => app.log.warn({ err: error }, 'could not end interrupted imports'));
+  if (options.failInterruptedImports !== false) await failInterrupted(database.kind === 'embedded' ? 0 : 120);
+  const importTimer = setInterval(() => failInterrupted(120), 60_000);
+  importTimer.unref();
   app.addHook('onClose', async () => {
     clearInterval(flushTimer);
     clearInterval(expiryTimer);
+    clearInterval(importTimer);
+    await services.imports.idle();
     await services.apiKeys
       .flushLastUsed()
       .catch((error) => app.log.warn({ err: error }, 'could not record API key use'));

@@ -35,6 +35,10 @@ export const ENV_VARS = {
   RAMPART_DEPRECATIONS:
     'Extra deprecations as JSON, or @path to a JSON file: [{"Method","Path","Channel","MarkedOn","RemovalOn"?,"Replacement"}].',
   RAMPART_BODY_LIMIT: 'Largest accepted request body in bytes (default 1048576).',
+  RAMPART_IMPORT_MAX_BYTES:
+    'Largest scanner report accepted by an import, in bytes, before and after gzip decompression (default 1073741824 = 1 GiB).',
+  RAMPART_IMPORT_DIR:
+    'Folder where uploaded reports wait while they are imported; each is deleted when its import ends (default: the system temporary folder).',
   RAMPART_TRUST_PROXY: 'true when behind a reverse proxy that sets X-Forwarded-For (default false).',
   RAMPART_SHUTDOWN_TIMEOUT: 'Seconds to drain requests on SIGTERM/SIGINT before forcing exit (default 10).',
   RAMPART_ADMIN_EMAIL: 'Email of the Admin that `serve` makes sure exists (default admin@rampart.local).',
@@ -101,6 +105,8 @@ export const ConfigSchema = Type.Object({
   lastUsedFlushSeconds: PositiveInt(60, 86400),
   deprecations: Type.Array(DeprecationConfig, { default: [] }),
   bodyLimit: PositiveInt(1024 * 1024),
+  importMaxBytes: Type.Integer({ minimum: 1024, maximum: 64 * 1024 ** 3, default: 1024 ** 3 }),
+  importDir: Type.Optional(Type.String({ minLength: 1 })),
   trustProxy: Type.Boolean({ default: false }),
   shutdownTimeoutSeconds: PositiveInt(10, 600),
   adminEmail: Type.String({ format: 'email', default: 'admin@rampart.local' }),
@@ -125,6 +131,8 @@ const SOURCES: Record<
   RAMPART_HOST: { field: 'host', kind: 'string' },
   RAMPART_BASE_URL: { field: 'baseUrl', kind: 'string' },
   RAMPART_DATA_DIR: { field: 'dataDir', kind: 'string' },
+  RAMPART_IMPORT_MAX_BYTES: { field: 'importMaxBytes', kind: 'int' },
+  RAMPART_IMPORT_DIR: { field: 'importDir', kind: 'string' },
   DATABASE_URL: { field: 'databaseUrl', kind: 'string' },
   RAMPART_DB_POOL_SIZE: { field: 'dbPoolSize', kind: 'int' },
   REDIS_URL: { field: 'redisUrl', kind: 'string' },

@@ -10,6 +10,7 @@ import {
   orgListCommand,
   userCreateCommand,
 } from './cli/commands.js';
+import { importCommand } from './cli/import.js';
 import type { CliEnv } from './cli/runtime.js';
 import { serveCommand } from './cli/serve.js';
 import { ConfigError } from './config.js';
@@ -89,6 +90,22 @@ function buildProgram(cli: CliEnv, onServe: (stop: () => Promise<void>) => void)
       .option('--org <orgId>', 'organisation id (default: the first organisation)')
       .option('--remove', 'remove the demo data instead'),
   ).action(run((o) => demoCommand(cli, o as never)));
+  json(
+    program
+      .command('import')
+      .description(
+        'import a scanner report (any supported format, gzip welcome) and wait for the result; ' +
+          "with --server it goes through that server's API using RAMPART_ACCESS_KEY and RAMPART_SECRET_KEY",
+      )
+      .argument('<file>', 'the report')
+      .option('--format <format>', 'the report format (default: detected from the content)')
+      .option(
+        '--scope <name>',
+        're-import scope: findings of this scope missing from the report become Fixed',
+      )
+      .option('--server <url>', 'a running Rampart, e.g. https://rampart.example.com')
+      .option('--org <orgId>', 'organisation id, without --server (default: the first organisation)'),
+  ).action(run((o, c) => importCommand(cli, c.args[0] as string, o as never)));
   return program;
 }
 

@@ -184,6 +184,7 @@ export interface FindingsTable {
   due_at: Timestamp | null;
   evidence: string | null;
   source: string;
+  scope_name: string | null;
   tool_finding_id: string | null;
   first_seen_at: Timestamp;
   last_seen_at: Timestamp;
@@ -288,6 +289,93 @@ export interface AssetSoftwareTable {
   last_seen_at: Timestamp;
 }
 
+export interface ImportsTable {
+  organization_id: string;
+  id: string;
+  state: 'Queued' | 'Running' | 'Completed' | 'Failed';
+  format: string | null;
+  format_confidence: string | null;
+  scope_name: string | null;
+  file_name: string | null;
+  file_sha256: string;
+  file_size: ColumnType<string, number | string, number | string>;
+  actor_type: string;
+  actor_id: string | null;
+  counts: ColumnType<Record<string, number>, string, string>;
+  warnings: string[];
+  error: string | null;
+  created_at: Timestamp;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+  heartbeat_at: Timestamp;
+}
+
+export interface ImportAssetsTable {
+  organization_id: string;
+  import_id: string;
+  asset_key: string;
+  input: ColumnType<Record<string, unknown>, string, string>;
+  asset_id: string | null;
+}
+
+export interface ImportVulnerabilitiesTable {
+  organization_id: string;
+  import_id: string;
+  vulnerability_key: string;
+  input: ColumnType<Record<string, unknown>, string, string>;
+  vulnerability_id: string | null;
+}
+
+export interface ImportFindingsTable {
+  organization_id: string;
+  import_id: string;
+  seq: number;
+  asset_key: string;
+  vulnerability_key: string;
+  location_key: string;
+  location_kind: string;
+  port: number | null;
+  protocol: string | null;
+  url: string | null;
+  parameter: string | null;
+  file_path: string | null;
+  line: number | null;
+  package_name: string | null;
+  package_version: string | null;
+  title: string;
+  severity: string;
+  evidence: string | null;
+  tool_finding_id: string | null;
+  state: string | null;
+  state_reason: string | null;
+}
+
+export interface ImportServicesTable {
+  organization_id: string;
+  import_id: string;
+  asset_key: string;
+  port: number;
+  protocol: string;
+  name: string | null;
+  product: string | null;
+  version: string | null;
+  cpe: string | null;
+  banner: string | null;
+}
+
+export interface ImportSoftwareTable {
+  organization_id: string;
+  import_id: string;
+  asset_key: string;
+  name_key: string;
+  version: string;
+  name: string;
+  vendor: string | null;
+  category: string;
+  cpe: string | null;
+  purl: string | null;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -299,6 +387,12 @@ export interface DB {
   asset_identifiers: AssetIdentifiersTable;
   asset_services: AssetServicesTable;
   asset_software: AssetSoftwareTable;
+  imports: ImportsTable;
+  import_assets: ImportAssetsTable;
+  import_vulnerabilities: ImportVulnerabilitiesTable;
+  import_findings: ImportFindingsTable;
+  import_services: ImportServicesTable;
+  import_software: ImportSoftwareTable;
   vulnerabilities: VulnerabilitiesTable;
   findings: FindingsTable;
   finding_events: FindingEventsTable;

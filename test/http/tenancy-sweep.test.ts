@@ -20,6 +20,7 @@ interface Ids {
   ticket: string;
   user: string;
   apiKey: string;
+  import: string;
 }
 interface Call {
   path: (a: Ids) => string;
@@ -80,6 +81,7 @@ const FOREIGN_CALLS: Record<string, Call> = {
   'PATCH /users/:Id': { path: (a) => `/users/${a.user}`, body: () => ({ Role: 'ReadOnly' }) },
   'POST /users/:Id/password': { path: (a) => `/users/${a.user}/password`, body: () => ({}) },
   'DELETE /apikeys/:Id': { path: (a) => `/apikeys/${a.apiKey}` },
+  'GET /imports/:Id': { path: (a) => `/imports/${a.import}` },
 };
 
 // Routes with path parameters that name no resource (offset paging of the caller's own data).
@@ -208,6 +210,19 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       Role: 'Analyst',
     });
     const keys = await ok(admin, 'GET', '/apikeys');
+    const report = `<?xml version="1.0" ?><NessusClientData_v2><Report name="${mark}"><ReportHost name="10.78.0.1">
+<HostProperties><tag name="host-ip">10.78.0.1</tag><tag name="host-fqdn">${mark}-scanned.example.com</tag></HostProperties>
+<ReportItem port="80" svc_name="www" protocol="tcp" severity="2" pluginID="777001" pluginName="${mark} imported">
+<plugin_output>${mark}</plugin_output></ReportItem></ReportHost></Report></NessusClientData_v2>`;
+    const submitted = await t.app.inject({
+      method: 'POST',
+      url: '/api/latest/imports',
+      headers: { ...authHeaders(admin), 'content-type': 'application/xml' },
+      payload: report,
+    });
+    expect(submitted.statusCode).toBe(202);
+    await t.services.imports.settled(submitted.json().Id);
+    expect((await ok(admin, 'GET', `/imports/${submitted.json().Id}`)).State).toBe('Completed');
     return {
       asset: asset.Id,
       webApp: webApp.Id,
@@ -218,6 +233,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       ticket: ticket.Id,
       user: user.Id,
       apiKey: keys.Items[0].Id,
+      import: submitted.json().Id,
     };
   };
 
@@ -232,6 +248,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     users: await ok(adminA, 'GET', '/users'),
     keys: await ok(adminA, 'GET', '/apikeys'),
     settings: await ok(adminA, 'GET', '/settings'),
+    imports: await ok(adminA, 'GET', '/imports'),
   });
 
   beforeAll(async () => {
@@ -307,11 +324,11 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       expect(page.TotalCount, query).toBe(0);
     }
     const counted = await ok(adminB, 'GET', '/findings?IncludeTotal=true');
-    expect(counted.TotalCount).toBe(1);
+    expect(counted.TotalCount).toBe(2);
     const radarAssets = (
       await call(adminB, 'POST', '/api/integration/assets/withstartindex/0/andpagesize/100', {})
     ).json();
-    expect(radarAssets.TotalCount).toBe(2);
+    expect(radarAssets.TotalCount).toBe(3);
     expect(JSON.stringify(radarAssets)).not.toContain(A_MARK);
 
     // Bulk actions over "everything" touch only B's own findings and assets.
@@ -320,9 +337,9 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       State: 'FalsePositive',
       Justification: 'sweep',
     });
-    expect(bulk).toMatchObject({ Matched: 1, Changed: 1 });
+    expect(bulk).toMatchObject({ Matched: 2, Changed: 2 });
     const tagged = await ok(adminB, 'POST', '/assets/bulk/tags', { Filter: {}, Add: ['swept'] });
-    expect(tagged.Changed).toBe(2);
+    expect(tagged.Changed).toBe(3);
     expect((await ok(adminA, 'GET', `/findings/${a.finding}`)).State).toBe('Open');
     expect((await ok(adminA, 'GET', `/assets/${a.asset}`)).Tags).not.toContain('swept');
   });

@@ -5,6 +5,8 @@ import * as m0003 from './0003_add_uuidv7_function.js';
 import * as m0004 from './0004_add_finding_search.js';
 import * as m0005 from './0005_index_findings_by_risk.js';
 import * as m0006 from './0006_create_asset_software.js';
+import * as m0007 from './0007_create_imports.js';
+import * as m0008 from './0008_index_finding_events_by_import.js';
 
 /** Every migration, in order. Listed explicitly so the same code runs from src/ and dist/. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +16,6 @@ export const migrations: Record<string, Migration> = {
   '0004_add_finding_search': m0004,
   '0005_index_findings_by_risk': m0005,
   '0006_create_asset_software': m0006,
+  '0007_create_imports': m0007,
+  '0008_index_finding_events_by_import': m0008,
 };

@@ -8,6 +8,10 @@ export interface AssetIdentity {
   ipAddresses?: readonly string[];
   macAddresses?: readonly string[];
   url?: string | null;
+  /** ContainerImage: an image reference. */
+  image?: string | null;
+  /** CodeRepository: a repository URL or name. */
+  repository?: string | null;
 }
 
 export interface Identifier {
@@ -61,6 +65,35 @@ export function normaliseUrl(text: string): string | undefined {
 }
 
 /**
+ * An image reference in one spelling: Docker Hub's implied registry and "library/" dropped,
+ * ":latest" added when neither tag nor digest is given, repository part lower case.
+ */
+export function normaliseImage(ref: string): string | undefined {
+  let text = ref.trim();
+  if (!text || /\s/.test(text) || text.length > 512) return undefined;
+  text = text
+    .replace(/^(docker\.io|index\.docker\.io|registry-1\.docker\.io)\//i, '')
+    .replace(/^library\//, '');
+  const at = text.indexOf('@');
+  const lastSlash = text.lastIndexOf('/');
+  const colon = text.indexOf(':', lastSlash + 1);
+  const name = at >= 0 ? text.slice(0, at) : colon >= 0 ? text.slice(0, colon) : text;
+  const suffix = at >= 0 ? text.slice(at) : colon >= 0 ? text.slice(colon) : ':latest';
+  if (!/^[a-z0-9][a-z0-9._\-/:]*$/i.test(name)) return undefined;
+  return `${name.toLowerCase()}${suffix}`;
+}
+
+/** A repository in one spelling: no scheme, credentials, ".git" or trailing slash; lower case. */
+export function normaliseRepository(ref: string): string | undefined {
+  let text = ref.trim();
+  if (!text || text.length > 512) return undefined;
+  text = text.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/^[^@/]+@/, '');
+  text = text.replace(/^([^/:]+):(?!\d)/, '$1/');
+  text = text.replace(/\.git$/i, '').replace(/\/+$/, '');
+  return text ? text.toLowerCase() : undefined;
+}
+
+/**
  * What identifies an asset, strongest first. A bare hostname only counts when nothing stronger
  * is known: "web01" names different machines in different networks.
  */
@@ -71,6 +104,14 @@ export function identifiersOf(identity: AssetIdentity): Identifier[] {
   };
   if (identity.kind === 'WebApplication') {
     add('url', identity.url ? normaliseUrl(identity.url) : undefined);
+    return out;
+  }
+  if (identity.kind === 'ContainerImage') {
+    add('image', identity.image ? normaliseImage(identity.image) : undefined);
+    return out;
+  }
+  if (identity.kind === 'CodeRepository') {
+    add('repository', identity.repository ? normaliseRepository(identity.repository) : undefined);
     return out;
   }
   for (const mac of identity.macAddresses ?? []) add('mac', normaliseMac(mac));

@@ -139,6 +139,8 @@ export const assetRoutes =
           macAddresses: b.MacAddresses,
           operatingSystem: b.OperatingSystem,
           url: b.Url,
+          image: b.Image,
+          repository: b.Repository,
           criticality: b.Criticality,
           internetFacing: b.InternetFacing,
           tags: b.Tags,

@@ -93,6 +93,16 @@ export const CreateAssetSchema = Type.Object(
     MacAddresses: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 16 })),
     OperatingSystem: Type.Optional(Type.String({ maxLength: 255 })),
     Url: Type.Optional(Type.String({ maxLength: 2048 })),
+    Image: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description: 'ContainerImage: e.g. alpine:3.18 or registry/app@sha256:…',
+      }),
+    ),
+    Repository: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 512, description: 'CodeRepository: its URL or name.' }),
+    ),
     Criticality: Type.Optional(Rating),
     InternetFacing: Type.Optional(Type.Boolean()),
     Tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 })),

@@ -1,4 +1,5 @@
-import type { AssetKind } from '../../db/schema.js';
+import type { Transaction } from 'kysely';
+import type { AssetKind, DB } from '../../db/schema.js';
 import { AppError, invalid } from '../../http/problems/app-error.js';
 import { Problems } from '../../http/problems/types.js';
 import type { Clock } from '../../lib/clock.js';
@@ -8,14 +9,17 @@ import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
 import type { Page, UserService } from '../users/service.js';
 import {
+  type Identifier,
   identifiersOf,
   normaliseFqdn,
   normaliseHostname,
+  normaliseImage,
   normaliseIp,
   normaliseMac,
+  normaliseRepository,
   normaliseUrl,
 } from './identity.js';
-import type { AssetListFilter, AssetPatch, AssetRepository, AssetRow } from './repository.js';
+import type { AssetListFilter, AssetPatch, AssetRepository, AssetRow, AssetWrite } from './repository.js';
 
 /** What a report or a person says about an asset. */
 export interface AssetInput {
@@ -28,11 +32,19 @@ export interface AssetInput {
   macAddresses?: string[];
   operatingSystem?: string;
   url?: string;
+  image?: string;
+  repository?: string;
   criticality?: number;
   internetFacing?: boolean;
   tags?: string[];
   source: string;
   seenAt?: Date;
+}
+
+/** An asset report, checked and normalised, ready to be matched and written. */
+export interface PreparedAsset {
+  identifiers: Identifier[];
+  write: AssetWrite;
 }
 
 export type Asset = AssetRow & { identifiers: { kind: string; value: string }[] };
@@ -56,9 +68,49 @@ export class AssetService {
 
   /**
    * Finds the asset a report describes, by any identifier it shares with a known one (FQDN,
-   * address, MAC, URL), and folds the report into it; creates the asset when none matches.
+   * address, MAC, URL, image, repository), and folds the report into it; creates the asset when
+   * none matches.
    */
   async observe(ctx: ServiceContext, input: AssetInput): Promise<{ asset: AssetRow; created: boolean }> {
+    const prepared = this.prepare(input);
+    const result = await this.repo.transaction((trx) => this.observePrepared(ctx, prepared, trx));
+    if (result.created) {
+      await this.audit.record(
+        ctx,
+        'asset.created',
+        { type: 'asset', id: result.asset.id },
+        { name: prepared.write.name, source: input.source },
+      );
+    }
+    return result;
+  }
+
+  /**
+   * The same inside a caller's transaction (an import writes all its assets in one). Identity is
+   * locked per organisation for the rest of the transaction, so two reports of one new host
+   * cannot create it twice.
+   */
+  async observePrepared(
+    ctx: ServiceContext,
+    prepared: PreparedAsset,
+    trx: Transaction<DB>,
+  ): Promise<{ asset: AssetRow; created: boolean }> {
+    await this.repo.lockIdentity(ctx.organizationId, trx);
+    const { identifiers, write } = prepared;
+    const matches = await this.repo.findByIdentifiers(ctx.organizationId, identifiers, trx);
+    // The strongest identifier that matched decides which asset this is.
+    const match = identifiers
+      .map((i) => matches.find((m) => m.kind === i.kind && m.value === i.value))
+      .find((m) => m !== undefined);
+    const asset = match
+      ? await this.repo.merge(ctx.organizationId, match.asset_id, write, trx)
+      : await this.repo.insert(ctx.organizationId, uuidv7(), write, trx);
+    await this.repo.addIdentifiers(ctx.organizationId, asset.id, identifiers, trx);
+    return { asset, created: !match };
+  }
+
+  /** Checks what a report says of an asset and normalises it; throws a 400 naming the field. */
+  prepare(input: AssetInput): PreparedAsset {
     const ipAddresses = (input.ipAddresses ?? []).map((ip) => normaliseIp(ip) ?? '').filter(Boolean);
     if (ipAddresses.length !== (input.ipAddresses ?? []).length)
       throw invalid('/IpAddresses', 'holds a value that is not an IP address');
@@ -74,55 +126,53 @@ export class AssetService {
     const url = input.url ? normaliseUrl(input.url) : undefined;
     if (input.url && !url) throw invalid('/Url', 'is not an http(s) URL');
     if (input.kind === 'WebApplication' && !url) throw invalid('/Url', 'is required for a web application');
+    const image = input.image ? normaliseImage(input.image) : undefined;
+    if (input.image && !image) throw invalid('/Image', 'is not an image reference');
+    if (input.kind === 'ContainerImage' && !image)
+      throw invalid('/Image', 'is required for a container image');
+    const repository = input.repository ? normaliseRepository(input.repository) : undefined;
+    if (input.repository && !repository) throw invalid('/Repository', 'is not a repository');
+    if (input.kind === 'CodeRepository' && !repository)
+      throw invalid('/Repository', 'is required for a code repository');
 
-    const identity = { kind: input.kind, fqdn, hostname, ipAddresses, macAddresses, url };
+    const identity = { kind: input.kind, fqdn, hostname, ipAddresses, macAddresses, url, image, repository };
     const identifiers = identifiersOf(identity);
     if (identifiers.length === 0) {
       throw AppError.of(
         Problems.ValidationFailed,
-        'An asset needs something that identifies it: IpAddresses, Fqdn, Hostname or MacAddresses for a host, Url for a web application.',
+        'An asset needs something that identifies it: IpAddresses, Fqdn, Hostname or MacAddresses for a host, Url for a web application, Image for a container image, Repository for a code repository.',
       );
     }
-    const name = (input.name?.trim() || fqdn || hostname || ipAddresses[0] || url || '').slice(0, 255);
-    const write = {
-      kind: input.kind,
-      name,
-      friendlyName: input.friendlyName ?? null,
-      hostname: hostname ?? (fqdn ? fqdn.split('.')[0] : null),
-      fqdn: fqdn ?? null,
-      domainName: fqdn?.includes('.') ? fqdn.slice(fqdn.indexOf('.') + 1) : null,
-      ipAddresses,
-      macAddresses,
-      operatingSystem: input.operatingSystem?.slice(0, 255) ?? null,
-      url: url ?? null,
-      criticality: input.criticality,
-      internetFacing: input.internetFacing,
-      tags: cleanTags(input.tags),
-      sources: [input.source],
-      seenAt: input.seenAt ?? this.clock(),
+    const name = (
+      input.name?.trim() ||
+      fqdn ||
+      hostname ||
+      ipAddresses[0] ||
+      url ||
+      image ||
+      repository ||
+      ''
+    ).slice(0, 255);
+    return {
+      identifiers,
+      write: {
+        kind: input.kind,
+        name,
+        friendlyName: input.friendlyName ?? null,
+        hostname: hostname ?? (fqdn ? fqdn.split('.')[0] : null),
+        fqdn: fqdn ?? null,
+        domainName: fqdn?.includes('.') ? fqdn.slice(fqdn.indexOf('.') + 1) : null,
+        ipAddresses,
+        macAddresses,
+        operatingSystem: input.operatingSystem?.slice(0, 255) ?? null,
+        url: url ?? null,
+        criticality: input.criticality,
+        internetFacing: input.internetFacing,
+        tags: cleanTags(input.tags),
+        sources: [input.source],
+        seenAt: input.seenAt ?? this.clock(),
+      },
     };
-    const result = await this.repo.transaction(async (trx) => {
-      await this.repo.lockIdentity(ctx.organizationId, trx);
-      const matches = await this.repo.findByIdentifiers(ctx.organizationId, identifiers, trx);
-      // The strongest identifier that matched decides which asset this is.
-      const match = identifiers
-        .map((i) => matches.find((m) => m.kind === i.kind && m.value === i.value))
-        .find((m) => m !== undefined);
-      const asset = match
-        ? await this.repo.merge(ctx.organizationId, match.asset_id, write, trx)
-        : await this.repo.insert(ctx.organizationId, uuidv7(), write, trx);
-      await this.repo.addIdentifiers(ctx.organizationId, asset.id, identifiers, trx);
-      return { asset, created: !match };
-    });
-    if (result.created) {
-      await this.audit.record(
-        ctx,
-        'asset.created',
-        { type: 'asset', id: result.asset.id },
-        { name, source: input.source },
-      );
-    }
-    return result;
   }
 
   /** Records a service (port/protocol) seen on a host, merging with what is known of it. */

@@ -86,6 +86,9 @@ export interface FindingFilter {
   searchAssetIds?: string[];
   /** Vulnerabilities that carry `cve`, resolved by the service before querying. */
   cveVulnerabilityIds?: string[];
+  /** Findings an import created, fixed or reopened (from their history). */
+  importId?: string;
+  importChange?: 'New' | 'Fixed' | 'Reopened';
   ids?: string[];
 }
 
@@ -323,6 +326,18 @@ export class FindingRepository {
       q = q.where((eb) => (assetIds.length ? eb.or([words, eb('f.asset_id', 'in', assetIds)]) : words));
     }
     if (f.ids?.length) q = q.where('f.id', 'in', f.ids);
+    if (f.importId) {
+      const change =
+        f.importChange === 'New'
+          ? sql`e.kind = 'created'`
+          : f.importChange
+            ? sql`e.kind = 'state_changed' and e.to_state = ${f.importChange}`
+            : sql`true`;
+      q = q.where(
+        sql<boolean>`f.id in (select e.finding_id from finding_events e where e.organization_id = f.organization_id
+          and e.details->>'importId' = ${f.importId} and ${change})`,
+      );
+    }
     return q;
   }
 

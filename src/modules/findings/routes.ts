@@ -162,6 +162,8 @@ export const findingRoutes =
           firstSeenAfter: date(q.FirstSeenAfter),
           lastSeenBefore: date(q.LastSeenBefore),
           search: q.Search,
+          importId: q.ImportId,
+          importChange: q.ImportChange,
         };
         const context = contextOf(request);
         if (wantsCsv(request)) {

@@ -21,7 +21,14 @@ export const ROLE_FOR_STATE: Record<FindingState, Role> = {
 /** Longest a risk may be accepted before it must be looked at again. */
 export const MAX_RISK_ACCEPTANCE_DAYS = 365;
 
-const SEVERITY_RISK: Record<Severity, number> = { Critical: 95, High: 75, Medium: 50, Low: 25, Info: 0 };
+/** The risk of a severity when no CVSS score is known. */
+export const SEVERITY_RISK: Record<Severity, number> = {
+  Critical: 95,
+  High: 75,
+  Medium: 50,
+  Low: 25,
+  Info: 0,
+};
 
 /**
  * Risk 0–100 until vulnerability intelligence refines it: the CVSS base score scaled to 100, or

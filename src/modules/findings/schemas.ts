@@ -152,6 +152,17 @@ export const FindingListQuery = Type.Object(
     Search: Type.Optional(
       Type.String({ minLength: 1, maxLength: 200, description: 'Part of the title or the asset name.' }),
     ),
+    ImportId: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description: 'Findings an import created, fixed or reopened (see ImportChange).',
+      }),
+    ),
+    ImportChange: Type.Optional(
+      Type.Union([Type.Literal('New'), Type.Literal('Fixed'), Type.Literal('Reopened')], {
+        description: 'With ImportId: only the findings it created (New), fixed or reopened.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -57,7 +57,8 @@ export function locationKey(l: FindingLocation): string {
     case 'File':
       return `file:${l.filePath ?? ''}:${l.line ?? ''}`;
     case 'Package':
-      return `package:${l.packageName ?? ''}@${l.packageVersion ?? ''}`;
+      // The same package installed at two paths (a container's layers, vendored copies) is two findings.
+      return `package:${l.packageName ?? ''}@${l.packageVersion ?? ''}${l.filePath ? `:${l.filePath}` : ''}`;
     default:
       return 'none';
   }

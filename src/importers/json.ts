@@ -1,0 +1,148 @@
+import type { Readable } from 'node:stream';
+import { parser } from 'stream-json';
+import Assembler from 'stream-json/assembler.js';
+import { ReportError } from './types.js';
+
+export type JsonPath = readonly (string | number)[];
+
+export interface JsonValuesOptions {
+  /** Strings (and keys) longer than this are cut while they stream in; default 1 MiB. */
+  maxStringChars?: number;
+  /** Called once per cut string. */
+  onTruncated?: (path: JsonPath) => void;
+  /** JSON Lines / concatenated JSON values instead of one document. */
+  jsonStreaming?: boolean;
+}
+
+const MAX_KEY_CHARS = 1024;
+
+interface Token {
+  name: string;
+  value?: unknown;
+}
+
+/**
+ * Streams the values of a JSON document whose path `pick` accepts, each assembled into a plain
+ * object, in document order, with its path. Everything else is skipped token by token, so a
+ * report of any size is read with the memory of its largest picked value. Pick scalars before
+ * the big arrays that follow them (e.g. Trivy's Target before its Vulnerabilities) to carry
+ * context.
+ */
+export async function* jsonValues(
+  input: Readable,
+  pick: (path: JsonPath) => boolean,
+  options: JsonValuesOptions = {},
+): AsyncGenerator<{ path: JsonPath; value: unknown }> {
+  const maxChars = options.maxStringChars ?? 1024 * 1024;
+  const tokens = parser.asStream({
+    packKeys: false,
+    packStrings: false,
+    packNumbers: true,
+    streamNumbers: false,
+    jsonStreaming: options.jsonStreaming ?? false,
+  });
+  input.on('error', (error) => tokens.destroy(error));
+  input.pipe(tokens);
+
+  const path: (string | number)[] = [];
+  const containers: ('object' | 'array')[] = [];
+  let assembler: Assembler | null = null;
+  let assembledPath: JsonPath = [];
+  let text: string[] | null = null;
+  let textLength = 0;
+  let textCap = maxChars;
+  let truncated = false;
+
+  // After a value ends, the next value of an array has the next index.
+  const nextIndex = () => {
+    if (containers[containers.length - 1] === 'array') (path[path.length - 1] as number) += 1;
+  };
+
+  try {
+    for await (const raw of tokens as AsyncIterable<Token>) {
+      // The parser reuses token objects: never change one, make a new one.
+      let token = raw;
+      // Strings and keys arrive in chunks: join them up to the cap.
+      switch (token.name) {
+        case 'startString':
+        case 'startKey':
+          text = [];
+          textLength = 0;
+          textCap = raw.name === 'startKey' ? MAX_KEY_CHARS : maxChars;
+          truncated = false;
+          continue;
+        case 'stringChunk':
+          if (text && !truncated) {
+            const chunk = token.value as string;
+            if (textLength + chunk.length > textCap) {
+              text.push(chunk.slice(0, textCap - textLength));
+              truncated = true;
+              options.onTruncated?.([...path]);
+            } else text.push(chunk);
+            textLength += chunk.length;
+          }
+          continue;
+        case 'endString':
+          token = { name: 'stringValue', value: (text ?? []).join('') };
+          text = null;
+          break;
+        case 'endKey':
+          token = { name: 'keyValue', value: (text ?? []).join('') };
+          text = null;
+          break;
+      }
+
+      if (assembler) {
+        assembler.consume(token as never);
+        if (assembler.done) {
+          yield { path: assembledPath, value: assembler.current };
+          assembler = null;
+          nextIndex();
+        }
+        continue;
+      }
+
+      switch (token.name) {
+        case 'keyValue':
+          path[path.length - 1] = token.value as string;
+          continue;
+        case 'endObject':
+        case 'endArray':
+          containers.pop();
+          path.pop();
+          nextIndex();
+          continue;
+      }
+
+      // A value starts at `path`.
+      if (pick(path)) {
+        assembler = new Assembler();
+        assembledPath = [...path];
+        assembler.consume(token as never);
+        if (assembler.done) {
+          yield { path: assembledPath, value: assembler.current };
+          assembler = null;
+          nextIndex();
+        }
+        continue;
+      }
+      if (token.name === 'startObject') {
+        containers.push('object');
+        path.push('');
+      } else if (token.name === 'startArray') {
+        containers.push('array');
+        path.push(0);
+      } else nextIndex();
+    }
+  } catch (error) {
+    if (error instanceof ReportError) throw error;
+    throw new ReportError(`Not valid JSON: ${(error as Error).message}`);
+  } finally {
+    tokens.destroy();
+  }
+}
+
+/** The path as dotted text, e.g. "Results.0.Vulnerabilities.12", for regex tests. */
+export function pathText(path: JsonPath): string {
+  return path.join('.');
+}

@@ -1,0 +1,117 @@
+import { isIP } from 'node:net';
+import type { TextLimits } from '../common/limits.js';
+import { nonEmpty, withoutUndefined } from '../common/report-values.js';
+import type { AssetRef, LocationRef, ServiceRecord } from '../types.js';
+
+/** Where a result was found, read from OpenVAS's port text. */
+export interface OpenvasPort {
+  port?: number;
+  protocol?: 'tcp' | 'udp';
+  name?: string;
+}
+
+/**
+ * Reads "443/tcp", "https (443/tcp)" (OpenVAS 8 and earlier), "general/tcp" and "general/icmp"
+ * (no port: the host as a whole), "package" (local checks).
+ */
+export function parsePort(text: string | undefined): OpenvasPort {
+  const match = text?.trim().match(/^(?:(\S+) \()?(\d{1,5})\/(tcp|udp)\)?$/i);
+  if (!match) return {};
+  const port = Number(match[2]);
+  if (port <= 0 || port > 65535) return {};
+  return withoutUndefined({
+    port,
+    protocol: match[3]!.toLowerCase() as 'tcp' | 'udp',
+    name: match[1]?.toLowerCase(),
+  });
+}
+
+export function locationOf(where: OpenvasPort): LocationRef {
+  return where.port && where.protocol
+    ? { kind: 'Port', port: where.port, protocol: where.protocol }
+    : { kind: 'None' };
+}
+
+export function serviceOf(asset: AssetRef, where: OpenvasPort): ServiceRecord | undefined {
+  if (!where.port || !where.protocol) return undefined;
+  return withoutUndefined<ServiceRecord>({
+    type: 'service',
+    asset,
+    port: where.port,
+    protocol: where.protocol,
+    name: where.name,
+  });
+}
+
+/** The host of a result: its address, and the name OpenVAS resolved (a dotted one is an FQDN). */
+export function hostAsset(
+  address: string | undefined,
+  name: string | undefined,
+  limits: TextLimits,
+  more: Pick<AssetRef, 'operatingSystem' | 'macAddresses'> = {},
+): AssetRef | undefined {
+  const ip = address?.trim();
+  const hostName = name?.trim() || (ip && !isIP(ip) ? ip : undefined);
+  const ipAddresses = ip && isIP(ip) ? [ip] : [];
+  if (ipAddresses.length === 0 && !hostName) return undefined;
+  const dotted = hostName?.includes('.');
+  return withoutUndefined<AssetRef>({
+    kind: 'Host',
+    ipAddresses: nonEmpty(ipAddresses),
+    fqdn: dotted ? limits.field(hostName, 'host name') : undefined,
+    hostname: dotted ? undefined : limits.field(hostName, 'host name'),
+    operatingSystem: limits.field(more.operatingSystem, 'operating system'),
+    macAddresses: more.macAddresses,
+  });
+}
+
+/** The parts of an NVT's explanation, as OpenVAS names them (tags in XML, columns in CSV). */
+export interface NvtText {
+  summary?: string;
+  insight?: string;
+  impact?: string;
+  affected?: string;
+  vuldetect?: string;
+}
+
+/**
+ * OpenVAS wraps its texts with a newline and two spaces; joining those lines back keeps
+ * paragraphs and lists readable.
+ */
+export function unwrap(text: string | undefined): string | undefined {
+  return (
+    text
+      ?.replace(/\r\n?/g, '\n')
+      .replace(/([^\n])\n {2}(?=\S)/g, '$1 ')
+      .replace(/^ {2}(?=\S)/gm, '')
+      .trim() || undefined
+  );
+}
+
+/** One description from the summary and the other explanations, each under its heading. */
+export function describe(text: NvtText): string | undefined {
+  const parts = [
+    unwrap(text.summary),
+    section('Vulnerability insight', text.insight),
+    section('Impact', text.impact),
+    section('Affected software/OS', text.affected),
+    section('Detection method', text.vuldetect),
+  ].filter(Boolean);
+  return parts.length > 0 ? parts.join('\n\n') : undefined;
+}
+
+function section(heading: string, text: string | undefined): string | undefined {
+  const body = unwrap(text);
+  return body ? `${heading}: ${body}` : undefined;
+}
+
+/** The version the result names as the fix ("Fixed version:     117"). */
+export function fixedVersionIn(evidence: string | undefined): string | undefined {
+  const match = evidence?.match(/^\s*Fixed version:\s*(\S.*?)\s*$/im);
+  return match?.[1];
+}
+
+/** Ids of "NOCVE", "NOBID", "NOXREF" style placeholders are not ids. */
+export function isPlaceholder(id: string): boolean {
+  return /^NO(CVE|BID|XREF|CERT)$/i.test(id.trim());
+}

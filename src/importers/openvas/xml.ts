@@ -1,0 +1,195 @@
+import type { Readable } from 'node:stream';
+import { cvss3VectorOf, cvss4VectorOf, cvssScoreOf } from '../common/cvss-score.js';
+import { cveIdsIn, cweIdsIn } from '../common/ids.js';
+import { type TextLimits, textLimits } from '../common/limits.js';
+import { httpUrlsIn, nonEmpty, SeenKeys, unique, withoutUndefined } from '../common/report-values.js';
+import {
+  type AssetRef,
+  type FindingRecord,
+  type ImportRecord,
+  type ParseContext,
+  ReportError,
+  type VulnerabilityRef,
+} from '../types.js';
+import { child, children, childText, type XmlElement, xmlElements } from '../xml.js';
+import {
+  describe,
+  fixedVersionIn,
+  hostAsset,
+  isPlaceholder,
+  locationOf,
+  parsePort,
+  serviceOf,
+  unwrap,
+} from './result.js';
+import { isFalsePositive, openvasSeverity } from './severity.js';
+
+/** Root elements of a GMP/OMP report export (bare, or as the get_reports answer). */
+const ROOTS = new Set(['report', 'get_reports_response']);
+
+/**
+ * Reads an OpenVAS / Greenbone XML report one element at a time: each `results/result` gives a
+ * finding, each report-level `host` an asset record (its OS and names come after the results in
+ * the file), each `ports/port` a service. Both layouts are read: the classic one (OpenVAS 8/9,
+ * OMP: `<cve>`, `<bid>`, `<xref>` lists in the NVT) and the current one (GVM 10+, GMP: `<refs>`,
+ * `<severities>` with CVSS v3/v4 vectors, `<solution>`).
+ */
+export async function* openvasXmlRecords(
+  input: Readable,
+  context: ParseContext,
+): AsyncGenerator<ImportRecord> {
+  const limits = textLimits(context);
+  const seenServices = new SeenKeys();
+  let root: string | undefined;
+  const elements = xmlElements(
+    input,
+    (name, ancestors) => {
+      if (ancestors.length === 0) root = name;
+      const parent = ancestors[ancestors.length - 1]?.name;
+      return (
+        (name === 'result' && parent === 'results') ||
+        (name === 'host' && parent === 'report') ||
+        (name === 'port' && parent === 'ports')
+      );
+    },
+    { maxTextChars: Math.max(context.maxEvidenceChars, context.maxFieldChars) + 1 },
+  );
+  for await (const { element } of elements) {
+    if (element.name === 'result') {
+      const asset = resultAsset(element, limits);
+      if (!asset) continue;
+      const service = serviceOf(asset, parsePort(childText(element, 'port')));
+      if (service && seenServices.first(JSON.stringify([asset.ipAddresses, service.port, service.protocol])))
+        yield service;
+      yield findingOf(element, asset, limits);
+    } else if (element.name === 'host') {
+      const asset = hostElementAsset(element, limits);
+      if (asset) yield { type: 'asset', asset };
+    } else {
+      const asset = hostAsset(childText(element, 'host'), undefined, limits);
+      const service = asset && serviceOf(asset, parsePort(element.text));
+      if (service && seenServices.first(JSON.stringify([asset.ipAddresses, service.port, service.protocol])))
+        yield service;
+    }
+  }
+  if (!root || !ROOTS.has(root))
+    throw new ReportError(
+      `Not an OpenVAS XML report: the root element is <${root ?? 'none'}>, not <report>.`,
+    );
+}
+
+function resultAsset(result: XmlElement, limits: TextLimits): AssetRef | undefined {
+  const host = child(result, 'host');
+  return hostAsset(host?.text, host && childText(host, 'hostname'), limits);
+}
+
+/** The report-level host: address, then details OpenVAS gathered (names, best OS guess, MAC). */
+function hostElementAsset(host: XmlElement, limits: TextLimits): AssetRef | undefined {
+  const details = new Map<string, string>();
+  for (const detail of children(host, 'detail')) {
+    const name = childText(detail, 'name')?.toLowerCase();
+    const value = childText(detail, 'value');
+    if (name && value && !details.has(name)) details.set(name, value);
+  }
+  const mac = details.get('mac')?.toLowerCase();
+  return hostAsset(childText(host, 'ip'), details.get('hostname'), limits, {
+    operatingSystem: details.get('best_os_txt'),
+    macAddresses: mac ? [mac] : undefined,
+  });
+}
+
+/** NVT tags: "summary=…|insight=…|cvss_base_vector=…" (a value may hold "|" but not "|key="). */
+function nvtTags(nvt: XmlElement | undefined): Map<string, string> {
+  const tags = new Map<string, string>();
+  for (const part of (nvt ? (childText(nvt, 'tags') ?? '') : '').split(/\|(?=[A-Za-z_]+=)/)) {
+    const eq = part.indexOf('=');
+    if (eq > 0) tags.set(part.slice(0, eq), part.slice(eq + 1));
+  }
+  return tags;
+}
+
+/** Comma-separated ids of the classic layout ("CVE-2011-3389, CVE-2015-0204", "NOCVE"). */
+function listed(nvt: XmlElement, name: string): string[] {
+  return (childText(nvt, name) ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id && !isPlaceholder(id));
+}
+
+/** The NVT's ids and links: `<refs><ref type id/>` (current) and `<cve>/<bid>/<xref>` (classic). */
+function nvtRefs(nvt: XmlElement): Pick<VulnerabilityRef, 'cveIds' | 'aliases' | 'cweIds' | 'references'> {
+  const refs = children(child(nvt, 'refs') ?? nvt, 'ref').map((r) => ({
+    type: (r.attributes.type ?? '').toLowerCase(),
+    id: (r.attributes.id ?? '').trim(),
+  }));
+  const ofType = (type: string) => refs.filter((r) => r.type === type).map((r) => r.id);
+  const xrefs = listed(nvt, 'xref');
+  const urls = [...ofType('url'), ...xrefs.filter((x) => /^URL:/i.test(x)).map((x) => x.slice(4))];
+  const others = [
+    ...refs.filter((r) => !['cve', 'url', 'cwe', 'bid'].includes(r.type) && r.id).map((r) => r.id),
+    ...[...ofType('bid'), ...listed(nvt, 'bid')].map((bid) => `BID:${bid}`),
+    // "CERT:CB-K16/1828" names the advisory a <cert_ref> may name again.
+    ...xrefs.filter((x) => !/^URL:/i.test(x)).map((x) => x.replace(/^CERT:/i, '')),
+    ...children(child(nvt, 'cert') ?? nvt, 'cert_ref').map((c) => c.attributes.id),
+  ];
+  return {
+    cveIds: nonEmpty(unique([...ofType('cve'), ...listed(nvt, 'cve')].flatMap(cveIdsIn))),
+    aliases: nonEmpty(unique(others)),
+    cweIds: nonEmpty(unique(ofType('cwe').flatMap((id) => cweIdsIn(/^\d+$/.test(id) ? `CWE-${id}` : id)))),
+    references: nonEmpty(unique(urls.flatMap(httpUrlsIn))),
+  };
+}
+
+/** CVSS v3 and v4 from `<severities>` (GVM 21.04+), else from the `cvss_base_vector` tag. */
+function nvtCvss(nvt: XmlElement, tags: Map<string, string>): Partial<VulnerabilityRef> {
+  const severities = children(child(nvt, 'severities') ?? nvt, 'severity');
+  const ofType = (prefix: string) => severities.find((s) => s.attributes.type?.startsWith(prefix));
+  const v3 = ofType('cvss_base_v3');
+  const v4 = ofType('cvss_base_v4');
+  const tagVector = tags.get('cvss_base_vector');
+  const cvss3Vector = cvss3VectorOf(v3 ? childText(v3, 'value') : tagVector);
+  return {
+    cvss3Vector,
+    cvss3Score: cvssScoreOf(
+      v3 ? childText(v3, 'score') : cvss3Vector ? childText(nvt, 'cvss_base') : undefined,
+    ),
+    cvss4Vector: cvss4VectorOf(v4 ? childText(v4, 'value') : tagVector),
+    cvss4Score: v4 ? cvssScoreOf(childText(v4, 'score')) : undefined,
+  };
+}
+
+function findingOf(result: XmlElement, asset: AssetRef, limits: TextLimits): FindingRecord {
+  const nvt = child(result, 'nvt');
+  const tags = nvtTags(nvt);
+  const oid = nvt?.attributes.oid?.trim() || 'unknown';
+  const threat = childText(result, 'threat');
+  const falsePositive = isFalsePositive(threat);
+  const severity = falsePositive
+    ? openvasSeverity(childText(result, 'original_threat'), childText(result, 'original_severity'))
+    : openvasSeverity(threat, childText(result, 'severity'));
+  const evidence = childText(result, 'description');
+  const solution = (nvt && childText(nvt, 'solution')) ?? tags.get('solution');
+  const vulnerability: VulnerabilityRef = withoutUndefined({
+    ruleId: oid,
+    title:
+      limits.field(childText(result, 'name') ?? (nvt && childText(nvt, 'name')), 'title') ??
+      `OpenVAS NVT ${oid}`,
+    description: limits.field(describe(Object.fromEntries(tags)), 'description'),
+    solution: limits.field(unwrap(solution), 'solution'),
+    ...(nvt ? withoutUndefined(nvtRefs(nvt)) : {}),
+    ...(nvt ? withoutUndefined(nvtCvss(nvt, tags)) : {}),
+  });
+  return withoutUndefined<FindingRecord>({
+    type: 'finding',
+    asset,
+    vulnerability,
+    location: locationOf(parsePort(childText(result, 'port'))),
+    severity,
+    evidence: limits.evidence(evidence),
+    toolFindingId: limits.field(result.attributes.id, 'result id'),
+    state: falsePositive
+      ? { state: 'FalsePositive', reason: 'An OpenVAS override marks it a false positive.' }
+      : undefined,
+    fixedIn: limits.field(fixedVersionIn(evidence), 'fixed version'),
+  });
+}

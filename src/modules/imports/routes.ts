@@ -1,0 +1,175 @@
+import type { Readable } from 'node:stream';
+import multipart from '@fastify/multipart';
+import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { AppError } from '../../http/problems/app-error.js';
+import { Problems } from '../../http/problems/types.js';
+import { contextOf } from '../../http/request-context.js';
+import type { TypedApp } from '../../http/types.js';
+import type { ImportRow } from './repository.js';
+import {
+  FormatListSchema,
+  ImportIdParams,
+  ImportListQuery,
+  ImportListSchema,
+  ImportSchema,
+  SubmitImportQuery,
+} from './schemas.js';
+import type { ImportService } from './service.js';
+import { EmptyReportError, importDirectory, ReportTooLargeError, spoolReport } from './upload.js';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export const toImportDto = (r: ImportRow) => ({
+  Id: r.id,
+  State: r.state,
+  Format: r.format,
+  FormatConfidence: r.format_confidence === null ? null : Number(r.format_confidence),
+  ScopeName: r.scope_name,
+  FileName: r.file_name,
+  FileSha256: r.file_sha256,
+  FileSize: Number(r.file_size),
+  Counts: r.counts,
+  Warnings: r.warnings,
+  Error: r.error,
+  CreatedAt: r.created_at.toISOString(),
+  StartedAt: iso(r.started_at),
+  FinishedAt: iso(r.finished_at),
+  DurationMs: r.started_at && r.finished_at ? r.finished_at.getTime() - r.started_at.getTime() : null,
+});
+
+export interface ImportRouteOptions {
+  maxBytes: number;
+  directory?: string;
+}
+
+export const importRoutes =
+  (imports: ImportService, options: ImportRouteOptions): ChannelRoutes =>
+  (app, ctx) => {
+    const tags = ['Imports'];
+    const dir = importDirectory(options.directory);
+
+    // The report is the request body as it comes (any content type, gzip welcome) or the file of
+    // a multipart form: this scope reads bodies as streams instead of parsing JSON.
+    app.register(async (scoped) => {
+      scoped.removeAllContentTypeParsers();
+      await scoped.register(multipart, { limits: { files: 1, fields: 10, fileSize: options.maxBytes } });
+      scoped.addContentTypeParser('*', (_request, _payload, done) => done(null));
+
+      route(scoped as unknown as TypedApp, ctx, {
+        method: 'POST',
+        url: '/imports',
+        channels: BOTH,
+        access: { role: 'Analyst' },
+        schema: {
+          operationId: 'submitImport',
+          summary: 'Import a scanner report',
+          description: [
+            'Send the report file as the request body (any content type; gzip is recognised by its content), or as the one file of a `multipart/form-data` form.',
+            'The format is detected from the content unless `Format` is given (`GET /imports/formats` lists them). Answers 202 with the Import; follow `Location` until its State is Completed or Failed.',
+            'An import is all or nothing: a report that cannot be read leaves everything as it was, and the Import says why.',
+          ].join('\n\n'),
+          tags,
+          querystring: SubmitImportQuery,
+          response: { 202: ImportSchema },
+        },
+        handler: async (request, reply) => {
+          const q = request.query;
+          let body: Readable = request.raw;
+          let fileName = q.FileName;
+          if (request.isMultipart()) {
+            const part = await request.file();
+            if (!part)
+              throw AppError.of(
+                Problems.ValidationFailed,
+                'The form holds no file: add the report as a file field.',
+              );
+            body = part.file;
+            fileName ??= part.filename || undefined;
+          }
+          const report = await spool(body, dir, options.maxBytes);
+          try {
+            const row = await imports.submit(contextOf(request), {
+              report,
+              fileName,
+              format: q.Format,
+              scopeName: q.ScopeName,
+            });
+            return reply
+              .code(202)
+              .header('location', `/api/${ctx.channel}/imports/${row.id}`)
+              .send(toImportDto(row));
+          } catch (error) {
+            await report.remove();
+            throw error;
+          }
+        },
+      });
+    });
+
+    route(app, ctx, {
+      method: 'GET',
+      url: '/imports',
+      channels: BOTH,
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: 'listImports',
+        summary: 'Imports, newest first',
+        tags,
+        querystring: ImportListQuery,
+        response: { 200: ImportListSchema },
+      },
+      handler: async (request) => {
+        const page = await imports.list(
+          contextOf(request),
+          request.query.PageSize ?? 50,
+          request.query.Cursor,
+        );
+        return {
+          Items: page.items.map(toImportDto),
+          NextCursor: page.nextCursor,
+          TotalCount: page.totalCount,
+        };
+      },
+    });
+
+    route(app, ctx, {
+      method: 'GET',
+      url: '/imports/formats',
+      channels: BOTH,
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: 'listImportFormats',
+        summary: 'The report formats Rampart reads',
+        tags,
+        response: { 200: FormatListSchema },
+      },
+      handler: async () => imports.formats().map((i) => ({ Format: i.format, Label: i.label, Tool: i.tool })),
+    });
+
+    route(app, ctx, {
+      method: 'GET',
+      url: '/imports/:Id',
+      channels: BOTH,
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: 'getImport',
+        summary: 'One import: its state, counts, warnings and error',
+        tags,
+        params: ImportIdParams,
+        response: { 200: ImportSchema },
+      },
+      handler: async (request) => toImportDto(await imports.get(contextOf(request), request.params.Id)),
+    });
+  };
+
+async function spool(body: Readable, dir: string, maxBytes: number) {
+  try {
+    return await spoolReport(body, dir, maxBytes);
+  } catch (error) {
+    if (error instanceof ReportTooLargeError) throw AppError.of(Problems.PayloadTooLarge, error.message);
+    if (error instanceof EmptyReportError) throw AppError.of(Problems.ValidationFailed, error.message);
+    if ((error as Error).message?.startsWith('The gzip data is damaged'))
+      throw AppError.of(Problems.ValidationFailed, (error as Error).message);
+    throw error;
+  }
+}

@@ -1,0 +1,577 @@
+import { createReadStream } from 'node:fs';
+import type { Severity } from '../../db/schema.js';
+import { AppError } from '../../http/problems/app-error.js';
+import { Problems } from '../../http/problems/types.js';
+import type { ImporterRegistry } from '../../importers/registry.js';
+import type {
+  AssetRef,
+  FindingRecord,
+  Importer,
+  ImportRecord,
+  VulnerabilityRef,
+} from '../../importers/types.js';
+import { ReportError } from '../../importers/types.js';
+import type { Clock } from '../../lib/clock.js';
+import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { uuidv7 } from '../../lib/uuidv7.js';
+import type { AssetInput, AssetService } from '../assets/service.js';
+import type { AuditService } from '../audit/service.js';
+import type { ServiceContext } from '../context.js';
+import { EVIDENCE_CAP, locationKey } from '../findings/service.js';
+import type { SettingsService } from '../settings/service.js';
+import type { Page } from '../users/service.js';
+import { vulnerabilityKey } from '../vulnerabilities/service.js';
+import type {
+  ImportRepository,
+  ImportRow,
+  StagedFinding,
+  StagedService,
+  StagedSoftware,
+} from './repository.js';
+import { readHead, type SpooledReport } from './upload.js';
+
+const BATCH = 1000;
+const MAX_WARNINGS = 100;
+const TEXT_CAP = 32_768;
+const CVE = /^CVE-\d{4}-\d{4,}$/;
+const SEVERITIES: readonly Severity[] = ['Critical', 'High', 'Medium', 'Low', 'Info'];
+
+export type FindingsChanged = (organizationId: string, findingIds: string[]) => Promise<void>;
+
+export interface ImportRequest {
+  report: SpooledReport;
+  fileName?: string;
+  format?: string;
+  scopeName?: string;
+}
+
+/** Collected while a report is parsed and staged. */
+class Stager {
+  readonly warnings: string[] = [];
+  private warned = 0;
+  private seq = 0;
+  private assets = new Map<string, unknown>();
+  private vulnerabilities = new Set<string>();
+  private pending = {
+    assets: [] as { key: string; input: unknown }[],
+    vulnerabilities: [] as { key: string; input: unknown }[],
+    findings: [] as StagedFinding[],
+    services: [] as StagedService[],
+    software: [] as StagedSoftware[],
+  };
+  records = 0;
+  skipped = 0;
+  findings = 0;
+
+  constructor(
+    private readonly repo: ImportRepository,
+    private readonly organizationId: string,
+    private readonly importId: string,
+    private readonly source: string,
+    private readonly assetsService: AssetService,
+  ) {}
+
+  warn = (message: string) => {
+    this.warned += 1;
+    if (this.warnings.length < MAX_WARNINGS) this.warnings.push(message.slice(0, 500));
+    else if (this.warned === MAX_WARNINGS + 1) this.warnings.push('More warnings were left out.');
+  };
+
+  async add(record: ImportRecord): Promise<void> {
+    this.records += 1;
+    const assetKey = this.asset(record.asset);
+    if (!assetKey) {
+      this.skipped += 1;
+      return;
+    }
+    if (record.type === 'finding') this.finding(record, assetKey);
+    else if (record.type === 'service') this.service(record, assetKey);
+    else if (record.type === 'software') this.software(record, assetKey);
+    if (this.size() >= BATCH) await this.flush();
+  }
+
+  private size(): number {
+    const p = this.pending;
+    return p.findings.length + p.services.length + p.software.length + p.assets.length;
+  }
+
+  // The staged asset's key: what identifies it in the report. Two spellings of one host resolve
+  // to one asset when the merge matches their identifiers.
+  private asset(ref: AssetRef): string | undefined {
+    const input: AssetInput = {
+      kind: ref.kind,
+      name: ref.name?.slice(0, 255),
+      hostname: ref.hostname,
+      fqdn: ref.fqdn,
+      ipAddresses: ref.ipAddresses,
+      macAddresses: ref.macAddresses,
+      operatingSystem: ref.operatingSystem,
+      url: ref.url,
+      image: ref.image,
+      repository: ref.repository,
+      source: this.source,
+    };
+    const key = JSON.stringify([
+      ref.kind,
+      [...(ref.ipAddresses ?? [])].sort(),
+      ref.fqdn?.toLowerCase(),
+      ref.hostname?.toLowerCase(),
+      [...(ref.macAddresses ?? [])].sort(),
+      ref.url,
+      ref.image,
+      ref.repository,
+      ref.operatingSystem,
+      ref.name,
+    ]);
+    if (this.assets.has(key)) return this.assets.get(key) === null ? undefined : key;
+    try {
+      this.assetsService.prepare(input);
+    } catch (error) {
+      this.warn(`An asset was skipped with everything reported on it: ${(error as Error).message}`);
+      this.assets.set(key, null);
+      return undefined;
+    }
+    this.assets.set(key, input);
+    this.pending.assets.push({ key, input });
+    return key;
+  }
+
+  private vulnerability(ref: VulnerabilityRef, severity: Severity): string {
+    const cveIds = [...new Set((ref.cveIds ?? []).map((c) => c.trim().toUpperCase()))]
+      .filter((c) => CVE.test(c))
+      .sort();
+    const title = (ref.title.trim() || ref.ruleId).slice(0, 500);
+    const key = vulnerabilityKey({ source: this.source, ruleId: ref.ruleId, title, cveIds });
+    if (this.vulnerabilities.has(key)) return key;
+    this.vulnerabilities.add(key);
+    const score = (n: number | undefined) =>
+      n !== undefined && Number.isFinite(n) && n >= 0 && n <= 10 ? Math.round(n * 10) / 10 : undefined;
+    const published =
+      ref.publishedAt && !Number.isNaN(Date.parse(ref.publishedAt)) ? ref.publishedAt : undefined;
+    this.pending.vulnerabilities.push({
+      key,
+      input: {
+        ruleId: ref.ruleId.slice(0, 255),
+        cveIds,
+        aliases: [...new Set([...(ref.aliases ?? []), ref.ruleId])].map((a) => a.slice(0, 255)).slice(0, 100),
+        title,
+        description: ref.description?.slice(0, TEXT_CAP),
+        solution: ref.solution?.slice(0, TEXT_CAP),
+        cweIds: [...new Set(ref.cweIds ?? [])].slice(0, 50),
+        severity,
+        cvss3Vector: ref.cvss3Vector?.slice(0, 200),
+        cvss3Score: score(ref.cvss3Score),
+        cvss4Vector: ref.cvss4Vector?.slice(0, 300),
+        cvss4Score: score(ref.cvss4Score),
+        references: (ref.references ?? []).map((r) => r.slice(0, 2048)).slice(0, 100),
+        publishedAt: published,
+      },
+    });
+    return key;
+  }
+
+  private finding(r: FindingRecord, assetKey: string): void {
+    const l = r.location;
+    const problem = !SEVERITIES.includes(r.severity)
+      ? `severity '${r.severity}' is not one of ${SEVERITIES.join(', ')}`
+      : l.kind === 'Port' &&
+          (l.port === undefined || !Number.isInteger(l.port) || l.port < 0 || l.port > 65535)
+        ? `port ${l.port} is not 0–65535`
+        : l.kind === 'Url' && !l.url
+          ? 'a URL location without a URL'
+          : l.kind === 'File' && !l.filePath
+            ? 'a file location without a file'
+            : l.kind === 'Package' && !l.packageName
+              ? 'a package location without a package'
+              : !r.vulnerability.ruleId && !r.vulnerability.title
+                ? 'no rule id and no title'
+                : undefined;
+    if (problem) {
+      this.skipped += 1;
+      this.warn(`A finding was skipped: ${problem} (${r.vulnerability.title || r.vulnerability.ruleId}).`);
+      return;
+    }
+    const vulnerabilityKeyOf = this.vulnerability(r.vulnerability, r.severity);
+    const location = {
+      kind: l.kind,
+      port: l.port,
+      protocol: l.protocol,
+      url: l.url?.slice(0, 2048),
+      parameter: l.parameter?.slice(0, 255),
+      filePath: l.filePath?.slice(0, 1024),
+      line: l.line !== undefined && Number.isInteger(l.line) && l.line >= 0 ? l.line : undefined,
+      packageName: l.packageName?.slice(0, 255),
+      packageVersion: l.packageVersion?.slice(0, 255),
+    };
+    this.findings += 1;
+    this.pending.findings.push({
+      seq: this.seq++,
+      assetKey,
+      vulnerabilityKey: vulnerabilityKeyOf,
+      locationKey: locationKey(location),
+      locationKind: location.kind,
+      port: location.kind === 'Port' ? (location.port ?? null) : null,
+      protocol: location.kind === 'Port' ? (location.protocol ?? 'tcp') : null,
+      url: location.url ?? null,
+      parameter: location.parameter ?? null,
+      filePath: location.filePath ?? null,
+      line: location.line ?? null,
+      packageName: location.packageName ?? null,
+      packageVersion: location.packageVersion ?? null,
+      title: (r.vulnerability.title.trim() || r.vulnerability.ruleId).slice(0, 500),
+      severity: r.severity,
+      evidence: r.evidence ? r.evidence.slice(0, EVIDENCE_CAP) : null,
+      toolFindingId: r.toolFindingId?.slice(0, 255) ?? null,
+      state: r.state?.state ?? null,
+      stateReason: r.state ? r.state.reason.slice(0, 4000) : null,
+    });
+  }
+
+  private service(r: Extract<ImportRecord, { type: 'service' }>, assetKey: string): void {
+    if (
+      !Number.isInteger(r.port) ||
+      r.port < 0 ||
+      r.port > 65535 ||
+      (r.protocol !== 'tcp' && r.protocol !== 'udp')
+    ) {
+      this.skipped += 1;
+      this.warn(`A service was skipped: ${r.port}/${r.protocol} is not a port and protocol.`);
+      return;
+    }
+    const cpe = r.cpe && /^cpe:(2\.3:|\/)[aho]/.test(r.cpe) ? r.cpe.slice(0, 500) : null;
+    this.pending.services.push({
+      assetKey,
+      port: r.port,
+      protocol: r.protocol,
+      name: r.name?.slice(0, 100) ?? null,
+      product: r.product?.slice(0, 255) ?? null,
+      version: r.version?.slice(0, 100) ?? null,
+      cpe,
+      banner: r.banner?.slice(0, 2048) ?? null,
+    });
+  }
+
+  private software(r: Extract<ImportRecord, { type: 'software' }>, assetKey: string): void {
+    const name = r.name.trim().slice(0, 255);
+    if (!name) {
+      this.skipped += 1;
+      return;
+    }
+    this.pending.software.push({
+      assetKey,
+      name,
+      version: r.version?.trim().slice(0, 100) ?? '',
+      vendor: r.vendor?.slice(0, 255) || null,
+      category: r.category ?? 'Application',
+      cpe: r.cpe && /^cpe:(2\.3:|\/)[aho]/.test(r.cpe) ? r.cpe.slice(0, 500) : null,
+      purl: r.purl?.startsWith('pkg:') ? r.purl.slice(0, 1000) : null,
+    });
+  }
+
+  /** Writes what is pending, in short statements (the embedded database has one connection). */
+  async flush(): Promise<void> {
+    const p = this.pending;
+    const [org, id] = [this.organizationId, this.importId];
+    await this.repo.stageAssets(org, id, p.assets.splice(0));
+    await this.repo.stageVulnerabilities(org, id, p.vulnerabilities.splice(0));
+    await this.repo.stageFindings(org, id, p.findings.splice(0));
+    await this.repo.stageServices(
+      org,
+      id,
+      dedupe(p.services.splice(0), (s) => `${s.assetKey}|${s.port}|${s.protocol}`),
+    );
+    await this.repo.stageSoftware(
+      org,
+      id,
+      dedupe(p.software.splice(0), (s) => `${s.assetKey}|${s.name.toLowerCase()}|${s.version}`),
+    );
+  }
+}
+
+// One statement may not touch the same row twice (ON CONFLICT DO UPDATE): last one wins.
+function dedupe<T>(rows: T[], key: (row: T) => string): T[] {
+  return [...new Map(rows.map((r) => [key(r), r])).values()];
+}
+
+export type ImportCounts = Record<string, number>;
+
+/**
+ * Scanner report imports: a report is detected, parsed into staging in batches, and merged into
+ * the organisation's assets and findings in one transaction. Imports run one at a time per
+ * process, in the order they arrive.
+ */
+export class ImportService {
+  private queue: Promise<void> = Promise.resolve();
+  private readonly running = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly repo: ImportRepository,
+    private readonly registry: ImporterRegistry,
+    private readonly assets: AssetService,
+    private readonly settings: SettingsService,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    private readonly findingsChanged: FindingsChanged,
+  ) {}
+
+  formats() {
+    return this.registry.all();
+  }
+
+  /**
+   * Accepts a report: picks its format (given, or detected from its first bytes), records the
+   * Import as Queued and starts it. Throws 422 when the format is unknown or cannot be told.
+   */
+  async submit(ctx: ServiceContext, request: ImportRequest): Promise<ImportRow> {
+    const { importer, confidence } = await this.chooseFormat(request);
+    const id = uuidv7();
+    await this.repo.create(ctx.organizationId, {
+      id,
+      fileName: request.fileName?.slice(0, 255) ?? null,
+      fileSha256: request.report.sha256,
+      fileSize: request.report.size,
+      format: importer.format,
+      scopeName: request.scopeName ?? null,
+      actorType: ctx.actor.type,
+      actorId: ctx.actor.id,
+      createdAt: this.clock(),
+    });
+    await this.audit.record(
+      ctx,
+      'import.submitted',
+      { type: 'import', id },
+      {
+        format: importer.format,
+        sha256: request.report.sha256,
+        size: request.report.size,
+      },
+    );
+    const run = this.queue.then(() => this.run(ctx, id, importer, confidence, request));
+    this.queue = run.catch(() => {});
+    this.running.set(id, run);
+    void run.finally(() => this.running.delete(id));
+    return (await this.repo.findById(ctx.organizationId, id))!;
+  }
+
+  /** Resolves when the import has ended (tests, the CLI). */
+  async settled(id: string): Promise<void> {
+    await this.running.get(id)?.catch(() => {});
+  }
+
+  /** Resolves when every queued import has ended (shutdown). */
+  async idle(): Promise<void> {
+    await this.queue;
+  }
+
+  private async chooseFormat(request: ImportRequest): Promise<{ importer: Importer; confidence: number }> {
+    const known = this.registry
+      .all()
+      .map((i) => i.format)
+      .join(', ');
+    if (request.format) {
+      const importer = this.registry.byFormat(request.format);
+      if (!importer)
+        throw AppError.of(
+          Problems.UnknownReportFormat,
+          `Unknown Format '${request.format}'. Rampart reads: ${known}.`,
+          {
+            formats: this.registry.all().map((i) => i.format),
+          },
+        );
+      return { importer, confidence: 1 };
+    }
+    const detection = this.registry.detect(await readHead(request.report.path));
+    if (!detection)
+      throw AppError.of(
+        Problems.UnknownReportFormat,
+        `Could not tell the report's format from its content; pass Format. Rampart reads: ${known}.`,
+        { formats: this.registry.all().map((i) => i.format) },
+      );
+    return detection;
+  }
+
+  private async run(
+    ctx: ServiceContext,
+    id: string,
+    importer: Importer,
+    confidence: number,
+    request: ImportRequest,
+  ): Promise<void> {
+    const org = ctx.organizationId;
+    const started = this.clock();
+    const stager = new Stager(this.repo, org, id, importer.tool, this.assets);
+    try {
+      await this.repo.markRunning(org, id, started);
+      const parseStarted = performance.now();
+      for await (const record of importer.parse(createReadStream(request.report.path), {
+        warn: stager.warn,
+        maxEvidenceChars: EVIDENCE_CAP,
+        maxFieldChars: TEXT_CAP,
+      })) {
+        await stager.add(record);
+        if (stager.records % 10_000 === 0) await this.repo.heartbeat(org, id, this.clock());
+      }
+      await stager.flush();
+      await this.repo.heartbeat(org, id, this.clock());
+      const parseMs = Math.round(performance.now() - parseStarted);
+      const mergeStarted = performance.now();
+      const { counts, changedIds } = await this.merge(
+        ctx,
+        id,
+        importer.tool,
+        request.scopeName ?? null,
+        stager,
+        {
+          format: importer.format,
+          confidence,
+        },
+      );
+      counts.ParseMs = parseMs;
+      counts.MergeMs = Math.round(performance.now() - mergeStarted);
+      await this.repo.clearStaging(org, id);
+      if (changedIds.length > 0) await this.findingsChanged(org, changedIds);
+    } catch (error) {
+      await this.fail(org, id, importer, confidence, stager, error);
+    } finally {
+      await request.report.remove();
+    }
+  }
+
+  private async merge(
+    ctx: ServiceContext,
+    id: string,
+    source: string,
+    scopeName: string | null,
+    stager: Stager,
+    meta: { format: string; confidence: number },
+  ) {
+    const org = ctx.organizationId;
+    const sla = await this.settings.sla(org);
+    return this.repo.transaction(async (trx) => {
+      const seenAt = this.clock();
+      const created = new Set<string>();
+      const updated = new Set<string>();
+      for (const staged of await this.repo.stagedAssets(org, id, trx)) {
+        const prepared = this.assets.prepare({ ...(staged.input as unknown as AssetInput), seenAt });
+        const { asset, created: isNew } = await this.assets.observePrepared(ctx, prepared, trx);
+        (isNew ? created : updated).add(asset.id);
+        await this.repo.setStagedAssetId(org, id, staged.asset_key, asset.id, trx);
+      }
+      for (const a of created) updated.delete(a);
+      await this.repo.mergeVulnerabilities(org, id, source, trx);
+      const merged = await this.repo.mergeFindings(
+        org,
+        {
+          importId: id,
+          source,
+          scopeName,
+          seenAt,
+          sla,
+          actorType: ctx.actor.type,
+          actorId: ctx.actor.id,
+        },
+        trx,
+      );
+      const counts: ImportCounts = {
+        ...merged.counts,
+        AssetsCreated: created.size,
+        AssetsUpdated: updated.size,
+        Findings: stager.findings,
+        Services: await this.repo.mergeServices(org, id, seenAt, trx),
+        Software: await this.repo.mergeSoftware(org, id, seenAt, trx),
+        Records: stager.records,
+        Skipped: stager.skipped,
+      };
+      await this.repo.finish(
+        org,
+        id,
+        {
+          state: 'Completed',
+          format: meta.format,
+          formatConfidence: meta.confidence,
+          counts,
+          warnings: stager.warnings,
+          error: null,
+          at: this.clock(),
+        },
+        trx,
+      );
+      return { counts, changedIds: merged.changedIds };
+    });
+  }
+
+  private async fail(
+    org: string,
+    id: string,
+    importer: Importer,
+    confidence: number,
+    stager: Stager,
+    error: unknown,
+  ): Promise<void> {
+    if (process.env.DEBUG_IMPORTS) console.error(error);
+    const reason =
+      error instanceof ReportError || error instanceof AppError
+        ? (error as Error).message
+        : `The import failed: ${(error as Error).message ?? String(error)}`;
+    try {
+      await this.repo.clearStaging(org, id);
+    } catch {
+      // The staging rows are also cleared when the next process starts.
+    }
+    await this.repo.finish(org, id, {
+      state: 'Failed',
+      format: importer.format,
+      formatConfidence: confidence,
+      counts: { Records: stager.records },
+      warnings: stager.warnings,
+      error: reason.slice(0, 2000),
+      at: this.clock(),
+    });
+  }
+
+  /**
+   * Imports whose process stopped can never end: they are marked Failed. With the embedded
+   * database only this process can be running imports, so every unfinished one is; on a shared
+   * PostgreSQL, those whose heartbeat is older than `staleSeconds`.
+   */
+  async failInterrupted(staleSeconds: number): Promise<number> {
+    const now = this.clock();
+    const rows = await this.repo.failUnfinished(
+      'The import was interrupted (the server stopped); nothing of it was stored. Submit the report again.',
+      now,
+      new Date(now.getTime() - staleSeconds * 1000),
+    );
+    for (const r of rows) await this.repo.clearStaging(r.organization_id, r.id);
+    return rows.length;
+  }
+
+  async get(ctx: ServiceContext, id: string): Promise<ImportRow> {
+    const row = await this.repo.findById(ctx.organizationId, id);
+    if (!row) throw AppError.of(Problems.NotFound, `No import ${id} in your organisation.`);
+    return row;
+  }
+
+  async list(ctx: ServiceContext, pageSize: number, cursor?: string): Promise<Page<ImportRow>> {
+    let after: { createdAt: string; id: string } | undefined;
+    if (cursor) {
+      const key = decodeCursor(cursor, ['CreatedAt', 'Id']);
+      if (!key || Number.isNaN(Date.parse(key.CreatedAt)))
+        throw AppError.of(
+          Problems.ValidationFailed,
+          'Cursor is not valid; pass the NextCursor of a previous page.',
+        );
+      after = { createdAt: key.CreatedAt, id: key.Id };
+    }
+    const rows = await this.repo.listPage(ctx.organizationId, pageSize + 1, after);
+    const items = rows.slice(0, pageSize);
+    const last = items[items.length - 1];
+    return {
+      items,
+      nextCursor:
+        rows.length > pageSize && last
+          ? encodeCursor({ CreatedAt: last.created_at.toISOString(), Id: last.id })
+          : null,
+      totalCount: await this.repo.count(ctx.organizationId),
+    };
+  }
+}

@@ -1,0 +1,125 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+
+/** A report saved to disk, ready to be detected and parsed. */
+export interface SpooledReport {
+  /** The report as text bytes (decompressed when it came gzipped). */
+  path: string;
+  /** SHA-256 and size of the bytes as they were sent. */
+  sha256: string;
+  size: number;
+  gzipped: boolean;
+  remove(): Promise<void>;
+}
+
+export class ReportTooLargeError extends Error {
+  constructor(
+    readonly limit: number,
+    decompressed: boolean,
+  ) {
+    super(
+      decompressed
+        ? `The report decompresses to more than ${limit} bytes (RAMPART_IMPORT_MAX_BYTES); gzip bombs are cut off there.`
+        : `The report is larger than ${limit} bytes (RAMPART_IMPORT_MAX_BYTES).`,
+    );
+    this.name = 'ReportTooLargeError';
+  }
+}
+
+export class EmptyReportError extends Error {
+  constructor() {
+    super('The report is empty: send the file as the request body.');
+    this.name = 'EmptyReportError';
+  }
+}
+
+// Counts (and optionally hashes) bytes as they pass, failing past the limit.
+function meter(limit: number, decompressed: boolean, hash?: ReturnType<typeof createHash>) {
+  let bytes = 0;
+  const transform = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      if (bytes > limit) return done(new ReportTooLargeError(limit, decompressed));
+      hash?.update(chunk);
+      done(null, chunk);
+    },
+  });
+  return { transform, bytes: () => bytes };
+}
+
+export function importDirectory(configured?: string): string {
+  return configured ?? join(tmpdir(), 'rampart-imports');
+}
+
+/**
+ * Saves an uploaded report to `dir`, hashing it and counting its size; a gzipped report (by its
+ * magic bytes) is decompressed into a second file with the same size limit, so a small upload
+ * cannot expand without bound.
+ */
+export async function spoolReport(body: Readable, dir: string, limit: number): Promise<SpooledReport> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const id = randomUUID();
+  const raw = join(dir, `${id}.upload`);
+  const text = join(dir, `${id}.report`);
+  const remove = async () => {
+    await rm(raw, { force: true });
+    await rm(text, { force: true });
+  };
+  try {
+    const hash = createHash('sha256');
+    const upload = meter(limit, false, hash);
+    await pipeline(body, upload.transform, createWriteStream(raw, { mode: 0o600 }));
+    const size = upload.bytes();
+    if (size === 0) throw new EmptyReportError();
+    const gzipped = await startsWithGzipMagic(raw);
+    if (!gzipped) return { path: raw, sha256: hash.digest('hex'), size, gzipped, remove };
+    const inflated = meter(limit, true);
+    await pipeline(
+      createReadStream(raw),
+      createGunzip(),
+      inflated.transform,
+      createWriteStream(text, { mode: 0o600 }),
+    );
+    await rm(raw, { force: true });
+    if (inflated.bytes() === 0) throw new EmptyReportError();
+    return { path: text, sha256: hash.digest('hex'), size, gzipped, remove };
+  } catch (error) {
+    await remove();
+    if (
+      (error as NodeJS.ErrnoException).code === 'Z_DATA_ERROR' ||
+      (error as Error).message?.includes('unexpected end of file')
+    )
+      throw new Error(`The gzip data is damaged: ${(error as Error).message}`);
+    throw error;
+  }
+}
+
+async function startsWithGzipMagic(path: string): Promise<boolean> {
+  const file = await open(path, 'r');
+  try {
+    const { bytesRead, buffer } = await file.read(Buffer.alloc(2), 0, 2, 0);
+    return bytesRead === 2 && buffer[0] === 0x1f && buffer[1] === 0x8b;
+  } finally {
+    await file.close();
+  }
+}
+
+/** The first bytes of a report as text, for format detection. */
+export async function readHead(path: string, bytes = 64 * 1024): Promise<string> {
+  const file = await open(path, 'r');
+  try {
+    const { bytesRead, buffer } = await file.read(Buffer.alloc(bytes), 0, bytes, 0);
+    return buffer
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '');
+  } finally {
+    await file.close();
+  }
+}

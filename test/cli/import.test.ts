@@ -1,0 +1,147 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildServices } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/database.js';
+import { LocalInvalidationBus } from '../../src/lib/invalidation-bus.js';
+import { EXIT, runCli } from '../../src/main.js';
+import { createPostgresDatabase, DB_KINDS, type DbKind } from '../helpers/databases.js';
+import { estate, nessusReport } from '../modules/imports/nessus-report.js';
+
+async function run(env: Record<string, string>, ...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, {
+    env,
+    out: { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) },
+  });
+  return { code, stdout, stderr };
+}
+
+/** What the database holds, read the way a restarted server does (interrupted imports ended first). */
+async function inspect(env: Record<string, string>) {
+  const config = loadConfig(env);
+  const database = await openDatabase(config, { command: 'test' });
+  try {
+    const services = buildServices(database, () => new Date(), new LocalInvalidationBus(), config);
+    const unfinished = await database.db
+      .selectFrom('imports')
+      .select(['id', 'state'])
+      .where('state', 'in', ['Queued', 'Running'])
+      .execute();
+    const ended = await services.imports.failInterrupted(0);
+    const count = async (table: 'findings' | 'assets' | 'import_findings' | 'import_assets') =>
+      Number(
+        (
+          await database.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const imports = await database.db.selectFrom('imports').select(['id', 'state', 'error']).execute();
+    return {
+      unfinished,
+      ended,
+      imports,
+      findings: await count('findings'),
+      assets: await count('assets'),
+      staged: (await count('import_findings')) + (await count('import_assets')),
+    };
+  } finally {
+    await database.close();
+  }
+}
+
+describe.each(DB_KINDS)('rampart import [%s]', (kind: DbKind) => {
+  const env: Record<string, string> = { RAMPART_LOG_LEVEL: 'silent' };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-import-'));
+  let drop = async () => {};
+
+  beforeAll(async () => {
+    if (kind === 'pglite') env.RAMPART_DATA_DIR = path.join(dir, 'data');
+    else {
+      const pgdb = await createPostgresDatabase();
+      env.DATABASE_URL = pgdb.url;
+      drop = pgdb.drop;
+    }
+    env.RAMPART_IMPORT_DIR = path.join(dir, 'uploads');
+  });
+  afterAll(async () => {
+    await drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('imports a file straight into the database and prints what changed', async () => {
+    const file = path.join(dir, 'small.nessus');
+    fs.writeFileSync(file, nessusReport(estate(2, 3)));
+    const first = await run(env, 'import', file);
+    expect(first.code, first.stderr).toBe(EXIT.ok);
+    expect(first.stdout).toContain('6 new, 0 reopened, 0 fixed, 0 unchanged');
+    expect(first.stdout).toContain('2 created');
+    const again = await run(env, 'import', file, '--json');
+    expect(again.code).toBe(EXIT.ok);
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      State: 'Completed',
+      Format: 'nessus',
+      Counts: { Unchanged: 6 },
+    });
+  });
+
+  it('refuses a missing file, an unknown format and a broken report with their reasons', async () => {
+    const missing = await run(env, 'import', path.join(dir, 'nope.nessus'));
+    expect(missing.code).toBe(EXIT.failed);
+    expect(missing.stderr).toContain('No such file');
+    const text = path.join(dir, 'notes.txt');
+    fs.writeFileSync(text, 'hello\n');
+    const unknown = await run(env, 'import', text);
+    expect(unknown.code).toBe(EXIT.failed);
+    expect(unknown.stderr).toMatch(/Could not tell the report's format.*nessus/);
+    const broken = path.join(dir, 'broken.nessus');
+    fs.writeFileSync(broken, nessusReport(estate(1, 2)).slice(0, 300));
+    const failed = await run(env, 'import', broken);
+    expect(failed.code).toBe(EXIT.failed);
+    expect(failed.stdout).toMatch(/failed: .*line \d+, column \d+/);
+    const noServerKey = await run({ ...env }, 'import', broken, '--server', 'http://127.0.0.1:9');
+    expect(noServerKey.stderr).toContain('RAMPART_ACCESS_KEY');
+    const before = await inspect(env);
+    expect(before.findings).toBe(6);
+  });
+
+  it('leaves nothing of an import whose process is killed, and says so when it starts again', async () => {
+    const file = path.join(dir, 'big.nessus');
+    fs.writeFileSync(file, nessusReport(estate(60, 400)));
+    // The child sees only this test's database: never a DATABASE_URL of the surrounding run.
+    const { DATABASE_URL: _ignored, ...inherited } = process.env;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'import', file], {
+      env: { ...inherited, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr?.on('data', (d) => {
+        stderr += d;
+        // The import has begun: let it stage for a moment, then kill the process outright.
+        if (stderr.includes('Importing')) setTimeout(resolve, 400);
+      });
+      child.once('exit', (code) =>
+        reject(new Error(`import ended before it was killed (${code}): ${stderr}`)),
+      );
+    });
+    expect(child.exitCode, `the import ended before it was killed: ${stderr}`).toBeNull();
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+
+    const after = await inspect(env);
+    expect(after.unfinished, JSON.stringify(after)).toHaveLength(1);
+    expect(after.ended).toBe(1);
+    expect(after.findings).toBe(6);
+    expect(after.staged).toBe(0);
+    const killed = after.imports.find((i) => i.id === after.unfinished[0]!.id);
+    expect(killed).toMatchObject({ state: 'Failed' });
+    expect(killed?.error).toMatch(/interrupted/);
+  });
+});

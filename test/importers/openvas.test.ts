@@ -1,0 +1,322 @@
+import { describe, expect, it } from 'vitest';
+import { nessusImporter } from '../../src/importers/nessus/index.js';
+import { openvasImporter } from '../../src/importers/openvas/index.js';
+import { OPENVAS_THREAT, openvasSeverity } from '../../src/importers/openvas/severity.js';
+import { qualysImporter } from '../../src/importers/qualys/index.js';
+import {
+  type AssetRecord,
+  type FindingRecord,
+  type ImportRecord,
+  ReportError,
+  type ServiceRecord,
+} from '../../src/importers/types.js';
+import { head, manifestEntries, parseFixture, parseText } from './helpers.js';
+
+async function failure(run: Promise<unknown>): Promise<ReportError> {
+  const error = await run.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ReportError);
+  return error as ReportError;
+}
+
+function byTitle(findings: FindingRecord[], title: string): FindingRecord {
+  const found = findings.find((f) => f.vulnerability.title === title);
+  expect(found, `a finding titled ${title}`).toBeDefined();
+  return found!;
+}
+
+const services = (records: ImportRecord[]) => records.filter((r): r is ServiceRecord => r.type === 'service');
+const assets = (records: ImportRecord[]) => records.filter((r): r is AssetRecord => r.type === 'asset');
+
+/** A GMP report around some <result> XML. */
+function gmpReport(results: string): string {
+  return `<?xml version="1.0"?>
+<report id="r" format_id="a994b278-1f62-11e1-96ac-406186ea4fc5" extension="xml" content_type="text/xml">
+<report id="r"><gmp><version>22.4</version></gmp><results start="1" max="-1">
+${results}
+</results></report></report>`;
+}
+
+function gmpResult(id: string, threat: string, severity: string, description = 'Seen.'): string {
+  return `<result id="${id}"><name>Result ${id}</name><host>192.0.2.7<asset asset_id=""/><hostname/></host>
+<port>443/tcp</port><nvt oid="1.3.6.1.4.1.25623.1.0.${id}"><type>nvt</type><name>Result ${id}</name></nvt>
+<threat>${threat}</threat><severity>${severity}</severity><description>${description}</description></result>`;
+}
+
+const JSON_HEAD = '{\n  "SchemaVersion": 2,\n  "ArtifactName": "alpine:3.18",\n  "Results": []\n}\n';
+const NMAP_HEAD = `<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE nmaprun>
+<nmaprun scanner="nmap" args="nmap -sV -oX - 192.0.2.1" start="1700000000" version="7.94" xmloutputversion="1.05">
+<host><status state="up"/><address addr="192.0.2.1" addrtype="ipv4"/></host>
+</nmaprun>`;
+
+describe('openvas importer: DefectDojo samples', () => {
+  // One parser reads every layout, so the "v2" entries (DefectDojo's newer OpenVAS parser) and
+  // the classic ones are the same files read the same way.
+  const rampartFindings: Record<string, number> = {
+    // Two rows of the same NVT on the same host (TCP timestamps, no port), with different
+    // packet timestamps in "Specific Result": OpenVAS reported it twice. DefectDojo's v2 parser
+    // folds them into one finding with nb_occurences 2; Rampart yields both and the import
+    // service, which keys findings on asset × NVT × location, merges them.
+    'openvas/report_combine_v2.csv': 2,
+  };
+
+  for (const entry of manifestEntries('openvas')) {
+    const expected = rampartFindings[entry.file] ?? entry.expectedFindings;
+    const variant = entry.variant ? ` [${entry.variant}]` : '';
+    it(`${entry.file}${variant}: ${expected} findings (DefectDojo: ${entry.expectedFindings})`, async () => {
+      const { findings, warnings } = await parseFixture(openvasImporter, entry.file);
+      expect(findings).toHaveLength(expected);
+      expect(warnings).toEqual([]);
+    });
+  }
+
+  it('one_vuln.xml: first finding', async () => {
+    const { findings, records } = await parseFixture(openvasImporter, 'openvas/one_vuln.xml');
+    // DefectDojo appends host and port to the title ("…_10.0.101.2_general/tcp"); they are
+    // Rampart's asset and location.
+    const firefox = byTitle(findings, 'Mozilla Firefox Security Update (mfsa_2023-32_2023-36) - Windows');
+    // Threat "High" with score 10.0: the report uses the NVD classes, which have no Critical.
+    expect(firefox.severity).toBe('High');
+    expect(firefox.asset).toEqual({ kind: 'Host', ipAddresses: ['10.0.101.2'] });
+    expect(firefox.location).toEqual({ kind: 'None' });
+    expect(firefox.vulnerability.ruleId).toBe('1.3.6.1.4.1.25623.1.0.832260');
+    expect(firefox.vulnerability.cveIds).toHaveLength(12);
+    expect(firefox.vulnerability.cveIds).toContain('CVE-2023-4573');
+    expect(firefox.vulnerability.references).toEqual([
+      'https://www.mozilla.org/en-US/security/advisories/mfsa2023-34/',
+    ]);
+    expect(firefox.vulnerability.description).toMatch(
+      /^Mozilla Firefox is prone to multiple vulnerabilities\./,
+    );
+    expect(firefox.vulnerability.solution).toBe(
+      'Upgrade to version 117 or later,\nPlease see the references for more information.',
+    );
+    expect(firefox.fixedIn).toBe('117');
+    expect(firefox.toolFindingId).toBe('b87d3a32-8ff8-4010-aada-4b4f578b084d');
+    // The report-level <host> comes after the results: an asset record.
+    expect(assets(records)).toEqual([
+      { type: 'asset', asset: { kind: 'Host', ipAddresses: ['10.0.101.2'] } },
+    ]);
+  });
+
+  it('report_detail_v2.xml: CVSS v3 from <severities>', async () => {
+    const { findings, records } = await parseFixture(openvasImporter, 'openvas/report_detail_v2.xml');
+    const kb = byTitle(findings, 'Microsoft Windows Multiple Vulnerabilities (KB5062557)');
+    expect(kb.vulnerability.cvss3Score).toBe(9.8);
+    expect(kb.vulnerability.cvss3Vector).toBe('CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H');
+    expect(kb.vulnerability.aliases).toEqual([
+      'WID-SEC-2025-1850',
+      'WID-SEC-2025-1790',
+      'WID-SEC-2025-1495',
+      'DFN-CERT-2025-2181',
+      'DFN-CERT-2025-1825',
+    ]);
+    expect(kb.severity).toBe('High');
+    expect(kb.asset).toEqual({ kind: 'Host', ipAddresses: ['10.99.99.99'], hostname: 'server99' });
+    expect(kb.location).toEqual({ kind: 'Port', port: 42, protocol: 'tcp' });
+    expect(services(records).map(({ port, protocol }) => ({ port, protocol }))).toEqual([
+      { port: 42, protocol: 'tcp' },
+    ]);
+  });
+
+  it('report_combine_v2.csv: both occurrences, with their own evidence', async () => {
+    const { findings } = await parseFixture(openvasImporter, 'openvas/report_combine_v2.csv');
+    expect(
+      new Set(findings.map((f) => JSON.stringify([f.asset, f.vulnerability.ruleId, f.location]))).size,
+    ).toBe(1);
+    expect(findings.map((f) => f.evidence?.match(/Packet 1: (\d+)/)?.[1])).toEqual([
+      '1912048204',
+      '1912048205',
+    ]);
+  });
+
+  it('many_vuln.csv: columns into fields', async () => {
+    const { findings, records } = await parseFixture(openvasImporter, 'openvas/many_vuln.csv');
+    const tls = byTitle(findings, 'SSL/TLS: Deprecated TLSv1.0 and TLSv1.1 Protocol Detection');
+    expect(tls.vulnerability.cveIds).toEqual(['CVE-2011-3389', 'CVE-2015-0204']);
+    expect(tls.vulnerability.ruleId).toBe('1.3.6.1.4.1.25623.1.0.117274');
+    expect(tls.severity).toBe('Medium');
+    expect(tls.location).toEqual({ kind: 'Port', port: 9200, protocol: 'tcp' });
+    expect(tls.asset).toEqual({ kind: 'Host', ipAddresses: ['192.168.118.212'], hostname: 'LOGSRV' });
+    expect(byTitle(findings, 'TCP timestamps').location).toEqual({ kind: 'None' });
+    expect(byTitle(findings, 'HTTP Brute Force Logins With Default Credentials Reporting').severity).toBe(
+      'High',
+    );
+    expect(services(records).map(({ port, protocol }) => ({ port, protocol }))).toEqual([
+      { port: 9200, protocol: 'tcp' },
+    ]);
+  });
+
+  it('report_using_openVAS.csv: "Log" results are kept as Info', async () => {
+    const { findings } = await parseFixture(openvasImporter, 'openvas/report_using_openVAS.csv');
+    expect(findings.filter((f) => f.severity === 'Info')).toHaveLength(12);
+    expect(byTitle(findings, 'TCP Timestamps Information Disclosure').severity).toBe('Low');
+  });
+});
+
+describe('openvas importer: detection', () => {
+  it('claims every OpenVAS sample', () => {
+    for (const entry of manifestEntries('openvas')) {
+      expect(openvasImporter.detect(head(entry.file)), entry.file).toBeGreaterThanOrEqual(0.8);
+    }
+    expect(openvasImporter.detect(head('openvas/handmade-classic.xml'))).toBeGreaterThanOrEqual(0.8);
+  });
+
+  it('leaves other formats alone', () => {
+    expect(openvasImporter.detect(JSON_HEAD)).toBeLessThan(0.3);
+    expect(openvasImporter.detect(NMAP_HEAD)).toBeLessThan(0.3);
+    for (const entry of [...manifestEntries('tenable'), ...manifestEntries('qualys')]) {
+      expect(openvasImporter.detect(head(entry.file)), entry.file).toBeLessThan(0.3);
+    }
+  });
+
+  it('is claimed by no other of the scanner-report importers', () => {
+    for (const entry of manifestEntries('openvas')) {
+      expect(nessusImporter.detect(head(entry.file)), entry.file).toBeLessThan(0.3);
+      expect(qualysImporter.detect(head(entry.file)), entry.file).toBeLessThan(0.3);
+    }
+  });
+});
+
+describe('openvas importer: classic layout, hosts and services', () => {
+  it('reads the classic <cve>/<bid>/<xref> lists, placeholders left out', async () => {
+    const { findings } = await parseFixture(openvasImporter, 'openvas/handmade-classic.xml');
+    const ciphers = byTitle(findings, 'SSL/TLS: Report Vulnerable Cipher Suites for HTTPS');
+    expect(ciphers.vulnerability).toMatchObject({
+      ruleId: '1.3.6.1.4.1.25623.1.0.108031',
+      cveIds: ['CVE-2016-2183', 'CVE-2016-6329'],
+      aliases: ['CB-K16/1828'],
+      references: ['https://sweet32.info/', 'https://www.openssl.org/blog/blog/2016/08/24/sweet32/'],
+    });
+    // A CVSS v2 vector is not a v3 one.
+    expect(ciphers.vulnerability.cvss3Vector).toBeUndefined();
+    expect(ciphers.location).toEqual({ kind: 'Port', port: 443, protocol: 'tcp' });
+    const timestamps = byTitle(findings, 'TCP timestamps');
+    expect(timestamps.vulnerability.cveIds).toBeUndefined();
+    expect(timestamps.vulnerability.aliases).toBeUndefined();
+  });
+
+  it('takes a CVSS v3 vector from the tags', async () => {
+    const { findings } = await parseFixture(openvasImporter, 'openvas/handmade-classic.xml');
+    const ssh = byTitle(findings, "OpenSSH 'sftp-server' Security Bypass Vulnerability (Linux)");
+    expect(ssh.vulnerability).toMatchObject({
+      cvss3Vector: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:L/A:N',
+      cvss3Score: 5.3,
+      aliases: ['BID:101552', 'DFN-CERT-2017-2236'],
+    });
+  });
+
+  it('keeps a result overridden to False Positive, at its original level, as a false positive', async () => {
+    const { findings } = await parseFixture(openvasImporter, 'openvas/handmade-classic.xml');
+    const ssh = byTitle(findings, "OpenSSH 'sftp-server' Security Bypass Vulnerability (Linux)");
+    expect(ssh.severity).toBe('Medium');
+    expect(ssh.state?.state).toBe('FalsePositive');
+    expect(ssh.fixedIn).toBe('7.6');
+  });
+
+  it('gives each report-level host an asset record with its details', async () => {
+    const { records } = await parseFixture(openvasImporter, 'openvas/handmade-classic.xml');
+    expect(assets(records)).toEqual([
+      {
+        type: 'asset',
+        asset: {
+          kind: 'Host',
+          ipAddresses: ['192.168.1.10'],
+          fqdn: 'web01.example.com',
+          operatingSystem: 'Ubuntu 16.04',
+          macAddresses: ['00:50:56:aa:bb:cc'],
+        },
+      },
+      // No results: the asset record is all the report says of it.
+      {
+        type: 'asset',
+        asset: { kind: 'Host', ipAddresses: ['192.168.1.11'], operatingSystem: 'HP JetDirect' },
+      },
+    ]);
+  });
+
+  it('reports the ports of the report as services, each once', async () => {
+    const { records } = await parseFixture(openvasImporter, 'openvas/handmade-classic.xml');
+    expect(services(records).map(({ port, protocol, name }) => ({ port, protocol, name }))).toEqual([
+      { port: 443, protocol: 'tcp', name: 'https' },
+      { port: 22, protocol: 'tcp', name: 'ssh' },
+    ]);
+  });
+});
+
+describe('openvas importer: severity', () => {
+  it('follows the threat level, then the score', async () => {
+    expect(OPENVAS_THREAT).toEqual({
+      critical: 'Critical',
+      high: 'High',
+      medium: 'Medium',
+      low: 'Low',
+      log: 'Info',
+      debug: 'Info',
+    });
+    expect(openvasSeverity(undefined, '9.8')).toBe('Critical');
+    expect(openvasSeverity(undefined, '0.0')).toBe('Info');
+    expect(openvasSeverity('Log', '0.0')).toBe('Info');
+    const { findings } = await parseText(
+      openvasImporter,
+      gmpReport(
+        [
+          gmpResult('1', 'Critical', '9.8'),
+          gmpResult('2', 'High', '9.8'),
+          gmpResult('3', 'Medium', '5.0'),
+          gmpResult('4', 'Low', '2.6'),
+          gmpResult('5', 'Log', '0.0'),
+          gmpResult('6', '', '7.5'),
+        ].join('\n'),
+      ),
+    );
+    expect(findings.map((f) => f.severity)).toEqual(['Critical', 'High', 'Medium', 'Low', 'Info', 'High']);
+  });
+
+  it('cuts evidence to maxEvidenceChars and warns once', async () => {
+    const long = 'B'.repeat(70 * 1024);
+    const { findings, warnings } = await parseText(
+      openvasImporter,
+      gmpReport(gmpResult('1', 'Low', '2.0', long) + gmpResult('2', 'Low', '2.0', long)),
+    );
+    for (const finding of findings) {
+      expect(finding.evidence!.length).toBeLessThanOrEqual(64 * 1024);
+      expect(finding.evidence!.endsWith('… [truncated]')).toBe(true);
+    }
+    expect(warnings).toHaveLength(1);
+  });
+});
+
+describe('openvas importer: bad input', () => {
+  it('fails a truncated file with the line and column', async () => {
+    const error = await failure(parseFixture(openvasImporter, 'openvas/hostile-truncated.xml'));
+    expect(error.line).toBe(10);
+    expect(error.column).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses XXE and entity expansion', async () => {
+    for (const file of ['openvas/hostile-xxe.xml', 'openvas/hostile-billion-laughs.xml']) {
+      expect((await failure(parseFixture(openvasImporter, file))).message).toMatch(/DTD/);
+    }
+  });
+
+  it('fails an empty file clearly', async () => {
+    expect((await failure(parseText(openvasImporter, ''))).message).toMatch(/empty/);
+  });
+
+  it('fails a CSV with other columns, and XML of another tool', async () => {
+    const csv = await failure(parseFixture(openvasImporter, 'openvas/wrong-columns.csv'));
+    expect(csv.message).toMatch(/Not an OpenVAS CSV report/);
+    expect((await failure(parseText(openvasImporter, NMAP_HEAD))).message).toMatch(
+      /root element is <nmaprun>/,
+    );
+  });
+
+  it('reads a header-only CSV as an empty report', async () => {
+    const { records } = await parseFixture(openvasImporter, 'openvas/no_vuln.csv');
+    expect(records).toEqual([]);
+  });
+});
