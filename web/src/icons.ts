@@ -11,6 +11,8 @@ export { default as IconDevices } from '@tabler/icons-react/dist/esm/icons/IconD
 export { default as IconDots } from '@tabler/icons-react/dist/esm/icons/IconDots.mjs';
 export { default as IconDownload } from '@tabler/icons-react/dist/esm/icons/IconDownload.mjs';
 export { default as IconExternalLink } from '@tabler/icons-react/dist/esm/icons/IconExternalLink.mjs';
+export { default as IconFileImport } from '@tabler/icons-react/dist/esm/icons/IconFileImport.mjs';
+export { default as IconFileUpload } from '@tabler/icons-react/dist/esm/icons/IconFileUpload.mjs';
 export { default as IconFlame } from '@tabler/icons-react/dist/esm/icons/IconFlame.mjs';
 export { default as IconHistory } from '@tabler/icons-react/dist/esm/icons/IconHistory.mjs';
 export { default as IconKey } from '@tabler/icons-react/dist/esm/icons/IconKey.mjs';

@@ -17,6 +17,8 @@ const AssetsPage = lazy(() => import('./features/assets/AssetsPage'));
 const AssetDetailPage = lazy(() => import('./features/assets/AssetDetailPage'));
 const TicketsPage = lazy(() => import('./features/tickets/TicketsPage'));
 const TicketDetailPage = lazy(() => import('./features/tickets/TicketDetailPage'));
+const ImportsPage = lazy(() => import('./features/imports/ImportsPage'));
+const ImportDetailPage = lazy(() => import('./features/imports/ImportDetailPage'));
 const SettingsPage = lazy(() => import('./features/settings/SettingsPage'));
 
 export const router = createBrowserRouter([
@@ -40,6 +42,8 @@ export const router = createBrowserRouter([
           { path: 'assets/:id', element: <AssetDetailPage /> },
           { path: 'tickets', element: <TicketsPage /> },
           { path: 'tickets/:id', element: <TicketDetailPage /> },
+          { path: 'imports', element: <ImportsPage /> },
+          { path: 'imports/:id', element: <ImportDetailPage /> },
           { path: 'settings', element: <SettingsPage /> },
           { path: 'profile', element: <ProfilePage /> },
           {

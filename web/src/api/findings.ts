@@ -53,6 +53,8 @@ export function filterQuery(filter: FindingFilter) {
     Cve: filter.Cve || undefined,
     Kev: filter.Kev ? true : undefined,
     Search: filter.Search || undefined,
+    ImportId: filter.ImportId || undefined,
+    ImportChange: filter.ImportId ? filter.ImportChange : undefined,
   };
 }
 

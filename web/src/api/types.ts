@@ -163,6 +163,9 @@ export interface FindingFilter {
   Cve?: string;
   Kev?: boolean;
   Search?: string;
+  /** The findings an import created (New), fixed or reopened; list filters only. */
+  ImportId?: string;
+  ImportChange?: 'New' | 'Fixed' | 'Reopened';
 }
 
 export interface BulkResult {

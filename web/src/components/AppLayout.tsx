@@ -3,7 +3,15 @@ import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { Suspense, useEffect } from 'react';
 import { Link, Outlet, ScrollRestoration, useLocation } from 'react-router';
 import { useSignedInSession } from '../api/session';
-import { IconBug, IconDevices, IconLayoutDashboard, IconSettings, IconTicket, IconUsers } from '../icons';
+import {
+  IconBug,
+  IconDevices,
+  IconFileImport,
+  IconLayoutDashboard,
+  IconSettings,
+  IconTicket,
+  IconUsers,
+} from '../icons';
 import { ColorSchemeToggle } from './ColorSchemeToggle';
 import { Logo } from './Logo';
 import { PageSkeleton } from './PageSkeleton';
@@ -25,6 +33,7 @@ export function AppLayout() {
     { to: '/findings', label: 'Findings', icon: IconBug, active: under(pathname, '/findings') },
     { to: '/assets', label: 'Assets', icon: IconDevices, active: under(pathname, '/assets') },
     { to: '/tickets', label: 'Tickets', icon: IconTicket, active: under(pathname, '/tickets') },
+    { to: '/imports', label: 'Imports', icon: IconFileImport, active: under(pathname, '/imports') },
     ...(session.User.Role === 'Admin'
       ? [{ to: '/users', label: 'Users', icon: IconUsers, active: under(pathname, '/users') }]
       : []),

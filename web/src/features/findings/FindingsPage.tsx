@@ -18,10 +18,12 @@ import { Link } from 'react-router';
 import { errorMessage } from '../../api/client';
 import { saveBlob } from '../../api/download';
 import { downloadFindingsCsv, FINDING_STATES, OPEN_STATES, SEVERITIES } from '../../api/findings';
+import { IMPORT_CHANGES } from '../../api/imports';
 import type { FindingFilter, FindingSort } from '../../api/types';
 import { FilterTextInput } from '../../components/FilterTextInput';
 import { listParam, useUrlState } from '../../components/useUrlState';
 import { IconDownload, IconSearch } from '../../icons';
+import { ImportFilterBadge } from '../imports/ImportFilterBadge';
 import { FindingsTable } from './FindingsTable';
 
 const SORTS: { value: FindingSort; label: string }[] = [
@@ -38,7 +40,10 @@ export default function FindingsPage() {
   useDocumentTitle('Findings · Rampart');
   const [params, update] = useUrlState();
 
-  const state = listParam(params, 'State', FINDING_STATES, OPEN_STATES);
+  // Set by links from an import's result: what it created, fixed or reopened, in any state since.
+  const importId = params.get('ImportId') ?? '';
+  const importChange = IMPORT_CHANGES.find((c) => c === params.get('ImportChange'));
+  const state = listParam(params, 'State', FINDING_STATES, importId ? [] : OPEN_STATES);
   const severity = listParam(params, 'Severity', SEVERITIES);
   const search = params.get('Search') ?? '';
   const tag = params.get('Tag') ?? '';
@@ -50,7 +55,7 @@ export default function FindingsPage() {
   const sort = SORTS.some((s) => s.value === sortParam) ? (sortParam as FindingSort) : DEFAULT_SORT;
 
   // One object per distinct filter, so the table's query key and selection follow real changes only.
-  const filterKey = JSON.stringify([state, severity, search, tag, cve, kev, assetId]);
+  const filterKey = JSON.stringify([state, severity, search, tag, cve, kev, assetId, importId, importChange]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: filterKey stands for its parts
   const filter = useMemo<FindingFilter>(
     () => ({
@@ -61,11 +66,14 @@ export default function FindingsPage() {
       Cve: cve || undefined,
       Kev: kev || undefined,
       AssetId: assetId || undefined,
+      ImportId: importId || undefined,
+      ImportChange: importChange,
     }),
     [filterKey],
   );
 
-  const isDefault = !params.has('State') && !severity.length && !search && !tag && !cve && !kev && !assetId;
+  const isDefault =
+    !params.has('State') && !severity.length && !search && !tag && !cve && !kev && !assetId && !importId;
 
   const [exporting, setExporting] = useState(false);
   const exportCsv = async () => {
@@ -115,7 +123,7 @@ export default function FindingsPage() {
             placeholder={state.length ? undefined : 'Any state'}
             onChange={(value) => {
               const same = value.length === OPEN_STATES.length && OPEN_STATES.every((s) => value.includes(s));
-              update({ State: same ? undefined : value });
+              update({ State: same && !importId ? undefined : value });
             }}
             clearable
           />
@@ -170,6 +178,8 @@ export default function FindingsPage() {
                   Cve: undefined,
                   Kev: undefined,
                   AssetId: undefined,
+                  ImportId: undefined,
+                  ImportChange: undefined,
                 })
               }
             >
@@ -189,6 +199,14 @@ export default function FindingsPage() {
             Show all assets
           </Button>
         </Group>
+      )}
+
+      {importId && (
+        <ImportFilterBadge
+          importId={importId}
+          change={importChange}
+          onRemove={() => update({ ImportId: undefined, ImportChange: undefined })}
+        />
       )}
 
       <FindingsTable filter={filter} sort={sort} />

@@ -1,0 +1,206 @@
+import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import { ApiError, api } from './client';
+import { csrfToken, sessionExpired } from './session';
+import type { FindingFilter, Page, Problem } from './types';
+
+export type ImportState = 'Queued' | 'Running' | 'Completed' | 'Failed';
+
+/** What an import did; a count the server has nothing to say about is left out. */
+export interface ImportCounts {
+  New?: number;
+  Reopened?: number;
+  Fixed?: number;
+  Unchanged?: number;
+  DuplicatesMerged?: number;
+  AssetsCreated?: number;
+  AssetsUpdated?: number;
+  Findings?: number;
+  Services?: number;
+  Software?: number;
+  Records?: number;
+  Skipped?: number;
+  ParseMs?: number;
+  MergeMs?: number;
+}
+
+export interface Import {
+  Id: string;
+  State: ImportState;
+  Format: string | null;
+  /** 1 when the format was given; else how sure detection was (0..1). */
+  FormatConfidence: number | null;
+  ScopeName: string | null;
+  FileName: string | null;
+  FileSha256: string;
+  /** Bytes as uploaded (compressed, when gzipped). */
+  FileSize: number;
+  Counts: ImportCounts;
+  Warnings: string[];
+  Error: string | null;
+  CreatedAt: string;
+  StartedAt: string | null;
+  FinishedAt: string | null;
+  DurationMs: number | null;
+}
+
+export interface ImportFormat {
+  Format: string;
+  Label: string;
+  Tool: string;
+}
+
+/** The findings an import created, fixed or reopened (the findings list's ImportChange). */
+export type ImportChange = NonNullable<FindingFilter['ImportChange']>;
+export const IMPORT_CHANGES: readonly ImportChange[] = ['New', 'Fixed', 'Reopened'];
+
+/** The 422 `unknown-report-format` problem names the formats Rampart reads. */
+export interface UnknownFormatProblem extends Problem {
+  formats?: string[];
+}
+
+export const importsKey = ['imports'] as const;
+const PAGE_SIZE = 25;
+
+/** Still to end: the server has the report and reads it, or will. */
+export function isActive(state: ImportState | undefined): boolean {
+  return state === 'Queued' || state === 'Running';
+}
+
+/** The address of the findings list that shows what an import changed. */
+export function importFindingsPath(id: string, change: ImportChange): string {
+  return `/findings?${new URLSearchParams({ ImportId: id, ImportChange: change })}`;
+}
+
+export function useImports() {
+  return useInfiniteQuery({
+    queryKey: [...importsKey, 'list'],
+    queryFn: ({ pageParam, signal }) =>
+      api<Page<Import>>('/imports', { query: { PageSize: PAGE_SIZE, Cursor: pageParam }, signal }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.NextCursor ?? undefined,
+    // Imports started elsewhere (the CLI, CI pipelines) move on by themselves: follow them.
+    refetchInterval: (query) =>
+      query.state.data?.pages.some((page) => page.Items.some((item) => isActive(item.State))) ? 2000 : false,
+  });
+}
+
+/** One import, asked again every second until it has ended. */
+export function useImport(id: string) {
+  const query = useQuery({
+    queryKey: [...importsKey, 'detail', id],
+    queryFn: ({ signal }) => api<Import>(`/imports/${encodeURIComponent(id)}`, { signal }),
+    refetchInterval: (q) => (isActive(q.state.data?.State) ? 1000 : false),
+    enabled: !!id,
+  });
+  useRefreshWhenEnded(query.data);
+  return query;
+}
+
+// When an import ends, what it changed is out of date: imports, findings (and the overview's
+// counts), assets, and the tickets that follow their findings.
+function useRefreshWhenEnded(current: Import | undefined) {
+  const client = useQueryClient();
+  const previous = useRef(current?.State);
+  useEffect(() => {
+    const was = previous.current;
+    previous.current = current?.State;
+    if (current && isActive(was) && !isActive(current.State)) {
+      for (const key of [importsKey, ['findings'], ['assets'], ['tickets']]) {
+        void client.invalidateQueries({ queryKey: key });
+      }
+    }
+  }, [client, current]);
+}
+
+export function useImportFormats() {
+  return useQuery({
+    queryKey: [...importsKey, 'formats'],
+    queryFn: ({ signal }) => api<ImportFormat[]>('/imports/formats', { signal }),
+    staleTime: 60 * 60_000,
+  });
+}
+
+export interface UploadOptions {
+  /** Left out: the server detects the format from the content. */
+  format?: string;
+  scopeName?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Sends a report as the raw request body. XMLHttpRequest rather than fetch: only it reports upload
+ * progress. `onProgress` gets the share sent, 0..1. Resolves with the Queued import; a refusal
+ * rejects with an ApiError as the client's does, an abort with an AbortError.
+ */
+export function uploadReport(
+  file: File,
+  options: UploadOptions,
+  onProgress: (fraction: number) => void,
+): Promise<Import> {
+  const query = new URLSearchParams();
+  if (options.format) query.set('Format', options.format);
+  if (options.scopeName) query.set('ScopeName', options.scopeName);
+  if (file.name) query.set('FileName', file.name.slice(0, 255));
+  const search = query.toString();
+
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', `/api/latest/imports${search ? `?${search}` : ''}`);
+    xhr.withCredentials = true;
+    xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+    xhr.setRequestHeader('Accept', 'application/json');
+    const token = csrfToken();
+    if (token) xhr.setRequestHeader('X-CSRF-Token', token);
+
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
+    };
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) {
+        try {
+          resolve(JSON.parse(xhr.responseText) as Import);
+        } catch {
+          reject(
+            new ApiError({ title: 'Bad answer', status: xhr.status, detail: 'The answer was not JSON.' }),
+          );
+        }
+        return;
+      }
+      if (xhr.status === 401) sessionExpired();
+      reject(new ApiError(readProblem(xhr)));
+    };
+    // A server that refuses a large body early (413) may close the connection mid-upload.
+    xhr.onerror = () =>
+      reject(
+        new ApiError({
+          title: 'Network error',
+          status: 0,
+          detail: 'The upload did not reach the Rampart server, or it closed the connection. Try again.',
+        }),
+      );
+    xhr.onabort = () => reject(new DOMException('The upload was cancelled.', 'AbortError'));
+
+    if (options.signal?.aborted) {
+      reject(new DOMException('The upload was cancelled.', 'AbortError'));
+      return;
+    }
+    options.signal?.addEventListener('abort', () => xhr.abort(), { once: true });
+    onProgress(0);
+    xhr.send(file);
+  });
+}
+
+function readProblem(xhr: XMLHttpRequest): UnknownFormatProblem {
+  const fallback: Problem = {
+    title: xhr.statusText || 'Request failed',
+    status: xhr.status,
+    detail: `The server answered ${xhr.status}${xhr.statusText ? ` ${xhr.statusText}` : ''}.`,
+  };
+  if (!(xhr.getResponseHeader('Content-Type') ?? '').includes('json')) return fallback;
+  try {
+    return { ...fallback, ...(JSON.parse(xhr.responseText) as Partial<Problem>), status: xhr.status };
+  } catch {
+    return fallback;
+  }
+}

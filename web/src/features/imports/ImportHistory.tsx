@@ -1,0 +1,107 @@
+import { Anchor, Paper, Stack, Table, Text } from '@mantine/core';
+import { Link } from 'react-router';
+import { type Import, useImportFormats, useImports } from '../../api/imports';
+import { DateTime } from '../../components/DateTime';
+import { LoadMore } from '../../components/LoadMore';
+import { TableSkeleton } from '../../components/PageSkeleton';
+import { QueryError } from '../../components/QueryError';
+import { formatBytes, formatDuration, importName, toolName } from './format';
+import { ImportStateBadge } from './ImportStateBadge';
+
+/** Every import of the organisation, newest first; each row opens the import. */
+export function ImportHistory({ canImport }: { canImport: boolean }) {
+  const imports = useImports();
+  const formats = useImportFormats().data;
+
+  if (imports.isPending) return <TableSkeleton rows={4} />;
+  if (imports.isError && !imports.data) {
+    return <QueryError error={imports.error} onRetry={() => imports.refetch()} />;
+  }
+
+  const rows = imports.data.pages.flatMap((page) => page.Items);
+  const total = imports.data.pages[0]?.TotalCount;
+
+  if (rows.length === 0) {
+    return (
+      <Paper withBorder radius="md" p="xl" ta="center">
+        <Text fw={600}>No reports imported yet</Text>
+        <Text size="sm" c="dimmed" mt={4} maw={560} mx="auto">
+          {canImport
+            ? 'Import a scan from Nessus, Qualys, OpenVAS, Nmap, Trivy or another scanner above: its hosts become assets and its results become findings.'
+            : 'Analysts import scanner reports here, or from a pipeline with rampart import. Their results will be listed here.'}
+        </Text>
+      </Paper>
+    );
+  }
+
+  return (
+    <Stack gap="sm">
+      <Table.ScrollContainer minWidth={860}>
+        <Table striped highlightOnHover verticalSpacing={6} horizontalSpacing="sm" fz="sm">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>File</Table.Th>
+              <Table.Th>Format</Table.Th>
+              <Table.Th>State</Table.Th>
+              <Table.Th ta="right">New</Table.Th>
+              <Table.Th ta="right">Fixed</Table.Th>
+              <Table.Th ta="right">Reopened</Table.Th>
+              <Table.Th ta="right">Size</Table.Th>
+              <Table.Th>Imported</Table.Th>
+              <Table.Th ta="right">Duration</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {rows.map((item) => (
+              <HistoryRow key={item.Id} item={item} format={toolName(item.Format, formats)} />
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      <LoadMore query={imports} shown={rows.length} total={total} what="imports" />
+    </Stack>
+  );
+}
+
+const NUMERIC = { fontVariantNumeric: 'tabular-nums' } as const;
+
+function HistoryRow({ item, format }: { item: Import; format: string }) {
+  const done = item.State === 'Completed';
+  const figure = (value: number | undefined) => (done ? (value ?? 0).toLocaleString() : '—');
+  return (
+    <Table.Tr>
+      <Table.Td style={{ overflowWrap: 'anywhere' }}>
+        <Anchor component={Link} to={`/imports/${item.Id}`} size="sm">
+          {importName(item)}
+        </Anchor>
+        {item.ScopeName && (
+          <Text size="xs" c="dimmed">
+            Scope {item.ScopeName}
+          </Text>
+        )}
+      </Table.Td>
+      <Table.Td>{format}</Table.Td>
+      <Table.Td>
+        <ImportStateBadge state={item.State} />
+      </Table.Td>
+      <Table.Td ta="right" style={NUMERIC}>
+        {figure(item.Counts.New)}
+      </Table.Td>
+      <Table.Td ta="right" style={NUMERIC}>
+        {figure(item.Counts.Fixed)}
+      </Table.Td>
+      <Table.Td ta="right" style={NUMERIC}>
+        {figure(item.Counts.Reopened)}
+      </Table.Td>
+      <Table.Td ta="right" style={{ ...NUMERIC, whiteSpace: 'nowrap' }}>
+        {formatBytes(item.FileSize)}
+      </Table.Td>
+      <Table.Td style={{ whiteSpace: 'nowrap' }}>
+        <DateTime value={item.CreatedAt} />
+      </Table.Td>
+      <Table.Td ta="right" style={{ ...NUMERIC, whiteSpace: 'nowrap' }}>
+        {formatDuration(item.DurationMs)}
+      </Table.Td>
+    </Table.Tr>
+  );
+}
