@@ -413,21 +413,11 @@ export class ImportService {
       }
       await stager.flush();
       await this.repo.heartbeat(org, id, this.clock());
-      const parseMs = Math.round(performance.now() - parseStarted);
-      const mergeStarted = performance.now();
-      const { counts, changedIds } = await this.merge(
-        ctx,
-        id,
-        importer.tool,
-        request.scopeName ?? null,
-        stager,
-        {
-          format: importer.format,
-          confidence,
-        },
-      );
-      counts.ParseMs = parseMs;
-      counts.MergeMs = Math.round(performance.now() - mergeStarted);
+      const { changedIds } = await this.merge(ctx, id, importer.tool, request.scopeName ?? null, stager, {
+        format: importer.format,
+        confidence,
+        parseMs: Math.round(performance.now() - parseStarted),
+      });
       await this.repo.clearStaging(org, id);
       if (changedIds.length > 0) await this.findingsChanged(org, changedIds);
     } catch (error) {
@@ -443,10 +433,11 @@ export class ImportService {
     source: string,
     scopeName: string | null,
     stager: Stager,
-    meta: { format: string; confidence: number },
+    meta: { format: string; confidence: number; parseMs: number },
   ) {
     const org = ctx.organizationId;
     const sla = await this.settings.sla(org);
+    const started = performance.now();
     return this.repo.transaction(async (trx) => {
       const seenAt = this.clock();
       const created = new Set<string>();
@@ -481,6 +472,8 @@ export class ImportService {
         Software: await this.repo.mergeSoftware(org, id, seenAt, trx),
         Records: stager.records,
         Skipped: stager.skipped,
+        ParseMs: meta.parseMs,
+        MergeMs: Math.round(performance.now() - started),
       };
       await this.repo.finish(
         org,

@@ -1,0 +1,164 @@
+/**
+ * npm run bench:import — generates a synthetic Nessus report of 100,000 findings over 2,000 hosts
+ * and a Trivy JSON report of 100,000 vulnerabilities, then for each: imports it, re-imports it
+ * unchanged, and re-imports a variant where 10 % of the findings are gone and 5 % are new. Prints
+ * findings/s, wall time and the process's peak RSS for each step, on the embedded database and,
+ * when DATABASE_URL is set, on PostgreSQL (a fresh database, dropped afterwards).
+ * BENCH_IMPORT_FINDINGS and BENCH_IMPORT_HOSTS scale it.
+ */
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { buildServices } from '../src/app.js';
+import { type Database, openEmbedded, openPostgres } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { LocalInvalidationBus } from '../src/lib/invalidation-bus.js';
+import { importDirectory, spoolReport } from '../src/modules/imports/upload.js';
+
+const FINDINGS = Number(process.env.BENCH_IMPORT_FINDINGS ?? 100_000);
+const HOSTS = Number(process.env.BENCH_IMPORT_HOSTS ?? 2_000);
+const PER_HOST = Math.ceil(FINDINGS / HOSTS);
+const dir = mkdtempSync(join(tmpdir(), 'rampart-bench-import-'));
+
+/** Streams a file line by line so that generating it takes no memory either. */
+async function writeLines(path: string, lines: Iterable<string>): Promise<void> {
+  const out = createWriteStream(path);
+  for (const line of lines) if (!out.write(line)) await once(out, 'drain');
+  out.end();
+  await once(out, 'finish');
+}
+
+// Finding i of host h exists in a variant unless it is one of the 10 % fixed; 5 % more are new.
+const keep = (variant: boolean, h: number, i: number) => !variant || (h * PER_HOST + i) % 10 !== 0;
+const extra = (variant: boolean) => (variant ? Math.ceil(PER_HOST * 0.05) : 0);
+
+function* nessus(variant: boolean): Generator<string> {
+  yield '<?xml version="1.0" ?>\n<NessusClientData_v2>\n<Report name="bench" xmlns:cm="http://www.nessus.org/cm">\n';
+  for (let h = 0; h < HOSTS; h++) {
+    const ip = `10.${Math.floor(h / 65536) % 256}.${Math.floor(h / 256) % 256}.${h % 256}`;
+    yield `<ReportHost name="${ip}"><HostProperties><tag name="host-ip">${ip}</tag><tag name="host-fqdn">bench-${h}.example.com</tag><tag name="operating-system">Linux Kernel 5.15</tag></HostProperties>\n`;
+    for (let i = 0; i < PER_HOST + extra(variant); i++) {
+      if (i < PER_HOST && !keep(variant, h, i)) continue;
+      const plugin = 100000 + (i % 5000) + (i >= PER_HOST ? 50000 : 0);
+      const port = [22, 80, 443, 8080, 3306][i % 5];
+      yield `<ReportItem port="${port}" svc_name="www" protocol="tcp" severity="${(i % 4) + 1}" pluginID="${plugin}" pluginName="Synthetic plugin ${plugin}" pluginFamily="General">
+<description>Synthetic vulnerability ${plugin} found by the benchmark.</description><solution>Upgrade.</solution><risk_factor>High</risk_factor>
+<cve>CVE-2024-${10000 + (plugin % 40000)}</cve><cvss3_base_score>${((i % 90) / 10 + 1).toFixed(1)}</cvss3_base_score>
+<plugin_output>Installed version : 1.${i}\nFixed version : 1.${i + 1}</plugin_output></ReportItem>\n`;
+    }
+    yield '</ReportHost>\n';
+  }
+  yield '</Report>\n</NessusClientData_v2>\n';
+}
+
+function* trivy(variant: boolean): Generator<string> {
+  yield '{"SchemaVersion":2,"ArtifactName":"registry.example.com/bench/app:1.0","ArtifactType":"container_image","Results":[';
+  const targets = 20;
+  const perTarget = Math.ceil(FINDINGS / targets);
+  for (let t = 0; t < targets; t++) {
+    yield `${t ? ',' : ''}{"Target":"layer-${t}","Class":"lang-pkgs","Type":"npm","Vulnerabilities":[`;
+    let first = true;
+    for (let i = 0; i < perTarget + (variant ? Math.ceil(perTarget * 0.05) : 0); i++) {
+      if (i < perTarget && variant && (t * perTarget + i) % 10 === 0) continue;
+      const id = i >= perTarget ? 900000 + i : i;
+      yield `${first ? '' : ','}{"VulnerabilityID":"CVE-2023-${10000 + (id % 80000)}","PkgName":"pkg-${t}-${id}","InstalledVersion":"1.0.${id % 100}","FixedVersion":"1.1.0","Severity":"${['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'][id % 4]}","Title":"Synthetic vulnerability ${id}","Description":"A synthetic description of vulnerability ${id} for the benchmark.","References":["https://example.com/${id}"],"CVSS":{"nvd":{"V3Vector":"CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H","V3Score":9.8}}}`;
+      first = false;
+    }
+    yield ']}';
+  }
+  yield ']}\n';
+}
+
+function peakRss() {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 50);
+  return () => {
+    clearInterval(timer);
+    return Math.max(peak, process.memoryUsage.rss());
+  };
+}
+
+async function runOn(label: string, database: Database) {
+  await migrateToLatest(database.db);
+  const services = buildServices(database, () => new Date(), new LocalInvalidationBus(), {
+    authCacheSeconds: 0,
+    sessionIdleMinutes: 30,
+    sessionMaxHours: 12,
+  });
+  const { organization } = await services.organizations.ensureFirst();
+  const ctx = { organizationId: organization.id, actor: { type: 'system' as const, id: null } };
+  const rows: string[] = [];
+  for (const [format, base, variant] of [
+    ['nessus', 'bench.nessus', 'bench-variant.nessus'],
+    ['trivy', 'bench-trivy.json', 'bench-trivy-variant.json'],
+  ] as const) {
+    for (const [step, file] of [
+      ['first import', base],
+      ['unchanged re-import', base],
+      ['10 % fixed, 5 % new', variant],
+    ] as const) {
+      global.gc?.();
+      const stop = peakRss();
+      const started = performance.now();
+      const report = await spoolReport(createReadStream(join(dir, file)), importDirectory(), 4 * 1024 ** 3);
+      const submitted = await services.imports.submit(ctx, { report, fileName: file, format });
+      await services.imports.settled(submitted.id);
+      const seconds = (performance.now() - started) / 1000;
+      const rss = stop();
+      const done = await services.imports.get(ctx, submitted.id);
+      if (done.state !== 'Completed') throw new Error(`${format} ${step} failed: ${done.error}`);
+      const c = done.counts;
+      rows.push(
+        `| ${label} | ${format} | ${step} | ${c.Findings?.toLocaleString()} | ${seconds.toFixed(1)} s | ${Math.round((c.Findings ?? 0) / seconds).toLocaleString()} | ${(c.ParseMs ?? 0) / 1000} s / ${(c.MergeMs ?? 0) / 1000} s | ${Math.round(rss / 1024 / 1024)} MB | new ${c.New}, fixed ${c.Fixed}, reopened ${c.Reopened}, unchanged ${c.Unchanged} |`,
+      );
+      console.log(rows.at(-1));
+    }
+  }
+  return rows;
+}
+
+try {
+  console.log(
+    `bench:import — generating reports: ${FINDINGS.toLocaleString()} findings over ${HOSTS.toLocaleString()} hosts`,
+  );
+  await writeLines(join(dir, 'bench.nessus'), nessus(false));
+  await writeLines(join(dir, 'bench-variant.nessus'), nessus(true));
+  await writeLines(join(dir, 'bench-trivy.json'), trivy(false));
+  await writeLines(join(dir, 'bench-trivy-variant.json'), trivy(true));
+
+  const rows: string[] = [];
+  const embedded = await openEmbedded(join(dir, 'pglite'), 'bench');
+  try {
+    rows.push(...(await runOn('embedded', embedded)));
+  } finally {
+    await embedded.close();
+  }
+  if (process.env.DATABASE_URL) {
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    const name = `rampart_bench_${randomBytes(4).toString('hex')}`;
+    await admin.query(`create database ${name}`);
+    const url = new URL(process.env.DATABASE_URL);
+    url.pathname = `/${name}`;
+    const postgres = await openPostgres(url.toString(), 4);
+    try {
+      rows.push(...(await runOn('postgresql', postgres)));
+    } finally {
+      await postgres.close();
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
+  }
+  console.log(
+    '\n| database | format | step | findings | wall time | findings/s | parse / merge | peak RSS | result |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const r of rows) console.log(r);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
