@@ -155,6 +155,96 @@ export class AssetRepository {
       .executeTakeFirstOrThrow();
   }
 
+  /** The assets claiming any of these identifiers, in one query (imports resolve many at once). */
+  async findByIdentifierList(organizationId: string, identifiers: Identifier[], db: Db) {
+    if (identifiers.length === 0) return [];
+    const result = await sql<{ kind: string; value: string; asset_id: string }>`
+      select i.kind, i.value, i.asset_id from asset_identifiers i
+      join unnest(${identifiers.map((x) => x.kind)}::text[], ${identifiers.map((x) => x.value)}::text[]) as w(kind, value)
+        on i.kind = w.kind and i.value = w.value
+      where i.organization_id = ${organizationId}`.execute(db);
+    return result.rows;
+  }
+
+  /** Many new assets in one statement. */
+  async insertMany(organizationId: string, rows: { id: string; write: AssetWrite }[], db: Db): Promise<void> {
+    if (rows.length === 0) return;
+    await db
+      .insertInto('assets')
+      .values(
+        rows.map(({ id, write: a }) => ({
+          organization_id: organizationId,
+          id,
+          kind: a.kind,
+          name: a.name,
+          friendly_name: a.friendlyName ?? null,
+          hostname: a.hostname ?? null,
+          fqdn: a.fqdn ?? null,
+          domain_name: a.domainName ?? null,
+          ip_addresses: a.ipAddresses,
+          mac_addresses: a.macAddresses,
+          operating_system: a.operatingSystem ?? null,
+          url: a.url ?? null,
+          criticality: a.criticality ?? 3,
+          internet_facing: a.internetFacing ?? false,
+          tags: a.tags,
+          sources: a.sources,
+          first_seen_at: a.seenAt,
+          last_seen_at: a.seenAt,
+        })),
+      )
+      .execute();
+  }
+
+  /** merge() for many assets in one statement. */
+  async mergeMany(organizationId: string, rows: { id: string; write: AssetWrite }[], db: Db): Promise<void> {
+    if (rows.length === 0) return;
+    const data = rows.map(({ id, write: a }) => ({
+      id,
+      hostname: a.hostname ?? null,
+      fqdn: a.fqdn ?? null,
+      domain_name: a.domainName ?? null,
+      operating_system: a.operatingSystem ?? null,
+      ip_addresses: a.ipAddresses,
+      mac_addresses: a.macAddresses,
+      tags: a.tags,
+      sources: a.sources,
+      seen_at: a.seenAt.toISOString(),
+    }));
+    await sql`
+      update assets a set
+        hostname = coalesce(r.hostname, a.hostname),
+        fqdn = coalesce(r.fqdn, a.fqdn),
+        domain_name = coalesce(r.domain_name, a.domain_name),
+        operating_system = coalesce(r.operating_system, a.operating_system),
+        ip_addresses = array(select distinct unnest(a.ip_addresses || r.ip_addresses) order by 1),
+        mac_addresses = array(select distinct unnest(a.mac_addresses || r.mac_addresses) order by 1),
+        tags = array(select distinct unnest(a.tags || r.tags) order by 1),
+        sources = array(select distinct unnest(a.sources || r.sources) order by 1),
+        last_seen_at = greatest(a.last_seen_at, r.seen_at),
+        first_seen_at = least(a.first_seen_at, r.seen_at),
+        updated_at = now()
+      from jsonb_to_recordset(${JSON.stringify(data)}::jsonb) as r(id uuid, hostname text, fqdn text,
+        domain_name text, operating_system text, ip_addresses text[], mac_addresses text[], tags text[],
+        sources text[], seen_at timestamptz)
+      where a.organization_id = ${organizationId} and a.id = r.id`.execute(db);
+  }
+
+  /** addIdentifiers() for many assets in one statement. */
+  async addIdentifierList(
+    organizationId: string,
+    rows: { assetId: string; identifier: Identifier }[],
+    db: Db,
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    await sql`
+      insert into asset_identifiers (organization_id, kind, value, asset_id)
+      select ${organizationId}::uuid, kind, value, asset_id
+      from unnest(${rows.map((r) => r.identifier.kind)}::text[], ${rows.map((r) => r.identifier.value)}::text[],
+        ${rows.map((r) => r.assetId)}::uuid[]) as w(kind, value, asset_id)
+      on conflict (organization_id, kind, value) do nothing`.execute(db);
+  }
+
   /** Claims identifiers for an asset; one already claimed by another asset stays with it. */
   async addIdentifiers(organizationId: string, assetId: string, identifiers: Identifier[], db: Db = this.db) {
     if (identifiers.length === 0) return;

@@ -51,6 +51,24 @@ export type Asset = AssetRow & { identifiers: { kind: string; value: string }[] 
 
 const MAX_TAGS = 50;
 
+const union = (a: string[], b: string[]) => [...new Set([...a, ...b])].sort();
+
+/** Two reports of one asset as one: later facts win, lists accumulate. */
+function foldWrites(a: AssetWrite, b: AssetWrite): AssetWrite {
+  return {
+    ...a,
+    hostname: b.hostname ?? a.hostname,
+    fqdn: b.fqdn ?? a.fqdn,
+    domainName: b.domainName ?? a.domainName,
+    operatingSystem: b.operatingSystem ?? a.operatingSystem,
+    ipAddresses: union(a.ipAddresses, b.ipAddresses),
+    macAddresses: union(a.macAddresses, b.macAddresses),
+    tags: union(a.tags, b.tags),
+    sources: union(a.sources, b.sources),
+    seenAt: b.seenAt > a.seenAt ? b.seenAt : a.seenAt,
+  };
+}
+
 function cleanTags(tags: string[] = []): string[] {
   const out = [...new Set(tags.map((t) => t.trim()).filter((t) => t.length > 0 && t.length <= 64))].sort();
   if (out.length > MAX_TAGS)
@@ -107,6 +125,66 @@ export class AssetService {
       : await this.repo.insert(ctx.organizationId, uuidv7(), write, trx);
     await this.repo.addIdentifiers(ctx.organizationId, asset.id, identifiers, trx);
     return { asset, created: !match };
+  }
+
+  /**
+   * observePrepared for many reports at once (an import's hosts): one lookup of every identifier,
+   * then one insert of the new assets and one merge of the known ones. Reports that share an
+   * identifier with an earlier one in the list become the same asset. Answers each report's
+   * asset id, in order.
+   */
+  async observeMany(
+    ctx: ServiceContext,
+    prepared: PreparedAsset[],
+    trx: Transaction<DB>,
+  ): Promise<{ ids: string[]; created: Set<string>; updated: Set<string> }> {
+    const org = ctx.organizationId;
+    await this.repo.lockIdentity(org, trx);
+    const key = (i: Identifier) => `${i.kind}\u0000${i.value}`;
+    const owner = new Map<string, string>();
+    const all = prepared.flatMap((p) => p.identifiers);
+    for (let i = 0; i < all.length; i += 5000) {
+      for (const row of await this.repo.findByIdentifierList(org, all.slice(i, i + 5000), trx))
+        owner.set(key(row as Identifier), row.asset_id);
+    }
+    const created = new Set<string>();
+    const updated = new Set<string>();
+    const inserts = new Map<string, AssetWrite>();
+    const merges: { id: string; write: AssetWrite }[] = [];
+    const claims: { assetId: string; identifier: Identifier }[] = [];
+    const ids = prepared.map((p) => {
+      // The strongest identifier that matched decides which asset this is.
+      const match = p.identifiers.map((i) => owner.get(key(i))).find((id) => id !== undefined);
+      const id = match ?? uuidv7();
+      if (!match) {
+        created.add(id);
+        inserts.set(id, p.write);
+      } else if (inserts.has(id)) merges.push({ id, write: p.write });
+      else {
+        updated.add(id);
+        merges.push({ id, write: p.write });
+      }
+      for (const i of p.identifiers) {
+        if (!owner.has(key(i))) owner.set(key(i), id);
+        claims.push({ assetId: id, identifier: i });
+      }
+      return id;
+    });
+    const news = [...inserts].map(([id, write]) => ({ id, write }));
+    // One row per asset in a statement: several reports of one asset are folded together first.
+    const folded = new Map<string, AssetWrite>();
+    for (const m of merges) {
+      const before = folded.get(m.id);
+      folded.set(m.id, before ? foldWrites(before, m.write) : m.write);
+    }
+    merges.length = 0;
+    for (const [id, write] of folded) merges.push({ id, write });
+    for (let i = 0; i < news.length; i += 500) await this.repo.insertMany(org, news.slice(i, i + 500), trx);
+    for (let i = 0; i < merges.length; i += 1000)
+      await this.repo.mergeMany(org, merges.slice(i, i + 1000), trx);
+    for (let i = 0; i < claims.length; i += 5000)
+      await this.repo.addIdentifierList(org, claims.slice(i, i + 5000), trx);
+    return { ids, created, updated };
   }
 
   /** Checks what a report says of an asset and normalises it; throws a 400 naming the field. */

@@ -75,6 +75,8 @@ export interface MergeOptions {
   scopeName: string | null;
   seenAt: Date;
   sla: SlaDays;
+  /** Finding rows staged (all on assets that resolved); those beyond the distinct ones were duplicates. */
+  stagedFindings: number;
   actorType: string;
   actorId: string | null;
 }
@@ -367,14 +369,21 @@ export class ImportRepository {
       .execute();
   }
 
-  async setStagedAssetId(organizationId: string, importId: string, key: string, assetId: string, trx: Db) {
-    await trx
-      .updateTable('import_assets')
-      .set({ asset_id: assetId })
-      .where('organization_id', '=', organizationId)
-      .where('import_id', '=', importId)
-      .where('asset_key', '=', key)
-      .execute();
+  async setStagedAssetIds(
+    organizationId: string,
+    importId: string,
+    rows: { key: string; assetId: string }[],
+    trx: Db,
+  ): Promise<void> {
+    for (let i = 0; i < rows.length; i += 5000) {
+      const chunk = rows.slice(i, i + 5000);
+      await sql`
+        update import_assets s set asset_id = w.asset_id
+        from unnest(${chunk.map((r) => r.key)}::text[], ${chunk.map((r) => r.assetId)}::uuid[]) as w(asset_key, asset_id)
+        where s.organization_id = ${organizationId} and s.import_id = ${importId} and s.asset_key = w.asset_key`.execute(
+        trx,
+      );
+    }
   }
 
   async clearStaging(organizationId: string, importId: string, db: Db = this.db): Promise<void> {
@@ -466,15 +475,10 @@ export class ImportRepository {
       left join findings f on f.organization_id = ${organizationId} and f.dedup_key = x.dedup_key
       order by x.dedup_key, x.seq desc`.execute(trx);
 
-    const staged = await sql<{ n: string; rows: string }>`
-      select (select count(*) from import_merge) as n,
-        (select count(*) from import_findings s join import_assets a on a.organization_id = s.organization_id
-          and a.import_id = s.import_id and a.asset_key = s.asset_key
-         where s.organization_id = ${organizationId} and s.import_id = ${o.importId} and a.asset_id is not null) as rows`.execute(
-      trx,
+    const distinct = Number(
+      (await sql<{ n: string }>`select count(*) as n from import_merge`.execute(trx)).rows[0]?.n ?? 0,
     );
-    const distinct = Number(staged.rows[0]?.n ?? 0);
-    const duplicates = Number(staged.rows[0]?.rows ?? 0) - distinct;
+    const duplicates = o.stagedFindings - distinct;
 
     const actor = sql`${o.actorType}::text, ${o.actorId}::uuid`;
     const due = (severity: ReturnType<typeof sql.ref>) => sql`case ${severity}

@@ -440,15 +440,18 @@ export class ImportService {
     const started = performance.now();
     return this.repo.transaction(async (trx) => {
       const seenAt = this.clock();
-      const created = new Set<string>();
-      const updated = new Set<string>();
-      for (const staged of await this.repo.stagedAssets(org, id, trx)) {
-        const prepared = this.assets.prepare({ ...(staged.input as unknown as AssetInput), seenAt });
-        const { asset, created: isNew } = await this.assets.observePrepared(ctx, prepared, trx);
-        (isNew ? created : updated).add(asset.id);
-        await this.repo.setStagedAssetId(org, id, staged.asset_key, asset.id, trx);
-      }
-      for (const a of created) updated.delete(a);
+      const staged = await this.repo.stagedAssets(org, id, trx);
+      const { ids, created, updated } = await this.assets.observeMany(
+        ctx,
+        staged.map((s) => this.assets.prepare({ ...(s.input as unknown as AssetInput), seenAt })),
+        trx,
+      );
+      await this.repo.setStagedAssetIds(
+        org,
+        id,
+        staged.map((s, i) => ({ key: s.asset_key, assetId: ids[i]! })),
+        trx,
+      );
       await this.repo.mergeVulnerabilities(org, id, source, trx);
       const merged = await this.repo.mergeFindings(
         org,
@@ -458,6 +461,7 @@ export class ImportService {
           scopeName,
           seenAt,
           sla,
+          stagedFindings: stager.findings,
           actorType: ctx.actor.type,
           actorId: ctx.actor.id,
         },
