@@ -103,6 +103,7 @@ async function runOn(label: string, database: Database) {
       ['10 % fixed, 5 % new', variant],
     ] as const) {
       global.gc?.();
+      const before = process.memoryUsage.rss();
       const stop = peakRss();
       const started = performance.now();
       const report = await spoolReport(createReadStream(join(dir, file)), importDirectory(), 4 * 1024 ** 3);
@@ -114,7 +115,7 @@ async function runOn(label: string, database: Database) {
       if (done.state !== 'Completed') throw new Error(`${format} ${step} failed: ${done.error}`);
       const c = done.counts;
       rows.push(
-        `| ${label} | ${format} | ${step} | ${c.Findings?.toLocaleString()} | ${seconds.toFixed(1)} s | ${Math.round((c.Findings ?? 0) / seconds).toLocaleString()} | ${(c.ParseMs ?? 0) / 1000} s / ${(c.MergeMs ?? 0) / 1000} s | ${Math.round(rss / 1024 / 1024)} MB | new ${c.New}, fixed ${c.Fixed}, reopened ${c.Reopened}, unchanged ${c.Unchanged} |`,
+        `| ${label} | ${format} | ${step} | ${c.Findings?.toLocaleString()} | ${seconds.toFixed(1)} s | ${Math.round((c.Findings ?? 0) / seconds).toLocaleString()} | ${(c.ParseMs ?? 0) / 1000} s / ${(c.MergeMs ?? 0) / 1000} s | ${Math.round(rss / 1024 / 1024)} MB (${Math.round(before / 1024 / 1024)} MB before) | new ${c.New}, fixed ${c.Fixed}, reopened ${c.Reopened}, unchanged ${c.Unchanged} |`,
       );
       console.log(rows.at(-1));
     }
@@ -155,7 +156,7 @@ try {
     }
   }
   console.log(
-    '\n| database | format | step | findings | wall time | findings/s | parse / merge | peak RSS | result |',
+    '\n| database | format | step | findings | wall time | findings/s | parse / merge | peak RSS of the process | result |',
   );
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);

@@ -273,36 +273,20 @@ export class ImportRepository {
       .execute();
   }
 
+  // One JSON parameter per batch: binding 20 parameters a row costs more than the insert.
   async stageFindings(organizationId: string, importId: string, findings: StagedFinding[]) {
     if (findings.length === 0) return;
-    await this.db
-      .insertInto('import_findings')
-      .values(
-        findings.map((f) => ({
-          organization_id: organizationId,
-          import_id: importId,
-          seq: f.seq,
-          asset_key: f.assetKey,
-          vulnerability_key: f.vulnerabilityKey,
-          location_key: f.locationKey,
-          location_kind: f.locationKind,
-          port: f.port,
-          protocol: f.protocol,
-          url: f.url,
-          parameter: f.parameter,
-          file_path: f.filePath,
-          line: f.line,
-          package_name: f.packageName,
-          package_version: f.packageVersion,
-          title: f.title,
-          severity: f.severity,
-          evidence: f.evidence,
-          tool_finding_id: f.toolFindingId,
-          state: f.state,
-          state_reason: f.stateReason,
-        })),
-      )
-      .execute();
+    await sql`
+      insert into import_findings (organization_id, import_id, seq, asset_key, vulnerability_key, location_key,
+        location_kind, port, protocol, url, parameter, file_path, line, package_name, package_version, title,
+        severity, evidence, tool_finding_id, state, state_reason)
+      select ${organizationId}::uuid, ${importId}::uuid, r.seq, r."assetKey", r."vulnerabilityKey", r."locationKey",
+        r."locationKind", r.port, r.protocol, r.url, r.parameter, r."filePath", r.line, r."packageName",
+        r."packageVersion", r.title, r.severity, r.evidence, r."toolFindingId", r.state, r."stateReason"
+      from jsonb_to_recordset(${JSON.stringify(findings)}::jsonb) as r(seq int, "assetKey" text,
+        "vulnerabilityKey" text, "locationKey" text, "locationKind" text, port int, protocol text, url text,
+        parameter text, "filePath" text, line int, "packageName" text, "packageVersion" text, title text,
+        severity text, evidence text, "toolFindingId" text, state text, "stateReason" text)`.execute(this.db);
   }
 
   async stageServices(organizationId: string, importId: string, services: StagedService[]) {
@@ -459,6 +443,9 @@ export class ImportRepository {
     trx: Db,
   ): Promise<{ counts: Omit<MergeCounts, 'Services' | 'Software'>; changedIds: string[] }> {
     await sql`drop table if exists pg_temp.import_merge`.execute(trx);
+    // Staging tables fill up within seconds; without fresh statistics the planner takes them for
+    // empty and joins them row by row (2.5 s instead of 0.2 s at 20,000 findings, bench:import).
+    await sql`analyze import_findings, import_assets, import_vulnerabilities`.execute(trx);
     await sql`
       create temp table import_merge on commit drop as
       select distinct on (x.dedup_key) x.*, f.id as finding_id, f.state as current_state
@@ -474,6 +461,7 @@ export class ImportRepository {
       ) x
       left join findings f on f.organization_id = ${organizationId} and f.dedup_key = x.dedup_key
       order by x.dedup_key, x.seq desc`.execute(trx);
+    await sql`analyze import_merge`.execute(trx);
 
     const distinct = Number(
       (await sql<{ n: string }>`select count(*) as n from import_merge`.execute(trx)).rows[0]?.n ?? 0,
@@ -488,24 +476,28 @@ export class ImportRepository {
       when 'Low' then ${o.seenAt}::timestamptz + make_interval(days => ${o.sla.Low}::int)
       else ${o.seenAt}::timestamptz + make_interval(days => ${o.sla.Info}::int) end`;
 
-    // New findings, in the state the report gives (VEX decisions) or Open.
-    const inserted = await sql<{ id: string; state: string; state_reason: string | null }>`
-      insert into findings (organization_id, id, asset_id, vulnerability_id, dedup_key, location_kind, port, protocol,
-        url, parameter, file_path, line, package_name, package_version, title, severity, state, state_reason,
-        risk_score, due_at, evidence, source, tool_finding_id, scope_name, first_seen_at, last_seen_at, fixed_at)
-      select ${organizationId}::uuid, rampart_uuidv7(), m.asset_id, m.vulnerability_id, m.dedup_key, m.location_kind, m.port,
-        m.protocol, m.url, m.parameter, m.file_path, m.line, m.package_name, m.package_version, m.title, m.severity,
-        coalesce(m.state, 'Open'), m.state_reason,
-        ${baseRiskScoreSql(sql`m.cvss3_score`, sql`m.severity`)}, ${due(sql.ref('m.severity'))}, m.evidence, ${o.source}::text,
-        m.tool_finding_id, ${o.scopeName}::text, ${o.seenAt}::timestamptz, ${o.seenAt}::timestamptz, case when m.state = 'Fixed' then ${o.seenAt}::timestamptz end
-      from import_merge m where m.finding_id is null
-      returning id, state, state_reason`.execute(trx);
-    await sql`
-      insert into finding_events (organization_id, id, finding_id, occurred_at, actor_type, actor_id, kind, to_state, reason, details)
-      select ${organizationId}::uuid, rampart_uuidv7(), f.id, ${o.seenAt}::timestamptz, ${actor}, 'created', f.state, f.state_reason,
-        jsonb_build_object('source', ${o.source}::text, 'importId', ${o.importId}::text)
-      from findings f join import_merge m on f.organization_id = ${organizationId} and f.dedup_key = m.dedup_key
-      where m.finding_id is null`.execute(trx);
+    // New findings, in the state the report gives (VEX decisions) or Open, with their first event.
+    const inserted = await sql<{ n: number }>`
+      with added as (
+        insert into findings (organization_id, id, asset_id, vulnerability_id, dedup_key, location_kind, port, protocol,
+          url, parameter, file_path, line, package_name, package_version, title, severity, state, state_reason,
+          risk_score, due_at, evidence, source, tool_finding_id, scope_name, first_seen_at, last_seen_at, fixed_at)
+        select ${organizationId}::uuid, rampart_uuidv7(), m.asset_id, m.vulnerability_id, m.dedup_key, m.location_kind, m.port,
+          m.protocol, m.url, m.parameter, m.file_path, m.line, m.package_name, m.package_version, m.title, m.severity,
+          coalesce(m.state, 'Open'), m.state_reason,
+          ${baseRiskScoreSql(sql`m.cvss3_score`, sql`m.severity`)}, ${due(sql.ref('m.severity'))}, m.evidence, ${o.source}::text,
+          m.tool_finding_id, ${o.scopeName}::text, ${o.seenAt}::timestamptz, ${o.seenAt}::timestamptz,
+          case when m.state = 'Fixed' then ${o.seenAt}::timestamptz end
+        from import_merge m where m.finding_id is null
+        returning id, state, state_reason
+      ), logged as (
+        insert into finding_events (organization_id, id, finding_id, occurred_at, actor_type, actor_id, kind, to_state, reason, details)
+        select ${organizationId}::uuid, rampart_uuidv7(), a.id, ${o.seenAt}::timestamptz, ${actor}, 'created', a.state,
+          a.state_reason, jsonb_build_object('source', ${o.source}::text, 'importId', ${o.importId}::text)
+        from added a
+      )
+      select count(*)::int as n from added`.execute(trx);
+    const insertedCount = Number(inserted.rows[0]?.n ?? 0);
 
     // Seen again: last seen, evidence, the scanner's severity and the scope follow the report;
     // Fixed comes back as Reopened; a decision the report carries (VEX) applies to open ones.
@@ -562,7 +554,7 @@ export class ImportRepository {
     }
     return {
       counts: {
-        New: inserted.rows.length,
+        New: insertedCount,
         Reopened: reopened,
         Fixed: fixed.rows.length,
         Unchanged: seen.rows.length - reopened,
