@@ -6,6 +6,8 @@
  * when DATABASE_URL is set, on PostgreSQL (a fresh database, dropped afterwards).
  * BENCH_IMPORT_FINDINGS and BENCH_IMPORT_HOSTS scale it.
  */
+
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
@@ -21,7 +23,10 @@ import { importDirectory, spoolReport } from '../src/modules/imports/upload.js';
 const FINDINGS = Number(process.env.BENCH_IMPORT_FINDINGS ?? 100_000);
 const HOSTS = Number(process.env.BENCH_IMPORT_HOSTS ?? 2_000);
 const PER_HOST = Math.ceil(FINDINGS / HOSTS);
-const dir = mkdtempSync(join(tmpdir(), 'rampart-bench-import-'));
+// The parent generates the reports once, then measures each database in a child process of its
+// own, so that one database's memory does not count against the other.
+const CHILD_DB = process.env.BENCH_IMPORT_DB as 'embedded' | 'postgresql' | undefined;
+const dir = process.env.BENCH_IMPORT_DIR ?? mkdtempSync(join(tmpdir(), 'rampart-bench-import-'));
 
 /** Streams a file line by line so that generating it takes no memory either. */
 async function writeLines(path: string, lines: Iterable<string>): Promise<void> {
@@ -123,43 +128,69 @@ async function runOn(label: string, database: Database) {
   return rows;
 }
 
-try {
-  console.log(
-    `bench:import — generating reports: ${FINDINGS.toLocaleString()} findings over ${HOSTS.toLocaleString()} hosts`,
-  );
-  await writeLines(join(dir, 'bench.nessus'), nessus(false));
-  await writeLines(join(dir, 'bench-variant.nessus'), nessus(true));
-  await writeLines(join(dir, 'bench-trivy.json'), trivy(false));
-  await writeLines(join(dir, 'bench-trivy-variant.json'), trivy(true));
-
-  const rows: string[] = [];
-  const embedded = await openEmbedded(join(dir, 'pglite'), 'bench');
-  try {
-    rows.push(...(await runOn('embedded', embedded)));
-  } finally {
-    await embedded.close();
-  }
-  if (process.env.DATABASE_URL) {
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    const name = `rampart_bench_${randomBytes(4).toString('hex')}`;
-    await admin.query(`create database ${name}`);
-    const url = new URL(process.env.DATABASE_URL);
-    url.pathname = `/${name}`;
-    const postgres = await openPostgres(url.toString(), 4);
+async function measure(db: 'embedded' | 'postgresql'): Promise<string[]> {
+  if (db === 'embedded') {
+    const embedded = await openEmbedded(join(dir, 'pglite'), 'bench');
     try {
-      rows.push(...(await runOn('postgresql', postgres)));
+      return await runOn('embedded', embedded);
     } finally {
-      await postgres.close();
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
+      await embedded.close();
     }
   }
-  console.log(
-    '\n| database | format | step | findings | wall time | findings/s | parse / merge | peak RSS of the process | result |',
+  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await admin.connect();
+  const name = `rampart_bench_${randomBytes(4).toString('hex')}`;
+  await admin.query(`create database ${name}`);
+  const url = new URL(process.env.DATABASE_URL ?? '');
+  url.pathname = `/${name}`;
+  const postgres = await openPostgres(url.toString(), 4);
+  try {
+    return await runOn('postgresql', postgres);
+  } finally {
+    await postgres.close();
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+
+function inChild(db: 'embedded' | 'postgresql'): Promise<string[]> {
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!], {
+    env: { ...process.env, BENCH_IMPORT_DB: db, BENCH_IMPORT_DIR: dir },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => {
+    out += d;
+    process.stdout.write(d);
+  });
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(out.split('\n').filter((l) => l.startsWith(`| ${db} `)))
+        : reject(new Error(`${db} run failed (${code})`)),
+    ),
   );
-  console.log('|---|---|---|---|---|---|---|---|---|');
-  for (const r of rows) console.log(r);
-} finally {
-  rmSync(dir, { recursive: true, force: true });
+}
+
+if (CHILD_DB) {
+  await measure(CHILD_DB);
+} else {
+  try {
+    console.log(
+      `bench:import — generating reports: ${FINDINGS.toLocaleString()} findings over ${HOSTS.toLocaleString()} hosts`,
+    );
+    await writeLines(join(dir, 'bench.nessus'), nessus(false));
+    await writeLines(join(dir, 'bench-variant.nessus'), nessus(true));
+    await writeLines(join(dir, 'bench-trivy.json'), trivy(false));
+    await writeLines(join(dir, 'bench-trivy-variant.json'), trivy(true));
+    const rows = await inChild('embedded');
+    if (process.env.DATABASE_URL) rows.push(...(await inChild('postgresql')));
+    console.log(
+      '\n| database | format | step | findings | wall time | findings/s | parse / merge | peak RSS of the process | result |',
+    );
+    console.log('|---|---|---|---|---|---|---|---|---|');
+    for (const r of rows) console.log(r);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

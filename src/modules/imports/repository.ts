@@ -461,6 +461,9 @@ export class ImportRepository {
       ) x
       left join findings f on f.organization_id = ${organizationId} and f.dedup_key = x.dedup_key
       order by x.dedup_key, x.seq desc`.execute(trx);
+    // Looked up by key from findings ("not seen again"); the planner cannot know how many findings
+    // this transaction just added, so without the index it may scan this table once per finding.
+    await sql`create index on import_merge (dedup_key)`.execute(trx);
     await sql`analyze import_merge`.execute(trx);
 
     const distinct = Number(
