@@ -4,7 +4,7 @@
  * unchanged, and re-imports a variant where 10 % of the findings are gone and 5 % are new. Prints
  * findings/s, wall time and the process's peak RSS for each step, on the embedded database and,
  * when DATABASE_URL is set, on PostgreSQL (a fresh database, dropped afterwards).
- * BENCH_IMPORT_FINDINGS and BENCH_IMPORT_HOSTS scale it.
+ * BENCH_IMPORT_FINDINGS and BENCH_IMPORT_HOSTS scale it; BENCH_IMPORT_FORMATS=trivy runs one format.
  */
 
 import { spawn } from 'node:child_process';
@@ -102,6 +102,7 @@ async function runOn(label: string, database: Database) {
     ['nessus', 'bench.nessus', 'bench-variant.nessus'],
     ['trivy', 'bench-trivy.json', 'bench-trivy-variant.json'],
   ] as const) {
+    if (process.env.BENCH_IMPORT_FORMATS && !process.env.BENCH_IMPORT_FORMATS.split(',').includes(format)) continue;
     for (const [step, file] of [
       ['first import', base],
       ['unchanged re-import', base],
