@@ -4,18 +4,9 @@ import { blankHarmlessDtd } from '../../src/importers/burp/doctype.js';
 import { BURP_SEVERITY, burpImporter } from '../../src/importers/burp/index.js';
 import { parameterOf } from '../../src/importers/burp/issue.js';
 import { nmapImporter } from '../../src/importers/nmap/index.js';
-import { type FindingRecord, ReportError } from '../../src/importers/types.js';
+import type { FindingRecord } from '../../src/importers/types.js';
 import { zapImporter } from '../../src/importers/zap/index.js';
-import { fixturePath, head, manifestEntries, parseFixture, parseText } from './helpers.js';
-
-async function failure(run: Promise<unknown>): Promise<ReportError> {
-  const error = await run.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ReportError);
-  return error as ReportError;
-}
+import { failure, fixturePath, head, manifestEntries, parseFixture, parseText } from './helpers.js';
 
 /** A one-issue export in Burp's own layout (with its DTD), for the cases no sample has. */
 function burpExport(issue: string): string {

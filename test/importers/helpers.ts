@@ -2,7 +2,16 @@ import { createReadStream, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { FindingRecord, Importer, ImportRecord, ParseContext } from '../../src/importers/types.js';
+import { expect } from 'vitest';
+import {
+  type AssetRecord,
+  type FindingRecord,
+  type Importer,
+  type ImportRecord,
+  type ParseContext,
+  ReportError,
+  type ServiceRecord,
+} from '../../src/importers/types.js';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 
@@ -58,3 +67,25 @@ export function parseFixture(importer: Importer, file: string): Promise<Parsed> 
 export function parseText(importer: Importer, text: string): Promise<Parsed> {
   return collect(importer, Readable.from([Buffer.from(text, 'utf8')]));
 }
+
+/** The ReportError a parse fails with (the test fails if it does not). */
+export async function failure(run: Promise<unknown>): Promise<ReportError> {
+  const error = await run.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ReportError);
+  return error as ReportError;
+}
+
+/** The finding with this title (the test fails if there is none). */
+export function byTitle(findings: FindingRecord[], title: string): FindingRecord {
+  const found = findings.find((f) => f.vulnerability.title === title);
+  expect(found, `a finding titled ${title}`).toBeDefined();
+  return found!;
+}
+
+export const services = (records: ImportRecord[]) =>
+  records.filter((r): r is ServiceRecord => r.type === 'service');
+export const assets = (records: ImportRecord[]) =>
+  records.filter((r): r is AssetRecord => r.type === 'asset');

@@ -2,27 +2,20 @@ import { createReadStream } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { burpImporter } from '../../src/importers/burp/index.js';
 import { NMAP_SEVERITY_BY_CVSS, nmapImporter, severityFromCvss } from '../../src/importers/nmap/index.js';
-import {
-  type AssetRecord,
-  type ImportRecord,
-  ReportError,
-  type ServiceRecord,
-} from '../../src/importers/types.js';
+import type { ImportRecord } from '../../src/importers/types.js';
 import { zapImporter } from '../../src/importers/zap/index.js';
-import { fixturePath, head, manifestEntries, parseFixture, parseText } from './helpers.js';
-
-const services = (records: ImportRecord[]) => records.filter((r): r is ServiceRecord => r.type === 'service');
-const assets = (records: ImportRecord[]) => records.filter((r): r is AssetRecord => r.type === 'asset');
+import {
+  assets,
+  failure,
+  fixturePath,
+  head,
+  manifestEntries,
+  parseFixture,
+  parseText,
+  services,
+} from './helpers.js';
 
 /** The ReportError a parse fails with (the test fails when it does not). */
-async function failure(run: Promise<unknown>): Promise<ReportError> {
-  const error = await run.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ReportError);
-  return error as ReportError;
-}
 
 describe('nmap importer: DefectDojo samples', () => {
   // DefectDojo makes an "Open port" finding per open port; Rampart makes a service record per

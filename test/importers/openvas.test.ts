@@ -4,31 +4,15 @@ import { openvasImporter } from '../../src/importers/openvas/index.js';
 import { OPENVAS_THREAT, openvasSeverity } from '../../src/importers/openvas/severity.js';
 import { qualysImporter } from '../../src/importers/qualys/index.js';
 import {
-  type AssetRecord,
-  type FindingRecord,
-  type ImportRecord,
-  ReportError,
-  type ServiceRecord,
-} from '../../src/importers/types.js';
-import { head, manifestEntries, parseFixture, parseText } from './helpers.js';
-
-async function failure(run: Promise<unknown>): Promise<ReportError> {
-  const error = await run.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ReportError);
-  return error as ReportError;
-}
-
-function byTitle(findings: FindingRecord[], title: string): FindingRecord {
-  const found = findings.find((f) => f.vulnerability.title === title);
-  expect(found, `a finding titled ${title}`).toBeDefined();
-  return found!;
-}
-
-const services = (records: ImportRecord[]) => records.filter((r): r is ServiceRecord => r.type === 'service');
-const assets = (records: ImportRecord[]) => records.filter((r): r is AssetRecord => r.type === 'asset');
+  assets,
+  byTitle,
+  failure,
+  head,
+  manifestEntries,
+  parseFixture,
+  parseText,
+  services,
+} from './helpers.js';
 
 /** A GMP report around some <result> XML. */
 function gmpReport(results: string): string {

@@ -3,17 +3,8 @@ import { cyclonedxImporter } from '../../src/importers/cyclonedx/index.js';
 import { grypeImporter } from '../../src/importers/grype/index.js';
 import { OSV_SEVERITY, osvScannerImporter } from '../../src/importers/osv-scanner/index.js';
 import { trivyImporter } from '../../src/importers/trivy/index.js';
-import { type FindingRecord, ReportError } from '../../src/importers/types.js';
-import { head, manifestEntries, type Parsed, parseFixture, parseText } from './helpers.js';
-
-async function failure(run: Promise<unknown>): Promise<ReportError> {
-  const error = await run.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ReportError);
-  return error as ReportError;
-}
+import type { FindingRecord } from '../../src/importers/types.js';
+import { failure, head, manifestEntries, type Parsed, parseFixture, parseText } from './helpers.js';
 
 function byId(findings: FindingRecord[], id: string, packageName?: string): FindingRecord {
   const found = findings.find(

@@ -5,23 +5,8 @@ import { nessusImporter } from '../../src/importers/nessus/index.js';
 import { openvasImporter } from '../../src/importers/openvas/index.js';
 import { qualysImporter } from '../../src/importers/qualys/index.js';
 import { QUALYS_SEVERITY, qualysSeverity } from '../../src/importers/qualys/severity.js';
-import {
-  type AssetRecord,
-  type FindingRecord,
-  type ImportRecord,
-  ReportError,
-  type ServiceRecord,
-} from '../../src/importers/types.js';
-import { head, manifestEntries, parseFixture, parseText } from './helpers.js';
-
-async function failure(run: Promise<unknown>): Promise<ReportError> {
-  const error = await run.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ReportError);
-  return error as ReportError;
-}
+import type { FindingRecord } from '../../src/importers/types.js';
+import { assets, failure, head, manifestEntries, parseFixture, parseText, services } from './helpers.js';
 
 function byQid(findings: FindingRecord[], qid: string): FindingRecord {
   const found = findings.find((f) => f.vulnerability.ruleId === qid);
@@ -29,8 +14,6 @@ function byQid(findings: FindingRecord[], qid: string): FindingRecord {
   return found!;
 }
 
-const services = (records: ImportRecord[]) => records.filter((r): r is ServiceRecord => r.type === 'service');
-const assets = (records: ImportRecord[]) => records.filter((r): r is AssetRecord => r.type === 'asset');
 const spillDirs = () => readdirSync(tmpdir()).filter((name) => name.startsWith('rampart-spill-'));
 
 /** A scan report (SCAN layout) of one IP around some VULNS XML. */

@@ -2,18 +2,9 @@ import { createReadStream } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { burpImporter } from '../../src/importers/burp/index.js';
 import { nmapImporter } from '../../src/importers/nmap/index.js';
-import { type FindingRecord, ReportError } from '../../src/importers/types.js';
+import type { FindingRecord } from '../../src/importers/types.js';
 import { ZAP_SEVERITY, zapImporter } from '../../src/importers/zap/index.js';
-import { fixturePath, head, manifestEntries, parseFixture, parseText } from './helpers.js';
-
-async function failure(run: Promise<unknown>): Promise<ReportError> {
-  const error = await run.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ReportError);
-  return error as ReportError;
-}
+import { failure, fixturePath, head, manifestEntries, parseFixture, parseText } from './helpers.js';
 
 const JSON_REPORT = 'zap/handmade-traditional.json';
 

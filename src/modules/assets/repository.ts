@@ -71,6 +71,30 @@ export interface AssetListFilter {
 
 type Db = Kysely<DB> | Transaction<DB>;
 
+/** The row of a new asset. */
+function newAssetRow(organizationId: string, id: string, a: AssetWrite) {
+  return {
+    organization_id: organizationId,
+    id,
+    kind: a.kind,
+    name: a.name,
+    friendly_name: a.friendlyName ?? null,
+    hostname: a.hostname ?? null,
+    fqdn: a.fqdn ?? null,
+    domain_name: a.domainName ?? null,
+    ip_addresses: a.ipAddresses,
+    mac_addresses: a.macAddresses,
+    operating_system: a.operatingSystem ?? null,
+    url: a.url ?? null,
+    criticality: a.criticality ?? 3,
+    internet_facing: a.internetFacing ?? false,
+    tags: a.tags,
+    sources: a.sources,
+    first_seen_at: a.seenAt,
+    last_seen_at: a.seenAt,
+  };
+}
+
 export class AssetRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -108,26 +132,7 @@ export class AssetRepository {
   async insert(organizationId: string, id: string, a: AssetWrite, db: Db = this.db) {
     return db
       .insertInto('assets')
-      .values({
-        organization_id: organizationId,
-        id,
-        kind: a.kind,
-        name: a.name,
-        friendly_name: a.friendlyName ?? null,
-        hostname: a.hostname ?? null,
-        fqdn: a.fqdn ?? null,
-        domain_name: a.domainName ?? null,
-        ip_addresses: a.ipAddresses,
-        mac_addresses: a.macAddresses,
-        operating_system: a.operatingSystem ?? null,
-        url: a.url ?? null,
-        criticality: a.criticality ?? 3,
-        internet_facing: a.internetFacing ?? false,
-        tags: a.tags,
-        sources: a.sources,
-        first_seen_at: a.seenAt,
-        last_seen_at: a.seenAt,
-      })
+      .values(newAssetRow(organizationId, id, a))
       .returning(COLUMNS)
       .executeTakeFirstOrThrow();
   }
@@ -171,28 +176,7 @@ export class AssetRepository {
     if (rows.length === 0) return;
     await db
       .insertInto('assets')
-      .values(
-        rows.map(({ id, write: a }) => ({
-          organization_id: organizationId,
-          id,
-          kind: a.kind,
-          name: a.name,
-          friendly_name: a.friendlyName ?? null,
-          hostname: a.hostname ?? null,
-          fqdn: a.fqdn ?? null,
-          domain_name: a.domainName ?? null,
-          ip_addresses: a.ipAddresses,
-          mac_addresses: a.macAddresses,
-          operating_system: a.operatingSystem ?? null,
-          url: a.url ?? null,
-          criticality: a.criticality ?? 3,
-          internet_facing: a.internetFacing ?? false,
-          tags: a.tags,
-          sources: a.sources,
-          first_seen_at: a.seenAt,
-          last_seen_at: a.seenAt,
-        })),
-      )
+      .values(rows.map(({ id, write }) => newAssetRow(organizationId, id, write)))
       .execute();
   }
 
