@@ -102,7 +102,8 @@ async function runOn(label: string, database: Database) {
     ['nessus', 'bench.nessus', 'bench-variant.nessus'],
     ['trivy', 'bench-trivy.json', 'bench-trivy-variant.json'],
   ] as const) {
-    if (process.env.BENCH_IMPORT_FORMATS && !process.env.BENCH_IMPORT_FORMATS.split(',').includes(format)) continue;
+    if (process.env.BENCH_IMPORT_FORMATS && !process.env.BENCH_IMPORT_FORMATS.split(',').includes(format))
+      continue;
     for (const [step, file] of [
       ['first import', base],
       ['unchanged re-import', base],

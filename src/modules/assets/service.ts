@@ -65,7 +65,7 @@ function foldWrites(a: AssetWrite, b: AssetWrite): AssetWrite {
     macAddresses: union(a.macAddresses, b.macAddresses),
     tags: union(a.tags, b.tags),
     sources: union(a.sources, b.sources),
-    seenAt: b.seenAt > a.seenAt ? b.seenAt : a.seenAt,
+    seenAt: new Date(Math.max(a.seenAt.getTime(), b.seenAt.getTime())),
   };
 }
 
