@@ -276,6 +276,9 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     });
   }
 
+  services.imports.onUnexpectedError((error, importId) =>
+    app.log.error({ err: error, importId }, 'import failed unexpectedly'),
+  );
   // Risk acceptances return to Open when their date passes; the update is idempotent, so every
   // instance may run it.
   const expiryTimer = setInterval(() => {

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { parser } from 'stream-json';
 import Assembler from 'stream-json/assembler.js';
+import verifier from 'stream-json/utils/verifier.js';
 import { ReportError } from './types.js';
 
 export type JsonPath = readonly (string | number)[];
@@ -145,4 +146,29 @@ export async function* jsonValues(
 /** The path as dotted text, e.g. "Results.0.Vulnerabilities.12", for regex tests. */
 export function pathText(path: JsonPath): string {
   return path.join('.');
+}
+
+/**
+ * Where a JSON file stops being JSON (1-based line and column), found by a second, validating
+ * read of the file; undefined when it is valid. The streaming parser knows that a document is
+ * broken but not where, so a failed import asks this for the position it reports.
+ */
+export async function locateJsonError(
+  open: () => Readable,
+  jsonStreaming = false,
+): Promise<{ line: number; column: number; message: string } | undefined> {
+  const check = verifier.asStream({ jsonStreaming });
+  const input = open();
+  input.on('error', (error) => check.destroy(error));
+  input.pipe(check);
+  try {
+    for await (const _ of check) {
+      // The verifier yields nothing; it throws at the first error.
+    }
+    return undefined;
+  } catch (error) {
+    const e = error as Error & { line?: number; pos?: number };
+    if (e.line === undefined) return undefined;
+    return { line: e.line, column: e.pos ?? 0, message: e.message };
+  }
 }

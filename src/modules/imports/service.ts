@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import type { Severity } from '../../db/schema.js';
 import { AppError } from '../../http/problems/app-error.js';
 import { Problems } from '../../http/problems/types.js';
+import { locateJsonError } from '../../importers/json.js';
 import type { ImporterRegistry } from '../../importers/registry.js';
 import type {
   AssetRef,
@@ -421,7 +422,7 @@ export class ImportService {
       await this.repo.clearStaging(org, id);
       if (changedIds.length > 0) await this.findingsChanged(org, changedIds);
     } catch (error) {
-      await this.fail(org, id, importer, confidence, stager, error);
+      await this.fail(org, id, importer, confidence, stager, error, request.report.path);
     } finally {
       await request.report.remove();
     }
@@ -504,12 +505,9 @@ export class ImportService {
     confidence: number,
     stager: Stager,
     error: unknown,
+    path: string,
   ): Promise<void> {
-    if (process.env.DEBUG_IMPORTS) console.error(error);
-    const reason =
-      error instanceof ReportError || error instanceof AppError
-        ? (error as Error).message
-        : `The import failed: ${(error as Error).message ?? String(error)}`;
+    const reason = await this.describeFailure(error, importer, path, id);
     try {
       await this.repo.clearStaging(org, id);
     } catch {
@@ -524,6 +522,36 @@ export class ImportService {
       error: reason.slice(0, 2000),
       at: this.clock(),
     });
+  }
+
+  /**
+   * What the Import says went wrong. A report that cannot be read says where (a JSON error gets
+   * its line and column from a second, validating read); anything else is logged and described
+   * without internals.
+   */
+  private async describeFailure(
+    error: unknown,
+    importer: Importer,
+    path: string,
+    id: string,
+  ): Promise<string> {
+    if (error instanceof ReportError) {
+      if (error.line !== undefined || !error.message.startsWith('Not valid JSON')) return error.message;
+      const at = await locateJsonError(() => createReadStream(path), importer.format === 'nuclei').catch(
+        () => undefined,
+      );
+      return at ? `${error.message} (line ${at.line}, column ${at.column})` : error.message;
+    }
+    if (error instanceof AppError) return error.message;
+    this.unexpected(error, id);
+    return 'The import failed unexpectedly; nothing of it was stored. The server log has the details (search for the import id).';
+  }
+
+  private unexpected: (error: unknown, importId: string) => void = (error) => console.error(error);
+
+  /** Where unexpected import failures are reported (the server's log). */
+  onUnexpectedError(report: (error: unknown, importId: string) => void): void {
+    this.unexpected = report;
   }
 
   /**

@@ -221,6 +221,16 @@ describe.each(DB_KINDS)('scanner report imports [%s]', (kind) => {
     expect(await counts()).toEqual(before);
   });
 
+  it('says where a JSON report breaks', async () => {
+    const before = await counts();
+    const broken =
+      '{"SchemaVersion": 2, "ArtifactName": "alpine:3.18", "ArtifactType": "container_image",\n"Results": [{"Target": "alpine", "Vulnerabilities": [\n  {"VulnerabilityID": "CVE-2023-5363", "PkgName": "openssl",, "Severity": "HIGH"}]}]}';
+    const { body } = await upload(broken, '?Format=trivy', analyst, 'application/json');
+    expect(body.State).toBe('Failed');
+    expect(body.Error).toMatch(/^Not valid JSON.*\(line 3, column \d+\)$/);
+    expect(await counts()).toEqual(before);
+  });
+
   it('refuses hostile XML and stores nothing', async () => {
     const before = await counts();
     const xxe = `<?xml version="1.0"?><!DOCTYPE NessusClientData_v2 [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>
