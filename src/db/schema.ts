@@ -185,6 +185,7 @@ export interface FindingsTable {
   evidence: string | null;
   source: string;
   scope_name: string | null;
+  last_import_id: string | null;
   tool_finding_id: string | null;
   first_seen_at: Timestamp;
   last_seen_at: Timestamp;

@@ -484,12 +484,13 @@ export class ImportRepository {
       with added as (
         insert into findings (organization_id, id, asset_id, vulnerability_id, dedup_key, location_kind, port, protocol,
           url, parameter, file_path, line, package_name, package_version, title, severity, state, state_reason,
-          risk_score, due_at, evidence, source, tool_finding_id, scope_name, first_seen_at, last_seen_at, fixed_at)
+          risk_score, due_at, evidence, source, tool_finding_id, scope_name, last_import_id, first_seen_at, last_seen_at,
+          fixed_at)
         select ${organizationId}::uuid, rampart_uuidv7(), m.asset_id, m.vulnerability_id, m.dedup_key, m.location_kind, m.port,
           m.protocol, m.url, m.parameter, m.file_path, m.line, m.package_name, m.package_version, m.title, m.severity,
           coalesce(m.state, 'Open'), m.state_reason,
           ${baseRiskScoreSql(sql`m.cvss3_score`, sql`m.severity`)}, ${due(sql.ref('m.severity'))}, m.evidence, ${o.source}::text,
-          m.tool_finding_id, ${o.scopeName}::text, ${o.seenAt}::timestamptz, ${o.seenAt}::timestamptz,
+          m.tool_finding_id, ${o.scopeName}::text, ${o.importId}::uuid, ${o.seenAt}::timestamptz, ${o.seenAt}::timestamptz,
           case when m.state = 'Fixed' then ${o.seenAt}::timestamptz end
         from import_merge m where m.finding_id is null
         returning id, state, state_reason
@@ -510,6 +511,7 @@ export class ImportRepository {
         evidence = coalesce(m.evidence, f.evidence),
         severity = m.severity,
         scope_name = coalesce(${o.scopeName}::text, f.scope_name),
+        last_import_id = ${o.importId}::uuid,
         tool_finding_id = coalesce(m.tool_finding_id, f.tool_finding_id),
         state = case
           when f.state = 'Fixed' and coalesce(m.state, 'Open') <> 'Fixed' then 'Reopened'
@@ -530,17 +532,22 @@ export class ImportRepository {
     const changed = seen.rows.filter((r) => r.from_state !== r.to_state);
     const reopened = changed.filter((r) => r.to_state === 'Reopened').length;
 
-    // Not seen again in this scope: Fixed.
+    // Not seen again in this scope: Fixed. Everything the report showed now names this import as
+    // the last that reported it (inserted or updated above): no search of the report needed.
     const scope = o.scopeName
       ? sql`f.scope_name = ${o.scopeName}::text`
-      : sql`f.source = ${o.source}::text and f.asset_id in (select asset_id from import_assets
+      : sql`f.source = ${o.source}::text and f.asset_id in (select distinct asset_id from import_assets
           where organization_id = ${organizationId} and import_id = ${o.importId} and asset_id is not null)`;
     const fixed = await sql<{ id: string; from_state: string; to_state: string }>`
+      with gone as (
+        select f.id, f.state from findings f
+        where f.organization_id = ${organizationId} and f.state in ('Open', 'Reopened') and ${scope}
+          and f.last_import_id is distinct from ${o.importId}::uuid
+      )
       update findings f set state = 'Fixed', state_reason = null, fixed_at = ${o.seenAt}::timestamptz, updated_at = now()
-      where f.organization_id = ${organizationId} and f.state in ('Open', 'Reopened') and ${scope}
-        and not exists (select 1 from import_merge m where m.dedup_key = f.dedup_key)
-        and f.last_seen_at <= ${o.seenAt}::timestamptz
-      returning f.id, 'Open' as from_state, 'Fixed' as to_state`.execute(trx);
+      from gone g
+      where f.organization_id = ${organizationId} and f.id = g.id
+      returning f.id, g.state as from_state, 'Fixed' as to_state`.execute(trx);
 
     const transitions = [...changed, ...fixed.rows];
     if (transitions.length > 0) {
