@@ -1,3 +1,10 @@
+import { createRequire } from 'node:module';
+
+// The library ships one CommonJS bundle whose exports Node cannot see from ESM by name.
+const { Cvss3P0, Cvss3P1 } = createRequire(import.meta.url)(
+  'ae-cvss-calculator',
+) as typeof import('ae-cvss-calculator');
+
 import type { Severity } from '../types.js';
 
 /**
@@ -44,32 +51,17 @@ export function cvssScoreOf(raw: unknown): number | undefined {
 }
 
 /**
- * The CVSS v3 base score of a vector (specification 3.1, section 7.1; 3.0 vectors score the
- * same but for rare rounding differences). Undefined when the vector is not CVSS v3.
+ * The CVSS v3.x base score of a vector, by FIRST's formula as implemented by a maintained
+ * library (ae-cvss-calculator); undefined when the vector is not valid v3.
  */
 export function cvss3BaseScore(raw: string | undefined): number | undefined {
   const vector = cvss3VectorOf(raw);
   if (!vector) return undefined;
-  const m: Record<string, string> = {};
-  for (const part of vector.split('/').slice(1)) {
-    const [metric, value] = part.split(':');
-    if (metric && value && !(metric in m)) m[metric] = value;
+  try {
+    const cvss = vector.startsWith('CVSS:3.0/') ? new Cvss3P0(vector) : new Cvss3P1(vector);
+    const base = cvss.calculateScores().base;
+    return typeof base === 'number' && Number.isFinite(base) ? base : undefined;
+  } catch {
+    return undefined;
   }
-  const changed = m.S === 'C';
-  const cia = (value: string | undefined) => ({ H: 0.56, L: 0.22 })[value as 'H' | 'L'] ?? 0;
-  const iss = 1 - (1 - cia(m.C)) * (1 - cia(m.I)) * (1 - cia(m.A));
-  const impact = changed ? 7.52 * (iss - 0.029) - 3.25 * (iss - 0.02) ** 15 : 6.42 * iss;
-  if (impact <= 0) return 0;
-  const attackVector = { N: 0.85, A: 0.62, L: 0.55, P: 0.2 }[m.AV as 'N'] ?? 0;
-  const complexity = m.AC === 'L' ? 0.77 : 0.44;
-  const privileges = { N: 0.85, L: changed ? 0.68 : 0.62, H: changed ? 0.5 : 0.27 }[m.PR as 'N'] ?? 0;
-  const interaction = m.UI === 'N' ? 0.85 : 0.62;
-  const exploitability = 8.22 * attackVector * complexity * privileges * interaction;
-  return roundUp(Math.min((changed ? 1.08 : 1) * (impact + exploitability), 10));
-}
-
-/** CVSS v3.1 "Roundup": the smallest one-decimal number not below `value`, free of float noise. */
-function roundUp(value: number): number {
-  const scaled = Math.round(value * 100_000);
-  return scaled % 10_000 === 0 ? scaled / 100_000 : (Math.floor(scaled / 10_000) + 1) / 10;
 }
