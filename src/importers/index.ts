@@ -1,15 +1,23 @@
 import { burpImporter } from './burp/index.js';
 import { cyclonedxImporter } from './cyclonedx/index.js';
+import { dependencyCheckImporter } from './dependency-check/index.js';
 import { genericImporter } from './generic/index.js';
+import { gitleaksImporter } from './gitleaks/index.js';
 import { grypeImporter } from './grype/index.js';
+import { masscanImporter } from './masscan/index.js';
 import { nessusImporter } from './nessus/index.js';
+import { niktoImporter } from './nikto/index.js';
 import { nmapImporter } from './nmap/index.js';
+import { npmAuditImporter } from './npm-audit/index.js';
 import { nucleiImporter } from './nuclei/index.js';
 import { openvasImporter } from './openvas/index.js';
 import { osvScannerImporter } from './osv-scanner/index.js';
 import { qualysImporter } from './qualys/index.js';
 import { ImporterRegistry } from './registry.js';
 import { sarifImporter } from './sarif/index.js';
+import { semgrepImporter } from './semgrep/index.js';
+import { sslscanImporter } from './sslscan/index.js';
+import { testsslImporter } from './testssl/index.js';
 import { trivyImporter } from './trivy/index.js';
 import type { Importer } from './types.js';
 import { zapImporter } from './zap/index.js';
@@ -20,14 +28,22 @@ export const IMPORTERS: readonly Importer[] = [
   openvasImporter,
   qualysImporter,
   nmapImporter,
+  masscanImporter,
   zapImporter,
   burpImporter,
+  niktoImporter,
   nucleiImporter,
+  testsslImporter,
+  sslscanImporter,
   trivyImporter,
   grypeImporter,
   osvScannerImporter,
   cyclonedxImporter,
+  dependencyCheckImporter,
+  npmAuditImporter,
   sarifImporter,
+  semgrepImporter,
+  gitleaksImporter,
   genericImporter,
 ];
 

@@ -33,6 +33,8 @@ function detectJson(text: string): number {
   if (!/"findings"\s*:\s*\[/.test(text)) return 0;
   // A SARIF log may hold the word in a property bag; it is SARIF's, not ours.
   if (/"runs"\s*:\s*\[/.test(text) && /"driver"\s*:/.test(text)) return 0.1;
+  // npm 6 audit reports nest "findings" lists inside their "advisories".
+  if (/^\{\s*"(actions|advisories)"\s*:/.test(text) || /"advisories"\s*:\s*\{/.test(text)) return 0.1;
   const title = /"title"\s*:/.test(text);
   const severity = /"severity"\s*:/.test(text);
   if (title && severity) return 0.85;
