@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { GITLEAKS_SEVERITY, gitleaksImporter, maskSecret } from '../../src/importers/gitleaks/index.js';
-import { defaultRegistry } from '../../src/importers/index.js';
 import { failure, head, manifestEntries, parseFixture, parseText } from './helpers.js';
 
 /**
@@ -143,16 +142,12 @@ describe('gitleaks importer: DefectDojo samples', () => {
 });
 
 describe('gitleaks importer: detection', () => {
-  const registry = defaultRegistry();
-
   for (const entry of manifestEntries('gitleaks')) {
     // no_findings.json is the bare text `null`: nothing in it says Gitleaks.
     if (entry.file === 'gitleaks/no_findings.json') continue;
-    it(`${entry.file} is Gitleaks and nothing else`, () => {
+    it(`${entry.file} is claimed as Gitleaks (the registry test checks no other format claims it)`, () => {
       const text = head(entry.file);
       expect(gitleaksImporter.detect(text)).toBeGreaterThanOrEqual(0.8);
-      for (const other of registry.all())
-        if (other.format !== 'gitleaks') expect(other.detect(text), other.format).toBeLessThan(0.5);
     });
   }
 

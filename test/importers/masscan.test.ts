@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { defaultRegistry } from '../../src/importers/index.js';
 import { MASSCAN_SEVERITY, masscanImporter } from '../../src/importers/masscan/index.js';
 import { assets, failure, head, manifestEntries, parseFixture, parseText, services } from './helpers.js';
 
@@ -96,13 +95,10 @@ describe('masscan importer: DefectDojo samples', () => {
 });
 
 describe('masscan importer: detection', () => {
-  const registry = defaultRegistry();
   for (const entry of manifestEntries('masscan')) {
-    it(`${entry.file} is masscan and nothing else`, () => {
+    it(`${entry.file} is claimed as masscan (the registry test checks no other format claims it)`, () => {
       const text = head(entry.file);
       expect(masscanImporter.detect(text)).toBeGreaterThanOrEqual(0.8);
-      for (const other of registry.all())
-        if (other.format !== 'masscan') expect(other.detect(text), other.format).toBeLessThan(0.5);
     });
   }
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { defaultRegistry } from '../../src/importers/index.js';
 import { NPM_AUDIT_SEVERITY, npmAuditImporter } from '../../src/importers/npm-audit/index.js';
 import type { FindingRecord } from '../../src/importers/types.js';
 import { failure, head, manifestEntries, parseFixture, parseText } from './helpers.js';
@@ -140,14 +139,10 @@ describe('npm-audit importer: DefectDojo samples', () => {
 });
 
 describe('npm-audit importer: detection', () => {
-  const registry = defaultRegistry();
   for (const entry of ENTRIES) {
-    it(`${entry.file} is npm audit and nothing else`, () => {
+    it(`${entry.file} is claimed as npm audit (the registry test checks no other format claims it)`, () => {
       const text = head(entry.file);
       expect(npmAuditImporter.detect(text)).toBeGreaterThanOrEqual(0.8);
-      for (const other of registry.all())
-        if (other.format !== 'npm-audit') expect(other.detect(text), other.format).toBeLessThan(0.5);
-      expect(registry.detect(text)?.importer.format).toBe('npm-audit');
     });
   }
 

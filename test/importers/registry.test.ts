@@ -46,6 +46,9 @@ describe('format detection across every sample', () => {
     // Empty reports (and Gitleaks's bare `null`): only a named Format can say what they are.
     if (text.trim() === '' || text.trim() === 'null') return;
     expect(registry.detect(text)?.importer.format).toBe(format);
+    // And no other format comes close enough to claim it were its own importer missing.
+    for (const other of registry.all())
+      if (other.format !== format) expect(other.detect(text), other.format).toBeLessThan(0.5);
   });
 
   it('claims nothing that is no report', () => {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { defaultRegistry } from '../../src/importers/index.js';
 import { SEMGREP_SEVERITY, semgrepImporter } from '../../src/importers/semgrep/index.js';
 import { failure, head, manifestEntries, parseFixture, parseText } from './helpers.js';
 
@@ -159,13 +158,10 @@ describe('semgrep importer: DefectDojo samples', () => {
 });
 
 describe('semgrep importer: detection', () => {
-  const registry = defaultRegistry();
   for (const entry of manifestEntries('semgrep')) {
-    it(`${entry.file} is Semgrep and nothing else`, () => {
+    it(`${entry.file} is claimed as Semgrep (the registry test checks no other format claims it)`, () => {
       const text = head(entry.file);
       expect(semgrepImporter.detect(text)).toBeGreaterThanOrEqual(0.8);
-      for (const other of registry.all())
-        if (other.format !== 'semgrep') expect(other.detect(text), other.format).toBeLessThan(0.5);
     });
   }
 
