@@ -28,6 +28,11 @@ const FOLDERS: Record<string, string> = {
   npm_audit_7_plus: 'npm-audit',
   semgrep: 'semgrep',
   gitleaks: 'gitleaks',
+  openvex: 'openvex',
+  csaf: 'csaf',
+  spdx: 'spdx',
+  snyk: 'snyk',
+  wapiti: 'wapiti',
 };
 
 describe('format detection across every sample', () => {

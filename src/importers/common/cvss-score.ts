@@ -1,10 +1,4 @@
-import { createRequire } from 'node:module';
-
-// The library ships one CommonJS bundle whose exports Node cannot see from ESM by name.
-const { Cvss3P0, Cvss3P1 } = createRequire(import.meta.url)(
-  'ae-cvss-calculator',
-) as typeof import('ae-cvss-calculator');
-
+import { scoreCvss } from '../../intel/cvss/cvss.js';
 import type { Severity } from '../types.js';
 
 /**
@@ -52,16 +46,12 @@ export function cvssScoreOf(raw: unknown): number | undefined {
 
 /**
  * The CVSS v3.x base score of a vector, by FIRST's formula as implemented by a maintained
- * library (ae-cvss-calculator); undefined when the vector is not valid v3.
+ * library (the project's one CVSS module, src/intel/cvss); undefined when the vector is not
+ * valid v3.
  */
 export function cvss3BaseScore(raw: string | undefined): number | undefined {
   const vector = cvss3VectorOf(raw);
   if (!vector) return undefined;
-  try {
-    const cvss = vector.startsWith('CVSS:3.0/') ? new Cvss3P0(vector) : new Cvss3P1(vector);
-    const base = cvss.calculateScores().base;
-    return typeof base === 'number' && Number.isFinite(base) ? base : undefined;
-  } catch {
-    return undefined;
-  }
+  const scored = scoreCvss(vector);
+  return scored.ok ? scored.baseScore : undefined;
 }
