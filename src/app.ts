@@ -39,6 +39,11 @@ import { FindingService } from './modules/findings/service.js';
 import { ImportRepository } from './modules/imports/repository.js';
 import { importRoutes } from './modules/imports/routes.js';
 import { ImportService } from './modules/imports/service.js';
+import { importDirectory } from './modules/imports/upload.js';
+import { IntelMatcher } from './modules/intel/matcher.js';
+import { IntelRepository } from './modules/intel/repository.js';
+import { intelRoutes } from './modules/intel/routes.js';
+import { IntelService } from './modules/intel/service.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
 import { radarCompatRoutes } from './modules/radar-compat/routes.js';
@@ -91,6 +96,8 @@ export interface Services {
   users: UserService;
   apiKeys: ApiKeyService;
   audit: AuditService;
+  intel: IntelService;
+  intelMatcher: IntelMatcher;
 }
 
 export interface RegisteredRoute {
@@ -112,7 +119,8 @@ export function buildServices(
   database: Database,
   clock: Clock,
   bus: InvalidationBus,
-  config: Pick<Config, 'authCacheSeconds' | 'sessionIdleMinutes' | 'sessionMaxHours'>,
+  config: Pick<Config, 'authCacheSeconds' | 'sessionIdleMinutes' | 'sessionMaxHours'> &
+    Partial<Pick<Config, 'intelMaxBytes' | 'importDir'>>,
 ): Services {
   const audit = new AuditService(new AuditRepository(database.db));
   const users = new UserService(new UserRepository(database.db), audit);
@@ -147,14 +155,30 @@ export function buildServices(
   );
   const tickets = new TicketService(new TicketRepository(database.db), users, clock);
   findings.onStateChanged((organizationId, ids) => tickets.findingsChanged(organizationId, ids));
+  assets.onRiskContextChanged(async (organizationId, assetId) => {
+    await findings.rescoreAsset(organizationId, assetId);
+  });
   const imports = new ImportService(
     new ImportRepository(database.db),
     defaultRegistry(),
     assets,
     settings,
+    vulnerabilities,
     audit,
     clock,
     (organizationId, ids) => tickets.findingsChanged(organizationId, ids),
+  );
+  const organizations = new OrganizationService(new OrganizationRepository(database.db));
+  const intel = new IntelService(
+    new IntelRepository(database.db),
+    vulnerabilities,
+    findings,
+    organizations,
+    clock,
+    {
+      maxBytes: config.intelMaxBytes ?? 2 * 1024 ** 3,
+      tempDir: importDirectory(config.importDir),
+    },
   );
   return {
     audit,
@@ -168,7 +192,9 @@ export function buildServices(
     imports,
     tickets,
     apiKeys,
-    organizations: new OrganizationService(new OrganizationRepository(database.db)),
+    organizations,
+    intel,
+    intelMatcher: new IntelMatcher(intel),
   };
 }
 
@@ -182,6 +208,11 @@ async function connectRedis(url: string): Promise<Redis> {
     throw new Error(`Cannot reach Redis at REDIS_URL: ${(error as Error).message}`);
   }
   return redis;
+}
+
+/** The feed URLs of the scheduled sync (RAMPART_INTEL_SYNC_URLS, separated by spaces). */
+export function syncUrlsOf(config: Pick<Config, 'intelSyncUrls'>): string[] {
+  return config.intelSyncUrls?.split(/\s+/).filter(Boolean) ?? [];
 }
 
 /** The composition root: services, cross-cutting plugins, then every module's routes per channel. */
@@ -252,6 +283,10 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     settingsRoutes(services.settings),
     ticketRoutes(services.tickets),
     vulnerabilityRoutes(services.vulnerabilities),
+    intelRoutes(services.intel, services.intelMatcher, {
+      syncUrls: syncUrlsOf(config),
+      syncHours: config.intelSyncHours,
+    }),
     radarCompatRoutes(services.assets, services.findings, services.software),
     demoRoutes(services),
     sessionRoutes({
@@ -299,7 +334,12 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     services.imports
       .failInterrupted(staleSeconds)
       .catch((error) => app.log.warn({ err: error }, 'could not end interrupted imports'));
-  if (options.failInterruptedImports !== false) await failInterrupted(database.kind === 'embedded' ? 0 : 120);
+  if (options.failInterruptedImports !== false) {
+    await failInterrupted(database.kind === 'embedded' ? 0 : 120);
+    await services.intel
+      .failInterrupted(database.kind === 'embedded' ? 0 : 24 * 3600)
+      .catch((error) => app.log.warn({ err: error }, 'could not end interrupted intelligence loads'));
+  }
   const importTimer = setInterval(() => failInterrupted(120), 60_000);
   importTimer.unref();
   app.addHook('onClose', async () => {

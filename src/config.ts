@@ -39,6 +39,14 @@ export const ENV_VARS = {
     'Largest scanner report accepted by an import, in bytes, before and after gzip decompression (default 1073741824 = 1 GiB).',
   RAMPART_IMPORT_DIR:
     'Folder where uploaded reports wait while they are imported; each is deleted when its import ends (default: the system temporary folder).',
+  RAMPART_INTEL_KB:
+    'Folder of the offline knowledge base loaded on first start, when no intelligence has ever been loaded (default: the bundled knowledge-base/; "off" to start empty).',
+  RAMPART_INTEL_SYNC_URLS:
+    'Feed files to download and load on a schedule, separated by spaces (NVD API 2.0 pages, CVE 5 records, the KEV catalogue, EPSS CSV, OSV advisories; each detected by content; gzip accepted). Unset (the default): nothing is ever fetched.',
+  RAMPART_INTEL_SYNC_HOURS:
+    'Hours between two syncs of RAMPART_INTEL_SYNC_URLS (default 24); the first runs at start.',
+  RAMPART_INTEL_MAX_BYTES:
+    'Largest feed file accepted by a load, upload or sync, in bytes, before and after gzip decompression (default 2147483648 = 2 GiB).',
   RAMPART_TRUST_PROXY: 'true when behind a reverse proxy that sets X-Forwarded-For (default false).',
   RAMPART_SHUTDOWN_TIMEOUT: 'Seconds to drain requests on SIGTERM/SIGINT before forcing exit (default 10).',
   RAMPART_ADMIN_EMAIL: 'Email of the Admin that `serve` makes sure exists (default admin@rampart.local).',
@@ -107,6 +115,10 @@ export const ConfigSchema = Type.Object({
   bodyLimit: PositiveInt(1024 * 1024),
   importMaxBytes: Type.Integer({ minimum: 1024, maximum: 64 * 1024 ** 3, default: 1024 ** 3 }),
   importDir: Type.Optional(Type.String({ minLength: 1 })),
+  intelKb: Type.Optional(Type.String({ minLength: 1 })),
+  intelSyncUrls: Type.Optional(Type.String({ pattern: '^\\s*https?://\\S+(?:\\s+https?://\\S+)*\\s*$' })),
+  intelSyncHours: PositiveInt(24, 24 * 365),
+  intelMaxBytes: Type.Integer({ minimum: 1024, maximum: 64 * 1024 ** 3, default: 2 * 1024 ** 3 }),
   trustProxy: Type.Boolean({ default: false }),
   shutdownTimeoutSeconds: PositiveInt(10, 600),
   adminEmail: Type.String({ format: 'email', default: 'admin@rampart.local' }),
@@ -148,6 +160,10 @@ const SOURCES: Record<
   RAMPART_LAST_USED_FLUSH_SECONDS: { field: 'lastUsedFlushSeconds', kind: 'int' },
   RAMPART_DEPRECATIONS: { field: 'deprecations', kind: 'json' },
   RAMPART_BODY_LIMIT: { field: 'bodyLimit', kind: 'int' },
+  RAMPART_INTEL_KB: { field: 'intelKb', kind: 'string' },
+  RAMPART_INTEL_SYNC_URLS: { field: 'intelSyncUrls', kind: 'string' },
+  RAMPART_INTEL_SYNC_HOURS: { field: 'intelSyncHours', kind: 'int' },
+  RAMPART_INTEL_MAX_BYTES: { field: 'intelMaxBytes', kind: 'int' },
   RAMPART_TRUST_PROXY: { field: 'trustProxy', kind: 'bool' },
   RAMPART_SHUTDOWN_TIMEOUT: { field: 'shutdownTimeoutSeconds', kind: 'int' },
   RAMPART_ADMIN_EMAIL: { field: 'adminEmail', kind: 'string' },

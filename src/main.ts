@@ -11,6 +11,7 @@ import {
   userCreateCommand,
 } from './cli/commands.js';
 import { importCommand } from './cli/import.js';
+import { intelLoadCommand, intelStatusCommand } from './cli/intel.js';
 import type { CliEnv } from './cli/runtime.js';
 import { serveCommand } from './cli/serve.js';
 import { ConfigError } from './config.js';
@@ -106,6 +107,21 @@ function buildProgram(cli: CliEnv, onServe: (stop: () => Promise<void>) => void)
       .option('--server <url>', 'a running Rampart, e.g. https://rampart.example.com')
       .option('--org <orgId>', 'organisation id, without --server (default: the first organisation)'),
   ).action(run((o, c) => importCommand(cli, c.args[0] as string, o as never)));
+  const intel = program
+    .command('intel')
+    .description('vulnerability intelligence (NVD, CVE 5, KEV, EPSS, OSV)');
+  json(
+    intel
+      .command('load')
+      .description(
+        'load feed files (NVD API 2.0 pages or records, CVE JSON 5, CISA KEV, EPSS CSV, OSV; gzip welcome), or every feed file of a folder',
+      )
+      .argument('<paths...>', 'files or folders')
+      .option('--feed <feed>', 'nvd, cve5, kev, epss or osv (default: detected from each file)'),
+  ).action(run((o, c) => intelLoadCommand(cli, c.args as string[], o as never)));
+  json(intel.command('status').description('records per feed and the last load of each')).action(
+    run((o) => intelStatusCommand(cli, o as never)),
+  );
   return program;
 }
 

@@ -1,9 +1,19 @@
-import { buildApp } from '../app.js';
+import { fileURLToPath } from 'node:url';
+import { buildApp, syncUrlsOf } from '../app.js';
+import type { Config } from '../config.js';
+import { systemClock } from '../lib/clock.js';
 import type { ServiceContext } from '../modules/context.js';
+import { IntelSync } from '../modules/intel/sync.js';
 import type { JsonFlag } from './commands.js';
 import { type CliEnv, openRuntime, readConfig } from './runtime.js';
 
 const SYSTEM: ServiceContext['actor'] = { type: 'system', id: null };
+
+/** The knowledge base folder (RAMPART_INTEL_KB; default the bundled one), or undefined when off. */
+export function knowledgeBaseDir(config: Pick<Config, 'intelKb'>): string | undefined {
+  if (config.intelKb?.toLowerCase() === 'off') return undefined;
+  return config.intelKb ?? fileURLToPath(new URL('../../knowledge-base/', import.meta.url));
+}
 
 export interface RunningServer {
   url: string;
@@ -21,8 +31,27 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
       config.adminEmail,
       config.adminPassword,
     );
-    const { app } = await buildApp({ config, database: rt.database });
+    const { app, services } = await buildApp({ config, database: rt.database });
     await app.listen({ port: config.port, host: config.host });
+    // Intelligence in the background: the bundled knowledge base on a new installation, then the
+    // scheduled sync when feed URLs are configured. Neither delays serving requests.
+    const knowledgeBase = knowledgeBaseDir(config);
+    const firstLoad = knowledgeBase
+      ? services.intel
+          .loadKnowledgeBaseIfEmpty(knowledgeBase)
+          .then((loads) => {
+            if (loads)
+              app.log.info({ loads: loads.map((l) => `${l.source}: ${l.state}`) }, 'knowledge base loaded');
+          })
+          .catch((error) => app.log.warn({ err: error }, 'could not load the knowledge base'))
+      : Promise.resolve();
+    const sync = new IntelSync(
+      services.intel,
+      systemClock,
+      { urls: syncUrlsOf(config), hours: config.intelSyncHours },
+      (message, details) => app.log.info(details ?? {}, message),
+    );
+    void firstLoad.then(() => sync.start());
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = cli.env.RAMPART_BASE_URL ? config.baseUrl : `http://localhost:${port}`;
@@ -62,6 +91,8 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
         }, config.shutdownTimeoutSeconds * 1000);
         force.unref();
         try {
+          await sync.stop();
+          await firstLoad;
           await app.close();
         } finally {
           await rt.close();

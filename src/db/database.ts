@@ -19,6 +19,10 @@ export interface OpenOptions {
   command: string;
 }
 
+// A SQL date is a calendar day: keep it as 'YYYY-MM-DD' text instead of a Date at local
+// midnight, which shifts a day when the process runs west of UTC.
+pg.types.setTypeParser(pg.types.builtins.DATE, (value: string) => value);
+
 function kyselyOn(pool: pg.Pool): Kysely<DB> {
   // pg-cursor lets exports stream rows in chunks instead of loading them all.
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });

@@ -147,7 +147,11 @@ export interface VulnerabilitiesTable {
   epss_score: Numeric | null;
   epss_percentile: Numeric | null;
   kev: Generated<boolean>;
-  kev_due_date: ColumnType<Date | null, string | null, string | null> | null;
+  kev_due_date: string | null;
+  kev_date_added: string | null;
+  cvss2_vector: string | null;
+  cvss2_score: Numeric | null;
+  intel_at: Timestamp | null;
   reference_urls: Generated<string[]>;
   published_at: Timestamp | null;
   modified_at: Timestamp | null;
@@ -377,7 +381,108 @@ export interface ImportSoftwareTable {
   purl: string | null;
 }
 
+export interface IntelCvesTable {
+  cve_id: string;
+  feed: 'nvd' | 'cve5';
+  status: string | null;
+  rejected: boolean;
+  description: string | null;
+  published_at: Timestamp | null;
+  modified_at: Timestamp | null;
+  cvss: ColumnType<unknown[], string, string>;
+  cvss2_vector: string | null;
+  cvss2_score: Numeric | null;
+  cvss3_vector: string | null;
+  cvss3_score: Numeric | null;
+  cvss4_vector: string | null;
+  cvss4_score: Numeric | null;
+  cwe_ids: string[];
+  reference_urls: string[];
+  configurations: ColumnType<unknown[], string, string>;
+  content_hash: string;
+  source: string;
+  loaded_at: Timestamp;
+}
+
+export interface IntelKevTable {
+  cve_id: string;
+  vendor: string | null;
+  product: string | null;
+  name: string | null;
+  description: string | null;
+  date_added: string;
+  due_date: string | null;
+  required_action: string | null;
+  known_ransomware: boolean;
+  notes: string | null;
+  cwe_ids: string[];
+  content_hash: string;
+  source: string;
+  loaded_at: Timestamp;
+}
+
+export interface IntelEpssTable {
+  cve_id: string;
+  score: Numeric;
+  percentile: Numeric;
+  score_date: string | null;
+  source: string;
+  loaded_at: Timestamp;
+}
+
+export interface IntelOsvTable {
+  id: string;
+  aliases: string[];
+  summary: string | null;
+  details: string | null;
+  published_at: Timestamp | null;
+  modified_at: Timestamp;
+  withdrawn_at: Timestamp | null;
+  severity: string | null;
+  cvss: ColumnType<unknown[], string, string>;
+  cvss3_vector: string | null;
+  cvss3_score: Numeric | null;
+  cwe_ids: string[];
+  reference_urls: string[];
+  affected: ColumnType<unknown[], string, string>;
+  packages: string[];
+  content_hash: string;
+  source: string;
+  loaded_at: Timestamp;
+}
+
+export interface IntelLoadsTable {
+  id: string;
+  feed: string;
+  source: string;
+  state: 'Running' | 'Completed' | 'Failed';
+  data_date: string | null;
+  added: Generated<number>;
+  updated: Generated<number>;
+  unchanged: Generated<number>;
+  skipped: Generated<number>;
+  warnings: ColumnType<string[], string, string>;
+  error: string | null;
+  started_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
+export interface IntelSyncLeaseTable {
+  id: number;
+  holder: string | null;
+  lease_until: Timestamp | null;
+  last_started_at: Timestamp | null;
+  last_finished_at: Timestamp | null;
+  last_errors: ColumnType<{ url: string; error: string }[], string, string>;
+}
+
 export interface DB {
+  intel_sync_lease: IntelSyncLeaseTable;
+  intel_cves: IntelCvesTable;
+  intel_kev: IntelKevTable;
+  intel_epss: IntelEpssTable;
+  intel_osv: IntelOsvTable;
+  intel_loads: IntelLoadsTable;
   organizations: OrganizationsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;

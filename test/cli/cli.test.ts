@@ -70,6 +70,7 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
       '0007_create_imports',
       '0008_index_finding_events_by_import',
       '0009_add_finding_last_import',
+      '0010_create_vulnerability_intelligence',
     ]);
     expect(first.OrganizationCreated).toBe(true);
     const again = await cli.run('migrate');

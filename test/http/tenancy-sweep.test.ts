@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHeaders, buildTestApp, type Credentials, type TestApp } from '../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
@@ -86,6 +87,10 @@ const FOREIGN_CALLS: Record<string, Call> = {
 
 // Routes with path parameters that name no resource (offset paging of the caller's own data).
 const PAGING_ONLY = new Set(['POST /assets/withstartindex/:StartIndex/andpagesize/:PageSize']);
+
+// Routes whose ids name public, installation-wide intelligence (a CVE, a feed load), which holds
+// no organisation's data: every organisation reads the same. Checked below to leak none of A's.
+const PUBLIC_DATA = new Set(['GET /intel/cves/:CveId', 'GET /intel/loads/:Id']);
 
 // Calls on B's own resources, or creating new ones, whose body names one of A's.
 const FOREIGN_REFERENCES: {
@@ -272,6 +277,13 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       if (!r.channel || r.method === 'HEAD' || !r.url.includes('/:')) continue;
       const key = `${r.method} ${r.url.replace(`/api/${r.channel}`, '')}`;
       if (PAGING_ONLY.has(key)) continue;
+      if (PUBLIC_DATA.has(key)) {
+        const path = key.endsWith(':CveId') ? '/intel/cves/CVE-2021-41773' : `/intel/loads/${randomUUID()}`;
+        const res = await call(adminB, 'GET', `/api/${r.channel}${path}`);
+        expect([200, 404], `${key}: ${res.body}`).toContain(res.statusCode);
+        expect(res.body).not.toContain(A_MARK);
+        continue;
+      }
       const foreign = FOREIGN_CALLS[key];
       if (!foreign) {
         unswept.push(key);

@@ -8,6 +8,7 @@ import * as m0006 from './0006_create_asset_software.js';
 import * as m0007 from './0007_create_imports.js';
 import * as m0008 from './0008_index_finding_events_by_import.js';
 import * as m0009 from './0009_add_finding_last_import.js';
+import * as m0010 from './0010_create_vulnerability_intelligence.js';
 
 /** Every migration, in order. Listed explicitly so the same code runs from src/ and dist/. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0007_create_imports': m0007,
   '0008_index_finding_events_by_import': m0008,
   '0009_add_finding_last_import': m0009,
+  '0010_create_vulnerability_intelligence': m0010,
 };

@@ -15,6 +15,7 @@ export const Problems = {
   PayloadTooLarge: { slug: 'payload-too-large', status: 413, title: 'The request body is too large' },
   UnsupportedMediaType: { slug: 'unsupported-media-type', status: 415, title: 'Unsupported content type' },
   UnknownReportFormat: { slug: 'unknown-report-format', status: 422, title: 'Unknown report format' },
+  UnknownFeedFormat: { slug: 'unknown-feed-format', status: 422, title: 'Unknown intelligence feed format' },
   RateLimited: { slug: 'rate-limited', status: 429, title: 'Too many requests' },
   Internal: { slug: 'internal', status: 500, title: 'Internal server error' },
 } as const;

@@ -232,7 +232,8 @@ function allowedValues(spec: VersionSpec, component: Component): string[] {
 /** v4.0 names VC and SC both "Confidentiality": the subcategory tells them apart. */
 function nameOf(component: Component): string {
   const group = component.subCategory;
-  if (group?.endsWith(' System Impact')) return `${group.slice(0, -' Impact'.length)} ${component.name} Impact`;
+  if (group?.endsWith(' System Impact'))
+    return `${group.slice(0, -' Impact'.length)} ${component.name} Impact`;
   return component.name;
 }
 

@@ -76,7 +76,17 @@ function cleanTags(tags: string[] = []): string[] {
   return out;
 }
 
+/** Told when what an asset means to the business (criticality, exposure) changes. */
+export type RiskContextListener = (organizationId: string, assetId: string) => Promise<void>;
+
 export class AssetService {
+  private riskContextChanged: RiskContextListener = async () => {};
+
+  /** Findings re-score their risk when their asset's criticality or exposure changes. */
+  onRiskContextChanged(listener: RiskContextListener): void {
+    this.riskContextChanged = listener;
+  }
+
   constructor(
     private readonly repo: AssetRepository,
     private readonly users: UserService,
@@ -365,6 +375,9 @@ export class AssetService {
       ...(patch.tags ? { tags: cleanTags(patch.tags) } : {}),
     });
     if (!row) throw AppError.of(Problems.NotFound, `No asset ${id} in your organisation.`);
+    // Criticality and exposure are part of every finding's risk score on this asset.
+    if (patch.criticality !== undefined || patch.internet_facing !== undefined)
+      await this.riskContextChanged(ctx.organizationId, id);
     await this.audit.record(ctx, 'asset.updated', { type: 'asset', id }, { fields: Object.keys(patch) });
     return this.get(ctx, id);
   }

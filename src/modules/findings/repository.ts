@@ -39,6 +39,11 @@ const FINDING_COLUMNS = [
   'v.cve_ids',
   'v.kev',
   'v.epss_score',
+  'v.epss_percentile',
+  'v.kev_due_date',
+  'v.cvss3_score',
+  'v.cvss4_score',
+  'v.cvss2_score',
   'v.plugin_id',
 ] as const;
 
@@ -217,10 +222,42 @@ export class FindingRepository {
       .execute();
   }
 
+  /**
+   * Risk score and due date from the finding's vulnerability intelligence and its asset, by the
+   * database's rampart_risk_score / rampart_due_at (migration 0010; README "Risk score"). A
+   * severity a person set outranks the CVSS-derived impact. Writes only rows whose values change.
+   */
+  async rescore(
+    organizationId: string,
+    scope: RescoreScope,
+    sla: SlaDaysSql,
+    db: Db = this.db,
+  ): Promise<number> {
+    const where =
+      'findingIds' in scope
+        ? sql`f.id = any(${scope.findingIds}::uuid[])`
+        : 'vulnerabilityIds' in scope
+          ? sql`f.vulnerability_id = any(${scope.vulnerabilityIds}::uuid[])`
+          : sql`f.asset_id = ${scope.assetId}::uuid`;
+    const result = await sql`
+      with scored as (
+        select f.id, ${riskScoreSql('f', 'v', 'a')} as risk_score, ${dueAtSql('f', 'v', sla)} as due_at
+        from findings f
+        join vulnerabilities v on v.organization_id = f.organization_id and v.id = f.vulnerability_id
+        join assets a on a.organization_id = f.organization_id and a.id = f.asset_id
+        where f.organization_id = ${organizationId} and ${where}
+      )
+      update findings f set risk_score = s.risk_score, due_at = s.due_at, updated_at = now()
+      from scored s
+      where f.organization_id = ${organizationId} and f.id = s.id
+        and (f.risk_score, f.due_at) is distinct from (s.risk_score, s.due_at)`.execute(db);
+    return Number(result.numAffectedRows ?? 0);
+  }
+
   async setSeverityOverride(
     organizationId: string,
     id: string,
-    change: { severity: Severity | null; reason: string | null; riskScore: number; dueAt: Date | null },
+    change: { severity: Severity | null; reason: string | null },
     db: Db,
   ): Promise<void> {
     await db
@@ -228,8 +265,6 @@ export class FindingRepository {
       .set({
         severity_override: change.severity,
         severity_override_reason: change.reason,
-        risk_score: change.riskScore,
-        due_at: change.dueAt,
         updated_at: sql`now()`,
       })
       .where('organization_id', '=', organizationId)
@@ -529,4 +564,31 @@ export class FindingRepository {
       .returning(['organization_id', 'id'])
       .execute();
   }
+}
+
+/** Which findings to re-score. */
+export type RescoreScope = { findingIds: string[] } | { vulnerabilityIds: string[] } | { assetId: string };
+
+/** SLA days per severity (null: no due date). */
+export type SlaDaysSql = Record<Severity, number | null>;
+
+/**
+ * The risk score of finding `f` of vulnerability `v` on asset `a`, in SQL (imports compute it
+ * inside their set-based merge with the same expression).
+ */
+export function riskScoreSql(f: string, v: string, a: string) {
+  const col = (t: string, c: string) => sql.ref(`${t}.${c}`);
+  return sql<string>`rampart_risk_score(
+    case when ${col(f, 'severity_override')} is null
+      then coalesce(${col(v, 'cvss3_score')}, ${col(v, 'cvss4_score')}, ${col(v, 'cvss2_score')}) end,
+    coalesce(${col(f, 'severity_override')}, ${col(f, 'severity')}), ${col(v, 'epss_percentile')}, ${col(v, 'kev')},
+    ${col(a, 'criticality')}, ${col(a, 'internet_facing')})`;
+}
+
+/** The due date of finding `f` of vulnerability `v`: the SLA from first sight, or KEV's when sooner. */
+export function dueAtSql(f: string, v: string, sla: SlaDaysSql) {
+  const col = (t: string, c: string) => sql.ref(`${t}.${c}`);
+  return sql<Date>`rampart_due_at(coalesce(${col(f, 'severity_override')}, ${col(f, 'severity')}),
+    ${col(f, 'first_seen_at')}, ${col(v, 'kev_due_date')}, ${sla.Critical}::int, ${sla.High}::int,
+    ${sla.Medium}::int, ${sla.Low}::int, ${sla.Info}::int)`;
 }

@@ -22,6 +22,7 @@ import {
 import type { FindingService } from './service.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const numOrNull = (v: string | null) => (v === null ? null : Number(v));
 const date = (text: string | undefined) => (text ? new Date(text) : undefined);
 
 export const toFindingDto = (f: FindingRow | FindingListRow) => ({
@@ -34,6 +35,9 @@ export const toFindingDto = (f: FindingRow | FindingListRow) => ({
   CVEReferences: f.cve_ids,
   Kev: f.kev,
   EpssScore: f.epss_score === null ? null : Number(f.epss_score),
+  EpssPercentile: f.epss_percentile === null ? null : Number(f.epss_percentile),
+  KevDueDate: f.kev_due_date,
+  CVSSBaseScore: numOrNull(f.cvss3_score ?? f.cvss4_score ?? f.cvss2_score),
   Severity: f.effective_severity,
   ScannerSeverity: f.severity,
   SeverityOverrideReason: f.severity_override_reason,

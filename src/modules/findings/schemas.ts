@@ -52,6 +52,11 @@ export const FindingSchema = Type.Object(
     CVEReferences: Type.Array(Type.String()),
     Kev: Type.Boolean(),
     EpssScore: Type.Union([Type.Number(), Type.Null()]),
+    EpssPercentile: Type.Union([Type.Number(), Type.Null()]),
+    KevDueDate: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+    CVSSBaseScore: Type.Union([Type.Number(), Type.Null()], {
+      description: 'The CVSS base score the risk score uses (v3, else v4, else v2).',
+    }),
     Severity: SeveritySchema,
     ScannerSeverity: SeveritySchema,
     SeverityOverrideReason: Type.Union([Type.String(), Type.Null()]),

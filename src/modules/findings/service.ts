@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import type { AssetService } from '../assets/service.js';
 import type { ServiceContext } from '../context.js';
-import { dueDate, type SettingsService } from '../settings/service.js';
+import type { SettingsService } from '../settings/service.js';
 import type { Page } from '../users/service.js';
 import type { VulnerabilityInput, VulnerabilityService } from '../vulnerabilities/service.js';
 import type {
@@ -19,7 +19,7 @@ import type {
   FindingSort,
 } from './repository.js';
 import { TOTAL_COUNT_CAP } from './repository.js';
-import { baseRiskScore, MAX_RISK_ACCEPTANCE_DAYS, ROLE_FOR_STATE, TRANSITIONS } from './rules.js';
+import { MAX_RISK_ACCEPTANCE_DAYS, ROLE_FOR_STATE, TRANSITIONS } from './rules.js';
 
 export interface FindingLocation {
   kind: LocationKind;
@@ -158,11 +158,9 @@ export class FindingService {
           location: input.location,
           title: vulnerability.title,
           severity,
-          riskScore: baseRiskScore(
-            vulnerability.cvss3_score === null ? null : Number(vulnerability.cvss3_score),
-            severity,
-          ),
-          dueAt: dueDate(sla, severity, seenAt),
+          // Placeholders: rescore below computes both in the database, as imports do.
+          riskScore: 0,
+          dueAt: null,
           evidence,
           source: input.source,
           toolFindingId: input.toolFindingId ?? null,
@@ -170,6 +168,7 @@ export class FindingService {
         },
         trx,
       );
+      await this.repo.rescore(ctx.organizationId, { findingIds: [id] }, sla, trx);
       await this.repo.addEvent(
         ctx.organizationId,
         {
@@ -410,22 +409,16 @@ export class FindingService {
     const why = reason?.trim();
     if (severity && !why) throw invalid('/Reason', 'is required to override a severity');
     const effective = severity ?? finding.severity;
-    const vulnerability = await this.vulnerabilities.get(ctx, finding.vulnerability_id);
     const sla = await this.settings.sla(ctx.organizationId);
-    const score = vulnerability.cvss3_score === null ? null : Number(vulnerability.cvss3_score);
     await this.repo.transaction(async (trx) => {
       await this.repo.setSeverityOverride(
         ctx.organizationId,
         id,
-        {
-          severity,
-          reason: severity ? (why ?? null) : null,
-          // An explicit severity is a person's judgement: it outranks the CVSS-derived score.
-          riskScore: severity ? baseRiskScore(null, effective) : baseRiskScore(score, effective),
-          dueAt: dueDate(sla, effective, finding.first_seen_at),
-        },
+        { severity, reason: severity ? (why ?? null) : null },
         trx,
       );
+      // An explicit severity is a person's judgement: rescore lets it outrank the CVSS score.
+      await this.repo.rescore(ctx.organizationId, { findingIds: [id] }, sla, trx);
       await this.repo.addEvent(
         ctx.organizationId,
         {
@@ -442,6 +435,19 @@ export class FindingService {
       );
     });
     return this.get(ctx, id);
+  }
+
+  /** Re-scores the findings on an asset (its criticality or exposure changed). */
+  async rescoreAsset(organizationId: string, assetId: string): Promise<number> {
+    const sla = await this.settings.sla(organizationId);
+    return this.repo.rescore(organizationId, { assetId }, sla);
+  }
+
+  /** Re-scores the findings of vulnerabilities whose intelligence changed; returns how many moved. */
+  async rescoreVulnerabilities(organizationId: string, vulnerabilityIds: string[]): Promise<number> {
+    if (vulnerabilityIds.length === 0) return 0;
+    const sla = await this.settings.sla(organizationId);
+    return this.repo.rescore(organizationId, { vulnerabilityIds }, sla);
   }
 
   /** Risk acceptances past their date return to Open; run periodically by every instance. */

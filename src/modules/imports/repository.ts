@@ -1,18 +1,8 @@
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
-import type { DB, Severity } from '../../db/schema.js';
-import { SEVERITY_RISK } from '../findings/rules.js';
+import type { DB } from '../../db/schema.js';
 import type { SlaDays } from '../settings/service.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
-
-/** baseRiskScore (findings/rules.ts) in SQL, for set-based writes; a test keeps the two in step. */
-export function baseRiskScoreSql(
-  cvss3Score: RawBuilder<unknown>,
-  severity: RawBuilder<unknown>,
-): RawBuilder<number> {
-  const risk = (s: Severity) => sql.lit(SEVERITY_RISK[s]);
-  return sql<number>`coalesce(round(${cvss3Score} * 10, 2), case ${severity} when 'Critical' then ${risk('Critical')} when 'High' then ${risk('High')} when 'Medium' then ${risk('Medium')} when 'Low' then ${risk('Low')} else ${risk('Info')} end)`;
-}
 
 export interface StagedFinding {
   seq: number;
@@ -450,13 +440,16 @@ export class ImportRepository {
       create temp table import_merge on commit drop as
       select distinct on (x.dedup_key) x.*, f.id as finding_id, f.state as current_state
       from (
-        select s.*, a.asset_id, v.vulnerability_id, vu.cvss3_score,
+        select s.*, a.asset_id, v.vulnerability_id,
+          coalesce(vu.cvss3_score, vu.cvss4_score, vu.cvss2_score) as cvss_score, vu.epss_percentile, vu.kev,
+          vu.kev_due_date, asset.criticality, asset.internet_facing,
           encode(sha256(convert_to(a.asset_id::text || '|' || s.vulnerability_key || '|' || s.location_key, 'UTF8')), 'hex') as dedup_key
         from import_findings s
         join import_assets a on a.organization_id = s.organization_id and a.import_id = s.import_id and a.asset_key = s.asset_key
         join import_vulnerabilities v on v.organization_id = s.organization_id and v.import_id = s.import_id
           and v.vulnerability_key = s.vulnerability_key
         join vulnerabilities vu on vu.organization_id = s.organization_id and vu.id = v.vulnerability_id
+        join assets asset on asset.organization_id = s.organization_id and asset.id = a.asset_id
         where s.organization_id = ${organizationId} and s.import_id = ${o.importId} and a.asset_id is not null
       ) x
       left join findings f on f.organization_id = ${organizationId} and f.dedup_key = x.dedup_key
@@ -472,12 +465,10 @@ export class ImportRepository {
     const duplicates = o.stagedFindings - distinct;
 
     const actor = sql`${o.actorType}::text, ${o.actorId}::uuid`;
-    const due = (severity: ReturnType<typeof sql.ref>) => sql`case ${severity}
-      when 'Critical' then ${o.seenAt}::timestamptz + make_interval(days => ${o.sla.Critical}::int)
-      when 'High' then ${o.seenAt}::timestamptz + make_interval(days => ${o.sla.High}::int)
-      when 'Medium' then ${o.seenAt}::timestamptz + make_interval(days => ${o.sla.Medium}::int)
-      when 'Low' then ${o.seenAt}::timestamptz + make_interval(days => ${o.sla.Low}::int)
-      else ${o.seenAt}::timestamptz + make_interval(days => ${o.sla.Info}::int) end`;
+    // Risk and due date by the database's functions (migration 0010), as FindingRepository.rescore.
+    const sla = sql`${o.sla.Critical}::int, ${o.sla.High}::int, ${o.sla.Medium}::int, ${o.sla.Low}::int, ${o.sla.Info}::int`;
+    const risk = (cvss: RawBuilder<unknown>, severity: RawBuilder<unknown>) =>
+      sql`rampart_risk_score(${cvss}, ${severity}, m.epss_percentile, m.kev, m.criticality, m.internet_facing)`;
 
     // New findings, in the state the report gives (VEX decisions) or Open, with their first event.
     const inserted = await sql<{ n: number }>`
@@ -489,7 +480,8 @@ export class ImportRepository {
         select ${organizationId}::uuid, rampart_uuidv7(), m.asset_id, m.vulnerability_id, m.dedup_key, m.location_kind, m.port,
           m.protocol, m.url, m.parameter, m.file_path, m.line, m.package_name, m.package_version, m.title, m.severity,
           coalesce(m.state, 'Open'), m.state_reason,
-          ${baseRiskScoreSql(sql`m.cvss3_score`, sql`m.severity`)}, ${due(sql.ref('m.severity'))}, m.evidence, ${o.source}::text,
+          ${risk(sql`m.cvss_score`, sql`m.severity`)},
+          rampart_due_at(m.severity, ${o.seenAt}::timestamptz, m.kev_due_date, ${sla}), m.evidence, ${o.source}::text,
           m.tool_finding_id, ${o.scopeName}::text, ${o.importId}::uuid, ${o.seenAt}::timestamptz, ${o.seenAt}::timestamptz,
           case when m.state = 'Fixed' then ${o.seenAt}::timestamptz end
         from import_merge m where m.finding_id is null
@@ -510,6 +502,8 @@ export class ImportRepository {
         last_seen_at = greatest(f.last_seen_at, ${o.seenAt}::timestamptz),
         evidence = coalesce(m.evidence, f.evidence),
         severity = m.severity,
+        risk_score = ${risk(sql`case when f.severity_override is null then m.cvss_score end`, sql`coalesce(f.severity_override, m.severity)`)},
+        due_at = rampart_due_at(coalesce(f.severity_override, m.severity), f.first_seen_at, m.kev_due_date, ${sla}),
         scope_name = coalesce(${o.scopeName}::text, f.scope_name),
         last_import_id = ${o.importId}::uuid,
         tool_finding_id = coalesce(m.tool_finding_id, f.tool_finding_id),

@@ -21,7 +21,7 @@ import type { ServiceContext } from '../context.js';
 import { EVIDENCE_CAP, locationKey } from '../findings/service.js';
 import type { SettingsService } from '../settings/service.js';
 import type { Page } from '../users/service.js';
-import { vulnerabilityKey } from '../vulnerabilities/service.js';
+import { type VulnerabilityService, vulnerabilityKey } from '../vulnerabilities/service.js';
 import type {
   ImportRepository,
   ImportRow,
@@ -310,6 +310,7 @@ export class ImportService {
     private readonly registry: ImporterRegistry,
     private readonly assets: AssetService,
     private readonly settings: SettingsService,
+    private readonly vulnerabilities: VulnerabilityService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
     private readonly findingsChanged: FindingsChanged,
@@ -454,6 +455,8 @@ export class ImportService {
         trx,
       );
       await this.repo.mergeVulnerabilities(org, id, source, trx);
+      // Before the findings: their risk scores and due dates read the enriched values.
+      await this.vulnerabilities.enrich(org, { importId: id }, trx);
       const merged = await this.repo.mergeFindings(
         org,
         {

@@ -22,11 +22,12 @@ export class ReportTooLargeError extends Error {
   constructor(
     readonly limit: number,
     decompressed: boolean,
+    setting = 'RAMPART_IMPORT_MAX_BYTES',
   ) {
     super(
       decompressed
-        ? `The report decompresses to more than ${limit} bytes (RAMPART_IMPORT_MAX_BYTES); gzip bombs are cut off there.`
-        : `The report is larger than ${limit} bytes (RAMPART_IMPORT_MAX_BYTES).`,
+        ? `The file decompresses to more than ${limit} bytes (${setting}); gzip bombs are cut off there.`
+        : `The file is larger than ${limit} bytes (${setting}).`,
     );
     this.name = 'ReportTooLargeError';
   }
@@ -40,12 +41,17 @@ export class EmptyReportError extends Error {
 }
 
 // Counts (and optionally hashes) bytes as they pass, failing past the limit.
-function meter(limit: number, decompressed: boolean, hash?: ReturnType<typeof createHash>) {
+export function meter(
+  limit: number,
+  decompressed: boolean,
+  hash?: ReturnType<typeof createHash>,
+  setting?: string,
+) {
   let bytes = 0;
   const transform = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       bytes += chunk.length;
-      if (bytes > limit) return done(new ReportTooLargeError(limit, decompressed));
+      if (bytes > limit) return done(new ReportTooLargeError(limit, decompressed, setting));
       hash?.update(chunk);
       done(null, chunk);
     },
@@ -62,7 +68,12 @@ export function importDirectory(configured?: string): string {
  * magic bytes) is decompressed into a second file with the same size limit, so a small upload
  * cannot expand without bound.
  */
-export async function spoolReport(body: Readable, dir: string, limit: number): Promise<SpooledReport> {
+export async function spoolReport(
+  body: Readable,
+  dir: string,
+  limit: number,
+  setting?: string,
+): Promise<SpooledReport> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const id = randomUUID();
   const raw = join(dir, `${id}.upload`);
@@ -73,13 +84,13 @@ export async function spoolReport(body: Readable, dir: string, limit: number): P
   };
   try {
     const hash = createHash('sha256');
-    const upload = meter(limit, false, hash);
+    const upload = meter(limit, false, hash, setting);
     await pipeline(body, upload.transform, createWriteStream(raw, { mode: 0o600 }));
     const size = upload.bytes();
     if (size === 0) throw new EmptyReportError();
     const gzipped = await startsWithGzipMagic(raw);
     if (!gzipped) return { path: raw, sha256: hash.digest('hex'), size, gzipped, remove };
-    const inflated = meter(limit, true);
+    const inflated = meter(limit, true, undefined, setting);
     await pipeline(
       createReadStream(raw),
       createGunzip(),

@@ -39,9 +39,3 @@ export class SettingsService {
     return this.sla(ctx.organizationId);
   }
 }
-
-/** The due date of a finding first seen at `firstSeen`. */
-export function dueDate(sla: SlaDays, severity: Severity, firstSeen: Date): Date | null {
-  const days = sla[severity];
-  return days === null ? null : new Date(firstSeen.getTime() + days * 86_400_000);
-}

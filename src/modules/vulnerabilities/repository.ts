@@ -22,6 +22,10 @@ const COLUMNS = [
   'epss_percentile',
   'kev',
   'kev_due_date',
+  'kev_date_added',
+  'cvss2_vector',
+  'cvss2_score',
+  'intel_at',
   'reference_urls',
   'published_at',
   'modified_at',
@@ -139,4 +143,85 @@ export class VulnerabilityRepository {
     if (afterId) q = q.where('id', '>', afterId);
     return q.orderBy('id').limit(limit).execute();
   }
+
+  /**
+   * Copies public intelligence into the organisation's vulnerabilities that name a CVE: the
+   * highest CVSS of its CVEs per version (NVD's analysis where it has one, else the report's own),
+   * the highest EPSS, KEV with the earliest due date, CWE, references, description. Only rows whose
+   * values change are written; their ids are returned so their findings can be re-scored.
+   */
+  async enrichFromIntel(organizationId: string, scope: EnrichScope, db: Db = this.db): Promise<string[]> {
+    const target =
+      'importId' in scope
+        ? sql`v.id in (select vulnerability_id from import_vulnerabilities
+            where organization_id = ${organizationId} and import_id = ${scope.importId} and vulnerability_id is not null)`
+        : 'cveIds' in scope
+          ? sql`v.cve_ids && ${scope.cveIds}::text[]`
+          : sql`v.id = any(${scope.ids}::uuid[])`;
+    const best = (column: 'cvss2' | 'cvss3' | 'cvss4') => sql`left join lateral (
+        select c.${sql.ref(`${column}_vector`)} as vector, c.${sql.ref(`${column}_score`)} as score from intel_cves c
+        where c.cve_id = any(t.cve_ids) and c.${sql.ref(`${column}_score`)} is not null and not c.rejected
+        order by c.${sql.ref(`${column}_score`)} desc, (c.feed = 'nvd') desc limit 1) ${sql.ref(column)} on true`;
+    const result = await sql<{ id: string }>`
+      with target as (
+        select v.id, v.cve_ids from vulnerabilities v
+        where v.organization_id = ${organizationId} and cardinality(v.cve_ids) > 0 and ${target}
+      ), intel as (
+        select t.id, cvss2.vector as cvss2_vector, cvss2.score as cvss2_score, cvss3.vector as cvss3_vector,
+          cvss3.score as cvss3_score, cvss4.vector as cvss4_vector, cvss4.score as cvss4_score,
+          epss.score as epss_score, epss.percentile as epss_percentile,
+          kev.due_date as kev_due_date, kev.date_added as kev_date_added, kev.cve_id is not null as kev,
+          cve.description, cve.published_at, cve.modified_at, cve.cwe_ids, cve.reference_urls
+        from target t
+        ${best('cvss2')}
+        ${best('cvss3')}
+        ${best('cvss4')}
+        left join lateral (
+          select max(e.score) as score, max(e.percentile) as percentile from intel_epss e
+          where e.cve_id = any(t.cve_ids) having count(*) > 0) epss on true
+        left join lateral (
+          select k.cve_id, k.due_date, k.date_added from intel_kev k where k.cve_id = any(t.cve_ids)
+          order by k.due_date nulls last limit 1) kev on true
+        left join lateral (
+          select c.description, c.published_at, c.modified_at, c.cwe_ids, c.reference_urls from intel_cves c
+          where c.cve_id = t.cve_ids[1] order by (c.feed = 'nvd') desc limit 1) cve on true
+      ), merged as (
+        select v.id,
+          coalesce(i.cvss2_vector, v.cvss2_vector) as cvss2_vector, coalesce(i.cvss2_score, v.cvss2_score) as cvss2_score,
+          coalesce(i.cvss3_vector, v.cvss3_vector) as cvss3_vector, coalesce(i.cvss3_score, v.cvss3_score) as cvss3_score,
+          coalesce(i.cvss4_vector, v.cvss4_vector) as cvss4_vector, coalesce(i.cvss4_score, v.cvss4_score) as cvss4_score,
+          coalesce(i.epss_score, v.epss_score) as epss_score,
+          coalesce(i.epss_percentile, v.epss_percentile) as epss_percentile,
+          i.kev or v.kev as kev,
+          coalesce(i.kev_due_date, v.kev_due_date) as kev_due_date,
+          coalesce(i.kev_date_added, v.kev_date_added) as kev_date_added,
+          coalesce(v.description, i.description) as description,
+          coalesce(v.published_at, i.published_at) as published_at,
+          coalesce(i.modified_at, v.modified_at) as modified_at,
+          case when cardinality(v.cwe_ids) = 0 then coalesce(i.cwe_ids, '{}') else v.cwe_ids end as cwe_ids,
+          (array(select distinct unnest(v.reference_urls || coalesce(i.reference_urls, '{}')) order by 1))[1:100]
+            as reference_urls
+        from intel i join vulnerabilities v on v.organization_id = ${organizationId} and v.id = i.id
+      )
+      update vulnerabilities v set
+        cvss2_vector = m.cvss2_vector, cvss2_score = m.cvss2_score,
+        cvss3_vector = m.cvss3_vector, cvss3_score = m.cvss3_score,
+        cvss4_vector = m.cvss4_vector, cvss4_score = m.cvss4_score,
+        epss_score = m.epss_score, epss_percentile = m.epss_percentile,
+        kev = m.kev, kev_due_date = m.kev_due_date, kev_date_added = m.kev_date_added,
+        description = m.description, published_at = m.published_at, modified_at = m.modified_at,
+        cwe_ids = m.cwe_ids, reference_urls = m.reference_urls,
+        intel_at = now(), updated_at = now()
+      from merged m
+      where v.organization_id = ${organizationId} and v.id = m.id
+        and (m.cvss2_vector, m.cvss2_score, m.cvss3_vector, m.cvss3_score, m.cvss4_vector, m.cvss4_score, m.epss_score,
+            m.epss_percentile, m.kev, m.kev_due_date, m.description, m.cwe_ids, m.reference_urls)
+          is distinct from (v.cvss2_vector, v.cvss2_score, v.cvss3_vector, v.cvss3_score, v.cvss4_vector, v.cvss4_score,
+            v.epss_score, v.epss_percentile, v.kev, v.kev_due_date, v.description, v.cwe_ids, v.reference_urls)
+      returning v.id`.execute(db);
+    return result.rows.map((r) => r.id);
+  }
 }
+
+/** Which vulnerabilities to enrich: one import's, those naming some CVEs, or by id. */
+export type EnrichScope = { importId: string } | { cveIds: string[] } | { ids: string[] };

@@ -1,9 +1,10 @@
-import type { Severity } from '../../db/schema.js';
+import type { Kysely, Transaction } from 'kysely';
+import type { DB, Severity } from '../../db/schema.js';
 import { AppError, invalid } from '../../http/problems/app-error.js';
 import { Problems } from '../../http/problems/types.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import type { ServiceContext } from '../context.js';
-import type { VulnerabilityRepository, VulnerabilityRow } from './repository.js';
+import type { EnrichScope, VulnerabilityRepository, VulnerabilityRow } from './repository.js';
 
 /** What a report or a person says about a vulnerability. */
 export interface VulnerabilityInput {
@@ -96,5 +97,13 @@ export class VulnerabilityService {
   ) {
     const rows = await this.repo.listPage(ctx.organizationId, filter, pageSize + 1, afterId);
     return { items: rows.slice(0, pageSize), more: rows.length > pageSize };
+  }
+
+  /**
+   * Copies public intelligence (CVSS, EPSS, KEV, CWE, references) into the organisation's
+   * vulnerabilities in scope; returns the ids that changed, whose findings need re-scoring.
+   */
+  enrich(organizationId: string, scope: EnrichScope, trx?: Kysely<DB> | Transaction<DB>): Promise<string[]> {
+    return this.repo.enrichFromIntel(organizationId, scope, trx);
   }
 }

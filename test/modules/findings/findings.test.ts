@@ -74,7 +74,7 @@ describe.each(DB_KINDS)('findings [%s]', (kind) => {
       CVEReferences: ['CVE-2021-41773'],
       Severity: 'High',
       State: 'Open',
-      RiskScore: 75,
+      RiskScore: 56.25, // CVSS 7.5 × 0.75 (EPSS unknown) × 1.0 (criticality 3, internal)
       Location: { Kind: 'Port', Port: 443, Protocol: 'tcp' },
       Evidence: 'GET /cgi-bin/.%2e/',
       Source: 'Manual',
@@ -259,11 +259,11 @@ describe.each(DB_KINDS)('findings [%s]', (kind) => {
       Severity: 'Low',
       ScannerSeverity: 'High',
       SeverityOverrideReason: 'internal only, behind VPN',
-      RiskScore: 25,
+      RiskScore: 18.75, // Low's 0.25 (a person's severity outranks CVSS) × 0.75
     });
     expect(new Date(low.DueAt).getTime() - new Date(low.FirstSeen).getTime()).toBe(180 * DAY);
     const back = (await send('POST', `/findings/${f.Id}/severity`, analyst, { Severity: null })).json();
-    expect(back).toMatchObject({ Severity: 'High', SeverityOverrideReason: null, RiskScore: 75 });
+    expect(back).toMatchObject({ Severity: 'High', SeverityOverrideReason: null, RiskScore: 56.25 });
   });
 
   it('refuses bad input and stores nothing', async () => {

@@ -283,26 +283,3 @@ describe.each(DB_KINDS)('scanner report imports [%s]', (kind) => {
     );
   });
 });
-
-describe('risk score in SQL', () => {
-  it('agrees with baseRiskScore for every severity, with and without a CVSS score', async () => {
-    const { sql } = await import('kysely');
-    const { baseRiskScoreSql } = await import('../../../src/modules/imports/repository.js');
-    const { baseRiskScore } = await import('../../../src/modules/findings/rules.js');
-    const tdb = await newTestDatabase('pglite', false);
-    try {
-      for (const severity of ['Critical', 'High', 'Medium', 'Low', 'Info'] as const) {
-        for (const score of [null, 0, 4.3, 9.8, 10]) {
-          const row = await sql<{
-            risk: string;
-          }>`select ${baseRiskScoreSql(sql`${score}::numeric`, sql`${severity}::text`)} as risk`.execute(
-            tdb.database.db,
-          );
-          expect(Number(row.rows[0]!.risk), `${severity} ${score}`).toBe(baseRiskScore(score, severity));
-        }
-      }
-    } finally {
-      await tdb.drop();
-    }
-  });
-});
