@@ -194,15 +194,24 @@ async function run(label: string, database: Database, files: string[]) {
   const buildSeconds = (performance.now() - started) / 1000;
   const stats = matcher.stats;
   const targets = Array.from({ length: SERVICES }, (_, s) => service(s));
-  started = performance.now();
-  let matched = 0;
-  let cves = 0;
-  for (const target of targets) {
-    const result = matcher.match(target);
-    if (result.cves.length > 0) matched += 1;
-    cves += result.cves.length;
-  }
-  const matchSeconds = (performance.now() - started) / 1000;
+  // Two passes: the first includes the JIT warming up (a server's first matches), the second is
+  // the steady state of a server that matches all day.
+  const pass = () => {
+    const t0 = performance.now();
+    let vulnerable = 0;
+    let found = 0;
+    for (const target of targets) {
+      const result = matcher.match(target);
+      if (result.cves.length > 0) vulnerable += 1;
+      found += result.cves.length;
+    }
+    return { seconds: (performance.now() - t0) / 1000, vulnerable, found };
+  };
+  const cold = pass();
+  const warm = pass();
+  const matched = warm.vulnerable;
+  const cves = warm.found;
+  const matchSeconds = warm.seconds;
   const rate = SERVICES / matchSeconds;
   rows.push(
     `| ${label} | build the matcher (${stats.cves.toLocaleString()} CVEs, ${stats.entries.toLocaleString()} entries, ${stats.products.toLocaleString()} products) | ${buildSeconds.toFixed(1)} s | | ${mb(stop())} | |`,
@@ -234,7 +243,7 @@ async function run(label: string, database: Database, files: string[]) {
   if (sampleCves !== baselineCves)
     throw new Error(`the index found ${sampleCves} CVEs for the sample, the full evaluation ${baselineCves}`);
   rows.push(
-    `| ${label} | match ${SERVICES.toLocaleString()} services (${matched.toLocaleString()} vulnerable, ${cves.toLocaleString()} CVE matches) | ${matchSeconds.toFixed(2)} s | **${Math.round(rate).toLocaleString()} services/s** | | baseline without the index ${baselineRate.toFixed(1)} services/s (same CVEs found for its ${sample.length}-service sample): ratio **${Math.round(rate / baselineRate).toLocaleString()}×** |`,
+    `| ${label} | match ${SERVICES.toLocaleString()} services (${matched.toLocaleString()} vulnerable, ${cves.toLocaleString()} CVE matches), second pass (first pass, JIT warming up: ${cold.seconds.toFixed(2)} s, ${Math.round(SERVICES / cold.seconds).toLocaleString()} services/s) | ${matchSeconds.toFixed(2)} s | **${Math.round(rate).toLocaleString()} services/s** | | baseline without the index ${baselineRate.toFixed(1)} services/s (same CVEs found for its ${sample.length}-service sample): ratio **${Math.round(rate / baselineRate).toLocaleString()}×** |`,
   );
   console.log(rows.at(-1));
   return rows;

@@ -47,6 +47,9 @@ describe('configuration', () => {
         RAMPART_LOG_LEVEL: 'loud',
         RAMPART_THROTTLE_ROUTES: '{"getStatus":{"limit":5}}',
         RAMPART_ADMIN_EMAIL: 'nobody',
+        RAMPART_INTEL_SYNC_URLS: 'https://nvd.example/feed.json ftp://mirror.example/kev.json',
+        RAMPART_INTEL_SYNC_HOURS: '0',
+        RAMPART_INTEL_MAX_BYTES: '12',
       });
     } catch (e) {
       error = e;
@@ -60,6 +63,9 @@ describe('configuration', () => {
       'RAMPART_LOG_LEVEL',
       'RAMPART_THROTTLE_ROUTES',
       'RAMPART_ADMIN_EMAIL',
+      'RAMPART_INTEL_SYNC_URLS',
+      'RAMPART_INTEL_SYNC_HOURS',
+      'RAMPART_INTEL_MAX_BYTES',
     ]) {
       expect(text).toContain(name);
     }

@@ -263,6 +263,57 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
     );
   });
 
+  it('serve loaded the bundled knowledge base on the first start; intel status says so', async () => {
+    const status = await cli.json('intel', 'status');
+    const records = Object.fromEntries(
+      status.map((f: { Feed: string; Records: number }) => [f.Feed, f.Records]),
+    );
+    expect(records).toMatchObject({ nvd: 41, cve5: 6, epss: 1444, osv: 21 });
+    expect(records.kev).toBeGreaterThanOrEqual(1404);
+    const text = await cli.run('intel', 'status');
+    expect(text.stdout).toMatch(/^kev +\d+ records; last load .* Completed$/m);
+  });
+
+  it('intel load reads files and folders, skips what is no feed, and refuses bad input', async () => {
+    const fixtures = path.resolve('test/fixtures/intel');
+    const folder = await cli.run('intel', 'load', path.join(fixtures, 'kev'));
+    expect(folder.code, folder.stderr).toBe(EXIT.ok);
+    expect(folder.stdout).toMatch(
+      /known_exploited_vulnerabilities\.json: kev \(2025\.08\.25\): 0 added, 0 updated, 1404 unchanged/,
+    );
+    expect(folder.stderr).toMatch(/Skipped .*known_exploited_vulnerabilities_schema\.json: not a feed file/);
+    const one = await cli.json('intel', 'load', path.join(fixtures, 'nvd', 'CVE-2024-6387.json'));
+    expect(one).toMatchObject([{ Feed: 'nvd', State: 'Completed', Added: 0, Updated: 0, Unchanged: 1 }]);
+
+    const missing = await cli.run('intel', 'load', path.join(fixtures, 'nope.json'));
+    expect(missing.code).toBe(EXIT.failed);
+    expect(missing.stderr).toMatch(/No such file or folder/);
+    const badFeed = await cli.run(
+      'intel',
+      'load',
+      '--feed',
+      'nvdx',
+      path.join(fixtures, 'nvd', 'CVE-2024-6387.json'),
+    );
+    expect(badFeed.code).toBe(EXIT.failed);
+    expect(badFeed.stderr).toMatch(/Unknown feed 'nvdx'; use one of nvd, cve5, kev, epss, osv/);
+    const notFeed = path.join(os.tmpdir(), `rampart-not-a-feed-${process.pid}.json`);
+    fs.writeFileSync(notFeed, '{"hello": "world"}');
+    const unknown = await cli.run('intel', 'load', notFeed);
+    fs.rmSync(notFeed);
+    expect(unknown.code).toBe(EXIT.failed);
+    expect(unknown.stderr).toMatch(/not one of the feeds Rampart reads/);
+    const broken = path.join(os.tmpdir(), `rampart-broken-feed-${process.pid}.json`);
+    fs.writeFileSync(
+      broken,
+      fs.readFileSync(path.join(fixtures, 'nvd', 'CVE-2021-41773.json'), 'utf8').slice(0, 3000),
+    );
+    const cut = await cli.run('intel', 'load', '--feed', 'nvd', broken);
+    fs.rmSync(broken);
+    expect(cut.code).toBe(EXIT.failed);
+    expect(cut.stdout).toMatch(/nvd load failed: .*line \d+, column \d+/);
+  });
+
   it('refuses invalid configuration, naming each variable', async () => {
     const r = await cliFor({ ...env, RAMPART_PORT: 'eighty', RAMPART_THROTTLE_LIMIT: '0' }).run('migrate');
     expect(r.code).toBe(EXIT.config);
