@@ -1,5 +1,6 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
+import { peekBytes } from '../../lib/peek-stream.js';
 import { type ParseContext, ReportError } from '../types.js';
 
 /** One data row: cells by column name (trimmed, lower case), and the line it ends on. */
@@ -121,35 +122,8 @@ function firstRecordLine(text: string): string {
 
 /** The first bytes of a stream as text, and a stream that yields everything again. */
 async function peekText(input: Readable, bytes: number): Promise<{ head: string; stream: Readable }> {
-  const iterator = input[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
-  const read: Buffer[] = [];
-  let size = 0;
-  let done = false;
-  while (size < bytes) {
-    const next = await iterator.next();
-    if (next.done) {
-      done = true;
-      break;
-    }
-    const chunk = typeof next.value === 'string' ? Buffer.from(next.value, 'utf8') : next.value;
-    read.push(chunk);
-    size += chunk.length;
-  }
-  async function* replay(): AsyncGenerator<Buffer> {
-    try {
-      yield* read;
-      if (done) return;
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) return;
-        yield typeof next.value === 'string' ? Buffer.from(next.value, 'utf8') : next.value;
-      }
-    } finally {
-      await iterator.return?.();
-    }
-  }
-  const head = Buffer.concat(read).subarray(0, bytes).toString('utf8');
-  return { head, stream: Readable.from(replay(), { objectMode: false }) };
+  const peeked = await peekBytes(input, bytes);
+  return { head: peeked.head.toString('utf8'), stream: peeked.input };
 }
 
 /**

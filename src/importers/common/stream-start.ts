@@ -1,4 +1,5 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { peekStream } from '../../lib/peek-stream.js';
 
 export interface StreamStart {
   /** The first character that is not white space or a byte order mark; undefined for an empty file. */
@@ -33,36 +34,10 @@ function firstSignificant(chunk: Buffer, atFileStart: boolean): string | undefin
  * file) and hands back a stream that replays what was read, then the rest.
  */
 export async function peekStart(source: Readable): Promise<StreamStart> {
-  const iterator = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
-  const read: Buffer[] = [];
-  let size = 0;
   let first: string | undefined;
-  let done = false;
-  while (first === undefined && size <= MAX_LEADING_WHITESPACE) {
-    const next = await iterator.next();
-    if (next.done) {
-      done = true;
-      break;
-    }
-    const chunk = typeof next.value === 'string' ? Buffer.from(next.value, 'utf8') : next.value;
-    first = firstSignificant(chunk, size === 0);
-    read.push(chunk);
-    size += chunk.length;
-  }
-
-  async function* replay(): AsyncGenerator<Buffer> {
-    try {
-      yield* read;
-      if (done) return;
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) return;
-        yield typeof next.value === 'string' ? Buffer.from(next.value, 'utf8') : next.value;
-      }
-    } finally {
-      // Stopping early (a failed parse) must release the source.
-      await iterator.return?.();
-    }
-  }
-  return { first, input: Readable.from(replay(), { objectMode: false }) };
+  const peeked = await peekStream(source, (chunk, before) => {
+    first = firstSignificant(chunk, before === 0);
+    return first !== undefined || before + chunk.length > MAX_LEADING_WHITESPACE;
+  });
+  return { first, input: peeked.input };
 }

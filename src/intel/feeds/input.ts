@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { peekBytes } from '../../lib/peek-stream.js';
 import { FeedError } from './errors.js';
 
 /** How much of a file detection looks at. */
@@ -10,40 +11,6 @@ export const HEAD_BYTES = 64 * 1024;
  * feed about 500 MB unpacked; a file that unpacks beyond this is refused rather than read on.
  */
 export const MAX_UNPACKED_BYTES = 2 * 1024 * 1024 * 1024;
-
-/** The first `bytes` bytes of a stream (fewer if it is shorter), and a stream that yields everything again. */
-export async function peekBytes(input: Readable, bytes: number): Promise<{ head: Buffer; input: Readable }> {
-  const iterator = input[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
-  const read: Buffer[] = [];
-  let size = 0;
-  let done = false;
-  while (size < bytes) {
-    const next = await iterator.next();
-    if (next.done) {
-      done = true;
-      break;
-    }
-    const chunk = typeof next.value === 'string' ? Buffer.from(next.value, 'utf8') : next.value;
-    read.push(chunk);
-    size += chunk.length;
-  }
-  async function* replay(): AsyncGenerator<Buffer> {
-    try {
-      yield* read;
-      if (done) return;
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) return;
-        yield typeof next.value === 'string' ? Buffer.from(next.value, 'utf8') : next.value;
-      }
-    } finally {
-      // Stopping early (a failed read) must release the source.
-      await iterator.return?.();
-    }
-  }
-  const head = Buffer.concat(read).subarray(0, bytes);
-  return { head, input: Readable.from(replay(), { objectMode: false }) };
-}
 
 function isGzip(head: Buffer): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;

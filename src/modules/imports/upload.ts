@@ -111,7 +111,8 @@ export async function spoolReport(
   }
 }
 
-async function startsWithGzipMagic(path: string): Promise<boolean> {
+/** Whether a file starts with gzip's magic bytes (1f 8b), whatever its name. */
+export async function startsWithGzipMagic(path: string): Promise<boolean> {
   const file = await open(path, 'r');
   try {
     const { bytesRead, buffer } = await file.read(Buffer.alloc(2), 0, 2, 0);

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { open, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -12,7 +12,12 @@ import type { Clock } from '../../lib/clock.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import type { ServiceContext } from '../context.js';
 import type { FindingService } from '../findings/service.js';
-import { EmptyReportError, ReportTooLargeError, spoolReport } from '../imports/upload.js';
+import {
+  EmptyReportError,
+  ReportTooLargeError,
+  spoolReport,
+  startsWithGzipMagic,
+} from '../imports/upload.js';
 import type { OrganizationService } from '../organizations/service.js';
 import type { VulnerabilityService } from '../vulnerabilities/service.js';
 import type { FeedName, IntelRepository, LoadRowSql } from './repository.js';
@@ -252,7 +257,7 @@ export class IntelService {
         totals.updated += counts.updated;
         totals.skipped += counts.skipped;
       };
-      const gzipped = await isGzip(path);
+      const gzipped = await startsWithGzipMagic(path);
       const input = await plainInput(createReadStream(path), this.options.maxBytes);
       const records = readFeed(feed, input, {
         warn,
@@ -349,16 +354,6 @@ export class IntelService {
       const changed = await this.vulnerabilities.enrich(organization.id, { cveIds });
       await this.findings.rescoreVulnerabilities(organization.id, changed);
     }
-  }
-}
-
-async function isGzip(path: string): Promise<boolean> {
-  const file = await open(path, 'r');
-  try {
-    const { bytesRead, buffer } = await file.read(Buffer.alloc(2), 0, 2, 0);
-    return bytesRead === 2 && buffer[0] === 0x1f && buffer[1] === 0x8b;
-  } finally {
-    await file.close();
   }
 }
 

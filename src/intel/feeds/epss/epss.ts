@@ -18,9 +18,10 @@
  */
 import type { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
+import { peekBytes } from '../../../lib/peek-stream.js';
 import type { EpssScore } from '../../types.js';
 import { FeedError } from '../errors.js';
-import { HEAD_BYTES, peekBytes, plainInput } from '../input.js';
+import { HEAD_BYTES, plainInput } from '../input.js';
 import { cveIdOf, isoDate, shortText, WarningLog } from '../text.js';
 import type { FeedReader, FeedReadOptions } from '../types.js';
 
