@@ -60,6 +60,8 @@ export interface MergeCounts {
 
 export interface MergeOptions {
   importId: string;
+  /** Vulnerabilities whose intelligence this import's enrichment changed: their seen findings are re-scored. */
+  rescoreVulnerabilityIds: string[];
   source: string;
   /** Findings last reported in this scope and not seen again become Fixed; else per asset and tool. */
   scopeName: string | null;
@@ -467,6 +469,7 @@ export class ImportRepository {
     const actor = sql`${o.actorType}::text, ${o.actorId}::uuid`;
     // Risk and due date by the database's functions (migration 0010), as FindingRepository.rescore.
     const sla = sql`${o.sla.Critical}::int, ${o.sla.High}::int, ${o.sla.Medium}::int, ${o.sla.Low}::int, ${o.sla.Info}::int`;
+    const rescore = sql`(m.severity is distinct from f.severity or m.vulnerability_id = any(${o.rescoreVulnerabilityIds}::uuid[]))`;
     const risk = (cvss: RawBuilder<unknown>, severity: RawBuilder<unknown>) =>
       sql`rampart_risk_score(${cvss}, ${severity}, m.epss_percentile, m.kev, m.criticality, m.internet_facing)`;
 
@@ -502,8 +505,10 @@ export class ImportRepository {
         last_seen_at = greatest(f.last_seen_at, ${o.seenAt}::timestamptz),
         evidence = coalesce(m.evidence, f.evidence),
         severity = m.severity,
-        risk_score = ${risk(sql`case when f.severity_override is null then m.cvss_score end`, sql`coalesce(f.severity_override, m.severity)`)},
-        due_at = rampart_due_at(coalesce(f.severity_override, m.severity), f.first_seen_at, m.kev_due_date, ${sla}),
+        -- Re-scored only when the report changed the severity or intelligence changed the
+        -- vulnerability: an unchanged re-import leaves both as they are (bench:import).
+        risk_score = case when ${rescore} then ${risk(sql`case when f.severity_override is null then m.cvss_score end`, sql`coalesce(f.severity_override, m.severity)`)} else f.risk_score end,
+        due_at = case when ${rescore} then rampart_due_at(coalesce(f.severity_override, m.severity), f.first_seen_at, m.kev_due_date, ${sla}) else f.due_at end,
         scope_name = coalesce(${o.scopeName}::text, f.scope_name),
         last_import_id = ${o.importId}::uuid,
         tool_finding_id = coalesce(m.tool_finding_id, f.tool_finding_id),

@@ -456,11 +456,12 @@ export class ImportService {
       );
       await this.repo.mergeVulnerabilities(org, id, source, trx);
       // Before the findings: their risk scores and due dates read the enriched values.
-      await this.vulnerabilities.enrich(org, { importId: id }, trx);
+      const enriched = await this.vulnerabilities.enrich(org, { importId: id }, trx);
       const merged = await this.repo.mergeFindings(
         org,
         {
           importId: id,
+          rescoreVulnerabilityIds: enriched,
           source,
           scopeName,
           seenAt,
