@@ -2,11 +2,13 @@
 export { default as IconAlertCircle } from '@tabler/icons-react/dist/esm/icons/IconAlertCircle.mjs';
 export { default as IconAlertTriangle } from '@tabler/icons-react/dist/esm/icons/IconAlertTriangle.mjs';
 export { default as IconArrowLeft } from '@tabler/icons-react/dist/esm/icons/IconArrowLeft.mjs';
+export { default as IconArrowRight } from '@tabler/icons-react/dist/esm/icons/IconArrowRight.mjs';
 export { default as IconBook } from '@tabler/icons-react/dist/esm/icons/IconBook.mjs';
 export { default as IconBug } from '@tabler/icons-react/dist/esm/icons/IconBug.mjs';
 export { default as IconCheck } from '@tabler/icons-react/dist/esm/icons/IconCheck.mjs';
 export { default as IconChevronDown } from '@tabler/icons-react/dist/esm/icons/IconChevronDown.mjs';
 export { default as IconCopy } from '@tabler/icons-react/dist/esm/icons/IconCopy.mjs';
+export { default as IconDatabase } from '@tabler/icons-react/dist/esm/icons/IconDatabase.mjs';
 export { default as IconDevices } from '@tabler/icons-react/dist/esm/icons/IconDevices.mjs';
 export { default as IconDots } from '@tabler/icons-react/dist/esm/icons/IconDots.mjs';
 export { default as IconDownload } from '@tabler/icons-react/dist/esm/icons/IconDownload.mjs';
@@ -15,6 +17,7 @@ export { default as IconFileImport } from '@tabler/icons-react/dist/esm/icons/Ic
 export { default as IconFileUpload } from '@tabler/icons-react/dist/esm/icons/IconFileUpload.mjs';
 export { default as IconFlame } from '@tabler/icons-react/dist/esm/icons/IconFlame.mjs';
 export { default as IconHistory } from '@tabler/icons-react/dist/esm/icons/IconHistory.mjs';
+export { default as IconInfoCircle } from '@tabler/icons-react/dist/esm/icons/IconInfoCircle.mjs';
 export { default as IconKey } from '@tabler/icons-react/dist/esm/icons/IconKey.mjs';
 export { default as IconLayoutDashboard } from '@tabler/icons-react/dist/esm/icons/IconLayoutDashboard.mjs';
 export { default as IconLock } from '@tabler/icons-react/dist/esm/icons/IconLock.mjs';
@@ -28,7 +31,9 @@ export { default as IconSearch } from '@tabler/icons-react/dist/esm/icons/IconSe
 export { default as IconServer } from '@tabler/icons-react/dist/esm/icons/IconServer.mjs';
 export { default as IconSettings } from '@tabler/icons-react/dist/esm/icons/IconSettings.mjs';
 export { default as IconShieldCheck } from '@tabler/icons-react/dist/esm/icons/IconShieldCheck.mjs';
+export { default as IconSkull } from '@tabler/icons-react/dist/esm/icons/IconSkull.mjs';
 export { default as IconSun } from '@tabler/icons-react/dist/esm/icons/IconSun.mjs';
+export { default as IconTarget } from '@tabler/icons-react/dist/esm/icons/IconTarget.mjs';
 export { default as IconTicket } from '@tabler/icons-react/dist/esm/icons/IconTicket.mjs';
 export { default as IconTrash } from '@tabler/icons-react/dist/esm/icons/IconTrash.mjs';
 export { default as IconUserCheck } from '@tabler/icons-react/dist/esm/icons/IconUserCheck.mjs';

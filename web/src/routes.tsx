@@ -13,6 +13,8 @@ const ProfilePage = lazy(() => import('./features/profile/ProfilePage'));
 const UsersPage = lazy(() => import('./features/users/UsersPage'));
 const FindingsPage = lazy(() => import('./features/findings/FindingsPage'));
 const FindingDetailPage = lazy(() => import('./features/findings/FindingDetailPage'));
+const TopRisksPage = lazy(() => import('./features/risks/TopRisksPage'));
+const VulnerabilityPage = lazy(() => import('./features/vulnerabilities/VulnerabilityPage'));
 const AssetsPage = lazy(() => import('./features/assets/AssetsPage'));
 const AssetDetailPage = lazy(() => import('./features/assets/AssetDetailPage'));
 const TicketsPage = lazy(() => import('./features/tickets/TicketsPage'));
@@ -20,6 +22,7 @@ const TicketDetailPage = lazy(() => import('./features/tickets/TicketDetailPage'
 const ImportsPage = lazy(() => import('./features/imports/ImportsPage'));
 const ImportDetailPage = lazy(() => import('./features/imports/ImportDetailPage'));
 const SettingsPage = lazy(() => import('./features/settings/SettingsPage'));
+const FeedStatusPage = lazy(() => import('./features/feeds/FeedStatusPage'));
 
 export const router = createBrowserRouter([
   { path: '/sign-in', element: <SignInPage />, errorElement: <RouteError /> },
@@ -38,6 +41,8 @@ export const router = createBrowserRouter([
           { index: true, element: <OverviewPage /> },
           { path: 'findings', element: <FindingsPage /> },
           { path: 'findings/:id', element: <FindingDetailPage /> },
+          { path: 'top-risks', element: <TopRisksPage /> },
+          { path: 'vulnerabilities/:id', element: <VulnerabilityPage /> },
           { path: 'assets', element: <AssetsPage /> },
           { path: 'assets/:id', element: <AssetDetailPage /> },
           { path: 'tickets', element: <TicketsPage /> },
@@ -51,6 +56,14 @@ export const router = createBrowserRouter([
             element: (
               <RequireRole minRole="Admin">
                 <UsersPage />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'feeds',
+            element: (
+              <RequireRole minRole="Admin">
+                <FeedStatusPage />
               </RequireRole>
             ),
           },

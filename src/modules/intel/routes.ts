@@ -243,7 +243,11 @@ export const intelRoutes =
                   },
                 ]
               : []),
-            ...found.osv.map((a) => ({ Feed: 'osv', Source: a.source, LoadedAt: iso(a.loaded_at) ?? '' })),
+            ...found.osv.map((a) => ({
+              Feed: 'osv',
+              Source: a.source,
+              LoadedAt: new Date(a.loaded_at).toISOString(),
+            })),
           ],
         };
       },

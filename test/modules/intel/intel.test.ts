@@ -112,7 +112,7 @@ describe.each(DB_KINDS)('vulnerability intelligence [%s]', (kind) => {
     expect(f).toMatchObject({ Kev: true, KevDueDate: '2021-11-17', CVSSBaseScore: 7.5, RiskScore: 75 });
     expect(f.EpssPercentile).toBeGreaterThan(0.9);
     // The KEV due date is sooner than the SLA: end of that day, UTC.
-    expect(f.DueAt).toBe('2021-11-18T00:00:00.000Z');
+    expect(f.DueAt).toBe('2021-11-17T23:59:59.000Z');
     const v = (await json('GET', `/vulnerabilities/${f.VulnerabilityId}`, reader)).json();
     expect(v).toMatchObject({
       CVSSBaseScore: 7.5,
@@ -349,9 +349,9 @@ describe('risk score and due date functions', () => {
           ${kevDue}::date, 7, 30, 90, 180, ${info}::int) as d`.execute(tdb.database.db)
       ).rows[0]!.d?.toISOString() ?? null;
     expect(await due('High', null, null)).toBe('2026-12-01T10:00:00.000Z');
-    expect(await due('High', '2026-11-10', null)).toBe('2026-11-11T00:00:00.000Z');
+    expect(await due('High', '2026-11-10', null)).toBe('2026-11-10T23:59:59.000Z');
     expect(await due('Critical', '2026-12-31', null)).toBe('2026-11-08T10:00:00.000Z');
     expect(await due('Info', null, null)).toBeNull();
-    expect(await due('Info', '2026-11-10', null)).toBe('2026-11-11T00:00:00.000Z');
+    expect(await due('Info', '2026-11-10', null)).toBe('2026-11-10T23:59:59.000Z');
   });
 });

@@ -15,7 +15,6 @@ import type {
   FindingState,
   Page,
   Severity,
-  Vulnerability,
 } from './types';
 
 export const findingsKey = ['findings'] as const;
@@ -49,9 +48,11 @@ export function filterQuery(filter: FindingFilter) {
     State: filter.State?.length ? filter.State : undefined,
     Severity: filter.Severity?.length ? filter.Severity : undefined,
     AssetId: filter.AssetId || undefined,
+    VulnerabilityId: filter.VulnerabilityId || undefined,
     Tag: filter.Tag || undefined,
     Cve: filter.Cve || undefined,
     Kev: filter.Kev ? true : undefined,
+    RiskMin: filter.RiskMin || undefined,
     Search: filter.Search || undefined,
     ImportId: filter.ImportId || undefined,
     ImportChange: filter.ImportId ? filter.ImportChange : undefined,
@@ -101,16 +102,6 @@ export function useFinding(id: string) {
   return useQuery({
     queryKey: [...findingsKey, 'detail', id],
     queryFn: ({ signal }) => api<FindingDetail>(`/findings/${encodeURIComponent(id)}`, { signal }),
-  });
-}
-
-export function useVulnerability(id: string | undefined) {
-  return useQuery({
-    queryKey: ['vulnerabilities', id],
-    queryFn: ({ signal }) =>
-      api<Vulnerability>(`/vulnerabilities/${encodeURIComponent(id ?? '')}`, { signal }),
-    enabled: !!id,
-    staleTime: 5 * 60_000,
   });
 }
 

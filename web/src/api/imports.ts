@@ -1,8 +1,8 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import { ApiError, api } from './client';
-import { csrfToken, sessionExpired } from './session';
+import { api } from './client';
 import type { FindingFilter, Page, Problem } from './types';
+import { uploadFile } from './upload';
 
 export type ImportState = 'Queued' | 'Running' | 'Completed' | 'Failed';
 
@@ -129,78 +129,23 @@ export interface UploadOptions {
 }
 
 /**
- * Sends a report as the raw request body. XMLHttpRequest rather than fetch: only it reports upload
- * progress. `onProgress` gets the share sent, 0..1. Resolves with the Queued import; a refusal
- * rejects with an ApiError as the client's does, an abort with an AbortError.
+ * Sends a report as the raw request body. `onProgress` gets the share sent, 0..1. Resolves with
+ * the Queued import; a refusal rejects with an ApiError, an abort with an AbortError.
  */
 export function uploadReport(
   file: File,
   options: UploadOptions,
   onProgress: (fraction: number) => void,
 ): Promise<Import> {
-  const query = new URLSearchParams();
-  if (options.format) query.set('Format', options.format);
-  if (options.scopeName) query.set('ScopeName', options.scopeName);
-  if (file.name) query.set('FileName', file.name.slice(0, 255));
-  const search = query.toString();
-
-  return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open('POST', `/api/latest/imports${search ? `?${search}` : ''}`);
-    xhr.withCredentials = true;
-    xhr.setRequestHeader('Content-Type', 'application/octet-stream');
-    xhr.setRequestHeader('Accept', 'application/json');
-    const token = csrfToken();
-    if (token) xhr.setRequestHeader('X-CSRF-Token', token);
-
-    xhr.upload.onprogress = (event) => {
-      if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
-    };
-    xhr.onload = () => {
-      if (xhr.status >= 200 && xhr.status < 300) {
-        try {
-          resolve(JSON.parse(xhr.responseText) as Import);
-        } catch {
-          reject(
-            new ApiError({ title: 'Bad answer', status: xhr.status, detail: 'The answer was not JSON.' }),
-          );
-        }
-        return;
-      }
-      if (xhr.status === 401) sessionExpired();
-      reject(new ApiError(readProblem(xhr)));
-    };
-    // A server that refuses a large body early (413) may close the connection mid-upload.
-    xhr.onerror = () =>
-      reject(
-        new ApiError({
-          title: 'Network error',
-          status: 0,
-          detail: 'The upload did not reach the Rampart server, or it closed the connection. Try again.',
-        }),
-      );
-    xhr.onabort = () => reject(new DOMException('The upload was cancelled.', 'AbortError'));
-
-    if (options.signal?.aborted) {
-      reject(new DOMException('The upload was cancelled.', 'AbortError'));
-      return;
-    }
-    options.signal?.addEventListener('abort', () => xhr.abort(), { once: true });
-    onProgress(0);
-    xhr.send(file);
+  return uploadFile<Import>({
+    path: '/imports',
+    file,
+    query: {
+      Format: options.format,
+      ScopeName: options.scopeName,
+      FileName: file.name ? file.name.slice(0, 255) : undefined,
+    },
+    signal: options.signal,
+    onProgress,
   });
-}
-
-function readProblem(xhr: XMLHttpRequest): UnknownFormatProblem {
-  const fallback: Problem = {
-    title: xhr.statusText || 'Request failed',
-    status: xhr.status,
-    detail: `The server answered ${xhr.status}${xhr.statusText ? ` ${xhr.statusText}` : ''}.`,
-  };
-  if (!(xhr.getResponseHeader('Content-Type') ?? '').includes('json')) return fallback;
-  try {
-    return { ...fallback, ...(JSON.parse(xhr.responseText) as Partial<Problem>), status: xhr.status };
-  } catch {
-    return fallback;
-  }
 }

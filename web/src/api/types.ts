@@ -119,7 +119,14 @@ export interface Finding {
   Title: string;
   CVEReferences: string[];
   Kev: boolean;
+  /** The CISA KEV due date (a day, YYYY-MM-DD), when KEV lists a CVE of the finding. */
+  KevDueDate: string | null;
+  /** Probability of exploitation in the next 30 days (0..1). */
   EpssScore: number | null;
+  /** Share of scored CVEs with a lower or equal EPSS score (0..1). */
+  EpssPercentile: number | null;
+  /** The CVSS base score the risk score uses (v3, else v4, else v2). */
+  CVSSBaseScore: number | null;
   Severity: Severity;
   ScannerSeverity: Severity;
   SeverityOverrideReason: string | null;
@@ -159,9 +166,12 @@ export interface FindingFilter {
   State?: FindingState[];
   Severity?: Severity[];
   AssetId?: string;
+  VulnerabilityId?: string;
   Tag?: string;
   Cve?: string;
   Kev?: boolean;
+  /** Risk score at least this (0..100). */
+  RiskMin?: number;
   Search?: string;
   /** The findings an import created (New), fixed or reopened; list filters only. */
   ImportId?: string;
@@ -179,18 +189,32 @@ export interface Vulnerability {
   Source: string;
   PluginGuidId: string | null;
   CVEReferences: string[];
-  Aliases?: string[];
+  Aliases: string[];
   Title: string;
   Description: string | null;
   Solution: string | null;
-  Cwe?: string[] | null;
+  Cwe: string[];
   Severity: Severity;
+  /** CVSS v3 base score. */
   CVSSBaseScore: number | null;
+  /** CVSS v3 vector. */
   CvssVector: string | null;
+  Cvss2Vector: string | null;
+  Cvss2BaseScore: number | null;
+  Cvss4Vector: string | null;
+  Cvss4BaseScore: number | null;
   EpssScore: number | null;
   EpssPercentile: number | null;
   Kev: boolean;
-  References?: string[] | null;
+  /** Days (YYYY-MM-DD). */
+  KevDateAdded: string | null;
+  KevDueDate: string | null;
+  References: string[];
+  PublishedAt: string | null;
+  /** When public intelligence (NVD, KEV, EPSS) last changed this entry. */
+  IntelUpdatedAt: string | null;
+  CreatedAt: string;
+  UpdatedAt: string;
 }
 
 export type AssetKind = 'Host' | 'WebApplication' | 'ContainerImage' | 'CodeRepository';

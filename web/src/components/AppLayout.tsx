@@ -5,10 +5,12 @@ import { Link, Outlet, ScrollRestoration, useLocation } from 'react-router';
 import { useSignedInSession } from '../api/session';
 import {
   IconBug,
+  IconDatabase,
   IconDevices,
   IconFileImport,
   IconLayoutDashboard,
   IconSettings,
+  IconTarget,
   IconTicket,
   IconUsers,
 } from '../icons';
@@ -30,12 +32,16 @@ export function AppLayout() {
 
   const links = [
     { to: '/', label: 'Overview', icon: IconLayoutDashboard, active: pathname === '/' },
+    { to: '/top-risks', label: 'Top risks', icon: IconTarget, active: under(pathname, '/top-risks') },
     { to: '/findings', label: 'Findings', icon: IconBug, active: under(pathname, '/findings') },
     { to: '/assets', label: 'Assets', icon: IconDevices, active: under(pathname, '/assets') },
     { to: '/tickets', label: 'Tickets', icon: IconTicket, active: under(pathname, '/tickets') },
     { to: '/imports', label: 'Imports', icon: IconFileImport, active: under(pathname, '/imports') },
     ...(session.User.Role === 'Admin'
-      ? [{ to: '/users', label: 'Users', icon: IconUsers, active: under(pathname, '/users') }]
+      ? [
+          { to: '/users', label: 'Users', icon: IconUsers, active: under(pathname, '/users') },
+          { to: '/feeds', label: 'Feed status', icon: IconDatabase, active: under(pathname, '/feeds') },
+        ]
       : []),
     { to: '/settings', label: 'Settings', icon: IconSettings, active: under(pathname, '/settings') },
   ];

@@ -83,6 +83,23 @@ export function DateOnly({ value, empty = '—' }: { value: string | null | unde
   );
 }
 
+const dayFormatter = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+
+/**
+ * A calendar day the server sends as YYYY-MM-DD (a KEV date, an EPSS score date): the same day
+ * everywhere, not shifted by the user's time zone as a point in time would be.
+ */
+export function Day({ value, empty = '—' }: { value: string | null | undefined; empty?: string }) {
+  if (!value) return <>{empty}</>;
+  const date = new Date(`${value.slice(0, 10)}T00:00:00Z`);
+  if (Number.isNaN(date.getTime())) return <>{value}</>;
+  return (
+    <time dateTime={value.slice(0, 10)} title={value.slice(0, 10)}>
+      {dayFormatter.format(date)}
+    </time>
+  );
+}
+
 /** A due date; red and said in words when it has passed and the work is not done. */
 export function DueDate({ value, done = false }: { value: string | null | undefined; done?: boolean }) {
   if (!value) return <>—</>;

@@ -1,6 +1,5 @@
 import {
   Anchor,
-  Badge,
   Button,
   Card,
   Code,
@@ -16,7 +15,7 @@ import {
 } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
-import { type ReactNode, useState } from 'react';
+import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import {
   FINDING_TRANSITIONS,
@@ -24,17 +23,19 @@ import {
   useChangeFindingState,
   useFinding,
   useOverrideSeverity,
-  useVulnerability,
 } from '../../api/findings';
 import { useSignedInSession } from '../../api/session';
-import { type FindingDetail, type FindingLocation, type FindingState, hasRole } from '../../api/types';
-import { DateOnly, DueDate, FindingStateBadge, SeverityBadge } from '../../components/Badges';
+import { type FindingDetail, type FindingState, hasRole } from '../../api/types';
+import { useVulnerability, vulnerabilityPath } from '../../api/vulnerabilities';
+import { DateOnly, Day, DueDate, FindingStateBadge, SeverityBadge } from '../../components/Badges';
 import { DateTime } from '../../components/DateTime';
 import { Fact } from '../../components/Fact';
 import { PageSkeleton } from '../../components/PageSkeleton';
 import { ErrorAlert, QueryError } from '../../components/QueryError';
-import { IconFlame } from '../../icons';
+import { formatProbability, formatTopShare, KevBadge } from '../../components/Risk';
+import { IconArrowRight } from '../../icons';
 import { EventTimeline } from './EventTimeline';
+import { describeLocation } from './location';
 import { SeverityModal } from './SeverityModal';
 import { type JustifiedState, StateModal } from './StateModal';
 
@@ -99,11 +100,7 @@ function FindingView({ finding }: { finding: FindingDetail }) {
             </Text>
           )}
           <FindingStateBadge state={finding.State} />
-          {finding.Kev && (
-            <Badge color="red" variant="outline" leftSection={<IconFlame size={12} />}>
-              Known exploited
-            </Badge>
-          )}
+          {finding.Kev && <KevBadge dueDate={finding.KevDueDate} />}
           <Text size="sm" c="dimmed">
             on{' '}
             <Anchor component={Link} to={`/assets/${finding.AssetId}`} size="sm">
@@ -185,7 +182,7 @@ function FindingView({ finding }: { finding: FindingDetail }) {
                     <Anchor
                       key={cve}
                       component={Link}
-                      to={`/findings?Cve=${encodeURIComponent(cve)}&State=`}
+                      to={`${vulnerabilityPath(finding.VulnerabilityId)}?${new URLSearchParams({ Cve: cve })}`}
                       size="sm"
                     >
                       {cve}
@@ -196,9 +193,27 @@ function FindingView({ finding }: { finding: FindingDetail }) {
                 '—'
               )}
             </Fact>
+            <Fact label="CVSS">{finding.CVSSBaseScore ?? '—'}</Fact>
             <Fact label="EPSS">
-              {finding.EpssScore === null ? '—' : `${(finding.EpssScore * 100).toFixed(1)} %`}
+              {finding.EpssScore === null ? (
+                '—'
+              ) : (
+                <>
+                  {formatProbability(finding.EpssScore)}
+                  {finding.EpssPercentile !== null && (
+                    <Text component="span" size="sm" c="dimmed">
+                      {' '}
+                      ({formatTopShare(finding.EpssPercentile)})
+                    </Text>
+                  )}
+                </>
+              )}
             </Fact>
+            {finding.KevDueDate && (
+              <Fact label="KEV due date">
+                <Day value={finding.KevDueDate} />
+              </Fact>
+            )}
             <Fact label="Location">{describeLocation(finding.Location)}</Fact>
             <Fact label="Source">{finding.Source}</Fact>
             <Fact label="First seen">
@@ -278,35 +293,6 @@ function FindingView({ finding }: { finding: FindingDetail }) {
   );
 }
 
-function describeLocation(location: FindingLocation): ReactNode {
-  switch (location.Kind) {
-    case 'Port':
-      return <Code>{`${location.Port ?? '?'}/${location.Protocol ?? 'tcp'}`}</Code>;
-    case 'Url':
-      return (
-        <Text component="span" size="sm" style={{ overflowWrap: 'anywhere' }}>
-          <Code>{location.Url}</Code>
-          {location.Parameter && (
-            <>
-              {' '}
-              parameter <Code>{location.Parameter}</Code>
-            </>
-          )}
-        </Text>
-      );
-    case 'File':
-      return (
-        <Code
-          style={{ overflowWrap: 'anywhere' }}
-        >{`${location.File ?? ''}${location.Line ? `:${location.Line}` : ''}`}</Code>
-      );
-    case 'Package':
-      return <Code>{`${location.Package ?? ''}${location.Version ? `@${location.Version}` : ''}`}</Code>;
-    default:
-      return 'The whole asset';
-  }
-}
-
 /** Links only to web addresses: a reference could be anything a scanner wrote. */
 function isWebAddress(value: string): boolean {
   return /^https?:\/\//i.test(value);
@@ -316,9 +302,17 @@ function VulnerabilityCard({ id }: { id: string }) {
   const vulnerability = useVulnerability(id);
   return (
     <Card withBorder padding="lg" radius="md" component="section" aria-labelledby="vulnerability-title">
-      <Title order={2} size="h4" id="vulnerability-title" mb="sm">
-        Vulnerability
-      </Title>
+      <Group justify="space-between" gap="xs" mb="sm">
+        <Title order={2} size="h4" id="vulnerability-title">
+          Vulnerability
+        </Title>
+        <Anchor component={Link} to={vulnerabilityPath(id)} size="sm">
+          <Group gap={4} component="span" wrap="nowrap">
+            Intelligence and affected assets
+            <IconArrowRight size={14} aria-hidden />
+          </Group>
+        </Anchor>
+      </Group>
       {vulnerability.isPending ? (
         <Stack gap="xs" role="status" aria-label="Loading the vulnerability">
           <Skeleton height={16} />
@@ -343,7 +337,7 @@ function VulnerabilityCard({ id }: { id: string }) {
                 )}
               </Text>
             )}
-            {vulnerability.data.Cwe && vulnerability.data.Cwe.length > 0 && (
+            {vulnerability.data.Cwe.length > 0 && (
               <Text size="sm">
                 <Text component="span" c="dimmed">
                   CWE{' '}
@@ -376,7 +370,7 @@ function VulnerabilityCard({ id }: { id: string }) {
               {vulnerability.data.Solution || 'No solution given.'}
             </Text>
           </div>
-          {vulnerability.data.References && vulnerability.data.References.length > 0 && (
+          {vulnerability.data.References.length > 0 && (
             <div>
               <Title order={3} size="h5" mb={4}>
                 References

@@ -20,7 +20,9 @@ import { saveBlob } from '../../api/download';
 import { downloadFindingsCsv, FINDING_STATES, OPEN_STATES, SEVERITIES } from '../../api/findings';
 import { IMPORT_CHANGES } from '../../api/imports';
 import type { FindingFilter, FindingSort } from '../../api/types';
+import { vulnerabilityPath } from '../../api/vulnerabilities';
 import { FilterTextInput } from '../../components/FilterTextInput';
+import { RiskMinInput, riskMinParam } from '../../components/RiskMinInput';
 import { listParam, useUrlState } from '../../components/useUrlState';
 import { IconDownload, IconSearch } from '../../icons';
 import { ImportFilterBadge } from '../imports/ImportFilterBadge';
@@ -49,13 +51,27 @@ export default function FindingsPage() {
   const tag = params.get('Tag') ?? '';
   const cve = params.get('Cve') ?? '';
   const kev = params.get('Kev') === 'true';
-  // Set by links from an asset's page; shown as a chip that removes it.
+  const riskMin = riskMinParam(params.get('RiskMin'));
+  // Set by links from an asset's or a vulnerability's page; shown as a line that removes it.
   const assetId = params.get('AssetId') ?? '';
+  const vulnerabilityId = params.get('VulnerabilityId') ?? '';
   const sortParam = params.get('Sort');
   const sort = SORTS.some((s) => s.value === sortParam) ? (sortParam as FindingSort) : DEFAULT_SORT;
 
   // One object per distinct filter, so the table's query key and selection follow real changes only.
-  const filterKey = JSON.stringify([state, severity, search, tag, cve, kev, assetId, importId, importChange]);
+  const filterKey = JSON.stringify([
+    state,
+    severity,
+    search,
+    tag,
+    cve,
+    kev,
+    riskMin,
+    assetId,
+    vulnerabilityId,
+    importId,
+    importChange,
+  ]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: filterKey stands for its parts
   const filter = useMemo<FindingFilter>(
     () => ({
@@ -65,7 +81,9 @@ export default function FindingsPage() {
       Tag: tag || undefined,
       Cve: cve || undefined,
       Kev: kev || undefined,
+      RiskMin: riskMin,
       AssetId: assetId || undefined,
+      VulnerabilityId: vulnerabilityId || undefined,
       ImportId: importId || undefined,
       ImportChange: importChange,
     }),
@@ -73,7 +91,16 @@ export default function FindingsPage() {
   );
 
   const isDefault =
-    !params.has('State') && !severity.length && !search && !tag && !cve && !kev && !assetId && !importId;
+    !params.has('State') &&
+    !severity.length &&
+    !search &&
+    !tag &&
+    !cve &&
+    !kev &&
+    riskMin === undefined &&
+    !assetId &&
+    !vulnerabilityId &&
+    !importId;
 
   const [exporting, setExporting] = useState(false);
   const exportCsv = async () => {
@@ -157,36 +184,45 @@ export default function FindingsPage() {
             onCommit={(value) => update({ Cve: value.toUpperCase() })}
             validate={(value) => (CVE_PATTERN.test(value) ? undefined : 'Enter a CVE id like CVE-2024-12345')}
           />
-          <Group align="flex-end" pb={6}>
+          <RiskMinInput
+            label="Risk at least"
+            placeholder="Any risk"
+            value={riskMin}
+            onCommit={(value) => update({ RiskMin: value === undefined ? undefined : String(value) })}
+          />
+          <Group align="flex-end" pb={8}>
             <Checkbox
               label="Known exploited only"
               checked={kev}
               onChange={(e) => update({ Kev: e.currentTarget.checked ? 'true' : undefined })}
             />
           </Group>
-          <Group align="flex-end" justify="flex-end">
-            <Button
-              variant="subtle"
-              color="gray"
-              disabled={isDefault}
-              onClick={() =>
-                update({
-                  State: undefined,
-                  Severity: undefined,
-                  Search: undefined,
-                  Tag: undefined,
-                  Cve: undefined,
-                  Kev: undefined,
-                  AssetId: undefined,
-                  ImportId: undefined,
-                  ImportChange: undefined,
-                })
-              }
-            >
-              Reset filters
-            </Button>
-          </Group>
         </SimpleGrid>
+        <Group justify="flex-end" mt={6}>
+          <Button
+            variant="subtle"
+            color="gray"
+            size="compact-sm"
+            disabled={isDefault}
+            onClick={() =>
+              update({
+                State: undefined,
+                Severity: undefined,
+                Search: undefined,
+                Tag: undefined,
+                Cve: undefined,
+                Kev: undefined,
+                RiskMin: undefined,
+                AssetId: undefined,
+                VulnerabilityId: undefined,
+                ImportId: undefined,
+                ImportChange: undefined,
+              })
+            }
+          >
+            Reset filters
+          </Button>
+        </Group>
       </Paper>
 
       {assetId && (
@@ -197,6 +233,18 @@ export default function FindingsPage() {
           </Anchor>
           <Button size="compact-sm" variant="light" onClick={() => update({ AssetId: undefined })}>
             Show all assets
+          </Button>
+        </Group>
+      )}
+
+      {vulnerabilityId && (
+        <Group gap="xs">
+          <Text size="sm">Only the findings of one vulnerability.</Text>
+          <Anchor component={Link} to={vulnerabilityPath(vulnerabilityId)} size="sm">
+            Open the vulnerability
+          </Anchor>
+          <Button size="compact-sm" variant="light" onClick={() => update({ VulnerabilityId: undefined })}>
+            Show all vulnerabilities
           </Button>
         </Group>
       )}

@@ -12,6 +12,7 @@ import {
   type FindingSort,
   hasRole,
 } from '../../api/types';
+import { vulnerabilityPath } from '../../api/vulnerabilities';
 import { DateOnly, DueDate, FindingStateBadge, SeverityBadge } from '../../components/Badges';
 import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
@@ -281,6 +282,18 @@ const FindingRow = memo(function FindingRow({
             </Tooltip>
           )}
         </Group>
+        {finding.CVEReferences.length > 0 && (
+          <Anchor
+            component={Link}
+            to={vulnerabilityPath(finding.VulnerabilityId)}
+            size="xs"
+            c="dimmed"
+            title="The vulnerability: CVSS, EPSS, KEV and every asset it affects"
+          >
+            {finding.CVEReferences[0]}
+            {finding.CVEReferences.length > 1 && ` +${finding.CVEReferences.length - 1}`}
+          </Anchor>
+        )}
       </Table.Td>
       {!hideAsset && (
         <Table.Td style={{ overflowWrap: 'anywhere' }}>

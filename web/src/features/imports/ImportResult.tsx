@@ -153,7 +153,8 @@ function Figure({ label, value, note, color, to }: FigureProps) {
   );
 }
 
-function Warnings({ warnings }: { warnings: string[] }) {
+/** A report's or a feed file's warnings, folded behind a button that says how many. */
+export function Warnings({ warnings }: { warnings: string[] }) {
   const [opened, { toggle }] = useDisclosure(false);
   const id = useId();
   return (

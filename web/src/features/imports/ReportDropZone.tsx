@@ -7,13 +7,29 @@ interface ReportDropZoneProps {
   file: File | null;
   onFile: (file: File) => void;
   disabled?: boolean;
+  /** What the zone takes, in words (the feed status page drops a "feed file"). */
+  noun?: string;
+  /** What the empty zone asks for. */
+  prompt?: string;
+  /** The file input's label. */
+  inputLabel?: string;
+  /** The formats taken. */
+  hint?: string;
 }
 
 /**
  * Where a report is dropped, or chosen with the button (the way in for keyboards and screen
  * readers: the zone itself is only a larger target for the mouse).
  */
-export function ReportDropZone({ file, onFile, disabled = false }: ReportDropZoneProps) {
+export function ReportDropZone({
+  file,
+  onFile,
+  disabled = false,
+  noun = 'report',
+  prompt = 'Drag a scanner report here',
+  inputLabel = 'Report file',
+  hint = 'XML, JSON or CSV from Nessus, Qualys, OpenVAS, Nmap, Trivy and more; gzip is fine.',
+}: ReportDropZoneProps) {
   const [dragging, setDragging] = useState(false);
   const hintId = useId();
   // Emptied after each choice, so that choosing the same file again (a re-import) is noticed.
@@ -46,7 +62,7 @@ export function ReportDropZone({ file, onFile, disabled = false }: ReportDropZon
       onDragLeave={leave}
       onDrop={drop}
       role="group"
-      aria-label="Drop zone for a report"
+      aria-label={`Drop zone for a ${noun}`}
       data-dragging={dragging || undefined}
       style={{
         borderStyle: 'dashed',
@@ -68,7 +84,7 @@ export function ReportDropZone({ file, onFile, disabled = false }: ReportDropZon
             </Text>
           </>
         ) : (
-          <Text fw={500}>{dragging ? 'Drop the report to choose it' : 'Drag a scanner report here'}</Text>
+          <Text fw={500}>{dragging ? `Drop the ${noun} to choose it` : prompt}</Text>
         )}
         <FileButton
           onChange={(chosen) => {
@@ -77,7 +93,7 @@ export function ReportDropZone({ file, onFile, disabled = false }: ReportDropZon
           }}
           resetRef={resetRef}
           disabled={disabled}
-          inputProps={{ 'aria-label': 'Report file', 'aria-describedby': hintId }}
+          inputProps={{ 'aria-label': inputLabel, 'aria-describedby': hintId }}
         >
           {(props) => (
             <Button {...props} variant="default" mt={4} disabled={disabled}>
@@ -86,7 +102,7 @@ export function ReportDropZone({ file, onFile, disabled = false }: ReportDropZon
           )}
         </FileButton>
         <Text size="xs" c="dimmed" id={hintId}>
-          XML, JSON or CSV from Nessus, Qualys, OpenVAS, Nmap, Trivy and more; gzip is fine.
+          {hint}
         </Text>
       </Stack>
     </Paper>

@@ -1,0 +1,124 @@
+import { Button, Group, Paper, Stack, Table, Text } from '@mantine/core';
+import { useState } from 'react';
+import { feedLabel, type IntelLoad, useIntelLoads } from '../../api/intel';
+import { DateTime } from '../../components/DateTime';
+import { TableSkeleton } from '../../components/PageSkeleton';
+import { QueryError } from '../../components/QueryError';
+import { formatDuration } from '../imports/format';
+import { ImportStateBadge } from '../imports/ImportStateBadge';
+import { DataDate } from './LoadResult';
+
+const SHOWN = 10;
+const NUMERIC = { fontVariantNumeric: 'tabular-nums' } as const;
+
+/** The recent loads of every feed, newest first. */
+export function LoadHistory() {
+  const loads = useIntelLoads();
+  const [all, setAll] = useState(false);
+
+  if (loads.isPending) return <TableSkeleton rows={4} />;
+  if (loads.isError && !loads.data) return <QueryError error={loads.error} onRetry={() => loads.refetch()} />;
+
+  const rows = loads.data;
+  if (rows.length === 0) {
+    return (
+      <Paper withBorder radius="md" p="xl" ta="center">
+        <Text fw={600}>Nothing loaded yet</Text>
+        <Text size="sm" c="dimmed" mt={4} maw={560} mx="auto">
+          Load a feed file above. On its first start Rampart loads its bundled knowledge base by itself,
+          unless RAMPART_INTEL_KB turns it off.
+        </Text>
+      </Paper>
+    );
+  }
+  const shown = all ? rows : rows.slice(0, SHOWN);
+
+  return (
+    <Stack gap="sm">
+      <Table.ScrollContainer minWidth={900}>
+        <Table striped highlightOnHover verticalSpacing={6} horizontalSpacing="sm" fz="sm">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th w={90}>Feed</Table.Th>
+              <Table.Th miw={200}>File</Table.Th>
+              <Table.Th w={110}>State</Table.Th>
+              <Table.Th>Data of</Table.Th>
+              <Table.Th ta="right">Added</Table.Th>
+              <Table.Th ta="right">Updated</Table.Th>
+              <Table.Th ta="right">Unchanged</Table.Th>
+              <Table.Th ta="right">Skipped</Table.Th>
+              <Table.Th>Started</Table.Th>
+              <Table.Th ta="right">Duration</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {shown.map((load) => (
+              <LoadRow key={load.Id} load={load} />
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      <Group justify="space-between">
+        <Text size="sm" c="dimmed" aria-live="polite">
+          Showing {shown.length} of {rows.length}
+          {rows.length >= 100 && ' most recent'}
+        </Text>
+        {rows.length > SHOWN && (
+          <Button variant="default" onClick={() => setAll((value) => !value)}>
+            {all ? 'Show fewer' : `Show all ${rows.length}`}
+          </Button>
+        )}
+      </Group>
+    </Stack>
+  );
+}
+
+function LoadRow({ load }: { load: IntelLoad }) {
+  const done = load.State === 'Completed';
+  const figure = (value: number) => (done ? value.toLocaleString() : '—');
+  const duration = load.FinishedAt
+    ? new Date(load.FinishedAt).getTime() - new Date(load.StartedAt).getTime()
+    : null;
+  return (
+    <Table.Tr>
+      <Table.Td fw={500}>{feedLabel(load.Feed)}</Table.Td>
+      <Table.Td style={{ overflowWrap: 'anywhere', minWidth: 200 }}>
+        {load.Source}
+        {load.Error && (
+          <Text size="xs" c="red">
+            {load.Error}
+          </Text>
+        )}
+        {load.Warnings.length > 0 && (
+          <Text size="xs" c="orange">
+            {load.Warnings.length === 1 ? '1 warning' : `${load.Warnings.length} warnings`}
+          </Text>
+        )}
+      </Table.Td>
+      <Table.Td>
+        <ImportStateBadge state={load.State} />
+      </Table.Td>
+      <Table.Td style={{ whiteSpace: 'nowrap' }}>
+        <DataDate value={load.DataDate} />
+      </Table.Td>
+      <Table.Td ta="right" style={NUMERIC}>
+        {figure(load.Added)}
+      </Table.Td>
+      <Table.Td ta="right" style={NUMERIC}>
+        {figure(load.Updated)}
+      </Table.Td>
+      <Table.Td ta="right" style={NUMERIC}>
+        {figure(load.Unchanged)}
+      </Table.Td>
+      <Table.Td ta="right" style={NUMERIC}>
+        {figure(load.Skipped)}
+      </Table.Td>
+      <Table.Td style={{ whiteSpace: 'nowrap' }}>
+        <DateTime value={load.StartedAt} />
+      </Table.Td>
+      <Table.Td ta="right" style={{ ...NUMERIC, whiteSpace: 'nowrap' }}>
+        {formatDuration(duration)}
+      </Table.Td>
+    </Table.Tr>
+  );
+}
