@@ -73,19 +73,8 @@ describe.runIf(HAS_CHROMIUM)('imports page [browser]', () => {
     await rig?.close();
   });
 
-  async function signIn(
-    who: { email: string; password: string },
-    viewport: { width: number; height: number },
-  ) {
-    const context = await rig.browser.newContext({ baseURL: rig.base, viewport });
-    const p = await context.newPage();
-    await p.goto('/sign-in');
-    await p.getByLabel('Email').fill(who.email);
-    await p.getByLabel('Password', { exact: true }).fill(who.password);
-    await p.getByRole('button', { name: 'Sign in' }).click();
-    await p.getByRole('button', { name: 'User menu' }).waitFor();
-    return p;
-  }
+  const signIn = (who: { email: string; password: string }, viewport: { width: number; height: number }) =>
+    rig.signIn(who, viewport);
 
   const shot = (name: string, p = page) => rig.shot(p, name);
 

@@ -31,6 +31,11 @@ export interface BrowserRig {
   ctx: ServiceContext;
   /** Saves what the page shows now under test-results/screenshots/. */
   shot(page: Page, name: string): Promise<Buffer>;
+  /** A new browser context of this size, signed in as `who` through the sign-in page. */
+  signIn(
+    who: { email: string; password: string },
+    viewport: { width: number; height: number },
+  ): Promise<Page>;
   close(): Promise<void>;
 }
 
@@ -74,6 +79,16 @@ export async function startBrowserRig(
     ctx,
     // The viewport as a user sees it (a full-page capture would paint the fixed header mid-page).
     shot: (page, name) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) }),
+    signIn: async (who, viewport) => {
+      const context = await browser.newContext({ baseURL: base, viewport });
+      const page = await context.newPage();
+      await page.goto('/sign-in');
+      await page.getByLabel('Email').fill(who.email);
+      await page.getByLabel('Password', { exact: true }).fill(who.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'User menu' }).waitFor();
+      return page;
+    },
     close: async () => {
       await browser.close();
       await rampart.app.close();
