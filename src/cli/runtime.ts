@@ -39,11 +39,15 @@ export async function openRuntime(cli: CliEnv, command: string, config = readCon
   const database = await openDatabase(config, { command });
   let bus: InvalidationBus | undefined;
   try {
-    const appliedMigrations = await migrateToLatest(database.db);
     // A revoke from the CLI reaches running servers' caches through Redis when it is configured.
     bus = config.redisUrl ? new RedisInvalidationBus(config.redisUrl) : new LocalInvalidationBus();
     const services = buildServices(database, systemClock, bus, { ...config, authCacheSeconds: 0 });
-    const { organization, created } = await services.organizations.ensureFirst();
+    // Processes starting at once on a new database: one migrates and creates the first
+    // organisation, the others wait and then find it done.
+    const { appliedMigrations, organization, created } = await database.exclusive('first-start', async () => {
+      const applied = await migrateToLatest(database.db);
+      return { appliedMigrations: applied, ...(await services.organizations.ensureFirst()) };
+    });
     const openBus = bus;
     return {
       config,

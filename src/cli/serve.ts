@@ -26,10 +26,14 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
   const config = readConfig(cli);
   const rt = await openRuntime(cli, 'serve', config);
   try {
-    const admin = await rt.services.users.ensureAdmin(
-      { organizationId: rt.firstOrganization.id, actor: SYSTEM },
-      config.adminEmail,
-      config.adminPassword,
+    // Instances starting together: one creates the Admin (and prints its password), the others
+    // wait and find it.
+    const admin = await rt.database.exclusive('first-start', () =>
+      rt.services.users.ensureAdmin(
+        { organizationId: rt.firstOrganization.id, actor: SYSTEM },
+        config.adminEmail,
+        config.adminPassword,
+      ),
     );
     const { app, services } = await buildApp({ config, database: rt.database });
     await app.listen({ port: config.port, host: config.host });
@@ -37,8 +41,9 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
     // scheduled sync when feed URLs are configured. Neither delays serving requests.
     const knowledgeBase = knowledgeBaseDir(config);
     const firstLoad = knowledgeBase
-      ? services.intel
-          .loadKnowledgeBaseIfEmpty(knowledgeBase)
+      ? rt.database
+          // One instance loads it; the others wait and then find it loaded.
+          .exclusive('knowledge-base', () => services.intel.loadKnowledgeBaseIfEmpty(knowledgeBase))
           .then((loads) => {
             if (loads)
               app.log.info({ loads: loads.map((l) => `${l.source}: ${l.state}`) }, 'knowledge base loaded');

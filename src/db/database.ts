@@ -11,6 +11,11 @@ export type DatabaseKind = 'embedded' | 'postgresql';
 export interface Database {
   db: Kysely<DB>;
   kind: DatabaseKind;
+  /**
+   * Runs `work` while holding an installation-wide lock named `name`: of any number of processes
+   * calling it at once, one runs at a time and the others wait for it (first-start work).
+   */
+  exclusive<T>(name: string, work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -42,7 +47,30 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
   // An idle client's error (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = kyselyOn(pool);
-  return { db, kind: 'postgresql', close: () => db.destroy() };
+  return {
+    db,
+    kind: 'postgresql',
+    exclusive: (name, work) => withSessionLock(url, name, work),
+    close: () => db.destroy(),
+  };
+}
+
+/**
+ * A PostgreSQL session advisory lock on a connection of its own (not one of the pool's, which the
+ * work itself needs). The server drops it when the session ends, so a process that dies holding
+ * it does not block the others.
+ */
+async function withSessionLock<T>(url: string, name: string, work: () => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock(hashtext($1))', [`rampart:${name}`]);
+    return await work();
+  } finally {
+    // Ending the session releases the lock even if the unlock itself cannot be sent.
+    await client.end().catch(() => {});
+  }
 }
 
 export async function openEmbedded(dataDir: string, command: string): Promise<Database> {
@@ -62,6 +90,8 @@ export async function openEmbedded(dataDir: string, command: string): Promise<Da
     return {
       db,
       kind: 'embedded',
+      // One process holds the embedded database (the data directory's lock): nobody to wait for.
+      exclusive: (_name, work) => work(),
       close: async () => {
         await db.destroy();
         await server.stop();
