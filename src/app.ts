@@ -221,7 +221,7 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
   const clock = options.clock ?? systemClock;
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const bus: InvalidationBus = config.redisUrl
-    ? new RedisInvalidationBus(config.redisUrl)
+    ? new RedisInvalidationBus(config.redisUrl, config.redisPrefix)
     : new LocalInvalidationBus();
   const services = buildServices(database, clock, bus, config);
   const deprecations = new DeprecationRegistry([...DEPRECATIONS, ...config.deprecations]);
@@ -267,6 +267,7 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     limit: config.throttleLimit,
     windowSeconds: config.throttleWindowSeconds,
     redis,
+    redisPrefix: config.redisPrefix,
   });
   registerNotFound(app, app.rateLimit(), await registerWebApp(app, options.webDir));
 

@@ -18,6 +18,8 @@ export const ENV_VARS = {
     'Connections in the PostgreSQL pool per instance (default 10; the embedded database always uses 1).',
   REDIS_URL:
     'redis://… URL; enables shared throttle counters and API key cache invalidation across instances.',
+  RAMPART_REDIS_PREFIX:
+    'Starts the name of every Redis key and channel Rampart uses (default rampart:); give installations that share one Redis different prefixes. Letters, digits and : _ . - only, at most 64.',
   RAMPART_LOG_LEVEL: 'fatal, error, warn, info, debug or trace (default info).',
   RAMPART_THROTTLE_LIMIT:
     'Requests per window per client (API key, or source address when anonymous) (default 600).',
@@ -90,6 +92,7 @@ export const ConfigSchema = Type.Object({
   databaseUrl: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   dbPoolSize: PositiveInt(10, 1000),
   redisUrl: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  redisPrefix: Type.String({ pattern: '^[A-Za-z0-9:_.-]{1,64}$', default: 'rampart:' }),
   logLevel: Type.Union(
     [
       Type.Literal('fatal'),
@@ -148,6 +151,7 @@ const SOURCES: Record<
   DATABASE_URL: { field: 'databaseUrl', kind: 'string' },
   RAMPART_DB_POOL_SIZE: { field: 'dbPoolSize', kind: 'int' },
   REDIS_URL: { field: 'redisUrl', kind: 'string' },
+  RAMPART_REDIS_PREFIX: { field: 'redisPrefix', kind: 'string' },
   RAMPART_LOG_LEVEL: { field: 'logLevel', kind: 'string' },
   RAMPART_THROTTLE_LIMIT: { field: 'throttleLimit', kind: 'int' },
   RAMPART_THROTTLE_WINDOW: { field: 'throttleWindowSeconds', kind: 'int' },

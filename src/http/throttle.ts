@@ -3,11 +3,26 @@ import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from
 import type { Redis } from 'ioredis';
 import { AppError } from './problems/app-error.js';
 import { Problems } from './problems/types.js';
+import { redisThrottleStore } from './throttle-store.js';
 
 export interface ThrottleOptions {
   limit: number;
   windowSeconds: number;
   redis?: Redis;
+  /** Starts every Redis key (RAMPART_REDIS_PREFIX), so that installations sharing a Redis stay apart. */
+  redisPrefix: string;
+}
+
+/**
+ * The web app's files and pages and the API documentation are not API requests: a cold page load
+ * fetches dozens of files, which must not spend the budget of every client behind one address.
+ * Requests to `/api` (a route's registered path, or the raw path when no route matched: probing
+ * unknown API paths) and every other method stay counted.
+ */
+export function isExemptFromThrottle(request: FastifyRequest): boolean {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  const path = request.routeOptions.url ?? request.url.split('?', 1)[0] ?? '/';
+  return !/^\/+api(\/|$)/i.test(path);
 }
 
 /** A client is its API key, or its signed-in user, when authenticated; else its source address. */
@@ -26,7 +41,8 @@ export async function registerThrottle(app: FastifyInstance, options: ThrottleOp
     hook: 'onRequest',
     enableDraftSpec: true,
     keyGenerator: throttleKey,
-    ...(options.redis ? { redis: options.redis, nameSpace: 'rampart:throttle:' } : {}),
+    allowList: isExemptFromThrottle,
+    ...(options.redis ? { store: redisThrottleStore(options.redis, options.redisPrefix) } : {}),
     // Redis down: serve rather than refuse every request; the error is logged by ioredis' handler.
     skipOnError: true,
     errorResponseBuilder: (request, context) => {

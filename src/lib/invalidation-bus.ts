@@ -21,21 +21,25 @@ export class LocalInvalidationBus implements InvalidationBus {
   async close(): Promise<void> {}
 }
 
-const CHANNEL = 'rampart:invalidate';
+/** The prefix of every Redis key and channel unless RAMPART_REDIS_PREFIX says otherwise. */
+export const DEFAULT_REDIS_PREFIX = 'rampart:';
 
 export class RedisInvalidationBus implements InvalidationBus {
   private readonly publisher: Redis;
   private readonly subscriber: Redis;
   private readonly listeners: ((message: string) => void)[] = [];
+  /** `<prefix>invalidate`: installations sharing one Redis with other prefixes do not hear each other. */
+  readonly channel: string;
 
-  constructor(url: string) {
+  constructor(url: string, prefix = DEFAULT_REDIS_PREFIX) {
+    this.channel = `${prefix}invalidate`;
     const options = { lazyConnect: false, maxRetriesPerRequest: 2, connectTimeout: 2000 };
     this.publisher = new Redis(url, options);
     this.subscriber = new Redis(url, options);
     // Connection problems are retried by ioredis; do not crash the process on them.
     this.publisher.on('error', () => {});
     this.subscriber.on('error', () => {});
-    void this.subscriber.subscribe(CHANNEL).catch(() => {});
+    void this.subscriber.subscribe(this.channel).catch(() => {});
     this.subscriber.on('message', (_channel: string, message: string) => {
       for (const l of this.listeners) l(message);
     });
@@ -44,7 +48,7 @@ export class RedisInvalidationBus implements InvalidationBus {
   async publish(message: string): Promise<void> {
     // Deliver locally at once even if Redis is slow; remote instances get it through Redis.
     for (const l of this.listeners) l(message);
-    await this.publisher.publish(CHANNEL, message).catch(() => 0);
+    await this.publisher.publish(this.channel, message).catch(() => 0);
   }
 
   subscribe(listener: (message: string) => void): void {

@@ -1,5 +1,10 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type RampartApp } from '../../src/app.js';
 import { authHeaders, buildTestApp, type TestApp, testConfig } from '../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
@@ -100,6 +105,65 @@ describe.each(DB_KINDS)('throttling in memory [%s]', (kind) => {
   });
 });
 
+describe('the web app and the API documentation are not API requests', () => {
+  let tdb: TestDatabase;
+  let rampart: RampartApp;
+  const webDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-web-'));
+
+  beforeAll(async () => {
+    fs.mkdirSync(path.join(webDir, 'assets'));
+    fs.writeFileSync(path.join(webDir, 'index.html'), '<!doctype html><div id="root"></div>');
+    fs.writeFileSync(path.join(webDir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    for (let i = 0; i < 8; i++) fs.writeFileSync(path.join(webDir, 'assets', `chunk-${i}.js`), `//${i}`);
+    tdb = await newTestDatabase('pglite');
+    rampart = await buildApp({
+      config: testConfig({ RAMPART_THROTTLE_LIMIT: '5', RAMPART_THROTTLE_WINDOW: '60' }),
+      database: tdb.database,
+      logger: false,
+      webDir,
+    });
+  });
+  afterAll(async () => {
+    await rampart?.app.close();
+    await tdb?.drop();
+    fs.rmSync(webDir, { recursive: true, force: true });
+  });
+
+  it('serves 40 files and pages to one address under a limit of 5, then still counts its API calls', async () => {
+    const from = '127.0.0.40';
+    const files = [
+      '/',
+      '/findings',
+      '/assets/42',
+      '/favicon.svg',
+      ...Array.from({ length: 8 }, (_, i) => `/assets/chunk-${i}.js`),
+      '/apidoc/integration/',
+      '/apidoc/latest/static/swagger-ui.css',
+      '/apidoc/latest/static/swagger-ui-bundle.js',
+      '/apidoc/integration/static/swagger-initializer.js',
+      '/apidoc/integration/json',
+      '/apidoc/latest/documentation.json',
+    ];
+    const statuses: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const url = files[i % files.length]!;
+      const method = i % 7 === 6 ? 'HEAD' : 'GET';
+      const res = await rampart.app.inject({ method, url, remoteAddress: from });
+      statuses.push(`${method} ${url} ${res.statusCode}`);
+    }
+    expect(statuses.filter((s) => !s.endsWith(' 200'))).toEqual([]);
+
+    const api = (url: string) => rampart.app.inject({ method: 'GET', url, remoteAddress: from });
+    for (let i = 0; i < 5; i++) expect((await api('/api/latest/status')).statusCode).toBe(200);
+    expect429(await api('/api/latest/status'));
+    // Probing unknown API paths stays throttled, and so does a page asked with another method.
+    expect429(await api('/api/latest/nothing-here'));
+    expect429(await api('/API/Latest/Nothing'));
+    const post = await rampart.app.inject({ method: 'POST', url: '/findings', remoteAddress: from });
+    expect429(post);
+  });
+});
+
 describe.runIf(process.env.REDIS_URL)('throttling across instances with Redis [redis]', () => {
   let tdb: TestDatabase;
 
@@ -167,5 +231,119 @@ describe.runIf(process.env.REDIS_URL)('throttling across instances with Redis [r
       await a.close();
       await b.app.close();
     }
+  });
+});
+
+describe.runIf(process.env.REDIS_URL)('Redis keys and channels [redis]', () => {
+  let tdb: TestDatabase;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    tdb = await newTestDatabase('pglite');
+    redis = new Redis(process.env.REDIS_URL!);
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await tdb?.drop();
+  });
+
+  async function keysContaining(marker: string): Promise<string[]> {
+    const found: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${marker}*`, 'COUNT', 1000);
+      found.push(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    return found;
+  }
+
+  it('names every key and channel under the configured prefix, with no undefined part', async () => {
+    const run = randomBytes(4).toString('hex');
+    const prefix = `rt-${run}:`;
+    const address = `127.${[1, 2, 3].map(() => 1 + Math.floor(Math.random() * 250)).join('.')}`;
+    const t = await buildTestApp(tdb.database, {
+      env: {
+        REDIS_URL: process.env.REDIS_URL!,
+        RAMPART_REDIS_PREFIX: prefix,
+        RAMPART_THROTTLE_LIMIT: '50',
+        RAMPART_THROTTLE_ROUTES: JSON.stringify({ getAccountDetails: { Limit: 5, Window: 30 } }),
+      },
+    });
+    try {
+      const user = await t.userWithKey('ReadOnly');
+      await t.app.inject({ method: 'GET', url: '/api/latest/status', remoteAddress: address });
+      await t.app.inject({ method: 'GET', url: '/api/latest/nothing', remoteAddress: address });
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/latest/account/details',
+        headers: authHeaders(user),
+        remoteAddress: address,
+      });
+      const signIn = await t.app.inject({
+        method: 'POST',
+        url: '/api/latest/session',
+        remoteAddress: address,
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ Email: `nobody-${run}@example.com`, Password: 'wrong password 123' }),
+      });
+      expect(signIn.statusCode).toBe(401);
+
+      const keys = [
+        ...(await keysContaining(address)),
+        ...(await keysContaining(user.accessKey)),
+        ...(await keysContaining(`nobody-${run}`)),
+      ];
+      // The global budget by address, a route's own budget by key, sign-in by address and by account.
+      expect(keys.sort()).toEqual(
+        [
+          `${prefix}throttle:addr:${address}`,
+          `${prefix}throttle:GET/api/latest/account/details:key:${user.accessKey}`,
+          `${prefix}throttle:login-addr:${address}`,
+          `${prefix}throttle:login-account:nobody-${run}@example.com`,
+        ].sort(),
+      );
+      for (const key of keys) {
+        expect(key.startsWith(prefix), key).toBe(true);
+        expect(key, key).not.toContain('undefined');
+      }
+      const channels = (await redis.pubsub('CHANNELS', `*${run}*`)) as string[];
+      expect(channels).toEqual([`${prefix}invalidate`]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('keeps the counters of two installations sharing one Redis apart', async () => {
+    const run = randomBytes(4).toString('hex');
+    const address = `127.${[1, 2, 3].map(() => 1 + Math.floor(Math.random() * 250)).join('.')}`;
+    const env = (prefix: string) => ({
+      REDIS_URL: process.env.REDIS_URL!,
+      RAMPART_REDIS_PREFIX: prefix,
+      RAMPART_THROTTLE_LIMIT: '3',
+      RAMPART_THROTTLE_WINDOW: '60',
+    });
+    const a = await buildApp({ config: testConfig(env(`a-${run}:`)), database: tdb.database, logger: false });
+    const b = await buildApp({ config: testConfig(env(`b-${run}:`)), database: tdb.database, logger: false });
+    try {
+      const status = (app: RampartApp) =>
+        app.app.inject({ method: 'GET', url: '/api/latest/status', remoteAddress: address });
+      for (let i = 0; i < 3; i++) expect((await status(a)).statusCode).toBe(200);
+      expect429(await status(a));
+      expect((await status(b)).statusCode).toBe(200);
+      expect((await status(b)).headers['ratelimit-remaining']).toBe('1');
+    } finally {
+      await a.app.close();
+      await b.app.close();
+    }
+  });
+});
+
+describe('RAMPART_REDIS_PREFIX', () => {
+  it('defaults to rampart: and refuses a prefix that would not make a clean key', () => {
+    expect(testConfig().redisPrefix).toBe('rampart:');
+    expect(testConfig({ RAMPART_REDIS_PREFIX: 'site-2:' }).redisPrefix).toBe('site-2:');
+    expect(() => testConfig({ RAMPART_REDIS_PREFIX: 'has space:' })).toThrow(/RAMPART_REDIS_PREFIX/);
+    expect(() => testConfig({ RAMPART_REDIS_PREFIX: 'x'.repeat(200) })).toThrow(/RAMPART_REDIS_PREFIX/);
   });
 });
