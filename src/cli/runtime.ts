@@ -40,7 +40,9 @@ export async function openRuntime(cli: CliEnv, command: string, config = readCon
   let bus: InvalidationBus | undefined;
   try {
     // A revoke from the CLI reaches running servers' caches through Redis when it is configured.
-    bus = config.redisUrl ? new RedisInvalidationBus(config.redisUrl, config.redisPrefix) : new LocalInvalidationBus();
+    bus = config.redisUrl
+      ? new RedisInvalidationBus(config.redisUrl, config.redisPrefix)
+      : new LocalInvalidationBus();
     const services = buildServices(database, systemClock, bus, { ...config, authCacheSeconds: 0 });
     // Processes starting at once on a new database: one migrates and creates the first
     // organisation, the others wait and then find it done.
