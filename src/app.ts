@@ -98,6 +98,8 @@ export interface Services {
   audit: AuditService;
   intel: IntelService;
   intelMatcher: IntelMatcher;
+  /** The one source of time for every value the API returns or a rule compares. */
+  clock: Clock;
 }
 
 export interface RegisteredRoute {
@@ -122,8 +124,8 @@ export function buildServices(
   config: Pick<Config, 'authCacheSeconds' | 'sessionIdleMinutes' | 'sessionMaxHours'> &
     Partial<Pick<Config, 'intelMaxBytes' | 'importDir'>>,
 ): Services {
-  const audit = new AuditService(new AuditRepository(database.db));
-  const users = new UserService(new UserRepository(database.db), audit);
+  const audit = new AuditService(new AuditRepository(database.db), clock);
+  const users = new UserService(new UserRepository(database.db), audit, clock);
   const sessions = new SessionService(new SessionRepository(database.db), users, audit, clock, {
     idleMinutes: config.sessionIdleMinutes,
     absoluteHours: config.sessionMaxHours,
@@ -144,8 +146,8 @@ export function buildServices(
   });
   const assets = new AssetService(new AssetRepository(database.db), users, audit, clock);
   const software = new SoftwareService(new SoftwareRepository(database.db), assets, clock);
-  const settings = new SettingsService(new SettingsRepository(database.db), audit);
-  const vulnerabilities = new VulnerabilityService(new VulnerabilityRepository(database.db));
+  const settings = new SettingsService(new SettingsRepository(database.db), audit, clock);
+  const vulnerabilities = new VulnerabilityService(new VulnerabilityRepository(database.db), clock);
   const findings = new FindingService(
     new FindingRepository(database.db),
     assets,
@@ -168,7 +170,7 @@ export function buildServices(
     clock,
     (organizationId, ids) => tickets.findingsChanged(organizationId, ids),
   );
-  const organizations = new OrganizationService(new OrganizationRepository(database.db));
+  const organizations = new OrganizationService(new OrganizationRepository(database.db), clock);
   const intel = new IntelService(
     new IntelRepository(database.db),
     vulnerabilities,
@@ -195,6 +197,7 @@ export function buildServices(
     organizations,
     intel,
     intelMatcher: new IntelMatcher(intel),
+    clock,
   };
 }
 

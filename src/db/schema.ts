@@ -2,7 +2,11 @@ import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable } f
 
 /** Timestamps come back from `pg` as Date and may be written as Date or ISO string. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+/**
+ * Written once, by the application: every insert passes the clock's time (the columns have no
+ * default since migration 0011, so that no value comes from the database's own clock).
+ */
+type CreatedAt = ColumnType<Date, Date | string, never>;
 
 export const ROLES = ['ReadOnly', 'Analyst', 'Manager', 'Admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -83,7 +87,7 @@ export interface OrganizationSettingsTable {
   sla_low_days: number | null;
   sla_info_days: number | null;
   next_ticket_number: Generated<number>;
-  updated_at: Generated<Date>;
+  updated_at: Timestamp;
 }
 
 export interface AssetsTable {
@@ -111,7 +115,7 @@ export interface AssetsTable {
   first_seen_at: Timestamp;
   last_seen_at: Timestamp;
   created_at: CreatedAt;
-  updated_at: Generated<Date>;
+  updated_at: Timestamp;
 }
 
 export interface AssetIdentifiersTable {
@@ -156,7 +160,7 @@ export interface VulnerabilitiesTable {
   published_at: Timestamp | null;
   modified_at: Timestamp | null;
   created_at: CreatedAt;
-  updated_at: Generated<Date>;
+  updated_at: Timestamp;
 }
 
 export interface FindingsTable {
@@ -195,7 +199,7 @@ export interface FindingsTable {
   last_seen_at: Timestamp;
   fixed_at: Timestamp | null;
   created_at: CreatedAt;
-  updated_at: Generated<Date>;
+  updated_at: Timestamp;
   search_vector: ColumnType<string, never, never>;
 }
 
@@ -230,7 +234,7 @@ export interface TicketsTable {
   state: TicketState;
   created_by_user_id: string | null;
   created_at: CreatedAt;
-  updated_at: Generated<Date>;
+  updated_at: Timestamp;
   resolved_at: Timestamp | null;
   closed_at: Timestamp | null;
 }
@@ -239,7 +243,7 @@ export interface TicketFindingsTable {
   organization_id: string;
   ticket_id: string;
   finding_id: string;
-  linked_at: Generated<Date>;
+  linked_at: CreatedAt;
 }
 
 export interface TicketCommentsTable {
@@ -248,7 +252,7 @@ export interface TicketCommentsTable {
   ticket_id: string;
   author_user_id: string | null;
   body: string;
-  created_at: Generated<Date>;
+  created_at: CreatedAt;
 }
 
 export interface TicketEventsTable {

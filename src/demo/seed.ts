@@ -294,7 +294,7 @@ export interface DemoSummary {
 export async function loadDemo(
   services: Services,
   ctx: ServiceContext,
-  now = new Date(),
+  now = services.clock(),
 ): Promise<DemoSummary> {
   const findingsByCve = new Map<string, string[]>();
   let findings = 0;

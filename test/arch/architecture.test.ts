@@ -55,6 +55,35 @@ describe('architecture rules', () => {
     expect(offences).toEqual([]);
   });
 
+  // Issue 12, item 1: the application's clock (src/lib/clock.ts, injected) is the one source of
+  // time for every value the API returns or a rule compares; tests move it to any day.
+  it('takes the time from the injected clock, never from the database or the system', () => {
+    const systemTimeAllowed: Record<string, string> = {
+      'src/lib/clock.ts': 'the system clock itself, injected by the composition root',
+      'src/lib/uuidv7.ts': 'ids are ordered by the system clock; no rule compares them with a time',
+      'src/modules/apikeys/service.ts': 'the expiry of its in-memory cache of keys, never returned',
+      'src/db/lock.ts': 'when a process took the data directory, for the operator reading the lock file',
+    };
+    // Migrations before 0011 are history (0011 dropped their column defaults).
+    const history = /^src\/db\/migrations\/(000\d|0010)_/;
+    const sqlTime =
+      /(?<![.\w])(now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday)\s*\(\s*\)|\b(current_timestamp|current_date|current_time|localtimestamp|localtime)\b/i;
+    const systemTime = /\bDate\.now\s*\(\s*\)|\bnew Date\s*\(\s*\)/;
+    const offences: string[] = [];
+    for (const file of files) {
+      const rel = path.relative(ROOT, file);
+      if (history.test(rel)) continue;
+      for (const [i, line] of fs.readFileSync(file, 'utf8').split('\n').entries()) {
+        if (sqlTime.test(line)) offences.push(`${rel}:${i + 1} database time: ${line.trim()}`);
+        if (systemTime.test(line) && !(rel in systemTimeAllowed))
+          offences.push(`${rel}:${i + 1} system time: ${line.trim()}`);
+      }
+    }
+    expect(offences).toEqual([]);
+    for (const rel of Object.keys(systemTimeAllowed))
+      expect(fs.existsSync(path.join(ROOT, rel)), rel).toBe(true);
+  });
+
   it('the README documents every environment variable and every problem type', () => {
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     for (const name of Object.keys(ENV_VARS)) expect(readme, name).toContain(`\`${name}\``);

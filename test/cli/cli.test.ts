@@ -71,6 +71,7 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
       '0008_index_finding_events_by_import',
       '0009_add_finding_last_import',
       '0010_create_vulnerability_intelligence',
+      '0011_drop_time_defaults',
     ]);
     expect(first.OrganizationCreated).toBe(true);
     const again = await cli.run('migrate');

@@ -21,6 +21,7 @@ export interface NewApiKeyRow {
   accessKey: string;
   secretSalt: Buffer;
   secretHash: Buffer;
+  createdAt: Date;
   expiresAt: Date | null;
 }
 
@@ -38,6 +39,7 @@ export class ApiKeyRepository {
         access_key: k.accessKey,
         secret_salt: k.secretSalt,
         secret_hash: k.secretHash,
+        created_at: k.createdAt,
         expires_at: k.expiresAt,
       })
       .returning(LIST_COLUMNS)

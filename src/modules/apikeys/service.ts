@@ -116,6 +116,7 @@ export class ApiKeyService {
       accessKey: newAccessKey(),
       secretSalt: salt,
       secretHash: hashSecret(salt, secretKey),
+      createdAt: now,
       expiresAt: days ? new Date(now.getTime() + days * 86_400_000) : null,
     });
     const key = this.toApiKey(row);

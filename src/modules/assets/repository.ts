@@ -71,8 +71,8 @@ export interface AssetListFilter {
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-/** The row of a new asset. */
-function newAssetRow(organizationId: string, id: string, a: AssetWrite) {
+/** The row of a new asset, created at `at` (the application's clock). */
+function newAssetRow(organizationId: string, id: string, a: AssetWrite, at: Date) {
   return {
     organization_id: organizationId,
     id,
@@ -92,6 +92,8 @@ function newAssetRow(organizationId: string, id: string, a: AssetWrite) {
     sources: a.sources,
     first_seen_at: a.seenAt,
     last_seen_at: a.seenAt,
+    created_at: at,
+    updated_at: at,
   };
 }
 
@@ -129,16 +131,16 @@ export class AssetRepository {
       .execute();
   }
 
-  async insert(organizationId: string, id: string, a: AssetWrite, db: Db = this.db) {
+  async insert(organizationId: string, id: string, a: AssetWrite, at: Date, db: Db = this.db) {
     return db
       .insertInto('assets')
-      .values(newAssetRow(organizationId, id, a))
+      .values(newAssetRow(organizationId, id, a, at))
       .returning(COLUMNS)
       .executeTakeFirstOrThrow();
   }
 
   /** Folds a new report into an asset: identifiers and labels accumulate, facts move forward. */
-  async merge(organizationId: string, id: string, a: AssetWrite, db: Db = this.db) {
+  async merge(organizationId: string, id: string, a: AssetWrite, at: Date, db: Db = this.db) {
     return db
       .updateTable('assets')
       .set({
@@ -152,7 +154,7 @@ export class AssetRepository {
         sources: sql`array(select distinct unnest(sources || ${a.sources}::text[]) order by 1)`,
         last_seen_at: sql`greatest(last_seen_at, ${a.seenAt})`,
         first_seen_at: sql`least(first_seen_at, ${a.seenAt})`,
-        updated_at: sql`now()`,
+        updated_at: at,
       })
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
@@ -172,16 +174,26 @@ export class AssetRepository {
   }
 
   /** Many new assets in one statement. */
-  async insertMany(organizationId: string, rows: { id: string; write: AssetWrite }[], db: Db): Promise<void> {
+  async insertMany(
+    organizationId: string,
+    rows: { id: string; write: AssetWrite }[],
+    at: Date,
+    db: Db,
+  ): Promise<void> {
     if (rows.length === 0) return;
     await db
       .insertInto('assets')
-      .values(rows.map(({ id, write }) => newAssetRow(organizationId, id, write)))
+      .values(rows.map(({ id, write }) => newAssetRow(organizationId, id, write, at)))
       .execute();
   }
 
   /** merge() for many assets in one statement. */
-  async mergeMany(organizationId: string, rows: { id: string; write: AssetWrite }[], db: Db): Promise<void> {
+  async mergeMany(
+    organizationId: string,
+    rows: { id: string; write: AssetWrite }[],
+    at: Date,
+    db: Db,
+  ): Promise<void> {
     if (rows.length === 0) return;
     const data = rows.map(({ id, write: a }) => ({
       id,
@@ -207,7 +219,7 @@ export class AssetRepository {
         sources = array(select distinct unnest(a.sources || r.sources) order by 1),
         last_seen_at = greatest(a.last_seen_at, r.seen_at),
         first_seen_at = least(a.first_seen_at, r.seen_at),
-        updated_at = now()
+        updated_at = ${at}::timestamptz
       from jsonb_to_recordset(${JSON.stringify(data)}::jsonb) as r(id uuid, hostname text, fqdn text,
         domain_name text, operating_system text, ip_addresses text[], mac_addresses text[], tags text[],
         sources text[], seen_at timestamptz)
@@ -246,10 +258,10 @@ export class AssetRepository {
       .execute();
   }
 
-  update(organizationId: string, id: string, patch: AssetPatch) {
+  update(organizationId: string, id: string, patch: AssetPatch, at: Date) {
     return this.db
       .updateTable('assets')
-      .set({ ...patch, updated_at: sql`now()` })
+      .set({ ...patch, updated_at: at })
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
       .returning(COLUMNS)
@@ -307,6 +319,7 @@ export class AssetRepository {
     f: AssetListFilter,
     add: string[],
     remove: string[],
+    at: Date,
   ): Promise<number> {
     const ids = this.filtered(organizationId, f).select('id');
     const next = sql<
@@ -314,7 +327,7 @@ export class AssetRepository {
     >`array(select distinct t from unnest(tags || ${add}::text[]) as t where t <> all(${remove}::text[]) order by 1)`;
     const result = await this.db
       .updateTable('assets')
-      .set({ tags: next, updated_at: sql`now()` })
+      .set({ tags: next, updated_at: at })
       .where('organization_id', '=', organizationId)
       .where('id', 'in', ids)
       .where(sql<boolean>`tags is distinct from ${next}`)

@@ -131,8 +131,8 @@ export class AssetService {
       .map((i) => matches.find((m) => m.kind === i.kind && m.value === i.value))
       .find((m) => m !== undefined);
     const asset = match
-      ? await this.repo.merge(ctx.organizationId, match.asset_id, write, trx)
-      : await this.repo.insert(ctx.organizationId, uuidv7(), write, trx);
+      ? await this.repo.merge(ctx.organizationId, match.asset_id, write, this.clock(), trx)
+      : await this.repo.insert(ctx.organizationId, uuidv7(), write, this.clock(), trx);
     await this.repo.addIdentifiers(ctx.organizationId, asset.id, identifiers, trx);
     return { asset, created: !match };
   }
@@ -189,9 +189,11 @@ export class AssetService {
     }
     merges.length = 0;
     for (const [id, write] of folded) merges.push({ id, write });
-    for (let i = 0; i < news.length; i += 500) await this.repo.insertMany(org, news.slice(i, i + 500), trx);
+    const now = this.clock();
+    for (let i = 0; i < news.length; i += 500)
+      await this.repo.insertMany(org, news.slice(i, i + 500), now, trx);
     for (let i = 0; i < merges.length; i += 1000)
-      await this.repo.mergeMany(org, merges.slice(i, i + 1000), trx);
+      await this.repo.mergeMany(org, merges.slice(i, i + 1000), now, trx);
     for (let i = 0; i < claims.length; i += 5000)
       await this.repo.addIdentifierList(org, claims.slice(i, i + 5000), trx);
     return { ids, created, updated };
@@ -346,7 +348,7 @@ export class AssetService {
     const plus = cleanTags(add);
     const minus = cleanTags(remove);
     if (plus.length === 0 && minus.length === 0) throw invalid('/Add', 'give tags to Add or Remove');
-    const changed = await this.repo.bulkTags(ctx.organizationId, filter, plus, minus);
+    const changed = await this.repo.bulkTags(ctx.organizationId, filter, plus, minus, this.clock());
     await this.audit.record(ctx, 'assets.tagged', null, { add: plus, remove: minus, changed });
     return changed;
   }
@@ -370,10 +372,12 @@ export class AssetService {
     patch: Omit<AssetPatch, 'tags'> & { tags?: string[] },
   ): Promise<Asset> {
     if (patch.owner_user_id) await this.users.get(ctx, patch.owner_user_id);
-    const row = await this.repo.update(ctx.organizationId, id, {
-      ...patch,
-      ...(patch.tags ? { tags: cleanTags(patch.tags) } : {}),
-    });
+    const row = await this.repo.update(
+      ctx.organizationId,
+      id,
+      { ...patch, ...(patch.tags ? { tags: cleanTags(patch.tags) } : {}) },
+      this.clock(),
+    );
     if (!row) throw AppError.of(Problems.NotFound, `No asset ${id} in your organisation.`);
     // Criticality and exposure are part of every finding's risk score on this asset.
     if (patch.criticality !== undefined || patch.internet_facing !== undefined)

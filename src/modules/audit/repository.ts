@@ -12,6 +12,7 @@ export interface AuditInsert {
   details: Record<string, unknown>;
   ipAddress: string | null;
   requestId: string | null;
+  occurredAt: Date;
 }
 
 export class AuditRepository {
@@ -23,6 +24,7 @@ export class AuditRepository {
       .values({
         organization_id: e.organizationId,
         id: uuidv7(),
+        occurred_at: e.occurredAt,
         actor_type: e.actorType,
         actor_id: e.actorId,
         action: e.action,

@@ -1,9 +1,13 @@
+import type { Clock } from '../../lib/clock.js';
 import type { ServiceContext } from '../context.js';
 import type { AuditRepository } from './repository.js';
 
 /** Records who did what, for every change to users, keys and organisations. */
 export class AuditService {
-  constructor(private readonly repo: AuditRepository) {}
+  constructor(
+    private readonly repo: AuditRepository,
+    private readonly clock: Clock,
+  ) {}
 
   async record(
     ctx: ServiceContext,
@@ -21,6 +25,7 @@ export class AuditService {
       details,
       ipAddress: ctx.ipAddress ?? null,
       requestId: ctx.requestId ?? null,
+      occurredAt: this.clock(),
     });
   }
 

@@ -71,6 +71,8 @@ export interface FindingInsert {
   source: string;
   toolFindingId: string | null;
   seenAt: Date;
+  /** The application's clock when the finding is created (seenAt may be the report's time). */
+  createdAt: Date;
 }
 
 export interface FindingFilter {
@@ -179,6 +181,8 @@ export class FindingRepository {
         tool_finding_id: f.toolFindingId,
         first_seen_at: f.seenAt,
         last_seen_at: f.seenAt,
+        created_at: f.createdAt,
+        updated_at: f.createdAt,
       })
       .execute();
   }
@@ -188,6 +192,7 @@ export class FindingRepository {
     id: string,
     seenAt: Date,
     evidence: string | null,
+    at: Date,
     db: Db,
   ): Promise<void> {
     await db
@@ -195,7 +200,7 @@ export class FindingRepository {
       .set({
         last_seen_at: sql`greatest(last_seen_at, ${seenAt})`,
         evidence: sql`coalesce(${evidence}, evidence)`,
-        updated_at: sql`now()`,
+        updated_at: at,
       })
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
@@ -206,6 +211,7 @@ export class FindingRepository {
     organizationId: string,
     id: string,
     change: { state: FindingState; reason: string | null; until: Date | null; fixedAt?: Date | null },
+    at: Date,
     db: Db,
   ): Promise<void> {
     await db
@@ -215,7 +221,7 @@ export class FindingRepository {
         state_reason: change.reason,
         risk_accepted_until: change.until,
         ...(change.fixedAt !== undefined ? { fixed_at: change.fixedAt } : {}),
-        updated_at: sql`now()`,
+        updated_at: at,
       })
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
@@ -231,6 +237,7 @@ export class FindingRepository {
     organizationId: string,
     scope: RescoreScope,
     sla: SlaDaysSql,
+    at: Date,
     db: Db = this.db,
   ): Promise<number> {
     const where =
@@ -247,7 +254,7 @@ export class FindingRepository {
         join assets a on a.organization_id = f.organization_id and a.id = f.asset_id
         where f.organization_id = ${organizationId} and ${where}
       )
-      update findings f set risk_score = s.risk_score, due_at = s.due_at, updated_at = now()
+      update findings f set risk_score = s.risk_score, due_at = s.due_at, updated_at = ${at}::timestamptz
       from scored s
       where f.organization_id = ${organizationId} and f.id = s.id
         and (f.risk_score, f.due_at) is distinct from (s.risk_score, s.due_at)`.execute(db);
@@ -258,6 +265,7 @@ export class FindingRepository {
     organizationId: string,
     id: string,
     change: { severity: Severity | null; reason: string | null },
+    at: Date,
     db: Db,
   ): Promise<void> {
     await db
@@ -265,7 +273,7 @@ export class FindingRepository {
       .set({
         severity_override: change.severity,
         severity_override_reason: change.reason,
-        updated_at: sql`now()`,
+        updated_at: at,
       })
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
@@ -531,7 +539,7 @@ export class FindingRepository {
         for update
       ), moved as (
         update findings set state = ${change.state}, state_reason = ${change.reason}, risk_accepted_until = ${change.until},
-          fixed_at = ${fixedAt}, updated_at = now()
+          fixed_at = ${fixedAt}, updated_at = ${change.now}::timestamptz
         from target where findings.organization_id = ${organizationId} and findings.id = target.id
         returning findings.id, target.state as from_state
       ), logged as (
@@ -558,7 +566,7 @@ export class FindingRepository {
   expireRiskAcceptances(now: Date, db: Db) {
     return db
       .updateTable('findings')
-      .set({ state: 'Open', state_reason: null, risk_accepted_until: null, updated_at: sql`now()` })
+      .set({ state: 'Open', state_reason: null, risk_accepted_until: null, updated_at: now })
       .where('state', '=', 'RiskAccepted')
       .where('risk_accepted_until', '<=', now)
       .returning(['organization_id', 'id'])

@@ -111,7 +111,8 @@ export class FindingService {
     const dedupKey = createHash('sha256')
       .update(`${asset.id}|${vulnerability.key}|${locationKey(input.location)}`)
       .digest('hex');
-    const seenAt = input.seenAt ?? this.clock();
+    const now = this.clock();
+    const seenAt = input.seenAt ?? now;
     const evidence = input.evidence ? input.evidence.slice(0, EVIDENCE_CAP) : null;
     // The report's own severity for this finding wins over the knowledge base's.
     const severity = input.severity ?? input.vulnerability?.severity ?? vulnerability.severity;
@@ -121,12 +122,13 @@ export class FindingService {
     const outcome = await this.repo.transaction(async (trx) => {
       const existing = await this.repo.findByDedupKey(ctx.organizationId, dedupKey, trx);
       if (existing) {
-        await this.repo.markSeen(ctx.organizationId, existing.id, seenAt, evidence, trx);
+        await this.repo.markSeen(ctx.organizationId, existing.id, seenAt, evidence, now, trx);
         if (existing.state === 'Fixed') {
           await this.repo.setState(
             ctx.organizationId,
             existing.id,
             { state: 'Reopened', reason: null, until: null, fixedAt: null },
+            now,
             trx,
           );
           await this.repo.addEvent(
@@ -165,10 +167,11 @@ export class FindingService {
           source: input.source,
           toolFindingId: input.toolFindingId ?? null,
           seenAt,
+          createdAt: now,
         },
         trx,
       );
-      await this.repo.rescore(ctx.organizationId, { findingIds: [id] }, sla, trx);
+      await this.repo.rescore(ctx.organizationId, { findingIds: [id] }, sla, now, trx);
       await this.repo.addEvent(
         ctx.organizationId,
         {
@@ -312,6 +315,7 @@ export class FindingService {
               ? { fixedAt: null }
               : {}),
         },
+        now,
         trx,
       );
       await this.repo.addEvent(
@@ -410,21 +414,23 @@ export class FindingService {
     if (severity && !why) throw invalid('/Reason', 'is required to override a severity');
     const effective = severity ?? finding.severity;
     const sla = await this.settings.sla(ctx.organizationId);
+    const now = this.clock();
     await this.repo.transaction(async (trx) => {
       await this.repo.setSeverityOverride(
         ctx.organizationId,
         id,
         { severity, reason: severity ? (why ?? null) : null },
+        now,
         trx,
       );
       // An explicit severity is a person's judgement: rescore lets it outrank the CVSS score.
-      await this.repo.rescore(ctx.organizationId, { findingIds: [id] }, sla, trx);
+      await this.repo.rescore(ctx.organizationId, { findingIds: [id] }, sla, now, trx);
       await this.repo.addEvent(
         ctx.organizationId,
         {
           id: uuidv7(),
           findingId: id,
-          at: this.clock(),
+          at: now,
           actorType: ctx.actor.type,
           actorId: ctx.actor.id,
           kind: 'severity_overridden',
@@ -440,14 +446,14 @@ export class FindingService {
   /** Re-scores the findings on an asset (its criticality or exposure changed). */
   async rescoreAsset(organizationId: string, assetId: string): Promise<number> {
     const sla = await this.settings.sla(organizationId);
-    return this.repo.rescore(organizationId, { assetId }, sla);
+    return this.repo.rescore(organizationId, { assetId }, sla, this.clock());
   }
 
   /** Re-scores the findings of vulnerabilities whose intelligence changed; returns how many moved. */
   async rescoreVulnerabilities(organizationId: string, vulnerabilityIds: string[]): Promise<number> {
     if (vulnerabilityIds.length === 0) return 0;
     const sla = await this.settings.sla(organizationId);
-    return this.repo.rescore(organizationId, { vulnerabilityIds }, sla);
+    return this.repo.rescore(organizationId, { vulnerabilityIds }, sla, this.clock());
   }
 
   /** Risk acceptances past their date return to Open; run periodically by every instance. */

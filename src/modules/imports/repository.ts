@@ -65,6 +65,7 @@ export interface MergeOptions {
   source: string;
   /** Findings last reported in this scope and not seen again become Fixed; else per asset and tool. */
   scopeName: string | null;
+  /** The application's clock at the merge: when findings are seen, created and updated. */
   seenAt: Date;
   sla: SlaDays;
   /** Finding rows staged (all on assets that resolved); those beyond the distinct ones were duplicates. */
@@ -381,7 +382,7 @@ export class ImportRepository {
   // ---- the merge (one transaction) ----
 
   /** Upserts the staged vulnerabilities into the knowledge base, set-based, and notes their ids. */
-  async mergeVulnerabilities(organizationId: string, importId: string, source: string, trx: Db) {
+  async mergeVulnerabilities(organizationId: string, importId: string, source: string, at: Date, trx: Db) {
     await sql`
       with staged as (
         select vulnerability_key as key, input from import_vulnerabilities
@@ -389,7 +390,7 @@ export class ImportRepository {
       ), upserted as (
         insert into vulnerabilities (organization_id, id, key, source, plugin_id, cve_ids, aliases, title,
           description, solution, cwe_ids, severity, cvss3_vector, cvss3_score, cvss4_vector, cvss4_score,
-          reference_urls, published_at)
+          reference_urls, published_at, created_at, updated_at)
         select ${organizationId}::uuid, rampart_uuidv7(), key, ${source}::text, input->>'ruleId',
           array(select jsonb_array_elements_text(coalesce(input->'cveIds', '[]'))),
           array(select jsonb_array_elements_text(coalesce(input->'aliases', '[]'))),
@@ -398,7 +399,7 @@ export class ImportRepository {
           input->>'severity', input->>'cvss3Vector', (input->>'cvss3Score')::numeric,
           input->>'cvss4Vector', (input->>'cvss4Score')::numeric,
           array(select jsonb_array_elements_text(coalesce(input->'references', '[]'))),
-          (input->>'publishedAt')::timestamptz
+          (input->>'publishedAt')::timestamptz, ${at}::timestamptz, ${at}::timestamptz
         from staged
         on conflict (organization_id, key) do update set
           cve_ids = array(select distinct unnest(vulnerabilities.cve_ids || excluded.cve_ids) order by 1),
@@ -413,7 +414,7 @@ export class ImportRepository {
           cvss4_vector = coalesce(vulnerabilities.cvss4_vector, excluded.cvss4_vector),
           cvss4_score = coalesce(vulnerabilities.cvss4_score, excluded.cvss4_score),
           published_at = coalesce(vulnerabilities.published_at, excluded.published_at),
-          updated_at = now()
+          updated_at = excluded.updated_at
         returning id, key
       )
       update import_vulnerabilities s set vulnerability_id = upserted.id
@@ -479,14 +480,14 @@ export class ImportRepository {
         insert into findings (organization_id, id, asset_id, vulnerability_id, dedup_key, location_kind, port, protocol,
           url, parameter, file_path, line, package_name, package_version, title, severity, state, state_reason,
           risk_score, due_at, evidence, source, tool_finding_id, scope_name, last_import_id, first_seen_at, last_seen_at,
-          fixed_at)
+          fixed_at, created_at, updated_at)
         select ${organizationId}::uuid, rampart_uuidv7(), m.asset_id, m.vulnerability_id, m.dedup_key, m.location_kind, m.port,
           m.protocol, m.url, m.parameter, m.file_path, m.line, m.package_name, m.package_version, m.title, m.severity,
           coalesce(m.state, 'Open'), m.state_reason,
           ${risk(sql`m.cvss_score`, sql`m.severity`)},
           rampart_due_at(m.severity, ${o.seenAt}::timestamptz, m.kev_due_date, ${sla}), m.evidence, ${o.source}::text,
           m.tool_finding_id, ${o.scopeName}::text, ${o.importId}::uuid, ${o.seenAt}::timestamptz, ${o.seenAt}::timestamptz,
-          case when m.state = 'Fixed' then ${o.seenAt}::timestamptz end
+          case when m.state = 'Fixed' then ${o.seenAt}::timestamptz end, ${o.seenAt}::timestamptz, ${o.seenAt}::timestamptz
         from import_merge m where m.finding_id is null
         returning id, state, state_reason
       ), logged as (
@@ -524,7 +525,7 @@ export class ImportRepository {
           when f.state = 'Fixed' and coalesce(m.state, 'Open') <> 'Fixed' then null
           when f.state in ('Open', 'Reopened') and m.state = 'Fixed' then ${o.seenAt}::timestamptz
           else f.fixed_at end,
-        updated_at = now()
+        updated_at = ${o.seenAt}::timestamptz
       from import_merge m
       where f.organization_id = ${organizationId} and f.id = m.finding_id
       returning f.id, m.current_state as from_state, f.state as to_state`.execute(trx);
@@ -543,7 +544,7 @@ export class ImportRepository {
         where f.organization_id = ${organizationId} and f.state in ('Open', 'Reopened') and ${scope}
           and f.last_import_id is distinct from ${o.importId}::uuid
       )
-      update findings f set state = 'Fixed', state_reason = null, fixed_at = ${o.seenAt}::timestamptz, updated_at = now()
+      update findings f set state = 'Fixed', state_reason = null, fixed_at = ${o.seenAt}::timestamptz, updated_at = ${o.seenAt}::timestamptz
       from gone g
       where f.organization_id = ${organizationId} and f.id = g.id
       returning f.id, g.state as from_state, 'Fixed' as to_state`.execute(trx);

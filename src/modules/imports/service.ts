@@ -454,7 +454,7 @@ export class ImportService {
         staged.map((s, i) => ({ key: s.asset_key, assetId: ids[i]! })),
         trx,
       );
-      await this.repo.mergeVulnerabilities(org, id, source, trx);
+      await this.repo.mergeVulnerabilities(org, id, source, seenAt, trx);
       // Before the findings: their risk scores and due dates read the enriched values.
       const enriched = await this.vulnerabilities.enrich(org, { importId: id }, trx);
       const merged = await this.repo.mergeFindings(

@@ -8,16 +8,16 @@ const COLUMNS = ['id', 'name', 'created_at'] as const;
 export class OrganizationRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  insert(id: string, name: string) {
+  insert(id: string, name: string, createdAt: Date) {
     return this.db
       .insertInto('organizations')
-      .values({ id, name })
+      .values({ id, name, created_at: createdAt })
       .returning(COLUMNS)
       .executeTakeFirstOrThrow();
   }
 
   /** The first organisation, inserted when there is none; safe when several instances start at once. */
-  findOrCreateFirst(id: string, name: string) {
+  findOrCreateFirst(id: string, name: string, createdAt: Date) {
     return this.db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(${FIRST_ORG_LOCK})`.execute(trx);
       const existing = await trx
@@ -29,7 +29,7 @@ export class OrganizationRepository {
       if (existing) return { row: existing, created: false };
       const row = await trx
         .insertInto('organizations')
-        .values({ id, name })
+        .values({ id, name, created_at: createdAt })
         .returning(COLUMNS)
         .executeTakeFirstOrThrow();
       return { row, created: true };

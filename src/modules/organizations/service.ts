@@ -1,5 +1,6 @@
 import { AppError } from '../../http/problems/app-error.js';
 import { Problems } from '../../http/problems/types.js';
+import type { Clock } from '../../lib/clock.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import type { OrganizationRepository } from './repository.js';
 
@@ -16,14 +17,17 @@ function toOrganization(row: { id: string; name: string; created_at: Date }): Or
 }
 
 export class OrganizationService {
-  constructor(private readonly repo: OrganizationRepository) {}
+  constructor(
+    private readonly repo: OrganizationRepository,
+    private readonly clock: Clock,
+  ) {}
 
   async create(name: string): Promise<Organization> {
     const trimmed = name.trim();
     if (trimmed.length === 0 || trimmed.length > 200) {
       throw AppError.of(Problems.ValidationFailed, 'An organisation name must have 1 to 200 characters.');
     }
-    return toOrganization(await this.repo.insert(uuidv7(), trimmed));
+    return toOrganization(await this.repo.insert(uuidv7(), trimmed, this.clock()));
   }
 
   async get(id: string): Promise<Organization> {
@@ -34,7 +38,7 @@ export class OrganizationService {
 
   /** The first organisation, created on an empty database. */
   async ensureFirst(): Promise<{ organization: Organization; created: boolean }> {
-    const { row, created } = await this.repo.findOrCreateFirst(uuidv7(), DEFAULT_NAME);
+    const { row, created } = await this.repo.findOrCreateFirst(uuidv7(), DEFAULT_NAME, this.clock());
     return { organization: toOrganization(row), created };
   }
 

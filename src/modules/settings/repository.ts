@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 
 export interface SlaDays {
@@ -27,11 +27,11 @@ export class SettingsRepository {
       .executeTakeFirst();
   }
 
-  async save(organizationId: string, sla: SlaDays): Promise<void> {
+  async save(organizationId: string, at: Date, sla: SlaDays): Promise<void> {
     await this.db
       .insertInto('organization_settings')
-      .values({ organization_id: organizationId, ...sla })
-      .onConflict((oc) => oc.column('organization_id').doUpdateSet({ ...sla, updated_at: sql`now()` }))
+      .values({ organization_id: organizationId, ...sla, updated_at: at })
+      .onConflict((oc) => oc.column('organization_id').doUpdateSet({ ...sla, updated_at: at }))
       .execute();
   }
 }

@@ -1,4 +1,5 @@
 import type { Severity } from '../../db/schema.js';
+import type { Clock } from '../../lib/clock.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
 import type { SettingsRepository } from './repository.js';
@@ -13,6 +14,7 @@ export class SettingsService {
   constructor(
     private readonly repo: SettingsRepository,
     private readonly audit: AuditService,
+    private readonly clock: Clock,
   ) {}
 
   async sla(organizationId: string): Promise<SlaDays> {
@@ -28,7 +30,7 @@ export class SettingsService {
   }
 
   async setSla(ctx: ServiceContext, sla: SlaDays): Promise<SlaDays> {
-    await this.repo.save(ctx.organizationId, {
+    await this.repo.save(ctx.organizationId, this.clock(), {
       sla_critical_days: sla.Critical,
       sla_high_days: sla.High,
       sla_medium_days: sla.Medium,

@@ -30,9 +30,10 @@ export class TicketRepository {
   }
 
   /** The next ticket number of an organisation (RAM-1, RAM-2, …), taken under a row lock. */
-  async nextNumber(organizationId: string, trx: Transaction<DB>): Promise<number> {
+  async nextNumber(organizationId: string, at: Date, trx: Transaction<DB>): Promise<number> {
     const row = await sql<{ number: number }>`
-      insert into organization_settings (organization_id, next_ticket_number) values (${organizationId}, 2)
+      insert into organization_settings (organization_id, next_ticket_number, updated_at)
+      values (${organizationId}, 2, ${at}::timestamptz)
       on conflict (organization_id) do update set next_ticket_number = organization_settings.next_ticket_number + 1
       returning next_ticket_number - 1 as number`.execute(trx);
     return Number(row.rows[0]!.number);
@@ -67,6 +68,7 @@ export class TicketRepository {
       assigneeId: string | null;
       dueAt: Date | null;
       createdBy: string | null;
+      createdAt: Date;
     },
     db: Db,
   ): Promise<void> {
@@ -83,6 +85,8 @@ export class TicketRepository {
         due_at: t.dueAt,
         state: 'Open',
         created_by_user_id: t.createdBy,
+        created_at: t.createdAt,
+        updated_at: t.createdAt,
       })
       .execute();
   }
@@ -100,11 +104,12 @@ export class TicketRepository {
       resolved_at: Date | null;
       closed_at: Date | null;
     }>,
+    at: Date,
     db: Db = this.db,
   ): Promise<void> {
     await db
       .updateTable('tickets')
-      .set({ ...patch, updated_at: sql`now()` })
+      .set({ ...patch, updated_at: at })
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
       .execute();
@@ -131,12 +136,23 @@ export class TicketRepository {
     return rows.map((r) => r.id);
   }
 
-  async link(organizationId: string, ticketId: string, findingIds: string[], db: Db): Promise<number> {
+  async link(
+    organizationId: string,
+    ticketId: string,
+    findingIds: string[],
+    at: Date,
+    db: Db,
+  ): Promise<number> {
     if (findingIds.length === 0) return 0;
     const result = await db
       .insertInto('ticket_findings')
       .values(
-        findingIds.map((f) => ({ organization_id: organizationId, ticket_id: ticketId, finding_id: f })),
+        findingIds.map((f) => ({
+          organization_id: organizationId,
+          ticket_id: ticketId,
+          finding_id: f,
+          linked_at: at,
+        })),
       )
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
@@ -213,7 +229,7 @@ export class TicketRepository {
 
   async addComment(
     organizationId: string,
-    c: { id: string; ticketId: string; authorId: string | null; body: string },
+    c: { id: string; ticketId: string; authorId: string | null; body: string; createdAt: Date },
   ): Promise<void> {
     await this.db
       .insertInto('ticket_comments')
@@ -223,6 +239,7 @@ export class TicketRepository {
         ticket_id: c.ticketId,
         author_user_id: c.authorId,
         body: c.body,
+        created_at: c.createdAt,
       })
       .execute();
   }

@@ -67,8 +67,9 @@ export class TicketService {
     if (input.assigneeId) await this.users.get(ctx, input.assigneeId);
     const findingIds = await this.checkFindings(ctx, input.findingIds);
     const id = uuidv7();
+    const now = this.clock();
     await this.repo.transaction(async (trx) => {
-      const number = await this.repo.nextNumber(ctx.organizationId, trx);
+      const number = await this.repo.nextNumber(ctx.organizationId, now, trx);
       await this.repo.insert(
         ctx.organizationId,
         {
@@ -80,16 +81,17 @@ export class TicketService {
           assigneeId: input.assigneeId ?? null,
           dueAt: input.dueAt ?? null,
           createdBy: ctx.actor.type === 'user' || ctx.actor.type === 'apikey' ? (ctx.userId ?? null) : null,
+          createdAt: now,
         },
         trx,
       );
-      await this.repo.link(ctx.organizationId, id, findingIds, trx);
+      await this.repo.link(ctx.organizationId, id, findingIds, now, trx);
       await this.repo.addEvent(
         ctx.organizationId,
         {
           id: uuidv7(),
           ticketId: id,
-          at: this.clock(),
+          at: now,
           ...this.actor(ctx),
           kind: 'created',
           toState: 'Open',
@@ -167,6 +169,7 @@ export class TicketService {
           ...(changes.dueAt !== undefined ? { due_at: changes.dueAt } : {}),
           ...(stateChange ? this.stateColumns(changes.state!, now) : {}),
         },
+        now,
         trx,
       );
       await this.repo.addEvent(
@@ -207,6 +210,7 @@ export class TicketService {
       ticketId: id,
       authorId: ctx.userId ?? null,
       body: text.slice(0, 20_000),
+      createdAt: this.clock(),
     });
     return this.repo.comments(ctx.organizationId, id);
   }
@@ -219,16 +223,17 @@ export class TicketService {
   ): Promise<{ changed: number }> {
     await this.get(ctx, id);
     const ids = await this.checkFindings(ctx, findingIds);
+    const now = this.clock();
     const changed = await this.repo.transaction(async (trx) => {
       const n = unlink
         ? await this.repo.unlink(ctx.organizationId, id, ids, trx)
-        : await this.repo.link(ctx.organizationId, id, ids, trx);
+        : await this.repo.link(ctx.organizationId, id, ids, now, trx);
       await this.repo.addEvent(
         ctx.organizationId,
         {
           id: uuidv7(),
           ticketId: id,
-          at: this.clock(),
+          at: now,
           ...this.actor(ctx),
           kind: unlink ? 'findings_unlinked' : 'findings_linked',
           details: { count: n },
@@ -255,7 +260,7 @@ export class TicketService {
         if (unfixed === 0 && ['Open', 'InProgress', 'Reopened'].includes(t.state)) to = 'Resolved';
         else if (reopened > 0 && (t.state === 'Resolved' || t.state === 'Closed')) to = 'Reopened';
         if (!to) continue;
-        await this.repo.update(organizationId, t.id, this.stateColumns(to, now), trx);
+        await this.repo.update(organizationId, t.id, this.stateColumns(to, now), now, trx);
         await this.repo.addEvent(
           organizationId,
           {

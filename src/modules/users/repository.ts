@@ -40,11 +40,12 @@ export class UserRepository {
   update(
     organizationId: string,
     id: string,
+    at: Date,
     changes: Partial<Pick<NewUserRow, 'name' | 'role' | 'active' | 'password_hash'>>,
   ) {
     return this.db
       .updateTable('users')
-      .set({ ...changes, updated_at: new Date() })
+      .set({ ...changes, updated_at: at })
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
       .returning(COLUMNS)

@@ -1,6 +1,7 @@
 import { ROLES, type Role } from '../../db/schema.js';
 import { AppError } from '../../http/problems/app-error.js';
 import { Problems } from '../../http/problems/types.js';
+import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import type { AuditService } from '../audit/service.js';
@@ -72,6 +73,7 @@ export class UserService {
   constructor(
     private readonly repo: UserRepository,
     private readonly audit: AuditService,
+    private readonly clock: Clock,
   ) {}
 
   onAccessChanged(listener: UserAccessListener): void {
@@ -97,7 +99,7 @@ export class UserService {
         'This would leave the organisation without an active Admin; make someone else Admin first.',
       );
     }
-    const row = await this.repo.update(ctx.organizationId, id, {
+    const row = await this.repo.update(ctx.organizationId, id, this.clock(), {
       ...(name !== undefined ? { name } : {}),
       ...(changes.role !== undefined ? { role: changes.role } : {}),
       ...(changes.active !== undefined ? { active: changes.active } : {}),
@@ -126,7 +128,9 @@ export class UserService {
   async resetPassword(ctx: ServiceContext, id: string): Promise<string> {
     await this.get(ctx, id);
     const password = generatePassword();
-    await this.repo.update(ctx.organizationId, id, { password_hash: await hashPassword(password) });
+    await this.repo.update(ctx.organizationId, id, this.clock(), {
+      password_hash: await hashPassword(password),
+    });
     await this.listener.accessChanged(ctx.organizationId, id, { endSessions: true });
     await this.audit.record(ctx, 'user.password_reset', { type: 'user', id });
     return password;
@@ -154,7 +158,7 @@ export class UserService {
         errors: issues,
       });
     }
-    await this.repo.update(ctx.organizationId, userId, {
+    await this.repo.update(ctx.organizationId, userId, this.clock(), {
       password_hash: await hashPassword(input.newPassword),
     });
     await this.listener.accessChanged(ctx.organizationId, userId, {
@@ -185,6 +189,7 @@ export class UserService {
     if (await this.repo.findByEmail(email)) {
       throw AppError.of(Problems.Conflict, `A user with email ${email} already exists.`);
     }
+    const now = this.clock();
     const row = await this.repo.insert({
       organization_id: ctx.organizationId,
       id: uuidv7(),
@@ -192,7 +197,8 @@ export class UserService {
       name,
       role: input.role,
       password_hash: input.password === undefined ? null : await hashPassword(input.password),
-      updated_at: new Date(),
+      created_at: now,
+      updated_at: now,
     });
     const user = toUser(row);
     await this.audit.record(ctx, 'user.created', { type: 'user', id: user.id }, { email, role: user.role });

@@ -81,7 +81,7 @@ export class VulnerabilityRepository {
   }
 
   /** Inserts, or folds new aliases and references into the entry with the same key. */
-  upsert(organizationId: string, id: string, v: VulnerabilityWrite, db: Db = this.db) {
+  upsert(organizationId: string, id: string, at: Date, v: VulnerabilityWrite, db: Db = this.db) {
     return db
       .insertInto('vulnerabilities')
       .values({
@@ -104,6 +104,8 @@ export class VulnerabilityRepository {
         epss_percentile: v.epssPercentile,
         kev: v.kev,
         kev_due_date: v.kevDueDate,
+        created_at: at,
+        updated_at: at,
       })
       .onConflict((oc) =>
         oc.columns(['organization_id', 'key']).doUpdateSet({
@@ -120,7 +122,7 @@ export class VulnerabilityRepository {
           epss_percentile: sql`coalesce(excluded.epss_percentile, vulnerabilities.epss_percentile)`,
           kev: sql`vulnerabilities.kev or excluded.kev`,
           kev_due_date: sql`coalesce(vulnerabilities.kev_due_date, excluded.kev_due_date)`,
-          updated_at: sql`now()`,
+          updated_at: at,
         }),
       )
       .returning(COLUMNS)
@@ -150,7 +152,12 @@ export class VulnerabilityRepository {
    * the highest EPSS, KEV with the earliest due date, CWE, references, description. Only rows whose
    * values change are written; their ids are returned so their findings can be re-scored.
    */
-  async enrichFromIntel(organizationId: string, scope: EnrichScope, db: Db = this.db): Promise<string[]> {
+  async enrichFromIntel(
+    organizationId: string,
+    scope: EnrichScope,
+    at: Date,
+    db: Db = this.db,
+  ): Promise<string[]> {
     const target =
       'importId' in scope
         ? sql`v.id in (select vulnerability_id from import_vulnerabilities
@@ -211,7 +218,7 @@ export class VulnerabilityRepository {
         kev = m.kev, kev_due_date = m.kev_due_date, kev_date_added = m.kev_date_added,
         description = m.description, published_at = m.published_at, modified_at = m.modified_at,
         cwe_ids = m.cwe_ids, reference_urls = m.reference_urls,
-        intel_at = now(), updated_at = now()
+        intel_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
       from merged m
       where v.organization_id = ${organizationId} and v.id = m.id
         and (m.cvss2_vector, m.cvss2_score, m.cvss3_vector, m.cvss3_score, m.cvss4_vector, m.cvss4_score, m.epss_score,

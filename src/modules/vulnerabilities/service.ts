@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DB, Severity } from '../../db/schema.js';
 import { AppError, invalid } from '../../http/problems/app-error.js';
 import { Problems } from '../../http/problems/types.js';
+import type { Clock } from '../../lib/clock.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import type { ServiceContext } from '../context.js';
 import type { EnrichScope, VulnerabilityRepository, VulnerabilityRow } from './repository.js';
@@ -43,7 +44,10 @@ export function vulnerabilityKey(
 }
 
 export class VulnerabilityService {
-  constructor(private readonly repo: VulnerabilityRepository) {}
+  constructor(
+    private readonly repo: VulnerabilityRepository,
+    private readonly clock: Clock,
+  ) {}
 
   async resolve(ctx: ServiceContext, input: VulnerabilityInput): Promise<VulnerabilityRow> {
     const cveIds = [...new Set((input.cveIds ?? []).map((c) => c.trim().toUpperCase()))].sort();
@@ -51,7 +55,7 @@ export class VulnerabilityService {
     if (bad) throw invalid('/Cve', `'${bad}' is not a CVE id (CVE-YYYY-NNNN)`);
     const title = input.title.trim();
     if (!title) throw invalid('/Title', 'is required');
-    return this.repo.upsert(ctx.organizationId, uuidv7(), {
+    return this.repo.upsert(ctx.organizationId, uuidv7(), this.clock(), {
       key: vulnerabilityKey({ source: input.source, ruleId: input.ruleId, title, cveIds }),
       source: input.source,
       pluginId: input.ruleId ?? null,
@@ -104,6 +108,6 @@ export class VulnerabilityService {
    * vulnerabilities in scope; returns the ids that changed, whose findings need re-scoring.
    */
   enrich(organizationId: string, scope: EnrichScope, trx?: Kysely<DB> | Transaction<DB>): Promise<string[]> {
-    return this.repo.enrichFromIntel(organizationId, scope, trx);
+    return this.repo.enrichFromIntel(organizationId, scope, this.clock(), trx);
   }
 }
