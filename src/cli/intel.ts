@@ -2,7 +2,8 @@ import { stat } from 'node:fs/promises';
 import { AppError } from '../http/problems/app-error.js';
 import { Problems } from '../http/problems/types.js';
 import type { FeedName } from '../intel/feeds/types.js';
-import { toLoadDto } from '../modules/intel/routes.js';
+import { ageInDays, REFRESH_HINT, STALE_AFTER_DAYS } from '../modules/intel/freshness.js';
+import { toFeedItems, toLoadDto } from '../modules/intel/routes.js';
 import { type CliEnv, openRuntime } from './runtime.js';
 
 export interface IntelLoadOptions {
@@ -17,7 +18,7 @@ type LoadDto = ReturnType<typeof toLoadDto>;
 function line(l: LoadDto): string {
   if (l.State === 'Failed') return `${l.Source}: ${l.Feed} load failed: ${l.Error}`;
   const parts = [
-    `${l.Source}: ${l.Feed}${l.DataDate ? ` (${l.DataDate})` : ''}`,
+    `${l.Source}: ${l.Feed}${l.DataDateAsGiven ? ` (${l.DataDateAsGiven})` : ''}`,
     `${l.Added} added, ${l.Updated} updated, ${l.Unchanged} unchanged`,
   ];
   if (l.Skipped) parts.push(`${l.Skipped} skipped`);
@@ -68,30 +69,44 @@ export async function intelLoadCommand(cli: CliEnv, paths: string[], opts: Intel
   }
 }
 
-/** `rampart intel status`: records per feed and each feed's last load. */
+/**
+ * `rampart intel status`: records per feed, how current each feed's data is, and each feed's last
+ * load; warns (with what to do) when a feed is older than STALE_AFTER_DAYS at the clock of the
+ * application, so that a knowledge base shipped long ago is not taken for today's.
+ */
 export async function intelStatusCommand(cli: CliEnv, opts: { json?: boolean }): Promise<void> {
   const rt = await openRuntime(cli, 'intel status');
   try {
     const status = await rt.services.intel.feedStatus();
-    const rows = FEEDS.map((feed) => {
-      const last = status.lastLoads.find((l) => l.feed === feed);
-      return {
-        Feed: feed,
-        Records: Number(status.counts?.[feed] ?? 0),
-        LastLoad: last ? toLoadDto(last) : null,
-      };
-    });
+    const rows = toFeedItems(status).map((f) => ({
+      Feed: f.Feed,
+      Records: f.Records,
+      DataDate: f.DataDate,
+      Stale: f.Stale,
+      LastLoad: f.LastLoad,
+    }));
     if (opts.json) {
       cli.out.stdout(`${JSON.stringify(rows)}\n`);
       return;
     }
+    const dated = (r: (typeof rows)[number]) =>
+      r.DataDate
+        ? `; data of ${r.DataDate.slice(0, 10)}${r.Stale ? ` (${ageInDays(r.DataDate, status.now)} days old)` : ''}`
+        : '';
     for (const r of rows)
       cli.out.stdout(
-        `${r.Feed.padEnd(5)} ${String(r.Records).padStart(8)} records` +
+        `${r.Feed.padEnd(5)} ${String(r.Records).padStart(8)} records${dated(r)}` +
           (r.LastLoad
             ? `; last load ${r.LastLoad.StartedAt} ${r.LastLoad.State}${r.LastLoad.Error ? `: ${r.LastLoad.Error}` : ''}`
             : '; never loaded') +
           '\n',
+      );
+    const stale = rows.filter((r) => r.Stale);
+    if (stale.length > 0)
+      cli.out.stdout(
+        `\nWarning: the data of ${stale.map((r) => r.Feed).join(', ')} is more than ${STALE_AFTER_DAYS} days old ` +
+          `(today is ${status.now.toISOString().slice(0, 10)}): risk scores and KEV due dates miss what was published since. ` +
+          `${REFRESH_HINT}\n`,
       );
   } finally {
     await rt.close();

@@ -3,7 +3,7 @@ import { buildServices, type Services } from '../app.js';
 import { type Config, loadConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { systemClock } from '../lib/clock.js';
+import { type Clock, systemClock } from '../lib/clock.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from '../lib/invalidation-bus.js';
 import type { Organization } from '../modules/organizations/service.js';
 
@@ -15,6 +15,8 @@ export interface Output {
 export interface CliEnv {
   env: Record<string, string | undefined>;
   out: Output;
+  /** The application's time; tests pass a fixed one (default: the system's). */
+  clock?: Clock;
 }
 
 export interface Runtime {
@@ -43,7 +45,10 @@ export async function openRuntime(cli: CliEnv, command: string, config = readCon
     bus = config.redisUrl
       ? new RedisInvalidationBus(config.redisUrl, config.redisPrefix)
       : new LocalInvalidationBus();
-    const services = buildServices(database, systemClock, bus, { ...config, authCacheSeconds: 0 });
+    const services = buildServices(database, cli.clock ?? systemClock, bus, {
+      ...config,
+      authCacheSeconds: 0,
+    });
     // Processes starting at once on a new database: one migrates and creates the first
     // organisation, the others wait and then find it done.
     const { appliedMigrations, organization, created } = await database.exclusive('first-start', async () => {

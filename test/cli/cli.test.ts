@@ -272,7 +272,9 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
     expect(records).toMatchObject({ nvd: 41, cve5: 6, epss: 1444, osv: 21 });
     expect(records.kev).toBeGreaterThanOrEqual(1404);
     const text = await cli.run('intel', 'status');
-    expect(text.stdout).toMatch(/^kev +\d+ records; last load .* Completed$/m);
+    expect(text.stdout).toMatch(
+      /^kev +\d+ records; data of 2025-08-25( \(\d+ days old\))?; last load .* Completed$/m,
+    );
   });
 
   it('intel load reads files and folders, skips what is no feed, and refuses bad input', async () => {

@@ -288,7 +288,26 @@ export class IntelRepository {
       .select(['last_started_at', 'last_finished_at', 'last_errors'])
       .where('id', '=', 1)
       .executeTakeFirst();
-    return { counts: counts.rows[0], lastLoads: lastLoads.rows, lastCompleted: lastCompleted.rows, sync };
+    // What the completed loads said their files' dates were (each feed in its own form).
+    const statedDates = await sql<{ feed: FeedName; data_date: string }>`
+      select distinct feed, data_date from intel_loads where state = 'Completed' and data_date is not null`.execute(
+      this.db,
+    );
+    // Files without a stated date (CVE 5 records, OSV advisories, single NVD records) are as
+    // current as their newest record. Not KEV: entries NVD records bring are no catalogue version.
+    const newest = await sql<Record<'nvd' | 'cve5' | 'epss' | 'osv', Date | string | null>>`
+      select (select max(modified_at) from intel_cves where feed = 'nvd') as nvd,
+        (select max(modified_at) from intel_cves where feed = 'cve5') as cve5,
+        (select max(score_date) from intel_epss) as epss,
+        (select max(modified_at) from intel_osv) as osv`.execute(this.db);
+    return {
+      counts: counts.rows[0],
+      lastLoads: lastLoads.rows,
+      lastCompleted: lastCompleted.rows,
+      sync,
+      statedDates: statedDates.rows,
+      newestRecords: newest.rows[0],
+    };
   }
 
   async loads(limit: number): Promise<LoadRowSql[]> {

@@ -6,8 +6,9 @@ import { contextOf } from '../../http/request-context.js';
 import type { TypedApp } from '../../http/types.js';
 import { scoreCvss } from '../../intel/cvss/cvss.js';
 import type { CvssMetric } from '../../intel/types.js';
+import { isStale, newestDate, normaliseDataDate, STALE_AFTER_DAYS } from './freshness.js';
 import type { IntelMatcher } from './matcher.js';
-import { FEED_NAMES, type LoadRowSql } from './repository.js';
+import { FEED_NAMES, type FeedName, type LoadRowSql } from './repository.js';
 import {
   CveIdParams,
   CveIntelSchema,
@@ -30,7 +31,8 @@ export const toLoadDto = (l: LoadRowSql) => ({
   Feed: l.feed,
   Source: l.source,
   State: l.state,
-  DataDate: l.data_date,
+  DataDate: normaliseDataDate(l.data_date),
+  DataDateAsGiven: l.data_date,
   Added: l.added,
   Updated: l.updated,
   Unchanged: l.unchanged,
@@ -40,6 +42,36 @@ export const toLoadDto = (l: LoadRowSql) => ({
   StartedAt: new Date(l.started_at).toISOString(),
   FinishedAt: iso(l.finished_at),
 });
+
+type FeedStatus = Awaited<ReturnType<IntelService['feedStatus']>>;
+
+/**
+ * How current a feed's data is: the newest date its completed loads stated, or for files that
+ * state none, the newest record held (not for KEV: entries NVD records bring are no catalogue).
+ */
+function feedDataDate(feed: FeedName, status: FeedStatus): string | null {
+  const stated = status.statedDates.filter((r) => r.feed === feed).map((r) => normaliseDataDate(r.data_date));
+  return newestDate([...stated, feed === 'kev' ? null : status.newestRecords?.[feed]]);
+}
+
+/** Each feed: records held, how current they are at the application's clock, last loads. */
+export function toFeedItems(status: FeedStatus) {
+  const byFeed = (rows: LoadRowSql[], feed: string) => rows.find((r) => r.feed === feed);
+  return FEED_NAMES.map((feed) => {
+    const last = byFeed(status.lastLoads, feed);
+    const completed = byFeed(status.lastCompleted, feed);
+    const records = Number(status.counts?.[feed] ?? 0);
+    const dataDate = feedDataDate(feed, status);
+    return {
+      Feed: feed,
+      Records: records,
+      DataDate: dataDate,
+      Stale: isStale(dataDate, records, status.now),
+      LastLoad: last ? toLoadDto(last) : null,
+      LastCompletedLoad: completed ? toLoadDto(completed) : null,
+    };
+  });
+}
 
 /** A stated CVSS assessment with the library's reading of its vector, metric by metric. */
 export function cvssAssessment(m: CvssMetric) {
@@ -138,24 +170,21 @@ export const intelRoutes =
       access: { role: 'Admin' },
       schema: {
         operationId: 'getIntelFeedStatus',
-        summary: 'Each feed: records held, last load, last completed load; the sync settings',
+        summary:
+          'Each feed: records held, how current they are, last load, last completed load; the sync settings',
+        description:
+          "`DataDate` is the date of a feed's newest data (ISO 8601 UTC): the newest date its loaded files stated (KEV catalogue version, EPSS score date, NVD page timestamp), else its newest record's modification. A feed holding records whose `DataDate` is more than `StaleAfterDays` before the server's time (`Now`) is `Stale`: load current files, or set RAMPART_INTEL_SYNC_URLS.",
         tags,
         response: { 200: FeedStatusSchema },
       },
       handler: async () => {
         const status = await intel.feedStatus();
-        const byFeed = (rows: LoadRowSql[], feed: string) => rows.find((r) => r.feed === feed);
+        const items = toFeedItems(status);
         return {
-          Items: FEED_NAMES.map((feed) => {
-            const last = byFeed(status.lastLoads, feed);
-            const completed = byFeed(status.lastCompleted, feed);
-            return {
-              Feed: feed,
-              Records: Number(status.counts?.[feed] ?? 0),
-              LastLoad: last ? toLoadDto(last) : null,
-              LastCompletedLoad: completed ? toLoadDto(completed) : null,
-            };
-          }),
+          Items: items,
+          Now: status.now.toISOString(),
+          StaleAfterDays: STALE_AFTER_DAYS,
+          Stale: items.some((i) => i.Stale),
           SyncUrls: options.syncUrls,
           SyncHours: options.syncUrls.length > 0 ? options.syncHours : null,
           LastSync: status.sync?.last_started_at

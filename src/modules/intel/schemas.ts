@@ -19,8 +19,14 @@ export const IntelLoadSchema = Type.Object(
     State: Type.Union([Type.Literal('Running'), Type.Literal('Completed'), Type.Literal('Failed')]),
     DataDate: Nullable(
       Type.String({
+        format: 'date-time',
         description:
-          'The date the file speaks for: KEV catalogue version, EPSS score date, NVD page timestamp.',
+          'The date the file speaks for, in ISO 8601 UTC: KEV catalogue version, EPSS score date, NVD page timestamp (NVD states UTC without a zone). Null when the file states none, or states something that is no date.',
+      }),
+    ),
+    DataDateAsGiven: Nullable(
+      Type.String({
+        description: 'That date as the file wrote it, e.g. KEV `2025.08.25`, NVD `2026-10-08T22:17:07.363`.',
       }),
     ),
     Added: Type.Integer(),
@@ -62,12 +68,30 @@ export const FeedStatusSchema = Type.Object(
         {
           Feed: FeedNameSchema,
           Records: Type.Integer({ description: 'Records of this feed held now.' }),
+          DataDate: Nullable(
+            Type.String({
+              format: 'date-time',
+              description:
+                "How current the feed's data is (ISO 8601 UTC): the newest date its loaded files stated, else its newest record's modification; null when unknown.",
+            }),
+          ),
+          Stale: Type.Boolean({
+            description: 'The feed holds records and its DataDate is more than StaleAfterDays before Now.',
+          }),
           LastLoad: Nullable(IntelLoadSchema),
           LastCompletedLoad: Nullable(IntelLoadSchema),
         },
         { additionalProperties: false },
       ),
     ),
+    Now: Type.String({
+      format: 'date-time',
+      description: "The server's time, which staleness is judged by.",
+    }),
+    StaleAfterDays: Type.Integer({ description: 'Data older than this many days is stale.' }),
+    Stale: Type.Boolean({
+      description: 'At least one feed is stale: the knowledge base needs fresh feed files.',
+    }),
     SyncUrls: Type.Array(Type.String(), {
       description: 'The URLs the scheduled sync downloads (RAMPART_INTEL_SYNC_URLS); empty: off.',
     }),

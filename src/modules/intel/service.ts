@@ -143,8 +143,9 @@ export class IntelService {
     return this.repo.loads(limit);
   }
 
-  feedStatus() {
-    return this.repo.feedStatus();
+  /** Each feed's records and loads, with the application's time to judge how current they are. */
+  async feedStatus() {
+    return { ...(await this.repo.feedStatus()), now: this.clock() };
   }
 
   /** Everything known about one CVE (null when no feed knows it). */

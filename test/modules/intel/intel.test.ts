@@ -228,7 +228,9 @@ describe.each(DB_KINDS)('vulnerability intelligence [%s]', (kind) => {
     const status = await json('GET', '/intel/feeds', t.admin);
     expect(status.statusCode).toBe(200);
     const kev = status.json().Items.find((i: { Feed: string }) => i.Feed === 'kev');
-    expect(kev).toMatchObject({ LastCompletedLoad: { DataDate: '2025.08.25' } });
+    expect(kev).toMatchObject({
+      LastCompletedLoad: { DataDate: '2025-08-25T00:00:00.000Z', DataDateAsGiven: '2025.08.25' },
+    });
     // The catalogue's 1,404, and CVEs NVD records say CISA added later.
     expect(kev.Records).toBeGreaterThanOrEqual(1404);
     expect(status.json()).toMatchObject({ SyncUrls: [], SyncHours: null, LastSync: null });
