@@ -12,6 +12,7 @@ import { Type } from 'typebox';
 import type { Config } from '../config.js';
 import { type Access, DEFAULT_AUTH_METHODS, describeAccess } from './access.js';
 import type { DeprecationRegistry } from './deprecations.js';
+import { problemExample } from './problems/examples.js';
 import type { TypedApp } from './types.js';
 
 export const CHANNELS = ['latest', 'integration'] as const;
@@ -44,28 +45,35 @@ export type RouteDefinition<S extends FastifySchema> = RouteOptions<
   schema: S & { operationId: string; summary: string; tags: string[] };
 };
 
-const problemRef = (description: string) => ({
+/** A problem response, with an example of its own status (the shared schema's example is a 400). */
+const problemRef = (status: number, description: string, instance: string, example?: object) => ({
   description,
-  content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
+  content: {
+    'application/problem+json': {
+      schema: Type.Ref('Problem'),
+      example: { ...problemExample(status, instance), ...example },
+    },
+  },
 });
 
 /** The problem responses every route can give, by what the route does. */
-function problemResponses(schema: FastifySchema, access: Access): Record<string, unknown> {
+function problemResponses(schema: FastifySchema, access: Access, instance: string): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
-  if (schema.body || schema.querystring || schema.params) {
-    responses[400] = problemRef('The request is not valid: see `errors`.');
-  }
+  const add = (status: number, description: string) => {
+    responses[status] = problemRef(status, description, instance);
+  };
+  if (schema.body || schema.querystring || schema.params) add(400, 'The request is not valid: see `errors`.');
   if (!('public' in access)) {
-    responses[401] = problemRef('Missing or invalid API credentials.');
-    responses[403] = problemRef('Your role does not allow this action.');
+    add(401, 'Missing or invalid API credentials.');
+    add(403, 'Your role does not allow this action.');
   }
-  if (schema.params) responses[404] = problemRef('No such resource in your organisation.');
+  if (schema.params) add(404, 'No such resource in your organisation.');
   if (schema.body) {
-    responses[413] = problemRef('The request body is too large.');
-    responses[415] = problemRef('The request body is not application/json.');
+    add(413, 'The request body is too large.');
+    add(415, 'The request body is not application/json.');
   }
-  responses[429] = problemRef('Too many requests: wait `Retry-After` seconds.');
-  responses[500] = problemRef('Unexpected error; quote the correlation id.');
+  add(429, 'Too many requests: wait `Retry-After` seconds.');
+  add(500, 'Unexpected error; quote the correlation id.');
   return responses;
 }
 
@@ -99,6 +107,7 @@ export function route<S extends FastifySchema>(
   const override = ctx.config.throttleRoutes[def.schema.operationId];
   const limit = override ? { limit: override.Limit, windowSeconds: override.Window } : throttle;
   const deprecation = ctx.deprecations.find(ctx.channel, def.method as string, def.url);
+  const instance = `/api/${ctx.channel}${def.url.replace(/:([A-Za-z]+)/g, '{$1}')}`;
   const schema = {
     ...def.schema,
     description: [def.schema.description, `**Access:** ${describeAccess(access)}`]
@@ -106,9 +115,19 @@ export function route<S extends FastifySchema>(
       .join('\n\n'),
     security: securityOf(access),
     response: {
-      ...problemResponses(def.schema, access),
+      ...problemResponses(def.schema, access, instance),
       ...(deprecation
-        ? { 410: problemRef(`Removed on ${deprecation.removalOn}: use ${deprecation.replacement}.`) }
+        ? {
+            410: problemRef(
+              410,
+              `Removed on ${deprecation.removalOn}: use ${deprecation.replacement}.`,
+              instance,
+              {
+                detail: `This endpoint was removed on ${deprecation.removalOn}. Use ${deprecation.replacement} instead; see the 'latest' channel of the API documentation.`,
+                replacement: deprecation.replacement,
+              },
+            ),
+          }
         : {}),
       ...(def.schema.response as object),
     },

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { FAVICON_SVG, LOGO_SVG, THEME_CSS } from './apidoc-theme.js';
 import type { Channel } from './channels.js';
 
 const DESCRIPTIONS: Record<Channel, string> = {
@@ -15,10 +16,10 @@ const DESCRIPTIONS: Record<Channel, string> = {
 const INTRO = `
 
 **Authentication.** Send the two parts of an API key in the headers \`ApiAccessKey\` and \`ApiSecretKey\`
-on every request that requires authentication; both names and values are case-sensitive. Create keys in
-the web application (My profile → Configure API Keys) or with \`rampart apikey create\`, and check them
-with \`GET /api/<channel>/authenticationcheck\`. Each operation states whether it is anonymous or which
-role it needs (ReadOnly < Analyst < Manager < Admin).
+on every request that requires authentication; the values are case-sensitive (header names, as everywhere
+in HTTP, are not). Create keys in the web application (My profile → Configure API Keys) or with
+\`rampart apikey create\`, and check them with \`GET /api/<channel>/authenticationcheck\`. Each operation
+states whether it is anonymous or which role it needs (ReadOnly < Analyst < Manager < Admin).
 
 **Throttling.** Requests are limited per client (per API key; per source address when anonymous).
 Over the limit the answer is 429 with \`Retry-After\` (seconds) and \`RateLimit-*\` headers.
@@ -27,6 +28,28 @@ Over the limit the answer is 429 with \`Retry-After\` (seconds) and \`RateLimit-
 
 **Conventions.** JSON property names are PascalCase and case-sensitive; an unknown or mis-cased property
 is refused with a 400 that names it. Ids are UUIDs, times ISO 8601 UTC. Paths match case-insensitively.`;
+
+/**
+ * The page's own policy. The stock one adds `upgrade-insecure-requests` (the page and every "Try it
+ * out" call over plain http go to https and fail) and allows `https:` styles and fonts it never
+ * uses; the page needs only its own files, the logo as a data: image, and inline styles (Swagger UI
+ * sets some, as the web app's Mantine does).
+ */
+export const APIDOC_CSP =
+  "default-src 'self'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'; " +
+  "img-src 'self' data:; " +
+  "font-src 'self' data:; connect-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'self'; " +
+  "form-action 'self'";
+
+/**
+ * The server the documentation names, relative to the page it is read from, so that "Try it out"
+ * calls the origin the reader used (whatever name or proxy that is): the path prefix of
+ * RAMPART_BASE_URL (`/` without one), never its scheme and host.
+ */
+export function serverUrlOf(baseUrl: string): string {
+  const prefix = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  return prefix === '' ? '/' : prefix;
+}
 
 /**
  * One OpenAPI document per channel: this plugin is registered inside the channel's own
@@ -45,7 +68,7 @@ export async function registerChannelDocs(
         version: options.version,
         description: DESCRIPTIONS[channel] + INTRO,
       },
-      servers: [{ url: options.baseUrl }],
+      servers: [{ url: serverUrlOf(options.baseUrl), description: 'This Rampart server' }],
       components: {
         securitySchemes: {
           ApiAccessKey: {
@@ -78,7 +101,15 @@ export async function registerChannelDocs(
   await app.register(swaggerUi, {
     routePrefix: `/apidoc/${channel}`,
     uiConfig: { docExpansion: 'list', deepLinking: true },
-    staticCSP: true,
+    staticCSP: APIDOC_CSP,
+    logo: { type: 'image/svg+xml', content: Buffer.from(LOGO_SVG) },
+    theme: {
+      title: `Rampart API — ${channel}`,
+      favicon: [
+        { filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: FAVICON_SVG },
+      ],
+      css: [{ filename: 'rampart.css', content: THEME_CSS }],
+    },
   });
   app.get(
     `/apidoc/${channel}/documentation.json`,
