@@ -231,6 +231,77 @@ describe('openvas importer: classic layout, hosts and services', () => {
   });
 });
 
+// issue 12: an anonymised report (result names replaced by hashes) and an address that is not
+// one. The title is the NVT's; the bad address is refused with a warning and the machine stays
+// one asset, known by its name.
+describe('openvas importer: anonymised names and invalid addresses', () => {
+  it('titles a finding with its NVT name, not the result name', async () => {
+    const { findings } = await parseFixture(openvasImporter, 'openvas/issue-12-anonymised.xml');
+    expect(findings.map((f) => f.vulnerability.title)).toEqual([
+      'Microsoft Windows Multiple Vulnerabilities (KB5062557)',
+    ]);
+    // Without an NVT name the result's name still serves.
+    const bare = gmpReport(
+      '<result id="x1"><name>Result name only</name><host>192.0.2.7</host><port>general/tcp</port><nvt oid="1.3.6.1.4.1.25623.1.0.1"/><threat>Low</threat><severity>2.0</severity></result>',
+    );
+    expect((await parseText(openvasImporter, bare)).findings[0]!.vulnerability.title).toBe(
+      'Result name only',
+    );
+  });
+
+  it('refuses an address that is not one, says so naming the host, and keeps one asset per machine', async () => {
+    const { records, warnings } = await parseFixture(openvasImporter, 'openvas/issue-12-anonymised.xml');
+    const server99 = { kind: 'Host', hostname: 'server99' };
+    expect(records.filter((r) => r.type === 'finding').map((r) => r.asset)).toEqual([server99]);
+    expect(services(records).map(({ asset, port }) => ({ asset, port }))).toEqual([
+      { asset: server99, port: 42 },
+      { asset: server99, port: 3389 },
+    ]);
+    expect(assets(records).map((r) => r.asset)).toEqual([
+      {
+        ...server99,
+        operatingSystem: 'Microsoft Windows Server 2019',
+        macAddresses: ['00:50:56:8a:1b:2c'],
+      },
+    ]);
+    expect(JSON.stringify(records)).not.toContain('192.168.1.1001');
+    expect(warnings).toEqual([
+      "Host 'server99': the address '192.168.1.1001' is not an IP address and was left out.",
+    ]);
+  });
+
+  it('skips, with a warning, what only an invalid address names', async () => {
+    const report = gmpReport(
+      '<result id="x2"><name>x</name><host>10.0.0.300</host><port>22/tcp</port><nvt oid="1.3.6.1.4.1.25623.1.0.2"><name>SSH weak ciphers</name></nvt><threat>Medium</threat><severity>5.0</severity></result>',
+    );
+    const { records, warnings } = await parseText(openvasImporter, report);
+    expect(records).toEqual([]);
+    expect(warnings).toEqual([
+      "What the report says of '10.0.0.300' was skipped: it is not an IP address, and the report names no host for it.",
+    ]);
+  });
+
+  it('does the same in the CSV export, where a later row of the address may leave the name out', async () => {
+    const csv = [
+      'IP,Hostname,Port,Port Protocol,CVSS,Severity,Solution Type,NVT Name,Summary,Specific Result,NVT OID,CVEs',
+      '192.168.1.1001,server99,42,tcp,9.8,High,VendorFix,Windows KB5062557,Missing update,Seen,1.3.6.1.4.1.25623.1.0.836484,',
+      '192.168.1.1001,,22,tcp,5.0,Medium,Mitigation,SSH weak ciphers,Weak,Seen,1.3.6.1.4.1.25623.1.0.2,',
+      '10.0.0.300,,22,tcp,5.0,Medium,Mitigation,SSH weak ciphers,Weak,Seen,1.3.6.1.4.1.25623.1.0.2,',
+    ].join('\n');
+    const { records, warnings } = await parseText(openvasImporter, csv);
+    expect(records.map((r) => [r.type, r.asset])).toEqual([
+      ['service', { kind: 'Host', hostname: 'server99' }],
+      ['finding', { kind: 'Host', hostname: 'server99' }],
+      ['service', { kind: 'Host', hostname: 'server99' }],
+      ['finding', { kind: 'Host', hostname: 'server99' }],
+    ]);
+    expect(warnings).toEqual([
+      "Host 'server99': the address '192.168.1.1001' is not an IP address and was left out.",
+      "What the report says of '10.0.0.300' was skipped: it is not an IP address, and the report names no host for it.",
+    ]);
+  });
+});
+
 describe('openvas importer: severity', () => {
   it('follows the threat level, then the score', async () => {
     expect(OPENVAS_THREAT).toEqual({

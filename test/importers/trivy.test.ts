@@ -1,10 +1,19 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { cyclonedxImporter } from '../../src/importers/cyclonedx/index.js';
 import { grypeImporter } from '../../src/importers/grype/index.js';
 import { osvScannerImporter } from '../../src/importers/osv-scanner/index.js';
 import { TRIVY_SEVERITY, trivyImporter } from '../../src/importers/trivy/index.js';
 import type { FindingRecord } from '../../src/importers/types.js';
-import { failure, head, manifestEntries, type Parsed, parseFixture, parseText } from './helpers.js';
+import {
+  failure,
+  fixturePath,
+  head,
+  manifestEntries,
+  type Parsed,
+  parseFixture,
+  parseText,
+} from './helpers.js';
 
 function byId(findings: FindingRecord[], id: string): FindingRecord {
   const found = findings.find((f) => f.vulnerability.ruleId === id);
@@ -198,6 +207,71 @@ describe('trivy importer: assets', () => {
     expect(findings[0]!.asset).toEqual({ kind: 'Host', name: 'minikube', hostname: 'minikube' });
     expect(findings.map((f) => f.location.filePath)).toContain('default/Deployment/httpbin');
     expect(findings[0]!.location).toEqual({ kind: 'File', filePath: 'default/Service/kubernetes' });
+  });
+
+  // issue 12: `trivy k8s` on EKS names the cluster by its ARN, which is no host name; the whole
+  // report used to be skipped (0 findings, import Completed).
+  it('files an EKS report (ClusterName an ARN): image contents on their images, configuration on the cluster', async () => {
+    const { findings, warnings } = await parseFixture(trivyImporter, 'trivy/issue-12-eks-cluster.json');
+    expect(findings).toHaveLength(7);
+    expect(warnings).toEqual([]);
+    const cni = {
+      kind: 'ContainerImage',
+      image: '602401143452.dkr.ecr.us-east-1.amazonaws.com/amazon-k8s-cni:v1.15.1-eksbuild.1',
+      operatingSystem: 'amazon 2 (Karoo)',
+    };
+    const curl = findings.filter((f) => f.vulnerability.ruleId === 'CVE-2023-38545');
+    expect(curl.map((f) => f.asset)).toEqual([
+      cni,
+      { kind: 'ContainerImage', image: 'nginx:1.25.2', operatingSystem: 'debian 12.1' },
+    ]);
+    expect(curl[0]!.evidence).toContain('Resource: kube-system/DaemonSet/aws-node');
+    // A language package of the same image (its target is a path inside the image).
+    expect(byId(findings, 'CVE-2023-39325').asset).toEqual(cni);
+    const cluster = {
+      kind: 'Host',
+      name: 'arn:aws:eks:us-east-1:123456789012:cluster/prod',
+      hostname: 'arn-aws-eks-us-east-1-123456789012-cluster-prod',
+    };
+    expect(byId(findings, 'KSV012')).toMatchObject({
+      asset: cluster,
+      location: { kind: 'File', filePath: 'shop/Deployment/web', line: 132 },
+    });
+    expect(byId(findings, 'KSV041')).toMatchObject({
+      asset: cluster,
+      location: { kind: 'File', filePath: 'ClusterRole/system:aggregate-to-edit', line: 91 },
+    });
+  });
+
+  it('reads the summary layout of a Kubernetes report (resources under Findings) the same way', async () => {
+    const text = readFileSync(fixturePath('trivy/issue-12-eks-cluster.json'), 'utf8').replace(
+      '"Resources":',
+      '"Findings":',
+    );
+    expect(trivyImporter.detect(text)).toBeGreaterThanOrEqual(0.9);
+    const { findings } = await parseText(trivyImporter, text);
+    expect(findings).toHaveLength(7);
+    expect(byId(findings, 'CVE-2023-39325').asset.image).toMatch(/amazon-k8s-cni/);
+  });
+
+  it('keeps a cluster whose name is too long for a host name apart from its neighbours', async () => {
+    const name = (n: number) => `arn:aws:eks:eu-west-1:123456789012:cluster/${'platform-'.repeat(8)}${n}`;
+    const hostnames = [];
+    for (const n of [1, 2]) {
+      const { findings } = await parseText(
+        trivyImporter,
+        readFileSync(fixturePath('trivy/issue-12-eks-cluster.json'), 'utf8').replace(
+          'arn:aws:eks:us-east-1:123456789012:cluster/prod',
+          name(n),
+        ),
+      );
+      const host = byId(findings, 'KSV041').asset;
+      expect(host.name).toBe(name(n));
+      expect(host.hostname!.length).toBeLessThanOrEqual(63);
+      expect(host.hostname).toMatch(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/);
+      hostnames.push(host.hostname);
+    }
+    expect(hostnames[0]).not.toBe(hostnames[1]);
   });
 });
 

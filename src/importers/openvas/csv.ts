@@ -7,9 +7,9 @@ import type { AssetRef, FindingRecord, ImportRecord, ParseContext } from '../typ
 import {
   describe,
   fixedVersionIn,
-  hostAsset,
   isPlaceholder,
   locationOf,
+  OpenvasHosts,
   type OpenvasPort,
   serviceOf,
   unwrap,
@@ -32,13 +32,18 @@ export async function* openvasCsvRecords(
 ): AsyncGenerator<ImportRecord> {
   const limits = textLimits(context);
   const seenServices = new SeenKeys();
+  const hosts = new OpenvasHosts(context, limits);
   let warnedNoHost = false;
   const rows = csvRows(input, context, {
     isHeader: isOpenvasCsvHeader,
     expected: 'an OpenVAS CSV report (columns such as "IP", "NVT Name", "NVT OID")',
   });
   for await (const row of rows) {
-    const asset = hostAsset(cell(row, 'ip'), cell(row, 'hostname'), limits);
+    const asset = hosts.asset(cell(row, 'ip'), cell(row, 'hostname'));
+    if (!asset && hosts.isUnnamed(cell(row, 'ip'))) {
+      hosts.skip(cell(row, 'ip')!);
+      continue;
+    }
     if (!asset) {
       if (!warnedNoHost)
         context.warn(`Rows without an IP or host name (first at line ${row.line}) were skipped.`);

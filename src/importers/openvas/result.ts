@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { TextLimits } from '../common/limits.js';
-import { nonEmpty, withoutUndefined } from '../common/report-values.js';
-import type { AssetRef, LocationRef, ServiceRecord } from '../types.js';
+import { nonEmpty, SeenKeys, withoutUndefined } from '../common/report-values.js';
+import type { AssetRef, LocationRef, ParseContext, ServiceRecord } from '../types.js';
 
 /** Where a result was found, read from OpenVAS's port text. */
 export interface OpenvasPort {
@@ -63,6 +63,63 @@ export function hostAsset(
     operatingSystem: limits.field(more.operatingSystem, 'operating system'),
     macAddresses: more.macAddresses,
   });
+}
+
+/** Written as an address ("192.168.1.1001", "fe80::zz") but not a valid one. */
+function brokenAddress(text: string): boolean {
+  return !isIP(text) && (/^[\d.]+$/.test(text) || text.includes(':'));
+}
+
+/**
+ * The hosts of one report, as OpenVAS names them by address and (when it resolved one) name.
+ * An address that is not valid is left out with a warning naming the host, and the machine is
+ * known by its name; the name is remembered for the address, so that the report's other
+ * mentions of it (ports, host details, CSV rows without the name) land on the same asset.
+ */
+export class OpenvasHosts {
+  private readonly names = new Map<string, string>();
+  private readonly said = new SeenKeys(10_000);
+
+  constructor(
+    private readonly context: ParseContext,
+    private readonly limits: TextLimits,
+  ) {}
+
+  /** Undefined when nothing identifies the host (see isUnnamed and skip). */
+  asset(
+    address: string | undefined,
+    name: string | undefined,
+    more: Pick<AssetRef, 'operatingSystem' | 'macAddresses'> = {},
+  ): AssetRef | undefined {
+    let ip = address?.trim() || undefined;
+    let hostName = name?.trim() || undefined;
+    if (ip && brokenAddress(ip)) {
+      const broken = ip;
+      ip = undefined;
+      if (!hostName) hostName = this.names.get(broken);
+      else if (!this.names.has(broken) && this.names.size < 10_000) this.names.set(broken, hostName);
+      if (!hostName) return undefined;
+      this.once(`Host '${hostName}': the address '${broken}' is not an IP address and was left out.`);
+    }
+    return hostAsset(ip, hostName, this.limits, more);
+  }
+
+  /** An address that is not valid and has no name (yet): what it names cannot be filed. */
+  isUnnamed(address: string | undefined): boolean {
+    const ip = address?.trim();
+    return !!ip && brokenAddress(ip) && !this.names.has(ip);
+  }
+
+  /** Says, once per address, that what an invalid address names was skipped. */
+  skip(address: string): void {
+    this.once(
+      `What the report says of '${address.trim()}' was skipped: it is not an IP address, and the report names no host for it.`,
+    );
+  }
+
+  private once(message: string): void {
+    if (this.said.first(message)) this.context.warn(message);
+  }
 }
 
 /** The parts of an NVT's explanation, as OpenVAS names them (tags in XML, columns in CSV). */

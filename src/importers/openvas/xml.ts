@@ -15,9 +15,9 @@ import { child, children, childText, type XmlElement, xmlElements } from '../xml
 import {
   describe,
   fixedVersionIn,
-  hostAsset,
   isPlaceholder,
   locationOf,
+  OpenvasHosts,
   parsePort,
   serviceOf,
   unwrap,
@@ -26,6 +26,14 @@ import { isFalsePositive, openvasSeverity } from './severity.js';
 
 /** Root elements of a GMP/OMP report export (bare, or as the get_reports answer). */
 const ROOTS = new Set(['report', 'get_reports_response']);
+
+/** Ports of addresses whose host is not known yet, kept until the end of the report (a bound). */
+const MAX_LATER_PORTS = 10_000;
+
+/** A service once per host (its address, else its name), port and protocol. */
+function serviceKey(asset: AssetRef, port: number, protocol: string): string {
+  return JSON.stringify([asset.ipAddresses ?? [asset.fqdn, asset.hostname], port, protocol]);
+}
 
 /**
  * Reads an OpenVAS / Greenbone XML report one element at a time: each `results/result` gives a
@@ -40,6 +48,9 @@ export async function* openvasXmlRecords(
 ): AsyncGenerator<ImportRecord> {
   const limits = textLimits(context);
   const seenServices = new SeenKeys();
+  const hosts = new OpenvasHosts(context, limits);
+  // The ports list comes before the results: a port of an invalid address waits for its name.
+  const laterPorts: { address: string; port: string }[] = [];
   let root: string | undefined;
   const elements = xmlElements(
     input,
@@ -54,23 +65,43 @@ export async function* openvasXmlRecords(
     },
     { maxTextChars: Math.max(context.maxEvidenceChars, context.maxFieldChars) + 1 },
   );
+  const serviceOnce = (asset: AssetRef, port: string | undefined) => {
+    const service = serviceOf(asset, parsePort(port));
+    return service && seenServices.first(serviceKey(asset, service.port, service.protocol))
+      ? service
+      : undefined;
+  };
   for await (const { element } of elements) {
     if (element.name === 'result') {
-      const asset = resultAsset(element, limits);
-      if (!asset) continue;
-      const service = serviceOf(asset, parsePort(childText(element, 'port')));
-      if (service && seenServices.first(JSON.stringify([asset.ipAddresses, service.port, service.protocol])))
-        yield service;
+      const host = child(element, 'host');
+      const asset = hosts.asset(host?.text, host && childText(host, 'hostname'));
+      if (!asset) {
+        if (host?.text.trim()) hosts.skip(host.text);
+        continue;
+      }
+      const service = serviceOnce(asset, childText(element, 'port'));
+      if (service) yield service;
       yield findingOf(element, asset, limits);
     } else if (element.name === 'host') {
-      const asset = hostElementAsset(element, limits);
+      const asset = hostElementAsset(element, hosts);
       if (asset) yield { type: 'asset', asset };
     } else {
-      const asset = hostAsset(childText(element, 'host'), undefined, limits);
-      const service = asset && serviceOf(asset, parsePort(element.text));
-      if (service && seenServices.first(JSON.stringify([asset.ipAddresses, service.port, service.protocol])))
-        yield service;
+      const address = childText(element, 'host');
+      const asset = hosts.asset(address, undefined);
+      if (asset) {
+        const service = serviceOnce(asset, element.text);
+        if (service) yield service;
+      } else if (address && hosts.isUnnamed(address)) {
+        if (laterPorts.length < MAX_LATER_PORTS) laterPorts.push({ address, port: element.text });
+        else hosts.skip(address);
+      }
     }
+  }
+  for (const { address, port } of laterPorts) {
+    const asset = hosts.asset(address, undefined);
+    const service = asset && serviceOnce(asset, port);
+    if (service) yield service;
+    else if (!asset) hosts.skip(address);
   }
   if (!root || !ROOTS.has(root))
     throw new ReportError(
@@ -78,13 +109,8 @@ export async function* openvasXmlRecords(
     );
 }
 
-function resultAsset(result: XmlElement, limits: TextLimits): AssetRef | undefined {
-  const host = child(result, 'host');
-  return hostAsset(host?.text, host && childText(host, 'hostname'), limits);
-}
-
 /** The report-level host: address, then details OpenVAS gathered (names, best OS guess, MAC). */
-function hostElementAsset(host: XmlElement, limits: TextLimits): AssetRef | undefined {
+function hostElementAsset(host: XmlElement, hosts: OpenvasHosts): AssetRef | undefined {
   const details = new Map<string, string>();
   for (const detail of children(host, 'detail')) {
     const name = childText(detail, 'name')?.toLowerCase();
@@ -92,10 +118,13 @@ function hostElementAsset(host: XmlElement, limits: TextLimits): AssetRef | unde
     if (name && value && !details.has(name)) details.set(name, value);
   }
   const mac = details.get('mac')?.toLowerCase();
-  return hostAsset(childText(host, 'ip'), details.get('hostname'), limits, {
+  const address = childText(host, 'ip');
+  const asset = hosts.asset(address, details.get('hostname'), {
     operatingSystem: details.get('best_os_txt'),
     macAddresses: mac ? [mac] : undefined,
   });
+  if (!asset && address) hosts.skip(address);
+  return asset;
 }
 
 /** NVT tags: "summary=…|insight=…|cvss_base_vector=…" (a value may hold "|" but not "|key="). */
@@ -171,8 +200,9 @@ function findingOf(result: XmlElement, asset: AssetRef, limits: TextLimits): Fin
   const solution = (nvt && childText(nvt, 'solution')) ?? tags.get('solution');
   const vulnerability: VulnerabilityRef = withoutUndefined({
     ruleId: oid,
+    // The NVT's name: the result's own <name> repeats it, unless the report was anonymised.
     title:
-      limits.field(childText(result, 'name') ?? (nvt && childText(nvt, 'name')), 'title') ??
+      limits.field((nvt && childText(nvt, 'name')) ?? childText(result, 'name'), 'title') ??
       `OpenVAS NVT ${oid}`,
     description: limits.field(describe(Object.fromEntries(tags)), 'description'),
     solution: limits.field(unwrap(solution), 'solution'),

@@ -28,7 +28,7 @@ import { tidyRecord } from '../common/tidy-record.js';
 import { type JsonPath, jsonValues } from '../json.js';
 import type { AssetRef, Importer, ImportRecord, ParseContext } from '../types.js';
 import { ReportError } from '../types.js';
-import { emptyHeader, type TrivyHeader, trivyAsset } from './asset.js';
+import { emptyHeader, kubernetesImage, type ResourceImage, type TrivyHeader, trivyAsset } from './asset.js';
 import {
   licenseFinding,
   misconfigurationFinding,
@@ -55,25 +55,46 @@ type ItemList = (typeof ITEM_LISTS)[number];
 type Slot =
   | { kind: 'header'; field: string }
   | { kind: 'resource'; resource: string; field: string }
+  | { kind: 'image'; resource: string; image: number; field: string }
   | { kind: 'result'; result: string; resource?: string; field: 'Target' | 'Class' | 'Type' }
   | { kind: 'item'; result: string; resource?: string; list: ItemList };
 
 const HEADER_FIELDS = new Set(['SchemaVersion', 'ArtifactName', 'ArtifactType', 'ClusterName']);
 const METADATA_FIELDS = new Set(['OS', 'RepoTags', 'RepoDigests', 'ImageID']);
-/** Kubernetes reports: `Resources`, or `Vulnerabilities` and `Misconfigurations` in older ones. */
-const RESOURCE_LISTS = new Set(['Resources', 'Vulnerabilities', 'Misconfigurations']);
+/**
+ * Kubernetes reports: `Resources` (`--report all`), `Findings` (`--report summary`), or
+ * `Vulnerabilities` and `Misconfigurations` in older ones.
+ */
+const RESOURCE_LISTS = new Set(['Resources', 'Findings', 'Vulnerabilities', 'Misconfigurations']);
 const RESOURCE_FIELDS = new Set(['Namespace', 'Kind', 'Name']);
+/** What a resource's Metadata says of each image it runs (one object, or a list of them). */
+const IMAGE_FIELDS = new Set(['RepoTags', 'RepoDigests', 'OS']);
 /** Top-level keys only a Trivy report has; without one of them the file is something else. */
 const TRIVY_KEYS = new Set(['SchemaVersion', 'Results', 'ArtifactName', 'ClusterName', 'Resources']);
 
 /** Where the results start in `path`, and the resource (Kubernetes) they belong to. */
-function resultsAt(path: JsonPath): { at: number; resource?: string } | 'resource-field' | undefined {
+function resultsAt(path: JsonPath): { at: number; resource?: string } | undefined {
   if (typeof path[0] === 'number') return { at: 1 };
   if (path[0] === 'Results' && typeof path[1] === 'number') return { at: 2 };
   if (!RESOURCE_LISTS.has(String(path[0])) || typeof path[1] !== 'number') return undefined;
-  if (path.length === 3 && RESOURCE_FIELDS.has(String(path[2]))) return 'resource-field';
   return path[2] === 'Results' && typeof path[3] === 'number'
     ? { at: 4, resource: `${path[0]}.${path[1]}` }
+    : undefined;
+}
+
+/** A Kubernetes resource's own fields: Namespace, Kind, Name, and its images' Metadata. */
+function resourceSlot(path: JsonPath): Slot | undefined {
+  if (!RESOURCE_LISTS.has(String(path[0])) || typeof path[1] !== 'number') return undefined;
+  const resource = `${path[0]}.${path[1]}`;
+  if (path.length === 3 && RESOURCE_FIELDS.has(String(path[2])))
+    return { kind: 'resource', resource, field: String(path[2]) };
+  if (path[2] !== 'Metadata') return undefined;
+  // Metadata is one object (Trivy before 0.50) or a list with one object per image.
+  const image = typeof path[3] === 'number' ? path[3] : 0;
+  const field = typeof path[3] === 'number' ? path[4] : path[3];
+  const depth = typeof path[3] === 'number' ? 5 : 4;
+  return path.length === depth && IMAGE_FIELDS.has(String(field))
+    ? { kind: 'image', resource, image, field: String(field) }
     : undefined;
 }
 
@@ -82,9 +103,9 @@ function classify(path: JsonPath): Slot | undefined {
     return { kind: 'header', field: String(path[0]) };
   if (path.length === 2 && path[0] === 'Metadata' && METADATA_FIELDS.has(String(path[1])))
     return { kind: 'header', field: String(path[1]) };
+  const own = resourceSlot(path);
+  if (own) return own;
   const where = resultsAt(path);
-  if (where === 'resource-field')
-    return { kind: 'resource', resource: `${path[0]}.${path[1]}`, field: String(path[2]) };
   if (!where) return undefined;
   const result = path.slice(0, where.at).join('.');
   const rest = path.slice(where.at);
@@ -103,14 +124,27 @@ interface ResultState {
   resultType?: string;
   resource?: string;
   namespace?: string;
+  /** The resource's key in the report (Kubernetes), for its images. */
+  resourceKey?: string;
+  /** Settled at the result's first item. */
+  asset?: AssetRef;
   /** Items read before their result's Target (not Trivy's order, but valid JSON). */
   pending: { list: ItemList; value: unknown }[];
+}
+
+/** What is known of the Kubernetes resource being read. */
+interface ResourceState {
+  key: string;
+  fields: Record<string, string>;
+  images: ResourceImage[];
+  /** The image the resource's last image result was about (its language packages follow it). */
+  lastImage?: AssetRef;
 }
 
 /** Follows one report through its picked values, keeping only the context items need. */
 class TrivyReader {
   private readonly header: TrivyHeader = emptyHeader();
-  private readonly resources = new Map<string, Record<string, string>>();
+  private resource: ResourceState | undefined;
   private result: ResultState | undefined;
   private asset: AssetRef | undefined;
   private readonly limits: TextLimits;
@@ -144,6 +178,7 @@ class TrivyReader {
     if (!slot) return;
     if (slot.kind === 'header') return this.setHeader(slot.field, value);
     if (slot.kind === 'resource') return this.setResource(slot.resource, slot.field, value);
+    if (slot.kind === 'image') return this.setImage(slot.resource, slot.image, slot.field, value);
     yield* this.enterResult(slot.result, slot.resource);
     const result = this.result!;
     if (slot.kind === 'result') {
@@ -185,19 +220,35 @@ class TrivyReader {
     }
   }
 
+  /** The resource being read: only it is needed, as results follow their resource's fields. */
+  private resourceAt(key: string): ResourceState {
+    if (this.resource?.key !== key) this.resource = { key, fields: {}, images: [] };
+    return this.resource;
+  }
+
   private setResource(resource: string, field: string, value: unknown): void {
-    const fields = this.resources.get(resource) ?? {};
     const v = text(value);
-    if (v) fields[field] = v;
-    // Only the resource being read is needed: results follow their resource's fields.
-    this.resources.clear();
-    this.resources.set(resource, fields);
+    if (v) this.resourceAt(resource).fields[field] = v;
+  }
+
+  private setImage(resource: string, index: number, field: string, value: unknown): void {
+    const images = this.resourceAt(resource).images;
+    // A report lists a few images per resource; an absurd index is not worth an array of holes.
+    if (index > images.length || index > 100) return;
+    if (!images[index]) images[index] = { repoTags: [], repoDigests: [] };
+    const image = images[index];
+    if (field === 'RepoTags') image.repoTags = texts(value);
+    else if (field === 'RepoDigests') image.repoDigests = texts(value);
+    else if (value && typeof value === 'object') {
+      const os = value as Record<string, unknown>;
+      image.operatingSystem = [text(os.Family), text(os.Name)].filter(Boolean).join(' ') || undefined;
+    }
   }
 
   private *enterResult(key: string, resource: string | undefined): Generator<ImportRecord> {
     if (this.result?.key === key) return;
     if (this.result) yield* this.flush(this.result);
-    const r = resource ? this.resources.get(resource) : undefined;
+    const r = resource && this.resource?.key === resource ? this.resource.fields : undefined;
     const name = r && [r.Namespace, r.Kind, r.Name].filter(Boolean).join('/');
     this.result = {
       key,
@@ -205,6 +256,7 @@ class TrivyReader {
       pending: [],
       resource: name || undefined,
       namespace: r?.Namespace,
+      resourceKey: resource,
     };
   }
 
@@ -220,7 +272,7 @@ class TrivyReader {
     }
     const item = value as Record<string, unknown>;
     const scope: TrivyScope = {
-      asset: this.assetFor(result.target),
+      asset: this.resultAsset(result),
       target: result.target,
       resultClass: result.resultClass,
       resultType: result.resultType,
@@ -250,6 +302,24 @@ class TrivyReader {
     }
   }
 
+  /**
+   * The asset of a result's items. In a Kubernetes report, what a result finds inside an image
+   * (packages, secrets) belongs to that image; configuration checks, and results whose image is
+   * not known, belong to the cluster.
+   */
+  private resultAsset(result: ResultState): AssetRef {
+    if (result.asset) return result.asset;
+    const resource =
+      result.resourceKey && this.resource?.key === result.resourceKey ? this.resource : undefined;
+    let image: AssetRef | undefined;
+    if (this.header.clusterName && resource && result.resultClass !== 'config') {
+      image = kubernetesImage(result.target, resource.images, resource.lastImage);
+      if (image) resource.lastImage = image;
+    }
+    result.asset = image ?? this.assetFor(result.target);
+    return result.asset;
+  }
+
   /** The asset, settled at the first record: the header precedes the results in Trivy's output. */
   private assetFor(firstTarget: string | undefined): AssetRef {
     if (!this.asset) {
@@ -271,7 +341,7 @@ export const trivyImporter: Importer = {
       return 0.95;
     if (
       /"ClusterName"\s*:/.test(head) &&
-      /"(Resources|Vulnerabilities|Misconfigurations)"\s*:\s*\[/.test(head)
+      /"(Resources|Findings|Vulnerabilities|Misconfigurations)"\s*:\s*\[/.test(head)
     )
       return 0.9;
     if (

@@ -19,12 +19,15 @@ export interface Identifier {
   value: string;
 }
 
-/** Lower case, no trailing dot; undefined when it is not a plausible DNS name. */
+/**
+ * Lower case, no trailing dot; undefined when it is not a plausible DNS name. No top-level
+ * domain is all digits (RFC 3696 §2), so "192.168.1.1001" is a broken address, not a name.
+ */
 export function normaliseFqdn(name: string): string | undefined {
   const value = name.trim().toLowerCase().replace(/\.$/, '');
   return /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9])?)+$/.test(
     value,
-  )
+  ) && !/\.\d+$/.test(value)
     ? value
     : undefined;
 }
@@ -94,8 +97,10 @@ export function normaliseRepository(ref: string): string | undefined {
 }
 
 /**
- * What identifies an asset, strongest first. A bare hostname only counts when nothing stronger
- * is known: "web01" names different machines in different networks.
+ * What identifies an asset, strongest first. A bare hostname only counts when no address or
+ * FQDN is known: "web01" names different machines in different networks. A MAC address does not
+ * make it redundant: only reports from the machine's own segment see the MAC, and others of the
+ * same machine (its results, when the report has no valid address) know it by its name alone.
  */
 export function identifiersOf(identity: AssetIdentity): Identifier[] {
   const out: Identifier[] = [];
@@ -117,6 +122,80 @@ export function identifiersOf(identity: AssetIdentity): Identifier[] {
   for (const mac of identity.macAddresses ?? []) add('mac', normaliseMac(mac));
   if (identity.fqdn) add('fqdn', normaliseFqdn(identity.fqdn));
   for (const ip of identity.ipAddresses ?? []) add('ip', normaliseIp(ip));
-  if (out.length === 0 && identity.hostname) add('hostname', normaliseHostname(identity.hostname));
+  if (out.every((i) => i.kind === 'mac') && identity.hostname)
+    add('hostname', normaliseHostname(identity.hostname));
   return out;
+}
+
+/** A field of a reported asset that held a value that is not valid, and was left out. */
+export interface DroppedIdentifier {
+  field: 'Fqdn' | 'Hostname' | 'IpAddresses' | 'MacAddresses' | 'Url' | 'Image' | 'Repository';
+  value: string;
+  reason: string;
+}
+
+/** What a scanner report names an asset by (the identifying fields of an import's asset). */
+export interface ReportedIdentity {
+  fqdn?: string;
+  hostname?: string;
+  ipAddresses?: string[];
+  macAddresses?: string[];
+  url?: string;
+  image?: string;
+  repository?: string;
+}
+
+/**
+ * What a report says of an asset, minus each identifier that is not valid (each listed in
+ * `dropped`), so that one odd value does not lose an asset its other identifiers name. A short
+ * name where a report puts the FQDN (Nessus's host-fqdn "qa3app01") is a host name: it becomes
+ * the hostname, or is left out quietly when the report gives a host name already.
+ */
+export function keepValidIdentifiers<T extends ReportedIdentity>(
+  input: T,
+): { identity: T; dropped: DroppedIdentifier[] } {
+  const identity = { ...input };
+  const dropped: DroppedIdentifier[] = [];
+  const drop = (field: DroppedIdentifier['field'], value: string, reason: string) =>
+    dropped.push({ field, value, reason });
+  if (identity.fqdn !== undefined && !normaliseFqdn(identity.fqdn)) {
+    const short = normaliseHostname(identity.fqdn);
+    if (short && identity.hostname === undefined) identity.hostname = identity.fqdn.trim();
+    else if (!short) drop('Fqdn', identity.fqdn, 'is not a host or domain name');
+    delete identity.fqdn;
+  }
+  if (identity.hostname !== undefined && !validHostname(identity.hostname)) {
+    drop('Hostname', identity.hostname, 'is not a host name');
+    delete identity.hostname;
+  }
+  const checks = [
+    ['ipAddresses', 'IpAddresses', normaliseIp, 'is not an IP address'],
+    ['macAddresses', 'MacAddresses', normaliseMac, 'is not a MAC address'],
+  ] as const;
+  for (const [key, field, valid, reason] of checks) {
+    const values = identity[key];
+    if (values === undefined) continue;
+    for (const value of values) if (!valid(value)) drop(field, value, reason);
+    const kept = values.filter((value) => valid(value) !== undefined);
+    if (kept.length > 0) identity[key] = kept;
+    else delete identity[key];
+  }
+  const single = [
+    ['url', 'Url', normaliseUrl, 'is not an http(s) URL'],
+    ['image', 'Image', normaliseImage, 'is not an image reference'],
+    ['repository', 'Repository', normaliseRepository, 'is not a repository'],
+  ] as const;
+  for (const [key, field, valid, reason] of single) {
+    const value = identity[key];
+    if (value !== undefined && !valid(value)) {
+      drop(field, value, reason);
+      delete identity[key];
+    }
+  }
+  return { identity, dropped };
+}
+
+/** A host name as the assets service takes one: a single label, or a dotted name. */
+function validHostname(name: string): boolean {
+  return normaliseHostname(name) !== undefined || normaliseFqdn(name) !== undefined;
 }

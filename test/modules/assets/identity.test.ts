@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   identifiersOf,
+  keepValidIdentifiers,
   normaliseFqdn,
   normaliseIp,
   normaliseMac,
@@ -43,5 +44,67 @@ describe('asset identity', () => {
     expect(
       identifiersOf({ kind: 'WebApplication', url: 'https://a.example.com/', fqdn: 'a.example.com' }),
     ).toEqual([{ kind: 'url', value: 'https://a.example.com' }]);
+  });
+
+  it('does not take a dotted number for a domain name: no top-level domain is all digits', () => {
+    expect(normaliseFqdn('192.168.1.1001')).toBeUndefined();
+    expect(normaliseFqdn('10.0.0.5')).toBeUndefined();
+    expect(normaliseFqdn('host1.example.c0m')).toBe('host1.example.c0m');
+  });
+
+  it('counts a host name beside a MAC address: a MAC alone names no machine a report can share', () => {
+    expect(
+      identifiersOf({ kind: 'Host', hostname: 'server99', macAddresses: ['00:11:22:33:44:55'] }),
+    ).toEqual([
+      { kind: 'mac', value: '00:11:22:33:44:55' },
+      { kind: 'hostname', value: 'server99' },
+    ]);
+  });
+
+  it('keeps what a report says of a host minus each identifier that is not valid, and names what it left out', () => {
+    // issue 12: Nessus writes the short name into host-fqdn; the host has an address and a MAC.
+    expect(
+      keepValidIdentifiers({
+        kind: 'Host',
+        fqdn: 'QA3APP01',
+        ipAddresses: ['10.3.0.17'],
+        macAddresses: ['00:50:56:a1:2b:3c'],
+      }),
+    ).toEqual({
+      identity: {
+        kind: 'Host',
+        hostname: 'QA3APP01',
+        ipAddresses: ['10.3.0.17'],
+        macAddresses: ['00:50:56:a1:2b:3c'],
+      },
+      dropped: [],
+    });
+    const kept = keepValidIdentifiers({
+      kind: 'Host',
+      fqdn: 'qa3app01..corp',
+      hostname: 'qa3 app01',
+      ipAddresses: ['10.3.0.17', '192.168.1.1001'],
+      macAddresses: ['00:50:56', '00:50:56:a1:2b:3c'],
+    });
+    expect(kept.identity).toEqual({
+      kind: 'Host',
+      ipAddresses: ['10.3.0.17'],
+      macAddresses: ['00:50:56:a1:2b:3c'],
+    });
+    expect(kept.dropped).toEqual([
+      { field: 'Fqdn', value: 'qa3app01..corp', reason: 'is not a host or domain name' },
+      { field: 'Hostname', value: 'qa3 app01', reason: 'is not a host name' },
+      { field: 'IpAddresses', value: '192.168.1.1001', reason: 'is not an IP address' },
+      { field: 'MacAddresses', value: '00:50:56', reason: 'is not a MAC address' },
+    ]);
+    // A short name given as the FQDN beside another host name is left out: it names nothing new.
+    expect(keepValidIdentifiers({ kind: 'Host', fqdn: 'web01', hostname: 'WEB01' }).identity).toEqual({
+      kind: 'Host',
+      hostname: 'WEB01',
+    });
+    expect(keepValidIdentifiers({ kind: 'WebApplication', url: 'ftp://files.example.com' })).toEqual({
+      identity: { kind: 'WebApplication' },
+      dropped: [{ field: 'Url', value: 'ftp://files.example.com', reason: 'is not an http(s) URL' }],
+    });
   });
 });
