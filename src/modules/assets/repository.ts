@@ -31,6 +31,21 @@ const COLUMNS = [
 
 export type AssetRow = Awaited<ReturnType<AssetRepository['findById']>> & {};
 
+/** The columns a merge folds a report into. */
+const FACT_COLUMNS = [
+  'id',
+  'hostname',
+  'fqdn',
+  'domain_name',
+  'operating_system',
+  'ip_addresses',
+  'mac_addresses',
+  'tags',
+  'sources',
+] as const;
+
+export type AssetFacts = Awaited<ReturnType<AssetRepository['factsOf']>>[number];
+
 export interface AssetWrite {
   kind: AssetKind;
   name: string;
@@ -224,6 +239,17 @@ export class AssetRepository {
         domain_name text, operating_system text, ip_addresses text[], mac_addresses text[], tags text[],
         sources text[], seen_at timestamptz)
       where a.organization_id = ${organizationId} and a.id = r.id`.execute(db);
+  }
+
+  /** What a merge may change of these assets (imports count the assets they really update). */
+  factsOf(organizationId: string, ids: string[], db: Db) {
+    if (ids.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom('assets')
+      .select(FACT_COLUMNS)
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', ids)
+      .execute();
   }
 
   /** addIdentifiers() for many assets in one statement. */

@@ -19,7 +19,14 @@ import {
   normaliseRepository,
   normaliseUrl,
 } from './identity.js';
-import type { AssetListFilter, AssetPatch, AssetRepository, AssetRow, AssetWrite } from './repository.js';
+import type {
+  AssetFacts,
+  AssetListFilter,
+  AssetPatch,
+  AssetRepository,
+  AssetRow,
+  AssetWrite,
+} from './repository.js';
 
 /** What a report or a person says about an asset. */
 export interface AssetInput {
@@ -67,6 +74,23 @@ function foldWrites(a: AssetWrite, b: AssetWrite): AssetWrite {
     sources: union(a.sources, b.sources),
     seenAt: new Date(Math.max(a.seenAt.getTime(), b.seenAt.getTime())),
   };
+}
+
+/** Whether merging `write` into an asset with these facts changes any (mirrors repo.mergeMany). */
+function changesFacts(before: AssetFacts, write: AssetWrite): boolean {
+  const replaces = (next: string | null | undefined, current: string | null) =>
+    next != null && next !== current;
+  const adds = (next: string[], current: string[]) => next.some((v) => !current.includes(v));
+  return (
+    replaces(write.hostname, before.hostname) ||
+    replaces(write.fqdn, before.fqdn) ||
+    replaces(write.domainName, before.domain_name) ||
+    replaces(write.operatingSystem, before.operating_system) ||
+    adds(write.ipAddresses, before.ip_addresses) ||
+    adds(write.macAddresses, before.mac_addresses) ||
+    adds(write.tags, before.tags) ||
+    adds(write.sources, before.sources)
+  );
 }
 
 function cleanTags(tags: string[] = []): string[] {
@@ -169,11 +193,7 @@ export class AssetService {
       if (!match) {
         created.add(id);
         inserts.set(id, p.write);
-      } else if (inserts.has(id)) merges.push({ id, write: p.write });
-      else {
-        updated.add(id);
-        merges.push({ id, write: p.write });
-      }
+      } else merges.push({ id, write: p.write });
       for (const i of p.identifiers) {
         if (!owner.has(key(i))) owner.set(key(i), id);
         claims.push({ assetId: id, identifier: i });
@@ -189,6 +209,7 @@ export class AssetService {
     }
     merges.length = 0;
     for (const [id, write] of folded) merges.push({ id, write });
+    for (const id of await this.changedBy(org, merges, inserts, trx)) updated.add(id);
     const now = this.clock();
     for (let i = 0; i < news.length; i += 500)
       await this.repo.insertMany(org, news.slice(i, i + 500), now, trx);
@@ -197,6 +218,37 @@ export class AssetService {
     for (let i = 0; i < claims.length; i += 5000)
       await this.repo.addIdentifierList(org, claims.slice(i, i + 5000), trx);
     return { ids, created, updated };
+  }
+
+  /**
+   * The known assets a merge would change: a new name, address, OS, tag or source. Being seen
+   * again (last seen) is not a change, so an identical re-import updates none.
+   */
+  private async changedBy(
+    org: string,
+    merges: { id: string; write: AssetWrite }[],
+    inserts: Map<string, AssetWrite>,
+    trx: Transaction<DB>,
+  ): Promise<string[]> {
+    const known = merges.filter((m) => !inserts.has(m.id));
+    const changed: string[] = [];
+    for (let i = 0; i < known.length; i += 1000) {
+      const slice = known.slice(i, i + 1000);
+      const facts = new Map(
+        (
+          await this.repo.factsOf(
+            org,
+            slice.map((m) => m.id),
+            trx,
+          )
+        ).map((f) => [f.id, f]),
+      );
+      for (const m of slice) {
+        const before = facts.get(m.id);
+        if (before && changesFacts(before, m.write)) changed.push(m.id);
+      }
+    }
+    return changed;
   }
 
   /** Checks what a report says of an asset and normalises it; throws a 400 naming the field. */

@@ -14,7 +14,7 @@ import {
   ImportSchema,
   SubmitImportQuery,
 } from './schemas.js';
-import type { ImportService } from './service.js';
+import { attentionOf, type ImportService } from './service.js';
 import { EmptyReportError, importDirectory, ReportTooLargeError, spoolReport } from './upload.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -30,6 +30,7 @@ export const toImportDto = (r: ImportRow) => ({
   FileSize: Number(r.file_size),
   Counts: r.counts,
   Warnings: r.warnings,
+  Attention: attentionOf(r.state, r.counts),
   Error: r.error,
   CreatedAt: r.created_at.toISOString(),
   StartedAt: iso(r.started_at),

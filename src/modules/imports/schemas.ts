@@ -49,6 +49,25 @@ export const ImportSchema = Type.Object(
     FileSize: Type.Integer({ description: 'Bytes as uploaded (compressed, when gzipped).' }),
     Counts: ImportCountsSchema,
     Warnings: Type.Array(Type.String()),
+    Attention: Type.Union(
+      [
+        Type.Object(
+          {
+            Reason: Type.Union([Type.Literal('NoFindings'), Type.Literal('MostlySkipped')], {
+              description:
+                'NoFindings: records were read but none became a finding, because some were skipped. MostlySkipped: more than half of the records read were skipped.',
+            }),
+            Detail: Type.String(),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      {
+        description:
+          'Set on a Completed import that stored little or nothing of what it read (see Warnings for what was skipped and why); null otherwise. `rampart import` exits 5 for it.',
+      },
+    ),
     Error: Nullable(
       Type.String({ description: 'Why a Failed import failed (with line and column when known).' }),
     ),

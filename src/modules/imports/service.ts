@@ -15,6 +15,7 @@ import { ReportError } from '../../importers/types.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
+import { keepValidIdentifiers } from '../assets/identity.js';
 import type { AssetInput, AssetService } from '../assets/service.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
@@ -125,15 +126,24 @@ class Stager {
       ref.name,
     ]);
     if (this.assets.has(key)) return this.assets.get(key) === null ? undefined : key;
+    // An identifier that is not valid is left out, not the asset: its other identifiers name it.
+    const { identity, dropped } = keepValidIdentifiers(input);
+    const label = assetLabel(ref);
+    const reasons = dropped.map((d) => `${d.field} '${d.value}' ${d.reason}`);
     try {
-      this.assetsService.prepare(input);
+      this.assetsService.prepare(identity);
     } catch (error) {
-      this.warn(`An asset was skipped with everything reported on it: ${(error as Error).message}`);
+      const why = [...reasons, (error as Error).message].join('; ');
+      this.warn(`${label} was skipped with everything reported on it: ${why}`);
       this.assets.set(key, null);
       return undefined;
     }
-    this.assets.set(key, input);
-    this.pending.assets.push({ key, input });
+    for (const reason of reasons)
+      this.warn(
+        `${label}: ${reason} and was left out; the ${KIND_NOUNS[ref.kind]} is known by its other identifiers.`,
+      );
+    this.assets.set(key, identity);
+    this.pending.assets.push({ key, input: identity });
     return key;
   }
 
@@ -289,12 +299,64 @@ class Stager {
   }
 }
 
+const KIND_NOUNS: Record<AssetRef['kind'], string> = {
+  Host: 'host',
+  WebApplication: 'web application',
+  ContainerImage: 'container image',
+  CodeRepository: 'code repository',
+};
+
+/** "Host 'qa3app01'": an asset as a warning names it, by what the report calls it. */
+function assetLabel(ref: AssetRef): string {
+  const name =
+    ref.name ??
+    ref.fqdn ??
+    ref.hostname ??
+    ref.ipAddresses?.[0] ??
+    ref.macAddresses?.[0] ??
+    ref.url ??
+    ref.image ??
+    ref.repository;
+  const noun = KIND_NOUNS[ref.kind] ?? 'asset';
+  const capital = noun.charAt(0).toUpperCase() + noun.slice(1);
+  return name === undefined ? `A ${noun}` : `${capital} '${name.slice(0, 200)}'`;
+}
+
 // One statement may not touch the same row twice (ON CONFLICT DO UPDATE): last one wins.
 function dedupe<T>(rows: T[], key: (row: T) => string): T[] {
   return [...new Map(rows.map((r) => [key(r), r])).values()];
 }
 
 export type ImportCounts = Record<string, number>;
+
+/** Why a Completed import should be looked at: it stored little or nothing of what it read. */
+export interface ImportAttention {
+  Reason: 'NoFindings' | 'MostlySkipped';
+  Detail: string;
+}
+
+/**
+ * Whether a Completed import needs a look: it read records but kept no finding because it
+ * skipped some (a report that finds nothing is fine), or it skipped more than half of what it
+ * read. The import still stored what it kept; the flag is what a person or a pipeline acts on.
+ */
+export function attentionOf(state: string, counts: ImportCounts): ImportAttention | null {
+  if (state !== 'Completed') return null;
+  const records = counts.Records ?? 0;
+  const skipped = counts.Skipped ?? 0;
+  if (records === 0 || skipped === 0) return null;
+  if ((counts.Findings ?? 0) === 0)
+    return {
+      Reason: 'NoFindings',
+      Detail: `The report was read (${records} records) but none became a finding: ${skipped} were skipped (see Warnings).`,
+    };
+  if (skipped * 2 > records)
+    return {
+      Reason: 'MostlySkipped',
+      Detail: `${skipped} of the ${records} records read were skipped (see Warnings).`,
+    };
+  return null;
+}
 
 /**
  * Scanner report imports: a report is detected, parsed into staging in batches, and merged into
@@ -386,7 +448,7 @@ export class ImportService {
     if (!detection)
       throw AppError.of(
         Problems.UnknownReportFormat,
-        `Could not tell the report's format from its content; pass Format. Rampart reads: ${known}.`,
+        `Could not tell the report's format from its content; name it with Format (API) or --format (CLI). Rampart reads: ${known}.`,
         { formats: this.registry.all().map((i) => i.format) },
       );
     return detection;

@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHeaders, buildTestApp, type Credentials, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
+import { fixturePath } from '../../importers/helpers.js';
 import { estate, type NessusHost, nessusReport } from './nessus-report.js';
 
 describe.each(DB_KINDS)('scanner report imports [%s]', (kind) => {
@@ -122,7 +124,7 @@ describe.each(DB_KINDS)('scanner report imports [%s]', (kind) => {
       Fixed: 0,
       Unchanged: 4,
       AssetsCreated: 0,
-      AssetsUpdated: 2,
+      AssetsUpdated: 0,
     });
     expect(await counts()).toEqual(before);
   });
@@ -274,6 +276,162 @@ describe.each(DB_KINDS)('scanner report imports [%s]', (kind) => {
     const theirs = await upload(nessusReport(hosts), '', outsider);
     expect(theirs.body.Counts).toMatchObject({ New: 4, AssetsCreated: 2 });
     expect((await json('GET', `/imports/${theirs.body.Id}`, reader)).statusCode).toBe(404);
+  });
+
+  // issue 12, item 7: every known asset of a re-import used to count as updated (7 of 7 here).
+  it('counts as updated only the assets a re-import changed', async () => {
+    const qualys = readFileSync(fixturePath('qualys/Qualys_Sample_Report.csv'));
+    const first = (await upload(qualys, '', analyst, 'text/csv')).body;
+    expect(first).toMatchObject({ State: 'Completed', Format: 'qualys' });
+    expect(first.Counts.AssetsCreated).toBeGreaterThan(1);
+    const again = (await upload(qualys, '', analyst, 'text/csv')).body;
+    expect(again.Counts).toMatchObject({ AssetsCreated: 0, AssetsUpdated: 0, New: 0 });
+    // One host with a new operating system: one asset updated, the others not.
+    const text = qualys.toString('utf8');
+    const upgraded = text.replace(
+      '"Windows Server 2016 Datacenter 64 bit Edition Version 1607"',
+      '"Windows Server 2019 Datacenter 64 bit Edition Version 1809"',
+    );
+    expect(upgraded).not.toBe(text);
+    const changed = (await upload(upgraded, '', analyst, 'text/csv')).body;
+    expect(changed.Counts).toMatchObject({ AssetsCreated: 0, AssetsUpdated: 1 });
+    expect((await upload(upgraded, '', analyst, 'text/csv')).body.Counts.AssetsUpdated).toBe(0);
+  });
+
+  // issue 12, item 5: a real Nessus report whose host-fqdn holds a short name was dropped whole
+  // (0 findings, every record skipped) although the host has an address and a MAC.
+  const realNessus = () =>
+    readFileSync(fixturePath('tenable/nessus/nessus_with_cvssv3.nessus'), 'utf8').replace(
+      '<tag name="host-ip">44.228.249.3</tag>',
+      '<tag name="host-ip">10.45.0.17</tag>\n<tag name="mac-address">00:50:56:a1:2b:3c</tag>',
+    );
+
+  it('keeps a Nessus host whose host-fqdn is a short name, by its address and MAC', async () => {
+    const report = realNessus().replace(
+      '<tag name="host-fqdn">testphp.vulnweb.com</tag>',
+      '<tag name="host-fqdn">qa3app01</tag>',
+    );
+    const { body } = await upload(report, '?FileName=qa3.nessus');
+    expect(body.State).toBe('Completed');
+    // Every ReportItem of the host is a finding: none is skipped.
+    const items = report.match(/<ReportItem /g)!.length;
+    expect(items).toBe(49);
+    expect(body.Counts).toMatchObject({ Findings: items, Skipped: 0, AssetsCreated: 1 });
+    expect(body.Attention).toBeNull();
+    const found = (await json('GET', '/assets?Search=10.45.0.17', reader)).json();
+    expect(found.TotalCount).toBe(1);
+    const asset = (await json('GET', `/assets/${found.Items[0].Id}`, reader)).json();
+    expect(asset).toMatchObject({
+      Hostname: 'qa3app01',
+      Fqdn: null,
+      IpAddresses: ['10.45.0.17'],
+      MacAddresses: ['00:50:56:a1:2b:3c'],
+    });
+  });
+
+  it('drops only an identifier that is not valid, with a warning naming the host and the value', async () => {
+    const report = realNessus()
+      .replace(
+        '<tag name="host-fqdn">testphp.vulnweb.com</tag>',
+        '<tag name="host-fqdn">qa3app01..corp</tag>',
+      )
+      .replaceAll('10.45.0.17', '10.45.0.18')
+      .replace('00:50:56:a1:2b:3c', '00:50:56:a1:2b:3d');
+    const { body } = await upload(report);
+    expect(body).toMatchObject({ State: 'Completed', Attention: null });
+    expect(body.Counts).toMatchObject({ Findings: 49, Skipped: 0, AssetsCreated: 1 });
+    expect(body.Warnings).toEqual([
+      "Host 'testphp.vulnweb.com': Fqdn 'qa3app01..corp' is not a host or domain name and was left out; the host is known by its other identifiers.",
+    ]);
+  });
+
+  it('files a Trivy Kubernetes report of an EKS cluster (ClusterName an ARN)', async () => {
+    const report = readFileSync(fixturePath('trivy/issue-12-eks-cluster.json'));
+    const { body } = await upload(report, '', analyst, 'application/json');
+    expect(body).toMatchObject({ State: 'Completed', Format: 'trivy', Attention: null, Warnings: [] });
+    expect(body.Counts).toMatchObject({ Findings: 7, New: 7, Skipped: 0, AssetsCreated: 3 });
+    const images = (await json('GET', '/assets?Kind=ContainerImage&PageSize=50', reader)).json();
+    expect(images.Items.map((a: { Name: string }) => a.Name).sort()).toEqual([
+      '602401143452.dkr.ecr.us-east-1.amazonaws.com/amazon-k8s-cni:v1.15.1-eksbuild.1',
+      'nginx:1.25.2',
+    ]);
+    const clusters = (await json('GET', '/assets?Search=cluster%2Fprod&PageSize=5', reader)).json();
+    expect(clusters.Items.map((a: { Name: string }) => a.Name)).toEqual([
+      'arn:aws:eks:us-east-1:123456789012:cluster/prod',
+    ]);
+  });
+
+  // issue 12, item 6: an anonymised OpenVAS report with an invalid address made two assets of one
+  // machine (services on one, findings on the other), one of them named "192".
+  it('keeps one OpenVAS machine one asset when its address is not valid, titled by the NVT', async () => {
+    const report = readFileSync(fixturePath('openvas/issue-12-anonymised.xml'));
+    const { body } = await upload(report);
+    expect(body).toMatchObject({ State: 'Completed', Format: 'openvas', Attention: null });
+    expect(body.Counts).toMatchObject({ AssetsCreated: 1, New: 1, Skipped: 0 });
+    expect(body.Warnings).toEqual([
+      "Host 'server99': the address '192.168.1.1001' is not an IP address and was left out.",
+    ]);
+    const finding = (await findings('&Search=KB5062557')).Items[0];
+    expect(finding.Title).toBe('Microsoft Windows Multiple Vulnerabilities (KB5062557)');
+    const asset = (await json('GET', `/assets/${finding.AssetId}`, reader)).json();
+    expect(asset).toMatchObject({
+      Name: 'server99',
+      Hostname: 'server99',
+      IpAddresses: [],
+      MacAddresses: ['00:50:56:8a:1b:2c'],
+      OperatingSystem: 'Microsoft Windows Server 2019',
+    });
+    const services = (await json('GET', `/assets/${finding.AssetId}/services`, reader)).json();
+    expect(services.map((s: { Port: number }) => s.Port).sort((a: number, b: number) => a - b)).toEqual([
+      42, 3389,
+    ]);
+  });
+
+  it('flags an import that reads records but keeps no finding, or skips most of what it read', async () => {
+    const host = (name: string, ip: string, plugin: string) =>
+      `<ReportHost name="${name}"><HostProperties><tag name="host-ip">${ip}</tag></HostProperties>
+<ReportItem port="443" svc_name="www" protocol="tcp" severity="3" pluginID="${plugin}" pluginName="Flag test ${plugin}" pluginFamily="Web Servers"><plugin_output>seen</plugin_output></ReportItem></ReportHost>`;
+    const report = (hosts: string[]) =>
+      `<?xml version="1.0" ?>\n<NessusClientData_v2><Report name="flag">${hosts.join('\n')}</Report></NessusClientData_v2>\n`;
+    // Neither host can be told apart: no valid address, and a name that is no host name.
+    const nothing = (
+      await upload(report([host('qa3 app01', '10.46.0.300', '910001'), host('qa3 app02', '', '910002')]))
+    ).body;
+    expect(nothing.State).toBe('Completed');
+    expect(nothing.Counts).toMatchObject({ Records: 4, Skipped: 4, Findings: 0 });
+    expect(nothing.Attention).toEqual({
+      Reason: 'NoFindings',
+      Detail: 'The report was read (4 records) but none became a finding: 4 were skipped (see Warnings).',
+    });
+    expect(nothing.Warnings[0]).toContain("'qa3 app01'");
+    const most = (
+      await upload(
+        report([
+          host('qa3 app01', '', '910001'),
+          host('qa3 app02', '', '910002'),
+          host('10.46.0.1', '10.46.0.1', '910003'),
+        ]),
+      )
+    ).body;
+    expect(most.Counts).toMatchObject({ Records: 6, Skipped: 4, Findings: 1 });
+    expect(most.Attention).toEqual({
+      Reason: 'MostlySkipped',
+      Detail: '4 of the 6 records read were skipped (see Warnings).',
+    });
+    const listed = (await json('GET', '/imports?PageSize=2', reader)).json();
+    expect(listed.Items.map((i: { Attention: { Reason: string } | null }) => i.Attention?.Reason)).toEqual([
+      'MostlySkipped',
+      'NoFindings',
+    ]);
+    // A report with nothing to say is not flagged.
+    const empty = (await upload(report([]))).body;
+    expect(empty).toMatchObject({ State: 'Completed', Attention: null });
+  });
+
+  it('says how to name the format when it cannot tell it', async () => {
+    const unknown = await upload('just some text\nthat is no report\n', '', analyst, 'text/plain');
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.detail).toMatch(/name it with Format \(API\) or --format \(CLI\)/);
   });
 
   it('lists the formats it reads', async () => {

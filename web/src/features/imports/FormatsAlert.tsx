@@ -7,10 +7,11 @@ import { IconAlertCircle } from '../../icons';
 export function FormatsAlert({ problem }: { problem: Problem }) {
   const known = useImportFormats();
   const ids = (problem as UnknownFormatProblem).formats ?? known.data?.map((f) => f.Format) ?? [];
-  // The detail speaks to API clients ("pass Format") and ends with the same list as plain text.
+  // The detail speaks to API and CLI clients ("name it with Format (API) or --format (CLI)") and
+  // ends with the same list as plain text: here the form's format choice is the way.
   const detail = (problem.detail ?? '')
     .replace(/\s*Rampart reads:.*$/s, '')
-    .replace(/; pass Format\.?$/, '.');
+    .replace(/; (pass|name it with) Format\b.*$/, '.');
   return (
     <Alert color="red" variant="light" title={problem.title} icon={<IconAlertCircle />}>
       <Stack gap="xs">
