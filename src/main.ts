@@ -10,7 +10,7 @@ import {
   orgListCommand,
   userCreateCommand,
 } from './cli/commands.js';
-import { importCommand } from './cli/import.js';
+import { ImportNeedsAttentionError, importCommand } from './cli/import.js';
 import { intelLoadCommand, intelStatusCommand } from './cli/intel.js';
 import type { CliEnv } from './cli/runtime.js';
 import { serveCommand } from './cli/serve.js';
@@ -19,7 +19,7 @@ import { DatabaseLockedError } from './db/lock.js';
 import { AppError } from './http/problems/app-error.js';
 
 /** Exit codes, documented in the README. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, config: 3, locked: 4 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2, config: 3, locked: 4, attention: 5 } as const;
 
 type Action = (opts: Record<string, unknown>, command: Command) => Promise<void>;
 
@@ -149,6 +149,7 @@ export async function runCli(
     }
     if (error instanceof ConfigError) return fail(EXIT.config, error.message, { Problems: error.problems });
     if (error instanceof DatabaseLockedError) return fail(EXIT.locked, error.message);
+    if (error instanceof ImportNeedsAttentionError) return fail(EXIT.attention, error.message);
     if (error instanceof AppError) return fail(EXIT.failed, error.detail, { Status: error.problem.status });
     return fail(EXIT.failed, (error as Error).message ?? String(error));
   }

@@ -19,10 +19,22 @@ export interface ImportOptions {
 
 type ImportDto = ReturnType<typeof toImportDto>;
 
+/**
+ * The import completed but stored little or nothing of what it read (its Attention): exit code 5,
+ * so that a pipeline notices a report that silently found nothing.
+ */
+export class ImportNeedsAttentionError extends Error {
+  constructor(detail: string) {
+    super(`The import needs attention: ${detail}`);
+    this.name = 'ImportNeedsAttentionError';
+  }
+}
+
 function summary(i: ImportDto): string {
   const c = i.Counts;
   if (i.State === 'Failed') return `Import ${i.Id} failed: ${i.Error}`;
   const lines = [
+    ...(i.Attention ? [`NEEDS ATTENTION: ${i.Attention.Detail}`] : []),
     `Imported ${i.FileName ?? 'the report'} as ${i.Format} in ${i.DurationMs ?? 0} ms (import ${i.Id}):`,
     `  findings: ${c.New ?? 0} new, ${c.Reopened ?? 0} reopened, ${c.Fixed ?? 0} fixed, ${c.Unchanged ?? 0} unchanged` +
       (c.DuplicatesMerged ? `, ${c.DuplicatesMerged} duplicates merged` : ''),
@@ -37,6 +49,7 @@ function finish(cli: CliEnv, opts: ImportOptions, result: ImportDto): void {
   cli.out.stdout(opts.json ? `${JSON.stringify(result)}\n` : `${summary(result)}\n`);
   if (result.State === 'Failed')
     throw AppError.of(Problems.ValidationFailed, result.Error ?? 'The import failed.');
+  if (result.Attention) throw new ImportNeedsAttentionError(result.Attention.Detail);
 }
 
 async function checkFile(file: string): Promise<void> {
@@ -47,7 +60,7 @@ async function checkFile(file: string): Promise<void> {
 /**
  * `rampart import FILE`: straight into the database, or through a running server's API with the
  * API key in RAMPART_ACCESS_KEY / RAMPART_SECRET_KEY (for CI pipelines). Waits for the import to
- * end; exit code 1 when it failed.
+ * end; exit code 1 when it failed, 5 when it completed but needs attention.
  */
 export async function importCommand(cli: CliEnv, file: string, opts: ImportOptions): Promise<void> {
   await checkFile(file);
@@ -97,7 +110,7 @@ async function viaServer(cli: CliEnv, file: string, opts: ImportOptions): Promis
   const query = new URLSearchParams({ FileName: basename(file) });
   if (opts.format) query.set('Format', opts.format);
   if (opts.scope) query.set('ScopeName', opts.scope);
-  const submitted = await fetch(`${base}/api/latest/imports?${query}`, {
+  const submitted = await reach(base, `${base}/api/latest/imports?${query}`, {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/octet-stream' },
     body: Readable.toWeb(createReadStream(file)) as ReadableStream,
@@ -112,9 +125,52 @@ async function viaServer(cli: CliEnv, file: string, opts: ImportOptions): Promis
   // Follow the import until it ends; clients are asked to pause between calls.
   while (body.State === 'Queued' || body.State === 'Running') {
     await sleep(1000);
-    const res = await fetch(`${base}/api/latest/imports/${body.Id}`, { headers });
+    const res = await reach(base, `${base}/api/latest/imports/${body.Id}`, { headers });
     if (res.status === 429) continue;
     body = (await res.json()) as ImportDto;
   }
   return body;
+}
+
+/** Network errors as Node names them (the `code` of fetch's cause), said for people. */
+const NETWORK_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused (is Rampart running there, on that port?)',
+  ENOTFOUND: 'no such host (check the name in --server)',
+  EAI_AGAIN: 'the name could not be resolved right now (DNS)',
+  ETIMEDOUT: 'the connection timed out',
+  ECONNRESET: 'the connection was reset',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its TLS certificate chain is self-signed',
+  CERT_HAS_EXPIRED: 'its TLS certificate has expired',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its TLS certificate is for another name',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its TLS certificate cannot be verified',
+  ERR_INVALID_URL: 'that is not a URL (give it as http://host:port)',
+};
+
+/**
+ * fetch, with a failure to reach the server said as which server and why: fetch itself says
+ * only "fetch failed" and keeps the reason in its cause.
+ */
+async function reach(server: string, url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    throw AppError.of(
+      Problems.ValidationFailed,
+      `Could not reach the server ${server}: ${whyUnreachable(error)}.`,
+    );
+  }
+}
+
+function whyUnreachable(error: unknown): string {
+  const cause = (error as { cause?: unknown })?.cause ?? error;
+  // A name with several addresses fails with one error per address.
+  const first = (cause instanceof AggregateError ? cause.errors[0] : cause) as
+    | { code?: string; message?: string }
+    | undefined;
+  const code = first?.code;
+  if (code) return `${NETWORK_ERRORS[code] ?? first?.message ?? code} [${code}]`;
+  return first?.message ?? String(error);
 }

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +102,7 @@ describe.each(DB_KINDS)('rampart import [%s]', (kind: DbKind) => {
     const unknown = await run(env, 'import', text);
     expect(unknown.code).toBe(EXIT.failed);
     expect(unknown.stderr).toMatch(/Could not tell the report's format.*nessus/);
+    expect(unknown.stderr).toContain('name it with Format (API) or --format (CLI)');
     const broken = path.join(dir, 'broken.nessus');
     fs.writeFileSync(broken, nessusReport(estate(1, 2)).slice(0, 300));
     const failed = await run(env, 'import', broken);
@@ -109,6 +112,49 @@ describe.each(DB_KINDS)('rampart import [%s]', (kind: DbKind) => {
     expect(noServerKey.stderr).toContain('RAMPART_ACCESS_KEY');
     const before = await inspect(env);
     expect(before.findings).toBe(6);
+  });
+
+  // issue 12, item 5: a report that reads but stores nothing used to end "Completed" with exit 0.
+  it('exits 5 when the import completed but needs attention, and says why', async () => {
+    const file = path.join(dir, 'unnamed-hosts.nessus');
+    const host = (name: string, plugin: string) =>
+      `<ReportHost name="${name}"><HostProperties><tag name="host-ip">10.47.0.300</tag></HostProperties><ReportItem port="443" svc_name="www" protocol="tcp" severity="3" pluginID="${plugin}" pluginName="Attention ${plugin}" pluginFamily="Web Servers"/></ReportHost>`;
+    fs.writeFileSync(
+      file,
+      `<?xml version="1.0" ?>\n<NessusClientData_v2><Report name="x">${host('qa3 app01', '930001')}${host('qa3 app02', '930002')}</Report></NessusClientData_v2>\n`,
+    );
+    const text = await run(env, 'import', file);
+    expect(EXIT.attention).toBe(5);
+    expect(text.code, text.stderr).toBe(EXIT.attention);
+    expect(text.stdout).toMatch(/^NEEDS ATTENTION: .*none became a finding/m);
+    expect(text.stderr).toContain('error: The import needs attention');
+    const json = await run(env, 'import', file, '--json');
+    expect(json.code).toBe(EXIT.attention);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      State: 'Completed',
+      Attention: { Reason: 'NoFindings' },
+    });
+  });
+
+  it('says which server it cannot reach, and why', async () => {
+    const file = path.join(dir, 'reach.nessus');
+    fs.writeFileSync(file, nessusReport(estate(1, 1)));
+    const keys = { ...env, RAMPART_ACCESS_KEY: 'ak', RAMPART_SECRET_KEY: 'sk' };
+    // A port nobody listens on: one the system just gave out and took back.
+    const probe = net.createServer().listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const port = (probe.address() as net.AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const server = `http://127.0.0.1:${port}`;
+    const refused = await run(keys, 'import', file, '--server', server);
+    expect(refused.code).toBe(EXIT.failed);
+    expect(refused.stderr).toContain(
+      `Could not reach the server ${server}: the connection was refused (is Rampart running there, on that port?) [ECONNREFUSED].`,
+    );
+    expect(refused.stderr).not.toContain('fetch failed');
+    const notUrl = await run(keys, 'import', file, '--server', 'rampart-server');
+    expect(notUrl.code).toBe(EXIT.failed);
+    expect(notUrl.stderr).toContain('Could not reach the server rampart-server: that is not a URL');
   });
 
   it('leaves nothing of an import whose process is killed, and says so when it starts again', async () => {
