@@ -291,7 +291,7 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
       syncUrls: syncUrlsOf(config),
       syncHours: config.intelSyncHours,
     }),
-    radarCompatRoutes(services.assets, services.findings, services.software),
+    radarCompatRoutes(services.assets, services.findings, services.software, services.vulnerabilities),
     demoRoutes(services),
     sessionRoutes({
       sessions: services.sessions,

@@ -82,6 +82,8 @@ export interface AssetListFilter {
   search?: string;
   internetFacing?: boolean;
   criticalityMin?: number;
+  /** Only assets with at least one IP address (the original service's hosts). */
+  withAddress?: boolean;
 }
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -309,6 +311,7 @@ export class AssetRepository {
     if (f.tag) q = q.where(sql<boolean>`tags @> array[${f.tag}]::text[]`);
     if (f.internetFacing !== undefined) q = q.where('internet_facing', '=', f.internetFacing);
     if (f.criticalityMin !== undefined) q = q.where('criticality', '>=', f.criticalityMin);
+    if (f.withAddress) q = q.where(sql<boolean>`cardinality(ip_addresses) > 0`);
     if (f.search) {
       const like = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       q = q.where((eb) =>

@@ -1,19 +1,34 @@
 import { Type } from 'typebox';
-import { type ChannelRoutes, route } from '../../http/channels.js';
+import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { AppError } from '../../http/problems/app-error.js';
+import { Problems } from '../../http/problems/types.js';
 import { contextOf } from '../../http/request-context.js';
 import type { AssetService } from '../assets/service.js';
+import type { ServiceContext } from '../context.js';
 import type { FindingService } from '../findings/service.js';
 import type { SoftwareService } from '../software/service.js';
+import type { VulnerabilityService } from '../vulnerabilities/service.js';
+import {
+  categoryOf,
+  cvssBaseScoreOf,
+  isEveryCategory,
+  RISK_LEVEL,
+  trimPathParams,
+  type Vulnerability,
+} from './quirks.js';
 
 /**
  * Calls that existing integrations of the original service (WithSecure Elements VM, formerly
- * F-Secure Radar) make, answered as they expect, in the integration channel only. See
- * RADAR-COMPAT in the README. Paging is by offset here, as those clients do it.
+ * F-Secure Radar) make, answered as they expect. Real client scripts send them to either channel,
+ * so both serve them. Paging is by offset here, as those clients do it. Those clients treat any
+ * answer but 200 as fatal and read fields without checking for null, hence the habits below
+ * (see quirks.ts and RADAR-COMPAT in the README).
  */
 const Paging = Type.Object(
   {
     StartIndex: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
-    PageSize: Type.Integer({ minimum: 1, maximum: 500 }),
+    // Clients ask for 1000 at a time (installed software, findings reports).
+    PageSize: Type.Integer({ minimum: 1, maximum: 1000 }),
   },
   { additionalProperties: false },
 );
@@ -21,44 +36,98 @@ const AssetPaging = Type.Object(
   { ...Paging.properties, AssetId: Type.String({ format: 'uuid' }) },
   { additionalProperties: false },
 );
-// Clients send a filter object (or nothing); Rampart reads what it understands of it.
-const OptionalFilters = Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]);
-const RISK_LEVEL: Record<string, string> = {
-  Critical: 'High',
-  High: 'High',
-  Medium: 'Medium',
-  Low: 'Low',
-  Info: 'Information',
+// Clients send a filter object, nothing, or `""` (Python requests' `json=""`); Rampart reads
+// what it understands of an object and treats the rest as no filter.
+const OptionalFilters = Type.Union(
+  [Type.Object({}, { additionalProperties: true }), Type.Null(), Type.Literal('')],
+  { description: 'Filters (ignored); `""` and `null` mean none.' },
+);
+const PATH_IDS = 'An id in the path may carry surrounding spaces (`%20{Id}`), as some clients send it.';
+
+const DetailedSchema = {
+  Name: Type.String(),
+  RiskLevel: Type.String({ description: 'High, Medium, Low or Information.' }),
+  VulnerabilityCategory: Type.String({
+    description:
+      'What kind of check found it, from where its findings are: Network (a port), Web (a URL), Software (a package), Code (a file), Generic (anywhere else).',
+  }),
+  Synopsis: Type.Union([Type.String(), Type.Null()]),
+  CVEReferences: Type.Array(Type.Object({ Name: Type.String() }, { additionalProperties: false })),
+  CVSSBaseScore: Type.Union([Type.Number(), Type.Literal('')], {
+    description: 'CVSS v3 base score, else v4, else v2; `""` when none is known.',
+  }),
+  Solution: Type.Union([Type.String(), Type.Null()]),
 };
 
 export const radarCompatRoutes =
-  (assets: AssetService, findings: FindingService, software: SoftwareService): ChannelRoutes =>
+  (
+    assets: AssetService,
+    findings: FindingService,
+    software: SoftwareService,
+    vulnerabilities: VulnerabilityService,
+  ): ChannelRoutes =>
   (app, ctx) => {
     const tags = ['Compatibility'];
-    const integration = ['integration'] as const;
+
+    /**
+     * The vulnerability a PluginGuidId names: its own id, which is what findings reports answer
+     * (unique and safe in a path, where scanner rule ids are neither), or a scanner rule id.
+     */
+    const byPluginGuidId = async (context: ServiceContext, id: string): Promise<Vulnerability> => {
+      if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+        try {
+          return await vulnerabilities.get(context, id.toLowerCase());
+        } catch (error) {
+          if (!(error instanceof AppError && error.problem === Problems.NotFound)) throw error;
+        }
+      }
+      return vulnerabilities.byPluginId(context, id);
+    };
+
+    const detailedOf = async (context: ServiceContext, id: string) => {
+      const v = await byPluginGuidId(context, id);
+      // Where the check's findings are says what kind of check it is.
+      const first = await findings.listOffset(context, { vulnerabilityId: v.id }, 0, 1);
+      return {
+        v,
+        body: {
+          Name: v.title,
+          RiskLevel: RISK_LEVEL[v.severity] ?? 'Information',
+          VulnerabilityCategory: categoryOf(first.items[0]?.location_kind),
+          Synopsis: v.description,
+          CVEReferences: v.cve_ids.map((Name) => ({ Name })),
+          CVSSBaseScore: cvssBaseScoreOf(v),
+          Solution: v.solution,
+        },
+      };
+    };
 
     route(app, ctx, {
       method: 'GET',
       url: '/assets/any',
-      channels: integration,
+      channels: BOTH,
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'anyAssets',
-        summary: 'Whether the organisation has any asset',
+        summary: 'Whether the organisation has any host to list',
+        description: 'True when `assets/withstartindex/…` lists at least one asset.',
         tags,
         response: { 200: Type.Boolean() },
       },
-      handler: async (request) => (await assets.listOffset(contextOf(request), {}, 0, 1)).totalCount > 0,
+      handler: async (request) =>
+        (await assets.listOffset(contextOf(request), { withAddress: true }, 0, 1)).totalCount > 0,
     });
 
     route(app, ctx, {
       method: 'POST',
       url: '/assets/withstartindex/:StartIndex/andpagesize/:PageSize',
-      channels: integration,
+      channels: BOTH,
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listAssetsByOffset',
         summary: 'Assets by offset, as the original service lists them',
+        description:
+          'The original lists hosts, and its clients parse `IpAddress`: only assets with an IP address are listed, with their first one.',
         tags,
         params: Paging,
         body: Type.Optional(OptionalFilters),
@@ -69,7 +138,7 @@ export const radarCompatRoutes =
                 Id: Type.String(),
                 AssetHostId: Type.String(),
                 Hostname: Type.Union([Type.String(), Type.Null()]),
-                IpAddress: Type.Union([Type.String(), Type.Null()]),
+                IpAddress: Type.String(),
                 FriendlyName: Type.Union([Type.String(), Type.Null()]),
                 MacAddress: Type.Union([Type.String(), Type.Null()]),
                 OperatingSystem: Type.Union([Type.String(), Type.Null()]),
@@ -82,18 +151,24 @@ export const radarCompatRoutes =
       },
       handler: async (request) => {
         const { StartIndex, PageSize } = request.params;
-        const page = await assets.listOffset(contextOf(request), {}, StartIndex, PageSize);
+        const page = await assets.listOffset(contextOf(request), { withAddress: true }, StartIndex, PageSize);
         return {
-          Items: page.items.map((a) => ({
-            Id: a.id,
-            AssetHostId: a.id,
-            Hostname: a.hostname ?? a.name,
-            IpAddress: a.ip_addresses[0] ?? null,
-            FriendlyName: a.friendly_name,
-            MacAddress: a.mac_addresses[0] ?? null,
-            OperatingSystem: a.operating_system,
-            DomainName: a.domain_name,
-          })),
+          Items: page.items.flatMap((a) => {
+            const [IpAddress] = a.ip_addresses;
+            if (IpAddress === undefined) return []; // not listed by the filter; keeps the type exact
+            return [
+              {
+                Id: a.id,
+                AssetHostId: a.id,
+                Hostname: a.hostname ?? a.name,
+                IpAddress,
+                FriendlyName: a.friendly_name,
+                MacAddress: a.mac_addresses[0] ?? null,
+                OperatingSystem: a.operating_system,
+                DomainName: a.domain_name,
+              },
+            ];
+          }),
           TotalCount: page.totalCount,
         };
       },
@@ -102,11 +177,13 @@ export const radarCompatRoutes =
     route(app, ctx, {
       method: 'GET',
       url: '/assethosts/asset/:AssetId',
-      channels: integration,
+      channels: BOTH,
       access: { role: 'ReadOnly' },
+      preValidation: trimPathParams,
       schema: {
         operationId: 'getAssetHostRatings',
         summary: 'An asset’s business ratings, as the original service answers',
+        description: PATH_IDS,
         tags,
         params: Type.Object({ AssetId: Type.String({ format: 'uuid' }) }, { additionalProperties: false }),
         response: {
@@ -137,11 +214,13 @@ export const radarCompatRoutes =
     route(app, ctx, {
       method: 'POST',
       url: '/assets/:AssetId/reports/latest/vulnerabilitiesandfindings/withStartIndex/:StartIndex/andPageSize/:PageSize',
-      channels: integration,
+      channels: BOTH,
       access: { role: 'ReadOnly' },
+      preValidation: trimPathParams,
       schema: {
         operationId: 'listAssetFindingsByOffset',
         summary: 'An asset’s open findings by offset, as the original service lists them',
+        description: `\`PluginGuidId\` is the vulnerability's id: \`vulnerabilities/systemscan/{PluginGuidId}/detailed\` (or \`webscan\`) resolves every one. ${PATH_IDS}`,
         tags,
         params: AssetPaging,
         body: Type.Optional(OptionalFilters),
@@ -150,7 +229,7 @@ export const radarCompatRoutes =
             Items: Type.Array(
               Type.Object({
                 Id: Type.String(),
-                PluginGuidId: Type.Union([Type.String(), Type.Null()]),
+                PluginGuidId: Type.String(),
                 Name: Type.String(),
                 RiskLevel: Type.String(),
                 CVEReferences: Type.Array(Type.Object({ Name: Type.String() })),
@@ -178,7 +257,7 @@ export const radarCompatRoutes =
         return {
           Items: page.items.map((f) => ({
             Id: f.id,
-            PluginGuidId: f.plugin_id ?? f.vulnerability_id,
+            PluginGuidId: f.vulnerability_id,
             Name: f.title,
             RiskLevel: RISK_LEVEL[f.effective_severity] ?? 'Information',
             CVEReferences: f.cve_ids.map((Name) => ({ Name })),
@@ -196,13 +275,13 @@ export const radarCompatRoutes =
     route(app, ctx, {
       method: 'POST',
       url: '/assets/installedsoftware/withStartIndex/:StartIndex/andPageSize/:PageSize',
-      channels: integration,
+      channels: BOTH,
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listInstalledSoftwareByOffset',
         summary: 'The software installed on an asset by offset, as the original service lists it',
         description:
-          'VulnerabilitiesHigh counts Critical and High open findings in the package. An empty categoryName, or "All", lists every category.',
+          'VulnerabilitiesHigh counts Critical and High open findings in the package. An empty categoryName, "All" or "assets/installedsoftware" (what the original\'s clients send) lists every category.',
         tags,
         params: Paging,
         body: Type.Object(
@@ -233,7 +312,7 @@ export const radarCompatRoutes =
       handler: async (request) => {
         const { StartIndex, PageSize } = request.params;
         const { AssetHostId, categoryName } = request.body;
-        const category = categoryName && categoryName.toLowerCase() !== 'all' ? categoryName : undefined;
+        const category = isEveryCategory(categoryName) ? undefined : (categoryName ?? undefined);
         const page = await software.listOffset(
           contextOf(request),
           AssetHostId,
@@ -253,6 +332,60 @@ export const radarCompatRoutes =
           })),
           TotalCount: page.totalCount,
         };
+      },
+    });
+
+    const PluginGuidIdParams = Type.Object(
+      { PluginGuidId: Type.String({ minLength: 1, maxLength: 200 }) },
+      { additionalProperties: false },
+    );
+    const pluginGuidIdHelp = `\`PluginGuidId\` is what a findings report answers (the vulnerability's id) or a scanner's rule id. ${PATH_IDS}`;
+
+    route(app, ctx, {
+      method: 'GET',
+      url: '/vulnerabilities/systemscan/:PluginGuidId/detailed',
+      channels: BOTH,
+      access: { role: 'ReadOnly' },
+      preValidation: trimPathParams,
+      schema: {
+        operationId: 'getSystemScanVulnerabilityDetailed',
+        summary: 'A vulnerability by its PluginGuidId, as the original service answered',
+        description: pluginGuidIdHelp,
+        tags,
+        params: PluginGuidIdParams,
+        response: { 200: Type.Object(DetailedSchema, { additionalProperties: false }) },
+      },
+      handler: async (request) => (await detailedOf(contextOf(request), request.params.PluginGuidId)).body,
+    });
+
+    route(app, ctx, {
+      method: 'GET',
+      url: '/vulnerabilities/webscan/:PluginGuidId/detailed',
+      channels: BOTH,
+      access: { role: 'ReadOnly' },
+      preValidation: trimPathParams,
+      schema: {
+        operationId: 'getWebScanVulnerabilityDetailed',
+        summary: 'A vulnerability by its PluginGuidId, as the original service answered for web scans',
+        description: pluginGuidIdHelp,
+        tags,
+        params: PluginGuidIdParams,
+        response: {
+          200: Type.Object(
+            {
+              ...DetailedSchema,
+              ReferenceId: Type.String({
+                description:
+                  'The scanner’s own id of the check (its rule or plugin id); `""` when it has none.',
+              }),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      handler: async (request) => {
+        const { v, body } = await detailedOf(contextOf(request), request.params.PluginGuidId);
+        return { ...body, ReferenceId: v.plugin_id ?? '' };
       },
     });
   };

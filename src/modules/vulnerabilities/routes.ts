@@ -72,15 +72,6 @@ const toDto = (v: VulnerabilityRow) => ({
   UpdatedAt: v.updated_at.toISOString(),
 });
 
-/** The original service's risk levels: four, with Info spelled out. */
-const RISK_LEVEL: Record<string, string> = {
-  Critical: 'High',
-  High: 'High',
-  Medium: 'Medium',
-  Low: 'Low',
-  Info: 'Information',
-};
-
 export const vulnerabilityRoutes =
   (vulnerabilities: VulnerabilityService): ChannelRoutes =>
   (app, ctx) => {
@@ -150,49 +141,5 @@ export const vulnerabilityRoutes =
         response: { 200: VulnerabilitySchema },
       },
       handler: async (request) => toDto(await vulnerabilities.get(contextOf(request), request.params.Id)),
-    });
-
-    route(app, ctx, {
-      method: 'GET',
-      url: '/vulnerabilities/systemscan/:PluginGuidId/detailed',
-      channels: ['integration'],
-      access: { role: 'ReadOnly' },
-      schema: {
-        operationId: 'getSystemScanVulnerabilityDetailed',
-        summary: 'A vulnerability by its scanner rule id, as the original service answered',
-        tags,
-        params: Type.Object(
-          { PluginGuidId: Type.String({ minLength: 1, maxLength: 200 }) },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object(
-            {
-              Name: Type.String(),
-              RiskLevel: Type.String({ description: 'High, Medium, Low or Information.' }),
-              VulnerabilityCategory: Type.String(),
-              Synopsis: Type.Union([Type.String(), Type.Null()]),
-              CVEReferences: Type.Array(
-                Type.Object({ Name: Type.String() }, { additionalProperties: false }),
-              ),
-              CVSSBaseScore: Type.Union([Type.Number(), Type.Null()]),
-              Solution: Type.Union([Type.String(), Type.Null()]),
-            },
-            { additionalProperties: false },
-          ),
-        },
-      },
-      handler: async (request) => {
-        const v = await vulnerabilities.byPluginId(contextOf(request), request.params.PluginGuidId);
-        return {
-          Name: v.title,
-          RiskLevel: RISK_LEVEL[v.severity] ?? 'Information',
-          VulnerabilityCategory: v.source,
-          Synopsis: v.description,
-          CVEReferences: v.cve_ids.map((Name) => ({ Name })),
-          CVSSBaseScore: num(v.cvss3_score),
-          Solution: v.solution,
-        };
-      },
     });
   };

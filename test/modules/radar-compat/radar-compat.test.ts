@@ -113,7 +113,7 @@ describe.each(DB_KINDS)('original-service compatibility [%s]', (kind) => {
     expect(res.statusCode).toBe(200);
     expect(res.json().Items).toEqual([
       expect.objectContaining({
-        PluginGuidId: '19506',
+        PluginGuidId: vulnerabilityId,
         Name: 'Exim string_format heap overflow',
         RiskLevel: 'High',
         CVEReferences: [{ Name: 'CVE-2019-15846' }],
@@ -123,17 +123,20 @@ describe.each(DB_KINDS)('original-service compatibility [%s]', (kind) => {
     expect((await call('POST', url, outsider, {})).statusCode).toBe(404);
   });
 
-  it('GET vulnerabilities/systemscan/{PluginGuidId}/detailed', async () => {
-    const res = await call('GET', '/api/integration/vulnerabilities/systemscan/19506/detailed');
+  it('GET vulnerabilities/systemscan/{PluginGuidId}/detailed, by the id a report answers or the rule id', async () => {
+    const res = await call('GET', `/api/integration/vulnerabilities/systemscan/${vulnerabilityId}/detailed`);
     expect(res.json()).toEqual({
       Name: 'Exim string_format heap overflow',
       RiskLevel: 'High',
-      VulnerabilityCategory: 'Nessus',
+      VulnerabilityCategory: 'Network',
       Synopsis: 'The remote mail server is affected by a heap overflow.',
       CVEReferences: [{ Name: 'CVE-2019-15846' }],
       CVSSBaseScore: 9.8,
       Solution: null,
     });
+    expect((await call('GET', '/api/integration/vulnerabilities/systemscan/19506/detailed')).json()).toEqual(
+      res.json(),
+    );
     expect(
       (await call('GET', '/api/integration/vulnerabilities/systemscan/19506/detailed', outsider)).statusCode,
     ).toBe(404);
@@ -142,9 +145,11 @@ describe.each(DB_KINDS)('original-service compatibility [%s]', (kind) => {
     );
   });
 
-  it('serves these only in the integration channel', async () => {
-    expect((await call('GET', '/api/latest/assets/any')).statusCode).toBe(400); // /assets/{Id} with a non-UUID id
-    expect((await call('POST', '/api/latest/assets/withstartindex/0/andpagesize/10')).statusCode).toBe(404);
+  it('serves these in the latest channel too, as the original does', async () => {
+    expect((await call('GET', '/api/latest/assets/any')).json()).toBe(true);
+    expect(
+      (await call('POST', '/api/latest/assets/withstartindex/0/andpagesize/10')).json().Items,
+    ).toHaveLength(1);
   });
 
   it('lists and shows vulnerabilities in both channels, per organisation', async () => {

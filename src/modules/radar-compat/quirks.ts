@@ -1,0 +1,60 @@
+import type { FastifyRequest } from 'fastify';
+import type { LocationKind } from '../../db/schema.js';
+import type { VulnerabilityService } from '../vulnerabilities/service.js';
+
+/** A vulnerability as its service answers it. */
+export type Vulnerability = Awaited<ReturnType<VulnerabilityService['get']>>;
+
+/** The original service's risk levels: four, with Info spelled out. */
+export const RISK_LEVEL: Record<string, string> = {
+  Critical: 'High',
+  High: 'High',
+  Medium: 'Medium',
+  Low: 'Low',
+  Info: 'Information',
+};
+
+/**
+ * The category of a check, from where its findings are. The original names the kind of check
+ * (`Generic`, …); its clients group by it, so it is never a tool's name.
+ */
+const CATEGORY: Record<LocationKind, string> = {
+  Port: 'Network',
+  Url: 'Web',
+  Package: 'Software',
+  File: 'Code',
+  None: 'Generic',
+};
+
+export function categoryOf(location: LocationKind | undefined): string {
+  return location ? CATEGORY[location] : 'Generic';
+}
+
+/**
+ * A number, or `""` when no score is known: clients compare it with `""` only. CVSS v3 first,
+ * as everywhere in Rampart, then v4, then v2 (older checks have only v2).
+ */
+export function cvssBaseScoreOf(
+  v: Pick<Vulnerability, 'cvss3_score' | 'cvss4_score' | 'cvss2_score'>,
+): number | '' {
+  const score = v.cvss3_score ?? v.cvss4_score ?? v.cvss2_score;
+  return score === null ? '' : Number(score);
+}
+
+/** The original's clients send the path of their own page as a category: it means every one. */
+const EVERY_CATEGORY = new Set(['', 'all', 'assets/installedsoftware']);
+
+export function isEveryCategory(categoryName: string | null | undefined): boolean {
+  return EVERY_CATEGORY.has((categoryName ?? '').trim().toLowerCase());
+}
+
+/**
+ * Trims the spaces some clients paste around an id (`assethosts/asset/%20{Id}`) before the
+ * path is validated, so that the id still has to be well formed once trimmed.
+ */
+export async function trimPathParams(request: FastifyRequest): Promise<void> {
+  const params = request.params as Record<string, unknown>;
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value === 'string') params[name] = value.trim();
+  }
+}
