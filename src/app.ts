@@ -12,9 +12,11 @@ import { checkDeprecation, DEPRECATIONS, DeprecationRegistry } from './http/depr
 import { registerJsonBodyParser } from './http/json-body.js';
 import { createLogger, RequestLogController } from './http/logging.js';
 import { registerChannelDocs } from './http/openapi.js';
+import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './http/problems/framework.js';
 import { registerErrorHandler } from './http/problems/handlers.js';
 import { registerNotFound } from './http/problems/not-found.js';
 import { ProblemSchema } from './http/problems/schema.js';
+import { registerRequestGuards } from './http/request-guards.js';
 import { registerThrottle } from './http/throttle.js';
 import type { TypedApp } from './http/types.js';
 import { registerValidators } from './http/validation.js';
@@ -236,7 +238,10 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     genReqId: () => randomUUID(),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
-    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Errors met before a route (or before Fastify) are problem documents too.
+    frameworkErrors,
+    clientErrorHandler,
   });
 
   const routes: RegisteredRoute[] = [];
@@ -250,6 +255,7 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
   app.addSchema(ProblemSchema);
   registerErrorHandler(app);
   registerJsonBodyParser(app);
+  registerRequestGuards(app);
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

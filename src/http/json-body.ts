@@ -51,7 +51,36 @@ export function describeJsonError(text: string, fallback: string): JsonSyntaxErr
   return new JsonSyntaxError(message, offset, line, column);
 }
 
-/** JSON bodies: prototype-poisoning safe, and a syntax error says where it is. */
+/**
+ * How deep arrays and objects may nest in a request body. Rampart's own bodies nest a few levels;
+ * a limit keeps a hostile body (an 80 KB file can nest 40,000 deep) from every recursive walk
+ * after the parser: the error locator, validation, the database driver.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Where a document first nests deeper than `max`, or -1; one pass, strings skipped. */
+export function offsetBeyondDepth(text: string, max: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      depth++;
+      if (depth > max) return i;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return -1;
+}
+
+/** JSON bodies: prototype-poisoning safe, bounded in depth, and a syntax error says where it is. */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
@@ -60,6 +89,14 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       // An empty body with a JSON content type is common from clients that always set the header
       // (the published contract tells them to); treat it as no body.
       done(null, undefined);
+      return;
+    }
+    // Checked before parsing, broken or not: the error locator itself recurses per level.
+    const tooDeep = offsetBeyondDepth(text, MAX_JSON_DEPTH);
+    if (tooDeep !== -1) {
+      const { line, column } = lineAndColumn(text, tooDeep);
+      const message = `Arrays and objects nest deeper than ${MAX_JSON_DEPTH} levels`;
+      done(new JsonSyntaxError(message, tooDeep, line, column), undefined);
       return;
     }
     try {

@@ -133,6 +133,23 @@ export class JsonSyntaxError extends Error {
   }
 }
 
+/**
+ * The multipart parser (busboy) reports a broken form with plain errors; they are the client's
+ * doing (a form cut short, a boundary the body never uses), so a 400 that says so.
+ */
+function multipartProblem(error: Error): { problem: ProblemType; detail: string } | undefined {
+  if (
+    !/(unexpected end of multipart data|malformed part header|multipart: boundary not found)/i.test(
+      error.message,
+    )
+  )
+    return undefined;
+  return {
+    problem: Problems.MalformedRequest,
+    detail: `The multipart form cannot be read: ${error.message}. Check that the body uses the boundary its Content-Type names and is complete.`,
+  };
+}
+
 function fromFastifyError(
   request: FastifyRequest,
   error: FastifyError,
@@ -178,7 +195,17 @@ function fromFastifyError(
       };
     case '23505':
       return { problem: Problems.Conflict, detail: 'A resource with the same unique value already exists.' };
+    // character_not_in_repertoire, untranslatable_character: a NUL that reached a statement by a
+    // way the request guards do not see (a form's file name). Nothing was stored.
+    case '22021':
+    case '22P05':
+      return {
+        problem: Problems.ValidationFailed,
+        detail: 'A text value contains a character that cannot be stored (NUL, \\u0000).',
+      };
   }
+  const multipart = multipartProblem(error);
+  if (multipart) return multipart;
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     // Fastify's own client errors (bad URL encoding, …) carry safe messages.
     const byStatus = Object.values(Problems).find((p) => p.status === error.statusCode);

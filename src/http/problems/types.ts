@@ -5,18 +5,22 @@
 export const Problems = {
   ValidationFailed: { slug: 'validation-failed', status: 400, title: 'The request is not valid' },
   MalformedJson: { slug: 'malformed-json', status: 400, title: 'The request body is not valid JSON' },
+  MalformedRequest: { slug: 'malformed-request', status: 400, title: 'The request is malformed' },
   Unauthenticated: { slug: 'unauthenticated', status: 401, title: 'Authentication required' },
   Forbidden: { slug: 'forbidden', status: 403, title: 'Your role does not allow this action' },
   CsrfFailed: { slug: 'csrf-token-invalid', status: 403, title: 'Missing or wrong CSRF token' },
   NotFound: { slug: 'not-found', status: 404, title: 'Not found' },
   MethodNotAllowed: { slug: 'method-not-allowed', status: 405, title: 'Method not allowed' },
+  RequestTimeout: { slug: 'request-timeout', status: 408, title: 'The request did not arrive in time' },
   Conflict: { slug: 'conflict', status: 409, title: 'Conflict' },
   Gone: { slug: 'gone', status: 410, title: 'This endpoint has been removed' },
   PayloadTooLarge: { slug: 'payload-too-large', status: 413, title: 'The request body is too large' },
+  UriTooLong: { slug: 'uri-too-long', status: 414, title: 'The request path is too long' },
   UnsupportedMediaType: { slug: 'unsupported-media-type', status: 415, title: 'Unsupported content type' },
   UnknownReportFormat: { slug: 'unknown-report-format', status: 422, title: 'Unknown report format' },
   UnknownFeedFormat: { slug: 'unknown-feed-format', status: 422, title: 'Unknown intelligence feed format' },
   RateLimited: { slug: 'rate-limited', status: 429, title: 'Too many requests' },
+  HeadersTooLarge: { slug: 'headers-too-large', status: 431, title: 'The request headers are too large' },
   Internal: { slug: 'internal', status: 500, title: 'Internal server error' },
 } as const;
 
