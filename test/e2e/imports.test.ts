@@ -269,6 +269,31 @@ describe.runIf(HAS_CHROMIUM)('imports page [browser]', () => {
     await page.setViewportSize({ width: 1366, height: 900 });
   });
 
+  // issue 12: a report whose hosts cannot be identified used to show a green "Completed".
+  it('flags an import that stored no finding of what it read', async () => {
+    // From the import opened before.
+    await page.getByRole('link', { name: 'All imports' }).click();
+    await page.getByRole('heading', { name: 'History' }).waitFor();
+    const host = (name: string, plugin: string) =>
+      `<ReportHost name="${name}"><HostProperties><tag name="host-ip">10.9.0.300</tag></HostProperties><ReportItem port="443" svc_name="www" protocol="tcp" severity="3" pluginID="${plugin}" pluginName="Unfiled ${plugin}" pluginFamily="Web Servers"/></ReportHost>`;
+    const report = `<?xml version="1.0" ?>\n<NessusClientData_v2><Report name="x">${host('qa3 app01', '940001')}${host('qa3 app02', '940002')}</Report></NessusClientData_v2>\n`;
+    const result = await upload('unfiled.nessus', report);
+    await result.getByText('Needs attention', { exact: true }).waitFor();
+    expect(await result.getByText('Completed', { exact: true }).count()).toBe(0);
+    const alert = result.getByRole('alert').filter({ hasText: 'No finding was stored from this report' });
+    await alert.getByText(/none became a finding: 4 were skipped/).waitFor();
+    // The warnings say why, and are open from the start.
+    const toggle = result.getByRole('button', { name: '2 warnings' });
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    await result.getByText(/Host 'qa3 app01' was skipped with everything reported on it/).waitFor();
+    await shot('54-imports-needs-attention');
+    const history = page.getByRole('region', { name: 'History' });
+    await history
+      .getByRole('row', { name: /unfiled\.nessus/ })
+      .getByText('Needs attention')
+      .waitFor();
+  });
+
   it('shows a read-only user the history without the upload', async () => {
     const reader = await signIn(READER, { width: 1280, height: 800 });
     await reader.getByRole('link', { name: 'Imports' }).click();

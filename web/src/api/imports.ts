@@ -37,11 +37,19 @@ export interface Import {
   FileSize: number;
   Counts: ImportCounts;
   Warnings: string[];
+  /** Set on a Completed import that stored little or nothing of what it read. */
+  Attention: ImportAttention | null;
   Error: string | null;
   CreatedAt: string;
   StartedAt: string | null;
   FinishedAt: string | null;
   DurationMs: number | null;
+}
+
+/** Why a Completed import needs a look: it kept no finding, or skipped most of what it read. */
+export interface ImportAttention {
+  Reason: 'NoFindings' | 'MostlySkipped';
+  Detail: string;
 }
 
 export interface ImportFormat {

@@ -49,7 +49,7 @@ function ImportView({ item }: { item: Import }) {
             {importName(item)}
           </Title>
           <div aria-live="polite">
-            <ImportStateBadge state={item.State} />
+            <ImportStateBadge state={item.State} attention={item.Attention} />
           </div>
         </Group>
         <Text size="sm" c="dimmed">

@@ -82,7 +82,7 @@ function HistoryRow({ item, format }: { item: Import; format: string }) {
       </Table.Td>
       <Table.Td>{format}</Table.Td>
       <Table.Td>
-        <ImportStateBadge state={item.State} />
+        <ImportStateBadge state={item.State} attention={item.Attention} />
       </Table.Td>
       <Table.Td ta="right" style={NUMERIC}>
         {figure(item.Counts.New)}

@@ -14,6 +14,27 @@ export function ImportResult({ item }: { item: Import }) {
         <Waiting text="Queued: the report starts once the imports before it end." />
       )}
       {item.State === 'Running' && <Waiting text="Reading the report and merging its results…" />}
+      {item.State === 'Completed' && item.Attention && (
+        <Alert
+          color="orange"
+          variant="filled"
+          title={
+            item.Attention.Reason === 'NoFindings'
+              ? 'No finding was stored from this report'
+              : 'Most of this report was skipped'
+          }
+          icon={<IconAlertTriangle />}
+          data-testid="import-attention"
+        >
+          <Stack gap={4}>
+            <Text size="sm">{item.Attention.Detail}</Text>
+            <Text size="sm">
+              The warnings below say what was skipped and why. Fix the report or its format and import it
+              again; what was stored stays.
+            </Text>
+          </Stack>
+        </Alert>
+      )}
       {item.State === 'Completed' && <ImportCounts item={item} />}
       {item.State === 'Failed' && (
         <Alert color="red" variant="light" title="The import failed" icon={<IconAlertCircle />}>
@@ -27,7 +48,7 @@ export function ImportResult({ item }: { item: Import }) {
           </Stack>
         </Alert>
       )}
-      {item.Warnings.length > 0 && <Warnings warnings={item.Warnings} />}
+      {item.Warnings.length > 0 && <Warnings warnings={item.Warnings} opened={!!item.Attention} />}
     </Stack>
   );
 }
@@ -154,8 +175,14 @@ function Figure({ label, value, note, color, to }: FigureProps) {
 }
 
 /** A report's or a feed file's warnings, folded behind a button that says how many. */
-export function Warnings({ warnings }: { warnings: string[] }) {
-  const [opened, { toggle }] = useDisclosure(false);
+export function Warnings({
+  warnings,
+  opened: openedAtFirst = false,
+}: {
+  warnings: string[];
+  opened?: boolean;
+}) {
+  const [opened, { toggle }] = useDisclosure(openedAtFirst);
   const id = useId();
   return (
     <Stack gap={6} align="flex-start">

@@ -184,7 +184,7 @@ function CurrentImport({ id }: { id: string }) {
             {importName(item.data)}
           </Title>
           <div aria-live="polite" data-testid="current-import-state">
-            <ImportStateBadge state={item.data.State} />
+            <ImportStateBadge state={item.data.State} attention={item.data.Attention} />
           </div>
         </Group>
         <Anchor component={Link} to={`/imports/${id}`} size="sm">
