@@ -161,6 +161,27 @@ describe.each(DB_KINDS)('malformed requests are 4xx problems, never 500 [%s]', (
     }
   });
 
+  it('a NUL character in the file name of an uploaded form is a 400, and no import is made', async () => {
+    const before = await t.services.imports.list(
+      { organizationId: t.org.id, actor: { type: 'system', id: null } },
+      100,
+    );
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/latest/imports',
+      headers: { ...authHeaders(t.admin), 'content-type': 'multipart/form-data; boundary=abc' },
+      payload:
+        '--abc\r\nContent-Disposition: form-data; name="file"; filename="scan\u0000.csv"\r\n\r\n' +
+        'Plugin ID,Host,Risk\r\n\r\n--abc--\r\n',
+    });
+    expect(expectProblem(res, 400, 'validation-failed').detail).toContain('\\u0000');
+    const after = await t.services.imports.list(
+      { organizationId: t.org.id, actor: { type: 'system', id: null } },
+      100,
+    );
+    expect(after.items.length).toBe(before.items.length);
+  });
+
   it('an invalid percent-encoding in a path is a 400 problem', async () => {
     for (const url of ['/api/latest/assets/%E0%A4%A', '/api/latest/%zz', '/api/integration/intel/cves/%']) {
       const res = await t.app.inject({ method: 'GET', url, headers: authHeaders(t.admin) });
