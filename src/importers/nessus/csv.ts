@@ -142,11 +142,12 @@ function bidsOf(text: string | undefined): string[] {
 
 function assetOf(row: CsvRow, limits: TextLimits): AssetRef | undefined {
   const host = value(row, 'host');
+  // Kept as written: the import leaves out one that is not an address, and says so.
   const ipAddresses = unique([
     ...list(value(row, 'ip')),
     ...list(value(row, 'ipv6')),
     host && isIP(host) ? host : undefined,
-  ]).filter((ip) => isIP(ip));
+  ]);
   const named = host && !isIP(host) ? host : undefined;
   const fqdn = value(row, 'fqdn') ?? (named?.includes('.') ? named : undefined);
   const hostname =

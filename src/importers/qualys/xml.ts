@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { nonEmpty, unique, withoutUndefined } from '../common/report-values.js';
@@ -116,7 +115,8 @@ function hostAsset(
   const ip = address?.trim();
   // Qualys writes "No registered hostname" when reverse DNS gave nothing.
   const dns = dnsName && !/^no registered hostname$/i.test(dnsName.trim()) ? dnsName.trim() : undefined;
-  const ipAddresses = ip && isIP(ip) ? [ip] : [];
+  // Kept as written: the import leaves out one that is not an address, and says so.
+  const ipAddresses = ip ? [ip] : [];
   const fqdn = dns?.includes('.') ? dns : undefined;
   const hostname = netbios?.trim() || (dns && !fqdn ? dns : undefined);
   if (ipAddresses.length === 0 && !fqdn && !hostname) return undefined;

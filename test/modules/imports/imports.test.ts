@@ -296,6 +296,13 @@ describe.each(DB_KINDS)('scanner report imports [%s]', (kind) => {
     const changed = (await upload(upgraded, '', analyst, 'text/csv')).body;
     expect(changed.Counts).toMatchObject({ AssetsCreated: 0, AssetsUpdated: 1 });
     expect((await upload(upgraded, '', analyst, 'text/csv')).body.Counts.AssetsUpdated).toBe(0);
+    // A host whose address is not one is kept by its names, and the address is named.
+    const broken = upgraded.replaceAll('"10.98.57.180"', '"10.98.57.1800"');
+    const kept = (await upload(broken, '', analyst, 'text/csv')).body;
+    expect(kept.Counts).toMatchObject({ Skipped: 0, AssetsCreated: 0 });
+    expect(kept.Warnings).toContain(
+      "Host 'ip-10-98-57-180.eu-west-1.compute.internal': IpAddresses '10.98.57.1800' is not an IP address and was left out; the host is known by its other identifiers.",
+    );
   });
 
   // issue 12, item 5: a real Nessus report whose host-fqdn holds a short name was dropped whole
@@ -342,6 +349,19 @@ describe.each(DB_KINDS)('scanner report imports [%s]', (kind) => {
     expect(body.Counts).toMatchObject({ Findings: 49, Skipped: 0, AssetsCreated: 1 });
     expect(body.Warnings).toEqual([
       "Host 'testphp.vulnweb.com': Fqdn 'qa3app01..corp' is not a host or domain name and was left out; the host is known by its other identifiers.",
+    ]);
+    // An address that is not one is said too (Nessus's host-ip used to be dropped silently).
+    const badAddress = realNessus()
+      .replace('<tag name="host-ip">10.45.0.17</tag>', '<tag name="host-ip">10.45.0.1001</tag>')
+      .replace('00:50:56:a1:2b:3c', '00:50:56:a1:2b:3e')
+      .replace(
+        '<tag name="host-fqdn">testphp.vulnweb.com</tag>',
+        '<tag name="host-fqdn">qa3app03.corp.example</tag>',
+      );
+    const second = (await upload(badAddress)).body;
+    expect(second.Counts).toMatchObject({ Findings: 49, Skipped: 0, AssetsCreated: 1 });
+    expect(second.Warnings).toEqual([
+      "Host 'testphp.vulnweb.com': IpAddresses '10.45.0.1001' is not an IP address and was left out; the host is known by its other identifiers.",
     ]);
   });
 
