@@ -1,0 +1,269 @@
+import { readFileSync } from 'node:fs';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
+import { expect } from 'vitest';
+import type { RegisteredRoute } from '../../src/app.js';
+import type { Database } from '../../src/db/database.js';
+import { nessusReport } from '../modules/imports/nessus-report.js';
+import { authHeaders, type Credentials, type TestApp } from './app.js';
+
+/**
+ * Shared by the access sweeps (roles, CSRF): one organisation with one of everything, a valid
+ * call for every route that changes something or needs more than ReadOnly, and a fingerprint of
+ * the whole database to prove that refused calls changed nothing.
+ */
+
+export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Estate {
+  asset: string;
+  webApp: string;
+  software: string;
+  finding: string;
+  otherFinding: string;
+  ticket: string;
+  /** An Analyst of the organisation whom the sweeps aim user changes at. */
+  user: string;
+  /** An intelligence load (installation-wide, read by Admins). */
+  load: string;
+}
+
+export interface SweepCall {
+  path: string;
+  /** JSON body, or a raw payload with its content type. */
+  body?: unknown;
+  payload?: string | Buffer;
+  contentType?: string;
+}
+
+/** `METHOD /path` of a route without its channel prefix, as written in the call tables. */
+export function routeKey(r: RegisteredRoute): string {
+  return `${r.method} ${r.channel ? r.url.replace(`/api/${r.channel}`, '') : r.url}`;
+}
+
+export function isStateChanging(method: string): boolean {
+  return method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE';
+}
+
+const OSV_ADVISORY = readFileSync(new URL('../fixtures/intel/osv/GHSA-27h2-hvpr-p74q.json', import.meta.url));
+
+let unique = 0;
+
+/**
+ * A call each route would accept from a caller allowed to make it: a real id of the estate and a
+ * body that passes validation. A route that changes something and is missing here makes the
+ * sweeps fail, so that no new route escapes them.
+ */
+export function sweepCalls(e: Estate): Record<string, () => SweepCall> {
+  const n = () => {
+    unique += 1;
+    return unique;
+  };
+  return {
+    'POST /account/password': () => ({
+      path: '/account/password',
+      body: { CurrentPassword: 'wrong but well formed', NewPassword: 'a brand new passphrase' },
+    }),
+    'POST /users': () => ({ path: '/users', body: { Email: `swept-${n()}@example.com`, Role: 'ReadOnly' } }),
+    'PATCH /users/:Id': () => ({ path: `/users/${e.user}`, body: { Role: 'ReadOnly' } }),
+    'POST /users/:Id/password': () => ({ path: `/users/${e.user}/password`, body: {} }),
+    'POST /apikeys': () => ({ path: '/apikeys', body: { Name: `swept ${n()}` } }),
+    'POST /assets': () => ({
+      path: '/assets',
+      body: { Kind: 'Host', Name: `swept-${n()}`, IpAddresses: ['10.66.0.9'] },
+    }),
+    'PATCH /assets/:Id': () => ({ path: `/assets/${e.asset}`, body: { Criticality: 1 } }),
+    'DELETE /assets/:Id': () => ({ path: `/assets/${e.webApp}` }),
+    'POST /assets/bulk/tags': () => ({ path: '/assets/bulk/tags', body: { Filter: {}, Add: ['swept'] } }),
+    'POST /assets/:Id/services': () => ({
+      path: `/assets/${e.asset}/services`,
+      body: { Port: 8080 + n(), Protocol: 'tcp' },
+    }),
+    'POST /assets/:Id/software': () => ({
+      path: `/assets/${e.asset}/software`,
+      body: { Name: `swept-pkg-${n()}`, Version: '1' },
+    }),
+    'DELETE /assets/:Id/software/:SoftwareId': () => ({ path: `/assets/${e.asset}/software/${e.software}` }),
+    'POST /findings': () => ({
+      path: '/findings',
+      body: { AssetId: e.asset, Vulnerability: { Title: `swept ${n()}`, Severity: 'Low' } },
+    }),
+    'POST /findings/:Id/state': () => ({
+      path: `/findings/${e.finding}/state`,
+      body: { State: 'FalsePositive', Justification: 'swept' },
+    }),
+    'POST /findings/:Id/severity': () => ({
+      path: `/findings/${e.finding}/severity`,
+      body: { Severity: 'Low', Reason: 'swept' },
+    }),
+    'POST /findings/bulk/state': () => ({
+      path: '/findings/bulk/state',
+      body: { Filter: {}, State: 'FalsePositive', Justification: 'swept' },
+    }),
+    'POST /findings/bulk/ticket': () => ({
+      path: '/findings/bulk/ticket',
+      body: { Filter: {}, TicketId: e.ticket },
+    }),
+    'PUT /settings': () => ({
+      path: '/settings',
+      body: { SlaDays: { Critical: 1, High: 2, Medium: 3, Low: 4, Info: null } },
+    }),
+    'POST /tickets': () => ({ path: '/tickets', body: { Title: `swept ${n()}` } }),
+    'PATCH /tickets/:Id': () => ({ path: `/tickets/${e.ticket}`, body: { Priority: 'Low' } }),
+    'POST /tickets/:Id/comments': () => ({ path: `/tickets/${e.ticket}/comments`, body: { Body: 'swept' } }),
+    'POST /tickets/:Id/findings/link': () => ({
+      path: `/tickets/${e.ticket}/findings/link`,
+      body: { FindingIds: [e.otherFinding] },
+    }),
+    'POST /tickets/:Id/findings/unlink': () => ({
+      path: `/tickets/${e.ticket}/findings/unlink`,
+      body: { FindingIds: [e.finding] },
+    }),
+    'POST /intel/match': () => ({
+      path: '/intel/match',
+      body: { Cpes: ['cpe:2.3:a:openbsd:openssh:8.9:*:*:*:*:*:*:*'] },
+    }),
+    'GET /intel/loads/:Id': () => ({ path: `/intel/loads/${e.load}` }),
+    'HEAD /intel/loads/:Id': () => ({ path: `/intel/loads/${e.load}` }),
+    'POST /demo': () => ({ path: '/demo', body: {} }),
+    'DELETE /demo': () => ({ path: '/demo' }),
+    'DELETE /session': () => ({ path: '/session' }),
+    'POST /imports': () => ({
+      path: '/imports',
+      contentType: 'application/xml',
+      payload: nessusReport([
+        { ip: '10.66.0.1', items: [{ plugin: '990001', name: `Swept plugin ${n()}`, severity: 2 }] },
+      ]),
+    }),
+    'POST /intel/loads': () => ({
+      path: '/intel/loads',
+      contentType: 'application/octet-stream',
+      payload: OSV_ADVISORY,
+    }),
+    'POST /assets/withstartindex/:StartIndex/andpagesize/:PageSize': () => ({
+      path: '/assets/withstartindex/0/andpagesize/10',
+      body: {},
+    }),
+    'POST /assets/:AssetId/reports/latest/vulnerabilitiesandfindings/withStartIndex/:StartIndex/andPageSize/:PageSize':
+      () => ({
+        path: `/assets/${e.asset}/reports/latest/vulnerabilitiesandfindings/withStartIndex/0/andPageSize/10`,
+        body: { Findings: 'All' },
+      }),
+    'POST /assets/installedsoftware/withStartIndex/:StartIndex/andPageSize/:PageSize': () => ({
+      path: '/assets/installedsoftware/withStartIndex/0/andPageSize/10',
+      body: { AssetHostId: e.asset, SortPrimary: 'Name' },
+    }),
+  };
+}
+
+/** The call for a route, or undefined when the table lacks one it needs (a body or an id). */
+export function callFor(calls: Record<string, () => SweepCall>, r: RegisteredRoute): SweepCall | undefined {
+  const key = routeKey(r);
+  const known = calls[key];
+  if (known) return known();
+  if (isStateChanging(r.method) || r.url.includes('/:')) return undefined;
+  return { path: key.slice(key.indexOf(' ') + 1) };
+}
+
+/** The request for a call, as a client with `headers` (an API key's, or a browser's) sends it. */
+export function requestFor(
+  r: RegisteredRoute,
+  call: SweepCall,
+  headers: Record<string, string>,
+): InjectOptions {
+  const payload = call.payload ?? (call.body === undefined ? undefined : JSON.stringify(call.body));
+  const contentType = call.contentType ?? (call.body === undefined ? undefined : 'application/json');
+  return {
+    method: r.method as Method,
+    url: `/api/${r.channel}${call.path}`,
+    headers: { ...headers, ...(contentType ? { 'content-type': contentType } : {}) },
+    ...(payload === undefined ? {} : { payload }),
+  };
+}
+
+/** Builds the estate through the API as `admin`, and waits for its import and intel load. */
+export async function populate(t: TestApp, admin: Credentials): Promise<Estate> {
+  const ok = async (method: Method, url: string, body?: unknown) => {
+    const res = await t.app.inject({
+      method,
+      url: `/api/latest${url}`,
+      headers: {
+        ...authHeaders(admin),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+    expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
+    return res.json();
+  };
+  const asset = await ok('POST', '/assets', {
+    Kind: 'Host',
+    Name: 'estate-host',
+    IpAddresses: ['10.66.0.1'],
+  });
+  const webApp = await ok('POST', '/assets', { Kind: 'WebApplication', Url: 'https://estate.example.com/' });
+  const software = await ok('POST', `/assets/${asset.Id}/software`, { Name: 'estate-pkg', Version: '1' });
+  const finding = await ok('POST', '/findings', {
+    AssetId: asset.Id,
+    Vulnerability: { Title: 'estate vulnerability', Severity: 'High', Cve: ['CVE-2024-6387'] },
+  });
+  const otherFinding = await ok('POST', '/findings', {
+    AssetId: asset.Id,
+    Vulnerability: { Title: 'another estate vulnerability', Severity: 'Medium' },
+  });
+  const ticket = await ok('POST', '/tickets', { Title: 'estate ticket', FindingIds: [finding.Id] });
+  const user = await ok('POST', '/users', { Email: 'estate-analyst@example.com', Role: 'Analyst' });
+  const loaded = await t.app.inject({
+    method: 'POST',
+    url: '/api/latest/intel/loads',
+    headers: { ...authHeaders(admin), 'content-type': 'application/octet-stream' },
+    payload: OSV_ADVISORY,
+  });
+  expect(loaded.statusCode, loaded.body).toBe(202);
+  // Loads run in the background; wait for this one to end.
+  for (let i = 0; i < 400; i++) {
+    if ((await ok('GET', `/intel/loads/${loaded.json().Id}`)).State !== 'Running') break;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return {
+    asset: asset.Id,
+    webApp: webApp.Id,
+    software: software.Id,
+    finding: finding.Id,
+    otherFinding: otherFinding.Id,
+    ticket: ticket.Id,
+    user: user.Id,
+    load: loaded.json().Id,
+  };
+}
+
+/**
+ * One digest per table of every row, so that two fingerprints differ when any row was added,
+ * removed or changed. The times a key or session was last used may move: an authenticated but
+ * refused call is still a use.
+ */
+export async function fingerprint(database: Database): Promise<Record<string, string>> {
+  const tables = await sql<{ table_name: string }>`
+    select table_name from information_schema.tables
+    where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`.execute(
+    database.db,
+  );
+  const out: Record<string, string> = {};
+  for (const { table_name } of tables.rows) {
+    const { rows } = await sql<{ n: string; digest: string | null }>`
+      select count(*) as n,
+        md5(string_agg((to_jsonb(t) - 'last_used_at' - 'last_seen_at')::text, '|'
+          order by (to_jsonb(t) - 'last_used_at' - 'last_seen_at')::text)) as digest
+      from ${sql.table(table_name)} t`.execute(database.db);
+    out[table_name] = `${rows[0]!.n} ${rows[0]!.digest ?? ''}`;
+  }
+  return out;
+}
+
+/** A refusal: `status`, a problem document of the catalogue's `slug`. */
+export function expectProblem(res: LightMyRequestResponse, status: number, slug: string, what: string): void {
+  expect(res.statusCode, `${what}: ${res.body}`).toBe(status);
+  expect(res.headers['content-type'], what).toMatch(/^application\/problem\+json/);
+  // A HEAD answer has the headers of the problem but no body.
+  if (res.body !== '') expect(res.json().type, what).toMatch(new RegExp(`/problems/${slug}$`));
+}
