@@ -21,6 +21,7 @@ import { registerThrottle } from './http/throttle.js';
 import type { TypedApp } from './http/types.js';
 import { registerValidators } from './http/validation.js';
 import { registerWebApp } from './http/web-app.js';
+import { setParseLimits } from './importers/common/parse-limits.js';
 import { defaultRegistry } from './importers/index.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './lib/invalidation-bus.js';
@@ -124,8 +125,25 @@ export function buildServices(
   clock: Clock,
   bus: InvalidationBus,
   config: Pick<Config, 'authCacheSeconds' | 'sessionIdleMinutes' | 'sessionMaxHours'> &
-    Partial<Pick<Config, 'intelMaxBytes' | 'importDir'>>,
+    Partial<
+      Pick<
+        Config,
+        | 'intelMaxBytes'
+        | 'importDir'
+        | 'parseMaxDepth'
+        | 'parseMaxAttributes'
+        | 'parseMaxTextBytes'
+        | 'parseMaxElements'
+      >
+    >,
 ): Services {
+  // Every reader of uploaded files takes these limits (process-wide: see parse-limits.ts).
+  setParseLimits({
+    ...(config.parseMaxDepth ? { maxDepth: config.parseMaxDepth } : {}),
+    ...(config.parseMaxAttributes ? { maxAttributes: config.parseMaxAttributes } : {}),
+    ...(config.parseMaxTextBytes ? { maxTextBytes: config.parseMaxTextBytes } : {}),
+    ...(config.parseMaxElements ? { maxElements: config.parseMaxElements } : {}),
+  });
   const audit = new AuditService(new AuditRepository(database.db), clock);
   const users = new UserService(new UserRepository(database.db), audit, clock);
   const sessions = new SessionService(new SessionRepository(database.db), users, audit, clock, {

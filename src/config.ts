@@ -49,6 +49,14 @@ export const ENV_VARS = {
     'Hours between two syncs of RAMPART_INTEL_SYNC_URLS (default 24); the first runs at start.',
   RAMPART_INTEL_MAX_BYTES:
     'Largest feed file accepted by a load, upload or sync, in bytes, before and after gzip decompression (default 2147483648 = 2 GiB).',
+  RAMPART_PARSE_MAX_DEPTH:
+    'Deepest nesting of JSON arrays and objects or XML elements in an uploaded report or feed file (default 64).',
+  RAMPART_PARSE_MAX_ATTRIBUTES:
+    'Most attributes of one XML element, or cells of one CSV row, in an uploaded report or feed file (default 1000).',
+  RAMPART_PARSE_MAX_TEXT_BYTES:
+    'Longest single text in an uploaded report or feed file, in bytes: a JSON string or key, an XML text node, attribute value, comment or CDATA section, a CSV row, a line of text (default 16777216 = 16 MiB).',
+  RAMPART_PARSE_MAX_ELEMENTS:
+    'Most JSON values, XML elements, or CSV rows and lines in one uploaded report or feed file (default 50000000).',
   RAMPART_TRUST_PROXY: 'true when behind a reverse proxy that sets X-Forwarded-For (default false).',
   RAMPART_SHUTDOWN_TIMEOUT: 'Seconds to drain requests on SIGTERM/SIGINT before forcing exit (default 10).',
   RAMPART_ADMIN_EMAIL: 'Email of the Admin that `serve` makes sure exists (default admin@rampart.local).',
@@ -122,6 +130,11 @@ export const ConfigSchema = Type.Object({
   intelSyncUrls: Type.Optional(Type.String({ pattern: '^\\s*https?://\\S+(?:\\s+https?://\\S+)*\\s*$' })),
   intelSyncHours: PositiveInt(24, 24 * 365),
   intelMaxBytes: Type.Integer({ minimum: 1024, maximum: 64 * 1024 ** 3, default: 2 * 1024 ** 3 }),
+  parseMaxDepth: PositiveInt(64, 10_000),
+  parseMaxAttributes: PositiveInt(1000, 10_000_000),
+  // V8 strings end near 512 M characters; a parser keeps one text whole.
+  parseMaxTextBytes: PositiveInt(16 * 1024 * 1024, 256 * 1024 * 1024),
+  parseMaxElements: PositiveInt(50_000_000),
   trustProxy: Type.Boolean({ default: false }),
   shutdownTimeoutSeconds: PositiveInt(10, 600),
   adminEmail: Type.String({ format: 'email', default: 'admin@rampart.local' }),
@@ -168,6 +181,10 @@ const SOURCES: Record<
   RAMPART_INTEL_SYNC_URLS: { field: 'intelSyncUrls', kind: 'string' },
   RAMPART_INTEL_SYNC_HOURS: { field: 'intelSyncHours', kind: 'int' },
   RAMPART_INTEL_MAX_BYTES: { field: 'intelMaxBytes', kind: 'int' },
+  RAMPART_PARSE_MAX_DEPTH: { field: 'parseMaxDepth', kind: 'int' },
+  RAMPART_PARSE_MAX_ATTRIBUTES: { field: 'parseMaxAttributes', kind: 'int' },
+  RAMPART_PARSE_MAX_TEXT_BYTES: { field: 'parseMaxTextBytes', kind: 'int' },
+  RAMPART_PARSE_MAX_ELEMENTS: { field: 'parseMaxElements', kind: 'int' },
   RAMPART_TRUST_PROXY: { field: 'trustProxy', kind: 'bool' },
   RAMPART_SHUTDOWN_TIMEOUT: { field: 'shutdownTimeoutSeconds', kind: 'int' },
   RAMPART_ADMIN_EMAIL: { field: 'adminEmail', kind: 'string' },

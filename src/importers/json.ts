@@ -2,9 +2,15 @@ import type { Readable } from 'node:stream';
 import { parser } from 'stream-json';
 import Assembler from 'stream-json/assembler.js';
 import verifier from 'stream-json/utils/verifier.js';
+import { guarded, JsonGuard } from './common/byte-guards.js';
+import type { ParseLimits } from './common/parse-limits.js';
+import { wellFormed } from './common/well-formed.js';
 import { ReportError } from './types.js';
 
 export type JsonPath = readonly (string | number)[];
+
+/** What a value is, known as soon as it starts. */
+export type JsonKind = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
 
 export interface JsonValuesOptions {
   /** Strings (and keys) longer than this are cut while they stream in; default 1 MiB. */
@@ -13,7 +19,24 @@ export interface JsonValuesOptions {
   onTruncated?: (path: JsonPath) => void;
   /** JSON Lines / concatenated JSON values instead of one document. */
   jsonStreaming?: boolean;
+  /** Depth, string size and value count the file may reach; default: the configured parseLimits(). */
+  limits?: ParseLimits;
+  /**
+   * Told of every value as it starts, outside picked values, before `pick` is asked: a reader
+   * checks the file's shape here (and throws to stop) without assembling anything.
+   */
+  onValue?: (path: JsonPath, kind: JsonKind) => void;
 }
+
+const KINDS: Record<string, JsonKind> = {
+  startObject: 'object',
+  startArray: 'array',
+  stringValue: 'string',
+  numberValue: 'number',
+  trueValue: 'boolean',
+  falseValue: 'boolean',
+  nullValue: 'null',
+};
 
 const MAX_KEY_CHARS = 1024;
 
@@ -28,6 +51,11 @@ interface Token {
  * report of any size is read with the memory of its largest picked value. Pick scalars before
  * the big arrays that follow them (e.g. Trivy's Target before its Vulnerabilities) to carry
  * context.
+ *
+ * The bytes pass a JsonGuard before the tokenizer sees them, so a hostile file (nested forty
+ * million deep, a string of a gigabyte) stops at the limit it breaks, with its line and column,
+ * before anything is built from it. Strings are made storable (see wellFormed: a NUL is
+ * dropped, a lone UTF-16 surrogate becomes U+FFFD).
  */
 export async function* jsonValues(
   input: Readable,
@@ -42,8 +70,9 @@ export async function* jsonValues(
     streamNumbers: false,
     jsonStreaming: options.jsonStreaming ?? false,
   });
-  input.on('error', (error) => tokens.destroy(error));
-  input.pipe(tokens);
+  const checked = guarded(input, new JsonGuard(options.limits));
+  checked.on('error', (error) => tokens.destroy(error));
+  checked.pipe(tokens);
 
   const path: (string | number)[] = [];
   const containers: ('object' | 'array')[] = [];
@@ -53,6 +82,7 @@ export async function* jsonValues(
   let textLength = 0;
   let textCap = maxChars;
   let truncated = false;
+  let shapeError: unknown;
 
   // After a value ends, the next value of an array has the next index.
   const nextIndex = () => {
@@ -84,11 +114,11 @@ export async function* jsonValues(
           }
           continue;
         case 'endString':
-          token = { name: 'stringValue', value: (text ?? []).join('') };
+          token = { name: 'stringValue', value: wellFormed((text ?? []).join('')) };
           text = null;
           break;
         case 'endKey':
-          token = { name: 'keyValue', value: (text ?? []).join('') };
+          token = { name: 'keyValue', value: wellFormed((text ?? []).join('')) };
           text = null;
           break;
       }
@@ -116,6 +146,14 @@ export async function* jsonValues(
       }
 
       // A value starts at `path`.
+      if (options.onValue) {
+        try {
+          options.onValue(path, KINDS[token.name] ?? 'null');
+        } catch (error) {
+          shapeError = error;
+          throw error;
+        }
+      }
       if (pick(path)) {
         assembler = new Assembler();
         assembledPath = [...path];
@@ -136,10 +174,11 @@ export async function* jsonValues(
       } else nextIndex();
     }
   } catch (error) {
-    if (error instanceof ReportError) throw error;
+    if (error instanceof ReportError || error === shapeError) throw error;
     throw new ReportError(`Not valid JSON: ${(error as Error).message}`);
   } finally {
     tokens.destroy();
+    checked.destroy();
   }
 }
 
@@ -158,7 +197,8 @@ export async function locateJsonError(
   jsonStreaming = false,
 ): Promise<{ line: number; column: number; message: string } | undefined> {
   const check = verifier.asStream({ jsonStreaming });
-  const input = open();
+  // Guarded too: the verifier keeps a stack as deep as the file nests.
+  const input = guarded(open(), new JsonGuard());
   input.on('error', (error) => check.destroy(error));
   input.pipe(check);
   try {
@@ -168,7 +208,7 @@ export async function locateJsonError(
     return undefined;
   } catch (error) {
     const e = error as Error & { line?: number; pos?: number };
-    if (e.line === undefined) return undefined;
+    if (e.line === undefined || error instanceof ReportError) return undefined;
     return { line: e.line, column: e.pos ?? 0, message: e.message };
   }
 }

@@ -1,6 +1,8 @@
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { XmlGuard } from './common/byte-guards.js';
+import { type ParseLimits, parseLimits } from './common/parse-limits.js';
 import { ReportError } from './types.js';
 
 /** An element read whole: its attributes, its text, its child elements. */
@@ -23,9 +25,11 @@ export interface XmlElementsOptions {
   maxTextChars?: number;
   /** A picked element with more descendants than this fails the report; default 200,000. */
   maxDescendants?: number;
-  /** Nesting deeper than this fails the report (hostile files); default 256. */
+  /** Nesting deeper than this fails the report (hostile files); default: limits.maxDepth. */
   maxDepth?: number;
   onTruncated?: (element: string) => void;
+  /** Depth, attributes, text size and element count the file may reach; default: the configured parseLimits(). */
+  limits?: ParseLimits;
 }
 
 // Entity and notation declarations (and parameter entities) are what XXE and entity-expansion
@@ -37,9 +41,13 @@ const DTD_DECLARATION = /<!(ENTITY|NOTATION)\b|%[\w.-]+;/i;
  * order. Everything else is passed over as it streams, so memory holds one picked element.
  *
  * Hostile files: a DOCTYPE that declares entities (XXE, "billion laughs") is refused before
- * any entity could be used (element and attribute-list declarations are inert and allowed); undeclared entities are errors (saxes knows only
- * the five XML ones and never fetches anything); nesting depth, text size and element size are
- * capped. Malformed XML fails with its line and column.
+ * any entity could be used (element and attribute-list declarations are inert and allowed);
+ * undeclared entities are errors (saxes knows only the five XML ones and never fetches
+ * anything). The bytes pass an XmlGuard before saxes sees them, so depth, attributes per
+ * element, the size of every text, name and attribute value, and the count of elements are
+ * bounded before saxes builds anything (it keeps a text node and a tag's attributes whole until
+ * they end); a picked element's text and size are capped too. Malformed XML fails with its line
+ * and column.
  */
 export async function* xmlElements(
   input: Readable,
@@ -48,7 +56,9 @@ export async function* xmlElements(
 ): AsyncGenerator<{ element: XmlElement; ancestors: readonly XmlAncestor[] }> {
   const maxText = options.maxTextChars ?? 1024 * 1024;
   const maxDescendants = options.maxDescendants ?? 200_000;
-  const maxDepth = options.maxDepth ?? 256;
+  const limits = options.limits ?? parseLimits();
+  const maxDepth = options.maxDepth ?? limits.maxDepth;
+  const guard = new XmlGuard(limits);
   const parser = new SaxesParser({ xmlns: false, position: true });
 
   const ancestors: XmlAncestor[] = [];
@@ -105,7 +115,9 @@ export async function* xmlElements(
 
   const decoder = new StringDecoder('utf8');
   for await (const chunk of input) {
-    parser.write(typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer));
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer);
+    guard.write(bytes);
+    parser.write(decoder.write(bytes));
     if (failure) throw failure;
     while (ready.length > 0) yield ready.shift()!;
   }

@@ -19,6 +19,11 @@ export const Problems = {
   UnsupportedMediaType: { slug: 'unsupported-media-type', status: 415, title: 'Unsupported content type' },
   UnknownReportFormat: { slug: 'unknown-report-format', status: 422, title: 'Unknown report format' },
   UnknownFeedFormat: { slug: 'unknown-feed-format', status: 422, title: 'Unknown intelligence feed format' },
+  ParseLimitExceeded: {
+    slug: 'parse-limit-exceeded',
+    status: 422,
+    title: 'The file goes beyond a parsing limit',
+  },
   RateLimited: { slug: 'rate-limited', status: 429, title: 'Too many requests' },
   HeadersTooLarge: { slug: 'headers-too-large', status: 431, title: 'The request headers are too large' },
   Internal: { slug: 'internal', status: 500, title: 'Internal server error' },

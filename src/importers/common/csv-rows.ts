@@ -2,6 +2,9 @@ import type { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { peekBytes } from '../../lib/peek-stream.js';
 import { type ParseContext, ReportError } from '../types.js';
+import { guarded, LineGuard } from './byte-guards.js';
+import { count, ParseLimitError, type ParseLimits, parseLimits, settingOf } from './parse-limits.js';
+import { wellFormed } from './well-formed.js';
 
 /** One data row: cells by column name (trimmed, lower case), and the line it ends on. */
 export interface CsvRow {
@@ -16,10 +19,10 @@ export interface CsvRowsOptions {
   expected: string;
   /** Rows before the header to pass over (report titles some tools write first); default 0. */
   maxPreambleRows?: number;
+  /** Row size, cells per row and rows the file may reach; default: the configured parseLimits(). */
+  limits?: ParseLimits;
 }
 
-/** One record this long (a runaway quote, a binary file) fails the report rather than fill memory. */
-const MAX_RECORD_CHARS = 32 * 1024 * 1024;
 /** How much of the file is read to find the first line and guess its delimiter. */
 const HEAD_BYTES = 64 * 1024;
 const DELIMITERS = [',', ';', '\t'] as const;
@@ -32,14 +35,22 @@ const DELIMITERS = [',', ';', '\t'] as const;
  *
  * Rows are read as arrays rather than with csv-parse's `columns: true` because some exports put
  * a title block before the header row.
+ *
+ * Hostile files: the bytes pass a LineGuard (line length, line count) before csv-parse sees
+ * them; a row longer than limits.maxTextBytes (a runaway quote, a binary file) or with more
+ * than limits.maxAttributes cells fails the report where it is, before the row is built; cells
+ * are made storable (a NUL is dropped).
  */
 export async function* csvRows(
   input: Readable,
   context: ParseContext,
   options: CsvRowsOptions,
 ): AsyncGenerator<CsvRow> {
-  const { head, stream } = await peekText(input, HEAD_BYTES);
+  const limits = options.limits ?? parseLimits();
+  const peeked = await peekText(input, HEAD_BYTES);
+  const { head } = peeked;
   if (head.replace(/^\uFEFF/, '').trim() === '') throw new ReportError('The file is empty.');
+  const stream = guarded(peeked.stream, new LineGuard(limits));
   const parser = parse({
     delimiter: guessDelimiter(head),
     bom: true,
@@ -47,7 +58,18 @@ export async function* csvRows(
     relax_column_count: true,
     relax_quotes: true,
     skip_empty_lines: true,
-    max_record_size: MAX_RECORD_CHARS,
+    max_record_size: limits.maxTextBytes,
+    // Called for every cell as it ends: the row is refused before it holds more than the limit.
+    cast: (value, cell) => {
+      if (cell.index >= limits.maxAttributes)
+        throw new ParseLimitError(
+          'maxAttributes',
+          `A CSV row with more than ${count(limits.maxAttributes)} cells ${settingOf('maxAttributes')}`,
+          cell.lines,
+          1,
+        );
+      return value;
+    },
   });
   stream.on('error', (error) => parser.destroy(error));
   stream.pipe(parser);
@@ -72,7 +94,14 @@ export async function* csvRows(
     }
   } catch (error) {
     if (error instanceof CsvError) {
-      const line = (error as CsvError & { lines?: number }).lines;
+      const line = (error as CsvError & { lines?: number }).lines ?? 0;
+      if (error.code === 'CSV_MAX_RECORD_SIZE')
+        throw new ParseLimitError(
+          'maxTextBytes',
+          `A CSV row longer than ${count(limits.maxTextBytes)} characters ${settingOf('maxTextBytes')}`,
+          line,
+          1,
+        );
       throw new ReportError(`Not a readable CSV file: ${error.message}`, line, 1);
     }
     throw error;
@@ -94,7 +123,7 @@ function cellsOf(header: string[], record: string[], maxCell: number): Map<strin
     const value = record[i];
     // A repeated column name keeps its first non-empty value.
     if (name === '' || value === undefined || cells.get(name)) return;
-    cells.set(name, value.length > maxCell ? value.slice(0, maxCell + 1) : value);
+    cells.set(name, wellFormed(value.length > maxCell ? value.slice(0, maxCell + 1) : value));
   });
   return cells;
 }

@@ -1,5 +1,7 @@
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { JsonGuard } from '../common/byte-guards.js';
+import { wellFormed } from '../common/well-formed.js';
 import { ReportError } from '../types.js';
 
 /**
@@ -22,8 +24,12 @@ export async function* jsonLines(input: Readable, maxLineChars = MAX_LINE_CHARS)
   const decoder = new StringDecoder('utf8');
   let pending = '';
   let line = 0;
+  // Nesting, string sizes and value counts are bounded before a line is parsed.
+  const guard = new JsonGuard();
   for await (const chunk of input as AsyncIterable<Buffer | string>) {
-    pending += typeof chunk === 'string' ? chunk : decoder.write(chunk);
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    guard.write(bytes);
+    pending += decoder.write(bytes);
     let start = 0;
     for (let end = pending.indexOf('\n'); end !== -1; end = pending.indexOf('\n', start)) {
       line += 1;
@@ -40,12 +46,19 @@ export async function* jsonLines(input: Readable, maxLineChars = MAX_LINE_CHARS)
   if (value !== undefined) yield { line: line + 1, value };
 }
 
+/** "\u0000" or a surrogate escape: the line may hold a text PostgreSQL cannot store. */
+const UNSTORABLE_ESCAPE = /\\u(0000|d[89a-f])/i;
+
+function storable(_key: string, value: unknown): unknown {
+  return typeof value === 'string' ? wellFormed(value) : value;
+}
+
 function parseLine(raw: string, line: number): unknown {
   // Untrimmed, so the position JSON.parse reports is the column in the file.
   const text = line === 1 ? raw.replace(/^\uFEFF/, '') : raw;
   if (text.trim() === '') return undefined;
   try {
-    return JSON.parse(text);
+    return JSON.parse(text, UNSTORABLE_ESCAPE.test(text) ? storable : undefined);
   } catch (error) {
     const detail = (error as Error).message;
     const position = /position (\d+)/.exec(detail);

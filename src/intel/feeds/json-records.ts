@@ -17,13 +17,14 @@
  * dropped or kept like any other.
  */
 import type { Readable } from 'node:stream';
-import { type JsonPath, jsonValues, locateJsonError } from '../../importers/json.js';
+import { ParseLimitError } from '../../importers/common/parse-limits.js';
+import { type JsonKind, type JsonPath, jsonValues, locateJsonError } from '../../importers/json.js';
 import { ReportError } from '../../importers/types.js';
 import { FeedError } from './errors.js';
 import { plainInput } from './input.js';
 import { MAX_STREAMED_CHARS } from './text.js';
 
-export type { JsonPath };
+export type { JsonKind, JsonPath };
 
 export type JsonRecord = Record<string, unknown>;
 
@@ -38,6 +39,11 @@ export interface RecordLayout {
   pickOutside?(path: JsonPath): boolean;
   /** The most elements kept, per record, of the arrays under this key. */
   maxItems?: Readonly<Record<string, number>>;
+  /**
+   * Checks the file's shape as each value starts (a list that is a number, an entry that is not
+   * an object): answers why the file is not the feed, or undefined. The read fails with it.
+   */
+  shape?(path: JsonPath, kind: JsonKind): string | undefined;
 }
 
 export interface RecordRead {
@@ -107,6 +113,12 @@ export async function* jsonRecords(
     for await (const { path, value } of jsonValues(input, pick, {
       maxStringChars: MAX_STREAMED_CHARS,
       onTruncated,
+      onValue: layout.shape
+        ? (path, kind) => {
+            const why = layout.shape?.(path, kind);
+            if (why) throw new FeedError(why);
+          }
+        : undefined,
     })) {
       const at = layout.locate(path);
       if (!at) {
@@ -134,6 +146,8 @@ export async function* jsonRecords(
 
 /** The JSON error with the line and column a second, validating read finds, when the file can be reopened. */
 async function located(error: ReportError, reopen: (() => Readable) | undefined): Promise<FeedError> {
+  // A limit knows where it was broken; a second read would only stop at the same place.
+  if (error instanceof ParseLimitError) return new FeedError(error.what, error.line, error.column);
   const message = error.message.replace(/^Not valid JSON: /, 'The file is not valid JSON: ');
   if (!reopen) return new FeedError(message);
   const again = await plainInput(reopen()).catch(() => undefined);
@@ -194,6 +208,19 @@ class RecordBuilder {
     }
     return false;
   }
+}
+
+/** "a number", "an object", "null": what a value is, for messages about a file's shape. */
+export function kindText(kind: JsonKind): string {
+  if (kind === 'null') return 'null';
+  return kind === 'object' || kind === 'array' ? `an ${kind}` : `a ${kind}`;
+}
+
+/** "vulnerabilities[3].cve": a path as people write it. */
+export function pathName(path: JsonPath): string {
+  return path
+    .map((step, i) => (typeof step === 'number' ? `[${step}]` : i === 0 ? step : `.${step}`))
+    .join('');
 }
 
 /** The elements of an array that made it into a record (dropped ones leave holes). */

@@ -5,6 +5,7 @@ import { AppError } from '../../http/problems/app-error.js';
 import { Problems } from '../../http/problems/types.js';
 import { contextOf } from '../../http/request-context.js';
 import type { TypedApp } from '../../http/types.js';
+import { ParseLimitError } from '../../importers/common/parse-limits.js';
 import type { ImportRow } from './repository.js';
 import {
   FormatListSchema,
@@ -15,7 +16,14 @@ import {
   SubmitImportQuery,
 } from './schemas.js';
 import { attentionOf, type ImportService } from './service.js';
-import { EmptyReportError, importDirectory, ReportTooLargeError, spoolReport } from './upload.js';
+import {
+  EmptyReportError,
+  importDirectory,
+  parseLimitProblem,
+  ReportTooLargeError,
+  refuseDeclaredSize,
+  spoolReport,
+} from './upload.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -68,6 +76,7 @@ export const importRoutes =
             'Send the report file as the request body (any content type; gzip is recognised by its content), or as the one file of a `multipart/form-data` form.',
             'The format is detected from the content unless `Format` is given (`GET /imports/formats` lists them). Answers 202 with the Import; follow `Location` until its State is Completed or Failed.',
             'An import is all or nothing: a report that cannot be read leaves everything as it was, and the Import says why.',
+            'Refused before anything is stored: a declared `Content-Length` above `RAMPART_IMPORT_MAX_BYTES` (413, before the body is read), and a file beyond a parse limit — nesting, attributes per element, text size, element count (422 `parse-limit-exceeded` naming the limit, its setting, line and column).',
           ].join('\n\n'),
           tags,
           querystring: SubmitImportQuery,
@@ -75,6 +84,9 @@ export const importRoutes =
         },
         handler: async (request, reply) => {
           const q = request.query;
+          refuseDeclaredSize(request.headers['content-length'], options.maxBytes, {
+            multipart: request.isMultipart(),
+          });
           let body: Readable = request.raw;
           let fileName = q.FileName;
           if (request.isMultipart()) {
@@ -167,6 +179,7 @@ async function spool(body: Readable, dir: string, maxBytes: number) {
   try {
     return await spoolReport(body, dir, maxBytes);
   } catch (error) {
+    if (error instanceof ParseLimitError) throw parseLimitProblem(error);
     if (error instanceof ReportTooLargeError) throw AppError.of(Problems.PayloadTooLarge, error.message);
     if (error instanceof EmptyReportError) throw AppError.of(Problems.ValidationFailed, error.message);
     if ((error as Error).message?.startsWith('The gzip data is damaged'))

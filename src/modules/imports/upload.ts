@@ -6,6 +6,15 @@ import { join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
+import { AppError } from '../../http/problems/app-error.js';
+import { Problems } from '../../http/problems/types.js';
+import { guardTransform, SniffingGuard } from '../../importers/common/byte-guards.js';
+import {
+  PARSE_LIMIT_SETTINGS,
+  type ParseLimitError,
+  type ParseLimits,
+  parseLimits,
+} from '../../importers/common/parse-limits.js';
 
 /** A report saved to disk, ready to be detected and parsed. */
 export interface SpooledReport {
@@ -32,6 +41,28 @@ export class ReportTooLargeError extends Error {
     this.name = 'ReportTooLargeError';
   }
 }
+
+/**
+ * Refuses at once (413), before a byte of the body is read, a request whose declared
+ * Content-Length is already beyond the limit (a multipart form may carry a little more than its
+ * file).
+ */
+export function refuseDeclaredSize(
+  contentLength: string | undefined,
+  limit: number,
+  options: { setting?: string; multipart?: boolean } = {},
+): void {
+  const declared = Number(contentLength);
+  const allowed = limit + (options.multipart ? MULTIPART_OVERHEAD : 0);
+  if (contentLength !== undefined && Number.isFinite(declared) && declared > allowed)
+    throw AppError.of(
+      Problems.PayloadTooLarge,
+      new ReportTooLargeError(limit, false, options.setting).message,
+    );
+}
+
+/** Room for a form's boundaries, part headers and small fields around its file. */
+const MULTIPART_OVERHEAD = 1024 * 1024;
 
 export class EmptyReportError extends Error {
   constructor() {
@@ -66,13 +97,16 @@ export function importDirectory(configured?: string): string {
 /**
  * Saves an uploaded report to `dir`, hashing it and counting its size; a gzipped report (by its
  * magic bytes) is decompressed into a second file with the same size limit, so a small upload
- * cannot expand without bound.
+ * cannot expand without bound. The bytes (unpacked) pass a SniffingGuard on their way to disk:
+ * a file beyond a parse limit (nested too deep, too many attributes, a text too long…) fails
+ * with a ParseLimitError as soon as the limit is crossed, and nothing of it is left behind.
  */
 export async function spoolReport(
   body: Readable,
   dir: string,
   limit: number,
   setting?: string,
+  limits: ParseLimits = parseLimits(),
 ): Promise<SpooledReport> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const id = randomUUID();
@@ -85,7 +119,12 @@ export async function spoolReport(
   try {
     const hash = createHash('sha256');
     const upload = meter(limit, false, hash, setting);
-    await pipeline(body, upload.transform, createWriteStream(raw, { mode: 0o600 }));
+    await pipeline(
+      body,
+      upload.transform,
+      guardTransform(new SniffingGuard(limits)),
+      createWriteStream(raw, { mode: 0o600 }),
+    );
     const size = upload.bytes();
     if (size === 0) throw new EmptyReportError();
     const gzipped = await startsWithGzipMagic(raw);
@@ -95,6 +134,7 @@ export async function spoolReport(
       createReadStream(raw),
       createGunzip(),
       inflated.transform,
+      guardTransform(new SniffingGuard(limits)),
       createWriteStream(text, { mode: 0o600 }),
     );
     await rm(raw, { force: true });
@@ -109,6 +149,19 @@ export async function spoolReport(
       throw new Error(`The gzip data is damaged: ${(error as Error).message}`);
     throw error;
   }
+}
+
+/**
+ * The 422 an upload beyond a parse limit answers: the detail names the limit, its setting and
+ * where the file broke it; `limit`, `line` and `column` say the same for programs.
+ */
+export function parseLimitProblem(error: ParseLimitError): AppError {
+  const setting = error.limit === 'maxNameBytes' ? undefined : PARSE_LIMIT_SETTINGS[error.limit];
+  return AppError.of(Problems.ParseLimitExceeded, error.message, {
+    ...(setting ? { limit: setting } : {}),
+    line: error.line,
+    column: error.column,
+  });
 }
 
 /** Whether a file starts with gzip's magic bytes (1f 8b), whatever its name. */

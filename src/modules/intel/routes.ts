@@ -116,6 +116,7 @@ export const intelRoutes =
             'Send an NVD CVE API 2.0 page or record, a CVE JSON 5 record (or an array of them), the CISA KEV catalogue, an EPSS CSV or OSV advisories as the request body; gzip is recognised by its content. The feed is detected from the content unless `Feed` is given.',
             "Only Admins of the installation's first organisation may load intelligence: it is shared by every organisation.",
             "Answers 202 with the load; follow `Location` until its State is Completed or Failed. Records already stored as given are left alone, and an older copy of a record never replaces a newer one. Every organisation's findings of the CVEs that changed are re-scored.",
+            'Refused before anything is loaded: a declared `Content-Length` above `RAMPART_INTEL_MAX_BYTES` (413, before the body is read), and a file beyond a parse limit — nesting, attributes, text size, element count (422 `parse-limit-exceeded` naming the limit, its setting, line and column).',
           ].join('\n\n'),
           tags,
           querystring: SubmitIntelLoadQuery,
@@ -125,6 +126,7 @@ export const intelRoutes =
           const { load } = await intel.startUpload(contextOf(request), request.raw as Readable, {
             name: request.query.FileName ?? 'upload',
             feed: request.query.Feed,
+            contentLength: request.headers['content-length'],
           });
           return reply
             .code(202)

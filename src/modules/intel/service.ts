@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { AppError } from '../../http/problems/app-error.js';
 import { Problems } from '../../http/problems/types.js';
+import { ParseLimitError } from '../../importers/common/parse-limits.js';
 import { detectFeed, openFeed, plainInput, readFeed } from '../../intel/feeds/index.js';
 import type { FeedHeader } from '../../intel/feeds/types.js';
 import type { CveRecord, EpssScore, KevEntry, OsvAdvisory } from '../../intel/types.js';
@@ -14,7 +15,9 @@ import type { ServiceContext } from '../context.js';
 import type { FindingService } from '../findings/service.js';
 import {
   EmptyReportError,
+  parseLimitProblem,
   ReportTooLargeError,
+  refuseDeclaredSize,
   spoolReport,
   startsWithGzipMagic,
 } from '../imports/upload.js';
@@ -24,6 +27,7 @@ import type { FeedName, IntelRepository, LoadRowSql } from './repository.js';
 import { cveRow, epssRow, kevRow, kevRowFromNvd, osvRow } from './rows.js';
 
 const BATCH = 500;
+const MAX_BYTES_SETTING = 'RAMPART_INTEL_MAX_BYTES';
 const MAX_WARNINGS = 100;
 
 export interface IntelOptions {
@@ -75,9 +79,10 @@ export class IntelService {
   async startUpload(
     ctx: ServiceContext,
     body: Readable,
-    options: { name: string; feed?: FeedName },
+    options: { name: string; feed?: FeedName; contentLength?: string },
   ): Promise<{ load: IntelLoad; done: Promise<IntelLoad> }> {
     await this.checkOperator(ctx);
+    refuseDeclaredSize(options.contentLength, this.options.maxBytes, { setting: MAX_BYTES_SETTING });
     const spooled = await this.spool(body);
     try {
       const feed = options.feed ?? (await this.detect(spooled.path));
@@ -198,8 +203,9 @@ export class IntelService {
 
   private async spool(body: Readable) {
     try {
-      return await spoolReport(body, this.options.tempDir, this.options.maxBytes, 'RAMPART_INTEL_MAX_BYTES');
+      return await spoolReport(body, this.options.tempDir, this.options.maxBytes, MAX_BYTES_SETTING);
     } catch (error) {
+      if (error instanceof ParseLimitError) throw parseLimitProblem(error);
       if (error instanceof ReportTooLargeError) throw AppError.of(Problems.PayloadTooLarge, error.message);
       if (error instanceof EmptyReportError)
         throw AppError.of(

@@ -18,6 +18,8 @@
  */
 import type { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
+import { guarded, LineGuard } from '../../../importers/common/byte-guards.js';
+import { ParseLimitError } from '../../../importers/common/parse-limits.js';
 import { peekBytes } from '../../../lib/peek-stream.js';
 import type { EpssScore } from '../../types.js';
 import { FeedError } from '../errors.js';
@@ -60,8 +62,10 @@ export async function* readEpss(input: Readable, options: FeedReadOptions): Asyn
     skip_empty_lines: true,
     max_record_size: MAX_ROW_CHARS,
   });
-  peeked.input.on('error', (error) => parser.destroy(error));
-  peeked.input.pipe(parser);
+  // Lines are counted and measured before csv-parse sees them (a comment line is never cut by it).
+  const lines = guarded(peeked.input, new LineGuard());
+  lines.on('error', (error) => parser.destroy(error));
+  lines.pipe(parser);
   const log = new WarningLog(options.warn);
   let rows = 0;
   try {
@@ -76,13 +80,14 @@ export async function* readEpss(input: Readable, options: FeedReadOptions): Asyn
     }
   } catch (error) {
     if (error instanceof FeedError) throw error;
+    if (error instanceof ParseLimitError) throw new FeedError(error.what, error.line, error.column);
     if (error instanceof CsvError) {
       const line = (error as CsvError & { lines?: number }).lines;
       throw new FeedError(`Not a readable EPSS CSV file: ${error.message}`, line, 1);
     }
     throw error;
   } finally {
-    peeked.input.destroy();
+    lines.destroy();
   }
   log.flush();
 }

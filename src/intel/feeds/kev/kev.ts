@@ -20,9 +20,12 @@ import { FeedError } from '../errors.js';
 import {
   isSmallScalar,
   items,
+  type JsonKind,
   type JsonPath,
   jsonRecords,
+  kindText,
   noteCuts,
+  pathName,
   type RecordLayout,
 } from '../json-records.js';
 import { cleanText, cveIdOf, cweIdOf, distinct, isoDate, MAX_STREAMED_CHARS, WarningLog } from '../text.js';
@@ -42,7 +45,18 @@ const ENTRY_FIELDS = new Set([
   'notes',
 ]);
 
+/** Why a file is not the catalogue, from the kind of its list and of its entries. */
+function shape(path: JsonPath, kind: JsonKind): string | undefined {
+  if (path[0] !== 'vulnerabilities') return undefined;
+  if (path.length === 1 && kind !== 'array')
+    return `Not a CISA KEV catalogue: "vulnerabilities" is ${kindText(kind)}, not a list of entries.`;
+  if (path.length === 2 && kind !== 'object')
+    return `Not a CISA KEV catalogue: ${pathName(path)} is ${kindText(kind)}, not an entry object.`;
+  return undefined;
+}
+
 const layout: RecordLayout = {
+  shape,
   locate: (path: JsonPath) =>
     path[0] === 'vulnerabilities' && typeof path[1] === 'number'
       ? { record: path[1], inner: path.slice(2) }
@@ -60,7 +74,19 @@ export async function* readKev(input: Readable, options: FeedReadOptions): Async
   const log = new WarningLog(options.warn);
   const header = new CatalogHeader(options);
   let read = 0;
-  for await (const part of jsonRecords(input, layout, options.reopen)) {
+  let listed = false;
+  let entries = 0;
+  const watching: RecordLayout = {
+    ...layout,
+    shape: (path, kind) => {
+      if (path[0] === 'vulnerabilities' && path.length <= 2) {
+        if (path.length === 1) listed = true;
+        else entries += 1;
+      }
+      return shape(path, kind);
+    },
+  };
+  for await (const part of jsonRecords(input, watching, options.reopen)) {
     if (part.kind === 'outside') {
       header.take(part.path[0] as string, part.value);
       continue;
@@ -75,6 +101,11 @@ export async function* readKev(input: Readable, options: FeedReadOptions): Async
   if (read === 0 && !header.known)
     throw new FeedError(
       'Not a CISA KEV catalogue: it has no "catalogVersion" and no "vulnerabilities" entries with a cveID.',
+    );
+  if (!listed) throw new FeedError('Not a CISA KEV catalogue: it has no "vulnerabilities" list.');
+  if (entries > 0 && read === 0)
+    throw new FeedError(
+      `Not a CISA KEV catalogue: none of its ${entries} "vulnerabilities" entries holds a field of a KEV entry (cveID, vendorProject, …).`,
     );
   header.finish(read);
   log.flush();

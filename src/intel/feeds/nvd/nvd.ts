@@ -20,7 +20,15 @@
 import type { Readable } from 'node:stream';
 import type { CveRecord } from '../../types.js';
 import { FeedError } from '../errors.js';
-import { isSmallScalar, type JsonPath, jsonRecords, type RecordLayout } from '../json-records.js';
+import {
+  isSmallScalar,
+  type JsonKind,
+  type JsonPath,
+  jsonRecords,
+  kindText,
+  pathName,
+  type RecordLayout,
+} from '../json-records.js';
 import { MAX_SHORT_CHARS, MAX_STREAMED_CHARS, MAX_URL_CHARS, WarningLog } from '../text.js';
 import type { FeedHeader, FeedReader, FeedReadOptions } from '../types.js';
 import { cveFromNvd, METRIC_KINDS } from './convert.js';
@@ -112,10 +120,26 @@ function keep(inner: JsonPath, value: unknown): boolean {
   return isSmallScalar(value, inner[0] === 'references' ? MAX_URL_CHARS : MAX_SHORT_CHARS);
 }
 
+/** Why a page is not an NVD page, from the kind of a value whose kind the format fixes. */
+function shape(path: JsonPath, kind: JsonKind): string | undefined {
+  if (path[0] !== 'vulnerabilities' || path.length > 3) return undefined;
+  const expected =
+    path.length === 1
+      ? { kind: 'array', what: 'a list of { "cve": … } objects' }
+      : path.length === 2
+        ? { kind: 'object', what: 'a { "cve": … } object' }
+        : path[2] === 'cve'
+          ? { kind: 'object', what: 'a CVE object' }
+          : undefined;
+  if (!expected || kind === expected.kind) return undefined;
+  return `Not an NVD CVE API 2.0 page: ${pathName(path)} is ${kindText(kind)}, not ${expected.what}.`;
+}
+
 const layout: RecordLayout = {
   locate,
   pick,
   keep,
+  shape,
   pickOutside: (path) =>
     path.length === 1 && (PAGE_KEYS.has(path[0] as string) || LEGACY_KEYS.has(path[0] as string)),
   maxItems: MAX_ITEMS,
@@ -126,11 +150,22 @@ export async function* readNvd(input: Readable, options: FeedReadOptions): Async
   const log = new WarningLog(options.warn);
   const page = new PageHeader(options);
   let yielded = 0;
-  for await (const read of jsonRecords(input, layout, options.reopen)) {
+  // Entries of the page's list, and those that held a record: the others have no "cve" to read.
+  let entries = 0;
+  let records = 0;
+  const counting: RecordLayout = {
+    ...layout,
+    shape: (path, kind) => {
+      if (path.length === 2 && path[0] === 'vulnerabilities') entries += 1;
+      return shape(path, kind);
+    },
+  };
+  for await (const read of jsonRecords(input, counting, options.reopen)) {
     if (read.kind === 'outside') {
       page.take(read.path[0] as string, read.value);
       continue;
     }
+    records += 1;
     page.send();
     const record = cveFromNvd(read, log);
     if (!record) continue;
@@ -138,12 +173,21 @@ export async function* readNvd(input: Readable, options: FeedReadOptions): Async
     yield record;
   }
   page.send();
-  log.flush();
   // A page may hold no records; a file that is one bare record must hold a CVE.
   if (yielded === 0 && !page.seen)
     throw new FeedError(
       'Not an NVD CVE API 2.0 file: it has neither a "vulnerabilities" list of { "cve": … } objects nor a CVE with its id at its top level.',
     );
+  if (entries > 0 && records === 0)
+    throw new FeedError(
+      `Not an NVD CVE API 2.0 page: none of its ${entries} "vulnerabilities" entries holds a "cve" object with fields to read.`,
+    );
+  if (entries > records)
+    log.note(
+      'page entries without a "cve" object were skipped',
+      `${entries - records} "vulnerabilities" entries hold no "cve" object with fields to read; they were skipped.`,
+    );
+  log.flush();
 }
 
 /** The fields of a result page, checked as they come and handed on once. */

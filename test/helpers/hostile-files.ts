@@ -1,0 +1,147 @@
+import net from 'node:net';
+import { constants, createGzip } from 'node:zlib';
+
+/**
+ * Hostile files of issue 12 (items 13 and 14), made on the fly: the large ones are written
+ * through gzip a slice at a time, so that a file of hundreds of megabytes costs its compressed
+ * size in memory. Shared by the hostile tests and `npm run bench:hostile`.
+ */
+
+/** `parts` repeated `times` times each, in order, gzipped (level 9: runs of one byte shrink ~1000×). */
+export async function gzipRepeated(parts: readonly { text: string; times: number }[]): Promise<Buffer> {
+  const gzip = createGzip({ level: constants.Z_BEST_COMPRESSION });
+  const out: Buffer[] = [];
+  gzip.on('data', (chunk: Buffer) => out.push(chunk));
+  const done = new Promise<void>((resolve, reject) => {
+    gzip.on('end', resolve);
+    gzip.on('error', reject);
+  });
+  const SLICE = 1024 * 1024;
+  for (const { text, times } of parts) {
+    const perSlice = Math.max(1, Math.floor(SLICE / Math.max(1, text.length)));
+    const slice = Buffer.from(text.repeat(perSlice));
+    let left = times;
+    while (left > 0) {
+      const n = Math.min(left, perSlice);
+      const chunk = n === perSlice ? slice : Buffer.from(text.repeat(n));
+      if (!gzip.write(chunk)) await new Promise((resolve) => gzip.once('drain', resolve));
+      left -= n;
+    }
+  }
+  gzip.end();
+  await done;
+  return Buffer.concat(out);
+}
+
+/** A JSON array nested `depth` deep: `[[[…]]]`. */
+export function deepJsonGzip(depth: number): Promise<Buffer> {
+  return gzipRepeated([
+    { text: '[', times: depth },
+    { text: ']', times: depth },
+  ]);
+}
+
+/** `[[[…]]]` `depth` deep, uncompressed. */
+export function deepJson(depth: number): Buffer {
+  return Buffer.from('['.repeat(depth) + ']'.repeat(depth));
+}
+
+/** One XML element with `count` distinct attributes, as a Nessus root. */
+export function manyAttributesXml(count: number): Buffer {
+  const parts: string[] = ['<?xml version="1.0"?>\n<NessusClientData_v2'];
+  for (let i = 0; i < count; i += 1) parts.push(` a${i.toString(36)}="1"`);
+  parts.push('><Report name="x"/></NessusClientData_v2>\n');
+  return Buffer.from(parts.join(''));
+}
+
+/** The same, gzipped as it is generated (15 million attributes are ~180 MB of XML). */
+export async function manyAttributesXmlGzip(count: number): Promise<Buffer> {
+  const gzip = createGzip({ level: constants.Z_BEST_SPEED });
+  const out: Buffer[] = [];
+  gzip.on('data', (chunk: Buffer) => out.push(chunk));
+  const done = new Promise<void>((resolve) => gzip.on('end', resolve));
+  gzip.write('<?xml version="1.0"?>\n<NessusClientData_v2');
+  const BATCH = 50_000;
+  for (let start = 0; start < count; start += BATCH) {
+    let text = '';
+    for (let i = start; i < Math.min(count, start + BATCH); i += 1) text += ` a${i.toString(36)}="1"`;
+    if (!gzip.write(text)) await new Promise((resolve) => gzip.once('drain', resolve));
+  }
+  gzip.end('><Report name="x"/></NessusClientData_v2>\n');
+  await done;
+  return Buffer.concat(out);
+}
+
+/** A Nessus report whose one tag holds a text node of `bytes` bytes, gzipped. */
+export function hugeTextNodeXmlGzip(bytes: number): Promise<Buffer> {
+  return gzipRepeated([
+    {
+      text: '<?xml version="1.0"?>\n<NessusClientData_v2><Report name="x"><ReportHost name="10.0.0.1">',
+      times: 1,
+    },
+    { text: 'A', times: bytes },
+    { text: '</ReportHost></Report></NessusClientData_v2>\n', times: 1 },
+  ]);
+}
+
+/**
+ * The peak resident memory of this process while `work` runs, above what it was before: sampled
+ * every few milliseconds and compared with the kernel's own peak (maxRSS), the larger counts.
+ */
+export async function peakGrowth<T>(work: () => Promise<T>): Promise<{ result: T; growthBytes: number }> {
+  const before = process.memoryUsage().rss;
+  const maxBefore = process.resourceUsage().maxRSS * 1024;
+  let peak = before;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 5);
+  try {
+    const result = await work();
+    peak = Math.max(peak, process.memoryUsage().rss);
+    const maxAfter = process.resourceUsage().maxRSS * 1024;
+    const kernelGrowth = maxAfter > maxBefore ? maxAfter - before : 0;
+    return { result, growthBytes: Math.max(peak - before, kernelGrowth) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/**
+ * Sends only the head of a request declaring `contentLength` bytes (and a few bytes of body) and
+ * answers the status line the server gives without waiting for the rest: a server that waits for
+ * the body never answers, and the caller's timeout says so.
+ */
+export function declareHugeBody(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  contentLength: number,
+): Promise<{ statusLine: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => {
+      const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}`);
+      socket.write(
+        [
+          `POST ${path} HTTP/1.1`,
+          'Host: 127.0.0.1',
+          'Content-Type: application/octet-stream',
+          `Content-Length: ${contentLength}`,
+          ...lines,
+          '',
+          '{"a":',
+        ].join('\r\n'),
+      );
+    });
+    let received = '';
+    socket.on('data', (data) => {
+      received += data.toString('utf8');
+      const end = received.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      const length = /content-length: (\d+)/i.exec(received.slice(0, end));
+      if (length && received.length < end + 4 + Number(length[1])) return;
+      socket.destroy();
+      resolve({ statusLine: received.slice(0, received.indexOf('\r\n')), body: received.slice(end + 4) });
+    });
+    socket.on('error', reject);
+  });
+}
