@@ -31,15 +31,17 @@ describe.each(DB_KINDS)('rampart intel status: how current the intelligence is [
     });
     return { code, stdout, stderr };
   };
-  const status = async () => {
+  interface FeedRow {
+    Feed: string;
+    Records: number;
+    DataDate: string | null;
+    Stale: boolean;
+    LastLoad: Record<string, unknown> | null;
+  }
+  const status = async (): Promise<Record<string, FeedRow>> => {
     const r = await run('intel', 'status', '--json');
     expect(r.code, r.stderr).toBe(EXIT.ok);
-    return Object.fromEntries(
-      (JSON.parse(r.stdout) as { Feed: string; DataDate: string | null; Stale: boolean }[]).map((f) => [
-        f.Feed,
-        f,
-      ]),
-    );
+    return Object.fromEntries((JSON.parse(r.stdout) as FeedRow[]).map((f) => [f.Feed, f]));
   };
 
   beforeAll(async () => {
@@ -75,7 +77,7 @@ describe.each(DB_KINDS)('rampart intel status: how current the intelligence is [
     expect(feeds.nvd).toMatchObject({ DataDate: '2026-10-08T22:17:07.363Z', Stale: false });
     expect(feeds.cve5).toMatchObject({ DataDate: '2024-10-23T13:32:35.204Z', Stale: true });
     expect(feeds.osv).toMatchObject({ DataDate: '2024-06-17T19:09:12.000Z', Stale: true });
-    expect(feeds.kev.LastLoad).toMatchObject({
+    expect(feeds.kev!.LastLoad).toMatchObject({
       DataDate: '2025-08-25T00:00:00.000Z',
       DataDateAsGiven: '2025.08.25',
     });
@@ -98,8 +100,8 @@ describe.each(DB_KINDS)('rampart intel status: how current the intelligence is [
     const feeds = await status();
     expect(feeds.kev).toMatchObject({ DataDate: '2025-08-25T00:00:00.000Z', Stale: false });
     // Data dated after "today" is not stale either.
-    expect(feeds.nvd.Stale).toBe(false);
-    expect(feeds.epss.Stale).toBe(false);
+    expect(feeds.nvd!.Stale).toBe(false);
+    expect(feeds.epss!.Stale).toBe(false);
     const text = await run('intel', 'status');
     expect(text.stdout).toMatch(
       /Warning: the data of cve5, osv is more than 30 days old \(today is 2025-08-26\)/,

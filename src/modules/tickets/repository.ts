@@ -171,16 +171,38 @@ export class TicketRepository {
   }
 
   linkedFindings(organizationId: string, ticketId: string) {
-    return this.db
-      .selectFrom('ticket_findings as tf')
-      .innerJoin('findings as f', (j) =>
-        j.onRef('f.organization_id', '=', 'tf.organization_id').onRef('f.id', '=', 'tf.finding_id'),
-      )
-      .select(['f.id', 'f.title', 'f.state', 'f.effective_severity', 'f.asset_id'])
-      .where('tf.organization_id', '=', organizationId)
-      .where('tf.ticket_id', '=', ticketId)
-      .orderBy('f.id')
-      .execute();
+    return (
+      this.db
+        .selectFrom('ticket_findings as tf')
+        .innerJoin('findings as f', (j) =>
+          j.onRef('f.organization_id', '=', 'tf.organization_id').onRef('f.id', '=', 'tf.finding_id'),
+        )
+        // Where each finding is: findings of one vulnerability differ only by it.
+        .innerJoin('assets as a', (j) =>
+          j.onRef('a.organization_id', '=', 'f.organization_id').onRef('a.id', '=', 'f.asset_id'),
+        )
+        .select([
+          'f.id',
+          'f.title',
+          'f.state',
+          'f.effective_severity',
+          'f.asset_id',
+          'a.name as asset_name',
+          'f.location_kind',
+          'f.port',
+          'f.protocol',
+          'f.url',
+          'f.parameter',
+          'f.file_path',
+          'f.line',
+          'f.package_name',
+          'f.package_version',
+        ])
+        .where('tf.organization_id', '=', organizationId)
+        .where('tf.ticket_id', '=', ticketId)
+        .orderBy('f.id')
+        .execute()
+    );
   }
 
   /** Tickets linked to any of these findings, with how many of their findings are not Fixed and how many Reopened. */

@@ -46,6 +46,18 @@ export const ticketRoutes =
           State: f.state,
           Severity: f.effective_severity,
           AssetId: f.asset_id,
+          AssetName: f.asset_name,
+          Location: {
+            Kind: f.location_kind,
+            Port: f.port,
+            Protocol: f.protocol,
+            Url: f.url,
+            Parameter: f.parameter,
+            File: f.file_path,
+            Line: f.line,
+            Package: f.package_name,
+            Version: f.package_version,
+          },
         })),
         Comments: d.comments.map((c) => ({
           Id: c.id,

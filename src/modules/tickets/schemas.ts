@@ -16,6 +16,23 @@ export const PrioritySchema = Type.Union([
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Type.Union([Time, Type.Null()]);
 const Uuid = Type.String({ format: 'uuid' });
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+/** Where a linked finding is, as a finding answers it (`Kind` None, Port, Url, File or Package). */
+const TicketFindingLocation = Type.Object(
+  {
+    Kind: Type.String(),
+    Port: Nullable(Type.Integer()),
+    Protocol: Nullable(Type.String()),
+    Url: Nullable(Type.String()),
+    Parameter: Nullable(Type.String()),
+    File: Nullable(Type.String()),
+    Line: Nullable(Type.Integer()),
+    Package: Nullable(Type.String()),
+    Version: Nullable(Type.String()),
+  },
+  { additionalProperties: false },
+);
 
 export const TicketSchema = Type.Object(
   {
@@ -42,7 +59,15 @@ export const TicketDetailSchema = Type.Object(
     ...TicketSchema.properties,
     Findings: Type.Array(
       Type.Object(
-        { Id: Uuid, Title: Type.String(), State: Type.String(), Severity: Type.String(), AssetId: Uuid },
+        {
+          Id: Uuid,
+          Title: Type.String(),
+          State: Type.String(),
+          Severity: Type.String(),
+          AssetId: Uuid,
+          AssetName: Type.String(),
+          Location: TicketFindingLocation,
+        },
         { additionalProperties: false },
       ),
     ),
