@@ -118,7 +118,8 @@ describe.runIf(HAS_CHROMIUM)('findings, assets and tickets pages [browser]', () 
     await page.getByRole('link', { name: 'web-01.demo.example' }).click();
     await page.getByRole('heading', { name: 'web-01.demo.example' }).waitFor();
     await page.getByRole('heading', { name: 'Services' }).waitFor();
-    await page.getByRole('cell', { name: '22/tcp' }).waitFor();
+    // In the services table (the findings table below says where each finding is, 22/tcp too).
+    await page.getByRole('region', { name: 'Services' }).getByRole('cell', { name: '22/tcp' }).waitFor();
     await shot('24-asset');
     await page.goto('/settings');
     await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();

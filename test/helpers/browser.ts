@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { buildApp, type RampartApp } from '../../src/app.js';
+import type { Clock } from '../../src/lib/clock.js';
 import type { ServiceContext } from '../../src/modules/context.js';
 import { testConfig } from './app.js';
 import { newTestDatabase, type TestDatabase } from './databases.js';
@@ -45,6 +46,7 @@ export interface BrowserRig {
  */
 export async function startBrowserRig(
   seed: (rig: Pick<BrowserRig, 'rampart' | 'ctx'>) => Promise<void>,
+  options: { clock?: Clock } = {},
 ): Promise<BrowserRig> {
   execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-missing.mjs'), 'web'], { stdio: 'inherit' });
   fs.mkdirSync(SHOTS, { recursive: true });
@@ -55,6 +57,7 @@ export async function startBrowserRig(
     config: testConfig({ RAMPART_BASE_URL: base, RAMPART_LOGIN_THROTTLE_LIMIT: '1000' }),
     database: tdb.database,
     logger: false,
+    ...(options.clock && { clock: options.clock }),
   });
   const { organization } = await rampart.services.organizations.ensureFirst();
   const ctx: ServiceContext = { organizationId: organization.id, actor: { type: 'system', id: null } };

@@ -85,8 +85,10 @@ export interface IntelLoad {
   /** The file name, path or URL the records came from. */
   Source: string;
   State: IntelLoadState;
-  /** The date the file speaks for: KEV catalogue version, EPSS score date, NVD page timestamp. */
+  /** The date the file speaks for, ISO 8601 UTC: KEV catalogue version, EPSS score date, NVD page timestamp. */
   DataDate: string | null;
+  /** That date as the file wrote it (KEV "2025.08.25"); older servers send only DataDate, in this form. */
+  DataDateAsGiven?: string | null;
   Added: number;
   Updated: number;
   Unchanged: number;
@@ -101,9 +103,18 @@ export interface FeedStatus {
   Items: {
     Feed: FeedName;
     Records: number;
+    /** How current the feed's data is (ISO 8601 UTC): the newest date its files stated, else its newest record. */
+    DataDate: string | null;
+    /** Holds records older than StaleAfterDays at the server's time. */
+    Stale: boolean;
     LastLoad: IntelLoad | null;
     LastCompletedLoad: IntelLoad | null;
   }[];
+  /** The server's time: staleness is judged by it, never by the browser's clock. */
+  Now: string;
+  StaleAfterDays: number;
+  /** At least one feed is stale. */
+  Stale: boolean;
   /** The URLs the scheduled sync downloads; empty: off. */
   SyncUrls: string[];
   SyncHours: number | null;

@@ -272,7 +272,15 @@ export interface Ticket {
 }
 
 export interface TicketDetail extends Ticket {
-  Findings: { Id: string; Title: string; State: FindingState; Severity: Severity; AssetId: string }[];
+  Findings: {
+    Id: string;
+    Title: string;
+    State: FindingState;
+    Severity: Severity;
+    AssetId: string;
+    AssetName: string;
+    Location: FindingLocation;
+  }[];
   Comments: { Id: string; AuthorId: string | null; Body: string; CreatedAt: string }[];
   Events: HistoryEvent[];
 }

@@ -1,5 +1,7 @@
 import { Badge, Text } from '@mantine/core';
 import type { FindingState, Priority, Severity, TicketState } from '../api/types';
+import { DATE_STYLE } from '../dates';
+import { findingStateLabel, ticketStateLabel } from '../labels';
 
 export const SEVERITY_COLORS: Record<Severity, string> = {
   Critical: 'red',
@@ -43,11 +45,11 @@ export function SeverityBadge({ severity }: { severity: Severity }) {
   );
 }
 
-// States read as the API names them, as in filters, exports and the API documentation.
+// States in words ("Risk accepted"); filters, exports and the address keep the API's names.
 export function FindingStateBadge({ state }: { state: FindingState }) {
   return (
     <Badge color={FINDING_STATE_COLORS[state] ?? 'gray'} variant="light" styles={WHOLE_LABEL}>
-      {state}
+      {findingStateLabel(state)}
     </Badge>
   );
 }
@@ -55,7 +57,7 @@ export function FindingStateBadge({ state }: { state: FindingState }) {
 export function TicketStateBadge({ state }: { state: TicketState }) {
   return (
     <Badge color={TICKET_STATE_COLORS[state] ?? 'gray'} variant="light" styles={WHOLE_LABEL}>
-      {state}
+      {ticketStateLabel(state)}
     </Badge>
   );
 }
@@ -68,9 +70,9 @@ export function PriorityBadge({ priority }: { priority: Priority }) {
   );
 }
 
-const dateFormatter = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const dateFormatter = new Intl.DateTimeFormat(undefined, DATE_STYLE);
 
-/** A day in the user's locale; the exact ISO time shows on hover. */
+/** A day in the app's date style (as date fields show it); the exact ISO time shows on hover. */
 export function DateOnly({ value, empty = '—' }: { value: string | null | undefined; empty?: string }) {
   if (!value) return <>{empty}</>;
   const date = new Date(value);
@@ -83,7 +85,7 @@ export function DateOnly({ value, empty = '—' }: { value: string | null | unde
   );
 }
 
-const dayFormatter = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+const dayFormatter = new Intl.DateTimeFormat(undefined, { ...DATE_STYLE, timeZone: 'UTC' });
 
 /**
  * A calendar day the server sends as YYYY-MM-DD (a KEV date, an EPSS score date): the same day
@@ -115,7 +117,7 @@ export function DueDate({ value, done = false }: { value: string | null | undefi
   );
 }
 
-/** The value of an <input type="date"> (local day) for today plus `days`. */
+/** The value of a DayInput (a local day, YYYY-MM-DD) for today plus `days`. */
 export function dayInput(days: number): string {
   const date = new Date();
   date.setDate(date.getDate() + days);
@@ -123,7 +125,7 @@ export function dayInput(days: number): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }
 
-/** The value of an <input type="date"> for an ISO time, in the user's time zone. */
+/** The value of a DayInput for an ISO time, in the user's time zone. */
 export function isoToDayInput(value: string | null | undefined): string {
   if (!value) return '';
   const date = new Date(value);
@@ -132,7 +134,7 @@ export function isoToDayInput(value: string | null | undefined): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }
 
-/** An ISO time for a day chosen in an <input type="date">: the start of that day, local time. */
+/** An ISO time for a day chosen in a DayInput: the start (or end) of that day, local time. */
 export function dayInputToIso(value: string, endOfDay = false): string | undefined {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
   const date = new Date(`${value}T${endOfDay ? '23:59:59' : '00:00:00'}`);

@@ -1,4 +1,6 @@
-const formatter = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+import { DATE_TIME_STYLE } from '../dates';
+
+const formatter = new Intl.DateTimeFormat(undefined, DATE_TIME_STYLE);
 
 /** A time in the user's locale; the exact ISO time shows on hover. */
 export function DateTime({ value, empty = 'Never' }: { value: string | null | undefined; empty?: string }) {

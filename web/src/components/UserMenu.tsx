@@ -5,6 +5,7 @@ import { errorMessage } from '../api/client';
 import { useSignOut } from '../api/session';
 import type { Session } from '../api/types';
 import { IconChevronDown, IconLogout, IconUserCircle } from '../icons';
+import { roleLabel } from '../labels';
 
 export function UserMenu({ session }: { session: Session }) {
   const signOut = useSignOut();
@@ -29,7 +30,7 @@ export function UserMenu({ session }: { session: Session }) {
         <Menu.Label>
           {session.User.Email}
           <br />
-          {session.User.Role} · {session.Organization.Name}
+          {roleLabel(session.User.Role)} · {session.Organization.Name}
         </Menu.Label>
         <Menu.Item component={Link} to="/profile" leftSection={<IconUserCircle size={16} />}>
           My profile

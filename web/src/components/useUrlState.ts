@@ -11,7 +11,10 @@ export function useUrlState() {
     (changes: Record<string, string | readonly string[] | undefined>) => {
       setParams(
         (current) => {
-          const next = new URLSearchParams(current);
+          // From the address as it is now: React Router renders a navigation as a transition, so
+          // `current` can still be the one before a change made a moment ago (a filter unticked
+          // just before a slider is let go would come back).
+          const next = new URLSearchParams(typeof window === 'undefined' ? current : window.location.search);
           for (const [key, value] of Object.entries(changes)) {
             next.delete(key);
             if (Array.isArray(value)) {

@@ -4,6 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { type NewAsset, splitList, useCreateAsset } from '../../api/assets';
 import { ApiError } from '../../api/client';
 import { ErrorAlert } from '../../components/QueryError';
+import { ASSET_KIND_LABELS } from '../../labels';
 
 type Kind = 'Host' | 'WebApplication';
 
@@ -101,7 +102,7 @@ function AddAssetForm({ onDone }: { onDone: () => void }) {
           label="Kind"
           data={[
             { value: 'Host', label: 'Host' },
-            { value: 'WebApplication', label: 'WebApplication' },
+            { value: 'WebApplication', label: ASSET_KIND_LABELS.WebApplication },
           ]}
           value={kind}
           onChange={(value) => value && setKind(value as Kind)}

@@ -30,6 +30,7 @@ import { Fact } from '../../components/Fact';
 import { PageSkeleton } from '../../components/PageSkeleton';
 import { ErrorAlert, QueryError } from '../../components/QueryError';
 import { IconTrash, IconWorld } from '../../icons';
+import { ASSET_KIND_LABELS, IDENTIFIER_KIND_LABELS, labelOf } from '../../labels';
 import { FindingsTable } from '../findings/FindingsTable';
 import { addressesOf } from './AssetsPage';
 import { ServicesCard } from './ServicesCard';
@@ -70,7 +71,7 @@ function AssetView({ asset }: { asset: AssetDetail }) {
             {asset.FriendlyName || asset.Name}
           </Title>
           <Group gap="xs" mt="xs">
-            <Badge variant="light">{asset.Kind}</Badge>
+            <Badge variant="light">{labelOf(ASSET_KIND_LABELS, asset.Kind)}</Badge>
             {asset.InternetFacing && (
               <Badge color="orange" variant="light" leftSection={<IconWorld size={12} />}>
                 Internet-facing
@@ -117,7 +118,7 @@ function AssetView({ asset }: { asset: AssetDetail }) {
                   {asset.Identifiers.map((identifier) => (
                     <span key={`${identifier.Kind}:${identifier.Value}`}>
                       <Text component="span" size="xs" c="dimmed">
-                        {identifier.Kind}
+                        {labelOf(IDENTIFIER_KIND_LABELS, identifier.Kind)}
                       </Text>{' '}
                       <Code>{identifier.Value}</Code>
                     </span>

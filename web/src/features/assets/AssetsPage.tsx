@@ -28,6 +28,7 @@ import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { useUrlState } from '../../components/useUrlState';
 import { IconDownload, IconPlus, IconSearch, IconWorld } from '../../icons';
+import { ASSET_KIND_LABELS, labelOf, options } from '../../labels';
 import { plural } from '../findings/FindingsTable';
 import { AddAssetModal } from './AddAssetModal';
 
@@ -105,7 +106,7 @@ export default function AssetsPage() {
           <Select
             label="Kind"
             placeholder="Any kind"
-            data={[...ASSET_KINDS]}
+            data={options(ASSET_KINDS, ASSET_KIND_LABELS)}
             value={kind ?? null}
             onChange={(value) => update({ Kind: value ?? undefined })}
             clearable
@@ -155,7 +156,7 @@ export default function AssetsPage() {
                           {asset.FriendlyName || asset.Name}
                         </Anchor>
                       </Table.Td>
-                      <Table.Td>{asset.Kind}</Table.Td>
+                      <Table.Td>{labelOf(ASSET_KIND_LABELS, asset.Kind)}</Table.Td>
                       <Table.Td style={{ overflowWrap: 'anywhere' }}>{addressesOf(asset)}</Table.Td>
                       <Table.Td>{asset.OperatingSystem ?? '—'}</Table.Td>
                       <Table.Td ta="center">{asset.Criticality}</Table.Td>

@@ -7,6 +7,7 @@ import { DateTime } from '../../components/DateTime';
 import { FilterTextInput } from '../../components/FilterTextInput';
 import { LoadMore } from '../../components/LoadMore';
 import { QueryError } from '../../components/QueryError';
+import { labelOf, SOFTWARE_CATEGORY_LABELS } from '../../labels';
 
 const SEVERITIES: readonly Exclude<Severity, 'Info'>[] = ['Critical', 'High', 'Medium', 'Low'];
 
@@ -88,7 +89,7 @@ export function SoftwareCard({ assetId }: { assetId: string }) {
                         )}
                       </Table.Td>
                       <Table.Td>{s.Version || '—'}</Table.Td>
-                      <Table.Td>{s.Category}</Table.Td>
+                      <Table.Td>{labelOf(SOFTWARE_CATEGORY_LABELS, s.Category)}</Table.Td>
                       <Table.Td>
                         <OpenFindings counts={s.OpenFindings} />
                       </Table.Td>

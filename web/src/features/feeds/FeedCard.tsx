@@ -1,14 +1,15 @@
-import { Card, Group, Stack, Text, Title } from '@mantine/core';
+import { Badge, Card, Group, Stack, Text, Title } from '@mantine/core';
 import { FEEDS, type FeedName, type FeedStatus } from '../../api/intel';
 import { DateTime } from '../../components/DateTime';
 import { Fact } from '../../components/Fact';
+import { daysBetween } from '../../dates';
 import { ImportStateBadge } from '../imports/ImportStateBadge';
 import { DataDate } from './LoadResult';
 
 type Item = FeedStatus['Items'][number];
 
-/** One feed: the records held, its last load and its last completed one. */
-export function FeedCard({ item }: { item: Item }) {
+/** One feed: the records held, how current they are, its last load and its last completed one. */
+export function FeedCard({ item, now }: { item: Item; now: string }) {
   const feed = FEEDS[item.Feed as FeedName] ?? { label: item.Feed, description: '' };
   const titleId = `feed-${item.Feed}-title`;
   const last = item.LastLoad;
@@ -33,6 +34,21 @@ export function FeedCard({ item }: { item: Item }) {
           {item.Records === 1 ? 'record' : 'records'}
         </Text>
       </Text>
+      {item.Records > 0 && (
+        <Group gap="xs" mt={2} data-testid={`feed-${item.Feed}-date`}>
+          <Text size="sm">
+            <Text component="span" size="sm" c="dimmed">
+              Data of{' '}
+            </Text>
+            <DataDate value={item.DataDate} />
+          </Text>
+          {item.Stale && item.DataDate && (
+            <Badge color="orange" variant="light">
+              {daysBetween(item.DataDate, now).toLocaleString()} days old
+            </Badge>
+          )}
+        </Group>
+      )}
       {last ? (
         <Stack gap={4} component="dl" m={0} mt="xs">
           <Fact label="Last load" width={104}>
@@ -41,7 +57,7 @@ export function FeedCard({ item }: { item: Item }) {
           <Fact label="File" width={104}>
             {last.Source}
           </Fact>
-          <Fact label="Data of" width={104}>
+          <Fact label="File dated" width={104}>
             <DataDate value={last.DataDate} />
           </Fact>
           {last.State === 'Completed' && (

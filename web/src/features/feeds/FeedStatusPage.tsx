@@ -1,7 +1,10 @@
-import { SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
+import { Alert, Code, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
-import { useFeedStatus } from '../../api/intel';
+import { type FeedStatus, feedLabel, useFeedStatus } from '../../api/intel';
+import { Day } from '../../components/Badges';
 import { QueryError } from '../../components/QueryError';
+import { daysBetween } from '../../dates';
+import { IconAlertTriangle } from '../../icons';
 import { FeedCard } from './FeedCard';
 import { LoadFeedCard } from './LoadFeedCard';
 import { LoadHistory } from './LoadHistory';
@@ -33,11 +36,14 @@ export default function FeedStatusPage() {
         ) : status.isError ? (
           <QueryError error={status.error} onRetry={() => status.refetch()} />
         ) : (
-          <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} spacing="md">
-            {status.data.Items.map((item) => (
-              <FeedCard key={item.Feed} item={item} />
-            ))}
-          </SimpleGrid>
+          <>
+            {status.data.Stale && <StaleNotice status={status.data} />}
+            <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} spacing="md">
+              {status.data.Items.map((item) => (
+                <FeedCard key={item.Feed} item={item} now={status.data.Now} />
+              ))}
+            </SimpleGrid>
+          </>
         )}
       </Stack>
 
@@ -52,5 +58,41 @@ export default function FeedStatusPage() {
         <LoadHistory />
       </Stack>
     </Stack>
+  );
+}
+
+/**
+ * Says that the intelligence is dated — a knowledge base shipped long ago is not today's: scores
+ * and KEV due dates miss what was published since. Judged by the server's clock.
+ */
+function StaleNotice({ status }: { status: FeedStatus }) {
+  const stale = status.Items.filter((item) => item.Stale && item.DataDate);
+  return (
+    <Alert
+      color="orange"
+      variant="light"
+      icon={<IconAlertTriangle />}
+      title="The vulnerability intelligence is dated"
+      data-testid="intel-stale"
+    >
+      <Stack gap={6}>
+        <Text size="sm">
+          On the server’s clock (<Day value={status.Now.slice(0, 10)} />) the data of{' '}
+          {stale.map((item, i) => (
+            <span key={item.Feed}>
+              {i > 0 && (i === stale.length - 1 ? ' and ' : ', ')}
+              {feedLabel(item.Feed)} (<Day value={item.DataDate?.slice(0, 10)} />,{' '}
+              {daysBetween(item.DataDate ?? status.Now, status.Now).toLocaleString()} days)
+            </span>
+          ))}{' '}
+          is more than {status.StaleAfterDays} days old: risk scores, exploitation and KEV due dates miss what
+          was published since.
+        </Text>
+        <Text size="sm">
+          Load current feed files below or with <Code>rampart intel load</Code>, or set{' '}
+          <Code>RAMPART_INTEL_SYNC_URLS</Code> to download them on a schedule.
+        </Text>
+      </Stack>
+    </Alert>
   );
 }

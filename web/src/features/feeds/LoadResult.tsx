@@ -6,11 +6,14 @@ import { IconAlertCircle } from '../../icons';
 import { Warnings } from '../imports/ImportResult';
 
 /**
- * The date a feed file speaks for, as the feeds write it: a day ("2026-08-16", EPSS), a KEV
- * catalogue version ("2025.08.25"), or an NVD timestamp, which is UTC without saying so.
+ * The date a feed file speaks for. The server answers ISO 8601 UTC; older servers sent it as the
+ * feeds write it: a day ("2026-08-16", EPSS), a KEV catalogue version ("2025.08.25"), or an NVD
+ * timestamp, which is UTC without saying so.
  */
 export function DataDate({ value }: { value: string | null }) {
   if (!value) return <>—</>;
+  // The server answers ISO 8601 UTC; a date without a time of day is that day everywhere.
+  if (/^\d{4}-\d{2}-\d{2}T00:00:00(\.000)?Z$/.test(value)) return <Day value={value.slice(0, 10)} />;
   const day = /^(\d{4})[.-](\d{2})[.-](\d{2})$/.exec(value);
   if (day) return <Day value={`${day[1]}-${day[2]}-${day[3]}`} />;
   const time = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(value) ? `${value}Z` : value;

@@ -2,20 +2,20 @@ import { Text, Timeline } from '@mantine/core';
 import type { HistoryEvent } from '../../api/types';
 import { useUserDirectory } from '../../api/users';
 import { DateTime } from '../../components/DateTime';
+import { ACTOR_LABELS, eventSentence } from '../../labels';
 
-const ACTORS: Record<string, string> = {
-  user: 'a person',
-  apikey: 'an API key',
-  system: 'Rampart',
-  cli: 'the command line',
-};
-
-/** What happened to a finding or ticket, oldest first. */
-export function EventTimeline({ events }: { events: HistoryEvent[] }) {
+/** What happened to a finding or ticket, oldest first, each event as a sentence. */
+export function EventTimeline({
+  events,
+  subject,
+}: {
+  events: HistoryEvent[];
+  subject: 'finding' | 'ticket';
+}) {
   const users = useUserDirectory();
   const actor = (event: HistoryEvent) =>
     (event.ActorType === 'user' && users.data?.find((user) => user.Id === event.ActorId)?.Name) ||
-    ACTORS[event.ActorType] ||
+    ACTOR_LABELS[event.ActorType] ||
     event.ActorType;
   if (events.length === 0) {
     return (
@@ -32,13 +32,7 @@ export function EventTimeline({ events }: { events: HistoryEvent[] }) {
           key={event.Id}
           title={
             <Text size="sm" fw={600}>
-              {event.Kind}
-              {(event.FromState || event.ToState) && (
-                <Text component="span" size="sm" fw={400}>
-                  {' '}
-                  {event.FromState ?? '—'} → {event.ToState ?? '—'}
-                </Text>
-              )}
+              {eventSentence(event, subject)}
             </Text>
           }
         >

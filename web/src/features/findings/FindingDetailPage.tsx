@@ -34,6 +34,7 @@ import { PageSkeleton } from '../../components/PageSkeleton';
 import { ErrorAlert, QueryError } from '../../components/QueryError';
 import { formatProbability, formatTopShare, KevBadge } from '../../components/Risk';
 import { IconArrowRight } from '../../icons';
+import { findingStateLabel } from '../../labels';
 import { EventTimeline } from './EventTimeline';
 import { describeLocation } from './location';
 import { SeverityModal } from './SeverityModal';
@@ -73,7 +74,10 @@ function FindingView({ finding }: { finding: FindingDetail }) {
     change.mutate(body, {
       onSuccess: (detail) => {
         setModal(null);
-        notifications.show({ color: 'green', message: `Finding is now ${detail.State}.` });
+        notifications.show({
+          color: 'green',
+          message: `Finding is now ${findingStateLabel(detail.State).toLowerCase()}.`,
+        });
       },
     });
   };
@@ -263,7 +267,7 @@ function FindingView({ finding }: { finding: FindingDetail }) {
         <Title order={2} size="h4" id="history-title" mb="md">
           History
         </Title>
-        <EventTimeline events={finding.Events} />
+        <EventTimeline events={finding.Events} subject="finding" />
       </Card>
 
       <StateModal

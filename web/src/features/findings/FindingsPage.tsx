@@ -25,6 +25,7 @@ import { FilterTextInput } from '../../components/FilterTextInput';
 import { RiskMinInput, riskMinParam } from '../../components/RiskMinInput';
 import { listParam, useUrlState } from '../../components/useUrlState';
 import { IconDownload, IconSearch } from '../../icons';
+import { FINDING_STATE_LABELS, options } from '../../labels';
 import { ImportFilterBadge } from '../imports/ImportFilterBadge';
 import { FindingsTable } from './FindingsTable';
 
@@ -145,7 +146,7 @@ export default function FindingsPage() {
           />
           <MultiSelect
             label="State"
-            data={[...FINDING_STATES]}
+            data={options(FINDING_STATES, FINDING_STATE_LABELS)}
             value={state}
             placeholder={state.length ? undefined : 'Any state'}
             onChange={(value) => {
@@ -177,7 +178,7 @@ export default function FindingsPage() {
             onCommit={(value) => update({ Tag: value })}
           />
           <FilterTextInput
-            label="Cve"
+            label="CVE"
             placeholder="CVE-2024-12345"
             maxLength={30}
             value={cve}

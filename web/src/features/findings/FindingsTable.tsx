@@ -19,6 +19,7 @@ import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { IconFlame } from '../../icons';
 import { AddToTicketModal } from './AddToTicketModal';
+import { LocationCell } from './location';
 import { type JustifiedState, StateModal } from './StateModal';
 
 export function plural(count: number, one: string, many = `${one}s`): string {
@@ -175,7 +176,7 @@ export function FindingsTable({ filter, sort, hideAsset = false, emptyText, labe
           {emptyText ?? 'No findings match these filters.'}
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={hideAsset ? 760 : 940}>
+        <Table.ScrollContainer minWidth={hideAsset ? 900 : 1080}>
           <Table striped highlightOnHover verticalSpacing={6} horizontalSpacing="sm" fz="sm">
             <Table.Thead>
               <Table.Tr>
@@ -195,6 +196,7 @@ export function FindingsTable({ filter, sort, hideAsset = false, emptyText, labe
                 <Table.Th w={100}>Severity</Table.Th>
                 <Table.Th>Title</Table.Th>
                 {!hideAsset && <Table.Th>Asset</Table.Th>}
+                <Table.Th>Location</Table.Th>
                 <Table.Th w={120}>State</Table.Th>
                 <Table.Th w={60} ta="right">
                   Risk
@@ -302,6 +304,9 @@ const FindingRow = memo(function FindingRow({
           </Anchor>
         </Table.Td>
       )}
+      <Table.Td style={{ overflowWrap: 'anywhere' }}>
+        <LocationCell location={finding.Location} />
+      </Table.Td>
       <Table.Td>
         <FindingStateBadge state={finding.State} />
       </Table.Td>

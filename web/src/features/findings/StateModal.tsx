@@ -1,9 +1,11 @@
-import { Button, Group, Modal, Stack, Text, Textarea, TextInput } from '@mantine/core';
+import { Button, Group, Modal, Stack, Text, Textarea } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../api/client';
 import { MAX_RISK_ACCEPTANCE_DAYS, type StateChange } from '../../api/findings';
 import { dayInput, dayInputToIso } from '../../components/Badges';
+import { DayInput } from '../../components/DayInput';
 import { ErrorAlert } from '../../components/QueryError';
+import { dayExample } from '../../dates';
 
 export type JustifiedState = 'FalsePositive' | 'RiskAccepted';
 
@@ -71,11 +73,13 @@ function StateForm({ target, subject, pending, error, onApply, onCancel }: State
       until:
         target !== 'RiskAccepted'
           ? undefined
-          : !until || !dayInputToIso(until)
+          : !until
             ? 'Choose the date the risk is accepted until.'
-            : until < min || until > max
-              ? `Choose a date from tomorrow to at most ${MAX_RISK_ACCEPTANCE_DAYS} days ahead.`
-              : undefined,
+            : !dayInputToIso(until)
+              ? `Write the date like ${dayExample()}.`
+              : until < min || until > max
+                ? `Choose a date from tomorrow to at most ${MAX_RISK_ACCEPTANCE_DAYS} days ahead.`
+                : undefined,
     };
     setErrors(found);
     if (found.justification || found.until) return;
@@ -108,15 +112,17 @@ function StateForm({ target, subject, pending, error, onApply, onCancel }: State
           data-autofocus
         />
         {target === 'RiskAccepted' && (
-          <TextInput
+          <DayInput
             label="Until"
             description={`At most ${MAX_RISK_ACCEPTANCE_DAYS} days ahead.`}
-            type="date"
             required
             min={min}
             max={max}
             value={until}
-            onChange={(e) => setUntil(e.currentTarget.value)}
+            onChange={(day) => {
+              setUntil(day);
+              setErrors((found) => ({ ...found, until: undefined }));
+            }}
             error={errors.until ?? serverUntil}
           />
         )}

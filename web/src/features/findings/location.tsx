@@ -32,6 +32,20 @@ export function describeLocation(location: FindingLocation): ReactNode {
   }
 }
 
+/**
+ * Where a finding is, in a table cell: several findings of one vulnerability on one asset (one per
+ * URL, port or package) differ only here.
+ */
+export function LocationCell({ location }: { location: FindingLocation }) {
+  if (location.Kind === 'None')
+    return (
+      <Text component="span" size="sm" c="dimmed">
+        Whole asset
+      </Text>
+    );
+  return <>{describeLocation(location)}</>;
+}
+
 /** The same in words, for labels: "port 443/tcp", "the whole asset". */
 export function locationText(location: FindingLocation): string {
   switch (location.Kind) {

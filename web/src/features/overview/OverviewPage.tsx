@@ -19,6 +19,7 @@ import type { Role, ServiceStatus } from '../../api/types';
 import { DateTime } from '../../components/DateTime';
 import { QueryError } from '../../components/QueryError';
 import { IconBook, IconExternalLink, IconKey, IconServer } from '../../icons';
+import { roleLabel } from '../../labels';
 import { DemoCard } from './DemoCard';
 import { ExposureCard } from './ExposureCard';
 
@@ -49,7 +50,7 @@ export default function OverviewPage() {
           <Text size="sm" c="dimmed">
             Your role:
           </Text>
-          <Badge variant="light">{User.Role}</Badge>
+          <Badge variant="light">{roleLabel(User.Role)}</Badge>
           <Text size="sm" c="dimmed">
             {ROLE_SUMMARY[User.Role]}
           </Text>

@@ -4,6 +4,7 @@ import { type ReactNode, useEffect } from 'react';
 import { useLocation } from 'react-router';
 import { useAccountDetails } from '../../api/account';
 import { QueryError } from '../../components/QueryError';
+import { roleLabel } from '../../labels';
 import { ApiKeysSection } from './ApiKeysSection';
 import { ChangePasswordForm } from './ChangePasswordForm';
 
@@ -42,7 +43,7 @@ export default function ProfilePage() {
             <Field label="Name">{details.data.User.Name}</Field>
             <Field label="Email">{details.data.User.Email}</Field>
             <Field label="Role">
-              <Badge variant="light">{details.data.User.Role}</Badge>
+              <Badge variant="light">{roleLabel(details.data.User.Role)}</Badge>
             </Field>
             <Field label="Organisation">{details.data.Organization.Name}</Field>
           </SimpleGrid>

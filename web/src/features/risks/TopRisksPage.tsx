@@ -27,6 +27,7 @@ import { riskMinParam } from '../../components/RiskMinInput';
 import { useUrlState } from '../../components/useUrlState';
 import { IconChevronDown } from '../../icons';
 import { plural } from '../findings/FindingsTable';
+import { locationText } from '../findings/location';
 
 const PAGE_SIZE = 50;
 const MARKS = [0, 25, 50, 75, 100].map((value) => ({ value, label: String(value) }));
@@ -208,7 +209,7 @@ function TopRisksList({ filter }: { filter: FindingFilter }) {
                 <Table.Th w={64} ta="right">
                   CVSS
                 </Table.Th>
-                <Table.Th>Asset</Table.Th>
+                <Table.Th>Asset and location</Table.Th>
                 <Table.Th w={190}>Due</Table.Th>
               </Table.Tr>
             </Table.Thead>
@@ -280,6 +281,11 @@ function RiskRow({ finding }: { finding: Finding }) {
         <Anchor component={Link} to={`/assets/${finding.AssetId}`} size="sm">
           {finding.AssetName}
         </Anchor>
+        {finding.Location.Kind !== 'None' && (
+          <Text size="xs" c="dimmed">
+            {locationText(finding.Location)}
+          </Text>
+        )}
       </Table.Td>
       <Table.Td style={{ whiteSpace: 'nowrap' }}>
         <DueDate value={finding.DueAt} />

@@ -5,7 +5,9 @@ import { ApiError } from '../../api/client';
 import { PRIORITIES, useCreateTicket } from '../../api/tickets';
 import type { Priority } from '../../api/types';
 import { dayInputToIso } from '../../components/Badges';
+import { DayInput } from '../../components/DayInput';
 import { ErrorAlert } from '../../components/QueryError';
+import { dayExample } from '../../dates';
 import { useAssigneeOptions } from './assignees';
 
 export function NewTicketModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
@@ -35,7 +37,7 @@ function NewTicketForm({ onDone }: { onDone: () => void }) {
     const trimmed = title.trim();
     const found = {
       title: trimmed ? undefined : 'Enter a title.',
-      due: due && !dayInputToIso(due) ? 'Enter a date.' : undefined,
+      due: due && !dayInputToIso(due) ? `Write the date like ${dayExample()}.` : undefined,
     };
     setErrors(found);
     if (found.title || found.due) return;
@@ -98,11 +100,13 @@ function NewTicketForm({ onDone }: { onDone: () => void }) {
             clearable
             error={field('/AssigneeId')}
           />
-          <TextInput
+          <DayInput
             label="Due date"
-            type="date"
             value={due}
-            onChange={(e) => setDue(e.currentTarget.value)}
+            onChange={(day) => {
+              setDue(day);
+              setErrors((found) => ({ ...found, due: undefined }));
+            }}
             error={errors.due ?? field('/DueAt')}
           />
         </Group>

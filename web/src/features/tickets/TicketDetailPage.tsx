@@ -40,11 +40,15 @@ import {
   TicketStateBadge,
 } from '../../components/Badges';
 import { DateTime } from '../../components/DateTime';
+import { DayInput } from '../../components/DayInput';
 import { Fact } from '../../components/Fact';
 import { PageSkeleton } from '../../components/PageSkeleton';
 import { ErrorAlert, QueryError } from '../../components/QueryError';
+import { dayExample } from '../../dates';
+import { ticketStateLabel } from '../../labels';
 import { EventTimeline } from '../findings/EventTimeline';
 import { plural } from '../findings/FindingsTable';
+import { LocationCell } from '../findings/location';
 import { useAssigneeOptions, useUserName } from './assignees';
 
 export default function TicketDetailPage() {
@@ -80,7 +84,10 @@ function TicketView({ ticket }: { ticket: TicketDetail }) {
       { id: ticket.Id, State: state },
       {
         onSuccess: (saved) =>
-          notifications.show({ color: 'green', message: `Ticket is now ${saved.State}.` }),
+          notifications.show({
+            color: 'green',
+            message: `Ticket is now ${ticketStateLabel(saved.State).toLowerCase()}.`,
+          }),
         onSettled: () => setMoving(null),
       },
     );
@@ -164,7 +171,7 @@ function TicketView({ ticket }: { ticket: TicketDetail }) {
           <Title order={2} size="h4" id="ticket-history-title" mb="md">
             History
           </Title>
-          <EventTimeline events={ticket.Events} />
+          <EventTimeline events={ticket.Events} subject="ticket" />
         </Card>
       </SimpleGrid>
     </Stack>
@@ -180,6 +187,7 @@ function EditCard({ ticket }: { ticket: TicketDetail }) {
   const [assignee, setAssignee] = useState<string | null>(ticket.AssigneeId);
   const [due, setDue] = useState(isoToDayInput(ticket.DueAt));
   const [titleError, setTitleError] = useState<string>();
+  const [dueError, setDueError] = useState<string>();
 
   const field = (path: string) =>
     update.error instanceof ApiError ? update.error.fieldError(path) : undefined;
@@ -189,7 +197,10 @@ function EditCard({ ticket }: { ticket: TicketDetail }) {
     event.preventDefault();
     const trimmed = title.trim();
     setTitleError(trimmed ? undefined : 'Enter a title.');
-    if (!trimmed) return;
+    // A due date that does not read as a day is said so, never saved as "no due date".
+    const badDue = due !== '' && !dayInputToIso(due);
+    setDueError(badDue ? `Write the date like ${dayExample()}.` : undefined);
+    if (!trimmed || badDue) return;
     // Only what changed: an unchanged due date keeps its exact time.
     const dueIso = due ? dayInputToIso(due, true) : null;
     update.mutate(
@@ -251,13 +262,15 @@ function EditCard({ ticket }: { ticket: TicketDetail }) {
               error={field('/AssigneeId')}
             />
           </SimpleGrid>
-          <TextInput
+          <DayInput
             label="Due date"
             maw={220}
-            type="date"
             value={due}
-            onChange={(e) => setDue(e.currentTarget.value)}
-            error={field('/DueAt')}
+            onChange={(day) => {
+              setDue(day);
+              setDueError(undefined);
+            }}
+            error={dueError ?? field('/DueAt')}
           />
           <Group>
             <Button type="submit" loading={update.isPending}>
@@ -286,12 +299,14 @@ function LinkedFindings({ ticket, canChange }: { ticket: TicketDetail; canChange
           ticket…”.
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={560}>
+        <Table.ScrollContainer minWidth={820}>
           <Table striped highlightOnHover verticalSpacing={6} fz="sm">
             <Table.Thead>
               <Table.Tr>
                 <Table.Th w={100}>Severity</Table.Th>
                 <Table.Th>Title</Table.Th>
+                <Table.Th>Asset</Table.Th>
+                <Table.Th>Location</Table.Th>
                 <Table.Th w={130}>State</Table.Th>
                 {canChange && (
                   <Table.Th w={90}>
@@ -310,6 +325,14 @@ function LinkedFindings({ ticket, canChange }: { ticket: TicketDetail; canChange
                     <Anchor component={Link} to={`/findings/${finding.Id}`} size="sm">
                       {finding.Title}
                     </Anchor>
+                  </Table.Td>
+                  <Table.Td style={{ overflowWrap: 'anywhere' }}>
+                    <Anchor component={Link} to={`/assets/${finding.AssetId}`} size="sm">
+                      {finding.AssetName}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td style={{ overflowWrap: 'anywhere' }}>
+                    <LocationCell location={finding.Location} />
                   </Table.Td>
                   <Table.Td>
                     <FindingStateBadge state={finding.State} />

@@ -35,6 +35,7 @@ import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { listParam, useUrlState } from '../../components/useUrlState';
 import { IconPlus } from '../../icons';
+import { options, TICKET_STATE_LABELS, ticketStateLabel } from '../../labels';
 import { plural } from '../findings/FindingsTable';
 import { useUserName } from './assignees';
 import { NewTicketModal } from './NewTicketModal';
@@ -96,7 +97,7 @@ function TicketList() {
         <MultiSelect
           label="State"
           placeholder={states.length ? undefined : 'Any state'}
-          data={[...TICKET_STATES]}
+          data={options(TICKET_STATES, TICKET_STATE_LABELS)}
           value={states}
           onChange={(value) => update({ State: value.length ? value : undefined })}
           clearable
@@ -206,7 +207,7 @@ function BoardColumn({ state, canChange }: { state: TicketState; canChange: bool
     >
       <Group justify="space-between" mb="xs" px={4}>
         <Title order={2} size="h5" id={headingId}>
-          {state}
+          {ticketStateLabel(state)}
         </Title>
         <Badge variant="default" size="sm" aria-label={`${total ?? 0} tickets`}>
           {total ?? '…'}
@@ -252,7 +253,10 @@ function BoardCard({ ticket, canChange }: { ticket: Ticket; canChange: boolean }
   const move = (state: TicketState) =>
     update.mutateAsync({ id: ticket.Id, State: state }).then(
       (saved) =>
-        notifications.show({ color: 'green', message: `Ticket #${saved.Number} is now ${saved.State}.` }),
+        notifications.show({
+          color: 'green',
+          message: `Ticket #${saved.Number} is now ${ticketStateLabel(saved.State).toLowerCase()}.`,
+        }),
       (error) => notifications.show({ color: 'red', message: errorMessage(error) }),
     );
 
@@ -301,7 +305,10 @@ function BoardCard({ ticket, canChange }: { ticket: Ticket; canChange: boolean }
             }}
             data={[
               { value: '', label: 'Move to…' },
-              ...moves.map((state) => ({ value: state, label: `${TICKET_MOVE_LABELS[state]} (${state})` })),
+              ...moves.map((state) => ({
+                value: state,
+                label: `${TICKET_MOVE_LABELS[state]} (${ticketStateLabel(state).toLowerCase()})`,
+              })),
             ]}
           />
         )}

@@ -5,6 +5,7 @@ import { ApiError } from '../../api/client';
 import { ROLES, type Role } from '../../api/types';
 import { useCreateUser } from '../../api/users';
 import { ErrorAlert } from '../../components/QueryError';
+import { options, ROLE_LABELS } from '../../labels';
 
 const PASSWORD_MIN = 12;
 
@@ -99,7 +100,7 @@ function AddUserForm({ onDone }: { onDone: () => void }) {
         <Select
           label="Role"
           required
-          data={[...ROLES]}
+          data={options(ROLES, ROLE_LABELS)}
           value={role}
           onChange={(value) => value && setRole(value as Role)}
           allowDeselect={false}

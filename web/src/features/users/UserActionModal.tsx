@@ -6,6 +6,7 @@ import { useResetPassword, useUpdateUser } from '../../api/users';
 import { CopyValue } from '../../components/CopyValue';
 import { ErrorAlert } from '../../components/QueryError';
 import { IconAlertTriangle } from '../../icons';
+import { options, ROLE_LABELS, roleLabel } from '../../labels';
 
 export interface UserAction {
   kind: 'role' | 'deactivate' | 'reactivate' | 'reset';
@@ -64,7 +65,10 @@ function ChangeRole({ user, onDone }: { user: User; onDone: () => void }) {
       { id: user.Id, Role: role },
       {
         onSuccess: (changed) => {
-          notifications.show({ color: 'green', message: `${changed.Email} is now ${changed.Role}.` });
+          notifications.show({
+            color: 'green',
+            message: `${changed.Email} is now ${roleLabel(changed.Role)}.`,
+          });
           onDone();
         },
       },
@@ -77,7 +81,7 @@ function ChangeRole({ user, onDone }: { user: User; onDone: () => void }) {
         <Text size="sm">Choose the role of {who(user)}. The change applies to their next request.</Text>
         <Select
           label="Role"
-          data={[...ROLES]}
+          data={options(ROLES, ROLE_LABELS)}
           value={role}
           onChange={(value) => value && setRole(value as Role)}
           allowDeselect={false}

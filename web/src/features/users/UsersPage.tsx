@@ -20,6 +20,7 @@ import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { IconDots, IconPassword, IconPlus, IconUserCheck, IconUserCog, IconUserOff } from '../../icons';
+import { roleLabel } from '../../labels';
 import { AddUserModal } from './AddUserModal';
 import { type UserAction, UserActionModal } from './UserActionModal';
 
@@ -87,7 +88,7 @@ export default function UsersPage() {
                       )}
                     </Table.Td>
                     <Table.Td style={{ overflowWrap: 'anywhere' }}>{user.Email}</Table.Td>
-                    <Table.Td>{user.Role}</Table.Td>
+                    <Table.Td>{roleLabel(user.Role)}</Table.Td>
                     <Table.Td>
                       <Badge color={user.Active ? 'green' : 'gray'} variant="light">
                         {user.Active ? 'Active' : 'Deactivated'}
