@@ -41,16 +41,13 @@ describe.runIf(HAS_CHROMIUM)('labels, dates, locations and dated intelligence [b
     });
     page = await context.newPage();
     await page.clock.setFixedTime(new Date(TODAY));
-    // The session cookie expires at a time of the server's clock, which the browser's cookie
-    // store compares with the real one: the cookie is kept for the browser's session instead.
+    // The server's clock is in the past: the session cookie must still be kept (it carries a
+    // Max-Age, which the browser counts from its own clock, not an Expires date of the server's).
     const signedIn = await context.request.post('/api/latest/session', {
       data: { Email: ADMIN.email, Password: ADMIN.password },
     });
     expect(signedIn.status()).toBe(200);
-    const cookie = /rampart_session=([^;]+)/.exec(signedIn.headers()['set-cookie'] ?? '')?.[1];
-    expect(cookie).toBeTruthy();
-    await context.clearCookies();
-    await context.addCookies([{ name: 'rampart_session', value: cookie as string, url: rig.base }]);
+    expect((await context.cookies()).map((c) => c.name)).toContain('rampart_session');
     await page.goto('/');
     await page.getByRole('button', { name: 'User menu' }).waitFor();
   }, 180_000);

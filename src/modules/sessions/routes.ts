@@ -83,7 +83,8 @@ export const sessionRoutes =
           httpOnly: true,
           sameSite: 'lax',
           secure: secure(request),
-          expires: signedIn.expiresAt,
+          // Max-Age, not Expires: the browser's clock need not agree with the application's.
+          maxAge: signedIn.maxAgeSeconds,
         });
         return body(signedIn.user, signedIn.csrfToken);
       },

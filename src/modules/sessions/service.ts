@@ -21,7 +21,8 @@ export interface SignedIn {
   user: User;
   token: string;
   csrfToken: string;
-  expiresAt: Date;
+  /** The session's whole lifetime, for the cookie (the browser counts it from its own clock). */
+  maxAgeSeconds: number;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
@@ -101,7 +102,12 @@ export class SessionService {
       'session.signed_in',
       { type: 'session', id },
     );
-    return { user, token, csrfToken, expiresAt: absoluteExpiresAt };
+    return {
+      user,
+      token,
+      csrfToken,
+      maxAgeSeconds: this.lifetimes.absoluteHours * 3600,
+    };
   }
 
   private idleExpiry(now: Date, absolute: Date): Date {

@@ -58,6 +58,10 @@ describe.each(DB_KINDS)('web sessions [%s]', (kind) => {
     expect(setCookie).toContain('SameSite=Lax');
     expect(setCookie).toContain('Path=/');
     expect(setCookie).not.toContain('Secure');
+    // The browser counts the lifetime from its own clock: an Expires date from the server's
+    // (application) clock would end the session at once wherever the two clocks disagree.
+    expect(setCookie).toContain(`Max-Age=${t.config.sessionMaxHours * 3600}`);
+    expect(setCookie).not.toContain('Expires=');
     const body = res.json();
     expect(body.User.Email).toBe(p.email);
     expect(body.Organization.Id).toBe(t.org.id);
