@@ -1,3 +1,4 @@
+import http from 'node:http';
 import net from 'node:net';
 import { constants, createGzip } from 'node:zlib';
 
@@ -144,4 +145,47 @@ export function declareHugeBody(
     });
     socket.on('error', reject);
   });
+}
+
+/**
+ * POSTs `body` and then GETs `then` over one kept-alive connection (an agent of one socket), as
+ * HTTP clients of CI pipelines do: both answers, or the caller's timeout when the second never
+ * comes because the first left its connection unusable.
+ */
+export async function postThenGet(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  then: string,
+): Promise<{ first: { status: number; connection?: string }; second: { status: number } }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const send = (method: string, url: string, payload?: Buffer) =>
+    new Promise<{ status: number; connection?: string }>((resolve, reject) => {
+      const request = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: url,
+          method,
+          agent,
+          headers: payload ? { ...headers, 'content-type': 'application/octet-stream' } : headers,
+        },
+        (response) => {
+          response.resume();
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, connection: response.headers.connection }),
+          );
+        },
+      );
+      request.on('error', reject);
+      request.end(payload);
+    });
+  try {
+    const first = await send('POST', path, body);
+    const second = await send('GET', then);
+    return { first, second };
+  } finally {
+    agent.destroy();
+  }
 }

@@ -12,6 +12,7 @@ import {
   hugeTextNodeXmlGzip,
   manyAttributesXml,
   peakGrowth,
+  postThenGet,
 } from '../helpers/hostile-files.js';
 
 /** Issue 12, items 13 and 14: hostile reports through POST /imports. */
@@ -32,6 +33,8 @@ describe.each(DB_KINDS)('hostile reports through POST /imports [%s]', (kind) => 
       env: { RAMPART_IMPORT_DIR: dir, RAMPART_PARSE_MAX_ELEMENTS: '100000' },
     });
     analyst = await t.userWithKey('Analyst');
+    // Real connections too: what a refusal does to them is part of the answer.
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
   });
   afterAll(async () => {
     await t?.close();
@@ -231,7 +234,6 @@ describe.each(DB_KINDS)('hostile reports through POST /imports [%s]', (kind) => 
   });
 
   it('answers a declared 3 GB Content-Length with 413 before the body is sent', async () => {
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = t.app.server.address() as AddressInfo;
     const answer = await declareHugeBody(port, '/api/latest/imports', authHeaders(analyst), 3 * 1024 ** 3);
     expect(answer.statusLine).toBe('HTTP/1.1 413 Payload Too Large');
@@ -240,5 +242,18 @@ describe.each(DB_KINDS)('hostile reports through POST /imports [%s]', (kind) => 
       detail: 'The file is larger than 1073741824 bytes (RAMPART_IMPORT_MAX_BYTES).',
     });
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('closes the connection of an upload refused before its end, so that the next request on it is answered', async () => {
+    const { port } = t.app.server.address() as AddressInfo;
+    const { first, second } = await postThenGet(
+      port,
+      '/api/latest/imports',
+      authHeaders(analyst),
+      Buffer.concat([deepJson(1_000_000), Buffer.alloc(8 * MB, 32)]),
+      '/api/latest/status',
+    );
+    expect(first).toEqual({ status: 422, connection: 'close' });
+    expect(second.status).toBe(200);
   });
 });

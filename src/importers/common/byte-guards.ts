@@ -117,8 +117,31 @@ export class JsonGuard extends BaseGuard {
     let { inString, escaped, depth, expectKey, textBytes, tokenBytes, values } = this;
     let refusal: Refusal | undefined;
     const n = chunk.length;
+    // Where the next backslash is (n: none left), found once per chunk and then as passed.
+    let nextBackslash = -1;
     let i = 0;
     for (; i < n; i += 1) {
+      if (inString && !escaped) {
+        // The plain run of a string up to its next quote or backslash, skipped with indexOf.
+        if (nextBackslash < i) {
+          nextBackslash = chunk.indexOf(BACKSLASH, i);
+          if (nextBackslash === -1) nextBackslash = n;
+        }
+        const quote = chunk.indexOf(QUOTE, i);
+        const stop = Math.min(quote === -1 ? n : quote, nextBackslash);
+        if (textBytes + (stop - i) > maxTextBytes) {
+          i += maxTextBytes - textBytes;
+          refusal = this.beyond(
+            'maxTextBytes',
+            i,
+            `A JSON ${this.isKey ? 'key' : 'string'} longer than ${count(maxTextBytes)} bytes`,
+          );
+          break;
+        }
+        textBytes += stop - i;
+        i = stop;
+        if (i === n) break;
+      }
       const byte = chunk[i]!;
       if (inString) {
         if (escaped) escaped = false;

@@ -17,6 +17,7 @@ import {
 } from './schemas.js';
 import { attentionOf, type ImportService } from './service.js';
 import {
+  closeUnreadUploads,
   EmptyReportError,
   importDirectory,
   parseLimitProblem,
@@ -63,6 +64,7 @@ export const importRoutes =
       scoped.removeAllContentTypeParsers();
       await scoped.register(multipart, { limits: { files: 1, fields: 10, fileSize: options.maxBytes } });
       scoped.addContentTypeParser('*', (_request, _payload, done) => done(null));
+      closeUnreadUploads(scoped);
 
       route(scoped as unknown as TypedApp, ctx, {
         method: 'POST',

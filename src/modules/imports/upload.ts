@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../http/problems/app-error.js';
 import { Problems } from '../../http/problems/types.js';
 import { guardTransform, SniffingGuard } from '../../importers/common/byte-guards.js';
@@ -59,6 +60,18 @@ export function refuseDeclaredSize(
       Problems.PayloadTooLarge,
       new ReportTooLargeError(limit, false, options.setting).message,
     );
+}
+
+/**
+ * An upload answered before its body was read to the end (refused: declared too large, beyond a
+ * parse limit) closes its connection: the rest of the body would otherwise be read for nothing,
+ * or leave a kept-alive connection waiting, and the client's next request on it unanswered.
+ */
+export function closeUnreadUploads(scope: FastifyInstance): void {
+  scope.addHook('onSend', async (request, reply, payload) => {
+    if (!request.raw.readableEnded) reply.header('connection', 'close');
+    return payload;
+  });
 }
 
 /** Room for a form's boundaries, part headers and small fields around its file. */

@@ -6,6 +6,7 @@ import { contextOf } from '../../http/request-context.js';
 import type { TypedApp } from '../../http/types.js';
 import { scoreCvss } from '../../intel/cvss/cvss.js';
 import type { CvssMetric } from '../../intel/types.js';
+import { closeUnreadUploads } from '../imports/upload.js';
 import { isStale, newestDate, normaliseDataDate, STALE_AFTER_DAYS } from './freshness.js';
 import type { IntelMatcher } from './matcher.js';
 import { FEED_NAMES, type FeedName, type LoadRowSql } from './repository.js';
@@ -104,6 +105,7 @@ export const intelRoutes =
     app.register(async (scoped) => {
       scoped.removeAllContentTypeParsers();
       scoped.addContentTypeParser('*', (_request, _payload, done) => done(null));
+      closeUnreadUploads(scoped);
       route(scoped as unknown as TypedApp, ctx, {
         method: 'POST',
         url: '/intel/loads',

@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHeaders, buildTestApp, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
-import { declareHugeBody, deepJson, deepJsonGzip, peakGrowth } from '../../helpers/hostile-files.js';
+import {
+  declareHugeBody,
+  deepJson,
+  deepJsonGzip,
+  peakGrowth,
+  postThenGet,
+} from '../../helpers/hostile-files.js';
 
 /** Issue 12, items 13 and 14: hostile feed files through POST /intel/loads and from disk. */
 const MB = 1024 * 1024;
@@ -21,6 +27,8 @@ describe.each(DB_KINDS)('hostile intelligence feeds [%s]', (kind) => {
     files = mkdtempSync(join(tmpdir(), 'rampart-hostile-feeds-'));
     tdb = await newTestDatabase(kind);
     t = await buildTestApp(tdb.database, { env: { RAMPART_IMPORT_DIR: dir, RAMPART_INTEL_KB: 'off' } });
+    // Real connections too: what a refusal does to them is part of the answer.
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
   });
   afterAll(async () => {
     await t?.close();
@@ -180,7 +188,6 @@ describe.each(DB_KINDS)('hostile intelligence feeds [%s]', (kind) => {
   });
 
   it('answers a declared 3 GB Content-Length with 413 before the body is sent', async () => {
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = t.app.server.address() as AddressInfo;
     const answer = await declareHugeBody(
       port,
@@ -194,5 +201,18 @@ describe.each(DB_KINDS)('hostile intelligence feeds [%s]', (kind) => {
       detail: 'The file is larger than 2147483648 bytes (RAMPART_INTEL_MAX_BYTES).',
     });
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('closes the connection of a load refused before its end, so that the next request on it is answered', async () => {
+    const { port } = t.app.server.address() as AddressInfo;
+    const { first, second } = await postThenGet(
+      port,
+      '/api/latest/intel/loads',
+      authHeaders(t.admin),
+      Buffer.concat([deepJson(1_000_000), Buffer.alloc(8 * MB, 32)]),
+      '/api/latest/status',
+    );
+    expect(first).toEqual({ status: 422, connection: 'close' });
+    expect(second.status).toBe(200);
   });
 });
