@@ -54,7 +54,7 @@ export const ENV_VARS = {
   RAMPART_PARSE_MAX_ATTRIBUTES:
     'Most attributes of one XML element, or cells of one CSV row, in an uploaded report or feed file (default 1000).',
   RAMPART_PARSE_MAX_TEXT_BYTES:
-    'Longest single text in an uploaded report or feed file, in bytes: a JSON string or key, an XML text node, attribute value, comment or CDATA section, a CSV row, a line of text (default 16777216 = 16 MiB).',
+    'Longest single text in an uploaded report or feed file, in bytes: a JSON string or key, an XML text node, start tag (attributes included), comment or CDATA section, a CSV row, a line of text (default 16777216 = 16 MiB).',
   RAMPART_PARSE_MAX_ELEMENTS:
     'Most JSON values, XML elements, or CSV rows and lines in one uploaded report or feed file (default 50000000).',
   RAMPART_TRUST_PROXY: 'true when behind a reverse proxy that sets X-Forwarded-For (default false).',

@@ -26,7 +26,19 @@ export interface JsonValuesOptions {
    * checks the file's shape here (and throws to stop) without assembling anything.
    */
   onValue?: (path: JsonPath, kind: JsonKind) => void;
+  /** A picked value holding more values than this fails the report; default 1,000,000. */
+  maxRecordValues?: number;
+  /** A picked value holding more characters (strings as cut, and keys) fails the report; default 64 Mi. */
+  maxRecordChars?: number;
 }
+
+/**
+ * One picked value (a result, a record) is held whole while it is assembled: these bound it, so
+ * that a small gzipped file cannot fill memory with one record of a million references. Real
+ * records hold a few thousand values and well under a megabyte of text.
+ */
+const MAX_RECORD_VALUES = 1_000_000;
+const MAX_RECORD_CHARS = 64 * 1024 * 1024;
 
 const KINDS: Record<string, JsonKind> = {
   startObject: 'object',
@@ -83,6 +95,14 @@ export async function* jsonValues(
   let textCap = maxChars;
   let truncated = false;
   let shapeError: unknown;
+  const maxRecordValues = options.maxRecordValues ?? MAX_RECORD_VALUES;
+  const maxRecordChars = options.maxRecordChars ?? MAX_RECORD_CHARS;
+  let recordValues = 0;
+  let recordChars = 0;
+  const tooLarge = (what: string) =>
+    new ReportError(
+      `One record of the file (at ${pathText(assembledPath) || 'its top'}) holds more than ${what}; a record this large is refused.`,
+    );
 
   // After a value ends, the next value of an array has the next index.
   const nextIndex = () => {
@@ -124,6 +144,12 @@ export async function* jsonValues(
       }
 
       if (assembler) {
+        if (token.name === 'stringValue' || token.name === 'keyValue')
+          recordChars += (token.value as string).length;
+        if (token.name !== 'keyValue' && !token.name.startsWith('end')) recordValues += 1;
+        if (recordValues > maxRecordValues) throw tooLarge(`${maxRecordValues.toLocaleString('en')} values`);
+        if (recordChars > maxRecordChars)
+          throw tooLarge(`${maxRecordChars.toLocaleString('en')} characters of text`);
         assembler.consume(token as never);
         if (assembler.done) {
           yield { path: assembledPath, value: assembler.current };
@@ -157,6 +183,8 @@ export async function* jsonValues(
       if (pick(path)) {
         assembler = new Assembler();
         assembledPath = [...path];
+        recordValues = 1;
+        recordChars = token.name === 'stringValue' ? (token.value as string).length : 0;
         assembler.consume(token as never);
         if (assembler.done) {
           yield { path: assembledPath, value: assembler.current };

@@ -25,6 +25,11 @@ export interface XmlElementsOptions {
   maxTextChars?: number;
   /** A picked element with more descendants than this fails the report; default 200,000. */
   maxDescendants?: number;
+  /**
+   * The most characters (attributes and text, as cut) held at once: the picked element with all
+   * it holds, plus the attributes of its open ancestors; default 64 Mi.
+   */
+  maxHeldChars?: number;
   /** Nesting deeper than this fails the report (hostile files); default: limits.maxDepth. */
   maxDepth?: number;
   onTruncated?: (element: string) => void;
@@ -44,7 +49,7 @@ const DTD_DECLARATION = /<!(ENTITY|NOTATION)\b|%[\w.-]+;/i;
  * any entity could be used (element and attribute-list declarations are inert and allowed);
  * undeclared entities are errors (saxes knows only the five XML ones and never fetches
  * anything). The bytes pass an XmlGuard before saxes sees them, so depth, attributes per
- * element, the size of every text, name and attribute value, and the count of elements are
+ * element, the size of every text node, start tag and name, and the count of elements are
  * bounded before saxes builds anything (it keeps a text node and a tag's attributes whole until
  * they end); a picked element's text and size are capped too. Malformed XML fails with its line
  * and column.
@@ -56,6 +61,7 @@ export async function* xmlElements(
 ): AsyncGenerator<{ element: XmlElement; ancestors: readonly XmlAncestor[] }> {
   const maxText = options.maxTextChars ?? 1024 * 1024;
   const maxDescendants = options.maxDescendants ?? 200_000;
+  const maxHeld = options.maxHeldChars ?? 64 * 1024 * 1024;
   const limits = options.limits ?? parseLimits();
   const maxDepth = options.maxDepth ?? limits.maxDepth;
   const guard = new XmlGuard(limits);
@@ -66,19 +72,32 @@ export async function* xmlElements(
   const building: XmlElement[] = [];
   let pickedAncestors: readonly XmlAncestor[] = [];
   let descendants = 0;
+  // Characters held: by each open ancestor (its attributes), and by the picked element so far.
+  const ancestorChars: number[] = [];
+  let ancestorsHeld = 0;
+  let pickedHeld = 0;
   let failure: ReportError | undefined;
   const ready: { element: XmlElement; ancestors: readonly XmlAncestor[] }[] = [];
 
   const fail = (message: string) => {
     failure ??= new ReportError(message, parser.line, parser.column + 1);
   };
+  const hold = (chars: number) => {
+    pickedHeld += chars;
+    if (ancestorsHeld + pickedHeld > maxHeld)
+      fail(
+        `An <${building[0]?.name ?? ancestors[ancestors.length - 1]?.name}> element holds more than ${maxHeld.toLocaleString('en')} characters of attributes and text; an element this large is refused.`,
+      );
+  };
   const appendText = (text: string) => {
     const current = building[building.length - 1];
     if (!current) return;
+    const before = current.text.length;
     if (current.text.length + text.length > maxText) {
       if (current.text.length < maxText) options.onTruncated?.(current.name);
       current.text = (current.text + text).slice(0, maxText);
     } else current.text += text;
+    hold(current.text.length - before);
   };
 
   parser.on('doctype', (doctype) => {
@@ -88,6 +107,7 @@ export async function* xmlElements(
   parser.on('opentag', (tag) => {
     const { name, attributes } = tag as SaxesTagPlain & { attributes: Record<string, string> };
     if (ancestors.length + 1 > maxDepth) return fail(`XML nested deeper than ${maxDepth} elements.`);
+    const chars = attributeChars(attributes);
     if (building.length > 0) {
       descendants += 1;
       if (descendants > maxDescendants)
@@ -95,19 +115,30 @@ export async function* xmlElements(
       const child: XmlElement = { name, attributes: { ...attributes }, text: '', children: [] };
       building[building.length - 1]!.children.push(child);
       building.push(child);
+      hold(chars);
     } else if (pick(name, ancestors)) {
       pickedAncestors = ancestors.map((a) => a);
       descendants = 0;
+      pickedHeld = 0;
       building.push({ name, attributes: { ...attributes }, text: '', children: [] });
+      hold(chars);
     }
+    const held = building.length > 0 ? 0 : chars;
     ancestors.push({ name, attributes: building.length > 0 ? {} : { ...attributes } });
+    ancestorChars.push(held);
+    ancestorsHeld += held;
+    if (held > 0) hold(0);
   });
   parser.on('text', appendText);
   parser.on('cdata', appendText);
   parser.on('closetag', () => {
     ancestors.pop();
+    ancestorsHeld -= ancestorChars.pop() ?? 0;
     const done = building.pop();
-    if (done && building.length === 0) ready.push({ element: done, ancestors: pickedAncestors });
+    if (done && building.length === 0) {
+      ready.push({ element: done, ancestors: pickedAncestors });
+      pickedHeld = 0;
+    }
   });
   parser.on('error', (error) => {
     fail(`Not well-formed XML: ${error.message.replace(/^(undefined:)?\d+:\d+: /, '')}`);
@@ -125,6 +156,12 @@ export async function* xmlElements(
   parser.close();
   if (failure) throw failure;
   while (ready.length > 0) yield ready.shift()!;
+}
+
+function attributeChars(attributes: Record<string, string>): number {
+  let chars = 0;
+  for (const key in attributes) chars += key.length + (attributes[key]?.length ?? 0);
+  return chars;
 }
 
 /** The first child named `name`, if any. */

@@ -131,13 +131,17 @@ describe('XmlGuard', () => {
     );
   });
 
-  it('bounds text nodes, attribute values, comments and CDATA sections', () => {
+  it('bounds text nodes, start tags with their attributes, comments and CDATA sections', () => {
     const max = (maxTextBytes: number) => xml({ maxTextBytes });
     expect(refusal(max(8), '<a>12345678</a>')).toBeUndefined();
     expect(refusal(max(8), '<a>12&amp;456</a>')?.message).toBe(
       'A text node longer than 8 bytes (RAMPART_PARSE_MAX_TEXT_BYTES) (line 1, column 12)',
     );
-    expect(refusal(max(8), '<a b="123456789"/>')?.message).toMatch(/^An attribute value longer than 8 bytes/);
+    // saxes holds a start tag whole: its attributes together are bounded.
+    expect(refusal(max(16), '<a b="12345678" c="1234"/>')?.message).toBe(
+      'An XML start tag longer than 16 bytes (RAMPART_PARSE_MAX_TEXT_BYTES) (line 1, column 19)',
+    );
+    expect(refusal(max(8), '<a b="123456789"/>')?.message).toMatch(/^An XML start tag longer than 8 bytes/);
     expect(refusal(max(8), '<a><!-- 12345678 --></a>')?.message).toMatch(/^A comment longer than 8 bytes/);
     expect(refusal(max(8), '<a><![CDATA[123456789]]></a>')?.message).toMatch(/^A CDATA section longer/);
     expect(refusal(max(8), '<!DOCTYPE a [ <!ELEMENT a ANY> ]><a/>')?.message).toMatch(
@@ -211,6 +215,33 @@ describe('the readers apply the guards', () => {
       { path: ['a'], value: 'x\ufffdyz' },
       { path: ['b'], value: '\ud83d\ude00' },
     ]);
+  });
+
+  it('jsonValues refuses one picked record too large to hold', async () => {
+    const many = () => Readable.from([Buffer.from(`{"Results": [{"Refs": [${'"abcd",'.repeat(20)}"x"]}]}`)]);
+    const pickResult = (path: readonly (string | number)[]) => path.length === 2;
+    await expect(drain(jsonValues(many(), pickResult, { maxRecordValues: 10 }))).rejects.toThrow(
+      'One record of the file (at Results.0) holds more than 10 values; a record this large is refused.',
+    );
+    await expect(drain(jsonValues(many(), pickResult, { maxRecordChars: 50 }))).rejects.toThrow(
+      'One record of the file (at Results.0) holds more than 50 characters of text; a record this large is refused.',
+    );
+    // The object, its array and 21 strings; "Refs" and 80 + 1 characters.
+    const fits = jsonValues(many(), pickResult, { maxRecordValues: 23, maxRecordChars: 85 });
+    expect(await drain(fits)).toHaveLength(1);
+  });
+
+  it('xmlElements refuses one picked element too large to hold, counting the ancestors it keeps', async () => {
+    const xml = () =>
+      Readable.from([
+        Buffer.from(`<r name="${'n'.repeat(20)}"><e a="12345">${'<c>abcdefghij</c>'.repeat(3)}</e></r>`),
+      ]);
+    const pickE = (name: string) => name === 'e';
+    // r's attributes 24, e's 6, the texts 30: 60 characters held at most.
+    expect(await drain(xmlElements(xml(), pickE, { maxHeldChars: 60 }))).toHaveLength(1);
+    await expect(drain(xmlElements(xml(), pickE, { maxHeldChars: 59 }))).rejects.toThrow(
+      /^An <e> element holds more than 59 characters of attributes and text; an element this large is refused\. \(line 1, column \d+\)$/,
+    );
   });
 
   it('xmlElements stops at the attribute limit before saxes collects the attributes', async () => {

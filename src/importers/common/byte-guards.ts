@@ -241,7 +241,6 @@ const COMMENT_START = '--';
 const CDATA_START = '[CDATA[';
 const TEXT_KINDS: Partial<Record<XmlState, string>> = {
   [Xml.Text]: 'A text node',
-  [Xml.AttributeValue]: 'An attribute value',
   [Xml.Comment]: 'A comment',
   [Xml.CData]: 'A CDATA section',
   [Xml.Declaration]: 'A declaration',
@@ -249,9 +248,9 @@ const TEXT_KINDS: Partial<Record<XmlState, string>> = {
 };
 
 /**
- * XML: element depth, attributes per element, the size of text nodes, attribute values,
- * comments, CDATA sections, processing instructions and declarations, the size of names, and
- * the count of elements. Markup characters are ASCII, so bytes are enough.
+ * XML: element depth, attributes per element, the size of text nodes, start tags (attributes
+ * included), comments, CDATA sections, processing instructions and declarations, the size of
+ * names, and the count of elements. Markup characters are ASCII, so bytes are enough.
  */
 export class XmlGuard extends BaseGuard {
   private state: XmlState = Xml.Text;
@@ -259,6 +258,8 @@ export class XmlGuard extends BaseGuard {
   private elements = 0;
   private attributes = 0;
   private textBytes = 0;
+  /** Bytes of the start tag being read, attributes included: saxes holds a tag whole. */
+  private tagBytes = 0;
   private nameBytes = 0;
   private quote = 0;
   private previous = 0;
@@ -283,8 +284,14 @@ export class XmlGuard extends BaseGuard {
       if (state === Xml.Text || state === Xml.AttributeValue) {
         const stop = chunk.indexOf(state === Xml.Text ? LESS : this.quote, i);
         const end = stop === -1 ? n : stop;
-        if (this.textBytes + (end - i) > maxText) return this.tooLong(i + maxText - this.textBytes);
-        this.textBytes += end - i;
+        if (state === Xml.Text) {
+          if (this.textBytes + (end - i) > maxText) return this.tooLong(i + maxText - this.textBytes);
+          this.textBytes += end - i;
+        } else {
+          // An attribute value counts for its start tag, which saxes holds whole.
+          if (this.tagBytes + (end - i) > maxText) return this.tagTooLong(i + maxText - this.tagBytes);
+          this.tagBytes += end - i;
+        }
         i = end;
         if (stop === -1) break;
         this.state = state === Xml.Text ? Xml.Open : Xml.Tag;
@@ -299,6 +306,11 @@ export class XmlGuard extends BaseGuard {
   private tooLong(index: number): Refusal {
     const what = TEXT_KINDS[this.state] ?? 'A text';
     return this.beyond('maxTextBytes', index, `${what} longer than ${count(this.limits.maxTextBytes)} bytes`);
+  }
+
+  private tagTooLong(index: number): Refusal {
+    const max = this.limits.maxTextBytes;
+    return this.beyond('maxTextBytes', index, `An XML start tag longer than ${count(max)} bytes`);
   }
 
   private text(index: number): Refusal | undefined {
@@ -372,6 +384,7 @@ export class XmlGuard extends BaseGuard {
     if (this.depth > maxDepth)
       return this.beyond('maxDepth', i, `XML nested deeper than ${count(maxDepth)} elements`);
     this.attributes = 0;
+    this.tagBytes = 0;
     this.previous = 0;
     this.state = Xml.Tag;
     return this.inTag(byte, i);
@@ -380,6 +393,8 @@ export class XmlGuard extends BaseGuard {
   private inTag(byte: number, i: number): Refusal | undefined {
     const previous = this.previous;
     this.previous = byte;
+    this.tagBytes += 1;
+    if (this.tagBytes > this.limits.maxTextBytes) return this.tagTooLong(i);
     if (byte === QUOTE || byte === APOSTROPHE) {
       this.quote = byte;
       this.textBytes = 0;

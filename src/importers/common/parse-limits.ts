@@ -13,8 +13,8 @@ export interface ParseLimits {
   /** Most attributes of one XML element; most cells of one CSV row. */
   maxAttributes: number;
   /**
-   * Longest single text, in bytes: a JSON string or key, an XML text node, attribute value,
-   * comment, CDATA section or declaration, a CSV cell, a line of a text file.
+   * Longest single text, in bytes: a JSON string or key, an XML text node, start tag (its
+   * attributes included), comment, CDATA section or declaration, a CSV row, a line of a text file.
    */
   maxTextBytes: number;
   /** Most JSON values, XML elements, or CSV rows and text lines in one file. */

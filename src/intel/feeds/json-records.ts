@@ -148,6 +148,8 @@ export async function* jsonRecords(
 async function located(error: ReportError, reopen: (() => Readable) | undefined): Promise<FeedError> {
   // A limit knows where it was broken; a second read would only stop at the same place.
   if (error instanceof ParseLimitError) return new FeedError(error.what, error.line, error.column);
+  // Only a syntax error needs the second read that finds where it is.
+  if (!error.message.startsWith('Not valid JSON')) return new FeedError(error.message);
   const message = error.message.replace(/^Not valid JSON: /, 'The file is not valid JSON: ');
   if (!reopen) return new FeedError(message);
   const again = await plainInput(reopen()).catch(() => undefined);

@@ -160,6 +160,18 @@ describe.each(DB_KINDS)('hostile intelligence feeds [%s]', (kind) => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('fails a record too large to hold instead of assembling it (a CVSS metric of a million values)', async () => {
+    const metric = `{"source": "nvd@nist.gov", "type": "Primary", "cvssData": {"version": "3.1", "padding": [${'0,'.repeat(1_000_000)}0]}}`;
+    const page = `{"format": "NVD_CVE", "version": "2.0", "vulnerabilities": [{"cve": {"id": "CVE-2024-99002", "metrics": {"cvssMetricV31": [${metric}]}}}]}`;
+    const { result: done, growthBytes } = await peakGrowth(() => load(page));
+    expect(done).toMatchObject({
+      State: 'Failed',
+      Error:
+        'One record of the file (at vulnerabilities.0.cve.metrics.cvssMetricV31.0) holds more than 1,000,000 values; a record this large is refused.',
+    });
+    expect(growthBytes).toBeLessThan(200 * MB);
+  });
+
   it('stores a lone UTF-16 surrogate as U+FFFD (the load failed inside the database)', async () => {
     const page = JSON.stringify({
       format: 'NVD_CVE',
