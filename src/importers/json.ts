@@ -3,11 +3,18 @@ import { parser } from 'stream-json';
 import Assembler from 'stream-json/assembler.js';
 import verifier from 'stream-json/utils/verifier.js';
 import { guarded, JsonGuard } from './common/byte-guards.js';
+import { JsonPositions } from './common/json-positions.js';
 import type { ParseLimits } from './common/parse-limits.js';
 import { wellFormed } from './common/well-formed.js';
 import { ReportError } from './types.js';
 
 export type JsonPath = readonly (string | number)[];
+
+/** 1-based line and column (in characters). */
+export interface JsonPosition {
+  line: number;
+  column: number;
+}
 
 /** What a value is, known as soon as it starts. */
 export type JsonKind = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
@@ -23,9 +30,10 @@ export interface JsonValuesOptions {
   limits?: ParseLimits;
   /**
    * Told of every value as it starts, outside picked values, before `pick` is asked: a reader
-   * checks the file's shape here (and throws to stop) without assembling anything.
+   * checks the file's shape here (and throws to stop) without assembling anything. `at` answers
+   * where the value starts (for the message), while the value is the one being told of.
    */
-  onValue?: (path: JsonPath, kind: JsonKind) => void;
+  onValue?: (path: JsonPath, kind: JsonKind, at: () => JsonPosition | undefined) => void;
   /** A picked value holding more values than this fails the report; default 1,000,000. */
   maxRecordValues?: number;
   /** A picked value holding more characters (strings as cut, and keys) fails the report; default 64 Mi. */
@@ -84,6 +92,9 @@ export async function* jsonValues(
   });
   const checked = guarded(input, new JsonGuard(options.limits));
   checked.on('error', (error) => tokens.destroy(error));
+  // Only a shape check asks where a value is: the bytes are watched for it alone.
+  const positions = options.onValue ? new JsonPositions() : undefined;
+  if (positions) checked.on('data', (chunk: Uint8Array) => positions.write(chunk));
   checked.pipe(tokens);
 
   const path: (string | number)[] = [];
@@ -99,6 +110,9 @@ export async function* jsonValues(
   const maxRecordChars = options.maxRecordChars ?? MAX_RECORD_CHARS;
   let recordValues = 0;
   let recordChars = 0;
+  // Values started so far (as JsonPositions counts them), for `at`.
+  let valueCount = 0;
+  const at = () => positions?.of(valueCount);
   const tooLarge = (what: string) =>
     new ReportError(
       `One record of the file (at ${pathText(assembledPath) || 'its top'}) holds more than ${what}; a record this large is refused.`,
@@ -146,7 +160,10 @@ export async function* jsonValues(
       if (assembler) {
         if (token.name === 'stringValue' || token.name === 'keyValue')
           recordChars += (token.value as string).length;
-        if (token.name !== 'keyValue' && !token.name.startsWith('end')) recordValues += 1;
+        if (token.name !== 'keyValue' && !token.name.startsWith('end')) {
+          recordValues += 1;
+          valueCount += 1;
+        }
         if (recordValues > maxRecordValues) throw tooLarge(`${maxRecordValues.toLocaleString('en')} values`);
         if (recordChars > maxRecordChars)
           throw tooLarge(`${maxRecordChars.toLocaleString('en')} characters of text`);
@@ -172,9 +189,10 @@ export async function* jsonValues(
       }
 
       // A value starts at `path`.
+      valueCount += 1;
       if (options.onValue) {
         try {
-          options.onValue(path, KINDS[token.name] ?? 'null');
+          options.onValue(path, KINDS[token.name] ?? 'null', at);
         } catch (error) {
           shapeError = error;
           throw error;

@@ -23,6 +23,7 @@
 import type { Readable } from 'node:stream';
 import { asText as text, texts } from '../common/json-fields.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
+import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
 import { type JsonPath, jsonValues } from '../json.js';
@@ -71,6 +72,26 @@ const RESOURCE_FIELDS = new Set(['Namespace', 'Kind', 'Name']);
 const IMAGE_FIELDS = new Set(['RepoTags', 'RepoDigests', 'OS']);
 /** Top-level keys only a Trivy report has; without one of them the file is something else. */
 const TRIVY_KEYS = new Set(['SchemaVersion', 'Results', 'ArtifactName', 'ClusterName', 'Resources']);
+
+/** The lists a Trivy report is read through, wherever results sit (top level, a legacy list, a resource). */
+const TRIVY_SHAPE = shapeCheck('Trivy report', [
+  ['', 'object|array?', 'an object (or a list of results)'],
+  ...(['Results[]', '[]', ...[...RESOURCE_LISTS].map((list) => `${list}[].Results[]`)] as const).flatMap(
+    (result) => [
+      [result, 'object', 'a result object'] as const,
+      ...ITEM_LISTS.flatMap((items) => [
+        [`${result}.${items}`, 'array?', `a list of ${items.toLowerCase()}`] as const,
+        [`${result}.${items}[]`, 'object', `an object`] as const,
+      ]),
+    ],
+  ),
+  ['Results', 'array?', 'a list of results'],
+  ...[...RESOURCE_LISTS].flatMap((list) => [
+    [list, 'array?', `a list of resources`] as const,
+    [`${list}[]`, 'object', 'a resource object'] as const,
+    [`${list}[].Results`, 'array?', 'a list of results'] as const,
+  ]),
+]);
 
 /** Where the results start in `path`, and the resource (Kubernetes) they belong to. */
 function resultsAt(path: JsonPath): { at: number; resource?: string } | undefined {
@@ -361,6 +382,7 @@ export const trivyImporter: Importer = {
       throw new ReportError('This is not a Trivy JSON report: it does not start with "{" or "[".');
     const reader = new TrivyReader(context, start.first);
     const values = jsonValues(start.input, (path) => reader.pick(path), {
+      onValue: TRIVY_SHAPE,
       maxStringChars: Math.max(context.maxFieldChars, context.maxEvidenceChars) + 1,
     });
     for await (const { path, value } of values) yield* reader.take(path, value);
