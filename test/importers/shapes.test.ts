@@ -48,8 +48,8 @@ const CASES: Case[] = [
   },
   {
     format: 'sarif',
-    text: '{"version": "2.1.0", "runs": "x"}',
-    name: '`runs` is a string, not a list of runs',
+    text: '{"version": "2.1.0", "runs": ["x"]}',
+    name: '`runs[0]` is a string, not a run object',
     at: '"x"',
   },
   {
@@ -66,9 +66,9 @@ const CASES: Case[] = [
   },
   {
     format: 'snyk',
-    text: '[{"packageManager": "npm", "vulnerabilities": ["x"]}]',
-    name: '`[0].vulnerabilities[0]` is a string, not an issue object',
-    at: '"x"',
+    text: '[{"packageManager": "npm", "vulnerabilities": {"x": 1}}]',
+    name: '`[0].vulnerabilities` is an object, not a list of issues',
+    at: '{"x"',
   },
   {
     format: 'osv-scanner',
@@ -84,9 +84,9 @@ const CASES: Case[] = [
   },
   {
     format: 'nuclei',
-    text: '[{"template-id": "a"}, 5]',
-    name: '`[1]` is a number, not a result object',
-    at: '5]',
+    text: '[\n  5\n]',
+    name: '`[0]` is a number, not a result object',
+    at: '5',
   },
   {
     format: 'gitleaks',
@@ -165,12 +165,6 @@ const CASES: Case[] = [
     text: '{"findings": 5}',
     name: '`findings` is a number, not a list of findings',
     at: '5}',
-  },
-  {
-    format: 'generic',
-    text: '{"findings": [{"title": "a"}, "b"]}',
-    name: '`findings[1]` is a string, not a finding object',
-    at: '"b"',
   },
 ];
 

@@ -29,7 +29,7 @@ interface Compiled {
 }
 
 /**
- * The `onValue` callback that fails a `format` ("Trivy report") whose values break `rules`,
+ * The `onValue` callback that fails a `format` ("a Trivy JSON report") whose values break `rules`,
  * with a ReportError naming the value, what it is, what it should be, and its line and column.
  */
 export function shapeCheck(
@@ -44,7 +44,7 @@ export function shapeCheck(
       if (!matches(rule.steps, path)) continue;
       if (rule.kinds.has(kind)) return;
       const where = at?.();
-      const message = `Not the shape of a ${format}: ${nameOf(path)} is ${kindText(kind)}, not ${rule.what}`;
+      const message = `This is not ${format} of the expected shape: ${nameOf(path)} is ${kindText(kind)}, not ${rule.what}`;
       throw new ReportError(message, where?.line, where?.column);
     }
   };

@@ -26,6 +26,7 @@
 import type { Readable } from 'node:stream';
 import { asObject, asText, type JsonObject } from '../common/json-fields.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
+import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
 import { type JsonPath, jsonValues } from '../json.js';
@@ -33,6 +34,15 @@ import type { AssetRef, Importer, ImportRecord, ParseContext } from '../types.js
 import { ReportError } from '../types.js';
 import { type CsafDocument, vulnerabilityFindings } from './map.js';
 import { ProductTree } from './product-tree.js';
+
+/** Where the reader goes through the report: each must be of its kind, or the report fails there. */
+const CSAF_SHAPE = shapeCheck('a CSAF document', [
+  ['', 'object', 'an object'],
+  ['document', 'object', 'the document object'],
+  ['vulnerabilities', 'array?', 'a list of vulnerabilities'],
+  ['vulnerabilities[]', 'object', 'a vulnerability object'],
+  ['product_tree', 'object?', 'the product tree object'],
+]);
 
 export { CSAF_SEVERITY, CSAF_UNSCORED_SEVERITY } from './map.js';
 export { MAX_TREE_ENTRIES } from './product-tree.js';
@@ -128,6 +138,7 @@ export const csafImporter: Importer = {
       throw new ReportError('This is not a CSAF document: it does not start with "{".');
     const reader = new CsafReader(context);
     const values = jsonValues(start.input, (path) => reader.pick(path), {
+      onValue: CSAF_SHAPE,
       maxStringChars: Math.max(context.maxFieldChars, context.maxEvidenceChars) + 1,
     });
     for await (const { path, value } of values) yield* reader.take(path, value);

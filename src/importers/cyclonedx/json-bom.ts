@@ -1,10 +1,22 @@
 import type { Readable } from 'node:stream';
 import { asArray, asNumber, asObject, asText, type JsonObject, texts } from '../common/json-fields.js';
+import { shapeCheck } from '../common/shape.js';
 import { jsonValues } from '../json.js';
 import type { ImportRecord, ParseContext } from '../types.js';
 import { ReportError } from '../types.js';
 import type { CdxComponent, CdxRating, CdxVulnerability } from './map.js';
 import { BomRecords } from './records.js';
+
+/** Where the reader goes through the report: each must be of its kind, or the report fails there. */
+const CYCLONEDX_SHAPE = shapeCheck('a CycloneDX JSON BOM', [
+  ['', 'object', 'an object'],
+  ['metadata', 'object?', 'the metadata object'],
+  ['metadata.component', 'object?', 'a component object'],
+  ['components', 'array?', 'a list of components'],
+  ['components[]', 'object', 'a component object'],
+  ['vulnerabilities', 'array?', 'a list of vulnerabilities'],
+  ['vulnerabilities[]', 'object', 'a vulnerability object'],
+]);
 
 function component(value: JsonObject): CdxComponent | undefined {
   const name = asText(value.name);
@@ -94,6 +106,7 @@ export async function* jsonBomRecords(input: Readable, context: ParseContext): A
       (path[0] === 'components' || path[0] === 'vulnerabilities') &&
       typeof path[1] === 'number');
   const values = jsonValues(input, pick, {
+    onValue: CYCLONEDX_SHAPE,
     maxStringChars: Math.max(context.maxFieldChars, context.maxEvidenceChars) + 1,
   });
   for await (const { path, value } of values) {

@@ -1,10 +1,17 @@
 import type { Readable } from 'node:stream';
 import { csvRows } from '../common/csv-rows.js';
 import { asObject } from '../common/json-fields.js';
+import { shapeCheck } from '../common/shape.js';
 import { type JsonPath, jsonValues } from '../json.js';
 import { type ParseContext, ReportError } from '../types.js';
 import { Fields, looseName } from './fields.js';
 import type { GenericItem } from './map.js';
+
+/** Where the reader goes through the report: each must be of its kind, or the report fails there. */
+const GENERIC_SHAPE = shapeCheck('a Generic Findings Import report', [
+  // An object is named as such by the reader ("no findings list"); its elements are checked there too.
+  ['findings', 'array|object?', 'a list of findings'],
+]);
 
 /** Columns a generic CSV must have (DefectDojo also requires Date and Description; Rampart does not). */
 export const REQUIRED_CSV_COLUMNS = ['Title', 'Severity'] as const;
@@ -24,7 +31,7 @@ export async function* jsonItems(input: Readable, context: ParseContext): AsyncG
     return typeof path[1] === 'number';
   };
   const maxStringChars = Math.max(context.maxFieldChars, context.maxEvidenceChars) + 1;
-  for await (const { path, value } of jsonValues(input, pick, { maxStringChars })) {
+  for await (const { path, value } of jsonValues(input, pick, { onValue: GENERIC_SHAPE, maxStringChars })) {
     const where = `findings[${path[1]}]`;
     const finding = asObject(value);
     if (!finding) throw new ReportError(`Not a Generic Findings Import report: ${where} is not an object.`);

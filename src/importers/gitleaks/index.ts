@@ -27,11 +27,18 @@
 import type { Readable } from 'node:stream';
 import { asNumber, asObject, asText, type JsonObject, texts } from '../common/json-fields.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
+import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
 import { jsonValues } from '../json.js';
 import type { AssetRef, FindingRecord, Importer, ImportRecord, ParseContext, Severity } from '../types.js';
 import { ReportError } from '../types.js';
+
+/** Where the reader goes through the report: each must be of its kind, or the report fails there. */
+const GITLEAKS_SHAPE = shapeCheck('a Gitleaks JSON report', [
+  ['', 'array?', 'a list of leaks'],
+  ['[]', 'object', 'a leak object'],
+]);
 
 /** Gitleaks has no severities: every leaked secret is High. */
 export const GITLEAKS_SEVERITY: Readonly<{ leak: Severity }> = { leak: 'High' };
@@ -166,6 +173,7 @@ export const gitleaksImporter: Importer = {
     let skipped = 0;
     let index = 0;
     const values = jsonValues(start.input, (path) => path.length === (start.first === 'n' ? 0 : 1), {
+      onValue: GITLEAKS_SHAPE,
       maxStringChars: Math.max(context.maxFieldChars, context.maxEvidenceChars) + 1,
     });
     for await (const { path, value } of values) {

@@ -18,12 +18,22 @@
 import type { Readable } from 'node:stream';
 import { asObject, type JsonObject } from '../common/json-fields.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
+import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
 import { type JsonPath, jsonValues } from '../json.js';
 import type { AssetRef, FindingRecord, Importer, ImportRecord, ParseContext } from '../types.js';
 import { ReportError } from '../types.js';
 import { ignoredState, matchFinding, sourceAsset } from './map.js';
+
+/** Where the reader goes through the report: each must be of its kind, or the report fails there. */
+const GRYPE_SHAPE = shapeCheck('a Grype JSON report', [
+  ['', 'object', 'an object'],
+  ['matches', 'array?', 'a list of matches'],
+  ['matches[]', 'object', 'a match object'],
+  ['ignoredMatches', 'array?', 'a list of ignored matches'],
+  ['ignoredMatches[]', 'object', 'an ignored match object'],
+]);
 
 export { GRYPE_SEVERITY } from './map.js';
 
@@ -127,6 +137,7 @@ export const grypeImporter: Importer = {
       throw new ReportError('This is not a Grype JSON report: it does not start with "{".');
     const reader = new GrypeReader(context);
     const values = jsonValues(start.input, (path) => reader.pick(path), {
+      onValue: GRYPE_SHAPE,
       maxStringChars: Math.max(context.maxFieldChars, context.maxEvidenceChars) + 1,
     });
     for await (const { path, value } of values) yield* reader.take(path, value);

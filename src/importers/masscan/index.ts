@@ -25,11 +25,19 @@ import { asArray, asObject, asText, type JsonObject } from '../common/json-field
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { hostAsset, portNumber } from '../common/network-target.js';
 import { SeenKeys } from '../common/report-values.js';
+import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
 import { jsonValues } from '../json.js';
 import type { AssetRef, Importer, ImportRecord, ParseContext, ServiceRecord, Severity } from '../types.js';
 import { ReportError } from '../types.js';
+
+/** A masscan JSON file is a list of host objects; its NDJSON form one host object a line. */
+const MASSCAN_LIST_SHAPE = shapeCheck('a masscan JSON report', [
+  ['', 'array', 'a list of hosts'],
+  ['[]', 'object', 'a host object'],
+]);
+const MASSCAN_LINES_SHAPE = shapeCheck('a masscan NDJSON report', [['', 'object', 'a host object']]);
 
 /** masscan rates nothing and Rampart makes no findings of it: the mapping is empty. */
 export const MASSCAN_SEVERITY: Readonly<Record<string, Severity>> = {};
@@ -128,6 +136,7 @@ export const masscanImporter: Importer = {
     let recognised = false;
     let skipped = 0;
     const values = jsonValues(start.input, (path) => path.length === (ndjson ? 0 : 1), {
+      onValue: ndjson ? MASSCAN_LINES_SHAPE : MASSCAN_LIST_SHAPE,
       jsonStreaming: ndjson,
       maxStringChars: Math.max(context.maxFieldChars, context.maxEvidenceChars) + 1,
     });

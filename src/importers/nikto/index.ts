@@ -26,6 +26,7 @@ import { asArray, asObject, asText } from '../common/json-fields.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { webUrl } from '../common/network-target.js';
 import { unique } from '../common/report-values.js';
+import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
 import { type JsonPath, jsonValues } from '../json.js';
@@ -38,6 +39,14 @@ import {
   type Severity,
 } from '../types.js';
 import { childText, type XmlAncestor, type XmlElement, xmlElements } from '../xml.js';
+
+/** Where the reader goes through the report: each must be of its kind, or the report fails there. */
+const NIKTO_SHAPE = shapeCheck('a Nikto JSON report', [
+  ['', 'object|array', 'a host object (or a list of hosts)'],
+  ['[]', 'object', 'a host object'],
+  ['vulnerabilities', 'array?', 'a list of vulnerabilities'],
+  ['[].vulnerabilities', 'array?', 'a list of vulnerabilities'],
+]);
 
 export const NIKTO_SEVERITY: Readonly<Record<'osvdb' | 'other', Severity>> = {
   osvdb: 'Medium',
@@ -167,7 +176,7 @@ async function* jsonRecords(input: Readable, limits: TextLimits): AsyncGenerator
     if (rest.length === 1) return rest[0] === 'host' || rest[0] === 'port';
     return rest.length === 2 && rest[0] === 'vulnerabilities' && typeof rest[1] === 'number';
   };
-  for await (const { path, value } of jsonValues(input, pick)) {
+  for await (const { path, value } of jsonValues(input, pick, { onValue: NIKTO_SHAPE })) {
     const key = typeof path[0] === 'number' ? path[0] : 'single';
     const host = hosts.get(key) ?? {};
     hosts.set(key, host);

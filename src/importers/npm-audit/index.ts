@@ -36,12 +36,22 @@ import { cweIdsIn } from '../common/ids.js';
 import { asArray, asObject, asText, type JsonObject, texts } from '../common/json-fields.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { httpUrlsIn } from '../common/report-values.js';
+import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
 import { vulnerabilityIds } from '../common/vulnerability-ids.js';
 import { type JsonPath, jsonValues } from '../json.js';
 import type { AssetRef, FindingRecord, Importer, ImportRecord, ParseContext, Severity } from '../types.js';
 import { ReportError } from '../types.js';
+
+/** Where the reader goes through the report: each must be of its kind, or the report fails there. */
+const NPM_AUDIT_SHAPE = shapeCheck('an npm audit JSON report', [
+  ['', 'object', 'an object'],
+  ['vulnerabilities', 'object?', 'an object of vulnerabilities by package name'],
+  ['vulnerabilities.*', 'object', 'a vulnerability object'],
+  ['advisories', 'object?', 'an object of advisories by id'],
+  ['advisories.*', 'object', 'an advisory object'],
+]);
 
 /** npm's severities as Rampart's. */
 export const NPM_AUDIT_SEVERITY: Readonly<Record<string, Severity>> = {
@@ -255,6 +265,7 @@ export const npmAuditImporter: Importer = {
       return path.length === 2 && (path[0] === 'advisories' || path[0] === 'vulnerabilities');
     };
     const values = jsonValues(start.input, pick, {
+      onValue: NPM_AUDIT_SHAPE,
       maxStringChars: Math.max(context.maxFieldChars, context.maxEvidenceChars) + 1,
     });
     for await (const { path, value } of values) {

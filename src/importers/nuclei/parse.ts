@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { asObject } from '../common/json-fields.js';
 import { textLimits } from '../common/limits.js';
+import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { jsonValues } from '../json.js';
 import { type FindingRecord, type ParseContext, ReportError } from '../types.js';
@@ -16,6 +17,12 @@ interface Placed {
   where: string;
   line?: number;
 }
+
+/** Where the reader goes through the report: each must be of its kind, or the report fails there. */
+const NUCLEI_SHAPE = shapeCheck('a Nuclei JSON export', [
+  ['', 'array', 'a list of results'],
+  ['[]', 'object', 'a result object'],
+]);
 
 /**
  * Reads Nuclei output: JSON Lines (`-jsonl`, `-o`), one result a line; or the JSON array
@@ -61,6 +68,7 @@ async function* lineItems(input: Readable): AsyncGenerator<Placed> {
 async function* arrayItems(input: Readable, context: ParseContext): AsyncGenerator<Placed> {
   const maxStringChars = Math.max(context.maxFieldChars, context.maxEvidenceChars) + 1;
   const items = jsonValues(input, (path) => path.length === 1 && typeof path[0] === 'number', {
+    onValue: NUCLEI_SHAPE,
     maxStringChars,
   });
   for await (const { path, value } of items) yield { value, where: `item ${(path[0] as number) + 1}` };

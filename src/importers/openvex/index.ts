@@ -25,12 +25,19 @@
 import type { Readable } from 'node:stream';
 import { asObject, asText } from '../common/json-fields.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
+import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
 import { type JsonPath, jsonValues } from '../json.js';
 import type { AssetRef, Importer, ImportRecord, ParseContext } from '../types.js';
 import { ReportError } from '../types.js';
 import { statementFindings, type VexDocument } from './map.js';
+
+/** Where the reader goes through the report: each must be of its kind, or the report fails there. */
+const OPENVEX_SHAPE = shapeCheck('an OpenVEX document', [
+  ['', 'object', 'an object'],
+  ['statements', 'array?', 'a list of statements'],
+]);
 
 export { OPENVEX_SEVERITY } from './map.js';
 
@@ -132,6 +139,7 @@ export const openvexImporter: Importer = {
       throw new ReportError('This is not an OpenVEX document: it does not start with "{".');
     const reader = new OpenVexReader(context);
     const values = jsonValues(start.input, (path) => reader.pick(path), {
+      onValue: OPENVEX_SHAPE,
       maxStringChars: Math.max(context.maxFieldChars, context.maxEvidenceChars) + 1,
     });
     for await (const { path, value } of values) yield* reader.take(path, value);

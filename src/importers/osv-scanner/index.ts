@@ -20,6 +20,7 @@ import type { Readable } from 'node:stream';
 import { severityOfCvssScore } from '../common/cvss-score.js';
 import { asObject, asText, texts } from '../common/json-fields.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
+import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
 import { type JsonPath, jsonValues } from '../json.js';
@@ -33,6 +34,17 @@ import {
   packageOf,
   vulnerabilityFinding,
 } from './map.js';
+
+/** Where the reader goes through the report: each must be of its kind, or the report fails there. */
+const OSV_SHAPE = shapeCheck('an OSV-Scanner JSON report', [
+  ['', 'object', 'an object'],
+  ['results', 'array?', 'a list of results'],
+  ['results[]', 'object', 'a result object'],
+  ['results[].packages', 'array?', 'a list of packages'],
+  ['results[].packages[]', 'object', 'a package object'],
+  ['results[].packages[].vulnerabilities', 'array?', 'a list of vulnerabilities'],
+  ['results[].packages[].vulnerabilities[]', 'object', 'a vulnerability object'],
+]);
 
 export { OSV_SEVERITY } from './map.js';
 
@@ -157,6 +169,7 @@ export const osvScannerImporter: Importer = {
       throw new ReportError('This is not an OSV-Scanner JSON report: it does not start with "{".');
     const reader = new OsvReader(context);
     const values = jsonValues(start.input, (path) => reader.pick(path), {
+      onValue: OSV_SHAPE,
       maxStringChars: Math.max(context.maxFieldChars, context.maxEvidenceChars) + 1,
     });
     for await (const { path, value } of values) yield* reader.take(path, value);

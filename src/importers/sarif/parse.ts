@@ -1,12 +1,26 @@
 import type { Readable } from 'node:stream';
 import { asArray, asObject, asText, type JsonObject } from '../common/json-fields.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
+import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { type JsonPath, jsonValues } from '../json.js';
 import { type AssetRef, type FindingRecord, type ParseContext, ReportError } from '../types.js';
 import { mapResult, type RunInfo } from './map.js';
 import { RuleIndex } from './rules.js';
 import { Spool } from './spool.js';
+
+/** Where the reader goes through the report: each must be of its kind, or the report fails there. */
+const SARIF_SHAPE = shapeCheck('a SARIF log', [
+  ['', 'object', 'an object'],
+  ['runs[]', 'object', 'a run object'],
+  ['runs[].results', 'array?', 'a list of results'],
+  ['runs[].results[]', 'object', 'a result object'],
+  ['runs[].tool', 'object', 'the tool object'],
+  ['runs[].tool.driver', 'object', 'the driver object'],
+  ['runs[].tool.extensions', 'array?', 'a list of extensions'],
+  ['runs[].artifacts', 'array?', 'a list of artifacts'],
+  ['runs[].artifacts[]', 'object', 'an artifact object'],
+]);
 
 /** Base URI ids that name the root of the scanned tree, most telling first. */
 const SOURCE_ROOT_IDS = ['SRCROOT', '%SRCROOT%', 'PROJECTROOT', '%PROJECTROOT%'];
@@ -25,7 +39,10 @@ export async function* parseSarif(source: Readable, context: ParseContext): Asyn
   const log = new SarifLog(context);
   try {
     const maxStringChars = Math.max(context.maxFieldChars, context.maxEvidenceChars) + 1;
-    for await (const { path, value } of jsonValues(input, log.pick, { maxStringChars })) {
+    for await (const { path, value } of jsonValues(input, log.pick, {
+      onValue: SARIF_SHAPE,
+      maxStringChars,
+    })) {
       yield* log.accept(path, value);
     }
     yield* log.finish();

@@ -36,6 +36,7 @@ import { cveIdsIn, cweIdsIn } from '../common/ids.js';
 import { asArray, asNumber, asObject, asText, type JsonObject, texts } from '../common/json-fields.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { SeenKeys } from '../common/report-values.js';
+import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
 import { vulnerabilityIds } from '../common/vulnerability-ids.js';
@@ -51,6 +52,17 @@ import type {
   StateRef,
 } from '../types.js';
 import { ReportError } from '../types.js';
+
+/** Where the reader goes through the report: each must be of its kind, or the report fails there. */
+const SEMGREP_SHAPE = shapeCheck('a Semgrep JSON report', [
+  ['', 'object', 'an object'],
+  ['results', 'array?', 'a list of results'],
+  ['results[]', 'object', 'a result object'],
+  ['vulns', 'array?', 'a list of vulnerabilities'],
+  ['vulns[]', 'object', 'a vulnerability object'],
+  ['errors', 'array?', 'a list of errors'],
+  ['errors[]', 'object', 'an error object'],
+]);
 
 /** Semgrep's severities (extra.severity, metadata.impact, sca-severity) as Rampart's. */
 export const SEMGREP_SEVERITY: Readonly<Record<string, Severity>> = {
@@ -318,6 +330,7 @@ export const semgrepImporter: Importer = {
       );
     };
     const values = jsonValues(start.input, pick, {
+      onValue: SEMGREP_SHAPE,
       maxStringChars: Math.max(context.maxFieldChars, context.maxEvidenceChars) + 1,
     });
     for await (const { path, value } of values) {

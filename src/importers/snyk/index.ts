@@ -27,6 +27,7 @@
 import type { Readable } from 'node:stream';
 import { asArray, asObject, asText, type JsonObject, texts } from '../common/json-fields.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
+import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
 import { type JsonPath, jsonValues } from '../json.js';
@@ -50,6 +51,22 @@ import {
   targetFileOf,
   vulnerabilityOf,
 } from './map.js';
+
+/** Where the reader goes through the report: each must be of its kind, or the report fails there. */
+const SNYK_SHAPE = shapeCheck('a Snyk JSON report', [
+  ['', 'object|array', 'an object (or a list of projects)'],
+  ['[]', 'object', 'a project object'],
+  ['applications', 'array?', 'a list of applications'],
+  ['vulnerabilities', 'array?', 'a list of issues'],
+  ['[].applications', 'array?', 'a list of applications'],
+  ['[].vulnerabilities', 'array?', 'a list of issues'],
+  ['applications[]', 'object', 'a project object'],
+  ['applications[].applications', 'array?', 'a list of applications'],
+  ['applications[].vulnerabilities', 'array?', 'a list of issues'],
+  ['[].applications[]', 'object', 'a project object'],
+  ['[].applications[].applications', 'array?', 'a list of applications'],
+  ['[].applications[].vulnerabilities', 'array?', 'a list of issues'],
+]);
 
 export { SNYK_SEVERITY } from './map.js';
 
@@ -347,6 +364,7 @@ async function* parse(input: Readable, context: ParseContext): AsyncGenerator<Im
     throw new ReportError(`This is not a Snyk JSON report: it starts with "${start.first}", not "{" or "[".`);
   const reader = new SnykReader(context);
   const values = jsonValues(start.input, (path) => reader.pick(path), {
+    onValue: SNYK_SHAPE,
     maxStringChars: Math.max(context.maxFieldChars, context.maxEvidenceChars) + 1,
   });
   for await (const { path, value } of values) yield* reader.take(path, value);

@@ -22,6 +22,7 @@
 import type { Readable } from 'node:stream';
 import { asObject, asText } from '../common/json-fields.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
+import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
 import { type JsonPath, jsonValues } from '../json.js';
@@ -35,6 +36,16 @@ import {
   spdxPackage,
   subjectAsset,
 } from './map.js';
+
+/** Where the reader goes through the report: each must be of its kind, or the report fails there. */
+const SPDX_SHAPE = shapeCheck('an SPDX JSON document', [
+  ['', 'object', 'an object'],
+  ['packages', 'array?', 'a list of packages'],
+  ['packages[]', 'object', 'a package object'],
+  ['relationships', 'array?', 'a list of relationships'],
+  ['relationships[]', 'object', 'a relationship object'],
+  ['documentDescribes', 'array?', 'a list of SPDX ids'],
+]);
 
 export { SPDX_SEVERITY } from './map.js';
 
@@ -207,6 +218,7 @@ export const spdxImporter: Importer = {
       );
     const reader = new SpdxReader(context);
     const values = jsonValues(start.input, (path) => reader.pick(path), {
+      onValue: SPDX_SHAPE,
       maxStringChars: Math.max(context.maxFieldChars, context.maxEvidenceChars) + 1,
     });
     for await (const { path, value } of values) yield* reader.take(path, value);

@@ -74,7 +74,7 @@ const IMAGE_FIELDS = new Set(['RepoTags', 'RepoDigests', 'OS']);
 const TRIVY_KEYS = new Set(['SchemaVersion', 'Results', 'ArtifactName', 'ClusterName', 'Resources']);
 
 /** The lists a Trivy report is read through, wherever results sit (top level, a legacy list, a resource). */
-const TRIVY_SHAPE = shapeCheck('Trivy report', [
+const TRIVY_SHAPE = shapeCheck('a Trivy JSON report', [
   ['', 'object|array?', 'an object (or a list of results)'],
   ...(['Results[]', '[]', ...[...RESOURCE_LISTS].map((list) => `${list}[].Results[]`)] as const).flatMap(
     (result) => [

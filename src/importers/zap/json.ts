@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { shapeCheck } from '../common/shape.js';
 import { type JsonPath, jsonValues } from '../json.js';
 import { ReportError } from '../types.js';
 import type { ZapAlert, ZapInstance, ZapSite } from './alert.js';
@@ -9,6 +10,12 @@ import type { ZapAlert, ZapInstance, ZapSite } from './alert.js';
  * ZAP writes a site's scalars before its alerts, so each alert is read with its site known; one
  * alert is held in memory at a time.
  */
+
+/** Where the reader goes through the report: each must be of its kind, or the report fails there. */
+const ZAP_SHAPE = shapeCheck('a ZAP JSON report', [
+  ['site', 'object|array?', 'a list of sites'],
+  ['site[]', 'object', 'a site object'],
+]);
 
 const SITE_KEYS: Record<string, keyof ZapSite> = {
   '@name': 'name',
@@ -96,7 +103,7 @@ export async function* jsonAlerts(input: Readable): AsyncGenerator<{ site: ZapSi
     return true;
   };
 
-  for await (const { path, value } of jsonValues(input, pick)) {
+  for await (const { path, value } of jsonValues(input, pick, { onValue: ZAP_SHAPE })) {
     const { index, rest } = sitePath(path);
     const site = sites.get(index) ?? {};
     sites.set(index, site);
