@@ -5,6 +5,7 @@ import { AppError } from '../../http/problems/app-error.js';
 import { Problems } from '../../http/problems/types.js';
 import { contextOf } from '../../http/request-context.js';
 import type { TicketService } from '../tickets/service.js';
+import { toLocationDto } from './location.js';
 import type { FindingExportRow, FindingFilter, FindingListRow, FindingRow } from './repository.js';
 import {
   BulkResultSchema,
@@ -46,17 +47,7 @@ export const toFindingDto = (f: FindingRow | FindingListRow) => ({
   RiskAcceptedUntil: iso(f.risk_accepted_until),
   RiskScore: Number(f.risk_score),
   DueAt: iso(f.due_at),
-  Location: {
-    Kind: f.location_kind,
-    Port: f.port,
-    Protocol: f.protocol,
-    Url: f.url,
-    Parameter: f.parameter,
-    File: f.file_path,
-    Line: f.line,
-    Package: f.package_name,
-    Version: f.package_version,
-  },
+  Location: toLocationDto(f),
   Source: f.source,
   FirstSeen: f.first_seen_at.toISOString(),
   LastSeen: f.last_seen_at.toISOString(),

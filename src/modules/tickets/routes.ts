@@ -1,5 +1,6 @@
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
+import { toLocationDto } from '../findings/location.js';
 import type { TicketRow } from './repository.js';
 import {
   CommentSchema,
@@ -47,17 +48,7 @@ export const ticketRoutes =
           Severity: f.effective_severity,
           AssetId: f.asset_id,
           AssetName: f.asset_name,
-          Location: {
-            Kind: f.location_kind,
-            Port: f.port,
-            Protocol: f.protocol,
-            Url: f.url,
-            Parameter: f.parameter,
-            File: f.file_path,
-            Line: f.line,
-            Package: f.package_name,
-            Version: f.package_version,
-          },
+          Location: toLocationDto(f),
         })),
         Comments: d.comments.map((c) => ({
           Id: c.id,
