@@ -1,17 +1,18 @@
-import type { LocationKind } from '../../db/schema.js';
+import type { FindingsTable } from '../../db/schema.js';
 
 /** The columns that say where a finding is, as every query that lists findings selects them. */
-export interface LocationColumns {
-  location_kind: LocationKind;
-  port: number | null;
-  protocol: string | null;
-  url: string | null;
-  parameter: string | null;
-  file_path: string | null;
-  line: number | null;
-  package_name: string | null;
-  package_version: string | null;
-}
+export type LocationColumns = Pick<
+  FindingsTable,
+  | 'location_kind'
+  | 'port'
+  | 'protocol'
+  | 'url'
+  | 'parameter'
+  | 'file_path'
+  | 'line'
+  | 'package_name'
+  | 'package_version'
+>;
 
 /** A finding's `Location` on the wire (findings, and a ticket's linked findings). */
 export const toLocationDto = (f: LocationColumns) => ({
