@@ -4,31 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT, runCli } from '../../src/main.js';
+import { runCliCapturing } from '../helpers/cli.js';
 import { createPostgresDatabase, DB_KINDS, type DbKind } from '../helpers/databases.js';
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 function cliFor(env: Record<string, string>) {
-  const run = async (...argv: string[]): Promise<Result> => {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, {
-      env,
-      out: {
-        stdout: (t) => {
-          stdout += t;
-        },
-        stderr: (t) => {
-          stderr += t;
-        },
-      },
-    });
-    return { code, stdout, stderr };
-  };
+  const run = (...argv: string[]) => runCliCapturing(env, argv);
   const json = async (...argv: string[]) => {
     const r = await run(...argv, '--json');
     expect(r.stderr, r.stderr).toBe('');

@@ -9,19 +9,12 @@ import { buildServices } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { LocalInvalidationBus } from '../../src/lib/invalidation-bus.js';
-import { EXIT, runCli } from '../../src/main.js';
+import { EXIT } from '../../src/main.js';
+import { runCliCapturing } from '../helpers/cli.js';
 import { createPostgresDatabase, DB_KINDS, type DbKind } from '../helpers/databases.js';
 import { estate, nessusReport } from '../modules/imports/nessus-report.js';
 
-async function run(env: Record<string, string>, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    env,
-    out: { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) },
-  });
-  return { code, stdout, stderr };
-}
+const run = (env: Record<string, string>, ...argv: string[]) => runCliCapturing(env, argv);
 
 /** What the database holds, read the way a restarted server does (interrupted imports ended first). */
 async function inspect(env: Record<string, string>) {

@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT, runCli } from '../../src/main.js';
+import { EXIT } from '../../src/main.js';
 import { TestClock } from '../helpers/app.js';
+import { runCliCapturing } from '../helpers/cli.js';
 import { createPostgresDatabase, DB_KINDS, type DbKind } from '../helpers/databases.js';
 
 // The bundled knowledge base is dated (KEV catalogue 2025.08.25, EPSS scores of 2026-08-16, NVD
@@ -14,23 +15,7 @@ describe.each(DB_KINDS)('rampart intel status: how current the intelligence is [
   const clock = new TestClock(new Date('2026-10-10T12:00:00Z'));
   let drop = async () => {};
 
-  const run = async (...argv: string[]) => {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, {
-      env,
-      clock: clock.fn,
-      out: {
-        stdout: (t) => {
-          stdout += t;
-        },
-        stderr: (t) => {
-          stderr += t;
-        },
-      },
-    });
-    return { code, stdout, stderr };
-  };
+  const run = (...argv: string[]) => runCliCapturing(env, argv, clock.fn);
   interface FeedRow {
     Feed: string;
     Records: number;
