@@ -114,9 +114,11 @@ export async function* jsonRecords(
       maxStringChars: MAX_STREAMED_CHARS,
       onTruncated,
       onValue: layout.shape
-        ? (path, kind) => {
+        ? (path, kind, at) => {
             const why = layout.shape?.(path, kind);
-            if (why) throw new FeedError(why);
+            if (!why) return;
+            const where = at();
+            throw new FeedError(why, where?.line, where?.column);
           }
         : undefined,
     })) {

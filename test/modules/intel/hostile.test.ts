@@ -110,22 +110,22 @@ describe.each(DB_KINDS)('hostile intelligence feeds [%s]', (kind) => {
     expect(growthBytes).toBeLessThan(200 * MB);
   });
 
-  it('fails a file that is not the shape of its feed, saying where and why (it was Completed with 0)', async () => {
+  it('fails a file that is not the shape of its feed, saying where (line and column) and why (it was Completed with 0)', async () => {
     const cases: [string, string, string][] = [
       [
         '{"format": "NVD_CVE", "version": "2.0", "vulnerabilities": 5}',
         '',
-        'Not an NVD CVE API 2.0 page: vulnerabilities is a number, not a list of { "cve": … } objects.',
+        'Not an NVD CVE API 2.0 page: vulnerabilities is a number, not a list of { "cve": … } objects. (line 1, column 60)',
       ],
       [
         '{"format": "NVD_CVE", "vulnerabilities": [{"cve": 5}]}',
         '?Feed=nvd',
-        'Not an NVD CVE API 2.0 page: vulnerabilities[0].cve is a number, not a CVE object.',
+        'Not an NVD CVE API 2.0 page: vulnerabilities[0].cve is a number, not a CVE object. (line 1, column 51)',
       ],
       [
         '{"format": "NVD_CVE", "vulnerabilities": [{"cve": {"id": "CVE-2024-0001"}}, "x"]}',
         '?Feed=nvd',
-        'Not an NVD CVE API 2.0 page: vulnerabilities[1] is a string, not a { "cve": … } object.',
+        'Not an NVD CVE API 2.0 page: vulnerabilities[1] is a string, not a { "cve": … } object. (line 1, column 77)',
       ],
       [
         '{"format": "NVD_CVE", "vulnerabilities": [{"item": {}}, {"item": {}}]}',
@@ -135,12 +135,12 @@ describe.each(DB_KINDS)('hostile intelligence feeds [%s]', (kind) => {
       [
         '{"catalogVersion": "1", "dateReleased": "2025-01-01T00:00:00Z", "vulnerabilities": 5}',
         '?Feed=kev',
-        'Not a CISA KEV catalogue: "vulnerabilities" is a number, not a list of entries.',
+        'Not a CISA KEV catalogue: "vulnerabilities" is a number, not a list of entries. (line 1, column 84)',
       ],
       [
         '{"catalogVersion": "1", "dateReleased": "2025-01-01T00:00:00Z", "vulnerabilities": [1, 2]}',
         '?Feed=kev',
-        'Not a CISA KEV catalogue: vulnerabilities[0] is a number, not an entry object.',
+        'Not a CISA KEV catalogue: vulnerabilities[0] is a number, not an entry object. (line 1, column 85)',
       ],
       [
         '{"catalogVersion": "1", "dateReleased": "2025-01-01T00:00:00Z", "vulnerabilities": [{}, {"x": 1}]}',
