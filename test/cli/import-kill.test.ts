@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { LocalInvalidationBus } from '../../src/lib/invalidation-bus.js';
 import { EXIT, runCli } from '../../src/main.js';
+import { startImportProcess } from '../helpers/cli.js';
 import { createPostgresDatabase, DB_KINDS, type DbKind } from '../helpers/databases.js';
 import { estate, nessusReport } from '../modules/imports/nessus-report.js';
 
@@ -87,25 +88,6 @@ async function inspect(env: Record<string, string>): Promise<State> {
   }
 }
 
-/** `rampart import FILE` in a child process, resolved once it says the import has begun. */
-async function startImport(env: Record<string, string>, file: string): Promise<ChildProcess> {
-  // The child sees only this test's database: never a DATABASE_URL of the surrounding run.
-  const { DATABASE_URL: _ignored, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'import', file], {
-    env: { ...inherited, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stderr?.on('data', (d) => {
-      stderr += d;
-      if (stderr.includes('Importing')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`import ended before it began (${code}): ${stderr}`)));
-  });
-  return child;
-}
-
 const exited = (child: ChildProcess) =>
   child.exitCode !== null || child.signalCode !== null
     ? Promise.resolve()
@@ -171,7 +153,7 @@ describe.each(DB_KINDS)('an import killed at any moment [%s]', (kind: DbKind) =>
   it('leaves the data before or after the import wherever the kill lands in it', async () => {
     // One whole run shows how long an import runs on this machine now, to spread the kills over it.
     const known = new Set(current.imports.map((i) => i.id));
-    const whole = await startImport(env, nextReport());
+    const whole = await startImportProcess(env, nextReport());
     const began = performance.now();
     await exited(whole);
     const span = performance.now() - began;
@@ -185,7 +167,7 @@ describe.each(DB_KINDS)('an import killed at any moment [%s]', (kind: DbKind) =>
       ['near the end', 0.9],
     ] as const) {
       const known = new Set(current.imports.map((i) => i.id));
-      const child = await startImport(env, nextReport());
+      const child = await startImportProcess(env, nextReport());
       await new Promise((resolve) => setTimeout(resolve, span * share));
       const landed = child.exitCode === null;
       child.kill('SIGKILL');
@@ -209,7 +191,7 @@ describe.each(DB_KINDS)('an import killed at any moment [%s]', (kind: DbKind) =>
         // Hold the findings table so that the merge stops at its first finding, after its first writes.
         await watcher.query('begin');
         await watcher.query('lock table findings in share mode');
-        child = await startImport(env, nextReport());
+        child = await startImportProcess(env, nextReport());
         // The import's connection, once it waits for the findings table.
         const waiting = async () =>
           (

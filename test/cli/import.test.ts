@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -10,7 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { LocalInvalidationBus } from '../../src/lib/invalidation-bus.js';
 import { EXIT } from '../../src/main.js';
-import { runCliCapturing } from '../helpers/cli.js';
+import { runCliCapturing, startImportProcess } from '../helpers/cli.js';
 import { createPostgresDatabase, DB_KINDS, type DbKind } from '../helpers/databases.js';
 import { estate, nessusReport } from '../modules/imports/nessus-report.js';
 
@@ -153,24 +152,10 @@ describe.each(DB_KINDS)('rampart import [%s]', (kind: DbKind) => {
   it('leaves nothing of an import whose process is killed, and says so when it starts again', async () => {
     const file = path.join(dir, 'big.nessus');
     fs.writeFileSync(file, nessusReport(estate(60, 400)));
-    // The child sees only this test's database: never a DATABASE_URL of the surrounding run.
-    const { DATABASE_URL: _ignored, ...inherited } = process.env;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'import', file], {
-      env: { ...inherited, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stderr?.on('data', (d) => {
-        stderr += d;
-        // The import has begun: let it stage for a moment, then kill the process outright.
-        if (stderr.includes('Importing')) setTimeout(resolve, 400);
-      });
-      child.once('exit', (code) =>
-        reject(new Error(`import ended before it was killed (${code}): ${stderr}`)),
-      );
-    });
-    expect(child.exitCode, `the import ended before it was killed: ${stderr}`).toBeNull();
+    const child = await startImportProcess(env, file);
+    // The import has begun: let it stage for a moment, then kill the process outright.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(child.exitCode, 'the import ended before it was killed').toBeNull();
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
 

@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import type { Clock } from '../../src/lib/clock.js';
 import { runCli } from '../../src/main.js';
 
@@ -28,4 +29,23 @@ export async function runCliCapturing(
     },
   });
   return { code, stdout, stderr };
+}
+
+/** `rampart import FILE` in a child process, resolved once it says the import has begun. */
+export async function startImportProcess(env: Record<string, string>, file: string): Promise<ChildProcess> {
+  // The child sees only this test's database: never a DATABASE_URL of the surrounding run.
+  const { DATABASE_URL: _ignored, ...inherited } = process.env;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'import', file], {
+    env: { ...inherited, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr?.on('data', (d) => {
+      stderr += d;
+      if (stderr.includes('Importing')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`import ended before it began (${code}): ${stderr}`)));
+  });
+  return child;
 }
