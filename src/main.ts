@@ -16,7 +16,7 @@ import type { CliEnv } from './cli/runtime.js';
 import { serveCommand } from './cli/serve.js';
 import { ConfigError } from './config.js';
 import { DatabaseLockedError } from './db/lock.js';
-import { AppError } from './http/problems/app-error.js';
+import { AppError } from './problems/app-error.js';
 
 /** Exit codes, documented in the README. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, config: 3, locked: 4, attention: 5 } as const;

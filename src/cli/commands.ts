@@ -1,9 +1,9 @@
 import { ROLES, type Role } from '../db/schema.js';
 import { loadDemo, removeDemo } from '../demo/seed.js';
-import { AppError } from '../http/problems/app-error.js';
-import { Problems } from '../http/problems/types.js';
 import type { ApiKey } from '../modules/apikeys/service.js';
 import type { ServiceContext } from '../modules/context.js';
+import { AppError } from '../problems/app-error.js';
+import { Problems } from '../problems/catalogue.js';
 import { type CliEnv, openRuntime, type Runtime } from './runtime.js';
 
 const CLI_ACTOR: ServiceContext['actor'] = { type: 'cli', id: null };

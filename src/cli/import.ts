@@ -3,10 +3,10 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppError } from '../http/problems/app-error.js';
-import { Problems } from '../http/problems/types.js';
 import { toImportDto } from '../modules/imports/routes.js';
 import { importDirectory, spoolReport } from '../modules/imports/upload.js';
+import { AppError } from '../problems/app-error.js';
+import { Problems } from '../problems/catalogue.js';
 import { type CliEnv, openRuntime } from './runtime.js';
 
 export interface ImportOptions {

@@ -1,9 +1,9 @@
 import { stat } from 'node:fs/promises';
-import { AppError } from '../http/problems/app-error.js';
-import { Problems } from '../http/problems/types.js';
 import type { FeedName } from '../intel/feeds/types.js';
 import { ageInDays, REFRESH_HINT, STALE_AFTER_DAYS } from '../modules/intel/freshness.js';
 import { toFeedItems, toLoadDto } from '../modules/intel/routes.js';
+import { AppError } from '../problems/app-error.js';
+import { Problems } from '../problems/catalogue.js';
 import { type CliEnv, openRuntime } from './runtime.js';
 
 export interface IntelLoadOptions {

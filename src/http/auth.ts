@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiKeyService } from '../modules/apikeys/service.js';
 import type { SessionService } from '../modules/sessions/service.js';
+import { AppError } from '../problems/app-error.js';
+import { Problems } from '../problems/catalogue.js';
 import { DEFAULT_AUTH_METHODS, roleAllows } from './access.js';
-import { AppError } from './problems/app-error.js';
-import { Problems } from './problems/types.js';
 
 /** One message for every failure: missing, malformed, unknown, wrong secret, revoked, expired. */
 export const UNAUTHENTICATED_DETAIL =

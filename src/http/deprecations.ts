@@ -1,7 +1,7 @@
 import type { DeprecationConfig } from '../config.js';
 import type { Clock } from '../lib/clock.js';
-import { AppError } from './problems/app-error.js';
-import { Problems } from './problems/types.js';
+import { AppError } from '../problems/app-error.js';
+import { Problems } from '../problems/catalogue.js';
 
 /**
  * The one registry of deprecated routes. Entries in code live in DEPRECATIONS below; operators

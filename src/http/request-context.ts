@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../modules/context.js';
+import { AppError } from '../problems/app-error.js';
+import { Problems } from '../problems/catalogue.js';
 import type { Principal } from './access.js';
 import { UNAUTHENTICATED_DETAIL } from './auth.js';
-import { AppError } from './problems/app-error.js';
-import { Problems } from './problems/types.js';
 
 /** The authenticated caller; routes that are not public can rely on it. */
 export function principalOf(request: FastifyRequest): Principal {

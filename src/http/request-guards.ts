@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from './problems/app-error.js';
+import { AppError } from '../problems/app-error.js';
+import { Problems } from '../problems/catalogue.js';
 import type { ValidationIssue } from './problems/handlers.js';
-import { Problems } from './problems/types.js';
 
 const NUL = '\u0000';
 const NUL_MESSAGE = 'contains a NUL character (\\u0000), which text values cannot hold';

@@ -1,8 +1,8 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
-import { AppError } from './problems/app-error.js';
-import { Problems } from './problems/types.js';
+import { AppError } from '../problems/app-error.js';
+import { Problems } from '../problems/catalogue.js';
 import { redisThrottleStore } from './throttle-store.js';
 
 export interface ThrottleOptions {

@@ -4,7 +4,7 @@ import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { ENV_VARS } from '../../src/config.js';
 import { requireAccessDeclarations } from '../../src/http/channels.js';
-import { Problems } from '../../src/http/problems/types.js';
+import { Problems } from '../../src/problems/catalogue.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 

@@ -5,7 +5,7 @@ import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHANNELS } from '../../src/http/channels.js';
 import { ProblemSchema } from '../../src/http/problems/schema.js';
-import { Problems } from '../../src/http/problems/types.js';
+import { Problems } from '../../src/problems/catalogue.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 

@@ -1,5 +1,5 @@
+import { Problems, type ProblemType, problemTypeUri } from '../../problems/catalogue.js';
 import type { ProblemBody } from './handlers.js';
-import { Problems, type ProblemType, problemTypeUri } from './types.js';
 
 /** What the documentation shows for each status: a typical problem and its `detail`. */
 const TYPICAL: Record<

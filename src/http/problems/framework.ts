@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { Problems, type ProblemType, problemTypeUri } from '../../problems/catalogue.js';
 import { type problemBody, sendProblem } from './handlers.js';
-import { Problems, type ProblemType, problemTypeUri } from './types.js';
 
 /** The longest path parameter the router matches (find-my-way's maxParamLength). */
 export const MAX_PARAM_LENGTH = 100;

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { suggestName } from '../../lib/spelling.js';
-import { AppError } from './app-error.js';
-import { Problems, type ProblemType, problemTypeUri } from './types.js';
+import { AppError } from '../../problems/app-error.js';
+import { Problems, type ProblemType, problemTypeUri } from '../../problems/catalogue.js';
 
 export interface ProblemBody {
   type: string;

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
+import { Problems } from '../../problems/catalogue.js';
 import { isAppPath } from '../web-app.js';
 import { sendProblem } from './handlers.js';
-import { Problems } from './types.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 

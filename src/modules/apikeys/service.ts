@@ -1,11 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Role } from '../../db/schema.js';
 import type { Principal } from '../../http/access.js';
-import { AppError } from '../../http/problems/app-error.js';
-import { Problems } from '../../http/problems/types.js';
 import type { Clock } from '../../lib/clock.js';
 import type { InvalidationBus } from '../../lib/invalidation-bus.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
+import { AppError } from '../../problems/app-error.js';
+import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
 import type { ApiKeyRepository } from './repository.js';

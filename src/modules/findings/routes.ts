@@ -1,9 +1,9 @@
 import type { Static } from 'typebox';
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { type CsvColumn, sendCsv, wantsCsv } from '../../http/csv.js';
-import { AppError } from '../../http/problems/app-error.js';
-import { Problems } from '../../http/problems/types.js';
 import { contextOf } from '../../http/request-context.js';
+import { AppError } from '../../problems/app-error.js';
+import { Problems } from '../../problems/catalogue.js';
 import type { TicketService } from '../tickets/service.js';
 import { toLocationDto } from './location.js';
 import type { FindingExportRow, FindingFilter, FindingListRow, FindingRow } from './repository.js';

@@ -1,7 +1,5 @@
 import { createReadStream } from 'node:fs';
 import type { Severity } from '../../db/schema.js';
-import { AppError } from '../../http/problems/app-error.js';
-import { Problems } from '../../http/problems/types.js';
 import { locateJsonError } from '../../importers/json.js';
 import type { ImporterRegistry } from '../../importers/registry.js';
 import type {
@@ -15,6 +13,8 @@ import { ReportError } from '../../importers/types.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
+import { AppError } from '../../problems/app-error.js';
+import { Problems } from '../../problems/catalogue.js';
 import { keepValidIdentifiers } from '../assets/identity.js';
 import type { AssetInput, AssetService } from '../assets/service.js';
 import type { AuditService } from '../audit/service.js';

@@ -7,8 +7,6 @@ import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../../http/problems/app-error.js';
-import { Problems } from '../../http/problems/types.js';
 import { guardTransform, SniffingGuard } from '../../importers/common/byte-guards.js';
 import {
   PARSE_LIMIT_SETTINGS,
@@ -16,6 +14,8 @@ import {
   type ParseLimits,
   parseLimits,
 } from '../../importers/common/parse-limits.js';
+import { AppError } from '../../problems/app-error.js';
+import { Problems } from '../../problems/catalogue.js';
 
 /** A report saved to disk, ready to be detected and parsed. */
 export interface SpooledReport {

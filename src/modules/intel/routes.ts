@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
-import { AppError } from '../../http/problems/app-error.js';
-import { Problems } from '../../http/problems/types.js';
 import { contextOf } from '../../http/request-context.js';
 import type { TypedApp } from '../../http/types.js';
 import { scoreCvss } from '../../intel/cvss/cvss.js';
 import type { CvssMetric } from '../../intel/types.js';
+import { AppError } from '../../problems/app-error.js';
+import { Problems } from '../../problems/catalogue.js';
 import { closeUnreadUploads } from '../imports/upload.js';
 import { isStale, newestDate, normaliseDataDate, STALE_AFTER_DAYS } from './freshness.js';
 import type { IntelMatcher } from './matcher.js';

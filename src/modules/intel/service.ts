@@ -3,14 +3,14 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { AppError } from '../../http/problems/app-error.js';
-import { Problems } from '../../http/problems/types.js';
 import { ParseLimitError } from '../../importers/common/parse-limits.js';
 import { detectFeed, openFeed, plainInput, readFeed } from '../../intel/feeds/index.js';
 import type { FeedHeader } from '../../intel/feeds/types.js';
 import type { CveRecord, EpssScore, KevEntry, OsvAdvisory } from '../../intel/types.js';
 import type { Clock } from '../../lib/clock.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
+import { AppError } from '../../problems/app-error.js';
+import { Problems } from '../../problems/catalogue.js';
 import type { ServiceContext } from '../context.js';
 import type { FindingService } from '../findings/service.js';
 import {

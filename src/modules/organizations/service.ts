@@ -1,7 +1,7 @@
-import { AppError } from '../../http/problems/app-error.js';
-import { Problems } from '../../http/problems/types.js';
 import type { Clock } from '../../lib/clock.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
+import { AppError } from '../../problems/app-error.js';
+import { Problems } from '../../problems/catalogue.js';
 import type { OrganizationRepository } from './repository.js';
 
 export interface Organization {

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
-import { AppError } from '../../http/problems/app-error.js';
-import { Problems } from '../../http/problems/types.js';
 import { contextOf } from '../../http/request-context.js';
+import { AppError } from '../../problems/app-error.js';
+import { Problems } from '../../problems/catalogue.js';
 import type { AssetService } from '../assets/service.js';
 import type { ServiceContext } from '../context.js';
 import type { FindingService } from '../findings/service.js';

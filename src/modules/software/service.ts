@@ -1,8 +1,8 @@
-import { AppError, invalid } from '../../http/problems/app-error.js';
-import { Problems } from '../../http/problems/types.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
+import { AppError, invalid } from '../../problems/app-error.js';
+import { Problems } from '../../problems/catalogue.js';
 import type { AssetService } from '../assets/service.js';
 import type { ServiceContext } from '../context.js';
 import type { Page } from '../users/service.js';

@@ -1,9 +1,9 @@
 import type { TicketPriority, TicketState } from '../../db/schema.js';
-import { AppError, invalid } from '../../http/problems/app-error.js';
-import { Problems } from '../../http/problems/types.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
+import { AppError, invalid } from '../../problems/app-error.js';
+import { Problems } from '../../problems/catalogue.js';
 import type { ServiceContext } from '../context.js';
 import type { Page, UserService } from '../users/service.js';
 import type { TicketRepository, TicketRow } from './repository.js';

@@ -1,9 +1,9 @@
 import { ROLES, type Role } from '../../db/schema.js';
-import { AppError } from '../../http/problems/app-error.js';
-import { Problems } from '../../http/problems/types.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
+import { AppError } from '../../problems/app-error.js';
+import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
 import { generatePassword, hashPassword, passwordProblems, verifyPassword } from './password.js';

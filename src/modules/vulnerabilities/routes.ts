@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
-import { AppError } from '../../http/problems/app-error.js';
-import { Problems } from '../../http/problems/types.js';
 import { contextOf } from '../../http/request-context.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { AppError } from '../../problems/app-error.js';
+import { Problems } from '../../problems/catalogue.js';
 import type { VulnerabilityRow } from './repository.js';
 import type { VulnerabilityService } from './service.js';
 

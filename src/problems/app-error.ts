@@ -1,4 +1,4 @@
-import { Problems, type ProblemType } from './types.js';
+import { Problems, type ProblemType } from './catalogue.js';
 
 /** A broken rule that maps to one catalogued problem. Services throw these; only HTTP knows statuses. */
 export class AppError extends Error {
