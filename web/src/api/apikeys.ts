@@ -1,13 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client';
-import type { ApiKey, CreatedApiKey, Page } from './types';
+import type { ApiKey, ApiKeyPage, CreatedApiKey, RequestOf } from './types';
 
 const apiKeysKey = ['apikeys'] as const;
 
 export function useApiKeys() {
   return useQuery({
     queryKey: apiKeysKey,
-    queryFn: ({ signal }) => api<Page<ApiKey>>('/apikeys', { signal }),
+    queryFn: ({ signal }) => api<ApiKeyPage>('/apikeys', { signal }),
   });
 }
 
@@ -16,8 +16,7 @@ export function useCreateApiKey() {
   return useMutation({
     // The answer holds the secret key: keep it no longer than the dialog that shows it.
     gcTime: 0,
-    mutationFn: (body: { Name: string; ExpiresInDays?: number }) =>
-      api<CreatedApiKey>('/apikeys', { method: 'POST', body }),
+    mutationFn: (body: RequestOf<'createApiKey'>) => api<CreatedApiKey>('/apikeys', { method: 'POST', body }),
     onSuccess: () => client.invalidateQueries({ queryKey: apiKeysKey }),
   });
 }

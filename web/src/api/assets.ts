@@ -6,7 +6,17 @@ import {
   useQueryClient,
 } from '@tanstack/react-query';
 import { api, apiWithStatus } from './client';
-import type { Asset, AssetDetail, AssetKind, Page } from './types';
+import type {
+  AssetDetail,
+  AssetKind,
+  AssetPage,
+  AssetService,
+  InstalledSoftwarePage,
+  QueryOf,
+  RequestOf,
+} from './types';
+
+export type { AssetService, InstalledSoftware } from './types';
 
 export const assetsKey = ['assets'] as const;
 const PAGE_SIZE = 50;
@@ -18,11 +28,8 @@ export const ASSET_KINDS: readonly AssetKind[] = [
   'CodeRepository',
 ];
 
-export interface AssetFilter {
-  Search?: string;
-  Kind?: AssetKind;
-  Tag?: string;
-}
+/** The filters the assets page offers (part of the list's query). */
+export type AssetFilter = Pick<QueryOf<'listAssets'>, 'Search' | 'Kind' | 'Tag'>;
 
 function assetQuery(filter: AssetFilter) {
   return { Search: filter.Search || undefined, Kind: filter.Kind || undefined, Tag: filter.Tag || undefined };
@@ -32,7 +39,7 @@ export function useAssets(filter: AssetFilter) {
   return useInfiniteQuery({
     queryKey: [...assetsKey, 'list', filter],
     queryFn: ({ pageParam, signal }) =>
-      api<Page<Asset>>('/assets', {
+      api<AssetPage>('/assets', {
         query: { ...assetQuery(filter), PageSize: PAGE_SIZE, Cursor: pageParam },
         signal,
       }),
@@ -53,16 +60,7 @@ export function useAsset(id: string) {
   });
 }
 
-export interface NewAsset {
-  Kind: AssetKind;
-  Name?: string;
-  Hostname?: string;
-  Fqdn?: string;
-  IpAddresses?: string[];
-  Url?: string;
-  Criticality?: number;
-  Tags?: string[];
-}
+export type NewAsset = RequestOf<'createAsset'>;
 
 export function useCreateAsset() {
   const client = useQueryClient();
@@ -76,15 +74,7 @@ export function useCreateAsset() {
   });
 }
 
-export interface AssetChanges {
-  FriendlyName?: string | null;
-  Criticality?: number;
-  Confidentiality?: number | null;
-  Integrity?: number | null;
-  Availability?: number | null;
-  InternetFacing?: boolean;
-  Tags?: string[];
-}
+export type AssetChanges = RequestOf<'updateAsset'>;
 
 export function useUpdateAsset(id: string) {
   const client = useQueryClient();
@@ -118,19 +108,6 @@ export function splitList(text: string): string[] {
     .filter(Boolean);
 }
 
-export interface AssetService {
-  Id: string;
-  Port: number;
-  Protocol: 'tcp' | 'udp';
-  Name: string | null;
-  Product: string | null;
-  Version: string | null;
-  Cpe: string | null;
-  Banner: string | null;
-  FirstSeen: string;
-  LastSeen: string;
-}
-
 export function useAssetServices(id: string, enabled: boolean) {
   return useQuery({
     queryKey: [...assetsKey, 'services', id],
@@ -139,26 +116,12 @@ export function useAssetServices(id: string, enabled: boolean) {
   });
 }
 
-export interface InstalledSoftware {
-  Id: string;
-  AssetId: string;
-  Name: string;
-  Version: string;
-  Vendor: string | null;
-  Category: string;
-  Cpe: string | null;
-  Purl: string | null;
-  FirstSeen: string;
-  LastSeen: string;
-  OpenFindings: { Critical: number; High: number; Medium: number; Low: number };
-}
-
 /** The software installed on an asset, by name, a page at a time. */
 export function useAssetSoftware(id: string, search: string) {
   return useInfiniteQuery({
     queryKey: [...assetsKey, 'software', id, search],
     queryFn: ({ pageParam, signal }) =>
-      api<Page<InstalledSoftware>>(`/assets/${encodeURIComponent(id)}/software`, {
+      api<InstalledSoftwarePage>(`/assets/${encodeURIComponent(id)}/software`, {
         query: { Search: search || undefined, PageSize: PAGE_SIZE, Cursor: pageParam },
         signal,
       }),

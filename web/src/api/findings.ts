@@ -8,12 +8,12 @@ import {
 import { api } from './client';
 import type {
   BulkResult,
-  Finding,
   FindingDetail,
   FindingFilter,
+  FindingPage,
   FindingSort,
   FindingState,
-  Page,
+  RequestOf,
   Severity,
 } from './types';
 
@@ -63,7 +63,7 @@ export function useFindings(filter: FindingFilter, sort: FindingSort, pageSize =
   return useInfiniteQuery({
     queryKey: [...findingsKey, 'list', filter, sort, pageSize],
     queryFn: ({ pageParam, signal }) =>
-      api<Page<Finding>>('/findings', {
+      api<FindingPage>('/findings', {
         // The exact total is counted once, with the first page; the next pages skip it.
         query: {
           ...filterQuery(filter),
@@ -86,7 +86,7 @@ export function useFindingCount(filter: FindingFilter) {
   return useQuery({
     queryKey: [...findingsKey, 'count', filter],
     queryFn: ({ signal }) =>
-      api<Page<Finding>>('/findings', {
+      api<FindingPage>('/findings', {
         query: { ...filterQuery(filter), PageSize: 1, IncludeTotal: true },
         signal,
       }),
@@ -105,12 +105,8 @@ export function useFinding(id: string) {
   });
 }
 
-export interface StateChange {
-  State: FindingState;
-  Justification?: string;
-  /** ISO date-time; required for RiskAccepted. */
-  Until?: string;
-}
+/** `Until` (ISO date-time) is required for RiskAccepted. */
+export type StateChange = RequestOf<'changeFindingState'>;
 
 // A finding's state feeds lists, counts, tickets and the overview: refresh all of them.
 function useInvalidateWork() {
@@ -139,7 +135,7 @@ export function useOverrideSeverity(id: string) {
   const client = useQueryClient();
   const invalidate = useInvalidateWork();
   return useMutation({
-    mutationFn: (body: { Severity: Severity | null; Reason?: string }) =>
+    mutationFn: (body: RequestOf<'overrideFindingSeverity'>) =>
       api<FindingDetail>(`/findings/${encodeURIComponent(id)}/severity`, { method: 'POST', body }),
     onSuccess: (detail) => {
       client.setQueryData([...findingsKey, 'detail', id], detail);
@@ -151,7 +147,7 @@ export function useOverrideSeverity(id: string) {
 export function useBulkState() {
   const invalidate = useInvalidateWork();
   return useMutation({
-    mutationFn: (body: StateChange & { Filter: FindingFilter }) =>
+    mutationFn: (body: RequestOf<'bulkChangeFindingState'>) =>
       api<BulkResult>('/findings/bulk/state', { method: 'POST', body }),
     onSuccess: () => invalidate(),
   });
@@ -160,7 +156,7 @@ export function useBulkState() {
 export function useBulkTicket() {
   const invalidate = useInvalidateWork();
   return useMutation({
-    mutationFn: (body: { Filter: FindingFilter; TicketId: string }) =>
+    mutationFn: (body: RequestOf<'bulkLinkFindingsToTicket'>) =>
       api<BulkResult>('/findings/bulk/ticket', { method: 'POST', body }),
     onSuccess: () => invalidate(),
   });

@@ -1,71 +1,17 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { api } from './client';
-import type { FindingFilter, Page, Problem } from './types';
+import type { FindingFilter, Import, ImportFormat, ImportPage, ImportState, Problem } from './types';
 import { uploadFile } from './upload';
 
-export type ImportState = 'Queued' | 'Running' | 'Completed' | 'Failed';
-
-/** What an import did; a count the server has nothing to say about is left out. */
-export interface ImportCounts {
-  New?: number;
-  Reopened?: number;
-  Fixed?: number;
-  Unchanged?: number;
-  DuplicatesMerged?: number;
-  AssetsCreated?: number;
-  AssetsUpdated?: number;
-  Findings?: number;
-  Services?: number;
-  Software?: number;
-  Records?: number;
-  Skipped?: number;
-  ParseMs?: number;
-  MergeMs?: number;
-}
-
-export interface Import {
-  Id: string;
-  State: ImportState;
-  Format: string | null;
-  /** 1 when the format was given; else how sure detection was (0..1). */
-  FormatConfidence: number | null;
-  ScopeName: string | null;
-  FileName: string | null;
-  FileSha256: string;
-  /** Bytes as uploaded (compressed, when gzipped). */
-  FileSize: number;
-  Counts: ImportCounts;
-  Warnings: string[];
-  /** Set on a Completed import that stored little or nothing of what it read. */
-  Attention: ImportAttention | null;
-  Error: string | null;
-  CreatedAt: string;
-  StartedAt: string | null;
-  FinishedAt: string | null;
-  DurationMs: number | null;
-}
-
-/** Why a Completed import needs a look: it kept no finding, or skipped most of what it read. */
-export interface ImportAttention {
-  Reason: 'NoFindings' | 'MostlySkipped';
-  Detail: string;
-}
-
-export interface ImportFormat {
-  Format: string;
-  Label: string;
-  Tool: string;
-}
+export type { Import, ImportAttention, ImportCounts, ImportFormat, ImportState } from './types';
 
 /** The findings an import created, fixed or reopened (the findings list's ImportChange). */
 export type ImportChange = NonNullable<FindingFilter['ImportChange']>;
 export const IMPORT_CHANGES: readonly ImportChange[] = ['New', 'Fixed', 'Reopened'];
 
 /** The 422 `unknown-report-format` problem names the formats Rampart reads. */
-export interface UnknownFormatProblem extends Problem {
-  formats?: string[];
-}
+export type UnknownFormatProblem = Problem & { formats?: string[] };
 
 export const importsKey = ['imports'] as const;
 const PAGE_SIZE = 25;
@@ -84,7 +30,7 @@ export function useImports() {
   return useInfiniteQuery({
     queryKey: [...importsKey, 'list'],
     queryFn: ({ pageParam, signal }) =>
-      api<Page<Import>>('/imports', { query: { PageSize: PAGE_SIZE, Cursor: pageParam }, signal }),
+      api<ImportPage>('/imports', { query: { PageSize: PAGE_SIZE, Cursor: pageParam }, signal }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.NextCursor ?? undefined,
     // Imports started elsewhere (the CLI, CI pipelines) move on by themselves: follow them.

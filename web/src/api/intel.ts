@@ -1,11 +1,21 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { ApiError, api } from './client';
+import type { CveIntel, FeedName, FeedStatus, IntelLoad, IntelLoadList, IntelLoadState } from './types';
 import { uploadFile } from './upload';
 
 // Public vulnerability intelligence: what the feeds say about a CVE, and (Admins) the feeds' loads.
 
-export type FeedName = 'nvd' | 'cve5' | 'kev' | 'epss' | 'osv';
+export type {
+  CveIntel,
+  CvssAssessment,
+  CvssMetric,
+  FeedName,
+  FeedStatus,
+  IntelLoad,
+  IntelLoadState,
+} from './types';
+
 export const FEED_NAMES: readonly FeedName[] = ['nvd', 'cve5', 'kev', 'epss', 'osv'];
 
 /** What each feed is, for people. */
@@ -20,109 +30,6 @@ export const FEEDS: Record<FeedName, { label: string; description: string }> = {
 /** The label of a feed the server names, even one this app does not know yet. */
 export function feedLabel(feed: string): string {
   return (FEEDS as Record<string, { label: string } | undefined>)[feed]?.label ?? feed;
-}
-
-export interface CvssMetric {
-  /** "AV" */
-  Key: string;
-  /** "Attack Vector" */
-  Name: string;
-  /** "N" */
-  Value: string;
-  /** "Network" */
-  Label: string;
-}
-
-export interface CvssAssessment {
-  /** "2.0", "3.0", "3.1", "4.0" */
-  Version: string;
-  Vector: string;
-  BaseScore: number | null;
-  /** Critical, High, Medium, Low or None; null when the vector is not valid. */
-  Severity: string | null;
-  /** Who assessed: "nvd@nist.gov", a CNA's address… */
-  Source: string | null;
-  /** "Primary" or "Secondary". */
-  Type: string | null;
-  /** The base metrics, in the specification's order. */
-  Metrics: CvssMetric[];
-  /** Why the vector is not valid, when it is not. */
-  Error: string | null;
-}
-
-export interface CveIntel {
-  Cve: string;
-  Status: string | null;
-  Rejected: boolean;
-  Description: string | null;
-  PublishedAt: string | null;
-  ModifiedAt: string | null;
-  Cvss: CvssAssessment[];
-  Cwe: string[];
-  References: string[];
-  Epss: { Score: number; Percentile: number; ScoreDate: string | null } | null;
-  Kev: {
-    Name: string | null;
-    Vendor: string | null;
-    Product: string | null;
-    /** Days (YYYY-MM-DD). */
-    DateAdded: string;
-    DueDate: string | null;
-    RequiredAction: string | null;
-    KnownRansomwareUse: boolean;
-  } | null;
-  Advisories: { Id: string; Summary: string | null; Packages: string[] }[];
-  /** vendor:product pairs the CPE configurations name as vulnerable. */
-  AffectedProducts: string[];
-  Sources: { Feed: string; Source: string; LoadedAt: string }[];
-}
-
-export type IntelLoadState = 'Running' | 'Completed' | 'Failed';
-
-export interface IntelLoad {
-  Id: string;
-  Feed: FeedName;
-  /** The file name, path or URL the records came from. */
-  Source: string;
-  State: IntelLoadState;
-  /** The date the file speaks for, ISO 8601 UTC: KEV catalogue version, EPSS score date, NVD page timestamp. */
-  DataDate: string | null;
-  /** That date as the file wrote it (KEV "2025.08.25"); older servers send only DataDate, in this form. */
-  DataDateAsGiven?: string | null;
-  Added: number;
-  Updated: number;
-  Unchanged: number;
-  Skipped: number;
-  Warnings: string[];
-  Error: string | null;
-  StartedAt: string;
-  FinishedAt: string | null;
-}
-
-export interface FeedStatus {
-  Items: {
-    Feed: FeedName;
-    Records: number;
-    /** How current the feed's data is (ISO 8601 UTC): the newest date its files stated, else its newest record. */
-    DataDate: string | null;
-    /** Holds records older than StaleAfterDays at the server's time. */
-    Stale: boolean;
-    LastLoad: IntelLoad | null;
-    LastCompletedLoad: IntelLoad | null;
-  }[];
-  /** The server's time: staleness is judged by it, never by the browser's clock. */
-  Now: string;
-  StaleAfterDays: number;
-  /** At least one feed is stale. */
-  Stale: boolean;
-  /** The URLs the scheduled sync downloads; empty: off. */
-  SyncUrls: string[];
-  SyncHours: number | null;
-  LastSync: {
-    StartedAt: string | null;
-    FinishedAt: string | null;
-    Errors: { Url: string; Error: string }[];
-  } | null;
 }
 
 export const intelKey = ['intel'] as const;
@@ -165,7 +72,7 @@ export function useFeedStatus() {
 export function useIntelLoads() {
   return useQuery({
     queryKey: [...intelKey, 'loads'],
-    queryFn: ({ signal }) => api<{ Items: IntelLoad[] }>('/intel/loads', { signal }),
+    queryFn: ({ signal }) => api<IntelLoadList>('/intel/loads', { signal }),
     select: (data) => data.Items,
     refetchInterval: (query) =>
       query.state.data?.Items.some((item) => isRunning(item.State)) ? 2000 : false,

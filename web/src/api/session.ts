@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api } from './client';
 import { queryClient } from './queryClient';
-import type { Session } from './types';
+import type { RequestOf, Session } from './types';
 
 export const sessionKey = ['session'] as const;
 
@@ -58,7 +58,7 @@ function forgetUserData(): void {
 export function useSignIn() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: { Email: string; Password: string }) =>
+    mutationFn: (body: RequestOf<'signIn'>) =>
       api<Session>('/session', { method: 'POST', body, expectUnauthorized: true }),
     onSuccess: (session) => {
       signedOutOnPurpose = false;

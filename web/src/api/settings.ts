@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client';
-import type { Settings } from './types';
+import type { RequestOf, Settings } from './types';
 
 const settingsKey = ['settings'] as const;
 
@@ -14,7 +14,7 @@ export function useSettings() {
 export function useSaveSettings() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: Settings) => api<Settings>('/settings', { method: 'PUT', body }),
+    mutationFn: (body: RequestOf<'updateSettings'>) => api<Settings>('/settings', { method: 'PUT', body }),
     onSuccess: (settings) => client.setQueryData(settingsKey, settings),
   });
 }

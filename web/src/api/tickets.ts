@@ -6,7 +6,7 @@ import {
   useQueryClient,
 } from '@tanstack/react-query';
 import { api } from './client';
-import type { Page, Priority, Ticket, TicketDetail, TicketState } from './types';
+import type { Priority, RequestOf, ResponseOf, TicketDetail, TicketPage, TicketState } from './types';
 
 export const ticketsKey = ['tickets'] as const;
 const PAGE_SIZE = 50;
@@ -37,7 +37,7 @@ export function useTickets(states: readonly TicketState[], pageSize = PAGE_SIZE)
   return useInfiniteQuery({
     queryKey: [...ticketsKey, 'list', states, pageSize],
     queryFn: ({ pageParam, signal }) =>
-      api<Page<Ticket>>('/tickets', {
+      api<TicketPage>('/tickets', {
         query: { State: states.length ? states : undefined, PageSize: pageSize, Cursor: pageParam },
         signal,
       }),
@@ -50,7 +50,7 @@ export function useTickets(states: readonly TicketState[], pageSize = PAGE_SIZE)
 export function useTicketCount(states: readonly TicketState[]) {
   return useQuery({
     queryKey: [...ticketsKey, 'count', states],
-    queryFn: ({ signal }) => api<Page<Ticket>>('/tickets', { query: { State: states, PageSize: 1 }, signal }),
+    queryFn: ({ signal }) => api<TicketPage>('/tickets', { query: { State: states, PageSize: 1 }, signal }),
     select: (page) => page.TotalCount,
   });
 }
@@ -62,14 +62,7 @@ export function useTicket(id: string) {
   });
 }
 
-export interface NewTicket {
-  Title: string;
-  Description?: string;
-  Priority?: Priority;
-  AssigneeId?: string;
-  DueAt?: string;
-  FindingIds?: string[];
-}
+export type NewTicket = RequestOf<'createTicket'>;
 
 export function useCreateTicket() {
   const client = useQueryClient();
@@ -79,14 +72,7 @@ export function useCreateTicket() {
   });
 }
 
-export interface TicketChanges {
-  Title?: string;
-  Description?: string | null;
-  Priority?: Priority;
-  AssigneeId?: string | null;
-  DueAt?: string | null;
-  State?: TicketState;
-}
+export type TicketChanges = RequestOf<'updateTicket'>;
 
 function useTicketChanged() {
   const client = useQueryClient();
@@ -108,7 +94,7 @@ export function useUpdateTicket() {
 export function useAddComment(id: string) {
   const changed = useTicketChanged();
   return useMutation({
-    mutationFn: (body: { Body: string }) =>
+    mutationFn: (body: RequestOf<'commentTicket'>) =>
       api<TicketDetail>(`/tickets/${encodeURIComponent(id)}/comments`, { method: 'POST', body }),
     onSuccess: changed,
   });
@@ -118,7 +104,7 @@ export function useUnlinkFindings(id: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (findingIds: string[]) =>
-      api<{ Changed: number }>(`/tickets/${encodeURIComponent(id)}/findings/unlink`, {
+      api<ResponseOf<'unlinkTicketFindings'>>(`/tickets/${encodeURIComponent(id)}/findings/unlink`, {
         method: 'POST',
         body: { FindingIds: findingIds },
       }),

@@ -1,6 +1,34 @@
-// Shapes of the Rampart API (channel `latest`). Property names are PascalCase on the wire.
+// Shapes of the Rampart API (channel `latest`), named for the web app. Property names are
+// PascalCase on the wire. Every shape comes from schema.gen.ts, generated from the server's
+// OpenAPI document (npm run gen:web-types): a server change shows here as a type error, not as a
+// page that silently reads a missing field.
+// With `.js`: the server's typecheck (NodeNext) reads this file too, through labels.ts's tests.
+import type { components, operations } from './schema.gen.js';
 
-export type Role = 'ReadOnly' | 'Analyst' | 'Manager' | 'Admin';
+type Operation = keyof operations;
+type JsonOf<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
+
+/** The JSON answer of an operation (named by its operationId) with a success status. */
+export type ResponseOf<
+  Op extends Operation,
+  Status extends number = 200,
+> = Status extends keyof operations[Op]['responses'] ? JsonOf<operations[Op]['responses'][Status]> : never;
+
+/** The JSON body an operation takes. */
+export type RequestOf<Op extends Operation> = JsonOf<NonNullable<operations[Op]['requestBody']>>;
+
+/** The query parameters an operation takes. */
+export type QueryOf<Op extends Operation> = NonNullable<operations[Op]['parameters']['query']>;
+
+export type Session = ResponseOf<'getSession'>;
+export type UserSummary = Session['User'];
+export type Organization = Session['Organization'];
+export type ServiceStatus = ResponseOf<'getStatus'>;
+export type AccountDetails = ResponseOf<'getAccountDetails'>;
+
+export type UserPage = ResponseOf<'listUsers'>;
+export type User = UserPage['Items'][number];
+export type Role = User['Role'];
 
 /** In increasing order of rights: each role includes those before it. */
 export const ROLES: readonly Role[] = ['ReadOnly', 'Analyst', 'Manager', 'Admin'];
@@ -9,284 +37,70 @@ export function hasRole(actual: Role, needed: Role): boolean {
   return ROLES.indexOf(actual) >= ROLES.indexOf(needed);
 }
 
-export interface UserSummary {
-  Id: string;
-  Name: string;
-  Email: string;
-  Role: Role;
-}
+export type ApiKeyPage = ResponseOf<'listApiKeys'>;
+export type ApiKey = ApiKeyPage['Items'][number];
+export type ApiKeyStatus = ApiKey['Status'];
+export type CreatedApiKey = ResponseOf<'createApiKey', 201>;
 
-export interface Organization {
-  Id: string;
-  Name: string;
-}
+/** RFC 9457 problem document, as the server sends it. */
+export type ServerProblem = components['schemas']['Problem'];
+/**
+ * What an ApiError carries: the server's problem document, or one made in the browser for a
+ * failure that has none (no connection, an answer that is not JSON), without `type` or `instance`.
+ */
+export type Problem = Pick<ServerProblem, 'title' | 'status'> & Partial<ServerProblem>;
+export type ProblemFieldError = NonNullable<Problem['errors']>[number];
 
-export interface Session {
-  User: UserSummary;
-  Organization: Organization;
-  CsrfToken: string;
-}
+export type FindingPage = ResponseOf<'listFindings'>;
+export type Finding = FindingPage['Items'][number];
+export type Severity = Finding['Severity'];
+export type FindingState = Finding['State'];
+export type FindingLocation = Finding['Location'];
+export type FindingDetail = ResponseOf<'getFinding'>;
+export type FindingEvent = FindingDetail['Events'][number];
+export type FindingSort = NonNullable<QueryOf<'listFindings'>['Sort']>;
 
-export interface ServiceStatus {
-  Service: string;
-  Version: string;
-  Time: string;
-  Database: 'embedded' | 'postgresql';
-  Channel: string;
-  /** The public address of the service; older servers do not send it. */
-  BaseUrl?: string;
-}
+/** The findings list's filters (its query without paging and order). */
+export type FindingFilter = Omit<QueryOf<'listFindings'>, 'PageSize' | 'Cursor' | 'IncludeTotal' | 'Sort'>;
+export type BulkResult = ResponseOf<'bulkChangeFindingState'>;
 
-export interface AccountDetails {
-  User: UserSummary;
-  Organization: Organization;
-  AuthenticatedWith: string;
-  AccessKey: string | null;
-}
+export type Vulnerability = ResponseOf<'getVulnerability'>;
 
-export type ApiKeyStatus = 'Active' | 'Expired' | 'Revoked';
+export type AssetPage = ResponseOf<'listAssets'>;
+export type Asset = AssetPage['Items'][number];
+export type AssetKind = Asset['Kind'];
+export type AssetDetail = ResponseOf<'getAsset'>;
+export type AssetService = ResponseOf<'listAssetServices'>[number];
+export type InstalledSoftwarePage = ResponseOf<'listAssetSoftware'>;
+export type InstalledSoftware = InstalledSoftwarePage['Items'][number];
 
-export interface ApiKey {
-  Id: string;
-  Name: string;
-  AccessKey: string;
-  CreatedAt: string;
-  LastUsedAt: string | null;
-  ExpiresAt: string | null;
-  RevokedAt: string | null;
-  Status: ApiKeyStatus;
-}
+export type TicketPage = ResponseOf<'listTickets'>;
+export type Ticket = TicketPage['Items'][number];
+export type TicketState = Ticket['State'];
+export type Priority = Ticket['Priority'];
+export type TicketDetail = ResponseOf<'getTicket'>;
+export type TicketEvent = TicketDetail['Events'][number];
+/** What happened to a finding or a ticket; only a finding's events carry a reason. */
+export type HistoryEvent = FindingEvent | TicketEvent;
 
-export interface CreatedApiKey extends ApiKey {
-  SecretKey: string;
-}
+export type Settings = ResponseOf<'getSettings'>;
+export type SlaDays = Settings['SlaDays'];
 
-export interface User {
-  Id: string;
-  Name: string;
-  Email: string;
-  Role: Role;
-  Active: boolean;
-  CreatedAt: string;
-}
+export type ImportPage = ResponseOf<'listImports'>;
+export type Import = ResponseOf<'getImport'>;
+export type ImportState = Import['State'];
+export type ImportCounts = Import['Counts'];
+/** Why a Completed import needs a look: it kept no finding, or skipped most of what it read. */
+export type ImportAttention = NonNullable<Import['Attention']>;
+export type ImportFormat = ResponseOf<'listImportFormats'>[number];
 
-export interface Page<T> {
-  Items: T[];
-  NextCursor: string | null;
-  /** Left out by the findings list when it was not asked for and the match is large. */
-  TotalCount?: number;
-}
+export type CveIntel = ResponseOf<'getCveIntel'>;
+export type CvssAssessment = CveIntel['Cvss'][number];
+export type CvssMetric = CvssAssessment['Metrics'][number];
+export type IntelLoad = ResponseOf<'getIntelLoad'>;
+export type IntelLoadState = IntelLoad['State'];
+export type FeedName = IntelLoad['Feed'];
+export type FeedStatus = ResponseOf<'getIntelFeedStatus'>;
+export type IntelLoadList = ResponseOf<'listIntelLoads'>;
 
-export interface ProblemFieldError {
-  path: string;
-  message: string;
-  suggestion?: string;
-}
-
-/** RFC 9457 problem document. */
-export interface Problem {
-  type?: string;
-  title: string;
-  status: number;
-  detail?: string;
-  instance?: string;
-  errors?: ProblemFieldError[];
-  retryAfter?: number;
-}
-
-export type Severity = 'Critical' | 'High' | 'Medium' | 'Low' | 'Info';
-export type FindingState = 'Open' | 'Reopened' | 'Fixed' | 'RiskAccepted' | 'FalsePositive';
-export type FindingSort = '-Risk' | '-Severity' | '-FirstSeen' | '-LastSeen' | 'DueAt';
-
-export interface FindingLocation {
-  Kind: 'None' | 'Port' | 'Url' | 'File' | 'Package' | string;
-  Port: number | null;
-  Protocol: string | null;
-  Url: string | null;
-  Parameter: string | null;
-  File: string | null;
-  Line: number | null;
-  Package: string | null;
-  Version: string | null;
-}
-
-export interface Finding {
-  Id: string;
-  AssetId: string;
-  AssetName: string;
-  VulnerabilityId: string;
-  PluginGuidId: string | null;
-  Title: string;
-  CVEReferences: string[];
-  Kev: boolean;
-  /** The CISA KEV due date (a day, YYYY-MM-DD), when KEV lists a CVE of the finding. */
-  KevDueDate: string | null;
-  /** Probability of exploitation in the next 30 days (0..1). */
-  EpssScore: number | null;
-  /** Share of scored CVEs with a lower or equal EPSS score (0..1). */
-  EpssPercentile: number | null;
-  /** The CVSS base score the risk score uses (v3, else v4, else v2). */
-  CVSSBaseScore: number | null;
-  Severity: Severity;
-  ScannerSeverity: Severity;
-  SeverityOverrideReason: string | null;
-  State: FindingState;
-  StateReason: string | null;
-  RiskAcceptedUntil: string | null;
-  RiskScore: number;
-  DueAt: string | null;
-  Location: FindingLocation;
-  Source: string;
-  FirstSeen: string;
-  LastSeen: string;
-  FixedAt: string | null;
-  CreatedAt: string;
-  UpdatedAt: string;
-}
-
-export interface HistoryEvent {
-  Id: string;
-  At: string;
-  ActorType: string;
-  ActorId: string | null;
-  Kind: string;
-  FromState: string | null;
-  ToState: string | null;
-  Reason?: string | null;
-}
-
-export interface FindingDetail extends Finding {
-  Evidence: string | null;
-  Events: HistoryEvent[];
-}
-
-/** The list filters; as query parameters for a list, as `Filter` for a bulk action. */
-export interface FindingFilter {
-  Ids?: string[];
-  State?: FindingState[];
-  Severity?: Severity[];
-  AssetId?: string;
-  VulnerabilityId?: string;
-  Tag?: string;
-  Cve?: string;
-  Kev?: boolean;
-  /** Risk score at least this (0..100). */
-  RiskMin?: number;
-  Search?: string;
-  /** The findings an import created (New), fixed or reopened; list filters only. */
-  ImportId?: string;
-  ImportChange?: 'New' | 'Fixed' | 'Reopened';
-}
-
-export interface BulkResult {
-  Matched: number;
-  Changed: number;
-  Skipped: number;
-}
-
-export interface Vulnerability {
-  Id: string;
-  Source: string;
-  PluginGuidId: string | null;
-  CVEReferences: string[];
-  Aliases: string[];
-  Title: string;
-  Description: string | null;
-  Solution: string | null;
-  Cwe: string[];
-  Severity: Severity;
-  /** CVSS v3 base score. */
-  CVSSBaseScore: number | null;
-  /** CVSS v3 vector. */
-  CvssVector: string | null;
-  Cvss2Vector: string | null;
-  Cvss2BaseScore: number | null;
-  Cvss4Vector: string | null;
-  Cvss4BaseScore: number | null;
-  EpssScore: number | null;
-  EpssPercentile: number | null;
-  Kev: boolean;
-  /** Days (YYYY-MM-DD). */
-  KevDateAdded: string | null;
-  KevDueDate: string | null;
-  References: string[];
-  PublishedAt: string | null;
-  /** When public intelligence (NVD, KEV, EPSS) last changed this entry. */
-  IntelUpdatedAt: string | null;
-  CreatedAt: string;
-  UpdatedAt: string;
-}
-
-export type AssetKind = 'Host' | 'WebApplication' | 'ContainerImage' | 'CodeRepository';
-
-export interface Asset {
-  Id: string;
-  Kind: AssetKind;
-  Name: string;
-  FriendlyName: string | null;
-  Hostname: string | null;
-  Fqdn: string | null;
-  DomainName: string | null;
-  IpAddress: string | null;
-  IpAddresses: string[];
-  MacAddress: string | null;
-  MacAddresses: string[];
-  OperatingSystem: string | null;
-  Url: string | null;
-  Criticality: number;
-  Confidentiality: number | null;
-  Integrity: number | null;
-  Availability: number | null;
-  OwnerId: string | null;
-  InternetFacing: boolean;
-  Tags: string[];
-  Sources: string[];
-  FirstSeen: string;
-  LastSeen: string;
-  CreatedAt: string;
-  UpdatedAt: string;
-}
-
-export interface AssetDetail extends Asset {
-  Identifiers: { Kind: string; Value: string }[];
-}
-
-export type TicketState = 'Open' | 'InProgress' | 'Resolved' | 'Closed' | 'Reopened';
-export type Priority = 'Critical' | 'High' | 'Medium' | 'Low';
-
-export interface Ticket {
-  Id: string;
-  Number: number;
-  Title: string;
-  Description: string | null;
-  Priority: Priority;
-  AssigneeId: string | null;
-  DueAt: string | null;
-  State: TicketState;
-  FindingCount: number;
-  CreatedById: string | null;
-  CreatedAt: string;
-  UpdatedAt: string;
-  ResolvedAt: string | null;
-  ClosedAt: string | null;
-}
-
-export interface TicketDetail extends Ticket {
-  Findings: {
-    Id: string;
-    Title: string;
-    State: FindingState;
-    Severity: Severity;
-    AssetId: string;
-    AssetName: string;
-    Location: FindingLocation;
-  }[];
-  Comments: { Id: string; AuthorId: string | null; Body: string; CreatedAt: string }[];
-  Events: HistoryEvent[];
-}
-
-export type SlaDays = Record<Severity, number | null>;
-
-export interface Settings {
-  SlaDays: SlaDays;
-}
+export type DemoLoaded = ResponseOf<'loadDemo'>;

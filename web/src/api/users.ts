@@ -1,7 +1,7 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client';
 import { sessionKey } from './session';
-import type { Page, Role, User } from './types';
+import type { RequestOf, ResponseOf, User, UserPage } from './types';
 
 const usersKey = ['users'] as const;
 const PAGE_SIZE = 50;
@@ -10,18 +10,13 @@ export function useUsers() {
   return useInfiniteQuery({
     queryKey: usersKey,
     queryFn: ({ pageParam, signal }) =>
-      api<Page<User>>('/users', { query: { PageSize: PAGE_SIZE, Cursor: pageParam }, signal }),
+      api<UserPage>('/users', { query: { PageSize: PAGE_SIZE, Cursor: pageParam }, signal }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.NextCursor ?? undefined,
   });
 }
 
-export interface NewUser {
-  Email: string;
-  Name?: string;
-  Role: Role;
-  Password?: string;
-}
+export type NewUser = RequestOf<'createUser'>;
 
 export function useCreateUser() {
   const client = useQueryClient();
@@ -34,7 +29,7 @@ export function useCreateUser() {
 export function useUpdateUser() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, ...body }: { id: string; Name?: string; Role?: Role; Active?: boolean }) =>
+    mutationFn: ({ id, ...body }: RequestOf<'updateUser'> & { id: string }) =>
       api<User>(`/users/${encodeURIComponent(id)}`, { method: 'PATCH', body }),
     onSuccess: async () => {
       // An Admin may have changed their own role: the navigation depends on it.
@@ -51,7 +46,10 @@ export function useResetPassword() {
     // The answer holds a password: keep it no longer than the dialog that shows it.
     gcTime: 0,
     mutationFn: (id: string) =>
-      api<{ Password: string }>(`/users/${encodeURIComponent(id)}/password`, { method: 'POST', body: {} }),
+      api<ResponseOf<'resetUserPassword'>>(`/users/${encodeURIComponent(id)}/password`, {
+        method: 'POST',
+        body: {},
+      }),
   });
 }
 
@@ -59,7 +57,7 @@ export function useResetPassword() {
 export function useUserDirectory() {
   return useQuery({
     queryKey: [...usersKey, 'directory'],
-    queryFn: ({ signal }) => api<Page<User>>('/users', { query: { PageSize: 500 }, signal }),
+    queryFn: ({ signal }) => api<UserPage>('/users', { query: { PageSize: 500 }, signal }),
     select: (page) => page.Items,
     staleTime: 5 * 60_000,
   });

@@ -27,15 +27,20 @@ const TICKET_STATE_COLORS: Record<TicketState, string> = {
   Closed: 'gray',
 };
 
+/** Some answers (a ticket's findings, a vulnerability) name these as any string: unknown ones are grey. */
+function colorOf(colors: Readonly<Record<string, string>>, value: string): string {
+  return colors[value] ?? 'gray';
+}
+
 // Badges in narrow table cells show the whole word rather than "Criti…".
 const WHOLE_LABEL = { root: { flexShrink: 0, overflow: 'visible' }, label: { overflow: 'visible' } } as const;
 
-export function SeverityBadge({ severity }: { severity: Severity }) {
+export function SeverityBadge({ severity }: { severity: Severity | string }) {
   // Filled for the two that need attention first; the colour is never the only cue: the word is there.
   const strong = severity === 'Critical' || severity === 'High';
   return (
     <Badge
-      color={SEVERITY_COLORS[severity] ?? 'gray'}
+      color={colorOf(SEVERITY_COLORS, severity)}
       variant={strong ? 'filled' : 'light'}
       miw={68}
       styles={WHOLE_LABEL}
@@ -46,9 +51,9 @@ export function SeverityBadge({ severity }: { severity: Severity }) {
 }
 
 // States in words ("Risk accepted"); filters, exports and the address keep the API's names.
-export function FindingStateBadge({ state }: { state: FindingState }) {
+export function FindingStateBadge({ state }: { state: FindingState | string }) {
   return (
-    <Badge color={FINDING_STATE_COLORS[state] ?? 'gray'} variant="light" styles={WHOLE_LABEL}>
+    <Badge color={colorOf(FINDING_STATE_COLORS, state)} variant="light" styles={WHOLE_LABEL}>
       {findingStateLabel(state)}
     </Badge>
   );

@@ -36,7 +36,7 @@ export function EventTimeline({
             </Text>
           }
         >
-          {event.Reason && (
+          {'Reason' in event && event.Reason && (
             <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
               {event.Reason}
             </Text>
