@@ -1,3 +1,4 @@
+import { cweId } from '../../parsing/ids.js';
 import {
   cvss3BaseScore,
   cvss3VectorOf,
@@ -5,7 +6,6 @@ import {
   cvssScoreOf,
   severityOfCvssScore,
 } from '../common/cvss-score.js';
-import { cweId } from '../common/ids.js';
 import { parsePurl, softwareCategoryOfPurl } from '../common/purl.js';
 import { vulnerabilityIds } from '../common/vulnerability-ids.js';
 import type {

@@ -1,4 +1,4 @@
-import { asArray, asObject, asText, type JsonObject, texts } from '../common/json-fields.js';
+import { asArray, asObject, asText, type JsonObject, texts } from '../../parsing/json-fields.js';
 import { parsePurl } from '../common/purl.js';
 import { vulnerabilityIds } from '../common/vulnerability-ids.js';
 import type { AssetRef, FindingRecord, LocationRef, Severity, StateRef, VulnerabilityRef } from '../types.js';

@@ -1,4 +1,4 @@
-import { asArray, asObject, asText, type JsonObject } from '../common/json-fields.js';
+import { asArray, asObject, asText, type JsonObject } from '../../parsing/json-fields.js';
 import { softwareCategoryOfPurl } from '../common/purl.js';
 import { unique } from '../common/report-values.js';
 import { vulnerabilityIds } from '../common/vulnerability-ids.js';
