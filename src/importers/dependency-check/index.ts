@@ -29,6 +29,7 @@
  */
 import type { Readable } from 'node:stream';
 import { cweIdsIn } from '../../parsing/ids.js';
+import { parsePurl } from '../../parsing/purl.js';
 import { ReportError } from '../../parsing/report-error.js';
 import {
   child,
@@ -40,7 +41,6 @@ import {
 } from '../../parsing/xml.js';
 import { cvss3VectorOf, cvssScoreOf } from '../common/cvss-score.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
-import { parsePurl } from '../common/purl.js';
 import { unique } from '../common/report-values.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';

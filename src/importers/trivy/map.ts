@@ -7,7 +7,7 @@ import {
   cvssScoreOf,
   severityOfCvssScore,
 } from '../common/cvss-score.js';
-import { softwareCategoryOfPurl } from '../common/purl.js';
+import { softwareCategoryOfPurl } from '../common/package-category.js';
 import { vulnerabilityIds } from '../common/vulnerability-ids.js';
 import type {
   AssetRef,
