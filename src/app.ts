@@ -21,7 +21,6 @@ import { registerThrottle } from './http/throttle.js';
 import type { TypedApp } from './http/types.js';
 import { registerValidators } from './http/validation.js';
 import { registerWebApp } from './http/web-app.js';
-import { setParseLimits } from './importers/common/parse-limits.js';
 import { defaultRegistry } from './importers/index.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './lib/invalidation-bus.js';
@@ -69,6 +68,7 @@ import { UserService } from './modules/users/service.js';
 import { VulnerabilityRepository } from './modules/vulnerabilities/repository.js';
 import { vulnerabilityRoutes } from './modules/vulnerabilities/routes.js';
 import { VulnerabilityService } from './modules/vulnerabilities/service.js';
+import { setParseLimits } from './parsing/parse-limits.js';
 
 export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string })
   .version;

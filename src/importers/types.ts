@@ -136,15 +136,3 @@ export interface Importer {
   /** Reads the report as it streams in; memory must not grow with the file. */
   parse(input: Readable, context: ParseContext): AsyncIterable<ImportRecord>;
 }
-
-/** A report that cannot be read: where and why. Parsers throw this; the import fails with it. */
-export class ReportError extends Error {
-  constructor(
-    message: string,
-    readonly line?: number,
-    readonly column?: number,
-  ) {
-    super(line === undefined ? message : `${message} (line ${line}, column ${column ?? 0})`);
-    this.name = 'ReportError';
-  }
-}

@@ -103,3 +103,51 @@ describe('route declarations', () => {
     await app.close();
   });
 });
+
+// Issue 13, item 4: the readers both the importers and the intelligence feeds use live in
+// src/parsing; each side stays free of the other, of the database and of the HTTP layer.
+describe('parsing boundaries', () => {
+  /** "src/intel/feeds/kev/kev.ts → src/parsing/json.ts" for each import from under `dir` into `banned`. */
+  const importsInto = (dir: string, banned: readonly string[], allowed: readonly string[] = []) =>
+    files
+      .filter((file) => path.relative(ROOT, file).startsWith(`${dir}/`))
+      .flatMap((file) =>
+        importsOf(file).map((target) => [path.relative(ROOT, file), path.relative(ROOT, target)] as const),
+      )
+      .filter(([, target]) => banned.some((b) => target.startsWith(`${b}/`) || target === `${b}.js`))
+      .filter(([, target]) => !allowed.some((a) => target.startsWith(`${a}/`)))
+      .map(([file, target]) => `${file} → ${target}`);
+
+  it('importers/ and intel/ import neither db/, modules/ nor http/', () => {
+    const banned = ['src/db', 'src/modules', 'src/http', 'src/app'];
+    expect([...importsInto('src/importers', banned), ...importsInto('src/intel', banned)]).toEqual([]);
+  });
+
+  it('intel/ does not import importers/', () => {
+    expect(importsInto('src/intel', ['src/importers'])).toEqual([]);
+  });
+
+  it('importers/ use only the CVSS module of intel/ (the one CVSS calculator)', () => {
+    expect(importsInto('src/importers', ['src/intel'], ['src/intel/cvss'])).toEqual([]);
+  });
+
+  it('parsing/ imports only itself and lib/', () => {
+    // So neither importers/, intel/, modules/, db/ nor http/: both sides can use it.
+    const others = files
+      .filter((file) => path.relative(ROOT, file).startsWith('src/parsing/'))
+      .flatMap((file) => importsOf(file).map((target) => path.relative(ROOT, target)))
+      .filter((target) => !target.startsWith('src/parsing/') && !target.startsWith('src/lib/'));
+    expect(others).toEqual([]);
+  });
+
+  it('one package URL reader: importers/ and intel/ read "pkg:" texts through src/parsing/purl.ts', () => {
+    // A second reader shows as a regular expression or a prefix test on "pkg:".
+    const purlReading = /\/\^pkg:|startsWith\('pkg:'\)/i;
+    const offences = files
+      .map((file) => path.relative(ROOT, file))
+      .filter((rel) => rel.startsWith('src/importers/') || rel.startsWith('src/intel/'))
+      .filter((rel) => purlReading.test(fs.readFileSync(path.join(ROOT, rel), 'utf8')));
+    expect(offences).toEqual([]);
+    expect(purlReading.test(fs.readFileSync(path.join(ROOT, 'src/parsing/purl.ts'), 'utf8'))).toBe(true);
+  });
+});

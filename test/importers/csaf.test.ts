@@ -3,8 +3,8 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { CSAF_SEVERITY, CSAF_UNSCORED_SEVERITY, csafImporter } from '../../src/importers/csaf/index.js';
 import { ProductTree } from '../../src/importers/csaf/product-tree.js';
-import { locateJsonError } from '../../src/importers/json.js';
 import type { FindingRecord } from '../../src/importers/types.js';
+import { locateJsonError } from '../../src/parsing/json.js';
 import { failure, fixturePath, manifestEntries, type Parsed, parseFixture, parseText } from './helpers.js';
 
 function byProduct(findings: FindingRecord[], productId: string): FindingRecord {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { GENERIC_SEVERITY, genericImporter } from '../../src/importers/generic/index.js';
 import { nucleiImporter } from '../../src/importers/nuclei/index.js';
 import { sarifImporter } from '../../src/importers/sarif/index.js';
-import { type FindingRecord, ReportError } from '../../src/importers/types.js';
+import type { FindingRecord } from '../../src/importers/types.js';
+import { ReportError } from '../../src/parsing/report-error.js';
 import { head, manifestEntries, parseFixture, parseText } from './helpers.js';
 
 /** A JSON report of these findings, each over a minimal valid one. */

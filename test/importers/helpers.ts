@@ -3,15 +3,15 @@ import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import {
-  type AssetRecord,
-  type FindingRecord,
-  type Importer,
-  type ImportRecord,
-  type ParseContext,
-  ReportError,
-  type ServiceRecord,
+import type {
+  AssetRecord,
+  FindingRecord,
+  Importer,
+  ImportRecord,
+  ParseContext,
+  ServiceRecord,
 } from '../../src/importers/types.js';
+import { ReportError } from '../../src/parsing/report-error.js';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 

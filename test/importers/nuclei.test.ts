@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { genericImporter } from '../../src/importers/generic/index.js';
 import { NUCLEI_SEVERITY, nucleiImporter } from '../../src/importers/nuclei/index.js';
 import { sarifImporter } from '../../src/importers/sarif/index.js';
-import { type FindingRecord, ReportError } from '../../src/importers/types.js';
+import type { FindingRecord } from '../../src/importers/types.js';
+import { ReportError } from '../../src/parsing/report-error.js';
 import { fixturePath, head, manifestEntries, parseFixture, parseText } from './helpers.js';
 
 const MANY = 'nuclei/many_findings.json';

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { genericImporter } from '../../src/importers/generic/index.js';
 import { SARIF_LEVEL_SEVERITY, sarifImporter } from '../../src/importers/sarif/index.js';
 import { Spool } from '../../src/importers/sarif/spool.js';
-import { type FindingRecord, ReportError } from '../../src/importers/types.js';
+import type { FindingRecord } from '../../src/importers/types.js';
+import { ReportError } from '../../src/parsing/report-error.js';
 import { head, manifestEntries, parseFixture, parseText } from './helpers.js';
 
 const K = 'sarif/appendix_k.sarif';

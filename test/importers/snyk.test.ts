@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { locateJsonError } from '../../src/importers/json.js';
 import { MAX_HELD_FINDINGS, MAX_PATHS, SNYK_SEVERITY, snykImporter } from '../../src/importers/snyk/index.js';
 import type { FindingRecord } from '../../src/importers/types.js';
+import { locateJsonError } from '../../src/parsing/json.js';
 import { failure, head, manifestEntries, type Parsed, parseFixture, parseText } from './helpers.js';
 
 /**

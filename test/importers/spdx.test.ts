@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { locateJsonError } from '../../src/importers/json.js';
 import { MAX_HELD_PACKAGES, SPDX_SEVERITY, spdxImporter } from '../../src/importers/spdx/index.js';
 import type { FindingRecord, SoftwareRecord } from '../../src/importers/types.js';
+import { locateJsonError } from '../../src/parsing/json.js';
 import { failure, fixturePath, manifestEntries, type Parsed, parseFixture, parseText } from './helpers.js';
 
 function byId(findings: FindingRecord[], id: string): FindingRecord {

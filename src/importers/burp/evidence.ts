@@ -1,5 +1,5 @@
+import { child, children, childText, type XmlElement } from '../../parsing/xml.js';
 import { htmlToText } from '../common/html-text.js';
-import { child, children, childText, type XmlElement } from '../xml.js';
 
 /**
  * The text of a `<request>` or `<response>`, at most `maxChars` characters. Burp stores them in

@@ -22,10 +22,11 @@
  * | False positive | Info, state FalsePositive        |
  */
 import type { Readable } from 'node:stream';
+import { ReportError } from '../../parsing/report-error.js';
+import { xmlElements } from '../../parsing/xml.js';
 import { textLimits } from '../common/limits.js';
 import { peekStart } from '../common/stream-start.js';
-import { type Importer, type ImportRecord, type ParseContext, ReportError } from '../types.js';
-import { xmlElements } from '../xml.js';
+import type { Importer, ImportRecord, ParseContext } from '../types.js';
 import { withoutHarmlessDtd } from './doctype.js';
 import { issueFinding } from './issue.js';
 

@@ -1,9 +1,9 @@
 import net from 'node:net';
+import { cveIdsIn, cweIdsIn } from '../../parsing/ids.js';
+import { childText, type XmlElement } from '../../parsing/xml.js';
 import { htmlToText, linksIn } from '../common/html-text.js';
-import { cveIdsIn, cweIdsIn } from '../common/ids.js';
 import type { TextLimits } from '../common/limits.js';
 import type { AssetRef, FindingRecord, LocationRef, ParseContext, Severity } from '../types.js';
-import { childText, type XmlElement } from '../xml.js';
 import { issueEvidence } from './evidence.js';
 
 /** Burp's severities, as it spells them, to ours. Burp has no Critical. */

@@ -1,10 +1,17 @@
 import type { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { peekBytes } from '../../lib/peek-stream.js';
-import { type ParseContext, ReportError } from '../types.js';
-import { guarded, LineGuard } from './byte-guards.js';
-import { count, ParseLimitError, type ParseLimits, parseLimits, settingOf } from './parse-limits.js';
-import { wellFormed } from './well-formed.js';
+import { guarded, LineGuard } from '../../parsing/byte-guards.js';
+import {
+  count,
+  ParseLimitError,
+  type ParseLimits,
+  parseLimits,
+  settingOf,
+} from '../../parsing/parse-limits.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { wellFormed } from '../../parsing/well-formed.js';
+import type { ParseContext } from '../types.js';
 
 /** One data row: cells by column name (trimmed, lower case), and the line it ends on. */
 export interface CsvRow {

@@ -24,14 +24,14 @@
  * Memory: the product tree index (bounded, see ProductTree) and one vulnerability at a time.
  */
 import type { Readable } from 'node:stream';
-import { asObject, asText, type JsonObject } from '../common/json-fields.js';
+import { type JsonPath, jsonValues } from '../../parsing/json.js';
+import { asObject, asText, type JsonObject } from '../../parsing/json-fields.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { shapeCheck } from '../../parsing/shape.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
-import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
-import { type JsonPath, jsonValues } from '../json.js';
 import type { AssetRef, Importer, ImportRecord, ParseContext } from '../types.js';
-import { ReportError } from '../types.js';
 import { type CsafDocument, vulnerabilityFindings } from './map.js';
 import { ProductTree } from './product-tree.js';
 

@@ -1,5 +1,5 @@
-import { asObject, asText, type JsonObject, texts } from '../common/json-fields.js';
-import { type JsonPath, pathText } from '../json.js';
+import { type JsonPath, pathText } from '../../parsing/json.js';
+import { asObject, asText, type JsonObject, texts } from '../../parsing/json-fields.js';
 import { packageOf, productAsset } from '../openvex/product.js';
 import type { AssetRef, LocationRef, ParseContext } from '../types.js';
 

@@ -18,9 +18,9 @@
  * vulnerability read whole at a time.
  */
 import type { Readable } from 'node:stream';
+import { ReportError } from '../../parsing/report-error.js';
 import { peekStart } from '../common/stream-start.js';
 import type { Importer, ImportRecord, ParseContext } from '../types.js';
-import { ReportError } from '../types.js';
 import { jsonBomRecords } from './json-bom.js';
 import { xmlBomRecords } from './xml-bom.js';
 

@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
-import { asArray, asNumber, asObject, asText, type JsonObject, texts } from '../common/json-fields.js';
-import { shapeCheck } from '../common/shape.js';
-import { jsonValues } from '../json.js';
+import { jsonValues } from '../../parsing/json.js';
+import { asArray, asNumber, asObject, asText, type JsonObject, texts } from '../../parsing/json-fields.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { shapeCheck } from '../../parsing/shape.js';
 import type { ImportRecord, ParseContext } from '../types.js';
-import { ReportError } from '../types.js';
 import type { CdxComponent, CdxRating, CdxVulnerability } from './map.js';
 import { BomRecords } from './records.js';
 

@@ -1,3 +1,5 @@
+import { cweId } from '../../parsing/ids.js';
+import { parsePurl } from '../../parsing/purl.js';
 import {
   cvss3BaseScore,
   cvss3VectorOf,
@@ -5,8 +7,7 @@ import {
   cvssScoreOf,
   severityOfCvssScore,
 } from '../common/cvss-score.js';
-import { cweId } from '../common/ids.js';
-import { parsePurl, softwareCategoryOfPurl } from '../common/purl.js';
+import { softwareCategoryOfPurl } from '../common/package-category.js';
 import { vulnerabilityIds } from '../common/vulnerability-ids.js';
 import type {
   AssetRef,

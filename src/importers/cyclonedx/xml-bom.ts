@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
+import { ReportError } from '../../parsing/report-error.js';
+import { type XmlAncestor, type XmlElement, xmlElements } from '../../parsing/xml.js';
 import type { ImportRecord, ParseContext } from '../types.js';
-import { ReportError } from '../types.js';
-import { type XmlAncestor, type XmlElement, xmlElements } from '../xml.js';
 import type { CdxComponent, CdxVulnerability } from './map.js';
 import { BomRecords } from './records.js';
 

@@ -28,26 +28,33 @@
  * | none given / unknown  | Medium   |
  */
 import type { Readable } from 'node:stream';
+import { cweIdsIn } from '../../parsing/ids.js';
+import { parsePurl } from '../../parsing/purl.js';
+import { ReportError } from '../../parsing/report-error.js';
+import {
+  child,
+  children,
+  childText,
+  type XmlAncestor,
+  type XmlElement,
+  xmlElements,
+} from '../../parsing/xml.js';
 import { cvss3VectorOf, cvssScoreOf } from '../common/cvss-score.js';
-import { cweIdsIn } from '../common/ids.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
-import { parsePurl } from '../common/purl.js';
 import { unique } from '../common/report-values.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
 import { vulnerabilityIds } from '../common/vulnerability-ids.js';
-import {
-  type AssetRef,
-  type FindingRecord,
-  type Importer,
-  type ImportRecord,
-  type LocationRef,
-  type ParseContext,
-  ReportError,
-  type Severity,
-  type SoftwareRecord,
+import type {
+  AssetRef,
+  FindingRecord,
+  Importer,
+  ImportRecord,
+  LocationRef,
+  ParseContext,
+  Severity,
+  SoftwareRecord,
 } from '../types.js';
-import { child, children, childText, type XmlAncestor, type XmlElement, xmlElements } from '../xml.js';
 
 export const DEPENDENCY_CHECK_SEVERITY: Readonly<Record<string, Severity>> = {
   CRITICAL: 'Critical',

@@ -1,4 +1,4 @@
-import { asObject, asText, type JsonObject } from '../common/json-fields.js';
+import { asObject, asText, type JsonObject } from '../../parsing/json-fields.js';
 import {
   hostAsset,
   portLocation,

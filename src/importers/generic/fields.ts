@@ -1,4 +1,4 @@
-import { asObject, asText } from '../common/json-fields.js';
+import { asObject, asText } from '../../parsing/json-fields.js';
 
 /**
  * A finding's fields by a loose name, so JSON keys ("false_p", "vuln_id_from_tool") and CSV

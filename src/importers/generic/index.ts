@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
+import { ReportError } from '../../parsing/report-error.js';
 import { textLimits } from '../common/limits.js';
 import { peekStart } from '../common/stream-start.js';
-import { type FindingRecord, type Importer, type ParseContext, ReportError } from '../types.js';
+import type { FindingRecord, Importer, ParseContext } from '../types.js';
 import { detectGeneric } from './detect.js';
 import { GenericNotes, genericFindings } from './map.js';
 import { csvItems, jsonItems } from './read.js';

@@ -1,18 +1,18 @@
+import { cweId, cweIdsIn } from '../../parsing/ids.js';
+import { asText, texts } from '../../parsing/json-fields.js';
+import { ReportError } from '../../parsing/report-error.js';
 import { cvss3VectorOf, cvss4VectorOf, cvssScoreOf } from '../common/cvss-score.js';
-import { cweId, cweIdsIn } from '../common/ids.js';
-import { asText, texts } from '../common/json-fields.js';
 import type { TextLimits } from '../common/limits.js';
 import { unique } from '../common/report-values.js';
 import { tidyRecord } from '../common/tidy-record.js';
 import { vulnerabilityIds } from '../common/vulnerability-ids.js';
-import {
-  type FindingRecord,
-  type LocationRef,
-  type ParseContext,
-  ReportError,
-  type Severity,
-  type StateRef,
-  type VulnerabilityRef,
+import type {
+  FindingRecord,
+  LocationRef,
+  ParseContext,
+  Severity,
+  StateRef,
+  VulnerabilityRef,
 } from '../types.js';
 import { endpointTarget } from './endpoint.js';
 import { type Fields, textsOf } from './fields.js';

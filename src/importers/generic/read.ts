@@ -1,9 +1,10 @@
 import type { Readable } from 'node:stream';
+import { type JsonPath, jsonValues } from '../../parsing/json.js';
+import { asObject } from '../../parsing/json-fields.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { shapeCheck } from '../../parsing/shape.js';
 import { csvRows } from '../common/csv-rows.js';
-import { asObject } from '../common/json-fields.js';
-import { shapeCheck } from '../common/shape.js';
-import { type JsonPath, jsonValues } from '../json.js';
-import { type ParseContext, ReportError } from '../types.js';
+import type { ParseContext } from '../types.js';
 import { Fields, looseName } from './fields.js';
 import type { GenericItem } from './map.js';
 

@@ -25,14 +25,14 @@
  * Memory: one leak at a time.
  */
 import type { Readable } from 'node:stream';
-import { asNumber, asObject, asText, type JsonObject, texts } from '../common/json-fields.js';
+import { jsonValues } from '../../parsing/json.js';
+import { asNumber, asObject, asText, type JsonObject, texts } from '../../parsing/json-fields.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { shapeCheck } from '../../parsing/shape.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
-import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
-import { jsonValues } from '../json.js';
 import type { AssetRef, FindingRecord, Importer, ImportRecord, ParseContext, Severity } from '../types.js';
-import { ReportError } from '../types.js';
 
 /** Where the reader goes through the report: each must be of its kind, or the report fails there. */
 const GITLEAKS_SHAPE = shapeCheck('a Gitleaks JSON report', [

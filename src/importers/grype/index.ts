@@ -16,14 +16,14 @@
  * report has `source` first (hand-edited or re-serialised), nothing is held.
  */
 import type { Readable } from 'node:stream';
-import { asObject, type JsonObject } from '../common/json-fields.js';
+import { type JsonPath, jsonValues } from '../../parsing/json.js';
+import { asObject, type JsonObject } from '../../parsing/json-fields.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { shapeCheck } from '../../parsing/shape.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
-import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
-import { type JsonPath, jsonValues } from '../json.js';
 import type { AssetRef, FindingRecord, Importer, ImportRecord, ParseContext } from '../types.js';
-import { ReportError } from '../types.js';
 import { ignoredState, matchFinding, sourceAsset } from './map.js';
 
 /** Where the reader goes through the report: each must be of its kind, or the report fails there. */

@@ -1,3 +1,4 @@
+import { asArray, asObject, asText, type JsonObject, texts } from '../../parsing/json-fields.js';
 import {
   cvss3BaseScore,
   cvss3VectorOf,
@@ -5,7 +6,6 @@ import {
   cvssScoreOf,
   severityOfCvssScore,
 } from '../common/cvss-score.js';
-import { asArray, asObject, asText, type JsonObject, texts } from '../common/json-fields.js';
 import { vulnerabilityIds } from '../common/vulnerability-ids.js';
 import type { AssetRef, FindingRecord, Severity, StateRef, VulnerabilityRef } from '../types.js';
 

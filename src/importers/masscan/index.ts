@@ -21,16 +21,16 @@
  */
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
-import { asArray, asObject, asText, type JsonObject } from '../common/json-fields.js';
+import { jsonValues } from '../../parsing/json.js';
+import { asArray, asObject, asText, type JsonObject } from '../../parsing/json-fields.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { shapeCheck } from '../../parsing/shape.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { hostAsset, portNumber } from '../common/network-target.js';
 import { SeenKeys } from '../common/report-values.js';
-import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
-import { jsonValues } from '../json.js';
 import type { AssetRef, Importer, ImportRecord, ParseContext, ServiceRecord, Severity } from '../types.js';
-import { ReportError } from '../types.js';
 
 /** A masscan JSON file is a list of host objects; its NDJSON form one host object a line. */
 const MASSCAN_LIST_SHAPE = shapeCheck('a masscan JSON report', [

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
+import { cveIdsIn } from '../../parsing/ids.js';
 import { type CsvRow, csvRows } from '../common/csv-rows.js';
 import { cvss3VectorOf } from '../common/cvss-score.js';
-import { cveIdsIn } from '../common/ids.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import {
   httpUrlsIn,

@@ -15,9 +15,10 @@
  * prefix, which is added back (Tenable's plugins rate with CVSS 3.0).
  */
 import type { Readable } from 'node:stream';
+import { ReportError } from '../../parsing/report-error.js';
 import { csvHeadLines } from '../common/csv-rows.js';
 import { peekStart } from '../common/stream-start.js';
-import { type Importer, type ImportRecord, type ParseContext, ReportError } from '../types.js';
+import type { Importer, ImportRecord, ParseContext } from '../types.js';
 import { isTenableCsvHeader, tenableCsvRecords } from './csv.js';
 import { nessusXmlRecords } from './xml.js';
 

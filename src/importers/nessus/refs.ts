@@ -1,4 +1,4 @@
-import { cweId } from '../common/ids.js';
+import { cweId } from '../../parsing/ids.js';
 import { unique } from '../common/report-values.js';
 
 /** Ids other than CVEs that Nessus attaches to a plugin, split into CWE ids and aliases. */

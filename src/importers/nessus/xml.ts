@@ -1,7 +1,9 @@
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
+import { cveIdsIn } from '../../parsing/ids.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { child, children, childText, type XmlElement, xmlElements } from '../../parsing/xml.js';
 import { cvss3VectorOf } from '../common/cvss-score.js';
-import { cveIdsIn } from '../common/ids.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { webUrl } from '../common/network-target.js';
 import {
@@ -12,16 +14,14 @@ import {
   unique,
   withoutUndefined,
 } from '../common/report-values.js';
-import {
-  type AssetRef,
-  type FindingRecord,
-  type ImportRecord,
-  type LocationRef,
-  type ParseContext,
-  ReportError,
-  type ServiceRecord,
+import type {
+  AssetRef,
+  FindingRecord,
+  ImportRecord,
+  LocationRef,
+  ParseContext,
+  ServiceRecord,
 } from '../types.js';
-import { child, children, childText, type XmlElement, xmlElements } from '../xml.js';
 import { cweIdsOf, fixedVersionIn, otherIds, serviceName } from './refs.js';
 import { nessusSeverity } from './severity.js';
 

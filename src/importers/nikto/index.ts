@@ -22,23 +22,17 @@
  * | no OSVDB id (or 0)              | Info     |
  */
 import type { Readable } from 'node:stream';
-import { asArray, asObject, asText } from '../common/json-fields.js';
+import { type JsonPath, jsonValues } from '../../parsing/json.js';
+import { asArray, asObject, asText } from '../../parsing/json-fields.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { shapeCheck } from '../../parsing/shape.js';
+import { childText, type XmlAncestor, type XmlElement, xmlElements } from '../../parsing/xml.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { webUrl } from '../common/network-target.js';
 import { unique } from '../common/report-values.js';
-import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
-import { type JsonPath, jsonValues } from '../json.js';
-import {
-  type FindingRecord,
-  type Importer,
-  type ImportRecord,
-  type ParseContext,
-  ReportError,
-  type Severity,
-} from '../types.js';
-import { childText, type XmlAncestor, type XmlElement, xmlElements } from '../xml.js';
+import type { FindingRecord, Importer, ImportRecord, ParseContext, Severity } from '../types.js';
 
 /** Where the reader goes through the report: each must be of its kind, or the report fails there. */
 const NIKTO_SHAPE = shapeCheck('a Nikto JSON report', [

@@ -1,6 +1,6 @@
+import { child, children, type XmlElement } from '../../parsing/xml.js';
 import type { TextLimits } from '../common/limits.js';
 import type { AssetRef, ImportRecord, ParseContext, ServiceRecord } from '../types.js';
-import { child, children, type XmlElement } from '../xml.js';
 import { type PortRef, vulnersEntries, vulnersFinding } from './vulners.js';
 
 /**

@@ -21,10 +21,11 @@
  * | 0 or missing | Info     |
  */
 import type { Readable } from 'node:stream';
+import { ReportError } from '../../parsing/report-error.js';
+import { xmlElements } from '../../parsing/xml.js';
 import { textLimits } from '../common/limits.js';
 import { peekStart } from '../common/stream-start.js';
-import { type Importer, type ImportRecord, type ParseContext, ReportError } from '../types.js';
-import { xmlElements } from '../xml.js';
+import type { Importer, ImportRecord, ParseContext } from '../types.js';
 import { hostRecords } from './host.js';
 
 export { NMAP_SEVERITY_BY_CVSS, severityFromCvss } from './vulners.js';

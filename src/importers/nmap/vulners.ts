@@ -1,7 +1,7 @@
-import { isCveId } from '../common/ids.js';
+import { isCveId } from '../../parsing/ids.js';
+import { children, type XmlElement } from '../../parsing/xml.js';
 import type { TextLimits } from '../common/limits.js';
 import type { AssetRef, FindingRecord, Severity } from '../types.js';
-import { children, type XmlElement } from '../xml.js';
 
 /** One entry of the `vulners` NSE script: a known weakness of the software on a port. */
 export interface VulnersEntry {

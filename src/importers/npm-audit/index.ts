@@ -31,18 +31,18 @@
  * Memory: one advisory or one package entry at a time.
  */
 import type { Readable } from 'node:stream';
+import { cweIdsIn } from '../../parsing/ids.js';
+import { type JsonPath, jsonValues } from '../../parsing/json.js';
+import { asArray, asObject, asText, type JsonObject, texts } from '../../parsing/json-fields.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { shapeCheck } from '../../parsing/shape.js';
 import { cvss3BaseScore, cvss3VectorOf, cvssScoreOf, severityOfCvssScore } from '../common/cvss-score.js';
-import { cweIdsIn } from '../common/ids.js';
-import { asArray, asObject, asText, type JsonObject, texts } from '../common/json-fields.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { httpUrlsIn } from '../common/report-values.js';
-import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
 import { vulnerabilityIds } from '../common/vulnerability-ids.js';
-import { type JsonPath, jsonValues } from '../json.js';
 import type { AssetRef, FindingRecord, Importer, ImportRecord, ParseContext, Severity } from '../types.js';
-import { ReportError } from '../types.js';
 
 /** Where the reader goes through the report: each must be of its kind, or the report fails there. */
 const NPM_AUDIT_SHAPE = shapeCheck('an npm audit JSON report', [

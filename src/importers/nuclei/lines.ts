@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { JsonGuard } from '../common/byte-guards.js';
-import { wellFormed } from '../common/well-formed.js';
-import { ReportError } from '../types.js';
+import { JsonGuard } from '../../parsing/byte-guards.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { wellFormed } from '../../parsing/well-formed.js';
 
 /**
  * A line longer than this fails the report instead of filling memory. Nuclei cuts the

@@ -1,7 +1,8 @@
+import { cweIdsIn } from '../../parsing/ids.js';
+import { asObject, asText, type JsonObject, texts } from '../../parsing/json-fields.js';
+import { cut } from '../../parsing/text-cut.js';
 import { cvss3VectorOf, cvss4VectorOf, cvssScoreOf } from '../common/cvss-score.js';
-import { cweIdsIn } from '../common/ids.js';
-import { asObject, asText, type JsonObject, texts } from '../common/json-fields.js';
-import { cut, type TextLimits } from '../common/limits.js';
+import type { TextLimits } from '../common/limits.js';
 import { httpUrlsIn } from '../common/report-values.js';
 import { tidyRecord } from '../common/tidy-record.js';
 import { vulnerabilityIds } from '../common/vulnerability-ids.js';

@@ -1,10 +1,11 @@
 import type { Readable } from 'node:stream';
-import { asObject } from '../common/json-fields.js';
+import { jsonValues } from '../../parsing/json.js';
+import { asObject } from '../../parsing/json-fields.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { shapeCheck } from '../../parsing/shape.js';
 import { textLimits } from '../common/limits.js';
-import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
-import { jsonValues } from '../json.js';
-import { type FindingRecord, type ParseContext, ReportError } from '../types.js';
+import type { FindingRecord, ParseContext } from '../types.js';
 import { jsonLines } from './lines.js';
 import { isNucleiResult, matcherOf, nucleiFinding, templateIdOf } from './map.js';
 import { NUCLEI_FALLBACK_SEVERITY, nucleiSeverity } from './severity.js';

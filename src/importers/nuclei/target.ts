@@ -1,4 +1,4 @@
-import { asText, type JsonObject } from '../common/json-fields.js';
+import { asText, type JsonObject } from '../../parsing/json-fields.js';
 import {
   hostAsset,
   portLocation,

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
+import { cveIdsIn } from '../../parsing/ids.js';
 import { type CsvRow, csvRows } from '../common/csv-rows.js';
-import { cveIdsIn } from '../common/ids.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { httpUrlsIn, nonEmpty, SeenKeys, unique, withoutUndefined } from '../common/report-values.js';
 import type { AssetRef, FindingRecord, ImportRecord, ParseContext } from '../types.js';

@@ -13,9 +13,10 @@
  * "CVSS:3.x/" prefix; the CSV gives only a score of unknown CVSS version, used for nothing else.
  */
 import type { Readable } from 'node:stream';
+import { ReportError } from '../../parsing/report-error.js';
 import { csvHeadLines } from '../common/csv-rows.js';
 import { peekStart } from '../common/stream-start.js';
-import { type Importer, type ImportRecord, type ParseContext, ReportError } from '../types.js';
+import type { Importer, ImportRecord, ParseContext } from '../types.js';
 import { isOpenvasCsvHeader, openvasCsvRecords } from './csv.js';
 import { openvasXmlRecords } from './xml.js';
 

@@ -1,17 +1,11 @@
 import type { Readable } from 'node:stream';
+import { cveIdsIn, cweIdsIn } from '../../parsing/ids.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { child, children, childText, type XmlElement, xmlElements } from '../../parsing/xml.js';
 import { cvss3VectorOf, cvss4VectorOf, cvssScoreOf } from '../common/cvss-score.js';
-import { cveIdsIn, cweIdsIn } from '../common/ids.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { httpUrlsIn, nonEmpty, SeenKeys, unique, withoutUndefined } from '../common/report-values.js';
-import {
-  type AssetRef,
-  type FindingRecord,
-  type ImportRecord,
-  type ParseContext,
-  ReportError,
-  type VulnerabilityRef,
-} from '../types.js';
-import { child, children, childText, type XmlElement, xmlElements } from '../xml.js';
+import type { AssetRef, FindingRecord, ImportRecord, ParseContext, VulnerabilityRef } from '../types.js';
 import {
   describe,
   fixedVersionIn,

@@ -1,5 +1,5 @@
-import { asArray, asObject, asText, type JsonObject, texts } from '../common/json-fields.js';
-import { parsePurl } from '../common/purl.js';
+import { asArray, asObject, asText, type JsonObject, texts } from '../../parsing/json-fields.js';
+import { parsePurl } from '../../parsing/purl.js';
 import { vulnerabilityIds } from '../common/vulnerability-ids.js';
 import type { AssetRef, FindingRecord, LocationRef, Severity, StateRef, VulnerabilityRef } from '../types.js';
 import { imageOfPurl, packageLocation, productAsset } from './product.js';

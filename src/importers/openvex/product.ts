@@ -1,10 +1,10 @@
-import { type PackageUrl, parsePurl } from '../common/purl.js';
+import { type PackageUrl, parsePurl, purlQualifiers } from '../../parsing/purl.js';
 import type { AssetRef, LocationRef } from '../types.js';
 
 /**
  * Products as VEX and advisory documents name them — a package URL, or a plain "name@version" —
  * read into Rampart's asset and package-location shapes. Shared by the OpenVEX, CSAF and SPDX
- * importers (it would belong in common/purl.ts, which these importers may not change).
+ * importers.
  */
 
 /** Package URL types whose product is a container image rather than a package in one. */
@@ -16,23 +16,6 @@ const IMAGE_PURL_TYPES = new Set(['oci', 'docker']);
  * the same package land on the same location.
  */
 const NAMESPACED_TYPES = new Set(['npm', 'golang', 'composer', 'github', 'swift']);
-
-/** The qualifiers of a package URL ("?arch=x86_64&tag=3.18"), decoded; empty for anything else. */
-export function purlQualifiers(purl: string): Record<string, string> {
-  const query = /^pkg:[^?#]*\?([^#]*)/.exec(purl.trim())?.[1];
-  if (!query) return {};
-  const out: Record<string, string> = {};
-  for (const pair of query.split('&')) {
-    const eq = pair.indexOf('=');
-    if (eq <= 0) continue;
-    try {
-      out[pair.slice(0, eq).toLowerCase()] = decodeURIComponent(pair.slice(eq + 1));
-    } catch {
-      out[pair.slice(0, eq).toLowerCase()] = pair.slice(eq + 1);
-    }
-  }
-  return out;
-}
 
 function packageName(p: PackageUrl): string {
   return p.namespace && NAMESPACED_TYPES.has(p.type) ? `${p.namespace}/${p.name}` : p.name;

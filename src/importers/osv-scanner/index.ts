@@ -17,15 +17,15 @@
  * which osv-scanner writes after the vulnerabilities.
  */
 import type { Readable } from 'node:stream';
+import { type JsonPath, jsonValues } from '../../parsing/json.js';
+import { asObject, asText, texts } from '../../parsing/json-fields.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { shapeCheck } from '../../parsing/shape.js';
 import { severityOfCvssScore } from '../common/cvss-score.js';
-import { asObject, asText, texts } from '../common/json-fields.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
-import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
-import { type JsonPath, jsonValues } from '../json.js';
 import type { FindingRecord, Importer, ImportRecord, ParseContext, Severity } from '../types.js';
-import { ReportError } from '../types.js';
 import {
   groupsOf,
   type OsvGroup,

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
+import { cveIdsIn } from '../../parsing/ids.js';
 import { type CsvRow, csvRows } from '../common/csv-rows.js';
 import { htmlToText, linksIn } from '../common/html-text.js';
-import { cveIdsIn } from '../common/ids.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { nonEmpty, SeenKeys, unique, withoutUndefined } from '../common/report-values.js';
 import type { AssetRef, ImportRecord, ParseContext } from '../types.js';

@@ -14,9 +14,10 @@
  * ("CVSS:3.1/" when the report names 3.1); the score is the base score.
  */
 import type { Readable } from 'node:stream';
+import { ReportError } from '../../parsing/report-error.js';
 import { csvHeadLines } from '../common/csv-rows.js';
 import { peekStart } from '../common/stream-start.js';
-import { type Importer, type ImportRecord, type ParseContext, ReportError } from '../types.js';
+import type { Importer, ImportRecord, ParseContext } from '../types.js';
 import { isQualysCsvHeader, qualysCsvRecords } from './csv.js';
 import { qualysXmlRecords } from './xml.js';
 

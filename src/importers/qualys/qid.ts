@@ -1,10 +1,10 @@
+import { cveIdsIn } from '../../parsing/ids.js';
+import { child, children, childText, type XmlElement } from '../../parsing/xml.js';
 import { cvss3VectorOf } from '../common/cvss-score.js';
 import { htmlToText, linksIn } from '../common/html-text.js';
-import { cveIdsIn } from '../common/ids.js';
 import type { TextLimits } from '../common/limits.js';
 import { leadingScore, nonEmpty, parenthesised, unique, withoutUndefined } from '../common/report-values.js';
 import type { VulnerabilityRef } from '../types.js';
-import { child, children, childText, type XmlElement } from '../xml.js';
 
 /** What Qualys's knowledge base says of a QID, without its id. */
 export type QidDetails = Omit<VulnerabilityRef, 'ruleId'>;

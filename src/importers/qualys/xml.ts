@@ -1,14 +1,9 @@
 import type { Readable } from 'node:stream';
+import { ReportError } from '../../parsing/report-error.js';
+import { child, children, childText, type XmlElement, xmlElements } from '../../parsing/xml.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { nonEmpty, unique, withoutUndefined } from '../common/report-values.js';
-import {
-  type AssetRef,
-  type FindingRecord,
-  type ImportRecord,
-  type ParseContext,
-  ReportError,
-} from '../types.js';
-import { child, children, childText, type XmlElement, xmlElements } from '../xml.js';
+import type { AssetRef, FindingRecord, ImportRecord, ParseContext } from '../types.js';
 import { type Detection, HostServices, portOf, qualysFinding } from './detection.js';
 import { type QidDetails, qidDetails, SERVICE_LIST_QIDS, serviceTable } from './qid.js';
 import { type QualysType, qualysType } from './severity.js';

@@ -1,5 +1,5 @@
-import { cveIdsIn } from '../common/ids.js';
-import { asArray, asNumber, asObject, asText, type JsonObject } from '../common/json-fields.js';
+import { cveIdsIn } from '../../parsing/ids.js';
+import { asArray, asNumber, asObject, asText, type JsonObject } from '../../parsing/json-fields.js';
 import type { TextLimits } from '../common/limits.js';
 import { unique } from '../common/report-values.js';
 import { tidyRecord } from '../common/tidy-record.js';

@@ -1,10 +1,11 @@
 import type { Readable } from 'node:stream';
-import { asArray, asObject, asText, type JsonObject } from '../common/json-fields.js';
+import { type JsonPath, jsonValues } from '../../parsing/json.js';
+import { asArray, asObject, asText, type JsonObject } from '../../parsing/json-fields.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { shapeCheck } from '../../parsing/shape.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
-import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
-import { type JsonPath, jsonValues } from '../json.js';
-import { type AssetRef, type FindingRecord, type ParseContext, ReportError } from '../types.js';
+import type { AssetRef, FindingRecord, ParseContext } from '../types.js';
 import { mapResult, type RunInfo } from './map.js';
 import { RuleIndex } from './rules.js';
 import { Spool } from './spool.js';

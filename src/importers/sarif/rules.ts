@@ -1,5 +1,5 @@
-import { cweId, cweIdsIn } from '../common/ids.js';
-import { asArray, asNumber, asObject, asText, type JsonObject } from '../common/json-fields.js';
+import { cweId, cweIdsIn } from '../../parsing/ids.js';
+import { asArray, asNumber, asObject, asText, type JsonObject } from '../../parsing/json-fields.js';
 
 /** The rules of one tool component (the driver or an extension), by position and by id. */
 interface Component {

@@ -1,5 +1,5 @@
+import { asNumber, asText } from '../../parsing/json-fields.js';
 import { severityOfCvssScore } from '../common/cvss-score.js';
-import { asNumber, asText } from '../common/json-fields.js';
 import type { Severity } from '../types.js';
 
 /**

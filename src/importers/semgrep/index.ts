@@ -32,15 +32,16 @@
  * Memory: one result at a time, plus the keys of API vulns already reported (bounded).
  */
 import type { Readable } from 'node:stream';
-import { cveIdsIn, cweIdsIn } from '../common/ids.js';
-import { asArray, asNumber, asObject, asText, type JsonObject, texts } from '../common/json-fields.js';
+import { cveIdsIn, cweIdsIn } from '../../parsing/ids.js';
+import { type JsonPath, jsonValues } from '../../parsing/json.js';
+import { asArray, asNumber, asObject, asText, type JsonObject, texts } from '../../parsing/json-fields.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { shapeCheck } from '../../parsing/shape.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { SeenKeys } from '../common/report-values.js';
-import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
 import { vulnerabilityIds } from '../common/vulnerability-ids.js';
-import { type JsonPath, jsonValues } from '../json.js';
 import type {
   AssetRef,
   FindingRecord,
@@ -51,7 +52,6 @@ import type {
   Severity,
   StateRef,
 } from '../types.js';
-import { ReportError } from '../types.js';
 
 /** Where the reader goes through the report: each must be of its kind, or the report fails there. */
 const SEMGREP_SHAPE = shapeCheck('a Semgrep JSON report', [

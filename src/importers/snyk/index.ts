@@ -25,12 +25,13 @@
  * issue's text), at most MAX_HELD_FINDINGS of them; past that the rest are left out with a warning.
  */
 import type { Readable } from 'node:stream';
-import { asArray, asObject, asText, type JsonObject, texts } from '../common/json-fields.js';
+import { type JsonPath, jsonValues } from '../../parsing/json.js';
+import { asArray, asObject, asText, type JsonObject, texts } from '../../parsing/json-fields.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { shapeCheck } from '../../parsing/shape.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
-import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
-import { type JsonPath, jsonValues } from '../json.js';
 import type {
   AssetRef,
   FindingRecord,
@@ -41,7 +42,6 @@ import type {
   StateRef,
   VulnerabilityRef,
 } from '../types.js';
-import { ReportError } from '../types.js';
 import {
   operatingSystemOf,
   type ProjectFacts,

@@ -1,3 +1,5 @@
+import { cweIdsIn } from '../../parsing/ids.js';
+import { asArray, asObject, asText, type JsonObject, texts } from '../../parsing/json-fields.js';
 import {
   cvss3BaseScore,
   cvss3VectorOf,
@@ -5,8 +7,6 @@ import {
   cvssScoreOf,
   severityOfCvssScore,
 } from '../common/cvss-score.js';
-import { cweIdsIn } from '../common/ids.js';
-import { asArray, asObject, asText, type JsonObject, texts } from '../common/json-fields.js';
 import { vulnerabilityIds } from '../common/vulnerability-ids.js';
 import type { AssetRef, Severity, VulnerabilityRef } from '../types.js';
 

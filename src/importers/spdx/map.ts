@@ -1,5 +1,5 @@
-import { asArray, asObject, asText, type JsonObject } from '../common/json-fields.js';
-import { softwareCategoryOfPurl } from '../common/purl.js';
+import { asArray, asObject, asText, type JsonObject } from '../../parsing/json-fields.js';
+import { softwareCategoryOfPurl } from '../common/package-category.js';
 import { unique } from '../common/report-values.js';
 import { vulnerabilityIds } from '../common/vulnerability-ids.js';
 import { imageOfPurl } from '../openvex/product.js';

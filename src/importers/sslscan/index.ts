@@ -29,22 +29,22 @@
  * | TLS compression supported (CRIME)             | Medium   |
  */
 import type { Readable } from 'node:stream';
+import { ReportError } from '../../parsing/report-error.js';
+import { children, type XmlAncestor, type XmlElement, xmlElements } from '../../parsing/xml.js';
 import { textLimits } from '../common/limits.js';
 import { hostAsset, portLocation, portNumber } from '../common/network-target.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
-import {
-  type AssetRef,
-  type FindingRecord,
-  type Importer,
-  type ImportRecord,
-  type LocationRef,
-  type ParseContext,
-  ReportError,
-  type Severity,
-  type VulnerabilityRef,
+import type {
+  AssetRef,
+  FindingRecord,
+  Importer,
+  ImportRecord,
+  LocationRef,
+  ParseContext,
+  Severity,
+  VulnerabilityRef,
 } from '../types.js';
-import { children, type XmlAncestor, type XmlElement, xmlElements } from '../xml.js';
 
 export const SSLSCAN_SEVERITY = {
   heartbleed: 'High',

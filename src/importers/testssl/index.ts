@@ -27,8 +27,8 @@
  * | OK                  | not imported      |
  */
 import type { Readable } from 'node:stream';
+import { cveIdsIn, cweIdsIn } from '../../parsing/ids.js';
 import { type CsvRow, csvHeadLines, csvRows } from '../common/csv-rows.js';
-import { cveIdsIn, cweIdsIn } from '../common/ids.js';
 import { textLimits } from '../common/limits.js';
 import { hostAsset, portLocation, portNumber } from '../common/network-target.js';
 import { tidyRecord } from '../common/tidy-record.js';

@@ -21,14 +21,14 @@
  * Memory: one item (a vulnerability, a package…) at a time, plus the report's header fields.
  */
 import type { Readable } from 'node:stream';
-import { asText as text, texts } from '../common/json-fields.js';
+import { type JsonPath, jsonValues } from '../../parsing/json.js';
+import { asText as text, texts } from '../../parsing/json-fields.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { shapeCheck } from '../../parsing/shape.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
-import { shapeCheck } from '../common/shape.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
-import { type JsonPath, jsonValues } from '../json.js';
 import type { AssetRef, Importer, ImportRecord, ParseContext } from '../types.js';
-import { ReportError } from '../types.js';
 import { emptyHeader, kubernetesImage, type ResourceImage, type TrivyHeader, trivyAsset } from './asset.js';
 import {
   licenseFinding,

@@ -1,8 +1,8 @@
-import { cweIdsIn } from '../common/ids.js';
+import { cweIdsIn } from '../../parsing/ids.js';
+import { child, children, childText, type XmlElement } from '../../parsing/xml.js';
 import { webTarget, webUrl } from '../common/network-target.js';
 import { unique } from '../common/report-values.js';
 import type { FindingRecord, Severity, SoftwareRecord } from '../types.js';
-import { child, children, childText, type XmlElement } from '../xml.js';
 
 /**
  * Wapiti's levels as Rampart's (Wapiti 3.0.4 and later: 4 critical, 3 high, 2 medium, 1 low,

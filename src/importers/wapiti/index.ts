@@ -21,11 +21,12 @@
  * time (a `--detailed-report` entry holds its HTTP response, cut to the import's limits).
  */
 import type { Readable } from 'node:stream';
+import { ReportError } from '../../parsing/report-error.js';
+import { childText, type XmlAncestor, type XmlElement, xmlElements } from '../../parsing/xml.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { peekStart } from '../common/stream-start.js';
 import { tidyRecord } from '../common/tidy-record.js';
-import { type Importer, type ImportRecord, type ParseContext, ReportError } from '../types.js';
-import { childText, type XmlAncestor, type XmlElement, xmlElements } from '../xml.js';
+import type { Importer, ImportRecord, ParseContext } from '../types.js';
 import {
   addReferences,
   entryFinding,

@@ -1,5 +1,5 @@
+import { cweId } from '../../parsing/ids.js';
 import { htmlToText } from '../common/html-text.js';
-import { cweId } from '../common/ids.js';
 import type { TextLimits } from '../common/limits.js';
 import type { AssetRef, FindingRecord, ParseContext, Severity, VulnerabilityRef } from '../types.js';
 

@@ -25,9 +25,10 @@
  * | 0 (Informational)     | Info     |
  */
 import type { Readable } from 'node:stream';
+import { ReportError } from '../../parsing/report-error.js';
 import { textLimits } from '../common/limits.js';
 import { peekStart } from '../common/stream-start.js';
-import { type Importer, type ImportRecord, type ParseContext, ReportError } from '../types.js';
+import type { Importer, ImportRecord, ParseContext } from '../types.js';
 import { alertFindings } from './alert.js';
 import { jsonAlerts } from './json.js';
 import { xmlAlerts } from './xml.js';

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
-import { shapeCheck } from '../common/shape.js';
-import { type JsonPath, jsonValues } from '../json.js';
-import { ReportError } from '../types.js';
+import { type JsonPath, jsonValues } from '../../parsing/json.js';
+import { ReportError } from '../../parsing/report-error.js';
+import { shapeCheck } from '../../parsing/shape.js';
 import type { ZapAlert, ZapInstance, ZapSite } from './alert.js';
 
 /**

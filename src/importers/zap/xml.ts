@@ -1,6 +1,13 @@
 import type { Readable } from 'node:stream';
-import { ReportError } from '../types.js';
-import { child, children, childText, type XmlAncestor, type XmlElement, xmlElements } from '../xml.js';
+import { ReportError } from '../../parsing/report-error.js';
+import {
+  child,
+  children,
+  childText,
+  type XmlAncestor,
+  type XmlElement,
+  xmlElements,
+} from '../../parsing/xml.js';
 import type { ZapAlert, ZapInstance, ZapSite } from './alert.js';
 
 function instanceOf(element: XmlElement): ZapInstance {

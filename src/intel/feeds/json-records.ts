@@ -1,5 +1,5 @@
 /**
- * Streaming JSON records for the feed readers, on top of the importers' jsonValues: a file holds
+ * Streaming JSON records for the feed readers, on top of the shared jsonValues: a file holds
  * one record (a bare NVD `cve`, one CVE 5 record, one OSV advisory) or many (an NVD page's
  * `vulnerabilities[].cve`, a JSON array of records). Each record is rebuilt from the parts a
  * layout picks, with caps applied as the parts stream in:
@@ -17,9 +17,9 @@
  * dropped or kept like any other.
  */
 import type { Readable } from 'node:stream';
-import { ParseLimitError } from '../../importers/common/parse-limits.js';
-import { type JsonKind, type JsonPath, jsonValues, locateJsonError } from '../../importers/json.js';
-import { ReportError } from '../../importers/types.js';
+import { type JsonKind, type JsonPath, jsonValues, locateJsonError } from '../../parsing/json.js';
+import { ParseLimitError } from '../../parsing/parse-limits.js';
+import { ReportError } from '../../parsing/report-error.js';
 import { FeedError } from './errors.js';
 import { plainInput } from './input.js';
 import { MAX_STREAMED_CHARS } from './text.js';
@@ -218,13 +218,6 @@ class RecordBuilder {
 export function kindText(kind: JsonKind): string {
   if (kind === 'null') return 'null';
   return kind === 'object' || kind === 'array' ? `an ${kind}` : `a ${kind}`;
-}
-
-/** "vulnerabilities[3].cve": a path as people write it. */
-export function pathName(path: JsonPath): string {
-  return path
-    .map((step, i) => (typeof step === 'number' ? `[${step}]` : i === 0 ? step : `.${step}`))
-    .join('');
 }
 
 /** The elements of an array that made it into a record (dropped ones leave holes). */

@@ -2,8 +2,8 @@
  * Field helpers shared by the feed readers: capped, cleaned text; reference lists; CVE and CWE
  * ids; timestamps; and a warning log that does not let one hostile file bury the others.
  */
-import { isCveId } from '../../importers/common/ids.js';
-import { cut } from '../../importers/common/limits.js';
+import { isCveId } from '../../parsing/ids.js';
+import { cut } from '../../parsing/text-cut.js';
 
 /** Descriptions, details and any other text are cut (with a marker) beyond this. */
 export const MAX_TEXT_CHARS = 32 * 1024;

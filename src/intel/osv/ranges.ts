@@ -23,6 +23,7 @@
 
 import { compare as pep440Compare, valid as pep440Valid } from '@renovatebot/pep440';
 import semver from 'semver';
+import { readPurl } from '../../parsing/purl.js';
 import { compareVersions } from '../cpe/version.js';
 import type { OsvAffected, OsvEvent, OsvRange } from '../types.js';
 import { ecosystemBase, normalizePackageName } from './package-key.js';
@@ -216,7 +217,7 @@ function sameEcosystem(advisory: string, wanted: string): boolean {
  * range or list says so. `pkg` is `{ ecosystem, name, version }` or a purl with a version.
  */
 export function affectedBy(affected: OsvAffected[], pkg: PackageVersion | string): AffectedResult {
-  const query = typeof pkg === 'string' ? parsePurl(pkg) : checkPackage(pkg);
+  const query = typeof pkg === 'string' ? packageOfPurl(pkg) : checkPackage(pkg);
   if (!query.ok) return { affected: false, notEvaluable: [], error: query.error };
   const { ecosystem, version } = query.pkg;
   const name = normalizePackageName(ecosystem, query.pkg.name);
@@ -285,32 +286,17 @@ const PURL_TYPES: Record<string, { ecosystem: string; join: string }> = {
 };
 
 /**
- * Reads a package URL (`pkg:npm/%40scope/name@1.0.0`, `pkg:pypi/requests@2.30.0`,
- * `pkg:maven/org.springframework/spring-beans@5.3.17`) into ecosystem, name and version.
+ * The OSV package a package URL names (`pkg:npm/%40scope/name@1.0.0`, `pkg:pypi/requests@2.30.0`,
+ * `pkg:maven/org.springframework/spring-beans@5.3.17`): ecosystem, name and version. The purl
+ * is read strictly: a part that is not valid percent-encoding is an error, not a guess.
  */
-export function parsePurl(purl: string): PackageResult {
-  if (typeof purl !== 'string' || !/^pkg:/i.test(purl.trim()))
-    return { ok: false, error: 'not a purl (pkg:type/name@version)' };
-  const body = purl.trim().slice(4).replace(/^\/+/, '').split('#')[0]!.split('?')[0]!;
-  const at = body.lastIndexOf('@');
-  const slash = body.indexOf('/');
-  if (slash <= 0) return { ok: false, error: 'purl needs a type and a name' };
-  if (at <= slash + 1 || at === body.length - 1)
-    return { ok: false, error: 'purl needs a version (…@version)' };
-  const type = body.slice(0, slash).toLowerCase();
+export function packageOfPurl(purl: string): PackageResult {
+  const reading = readPurl(purl, { strictEncoding: true });
+  if (!reading.ok) return reading;
+  const { type, namespace, name, version } = reading.purl;
+  if (version === undefined) return { ok: false, error: 'purl needs a version (…@version)' };
   const known = PURL_TYPES[type];
   if (!known) return { ok: false, error: `purl type "${type}" is not supported` };
-  try {
-    const segments = body
-      .slice(slash + 1, at)
-      .split('/')
-      .filter(Boolean)
-      .map(decodeURIComponent);
-    const version = decodeURIComponent(body.slice(at + 1));
-    const name = segments.join(known.join);
-    if (!name) return { ok: false, error: 'purl needs a name' };
-    return { ok: true, pkg: { ecosystem: known.ecosystem, name, version } };
-  } catch {
-    return { ok: false, error: 'purl has bad percent-encoding' };
-  }
+  const segments = namespace === undefined ? [name] : [...namespace.split('/'), name];
+  return { ok: true, pkg: { ecosystem: known.ecosystem, name: segments.join(known.join), version } };
 }

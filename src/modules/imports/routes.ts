@@ -3,7 +3,7 @@ import multipart from '@fastify/multipart';
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
 import type { TypedApp } from '../../http/types.js';
-import { ParseLimitError } from '../../importers/common/parse-limits.js';
+import { ParseLimitError } from '../../parsing/parse-limits.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { ImportRow } from './repository.js';

@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import type { Severity } from '../../db/schema.js';
-import { locateJsonError } from '../../importers/json.js';
 import type { ImporterRegistry } from '../../importers/registry.js';
 import type {
   AssetRef,
@@ -9,10 +8,11 @@ import type {
   ImportRecord,
   VulnerabilityRef,
 } from '../../importers/types.js';
-import { ReportError } from '../../importers/types.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
+import { locateJsonError } from '../../parsing/json.js';
+import { ReportError } from '../../parsing/report-error.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import { keepValidIdentifiers } from '../assets/identity.js';

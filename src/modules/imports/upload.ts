@@ -7,13 +7,13 @@ import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
-import { guardTransform, SniffingGuard } from '../../importers/common/byte-guards.js';
+import { guardTransform, SniffingGuard } from '../../parsing/byte-guards.js';
 import {
   PARSE_LIMIT_SETTINGS,
   type ParseLimitError,
   type ParseLimits,
   parseLimits,
-} from '../../importers/common/parse-limits.js';
+} from '../../parsing/parse-limits.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 

@@ -1,11 +1,11 @@
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { TRUNCATION_MARK } from '../../../src/importers/common/limits.js';
 import { readFeed } from '../../../src/intel/feeds/index.js';
 import { detectNvd, readNvd } from '../../../src/intel/feeds/nvd/nvd.js';
 import type { FeedHeader } from '../../../src/intel/feeds/types.js';
 import type { CveRecord } from '../../../src/intel/types.js';
+import { TRUNCATION_MARK } from '../../../src/parsing/text-cut.js';
 import { collect, failure, fileStream, intelFiles, readText, textStream } from './helpers.js';
 
 const FILES = intelFiles('nvd');

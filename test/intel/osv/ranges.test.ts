@@ -8,7 +8,7 @@ import {
   compareEcosystemVersions,
   evaluateRange,
   type PackageVersion,
-  parsePurl,
+  packageOfPurl,
 } from '../../../src/intel/osv/ranges.js';
 import type { OsvAffected, OsvRange } from '../../../src/intel/types.js';
 
@@ -406,7 +406,7 @@ describe('purls', () => {
       { ecosystem: 'Packagist', name: 'laravel/framework', version: '10.0.0' },
     ],
   ])('%s', (purl, pkg) => {
-    expect(parsePurl(purl)).toEqual({ ok: true, pkg });
+    expect(packageOfPurl(purl)).toEqual({ ok: true, pkg });
   });
 });
 

@@ -37,7 +37,7 @@
  * named has the flaw); otherwise its package builds cannot be compared with the stream's CPE and
  * it is skipped. `platforms` and `modules` are not read.
  */
-import { asObject, type JsonObject } from '../../../importers/common/json-fields.js';
+import { asObject, type JsonObject } from '../../../parsing/json-fields.js';
 import type { Configuration, CpeMatch } from '../../types.js';
 import { items } from '../json-records.js';
 import { shortText } from '../text.js';

@@ -1,5 +1,5 @@
-import { cweIdsIn } from '../../../importers/common/ids.js';
-import { asObject, type JsonObject } from '../../../importers/common/json-fields.js';
+import { cweIdsIn } from '../../../parsing/ids.js';
+import { asObject, type JsonObject } from '../../../parsing/json-fields.js';
 import type { CveRecord, CvssMetric, SsvcDecision } from '../../types.js';
 import { cvssMetricOf } from '../cvss-metric.js';
 import { items, noteCuts, type RecordRead } from '../json-records.js';

@@ -18,9 +18,9 @@
  */
 import type { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
-import { guarded, LineGuard } from '../../../importers/common/byte-guards.js';
-import { ParseLimitError } from '../../../importers/common/parse-limits.js';
 import { peekBytes } from '../../../lib/peek-stream.js';
+import { guarded, LineGuard } from '../../../parsing/byte-guards.js';
+import { ParseLimitError } from '../../../parsing/parse-limits.js';
 import type { EpssScore } from '../../types.js';
 import { FeedError } from '../errors.js';
 import { HEAD_BYTES, plainInput } from '../input.js';

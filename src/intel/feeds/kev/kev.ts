@@ -14,7 +14,8 @@
  * (all required by CISA's schema) is skipped with a warning.
  */
 import type { Readable } from 'node:stream';
-import type { JsonObject } from '../../../importers/common/json-fields.js';
+import { pathName } from '../../../parsing/json.js';
+import type { JsonObject } from '../../../parsing/json-fields.js';
 import type { KevEntry } from '../../types.js';
 import { FeedError } from '../errors.js';
 import {
@@ -25,7 +26,6 @@ import {
   jsonRecords,
   kindText,
   noteCuts,
-  pathName,
   type RecordLayout,
 } from '../json-records.js';
 import { cleanText, cveIdOf, cweIdOf, distinct, isoDate, MAX_STREAMED_CHARS, WarningLog } from '../text.js';

@@ -1,4 +1,4 @@
-import { asObject, type JsonObject } from '../../../importers/common/json-fields.js';
+import { asObject, type JsonObject } from '../../../parsing/json-fields.js';
 import type {
   ConfigNode,
   Configuration,

@@ -18,6 +18,7 @@
  * descriptions cut at 32 KiB, and lists beyond their caps (see MAX_ITEMS, MAX_REFERENCES).
  */
 import type { Readable } from 'node:stream';
+import { pathName } from '../../../parsing/json.js';
 import type { CveRecord } from '../../types.js';
 import { FeedError } from '../errors.js';
 import {
@@ -26,7 +27,6 @@ import {
   type JsonPath,
   jsonRecords,
   kindText,
-  pathName,
   type RecordLayout,
 } from '../json-records.js';
 import { MAX_SHORT_CHARS, MAX_STREAMED_CHARS, MAX_URL_CHARS, WarningLog } from '../text.js';

@@ -14,7 +14,7 @@
  * warning, as is an affected entry without a package ecosystem and name.
  */
 import type { Readable } from 'node:stream';
-import { asObject } from '../../../importers/common/json-fields.js';
+import { asObject } from '../../../parsing/json-fields.js';
 import type { CvssMetric, OsvAdvisory, OsvAffected, OsvEvent, OsvRange } from '../../types.js';
 import { cvssMetricOf } from '../cvss-metric.js';
 import { FeedError } from '../errors.js';

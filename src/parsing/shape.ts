@@ -1,5 +1,5 @@
-import type { JsonKind, JsonPath, JsonPosition } from '../json.js';
-import { ReportError } from '../types.js';
+import { type JsonKind, type JsonPath, type JsonPosition, pathName } from './json.js';
+import { ReportError } from './report-error.js';
 
 /**
  * The shape a JSON report must have where the importer reads it: the top-level value, each
@@ -75,10 +75,7 @@ function matches(steps: readonly Step[], path: JsonPath): boolean {
 /** "`Results[3].Vulnerabilities`", or "the report" for the top-level value. */
 function nameOf(path: JsonPath): string {
   if (path.length === 0) return 'the report';
-  const text = path
-    .map((step, i) => (typeof step === 'number' ? `[${step}]` : i === 0 ? step : `.${step}`))
-    .join('');
-  return `\`${text}\``;
+  return `\`${pathName(path)}\``;
 }
 
 /** "a number", "an object", "null". */

@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
-import { XmlGuard } from './common/byte-guards.js';
-import { type ParseLimits, parseLimits } from './common/parse-limits.js';
-import { ReportError } from './types.js';
+import { XmlGuard } from './byte-guards.js';
+import { type ParseLimits, parseLimits } from './parse-limits.js';
+import { ReportError } from './report-error.js';
 
 /** An element read whole: its attributes, its text, its child elements. */
 export interface XmlElement {

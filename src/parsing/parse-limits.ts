@@ -1,4 +1,4 @@
-import { ReportError } from '../types.js';
+import { ReportError } from './report-error.js';
 
 /**
  * How far any uploaded file (scanner report or intelligence feed) may go before it is refused:
@@ -51,7 +51,8 @@ let configured: ParseLimits = { ...DEFAULT_PARSE_LIMITS };
 /**
  * Sets the limits every reader applies from now on (the composition root calls this once with
  * the configuration). Process-wide because the readers are shared, stateless functions that the
- * importers call without a context to carry them; a reader takes the limits when it starts.
+ * importers and the feed readers call without a context to carry them; a reader takes the limits
+ * when it starts.
  */
 export function setParseLimits(limits: Partial<ParseLimits>): void {
   configured = { ...DEFAULT_PARSE_LIMITS, ...limits };

@@ -2,11 +2,11 @@ import type { Readable } from 'node:stream';
 import { parser } from 'stream-json';
 import Assembler from 'stream-json/assembler.js';
 import verifier from 'stream-json/utils/verifier.js';
-import { guarded, JsonGuard } from './common/byte-guards.js';
-import { JsonPositions } from './common/json-positions.js';
-import type { ParseLimits } from './common/parse-limits.js';
-import { wellFormed } from './common/well-formed.js';
-import { ReportError } from './types.js';
+import { guarded, JsonGuard } from './byte-guards.js';
+import { JsonPositions } from './json-positions.js';
+import type { ParseLimits } from './parse-limits.js';
+import { ReportError } from './report-error.js';
+import { wellFormed } from './well-formed.js';
 
 export type JsonPath = readonly (string | number)[];
 
@@ -231,6 +231,13 @@ export async function* jsonValues(
 /** The path as dotted text, e.g. "Results.0.Vulnerabilities.12", for regex tests. */
 export function pathText(path: JsonPath): string {
   return path.join('.');
+}
+
+/** "vulnerabilities[3].cve": a path as people write it. */
+export function pathName(path: JsonPath): string {
+  return path
+    .map((step, i) => (typeof step === 'number' ? `[${step}]` : i === 0 ? step : `.${step}`))
+    .join('');
 }
 
 /**
