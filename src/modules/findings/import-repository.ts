@@ -1,5 +1,7 @@
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { DB, FindingState } from '../../db/schema.js';
+import type { ImportedAsset } from '../assets/service.js';
+import type { ImportedVulnerability } from '../vulnerabilities/service.js';
 import type { SlaDaysSql } from './repository.js';
 import {
   changeWhenNotSeenAgain,
@@ -38,29 +40,12 @@ export interface StagedFinding {
   stateReason: string | null;
 }
 
-/** An asset the import's staged findings name by key, resolved by the assets module. */
-export interface MergeAsset {
-  key: string;
-  id: string;
-  criticality: number;
-  internetFacing: boolean;
-}
-
-/** A vulnerability the staged findings name by key, merged and enriched by its module. */
-export interface MergeVulnerability {
-  key: string;
-  id: string;
-  /** The CVSS score the risk score starts from (v3, else v4, else v2). */
-  cvssScore: string | null;
-  epssPercentile: string | null;
-  kev: boolean;
-  kevDueDate: string | null;
-}
-
 export interface FindingMergeOptions {
   importId: string;
-  assets: MergeAsset[];
-  vulnerabilities: MergeVulnerability[];
+  /** The import's assets, as the assets module resolved them (by the key findings were staged with). */
+  assets: ImportedAsset[];
+  /** The import's vulnerabilities, as their module merged and enriched them (by key). */
+  vulnerabilities: ImportedVulnerability[];
   /** Vulnerabilities whose intelligence this import's enrichment changed: their seen findings are re-scored. */
   rescoreVulnerabilityIds: string[];
   source: string;

@@ -35,7 +35,7 @@ import {
   TRANSITIONS,
 } from './rules.js';
 
-export type { MergeAsset, MergeVulnerability, StagedFinding } from './import-repository.js';
+export type { StagedFinding } from './import-repository.js';
 
 export interface FindingLocation {
   kind: LocationKind;
