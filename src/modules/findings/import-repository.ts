@@ -44,8 +44,8 @@ export interface FindingMergeOptions {
   importId: string;
   /** The import's assets, as the assets module resolved them (by the key findings were staged with). */
   assets: ImportedAsset[];
-  /** The import's vulnerabilities, as their module merged and enriched them (by key). */
-  vulnerabilities: ImportedVulnerability[];
+  /** The import's vulnerabilities, as their module merged and enriched them (by key), in pages. */
+  vulnerabilities: AsyncIterable<ImportedVulnerability[]>;
   /** Vulnerabilities whose intelligence this import's enrichment changed: their seen findings are re-scored. */
   rescoreVulnerabilityIds: string[];
   source: string;
@@ -246,11 +246,11 @@ export class FindingImportRepository {
         select r.key, r.id, r.criticality, r."internetFacing"
         from jsonb_to_recordset(${JSON.stringify(o.assets.slice(i, i + CHUNK))}::jsonb)
           as r(key text, id uuid, criticality integer, "internetFacing" boolean)`.execute(trx);
-    for (let i = 0; i < o.vulnerabilities.length; i += CHUNK)
+    for await (const page of o.vulnerabilities)
       await sql`
         insert into import_merge_vulnerabilities
         select r.key, r.id, r."cvssScore", r."epssPercentile", r.kev, r."kevDueDate"
-        from jsonb_to_recordset(${JSON.stringify(o.vulnerabilities.slice(i, i + CHUNK))}::jsonb)
+        from jsonb_to_recordset(${JSON.stringify(page)}::jsonb)
           as r(key text, id uuid, "cvssScore" numeric, "epssPercentile" numeric, kev boolean, "kevDueDate" date)`.execute(
         trx,
       );

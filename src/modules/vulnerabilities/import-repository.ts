@@ -96,33 +96,42 @@ export class VulnerabilityImportRepository {
 
   /**
    * The import's merged vulnerabilities by key, with what their findings' risk score and due
-   * date read (after enrichment): the CVSS score (v3, else v4, else v2), EPSS, KEV.
+   * date read (after enrichment): the CVSS score (v3, else v4, else v2), EPSS, KEV. In pages by
+   * key, so that a report naming 80,000 vulnerabilities is never all in memory at once.
    */
-  async merged(organizationId: string, importId: string, trx: Db) {
+  async *merged(organizationId: string, importId: string, trx: Db, pageSize = 10_000) {
     // Staging tables fill up within seconds; without fresh statistics the planner takes them for
     // empty and joins them row by row (bench:import).
     await sql`analyze import_vulnerabilities`.execute(trx);
-    const rows = await sql<{
-      key: string;
-      id: string;
-      cvss_score: string | null;
-      epss_percentile: string | null;
-      kev: boolean;
-      kev_due_date: string | null;
-    }>`
-      select s.vulnerability_key as key, v.id, coalesce(v.cvss3_score, v.cvss4_score, v.cvss2_score) as cvss_score,
-        v.epss_percentile, v.kev, v.kev_due_date
-      from import_vulnerabilities s
-      join vulnerabilities v on v.organization_id = s.organization_id and v.id = s.vulnerability_id
-      where s.organization_id = ${organizationId} and s.import_id = ${importId}`.execute(trx);
-    return rows.rows.map((r) => ({
-      key: r.key,
-      id: r.id,
-      cvssScore: r.cvss_score,
-      epssPercentile: r.epss_percentile,
-      kev: r.kev,
-      kevDueDate: r.kev_due_date,
-    }));
+    let after = '';
+    for (;;) {
+      const { rows } = await sql<{
+        key: string;
+        id: string;
+        cvss_score: string | null;
+        epss_percentile: string | null;
+        kev: boolean;
+        kev_due_date: string | null;
+      }>`
+        select s.vulnerability_key as key, v.id, coalesce(v.cvss3_score, v.cvss4_score, v.cvss2_score) as cvss_score,
+          v.epss_percentile, v.kev, v.kev_due_date
+        from import_vulnerabilities s
+        join vulnerabilities v on v.organization_id = s.organization_id and v.id = s.vulnerability_id
+        where s.organization_id = ${organizationId} and s.import_id = ${importId} and s.vulnerability_key > ${after}
+        order by s.vulnerability_key
+        limit ${pageSize}`.execute(trx);
+      if (rows.length > 0)
+        yield rows.map((r) => ({
+          key: r.key,
+          id: r.id,
+          cvssScore: r.cvss_score,
+          epssPercentile: r.epss_percentile,
+          kev: r.kev,
+          kevDueDate: r.kev_due_date,
+        }));
+      if (rows.length < pageSize) return;
+      after = rows[rows.length - 1]!.key;
+    }
   }
 
   async clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {

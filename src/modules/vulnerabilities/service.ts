@@ -136,8 +136,9 @@ export class VulnerabilityService {
 
   /**
    * Upserts an import's staged vulnerabilities into the knowledge base and enriches them from
-   * public intelligence, inside the import's transaction; answers them by key with what their
-   * findings' risk reads, and the ids the enrichment changed (their findings are re-scored).
+   * public intelligence, inside the import's transaction. Answers the ids the enrichment changed
+   * (their findings are re-scored) and the vulnerabilities by key with what their findings' risk
+   * reads, as pages read on demand: they are to be read inside the same transaction.
    */
   async mergeImport(
     organizationId: string,
@@ -145,11 +146,11 @@ export class VulnerabilityService {
     source: string,
     seenAt: Date,
     trx: Transaction<DB>,
-  ): Promise<{ vulnerabilities: ImportedVulnerability[]; enriched: string[] }> {
+  ): Promise<{ vulnerabilities: AsyncIterable<ImportedVulnerability[]>; enriched: string[] }> {
     await this.imports.merge(organizationId, importId, source, seenAt, trx);
     // Before they are read: the findings' risk scores and due dates read the enriched values.
     const enriched = await this.enrich(organizationId, { importId }, trx);
-    return { vulnerabilities: await this.imports.merged(organizationId, importId, trx), enriched };
+    return { vulnerabilities: this.imports.merged(organizationId, importId, trx), enriched };
   }
 
   /** Removes an import's staged vulnerabilities (after its merge, or when it failed). */
