@@ -28,6 +28,7 @@ import { accountRoutes } from './modules/account/routes.js';
 import { ApiKeyRepository } from './modules/apikeys/repository.js';
 import { apiKeyRoutes } from './modules/apikeys/routes.js';
 import { ApiKeyService } from './modules/apikeys/service.js';
+import { AssetImportRepository } from './modules/assets/import-repository.js';
 import { AssetRepository } from './modules/assets/repository.js';
 import { assetRoutes } from './modules/assets/routes.js';
 import { AssetService } from './modules/assets/service.js';
@@ -35,6 +36,7 @@ import { AuditRepository } from './modules/audit/repository.js';
 import { AuditService } from './modules/audit/service.js';
 import { authenticationRoutes } from './modules/authentication/routes.js';
 import { demoRoutes } from './modules/demo/routes.js';
+import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { FindingRepository } from './modules/findings/repository.js';
 import { findingRoutes } from './modules/findings/routes.js';
 import { FindingService } from './modules/findings/service.js';
@@ -55,6 +57,7 @@ import { SessionService } from './modules/sessions/service.js';
 import { SettingsRepository } from './modules/settings/repository.js';
 import { settingsRoutes } from './modules/settings/routes.js';
 import { SettingsService } from './modules/settings/service.js';
+import { SoftwareImportRepository } from './modules/software/import-repository.js';
 import { SoftwareRepository } from './modules/software/repository.js';
 import { softwareRoutes } from './modules/software/routes.js';
 import { SoftwareService } from './modules/software/service.js';
@@ -65,6 +68,7 @@ import { TicketService } from './modules/tickets/service.js';
 import { UserRepository } from './modules/users/repository.js';
 import { userRoutes } from './modules/users/routes.js';
 import { UserService } from './modules/users/service.js';
+import { VulnerabilityImportRepository } from './modules/vulnerabilities/import-repository.js';
 import { VulnerabilityRepository } from './modules/vulnerabilities/repository.js';
 import { vulnerabilityRoutes } from './modules/vulnerabilities/routes.js';
 import { VulnerabilityService } from './modules/vulnerabilities/service.js';
@@ -164,12 +168,28 @@ export function buildServices(
       await apiKeys.invalidateUser(userId);
     },
   });
-  const assets = new AssetService(new AssetRepository(database.db), users, audit, clock);
-  const software = new SoftwareService(new SoftwareRepository(database.db), assets, clock);
+  const assets = new AssetService(
+    new AssetRepository(database.db),
+    new AssetImportRepository(database.db),
+    users,
+    audit,
+    clock,
+  );
+  const software = new SoftwareService(
+    new SoftwareRepository(database.db),
+    new SoftwareImportRepository(database.db),
+    assets,
+    clock,
+  );
   const settings = new SettingsService(new SettingsRepository(database.db), audit, clock);
-  const vulnerabilities = new VulnerabilityService(new VulnerabilityRepository(database.db), clock);
+  const vulnerabilities = new VulnerabilityService(
+    new VulnerabilityRepository(database.db),
+    new VulnerabilityImportRepository(database.db),
+    clock,
+  );
   const findings = new FindingService(
     new FindingRepository(database.db),
+    new FindingImportRepository(database.db),
     assets,
     vulnerabilities,
     settings,
@@ -183,9 +203,8 @@ export function buildServices(
   const imports = new ImportService(
     new ImportRepository(database.db),
     defaultRegistry(),
-    assets,
+    { assets, vulnerabilities, findings, software },
     settings,
-    vulnerabilities,
     audit,
     clock,
     (organizationId, ids) => tickets.findingsChanged(organizationId, ids),

@@ -19,6 +19,7 @@ import {
   normaliseRepository,
   normaliseUrl,
 } from './identity.js';
+import type { AssetImportRepository, StagedService } from './import-repository.js';
 import type {
   AssetFacts,
   AssetListFilter,
@@ -55,6 +56,17 @@ export interface PreparedAsset {
 }
 
 export type Asset = AssetRow & { identifiers: { kind: string; value: string }[] };
+
+export type { StagedService } from './import-repository.js';
+
+/** An asset a report described, as its import resolved it: what its findings' risk reads. */
+export interface ImportedAsset {
+  /** What identifies the asset in the report (the key it was staged under). */
+  key: string;
+  id: string;
+  criticality: number;
+  internetFacing: boolean;
+}
 
 const MAX_TAGS = 50;
 
@@ -113,6 +125,7 @@ export class AssetService {
 
   constructor(
     private readonly repo: AssetRepository,
+    private readonly imports: AssetImportRepository,
     private readonly users: UserService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
@@ -218,6 +231,55 @@ export class AssetService {
     for (let i = 0; i < claims.length; i += 5000)
       await this.repo.addIdentifierList(org, claims.slice(i, i + 5000), trx);
     return { ids, created, updated };
+  }
+
+  // ---- scanner-report imports (the imports module runs them; assets own the rows) ----
+
+  /** Stages a report's assets, each under the key that identifies it in the report. */
+  stageFromImport(organizationId: string, importId: string, assets: { key: string; input: AssetInput }[]) {
+    return this.imports.stageAssets(organizationId, importId, assets);
+  }
+
+  /** Stages the network services a report found, on its assets by key. */
+  stageServicesFromImport(organizationId: string, importId: string, services: StagedService[]) {
+    return this.imports.stageServices(organizationId, importId, services);
+  }
+
+  /**
+   * Resolves an import's staged assets to assets (observeMany: matched by identifier, created
+   * when new) inside the import's transaction; answers them by key, with the counts.
+   */
+  async mergeImport(
+    ctx: ServiceContext,
+    importId: string,
+    seenAt: Date,
+    trx: Transaction<DB>,
+  ): Promise<{ assets: ImportedAsset[]; created: number; updated: number }> {
+    const org = ctx.organizationId;
+    const staged = await this.imports.staged(org, importId, trx);
+    const { ids, created, updated } = await this.observeMany(
+      ctx,
+      staged.map((s) => this.prepare({ ...(s.input as unknown as AssetInput), seenAt })),
+      trx,
+    );
+    await this.imports.setAssetIds(
+      org,
+      importId,
+      staged.map((s, i) => ({ key: s.asset_key, assetId: ids[i]! })),
+      trx,
+    );
+    const assets = await this.imports.resolved(org, importId, trx);
+    return { assets, created: created.size, updated: updated.size };
+  }
+
+  /** Merges an import's staged services into its resolved assets' (after mergeImport). */
+  mergeImportServices(organizationId: string, importId: string, seenAt: Date, trx: Transaction<DB>) {
+    return this.imports.mergeServices(organizationId, importId, seenAt, trx);
+  }
+
+  /** Removes an import's staged assets and services (after its merge, or when it failed). */
+  clearImport(organizationId: string, importId: string): Promise<void> {
+    return this.imports.clear(organizationId, importId);
   }
 
   /**

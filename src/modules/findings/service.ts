@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { FindingState, LocationKind, Severity } from '../../db/schema.js';
+import type { Transaction } from 'kysely';
+import type { DB, FindingState, LocationKind, Severity } from '../../db/schema.js';
 import { roleAllows } from '../../http/access.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
@@ -12,6 +13,12 @@ import type { SettingsService } from '../settings/service.js';
 import type { Page } from '../users/service.js';
 import type { VulnerabilityInput, VulnerabilityService } from '../vulnerabilities/service.js';
 import type {
+  FindingImportRepository,
+  FindingMergeCounts,
+  FindingMergeOptions,
+  StagedFinding,
+} from './import-repository.js';
+import type {
   FindingFilter,
   FindingListRow,
   FindingRepository,
@@ -19,7 +26,16 @@ import type {
   FindingSort,
 } from './repository.js';
 import { TOTAL_COUNT_CAP } from './repository.js';
-import { MAX_RISK_ACCEPTANCE_DAYS, ROLE_FOR_STATE, TRANSITIONS } from './rules.js';
+import {
+  changeWhenSeenAgain,
+  fixedAtChange,
+  MAX_RISK_ACCEPTANCE_DAYS,
+  ROLE_FOR_STATE,
+  scanChangeReason,
+  TRANSITIONS,
+} from './rules.js';
+
+export type { StagedFinding } from './import-repository.js';
 
 export interface FindingLocation {
   kind: LocationKind;
@@ -85,6 +101,7 @@ export class FindingService {
 
   constructor(
     private readonly repo: FindingRepository,
+    private readonly imports: FindingImportRepository,
     private readonly assets: AssetService,
     private readonly vulnerabilities: VulnerabilityService,
     private readonly settings: SettingsService,
@@ -123,11 +140,19 @@ export class FindingService {
       const existing = await this.repo.findByDedupKey(ctx.organizationId, dedupKey, trx);
       if (existing) {
         await this.repo.markSeen(ctx.organizationId, existing.id, seenAt, evidence, now, trx);
-        if (existing.state === 'Fixed') {
+        // Seen again as a scan sees it (rules.ts), with no decision of the report's own.
+        const change = changeWhenSeenAgain(existing.state, null);
+        if (change) {
+          const fixedAt = fixedAtChange(existing.state, change.state);
           await this.repo.setState(
             ctx.organizationId,
             existing.id,
-            { state: 'Reopened', reason: null, until: null, fixedAt: null },
+            {
+              state: change.state,
+              reason: null,
+              until: null,
+              ...(fixedAt === 'keep' ? {} : { fixedAt: fixedAt === 'set' ? now : null }),
+            },
             now,
             trx,
           );
@@ -139,13 +164,13 @@ export class FindingService {
               at: seenAt,
               ...actor,
               kind: 'state_changed',
-              fromState: 'Fixed',
-              toState: 'Reopened',
-              reason: `Seen again (${input.source})`,
+              fromState: existing.state,
+              toState: change.state,
+              reason: scanChangeReason(change.state, input.source),
             },
             trx,
           );
-          return { id: existing.id, created: false, reopened: true };
+          return { id: existing.id, created: false, reopened: change.state === 'Reopened' };
         }
         return { id: existing.id, created: false, reopened: false };
       }
@@ -454,6 +479,34 @@ export class FindingService {
     if (vulnerabilityIds.length === 0) return 0;
     const sla = await this.settings.sla(organizationId);
     return this.repo.rescore(organizationId, { vulnerabilityIds }, sla, this.clock());
+  }
+
+  // ---- scanner-report imports (the imports module runs them; findings own the rows) ----
+
+  /** Stages a report's findings while it streams in (short statements, no transaction). */
+  stageFromImport(organizationId: string, importId: string, findings: StagedFinding[]): Promise<void> {
+    return this.imports.stage(organizationId, importId, findings);
+  }
+
+  /**
+   * Merges an import's staged findings inside the import's transaction, by the scan rules of
+   * rules.ts; returns the counts and the findings whose state changed (tickets follow them).
+   */
+  mergeImport(
+    ctx: ServiceContext,
+    merge: Omit<FindingMergeOptions, 'actorType' | 'actorId'>,
+    trx: Transaction<DB>,
+  ): Promise<{ counts: FindingMergeCounts; changedIds: string[] }> {
+    return this.imports.merge(
+      ctx.organizationId,
+      { ...merge, actorType: ctx.actor.type, actorId: ctx.actor.id },
+      trx,
+    );
+  }
+
+  /** Removes an import's staged findings (after its merge, or when it failed). */
+  clearImport(organizationId: string, importId: string): Promise<void> {
+    return this.imports.clear(organizationId, importId);
   }
 
   /** Risk acceptances past their date return to Open; run periodically by every instance. */

@@ -16,20 +16,19 @@ import { ReportError } from '../../parsing/report-error.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import { keepValidIdentifiers } from '../assets/identity.js';
-import type { AssetInput, AssetService } from '../assets/service.js';
+import type { AssetInput, AssetService, StagedService } from '../assets/service.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
-import { EVIDENCE_CAP, locationKey } from '../findings/service.js';
+import { EVIDENCE_CAP, type FindingService, locationKey, type StagedFinding } from '../findings/service.js';
 import type { SettingsService } from '../settings/service.js';
+import type { SoftwareService, StagedSoftware } from '../software/service.js';
 import type { Page } from '../users/service.js';
-import { type VulnerabilityService, vulnerabilityKey } from '../vulnerabilities/service.js';
-import type {
-  ImportRepository,
-  ImportRow,
-  StagedFinding,
-  StagedService,
-  StagedSoftware,
-} from './repository.js';
+import {
+  type StagedVulnerability,
+  type VulnerabilityService,
+  vulnerabilityKey,
+} from '../vulnerabilities/service.js';
+import type { ImportRepository, ImportRow } from './repository.js';
 import { readHead, type SpooledReport } from './upload.js';
 
 const BATCH = 1000;
@@ -39,6 +38,14 @@ const CVE = /^CVE-\d{4}-\d{4,}$/;
 const SEVERITIES: readonly Severity[] = ['Critical', 'High', 'Medium', 'Low', 'Info'];
 
 export type FindingsChanged = (organizationId: string, findingIds: string[]) => Promise<void>;
+
+/** The modules that own what an import writes: each stages, merges and clears its own rows. */
+export interface ImportOwners {
+  assets: AssetService;
+  vulnerabilities: VulnerabilityService;
+  findings: FindingService;
+  software: SoftwareService;
+}
 
 export interface ImportRequest {
   report: SpooledReport;
@@ -55,8 +62,8 @@ class Stager {
   private assets = new Map<string, unknown>();
   private vulnerabilities = new Set<string>();
   private pending = {
-    assets: [] as { key: string; input: unknown }[],
-    vulnerabilities: [] as { key: string; input: unknown }[],
+    assets: [] as { key: string; input: AssetInput }[],
+    vulnerabilities: [] as StagedVulnerability[],
     findings: [] as StagedFinding[],
     services: [] as StagedService[],
     software: [] as StagedSoftware[],
@@ -66,11 +73,10 @@ class Stager {
   findings = 0;
 
   constructor(
-    private readonly repo: ImportRepository,
+    private readonly owners: ImportOwners,
     private readonly organizationId: string,
     private readonly importId: string,
     private readonly source: string,
-    private readonly assetsService: AssetService,
   ) {}
 
   warn = (message: string) => {
@@ -131,7 +137,7 @@ class Stager {
     const label = assetLabel(ref);
     const reasons = dropped.map((d) => `${d.field} '${d.value}' ${d.reason}`);
     try {
-      this.assetsService.prepare(identity);
+      this.owners.assets.prepare(identity);
     } catch (error) {
       const why = [...reasons, (error as Error).message].join('; ');
       this.warn(`${label} was skipped with everything reported on it: ${why}`);
@@ -279,19 +285,23 @@ class Stager {
     });
   }
 
-  /** Writes what is pending, in short statements (the embedded database has one connection). */
+  /**
+   * Writes what is pending through the modules that own it, in short statements (the embedded
+   * database has one connection).
+   */
   async flush(): Promise<void> {
     const p = this.pending;
+    const { assets, vulnerabilities, findings, software } = this.owners;
     const [org, id] = [this.organizationId, this.importId];
-    await this.repo.stageAssets(org, id, p.assets.splice(0));
-    await this.repo.stageVulnerabilities(org, id, p.vulnerabilities.splice(0));
-    await this.repo.stageFindings(org, id, p.findings.splice(0));
-    await this.repo.stageServices(
+    await assets.stageFromImport(org, id, p.assets.splice(0));
+    await vulnerabilities.stageFromImport(org, id, p.vulnerabilities.splice(0));
+    await findings.stageFromImport(org, id, p.findings.splice(0));
+    await assets.stageServicesFromImport(
       org,
       id,
       dedupe(p.services.splice(0), (s) => `${s.assetKey}|${s.port}|${s.protocol}`),
     );
-    await this.repo.stageSoftware(
+    await software.stageFromImport(
       org,
       id,
       dedupe(p.software.splice(0), (s) => `${s.assetKey}|${s.name.toLowerCase()}|${s.version}`),
@@ -370,9 +380,8 @@ export class ImportService {
   constructor(
     private readonly repo: ImportRepository,
     private readonly registry: ImporterRegistry,
-    private readonly assets: AssetService,
+    private readonly owners: ImportOwners,
     private readonly settings: SettingsService,
-    private readonly vulnerabilities: VulnerabilityService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
     private readonly findingsChanged: FindingsChanged,
@@ -463,7 +472,7 @@ export class ImportService {
   ): Promise<void> {
     const org = ctx.organizationId;
     const started = this.clock();
-    const stager = new Stager(this.repo, org, id, importer.tool, this.assets);
+    const stager = new Stager(this.owners, org, id, importer.tool);
     try {
       await this.repo.markRunning(org, id, started);
       const parseStarted = performance.now();
@@ -482,7 +491,7 @@ export class ImportService {
         confidence,
         parseMs: Math.round(performance.now() - parseStarted),
       });
-      await this.repo.clearStaging(org, id);
+      await this.clearStaging(org, id);
       if (changedIds.length > 0) await this.findingsChanged(org, changedIds);
     } catch (error) {
       await this.fail(org, id, importer, confidence, stager, error, request.report.path);
@@ -491,6 +500,7 @@ export class ImportService {
     }
   }
 
+  /** Merges what was staged, through the modules that own it, in one transaction, and finishes. */
   private async merge(
     ctx: ServiceContext,
     id: string,
@@ -500,47 +510,36 @@ export class ImportService {
     meta: { format: string; confidence: number; parseMs: number },
   ) {
     const org = ctx.organizationId;
+    const { assets, vulnerabilities, findings, software } = this.owners;
     const sla = await this.settings.sla(org);
     const started = performance.now();
     return this.repo.transaction(async (trx) => {
       const seenAt = this.clock();
-      const staged = await this.repo.stagedAssets(org, id, trx);
-      const { ids, created, updated } = await this.assets.observeMany(
-        ctx,
-        staged.map((s) => this.assets.prepare({ ...(s.input as unknown as AssetInput), seenAt })),
-        trx,
-      );
-      await this.repo.setStagedAssetIds(
-        org,
-        id,
-        staged.map((s, i) => ({ key: s.asset_key, assetId: ids[i]! })),
-        trx,
-      );
-      await this.repo.mergeVulnerabilities(org, id, source, seenAt, trx);
+      const resolved = await assets.mergeImport(ctx, id, seenAt, trx);
       // Before the findings: their risk scores and due dates read the enriched values.
-      const enriched = await this.vulnerabilities.enrich(org, { importId: id }, trx);
-      const merged = await this.repo.mergeFindings(
-        org,
+      const merged = await vulnerabilities.mergeImport(org, id, source, seenAt, trx);
+      const result = await findings.mergeImport(
+        ctx,
         {
           importId: id,
-          rescoreVulnerabilityIds: enriched,
+          assets: resolved.assets,
+          vulnerabilities: merged.vulnerabilities,
+          rescoreVulnerabilityIds: merged.enriched,
           source,
           scopeName,
           seenAt,
           sla,
           stagedFindings: stager.findings,
-          actorType: ctx.actor.type,
-          actorId: ctx.actor.id,
         },
         trx,
       );
       const counts: ImportCounts = {
-        ...merged.counts,
-        AssetsCreated: created.size,
-        AssetsUpdated: updated.size,
+        ...result.counts,
+        AssetsCreated: resolved.created,
+        AssetsUpdated: resolved.updated,
         Findings: stager.findings,
-        Services: await this.repo.mergeServices(org, id, seenAt, trx),
-        Software: await this.repo.mergeSoftware(org, id, seenAt, trx),
+        Services: await assets.mergeImportServices(org, id, seenAt, trx),
+        Software: await software.mergeImport(org, id, resolved.assets, seenAt, trx),
         Records: stager.records,
         Skipped: stager.skipped,
         ParseMs: meta.parseMs,
@@ -560,8 +559,17 @@ export class ImportService {
         },
         trx,
       );
-      return { counts, changedIds: merged.changedIds };
+      return { counts, changedIds: result.changedIds };
     });
+  }
+
+  /** Each owner removes its own staged rows of the import. */
+  private async clearStaging(organizationId: string, importId: string): Promise<void> {
+    const { assets, vulnerabilities, findings, software } = this.owners;
+    await findings.clearImport(organizationId, importId);
+    await assets.clearImport(organizationId, importId);
+    await software.clearImport(organizationId, importId);
+    await vulnerabilities.clearImport(organizationId, importId);
   }
 
   private async fail(
@@ -575,7 +583,7 @@ export class ImportService {
   ): Promise<void> {
     const reason = await this.describeFailure(error, importer, path, id);
     try {
-      await this.repo.clearStaging(org, id);
+      await this.clearStaging(org, id);
     } catch {
       // The staging rows are also cleared when the next process starts.
     }
@@ -632,7 +640,7 @@ export class ImportService {
       now,
       new Date(now.getTime() - staleSeconds * 1000),
     );
-    for (const r of rows) await this.repo.clearStaging(r.organization_id, r.id);
+    for (const r of rows) await this.clearStaging(r.organization_id, r.id);
     return rows.length;
   }
 

@@ -1,3 +1,5 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
@@ -6,7 +8,10 @@ import { Problems } from '../../problems/catalogue.js';
 import type { AssetService } from '../assets/service.js';
 import type { ServiceContext } from '../context.js';
 import type { Page } from '../users/service.js';
+import type { SoftwareImportRepository, StagedSoftware } from './import-repository.js';
 import type { SoftwareFilter, SoftwareRepository, SoftwareRow } from './repository.js';
+
+export type { StagedSoftware } from './import-repository.js';
 
 /** What kind of software it is; clients filter by it. */
 export const SOFTWARE_CATEGORIES = [
@@ -36,6 +41,7 @@ const PURL = /^pkg:[a-z][a-z0-9.+-]*\/\S+$/i;
 export class SoftwareService {
   constructor(
     private readonly repo: SoftwareRepository,
+    private readonly imports: SoftwareImportRepository,
     private readonly assets: AssetService,
     private readonly clock: Clock,
   ) {}
@@ -115,5 +121,28 @@ export class SoftwareService {
     await this.assets.get(ctx, assetId);
     if (!(await this.repo.delete(ctx.organizationId, assetId, id)))
       throw AppError.of(Problems.NotFound, `No software ${id} on asset ${assetId}.`);
+  }
+
+  // ---- scanner-report imports (the imports module runs them; software owns the rows) ----
+
+  /** Stages the software a report found, on its assets by key, while it streams in. */
+  stageFromImport(organizationId: string, importId: string, software: StagedSoftware[]) {
+    return this.imports.stage(organizationId, importId, software);
+  }
+
+  /** Merges an import's staged software into the assets it resolved (their ids by staged key). */
+  mergeImport(
+    organizationId: string,
+    importId: string,
+    assets: { key: string; id: string }[],
+    seenAt: Date,
+    trx: Transaction<DB>,
+  ): Promise<number> {
+    return this.imports.merge(organizationId, importId, assets, seenAt, trx);
+  }
+
+  /** Removes an import's staged software (after its merge, or when it failed). */
+  clearImport(organizationId: string, importId: string): Promise<void> {
+    return this.imports.clear(organizationId, importId);
   }
 }

@@ -5,7 +5,22 @@ import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { ServiceContext } from '../context.js';
+import type { StagedVulnerability, VulnerabilityImportRepository } from './import-repository.js';
 import type { EnrichScope, VulnerabilityRepository, VulnerabilityRow } from './repository.js';
+
+export type { StagedVulnerability, StagedVulnerabilityInput } from './import-repository.js';
+
+/** A vulnerability a report named, as its import merged it: what its findings' risk reads. */
+export interface ImportedVulnerability {
+  /** Its key (vulnerabilityKey), which the report's findings were staged with. */
+  key: string;
+  id: string;
+  /** The CVSS score the risk score starts from (v3, else v4, else v2). */
+  cvssScore: string | null;
+  epssPercentile: string | null;
+  kev: boolean;
+  kevDueDate: string | null;
+}
 
 /** What a report or a person says about a vulnerability. */
 export interface VulnerabilityInput {
@@ -46,6 +61,7 @@ export function vulnerabilityKey(
 export class VulnerabilityService {
   constructor(
     private readonly repo: VulnerabilityRepository,
+    private readonly imports: VulnerabilityImportRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -109,5 +125,36 @@ export class VulnerabilityService {
    */
   enrich(organizationId: string, scope: EnrichScope, trx?: Kysely<DB> | Transaction<DB>): Promise<string[]> {
     return this.repo.enrichFromIntel(organizationId, scope, this.clock(), trx);
+  }
+
+  // ---- scanner-report imports (the imports module runs them; vulnerabilities own the rows) ----
+
+  /** Stages the vulnerabilities a report names while it streams in. */
+  stageFromImport(organizationId: string, importId: string, vulnerabilities: StagedVulnerability[]) {
+    return this.imports.stage(organizationId, importId, vulnerabilities);
+  }
+
+  /**
+   * Upserts an import's staged vulnerabilities into the knowledge base and enriches them from
+   * public intelligence, inside the import's transaction. Answers the ids the enrichment changed
+   * (their findings are re-scored) and the vulnerabilities by key with what their findings' risk
+   * reads, as pages read on demand: they are to be read inside the same transaction.
+   */
+  async mergeImport(
+    organizationId: string,
+    importId: string,
+    source: string,
+    seenAt: Date,
+    trx: Transaction<DB>,
+  ): Promise<{ vulnerabilities: AsyncIterable<ImportedVulnerability[]>; enriched: string[] }> {
+    await this.imports.merge(organizationId, importId, source, seenAt, trx);
+    // Before they are read: the findings' risk scores and due dates read the enriched values.
+    const enriched = await this.enrich(organizationId, { importId }, trx);
+    return { vulnerabilities: this.imports.merged(organizationId, importId, trx), enriched };
+  }
+
+  /** Removes an import's staged vulnerabilities (after its merge, or when it failed). */
+  clearImport(organizationId: string, importId: string): Promise<void> {
+    return this.imports.clear(organizationId, importId);
   }
 }

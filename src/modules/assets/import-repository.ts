@@ -1,0 +1,149 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** A network service a report found on an asset, staged while the report streams in. */
+export interface StagedService {
+  assetKey: string;
+  port: number;
+  protocol: string;
+  name: string | null;
+  product: string | null;
+  version: string | null;
+  cpe: string | null;
+  banner: string | null;
+}
+
+/**
+ * The assets' side of a scanner-report import: the report's assets (import_assets, by the key
+ * that identifies each in the report) and services (import_services) staged while it streams
+ * in, then resolved to assets and merged inside the import's one transaction.
+ */
+export class AssetImportRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async stageAssets(organizationId: string, importId: string, assets: { key: string; input: unknown }[]) {
+    if (assets.length === 0) return;
+    await this.db
+      .insertInto('import_assets')
+      .values(
+        assets.map((a) => ({
+          organization_id: organizationId,
+          import_id: importId,
+          asset_key: a.key,
+          input: JSON.stringify(a.input),
+        })),
+      )
+      .onConflict((oc) => oc.columns(['organization_id', 'import_id', 'asset_key']).doNothing())
+      .execute();
+  }
+
+  async stageServices(organizationId: string, importId: string, services: StagedService[]) {
+    if (services.length === 0) return;
+    await this.db
+      .insertInto('import_services')
+      .values(
+        services.map((s) => ({
+          organization_id: organizationId,
+          import_id: importId,
+          asset_key: s.assetKey,
+          port: s.port,
+          protocol: s.protocol,
+          name: s.name,
+          product: s.product,
+          version: s.version,
+          cpe: s.cpe,
+          banner: s.banner,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['organization_id', 'import_id', 'asset_key', 'port', 'protocol']).doUpdateSet({
+          name: sql`coalesce(excluded.name, import_services.name)`,
+          product: sql`coalesce(excluded.product, import_services.product)`,
+          version: sql`coalesce(excluded.version, import_services.version)`,
+          cpe: sql`coalesce(excluded.cpe, import_services.cpe)`,
+          banner: sql`coalesce(excluded.banner, import_services.banner)`,
+        }),
+      )
+      .execute();
+  }
+
+  staged(organizationId: string, importId: string, db: Db) {
+    return db
+      .selectFrom('import_assets')
+      .select(['asset_key', 'input'])
+      .where('organization_id', '=', organizationId)
+      .where('import_id', '=', importId)
+      .orderBy('asset_key')
+      .execute();
+  }
+
+  async setAssetIds(
+    organizationId: string,
+    importId: string,
+    rows: { key: string; assetId: string }[],
+    trx: Db,
+  ): Promise<void> {
+    for (let i = 0; i < rows.length; i += 5000) {
+      const chunk = rows.slice(i, i + 5000);
+      await sql`
+        update import_assets s set asset_id = w.asset_id
+        from unnest(${chunk.map((r) => r.key)}::text[], ${chunk.map((r) => r.assetId)}::uuid[]) as w(asset_key, asset_id)
+        where s.organization_id = ${organizationId} and s.import_id = ${importId} and s.asset_key = w.asset_key`.execute(
+        trx,
+      );
+    }
+    // Staging tables fill up within seconds; without fresh statistics the planner takes them for
+    // empty and joins them row by row (the services merge below, bench:import).
+    await sql`analyze import_assets`.execute(trx);
+  }
+
+  /** The import's resolved assets by key, with what their findings' risk scores read. */
+  async resolved(organizationId: string, importId: string, trx: Db) {
+    const rows = await trx
+      .selectFrom('import_assets as s')
+      .innerJoin('assets as a', (j) =>
+        j.onRef('a.organization_id', '=', 's.organization_id').onRef('a.id', '=', 's.asset_id'),
+      )
+      .select(['s.asset_key', 's.asset_id', 'a.criticality', 'a.internet_facing'])
+      .where('s.organization_id', '=', organizationId)
+      .where('s.import_id', '=', importId)
+      .execute();
+    return rows.map((r) => ({
+      key: r.asset_key,
+      id: r.asset_id!,
+      criticality: r.criticality,
+      internetFacing: r.internet_facing,
+    }));
+  }
+
+  async mergeServices(organizationId: string, importId: string, seenAt: Date, trx: Db): Promise<number> {
+    const result = await sql`
+      insert into asset_services (organization_id, id, asset_id, port, protocol, name, product, version, cpe, banner,
+        first_seen_at, last_seen_at)
+      select ${organizationId}::uuid, rampart_uuidv7(), a.asset_id, s.port, s.protocol, s.name, s.product, s.version, s.cpe,
+        s.banner, ${seenAt}::timestamptz, ${seenAt}::timestamptz
+      from import_services s join import_assets a on a.organization_id = s.organization_id
+        and a.import_id = s.import_id and a.asset_key = s.asset_key
+      where s.organization_id = ${organizationId} and s.import_id = ${importId} and a.asset_id is not null
+      on conflict (organization_id, asset_id, port, protocol) do update set
+        name = coalesce(excluded.name, asset_services.name),
+        product = coalesce(excluded.product, asset_services.product),
+        version = coalesce(excluded.version, asset_services.version),
+        cpe = coalesce(excluded.cpe, asset_services.cpe),
+        banner = coalesce(excluded.banner, asset_services.banner),
+        last_seen_at = greatest(asset_services.last_seen_at, excluded.last_seen_at)`.execute(trx);
+    return Number(result.numAffectedRows ?? 0);
+  }
+
+  async clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {
+    for (const table of ['import_services', 'import_assets'] as const) {
+      await db
+        .deleteFrom(table)
+        .where('organization_id', '=', organizationId)
+        .where('import_id', '=', importId)
+        .execute();
+    }
+  }
+}
