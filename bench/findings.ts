@@ -10,7 +10,6 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { buildServices } from '../src/app.js';
 import { openPostgres } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { sendCsv } from '../src/http/csv.js';
@@ -19,6 +18,7 @@ import { LocalInvalidationBus } from '../src/lib/invalidation-bus.js';
 import type { FindingFilter, FindingSort } from '../src/modules/findings/repository.js';
 import { FindingRepository, TOTAL_COUNT_CAP } from '../src/modules/findings/repository.js';
 import { FINDING_CSV } from '../src/modules/findings/routes.js';
+import { buildServices } from '../src/services.js';
 
 const FINDINGS = Number(process.env.BENCH_FINDINGS ?? 1_000_000);
 const ASSETS = Number(process.env.BENCH_ASSETS ?? 20_000);

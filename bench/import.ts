@@ -14,11 +14,11 @@ import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { buildServices } from '../src/app.js';
 import { type Database, openEmbedded, openPostgres } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { LocalInvalidationBus } from '../src/lib/invalidation-bus.js';
 import { importDirectory, spoolReport } from '../src/modules/imports/upload.js';
+import { buildServices } from '../src/services.js';
 
 const FINDINGS = Number(process.env.BENCH_IMPORT_FINDINGS ?? 100_000);
 const HOSTS = Number(process.env.BENCH_IMPORT_HOSTS ?? 2_000);

@@ -14,7 +14,6 @@ import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { buildServices } from '../src/app.js';
 import { type Database, openEmbedded, openPostgres } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import {
@@ -26,6 +25,7 @@ import {
 } from '../src/intel/cpe/configuration.js';
 import type { Configuration } from '../src/intel/types.js';
 import { LocalInvalidationBus } from '../src/lib/invalidation-bus.js';
+import { buildServices } from '../src/services.js';
 
 const CVES = Number(process.env.BENCH_INTEL_CVES ?? 50_000);
 const SERVICES = Number(process.env.BENCH_INTEL_SERVICES ?? 10_000);

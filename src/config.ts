@@ -277,3 +277,8 @@ export function loadConfig(
   const baseUrl = (config.baseUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
   return { ...config, baseUrl, dataDir: path.resolve(config.dataDir) };
 }
+
+/** The feed URLs of the scheduled sync (RAMPART_INTEL_SYNC_URLS, separated by spaces). */
+export function syncUrlsOf(config: Pick<Config, 'intelSyncUrls'>): string[] {
+  return config.intelSyncUrls?.split(/\s+/).filter(Boolean) ?? [];
+}

@@ -1,5 +1,4 @@
 import { Command, CommanderError } from 'commander';
-import { VERSION } from './app.js';
 import {
   apiKeyCreateCommand,
   apiKeyListCommand,
@@ -17,6 +16,7 @@ import { serveCommand } from './cli/serve.js';
 import { ConfigError } from './config.js';
 import { DatabaseLockedError } from './db/lock.js';
 import { AppError } from './problems/app-error.js';
+import { VERSION } from './version.js';
 
 /** Exit codes, documented in the README. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, config: 3, locked: 4, attention: 5 } as const;

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
-import { buildServices, type Services } from '../app.js';
+import { openInvalidationBus } from '../background.js';
 import { type Config, loadConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { type Clock, systemClock } from '../lib/clock.js';
-import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from '../lib/invalidation-bus.js';
+import type { InvalidationBus } from '../lib/invalidation-bus.js';
 import type { Organization } from '../modules/organizations/service.js';
+import { buildServices, type Services } from '../services.js';
 
 export interface Output {
   stdout: (text: string) => void;
@@ -23,6 +24,11 @@ export interface Runtime {
   config: Config;
   database: Database;
   services: Services;
+  /**
+   * The services' invalidation bus. The HTTP app of `rampart serve` shares it and closes it on
+   * shutdown, before `close` closes it again (a no-op).
+   */
+  bus: InvalidationBus;
   firstOrganization: Organization;
   appliedMigrations: string[];
   createdOrganization: boolean;
@@ -33,24 +39,35 @@ export function readConfig(cli: CliEnv): Config {
   return loadConfig(cli.env, (p) => fs.readFileSync(p, 'utf8'));
 }
 
+export interface RuntimeOptions {
+  /**
+   * Seconds a verified API key stays cached: 0 (the default) for a command, which verifies none;
+   * the server's RAMPART_AUTH_CACHE_SECONDS for `rampart serve`.
+   */
+  authCacheSeconds?: number;
+}
+
 /**
  * Opens the database for a command: applies migrations and creates the first organisation on an
  * empty database, so that every command leaves a usable database behind.
  */
-export async function openRuntime(cli: CliEnv, command: string, config = readConfig(cli)): Promise<Runtime> {
+export async function openRuntime(
+  cli: CliEnv,
+  command: string,
+  config = readConfig(cli),
+  options: RuntimeOptions = {},
+): Promise<Runtime> {
   const database = await openDatabase(config, { command });
   let bus: InvalidationBus | undefined;
   try {
     // A revoke from the CLI reaches running servers' caches through Redis when it is configured.
-    bus = config.redisUrl
-      ? new RedisInvalidationBus(config.redisUrl, config.redisPrefix)
-      : new LocalInvalidationBus();
+    bus = openInvalidationBus(config);
     const services = buildServices(database, cli.clock ?? systemClock, bus, {
       ...config,
-      authCacheSeconds: 0,
+      authCacheSeconds: options.authCacheSeconds ?? 0,
     });
-    // Processes starting at once on a new database: one migrates and creates the first
-    // organisation, the others wait and then find it done.
+    // Processes starting at once on a new database: one migrates (re-applying the SQL functions
+    // whose file changed) and creates the first organisation, the others wait and find it done.
     const { appliedMigrations, organization, created } = await database.exclusive('first-start', async () => {
       const applied = await migrateToLatest(database.db);
       return { appliedMigrations: applied, ...(await services.organizations.ensureFirst()) };
@@ -60,6 +77,7 @@ export async function openRuntime(cli: CliEnv, command: string, config = readCon
       config,
       database,
       services,
+      bus: openBus,
       firstOrganization: organization,
       appliedMigrations,
       createdOrganization: created,

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { buildApp, syncUrlsOf } from '../app.js';
-import type { Config } from '../config.js';
+import { buildApp } from '../app.js';
+import { type Config, syncUrlsOf } from '../config.js';
 import { systemClock } from '../lib/clock.js';
 import type { ServiceContext } from '../modules/context.js';
 import { IntelSync } from '../modules/intel/sync.js';
@@ -24,7 +24,8 @@ export interface RunningServer {
 /** Starts the HTTP server. Resolves once it listens; `stop` shuts it down gracefully. */
 export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<RunningServer> {
   const config = readConfig(cli);
-  const rt = await openRuntime(cli, 'serve', config);
+  // One service graph for the server: the runtime's, with the server's API key cache.
+  const rt = await openRuntime(cli, 'serve', config, { authCacheSeconds: config.authCacheSeconds });
   try {
     // Instances starting together: one creates the Admin (and prints its password), the others
     // wait and find it.
@@ -35,7 +36,11 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
         config.adminPassword,
       ),
     );
-    const { app, services } = await buildApp({ config, database: rt.database });
+    const { app, services } = await buildApp({
+      config,
+      database: rt.database,
+      graph: { services: rt.services, bus: rt.bus },
+    });
     await app.listen({ port: config.port, host: config.host });
     // Intelligence in the background: the bundled knowledge base on a new installation, then the
     // scheduled sync when feed URLs are configured. Neither delays serving requests.

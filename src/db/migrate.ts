@@ -1,5 +1,9 @@
-import { type Kysely, type MigrationResultSet, Migrator } from 'kysely';
+import { createHash } from 'node:crypto';
+import { type Kysely, type MigrationResultSet, Migrator, sql } from 'kysely';
+import { FUNCTIONS } from './functions/index.js';
+import type { SqlFunction } from './functions/types.js';
 import { migrations } from './migrations/index.js';
+import type { DB } from './schema.js';
 
 export class MigrationError extends Error {
   constructor(message: string, options?: ErrorOptions) {
@@ -8,7 +12,10 @@ export class MigrationError extends Error {
   }
 }
 
-/** Applies every pending migration; returns the names applied now (empty when up to date). */
+/**
+ * Applies every pending migration, then every SQL function whose definition changed; returns the
+ * names of the migrations applied now (empty when up to date).
+ */
 // biome-ignore lint/suspicious/noExplicitAny: the migrator works on any schema
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({
@@ -22,5 +29,40 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
       cause: result.error,
     });
   }
+  await applyFunctions(db);
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+const hashOf = (definition: string) => createHash('sha256').update(definition).digest('hex');
+
+/**
+ * Applies each function whose definition differs from the one last applied (by hash), each with
+ * its hash in one transaction; returns the names applied now. Processes starting together call it
+ * under the first-start lock, so that two never replace the same function at once.
+ */
+export async function applyFunctions(
+  db: Kysely<DB>,
+  functions: readonly SqlFunction[] = FUNCTIONS,
+): Promise<string[]> {
+  const applied = await db.selectFrom('sql_functions').select(['name', 'content_hash']).execute();
+  const hashes = new Map(applied.map((row) => [row.name, row.content_hash]));
+  const changed = functions.filter((f) => hashes.get(f.name) !== hashOf(f.definition));
+  for (const f of changed) {
+    const contentHash = hashOf(f.definition);
+    try {
+      await db.transaction().execute(async (trx) => {
+        await sql.raw(f.definition).execute(trx);
+        await trx
+          .insertInto('sql_functions')
+          .values({ name: f.name, content_hash: contentHash })
+          .onConflict((oc) => oc.column('name').doUpdateSet({ content_hash: contentHash }))
+          .execute();
+      });
+    } catch (error) {
+      throw new MigrationError(`SQL function ${f.name} failed: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
+  return changed.map((f) => f.name);
 }

@@ -480,7 +480,14 @@ export interface IntelSyncLeaseTable {
   last_errors: ColumnType<{ url: string; error: string }[], string, string>;
 }
 
+/** The definition last applied of each function of src/db/functions/ (by its hash). */
+export interface SqlFunctionsTable {
+  name: string;
+  content_hash: string;
+}
+
 export interface DB {
+  sql_functions: SqlFunctionsTable;
   intel_sync_lease: IntelSyncLeaseTable;
   intel_cves: IntelCvesTable;
   intel_kev: IntelKevTable;

@@ -1,6 +1,6 @@
-import type { Services } from '../app.js';
 import type { Severity } from '../db/schema.js';
 import type { ServiceContext } from '../modules/context.js';
+import type { Services } from '../services.js';
 import catalogueJson from './catalogue.json' with { type: 'json' };
 
 /**

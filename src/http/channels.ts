@@ -11,13 +11,13 @@ import type {
 import { Type } from 'typebox';
 import type { Config } from '../config.js';
 import { type Access, DEFAULT_AUTH_METHODS, describeAccess } from './access.js';
+import type { Channel } from './channel-names.js';
 import type { DeprecationRegistry } from './deprecations.js';
 import { problemExample } from './problems/examples.js';
 import type { TypedApp } from './types.js';
 
-export const CHANNELS = ['latest', 'integration'] as const;
-export type Channel = (typeof CHANNELS)[number];
-export const BOTH: readonly Channel[] = CHANNELS;
+// Routes name their channels from here.
+export { BOTH, CHANNELS, type Channel } from './channel-names.js';
 
 /** What a module's routes need to know about the channel they are being registered in. */
 export interface ChannelContext {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
 import type { Access, Principal } from './access.js';
-import type { Channel } from './channels.js';
+import type { Channel } from './channel-names.js';
 import type { ResolvedDeprecation } from './deprecations.js';
 
 export type TypedApp = FastifyInstance<

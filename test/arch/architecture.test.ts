@@ -29,7 +29,7 @@ describe('architecture rules', () => {
       const own = /src\/modules\/([^/]+)\//.exec(file)?.[1];
       for (const target of importsOf(file)) {
         const m = /src\/modules\/([^/]+)\/repository\.js$/.exec(target);
-        if (m && m[1] !== own && !file.endsWith('src/app.ts'))
+        if (m && m[1] !== own && !file.endsWith('src/services.ts'))
           offences.push(`${path.relative(ROOT, file)} → ${m[1]}/repository`);
       }
     }
@@ -149,5 +149,92 @@ describe('parsing boundaries', () => {
       .filter((rel) => purlReading.test(fs.readFileSync(path.join(ROOT, rel), 'utf8')));
     expect(offences).toEqual([]);
     expect(purlReading.test(fs.readFileSync(path.join(ROOT, 'src/parsing/purl.ts'), 'utf8'))).toBe(true);
+  });
+});
+
+// Issue 13, item 3: no import cycles among src/ files. `import type` edges count too: a type-only
+// cycle still ties two files together, and becomes a runtime one at the first value import.
+/** The relative specifiers a source imports: imports, re-exports, side-effect and dynamic imports. */
+function relativeSpecifiers(text: string): string[] {
+  return [...text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*(['"])(\.[^'"]+)\1/g)].map((m) => m[2]!);
+}
+
+/** Each file → the files of `files` it imports (a specifier's .js names the .ts beside it). */
+function importGraph(sources: readonly string[]): Map<string, string[]> {
+  const known = new Set(sources);
+  const resolve = (from: string, specifier: string) => {
+    const target = path.resolve(path.dirname(from), specifier);
+    const ts = target.replace(/\.js$/, '.ts');
+    return known.has(ts) ? ts : target;
+  };
+  return new Map(
+    sources.map((file) => [
+      file,
+      relativeSpecifiers(fs.readFileSync(file, 'utf8'))
+        .map((s) => resolve(file, s))
+        .filter((target) => known.has(target)),
+    ]),
+  );
+}
+
+/** One cycle of `graph`, as the path that returns to its first node; undefined when there is none. */
+function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | undefined {
+  const finished = new Set<string>();
+  const trail: string[] = [];
+  const visit = (node: string): string[] | undefined => {
+    const at = trail.indexOf(node);
+    if (at >= 0) return [...trail.slice(at), node];
+    if (finished.has(node)) return undefined;
+    trail.push(node);
+    for (const next of graph.get(node) ?? []) {
+      const cycle = visit(next);
+      if (cycle) return cycle;
+    }
+    trail.pop();
+    finished.add(node);
+    return undefined;
+  };
+  for (const node of graph.keys()) {
+    const cycle = visit(node);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}
+
+describe('no import cycles', () => {
+  it('the detector finds cycles of any length and passes graphs without one', () => {
+    const graph = (edges: Record<string, string[]>) => new Map(Object.entries(edges));
+    expect(findCycle(graph({ a: ['b'], b: ['a'] }))).toEqual(['a', 'b', 'a']);
+    expect(findCycle(graph({ a: ['a'] }))).toEqual(['a', 'a']);
+    expect(findCycle(graph({ x: ['a'], a: ['b'], b: ['c'], c: ['a'] }))).toEqual(['a', 'b', 'c', 'a']);
+    expect(findCycle(graph({ a: ['b', 'c'], b: ['d'], c: ['d'], d: [] }))).toBeUndefined();
+  });
+
+  it('reads every kind of relative import, types included', () => {
+    const text = [
+      "import type { A } from './a.js';",
+      'import {\n  B,\n  type C,\n} from "../double-quoted.js";',
+      "import {\n  D,\n} from '../d.js';",
+      "export { E } from './e.js';",
+      "import './side-effect.js';",
+      "const lazy = await import('./lazy.js');",
+      "import Fastify from 'fastify';",
+    ].join('\n');
+    expect(relativeSpecifiers(text)).toEqual([
+      './a.js',
+      '../double-quoted.js',
+      '../d.js',
+      './e.js',
+      './side-effect.js',
+      './lazy.js',
+    ]);
+  });
+
+  it('src/ has none', () => {
+    const graph = importGraph(files);
+    // The graph is real: the composition root's edges resolve to the .ts files they name.
+    expect(graph.get(path.join(ROOT, 'src/app.ts'))).toContain(path.join(ROOT, 'src/services.ts'));
+    const cycle = findCycle(graph);
+    expect(cycle?.map((file) => path.relative(ROOT, file))).toBeUndefined();
   });
 });

@@ -52,6 +52,7 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
       '0009_add_finding_last_import',
       '0010_create_vulnerability_intelligence',
       '0011_drop_time_defaults',
+      '0012_track_sql_functions',
     ]);
     expect(first.OrganizationCreated).toBe(true);
     const again = await cli.run('migrate');

@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type RegisteredRoute, type Services } from '../../src/app.js';
+import { buildApp, type RegisteredRoute } from '../../src/app.js';
+import { openInvalidationBus } from '../../src/background.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import type { Role } from '../../src/db/schema.js';
 import type { ServiceContext } from '../../src/modules/context.js';
 import type { Organization } from '../../src/modules/organizations/service.js';
+import { buildServices, type Services } from '../../src/services.js';
 
 export class TestClock {
   constructor(public now = new Date('2026-11-21T12:00:00Z')) {}
@@ -46,7 +48,10 @@ export async function buildTestApp(
 ): Promise<TestApp> {
   const config = testConfig(options.env);
   const clock = options.clock ?? new TestClock();
-  const { app, services, routes } = await buildApp({ config, database, clock: clock.fn, logger: false });
+  // Like `rampart serve`: the service graph first, then the HTTP app on it.
+  const bus = openInvalidationBus(config);
+  const graph = { services: buildServices(database, clock.fn, bus, config), bus };
+  const { app, services, routes } = await buildApp({ config, database, graph, logger: false });
   const { organization: org } = await services.organizations.ensureFirst();
 
   const userWithKey = async (role: Role, inOrg: Organization = org): Promise<Credentials> => {

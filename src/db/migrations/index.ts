@@ -10,6 +10,7 @@ import * as m0008 from './0008_index_finding_events_by_import.js';
 import * as m0009 from './0009_add_finding_last_import.js';
 import * as m0010 from './0010_create_vulnerability_intelligence.js';
 import * as m0011 from './0011_drop_time_defaults.js';
+import * as m0012 from './0012_track_sql_functions.js';
 
 /** Every migration, in order. Listed explicitly so the same code runs from src/ and dist/. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009_add_finding_last_import': m0009,
   '0010_create_vulnerability_intelligence': m0010,
   '0011_drop_time_defaults': m0011,
+  '0012_track_sql_functions': m0012,
 };

@@ -8,6 +8,7 @@ import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
+import type { UserAccessChanged } from '../users/service.js';
 import type { ApiKeyRepository } from './repository.js';
 import {
   ACCESS_KEY_PATTERN,
@@ -63,8 +64,11 @@ export class ApiKeyService {
     private readonly bus: InvalidationBus,
     private readonly clock: Clock,
     private readonly cacheSeconds: number,
+    userAccessChanged: UserAccessChanged,
   ) {
     bus.subscribe((message) => this.onInvalidate(message));
+    // Cached keys carry the role and the active flag: drop them on every instance.
+    userAccessChanged.subscribe((_organizationId, userId) => this.invalidateUser(userId));
   }
 
   private status(row: { revoked_at: Date | null; expires_at: Date | null }): ApiKeyStatus {

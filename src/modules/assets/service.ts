@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { AssetKind, DB } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import type { Listeners } from '../../lib/listeners.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
@@ -112,23 +113,20 @@ function cleanTags(tags: string[] = []): string[] {
   return out;
 }
 
-/** Told when what an asset means to the business (criticality, exposure) changes. */
-export type RiskContextListener = (organizationId: string, assetId: string) => Promise<void>;
+/**
+ * Raised when what an asset means to the business (criticality, exposure) changes: findings
+ * follow it to re-score their risk.
+ */
+export type RiskContextChanged = Listeners<[organizationId: string, assetId: string]>;
 
 export class AssetService {
-  private riskContextChanged: RiskContextListener = async () => {};
-
-  /** Findings re-score their risk when their asset's criticality or exposure changes. */
-  onRiskContextChanged(listener: RiskContextListener): void {
-    this.riskContextChanged = listener;
-  }
-
   constructor(
     private readonly repo: AssetRepository,
     private readonly imports: AssetImportRepository,
     private readonly users: UserService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    private readonly riskContextChanged: RiskContextChanged,
   ) {}
 
   /**
@@ -495,7 +493,7 @@ export class AssetService {
     if (!row) throw AppError.of(Problems.NotFound, `No asset ${id} in your organisation.`);
     // Criticality and exposure are part of every finding's risk score on this asset.
     if (patch.criticality !== undefined || patch.internet_facing !== undefined)
-      await this.riskContextChanged(ctx.organizationId, id);
+      await this.riskContextChanged.notify(ctx.organizationId, id);
     await this.audit.record(ctx, 'asset.updated', { type: 'asset', id }, { fields: Object.keys(patch) });
     return this.get(ctx, id);
   }

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import type { Services } from '../../app.js';
 import { loadDemo, removeDemo } from '../../demo/seed.js';
 import { type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
+import type { Services } from '../../services.js';
 
 /** Demo data on request (the web app offers it to a new organisation). */
 export const demoRoutes =

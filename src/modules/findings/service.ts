@@ -7,7 +7,7 @@ import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
-import type { AssetService } from '../assets/service.js';
+import type { AssetService, RiskContextChanged } from '../assets/service.js';
 import type { ServiceContext } from '../context.js';
 import type { SettingsService } from '../settings/service.js';
 import type { Page } from '../users/service.js';
@@ -93,12 +93,6 @@ function checkLocation(l: FindingLocation): void {
 export type FindingStateListener = (organizationId: string, findingIds: string[]) => Promise<void>;
 
 export class FindingService {
-  private listener: FindingStateListener = async () => {};
-
-  onStateChanged(listener: FindingStateListener): void {
-    this.listener = listener;
-  }
-
   constructor(
     private readonly repo: FindingRepository,
     private readonly imports: FindingImportRepository,
@@ -106,7 +100,13 @@ export class FindingService {
     private readonly vulnerabilities: VulnerabilityService,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
-  ) {}
+    private readonly stateChanged: FindingStateListener,
+    assetRiskContextChanged: RiskContextChanged,
+  ) {
+    assetRiskContextChanged.subscribe(async (organizationId, assetId) => {
+      await this.rescoreAsset(organizationId, assetId);
+    });
+  }
 
   /**
    * Records that a vulnerability was seen on an asset at a location. The same asset,
@@ -212,7 +212,7 @@ export class FindingService {
       );
       return { id, created: true, reopened: false };
     });
-    if (outcome.reopened) await this.listener(ctx.organizationId, [outcome.id]);
+    if (outcome.reopened) await this.stateChanged(ctx.organizationId, [outcome.id]);
     return { finding: await this.get(ctx, outcome.id), created: outcome.created, reopened: outcome.reopened };
   }
 
@@ -360,7 +360,7 @@ export class FindingService {
         trx,
       );
     });
-    await this.listener(ctx.organizationId, [id]);
+    await this.stateChanged(ctx.organizationId, [id]);
     return this.get(ctx, id);
   }
 
@@ -536,7 +536,7 @@ export class FindingService {
     const byOrganization = new Map<string, string[]>();
     for (const f of expired)
       byOrganization.set(f.organization_id, [...(byOrganization.get(f.organization_id) ?? []), f.id]);
-    for (const [organizationId, ids] of byOrganization) await this.listener(organizationId, ids);
+    for (const [organizationId, ids] of byOrganization) await this.stateChanged(organizationId, ids);
     return expired.length;
   }
 }

@@ -7,7 +7,7 @@ import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import { hashPassword, verifyPassword } from '../users/password.js';
-import type { User, UserService } from '../users/service.js';
+import type { User, UserAccessChanged, UserService } from '../users/service.js';
 import type { SessionRepository } from './repository.js';
 
 export const SIGN_IN_FAILED = 'The email or password is incorrect.';
@@ -49,7 +49,12 @@ export class SessionService {
     private readonly audit: AuditService,
     private readonly clock: Clock,
     private readonly lifetimes: SessionLifetimes,
-  ) {}
+    userAccessChanged: UserAccessChanged,
+  ) {
+    userAccessChanged.subscribe(async (organizationId, userId, { endSessions, keepSessionId }) => {
+      if (endSessions) await this.endAllFor(organizationId, userId, keepSessionId);
+    });
+  }
 
   async signIn(
     email: string,

@@ -1,6 +1,7 @@
 import { ROLES, type Role } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import type { Listeners } from '../../lib/listeners.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
@@ -56,29 +57,20 @@ export interface UserChanges {
 }
 
 /**
- * Told when a user's access must end or be re-read (deactivation, role change, new password):
- * sessions and API key caches live in other modules.
+ * Raised when a user's access must end or be re-read (deactivation, role change, new password):
+ * sessions and API key caches live in other modules, which follow it.
  */
-export interface UserAccessListener {
-  accessChanged(
-    organizationId: string,
-    userId: string,
-    options: { endSessions: boolean; keepSessionId?: string },
-  ): Promise<void>;
-}
+export type UserAccessChanged = Listeners<
+  [organizationId: string, userId: string, options: { endSessions: boolean; keepSessionId?: string }]
+>;
 
 export class UserService {
-  private listener: UserAccessListener = { accessChanged: async () => {} };
-
   constructor(
     private readonly repo: UserRepository,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    private readonly accessChanged: UserAccessChanged,
   ) {}
-
-  onAccessChanged(listener: UserAccessListener): void {
-    this.listener = listener;
-  }
 
   /** Changes name, role or status. The organisation always keeps at least one active Admin. */
   async update(ctx: ServiceContext, id: string, changes: UserChanges): Promise<User> {
@@ -109,7 +101,7 @@ export class UserService {
     const roleChanged = user.role !== current.role;
     const deactivated = current.active && !user.active;
     if (roleChanged || deactivated || user.active !== current.active) {
-      await this.listener.accessChanged(ctx.organizationId, id, { endSessions: deactivated });
+      await this.accessChanged.notify(ctx.organizationId, id, { endSessions: deactivated });
     }
     await this.audit.record(
       ctx,
@@ -131,7 +123,7 @@ export class UserService {
     await this.repo.update(ctx.organizationId, id, this.clock(), {
       password_hash: await hashPassword(password),
     });
-    await this.listener.accessChanged(ctx.organizationId, id, { endSessions: true });
+    await this.accessChanged.notify(ctx.organizationId, id, { endSessions: true });
     await this.audit.record(ctx, 'user.password_reset', { type: 'user', id });
     return password;
   }
@@ -161,7 +153,7 @@ export class UserService {
     await this.repo.update(ctx.organizationId, userId, this.clock(), {
       password_hash: await hashPassword(input.newPassword),
     });
-    await this.listener.accessChanged(ctx.organizationId, userId, {
+    await this.accessChanged.notify(ctx.organizationId, userId, {
       endSessions: true,
       keepSessionId: input.keepSessionId,
     });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServices } from '../../../src/app.js';
+import { buildServices } from '../../../src/services.js';
 import { LocalInvalidationBus } from '../../../src/lib/invalidation-bus.js';
 import { VulnerabilityImportRepository } from '../../../src/modules/vulnerabilities/import-repository.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+import type { Clock } from '../lib/clock.js';
+import type { ApiKeyService } from '../modules/apikeys/service.js';
+import type { SessionService } from '../modules/sessions/service.js';
+import type { Access } from './access.js';
+import { registerAuth } from './auth.js';
+import { CHANNELS, type ChannelRoutes, requireAccessDeclarations } from './channels.js';
+import { checkDeprecation, type DeprecationRegistry } from './deprecations.js';
+import { registerJsonBodyParser } from './json-body.js';
+import { RequestLogController } from './logging.js';
+import { registerChannelDocs } from './openapi.js';
+import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './problems/framework.js';
+import { registerErrorHandler } from './problems/handlers.js';
+import { registerNotFound } from './problems/not-found.js';
+import { ProblemSchema } from './problems/schema.js';
+import { registerRequestGuards } from './request-guards.js';
+import { registerThrottle } from './throttle.js';
+import type { TypedApp } from './types.js';
+import { registerValidators } from './validation.js';
+import { registerWebApp } from './web-app.js';
+
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  access?: Access;
+  channel?: string;
+}
+
+/** A Fastify instance with Rampart's options; `routes` lists every route as it is registered. */
+export function createServer(
+  config: Config,
+  logger: false | FastifyServerOptions['loggerInstance'],
+): { app: FastifyInstance; routes: RegisteredRoute[] } {
+  const app = Fastify({
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    logController: new RequestLogController(),
+    genReqId: () => randomUUID(),
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimit,
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Errors met before a route (or before Fastify) are problem documents too.
+    frameworkErrors,
+    clientErrorHandler,
+  });
+  const routes: RegisteredRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      routes.push({ method, url: route.url, access: route.config?.access, channel: route.config?.channel });
+    }
+  });
+  return { app, routes };
+}
+
+export interface PluginOptions {
+  config: Config;
+  clock: Clock;
+  apiKeys: ApiKeyService;
+  sessions: SessionService;
+  /** Shared throttle counters; in memory without it. */
+  redis: Redis | undefined;
+  /** The built web app; served when it exists. */
+  webDir: string | undefined;
+}
+
+/** The cross-cutting plugins every route runs behind, in the order they must be registered. */
+export async function registerPlugins(app: FastifyInstance, options: PluginOptions): Promise<void> {
+  const { config, clock } = options;
+  requireAccessDeclarations(app);
+  registerValidators(app);
+  app.addSchema(ProblemSchema);
+  registerErrorHandler(app);
+  registerJsonBodyParser(app);
+  registerRequestGuards(app);
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    const deprecation = request.routeOptions.config.deprecation;
+    if (!deprecation) return done();
+    try {
+      reply.header('deprecated', checkDeprecation(deprecation, clock).header);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
+  await app.register(cookie);
+  registerAuth(app, options.apiKeys, options.sessions);
+  await registerThrottle(app, {
+    limit: config.throttleLimit,
+    windowSeconds: config.throttleWindowSeconds,
+    redis: options.redis,
+    redisPrefix: config.redisPrefix,
+  });
+  registerNotFound(app, app.rateLimit(), await registerWebApp(app, options.webDir));
+}
+
+/** Every module's routes under /api/<channel>, beside that channel's OpenAPI document. */
+export async function registerChannels(
+  app: FastifyInstance,
+  modules: readonly ChannelRoutes[],
+  options: { config: Config; deprecations: DeprecationRegistry; version: string },
+): Promise<void> {
+  const { config, deprecations, version } = options;
+  for (const channel of CHANNELS) {
+    await app.register(async (scope) => {
+      await registerChannelDocs(scope, { channel, baseUrl: config.baseUrl, version });
+      await scope.register(
+        async (api) => {
+          for (const register of modules)
+            register(api as unknown as TypedApp, { channel, config, deprecations });
+        },
+        { prefix: `/api/${channel}` },
+      );
+    });
+  }
+}

@@ -1,0 +1,50 @@
+import { type Config, syncUrlsOf } from '../config.js';
+import type { DatabaseKind } from '../db/database.js';
+import type { ChannelRoutes } from '../http/channels.js';
+import type { Services } from '../services.js';
+import { VERSION } from '../version.js';
+import { accountRoutes } from './account/routes.js';
+import { apiKeyRoutes } from './apikeys/routes.js';
+import { assetRoutes } from './assets/routes.js';
+import { authenticationRoutes } from './authentication/routes.js';
+import { demoRoutes } from './demo/routes.js';
+import { findingRoutes } from './findings/routes.js';
+import { importRoutes } from './imports/routes.js';
+import { intelRoutes } from './intel/routes.js';
+import { radarCompatRoutes } from './radar-compat/routes.js';
+import { sessionRoutes } from './sessions/routes.js';
+import { settingsRoutes } from './settings/routes.js';
+import { softwareRoutes } from './software/routes.js';
+import { statusRoutes } from './status/routes.js';
+import { ticketRoutes } from './tickets/routes.js';
+import { userRoutes } from './users/routes.js';
+import { vulnerabilityRoutes } from './vulnerabilities/routes.js';
+
+/** Every module's routes, registered in each channel that serves them. */
+export function moduleRoutes(s: Services, config: Config, databaseKind: DatabaseKind): ChannelRoutes[] {
+  return [
+    statusRoutes({ version: VERSION, databaseKind, clock: s.clock, baseUrl: config.baseUrl }),
+    authenticationRoutes(),
+    accountRoutes(s.users, s.organizations),
+    userRoutes(s.users),
+    apiKeyRoutes(s.apiKeys),
+    assetRoutes(s.assets),
+    softwareRoutes(s.software),
+    findingRoutes(s.findings, s.tickets),
+    importRoutes(s.imports, { maxBytes: config.importMaxBytes, directory: config.importDir }),
+    settingsRoutes(s.settings),
+    ticketRoutes(s.tickets),
+    vulnerabilityRoutes(s.vulnerabilities),
+    intelRoutes(s.intel, s.intelMatcher, { syncUrls: syncUrlsOf(config), syncHours: config.intelSyncHours }),
+    radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities),
+    demoRoutes(s),
+    sessionRoutes({
+      sessions: s.sessions,
+      users: s.users,
+      organizations: s.organizations,
+      baseUrl: config.baseUrl,
+      loginLimit: config.loginThrottleLimit,
+      loginWindowSeconds: config.loginThrottleWindowSeconds,
+    }),
+  ];
+}

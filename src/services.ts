@@ -1,0 +1,182 @@
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { defaultRegistry } from './importers/index.js';
+import type { Clock } from './lib/clock.js';
+import type { InvalidationBus } from './lib/invalidation-bus.js';
+import { Listeners } from './lib/listeners.js';
+import { ApiKeyRepository } from './modules/apikeys/repository.js';
+import { ApiKeyService } from './modules/apikeys/service.js';
+import { AssetImportRepository } from './modules/assets/import-repository.js';
+import { AssetRepository } from './modules/assets/repository.js';
+import { AssetService, type RiskContextChanged } from './modules/assets/service.js';
+import { AuditRepository } from './modules/audit/repository.js';
+import { AuditService } from './modules/audit/service.js';
+import { FindingImportRepository } from './modules/findings/import-repository.js';
+import { FindingRepository } from './modules/findings/repository.js';
+import { FindingService } from './modules/findings/service.js';
+import { ImportRepository } from './modules/imports/repository.js';
+import { ImportService } from './modules/imports/service.js';
+import { importDirectory } from './modules/imports/upload.js';
+import { IntelMatcher } from './modules/intel/matcher.js';
+import { IntelRepository } from './modules/intel/repository.js';
+import { IntelService } from './modules/intel/service.js';
+import { OrganizationRepository } from './modules/organizations/repository.js';
+import { OrganizationService } from './modules/organizations/service.js';
+import { SessionRepository } from './modules/sessions/repository.js';
+import { SessionService } from './modules/sessions/service.js';
+import { SettingsRepository } from './modules/settings/repository.js';
+import { SettingsService } from './modules/settings/service.js';
+import { SoftwareImportRepository } from './modules/software/import-repository.js';
+import { SoftwareRepository } from './modules/software/repository.js';
+import { SoftwareService } from './modules/software/service.js';
+import { TicketRepository } from './modules/tickets/repository.js';
+import { TicketService } from './modules/tickets/service.js';
+import { UserRepository } from './modules/users/repository.js';
+import { type UserAccessChanged, UserService } from './modules/users/service.js';
+import { VulnerabilityImportRepository } from './modules/vulnerabilities/import-repository.js';
+import { VulnerabilityRepository } from './modules/vulnerabilities/repository.js';
+import { VulnerabilityService } from './modules/vulnerabilities/service.js';
+import { setParseLimits } from './parsing/parse-limits.js';
+
+export interface Services {
+  assets: AssetService;
+  software: SoftwareService;
+  tickets: TicketService;
+  findings: FindingService;
+  imports: ImportService;
+  settings: SettingsService;
+  vulnerabilities: VulnerabilityService;
+  sessions: SessionService;
+  organizations: OrganizationService;
+  users: UserService;
+  apiKeys: ApiKeyService;
+  audit: AuditService;
+  intel: IntelService;
+  intelMatcher: IntelMatcher;
+  /** The one source of time for every value the API returns or a rule compares. */
+  clock: Clock;
+}
+
+export type ServicesConfig = Pick<Config, 'authCacheSeconds' | 'sessionIdleMinutes' | 'sessionMaxHours'> &
+  Partial<
+    Pick<
+      Config,
+      | 'intelMaxBytes'
+      | 'importDir'
+      | 'parseMaxDepth'
+      | 'parseMaxAttributes'
+      | 'parseMaxTextBytes'
+      | 'parseMaxElements'
+    >
+  >;
+
+/**
+ * The service graph on one database, shared by the HTTP app and the CLI. Every dependency goes
+ * to a constructor. Where two services need each other, an event created first breaks the cycle:
+ * its followers subscribe in their constructors, in the order they are built here.
+ */
+export function buildServices(
+  database: Database,
+  clock: Clock,
+  bus: InvalidationBus,
+  config: ServicesConfig,
+): Services {
+  // Every reader of uploaded files takes these limits (process-wide: see parse-limits.ts).
+  setParseLimits({
+    ...(config.parseMaxDepth ? { maxDepth: config.parseMaxDepth } : {}),
+    ...(config.parseMaxAttributes ? { maxAttributes: config.parseMaxAttributes } : {}),
+    ...(config.parseMaxTextBytes ? { maxTextBytes: config.parseMaxTextBytes } : {}),
+    ...(config.parseMaxElements ? { maxElements: config.parseMaxElements } : {}),
+  });
+  const db = database.db;
+  // Sessions end, then cached API keys are dropped, when a user's access changes.
+  const userAccessChanged: UserAccessChanged = new Listeners();
+  // Findings re-score when their asset's criticality or exposure changes.
+  const assetRiskContextChanged: RiskContextChanged = new Listeners();
+
+  const audit = new AuditService(new AuditRepository(db), clock);
+  const users = new UserService(new UserRepository(db), audit, clock, userAccessChanged);
+  const lifetimes = { idleMinutes: config.sessionIdleMinutes, absoluteHours: config.sessionMaxHours };
+  const sessions = new SessionService(
+    new SessionRepository(db),
+    users,
+    audit,
+    clock,
+    lifetimes,
+    userAccessChanged,
+  );
+  const apiKeys = new ApiKeyService(
+    new ApiKeyRepository(db),
+    audit,
+    bus,
+    clock,
+    config.authCacheSeconds,
+    userAccessChanged,
+  );
+  const assets = new AssetService(
+    new AssetRepository(db),
+    new AssetImportRepository(db),
+    users,
+    audit,
+    clock,
+    assetRiskContextChanged,
+  );
+  const software = new SoftwareService(
+    new SoftwareRepository(db),
+    new SoftwareImportRepository(db),
+    assets,
+    clock,
+  );
+  const settings = new SettingsService(new SettingsRepository(db), audit, clock);
+  const vulnerabilities = new VulnerabilityService(
+    new VulnerabilityRepository(db),
+    new VulnerabilityImportRepository(db),
+    clock,
+  );
+  // Tickets follow their findings' states.
+  const tickets = new TicketService(new TicketRepository(db), users, clock);
+  const findingsChanged = (organizationId: string, ids: string[]) =>
+    tickets.findingsChanged(organizationId, ids);
+  const findings = new FindingService(
+    new FindingRepository(db),
+    new FindingImportRepository(db),
+    assets,
+    vulnerabilities,
+    settings,
+    clock,
+    findingsChanged,
+    assetRiskContextChanged,
+  );
+  const imports = new ImportService(
+    new ImportRepository(db),
+    defaultRegistry(),
+    { assets, vulnerabilities, findings, software },
+    settings,
+    audit,
+    clock,
+    findingsChanged,
+  );
+  const organizations = new OrganizationService(new OrganizationRepository(db), clock);
+  const intel = new IntelService(new IntelRepository(db), vulnerabilities, findings, organizations, clock, {
+    maxBytes: config.intelMaxBytes ?? 2 * 1024 ** 3,
+    tempDir: importDirectory(config.importDir),
+  });
+  const intelMatcher = new IntelMatcher(intel);
+  return {
+    audit,
+    users,
+    sessions,
+    assets,
+    software,
+    settings,
+    vulnerabilities,
+    findings,
+    imports,
+    tickets,
+    apiKeys,
+    organizations,
+    intel,
+    intelMatcher,
+    clock,
+  };
+}
