@@ -175,7 +175,7 @@ export function buildServices(
     settings,
     clock,
   );
-  const tickets = new TicketService(new TicketRepository(database.db), users, clock);
+  const tickets = new TicketService(new TicketRepository(database.db), users, findings, settings, clock);
   findings.onStateChanged((organizationId, ids) => tickets.findingsChanged(organizationId, ids));
   assets.onRiskContextChanged(async (organizationId, assetId) => {
     await findings.rescoreAsset(organizationId, assetId);
