@@ -166,6 +166,9 @@ describe('table ownership', () => {
 
   const KYSELY_TABLE_ARGUMENT =
     /\b(?:selectFrom|insertInto|replaceInto|updateTable|deleteFrom|mergeInto|(?:inner|left|right|full|cross)Join(?:Lateral)?|table)\s*\(\s*(\[[^\]]*\]|(['"`])[^'"`]*\2)/g;
+  // A quoted name of more than one word (`'import_findings'`) is a table name wherever it stands:
+  // it catches a table passed to Kysely through a variable (`for (const t of [...]) deleteFrom(t)`).
+  const QUOTED_TABLE = /(['"`])(\w+_\w+)(?:\s+as\s+\w+)?\1/g;
   const RAW_SQL_TABLE =
     /\b(?:from|join|into|update|truncate(?:\s+table)?|table)\s+(?:only\s+)?(?:public\.)?"?(\w+)"?/gi;
 
@@ -180,6 +183,7 @@ describe('table ownership', () => {
     for (const m of code.matchAll(KYSELY_TABLE_ARGUMENT))
       for (const arg of m[1]!.matchAll(/['"`]\s*(\w+)/g)) named.add(arg[1]!);
     for (const m of code.matchAll(RAW_SQL_TABLE)) named.add(m[1]!);
+    for (const m of code.matchAll(QUOTED_TABLE)) named.add(m[2]!);
     return new Set([...named].filter((t) => known.includes(t)));
   }
 
@@ -215,6 +219,9 @@ describe('table ownership', () => {
     expect(found('sql`UPDATE "findings" SET state = 1`')).toEqual(['findings']);
     expect(found('sql`delete from tickets where id = 1`')).toEqual(['tickets']);
     expect(found('sql`truncate table users`')).toEqual(['users']);
+    expect(
+      found("for (const t of ['organization_settings'] as const) await db.deleteFrom(t).execute();"),
+    ).toEqual(['organization_settings']);
     expect(found(`sql\`select \${sql.table('assets')}.id\``)).toEqual(['assets']);
     // Not SQL: comments, imports, words that are no table, table names as plain words.
     expect(
