@@ -64,25 +64,27 @@ try {
   );
   const [seedMs] = await time(async () => {
     await sql`
-      insert into assets (organization_id, id, kind, name, ip_addresses, tags, sources, first_seen_at, last_seen_at, criticality)
+      insert into assets (organization_id, id, kind, name, ip_addresses, tags, sources, first_seen_at, last_seen_at, criticality, created_at, updated_at)
       select ${org}, rampart_uuidv7(), 'Host', 'host-' || g, array['10.' || (g / 65536) || '.' || ((g / 256) % 256) || '.' || (g % 256)],
-        case when g % 10 = 0 then array['prod'] else array['lab'] end, array['Bench'], now() - interval '90 days', now(), 1 + g % 5
+        case when g % 10 = 0 then array['prod'] else array['lab'] end, array['Bench'], now() - interval '90 days', now(), 1 + g % 5,
+        now(), now()
       from generate_series(1, ${ASSETS}) g`.execute(database.db);
     await sql`
-      insert into vulnerabilities (organization_id, id, key, source, plugin_id, cve_ids, title, severity, cvss3_score, kev, epss_score)
+      insert into vulnerabilities (organization_id, id, key, source, plugin_id, cve_ids, title, severity, cvss3_score, kev, epss_score, created_at, updated_at)
       select ${org}, rampart_uuidv7(), 'cve:CVE-2024-' || (10000 + g), 'Bench', (100000 + g)::text, array['CVE-2024-' || (10000 + g)],
         'Synthetic vulnerability ' || g || (array[' in OpenSSH', ' in Apache httpd', ' in nginx', ' in OpenSSL', ' in Exim'])[1 + g % 5],
-        (array['Critical', 'High', 'Medium', 'Low', 'Info'])[1 + g % 5], round((g % 100) / 10.0, 1), g % 50 = 0, (g % 1000) / 1000.0
+        (array['Critical', 'High', 'Medium', 'Low', 'Info'])[1 + g % 5], round((g % 100) / 10.0, 1), g % 50 = 0, (g % 1000) / 1000.0,
+        now(), now()
       from generate_series(1, 2000) g`.execute(database.db);
     await sql`
       with a as (select id, row_number() over (order by id) - 1 as n from assets where organization_id = ${org}),
            v as (select id, title, severity, cvss3_score, row_number() over (order by id) - 1 as n from vulnerabilities where organization_id = ${org})
       insert into findings (organization_id, id, asset_id, vulnerability_id, dedup_key, location_kind, port, protocol, title, severity,
-        state, risk_score, due_at, source, first_seen_at, last_seen_at)
+        state, risk_score, due_at, source, first_seen_at, last_seen_at, created_at, updated_at)
       select ${org}, rampart_uuidv7(), a.id, v.id, md5(g::text), 'Port', 1 + g % 1024, 'tcp', v.title, v.severity,
         (array['Open', 'Open', 'Open', 'Fixed', 'Reopened', 'RiskAccepted', 'FalsePositive', 'Open'])[1 + g % 8],
         coalesce(v.cvss3_score * 10, 50), now() + ((g % 365) || ' days')::interval, 'Bench',
-        now() - ((g % 90) || ' days')::interval, now() - ((g % 30) || ' days')::interval
+        now() - ((g % 90) || ' days')::interval, now() - ((g % 30) || ' days')::interval, now(), now()
       from generate_series(0, ${FINDINGS - 1}) g
       join a on a.n = g % ${ASSETS}
       join v on v.n = (g / ${ASSETS}) % 2000`.execute(database.db);

@@ -133,9 +133,9 @@ export function buildServices(
     new VulnerabilityImportRepository(db),
     clock,
   );
-  // Tickets follow their findings' states.
-  const tickets = new TicketService(new TicketRepository(db), users, clock);
-  const findingsChanged = (organizationId: string, ids: string[]) =>
+  // Tickets follow their findings' states; they also read findings, so the callback names them
+  // before they are built (it runs only after both exist).
+  const findingsChanged = (organizationId: string, ids: string[]): Promise<void> =>
     tickets.findingsChanged(organizationId, ids);
   const findings = new FindingService(
     new FindingRepository(db),
@@ -147,6 +147,7 @@ export function buildServices(
     findingsChanged,
     assetRiskContextChanged,
   );
+  const tickets = new TicketService(new TicketRepository(db), users, findings, settings, clock);
   const imports = new ImportService(
     new ImportRepository(db),
     defaultRegistry(),

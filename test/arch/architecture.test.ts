@@ -36,10 +36,10 @@ describe('architecture rules', () => {
     expect(offences).toEqual([]);
   });
 
-  it('only repositories, db/ and the composition root touch SQL', () => {
+  it('only repositories, their modules’ public query fragments (queries.ts), db/ and the composition root touch SQL', () => {
     const offences = files.filter((f) => {
       const rel = path.relative(ROOT, f);
-      if (rel.startsWith('src/db/') || rel.endsWith('repository.ts')) return false;
+      if (rel.startsWith('src/db/') || /(repository|queries)\.ts$/.test(rel)) return false;
       return (
         /from 'kysely'/.test(fs.readFileSync(f, 'utf8')) &&
         !/import type/.test(fs.readFileSync(f, 'utf8').match(/.*from 'kysely'.*/)?.[0] ?? '')
@@ -236,5 +236,134 @@ describe('no import cycles', () => {
     expect(graph.get(path.join(ROOT, 'src/app.ts'))).toContain(path.join(ROOT, 'src/services.ts'));
     const cycle = findCycle(graph);
     expect(cycle?.map((file) => path.relative(ROOT, file))).toBeUndefined();
+  });
+});
+
+// Issue 13, item 1: one owner per table. A module's SQL names only its own tables; a listing that
+// filters or sorts on another module's columns composes the joinable relation that module
+// publishes in its queries.ts, and other reads go through the owner's service.
+describe('table ownership', () => {
+  const TABLE_OWNERS: Record<string, string> = {
+    organizations: 'organizations',
+    users: 'users',
+    api_keys: 'apikeys',
+    sessions: 'sessions',
+    audit_events: 'audit',
+    organization_settings: 'settings',
+    assets: 'assets',
+    asset_identifiers: 'assets',
+    asset_services: 'assets',
+    import_assets: 'assets',
+    import_services: 'assets',
+    asset_software: 'software',
+    import_software: 'software',
+    vulnerabilities: 'vulnerabilities',
+    import_vulnerabilities: 'vulnerabilities',
+    findings: 'findings',
+    finding_events: 'findings',
+    import_findings: 'findings',
+    imports: 'imports',
+    tickets: 'tickets',
+    ticket_findings: 'tickets',
+    ticket_comments: 'tickets',
+    ticket_events: 'tickets',
+    intel_cves: 'intel',
+    intel_kev: 'intel',
+    intel_epss: 'intel',
+    intel_osv: 'intel',
+    intel_loads: 'intel',
+    intel_sync_lease: 'intel',
+    // Not a module's: the record of applied SQL functions belongs to the database layer.
+    sql_functions: 'db',
+  };
+
+  /** The tables of the `DB` interface in src/db/schema.ts: a new table needs an owner here. */
+  function schemaTables(): string[] {
+    const schema = fs.readFileSync(path.join(ROOT, 'src/db/schema.ts'), 'utf8');
+    const body = /export interface DB \{([^}]*)\}/.exec(schema)?.[1] ?? '';
+    return [...body.matchAll(/^\s*(\w+)\s*:/gm)].map((m) => m[1]!);
+  }
+
+  const KYSELY_TABLE_ARGUMENT =
+    /\b(?:selectFrom|insertInto|replaceInto|updateTable|deleteFrom|mergeInto|(?:inner|left|right|full|cross)Join(?:Lateral)?|table)\s*\(\s*(\[[^\]]*\]|(['"`])[^'"`]*\2)/g;
+  // A quoted name of more than one word (`'import_findings'`) is a table name wherever it stands:
+  // it catches a table passed to Kysely through a variable (`for (const t of [...]) deleteFrom(t)`).
+  const QUOTED_TABLE = /(['"`])(\w+_\w+)(?:\s+as\s+\w+)?\1/g;
+  const RAW_SQL_TABLE =
+    /\b(?:from|join|into|update|truncate(?:\s+table)?|table)\s+(?:only\s+)?(?:public\.)?"?(\w+)"?/gi;
+
+  /** Names of tables that a text's SQL mentions, in Kysely calls and in raw SQL (comments left out). */
+  function tablesNamedIn(text: string, known: readonly string[]): Set<string> {
+    const code = text
+      .split('\n')
+      .filter((line) => !/^\s*(\/\/|\/\*|\*)/.test(line))
+      .map((line) => line.replace(/(^|\s)\/\/.*$/, ''))
+      .join('\n');
+    const named = new Set<string>();
+    for (const m of code.matchAll(KYSELY_TABLE_ARGUMENT))
+      for (const arg of m[1]!.matchAll(/['"`]\s*(\w+)/g)) named.add(arg[1]!);
+    for (const m of code.matchAll(RAW_SQL_TABLE)) named.add(m[1]!);
+    for (const m of code.matchAll(QUOTED_TABLE)) named.add(m[2]!);
+    return new Set([...named].filter((t) => known.includes(t)));
+  }
+
+  /** The module whose tables a file may name: its own module, intel for src/intel, none elsewhere. */
+  function ownerOf(rel: string): string | undefined {
+    if (rel.startsWith('src/intel/')) return 'intel';
+    return /^src\/modules\/([^/]+)\//.exec(rel)?.[1];
+  }
+
+  it('maps every table of the schema to a module (or the database layer) that exists', () => {
+    expect(Object.keys(TABLE_OWNERS).sort()).toEqual(schemaTables().sort());
+    for (const owner of new Set(Object.values(TABLE_OWNERS)))
+      expect(fs.existsSync(path.join(ROOT, owner === 'db' ? 'src/db' : `src/modules/${owner}`)), owner).toBe(
+        true,
+      );
+  });
+
+  it('finds the tables that Kysely calls and raw SQL name, and none in comments', () => {
+    const known = ['assets', 'findings', 'users', 'tickets', 'organization_settings', 'intel_kev'];
+    const found = (text: string) => [...tablesNamedIn(text, known)].sort();
+    expect(found(`db.selectFrom('findings as f').innerJoin('assets as a', (j) => j)`)).toEqual([
+      'assets',
+      'findings',
+    ]);
+    expect(found(`db.selectFrom(['users', 'tickets as t'])`)).toEqual(['tickets', 'users']);
+    expect(found(`.leftJoin(\n  "users as u", 'u.id', 'x.user_id')`)).toEqual(['users']);
+    expect(found(`db.insertInto('tickets')`)).toEqual(['tickets']);
+    expect(found(`db.updateTable('findings').set(x)`)).toEqual(['findings']);
+    expect(found(`db.deleteFrom('users')`)).toEqual(['users']);
+    expect(found(`sql\`select * from intel_kev k where k.cve_id = any(\${ids})\``)).toEqual(['intel_kev']);
+    expect(found('sql`select 1 from x\n  join\n    assets a on true`')).toEqual(['assets']);
+    expect(found('sql`insert into organization_settings (organization_id) values (1)`')).toEqual([
+      'organization_settings',
+    ]);
+    expect(found('sql`UPDATE "findings" SET state = 1`')).toEqual(['findings']);
+    expect(found('sql`delete from tickets where id = 1`')).toEqual(['tickets']);
+    expect(found('sql`truncate table users`')).toEqual(['users']);
+    expect(
+      found("for (const t of ['organization_settings'] as const) await db.deleteFrom(t).execute();"),
+    ).toEqual(['organization_settings']);
+    expect(found(`sql\`select \${sql.table('assets')}.id\``)).toEqual(['assets']);
+    // Not SQL: comments, imports, words that are no table, table names as plain words.
+    expect(
+      found("// reads from findings\n/* join assets */\n * update users\nimport { x } from './users.js';"),
+    ).toEqual([]);
+    expect(found('const x = 1; // then into tickets')).toEqual([]);
+    expect(found('sql`select 1 from finding_events`; const users = rows.map((r) => r.findings)')).toEqual([]);
+  });
+
+  it('no module names in SQL a table that another module owns', () => {
+    const tables = Object.keys(TABLE_OWNERS);
+    const offences: string[] = [];
+    for (const file of files) {
+      const rel = path.relative(ROOT, file);
+      // Migrations create every table.
+      if (rel.startsWith('src/db/')) continue;
+      const own = ownerOf(rel);
+      for (const table of tablesNamedIn(fs.readFileSync(file, 'utf8'), tables))
+        if (TABLE_OWNERS[table] !== own) offences.push(`${rel} → ${table} (${TABLE_OWNERS[table]})`);
+    }
+    expect(offences.sort()).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { joinableUsers } from '../users/queries.js';
 
 const LIST_COLUMNS = [
   'api_keys.id',
@@ -53,10 +54,8 @@ export class ApiKeyRepository {
   findForAuthentication(accessKey: string) {
     return this.db
       .selectFrom('api_keys')
-      .innerJoin('users', (j) =>
-        j
-          .onRef('users.organization_id', '=', 'api_keys.organization_id')
-          .onRef('users.id', '=', 'api_keys.user_id'),
+      .innerJoin(joinableUsers('u'), (j) =>
+        j.onRef('u.organization_id', '=', 'api_keys.organization_id').onRef('u.id', '=', 'api_keys.user_id'),
       )
       .select([
         'api_keys.id',
@@ -67,8 +66,8 @@ export class ApiKeyRepository {
         'api_keys.secret_hash',
         'api_keys.expires_at',
         'api_keys.revoked_at',
-        'users.role',
-        'users.active as user_active',
+        'u.role',
+        'u.active as user_active',
       ])
       .where('api_keys.access_key', '=', accessKey)
       .executeTakeFirst();

@@ -391,6 +391,19 @@ export class AssetRepository {
     return Number(row.n);
   }
 
+  /** Assets of the organisation whose name contains the text (findings' free-text search). */
+  async idsNamed(organizationId: string, text: string, limit: number): Promise<string[]> {
+    const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const rows = await this.db
+      .selectFrom('assets')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('name', 'ilike', like)
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
   /** Records a service seen on an asset: the same port and protocol is the same service. */
   upsertService(
     organizationId: string,

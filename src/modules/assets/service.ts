@@ -423,6 +423,11 @@ export class AssetService {
     return { ...row, identifiers: await this.repo.identifiersOf(ctx.organizationId, id) };
   }
 
+  /** Ids of at most `limit` assets whose name contains the text (findings' free-text search). */
+  idsNamed(organizationId: string, text: string, limit: number): Promise<string[]> {
+    return this.repo.idsNamed(organizationId, text, limit);
+  }
+
   async list(
     ctx: ServiceContext,
     filter: AssetListFilter,

@@ -1,6 +1,8 @@
 import { type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
 import type { DB, FindingState, LocationKind, Severity } from '../../db/schema.js';
 import { isoText } from '../../db/text.js';
+import { assetTagged, joinableAssets } from '../assets/queries.js';
+import { joinableVulnerabilities, vulnerabilityHasCve } from '../vulnerabilities/queries.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -117,6 +119,22 @@ export type FindingExportRow =
 /** Above this many matches a TotalCount nobody asked for is left out (IncludeTotal). */
 export const TOTAL_COUNT_CAP = 1_000;
 
+/** The organisation's findings `f` with their asset `a` and vulnerability `v`: what lists read. */
+function baseQuery(organizationId: string, db: Db) {
+  return db
+    .selectFrom('findings as f')
+    .innerJoin(joinableAssets('a'), (j) =>
+      j.onRef('a.organization_id', '=', 'f.organization_id').onRef('a.id', '=', 'f.asset_id'),
+    )
+    .innerJoin(joinableVulnerabilities('v'), (j) =>
+      j.onRef('v.organization_id', '=', 'f.organization_id').onRef('v.id', '=', 'f.vulnerability_id'),
+    )
+    .where('f.organization_id', '=', organizationId);
+}
+
+type BaseQuery = ReturnType<typeof baseQuery>;
+type BaseSources = BaseQuery extends SelectQueryBuilder<infer D, infer T, infer _O> ? [D, T] : never;
+
 export class FindingRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -125,15 +143,7 @@ export class FindingRepository {
   }
 
   private base(organizationId: string, db: Db = this.db) {
-    return db
-      .selectFrom('findings as f')
-      .innerJoin('assets as a', (j) =>
-        j.onRef('a.organization_id', '=', 'f.organization_id').onRef('a.id', '=', 'f.asset_id'),
-      )
-      .innerJoin('vulnerabilities as v', (j) =>
-        j.onRef('v.organization_id', '=', 'f.organization_id').onRef('v.id', '=', 'f.vulnerability_id'),
-      )
-      .where('f.organization_id', '=', organizationId);
+    return baseQuery(organizationId, db);
   }
 
   findById(organizationId: string, id: string, db: Db = this.db) {
@@ -250,8 +260,8 @@ export class FindingRepository {
       with scored as (
         select f.id, ${riskScoreSql('f', 'v', 'a')} as risk_score, ${dueAtSql('f', 'v', sla)} as due_at
         from findings f
-        join vulnerabilities v on v.organization_id = f.organization_id and v.id = f.vulnerability_id
-        join assets a on a.organization_id = f.organization_id and a.id = f.asset_id
+        join ${joinableVulnerabilities('v')} on v.organization_id = f.organization_id and v.id = f.vulnerability_id
+        join ${joinableAssets('a')} on a.organization_id = f.organization_id and a.id = f.asset_id
         where f.organization_id = ${organizationId} and ${where}
       )
       update findings f set risk_score = s.risk_score, due_at = s.due_at, updated_at = ${at}::timestamptz
@@ -335,25 +345,18 @@ export class FindingRepository {
       .execute();
   }
 
-  private filtered<O>(
-    q: SelectQueryBuilder<
-      DB & { f: DB['findings']; a: DB['assets']; v: DB['vulnerabilities'] },
-      'f' | 'a' | 'v',
-      O
-    >,
-    f: FindingFilter,
-  ) {
+  private filtered<O>(q: SelectQueryBuilder<BaseSources[0], BaseSources[1], O>, f: FindingFilter) {
     if (f.states?.length) q = q.where('f.state', 'in', f.states);
     if (f.severities?.length) q = q.where('f.effective_severity', 'in', f.severities);
     if (f.assetId) q = q.where('f.asset_id', '=', f.assetId);
     if (f.vulnerabilityId) q = q.where('f.vulnerability_id', '=', f.vulnerabilityId);
-    if (f.tag) q = q.where(sql<boolean>`a.tags @> array[${f.tag}]::text[]`);
+    if (f.tag) q = q.where(assetTagged('a', f.tag));
     if (f.cveVulnerabilityIds) {
       // Known ids, not a join condition: one vulnerability's findings then come in index order.
       const ids = f.cveVulnerabilityIds;
       q = q.where((eb) => (ids.length ? eb('f.vulnerability_id', 'in', ids) : eb.val(false)));
     } else if (f.cve) {
-      q = q.where(sql<boolean>`v.cve_ids @> array[${f.cve.toUpperCase()}]::text[]`);
+      q = q.where(vulnerabilityHasCve('v', f.cve));
     }
     if (f.kev !== undefined) q = q.where('v.kev', '=', f.kev);
     if (f.epssMin !== undefined) q = q.where('v.epss_score', '>=', String(f.epssMin));
@@ -407,31 +410,6 @@ export class FindingRepository {
     }
     const direction = spec.desc ? sql`desc` : sql`asc`;
     return q.orderBy(sql`${spec.expr} ${direction}`).orderBy(sql`f.id ${direction}`).limit(limit).execute();
-  }
-
-  /** Assets of the organisation whose name contains the text (for free-text search). */
-  async assetIdsNamed(organizationId: string, text: string, limit: number): Promise<string[]> {
-    const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const rows = await this.db
-      .selectFrom('assets')
-      .select('id')
-      .where('organization_id', '=', organizationId)
-      .where('name', 'ilike', like)
-      .limit(limit)
-      .execute();
-    return rows.map((r) => r.id);
-  }
-
-  /** The organisation's vulnerabilities that carry a CVE (for the Cve filter). */
-  async vulnerabilityIdsWithCve(organizationId: string, cve: string, limit: number): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('vulnerabilities')
-      .select('id')
-      .where('organization_id', '=', organizationId)
-      .where(sql<boolean>`cve_ids @> array[${cve.toUpperCase()}]::text[]`)
-      .limit(limit)
-      .execute();
-    return rows.map((r) => r.id);
   }
 
   /**
@@ -551,6 +529,18 @@ export class FindingRepository {
       )
       select count(*) as n from logged`.execute(db);
     return { matched, changed: Number(result.rows[0]?.n ?? 0) };
+  }
+
+  /** Which of these findings exist in the organisation (the others are foreign or gone). */
+  async existingIds(organizationId: string, ids: string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('findings')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', ids)
+      .execute();
+    return rows.map((r) => r.id);
   }
 
   /** The ids of the findings that match, at most `limit` (bulk linking). */

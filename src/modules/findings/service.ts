@@ -230,9 +230,9 @@ export class FindingService {
   async resolveFilter(ctx: ServiceContext, filter: FindingFilter): Promise<FindingFilter> {
     const prepared = { ...filter };
     if (filter.search)
-      prepared.searchAssetIds = await this.repo.assetIdsNamed(ctx.organizationId, filter.search, 1000);
+      prepared.searchAssetIds = await this.assets.idsNamed(ctx.organizationId, filter.search, 1000);
     if (filter.cve)
-      prepared.cveVulnerabilityIds = await this.repo.vulnerabilityIdsWithCve(
+      prepared.cveVulnerabilityIds = await this.vulnerabilities.idsWithCve(
         ctx.organizationId,
         filter.cve,
         1000,
@@ -410,6 +410,11 @@ export class FindingService {
   }
 
   /** The ids of the findings that match, up to `limit` (bulk linking to a ticket). */
+  /** Which of these findings exist in the organisation (tickets link only those). */
+  existingIds(organizationId: string, ids: string[]): Promise<string[]> {
+    return this.repo.existingIds(organizationId, ids);
+  }
+
   async matchingIds(ctx: ServiceContext, filter: FindingFilter, limit: number): Promise<string[]> {
     return this.repo.matchingIds(ctx.organizationId, await this.resolveFilter(ctx, filter), limit);
   }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { joinableUsers } from '../users/queries.js';
 
 export interface NewSessionRow {
   organizationId: string;
@@ -40,10 +41,8 @@ export class SessionRepository {
   findActiveByTokenHash(tokenHash: Buffer, now: Date) {
     return this.db
       .selectFrom('sessions')
-      .innerJoin('users', (j) =>
-        j
-          .onRef('users.organization_id', '=', 'sessions.organization_id')
-          .onRef('users.id', '=', 'sessions.user_id'),
+      .innerJoin(joinableUsers('u'), (j) =>
+        j.onRef('u.organization_id', '=', 'sessions.organization_id').onRef('u.id', '=', 'sessions.user_id'),
       )
       .select([
         'sessions.organization_id',
@@ -52,13 +51,13 @@ export class SessionRepository {
         'sessions.csrf_token_hash',
         'sessions.last_seen_at',
         'sessions.absolute_expires_at',
-        'users.role',
+        'u.role',
       ])
       .where('sessions.token_hash', '=', tokenHash)
       .where('sessions.revoked_at', 'is', null)
       .where('sessions.idle_expires_at', '>', now)
       .where('sessions.absolute_expires_at', '>', now)
-      .where('users.active', '=', true)
+      .where('u.active', '=', true)
       .executeTakeFirst();
   }
 

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 
 export interface SlaDays {
@@ -25,6 +25,16 @@ export class SettingsRepository {
       ])
       .where('organization_id', '=', organizationId)
       .executeTakeFirst();
+  }
+
+  /** The next ticket number of an organisation (RAM-1, RAM-2, …), taken under a row lock. */
+  async nextTicketNumber(organizationId: string, at: Date, trx: Transaction<DB>): Promise<number> {
+    const row = await sql<{ number: number }>`
+      insert into organization_settings (organization_id, next_ticket_number, updated_at)
+      values (${organizationId}, 2, ${at}::timestamptz)
+      on conflict (organization_id) do update set next_ticket_number = organization_settings.next_ticket_number + 1
+      returning next_ticket_number - 1 as number`.execute(trx);
+    return Number(row.rows[0]!.number);
   }
 
   async save(organizationId: string, at: Date, sla: SlaDays): Promise<void> {

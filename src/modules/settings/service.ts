@@ -1,4 +1,5 @@
-import type { Severity } from '../../db/schema.js';
+import type { Transaction } from 'kysely';
+import type { DB, Severity } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
@@ -27,6 +28,14 @@ export class SettingsService {
       Low: row.sla_low_days,
       Info: row.sla_info_days,
     };
+  }
+
+  /**
+   * The next ticket number of an organisation, counted here because the counter is a column of
+   * its settings; taken inside the caller's transaction, whose row lock orders concurrent tickets.
+   */
+  nextTicketNumber(organizationId: string, at: Date, trx: Transaction<DB>): Promise<number> {
+    return this.repo.nextTicketNumber(organizationId, at, trx);
   }
 
   async setSla(ctx: ServiceContext, sla: SlaDays): Promise<SlaDays> {

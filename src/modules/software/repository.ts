@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { joinableFindings } from '../findings/queries.js';
 
 export interface SoftwareWrite {
   name: string;
@@ -84,7 +85,7 @@ export class SoftwareRepository {
       .leftJoinLateral(
         (eb) =>
           eb
-            .selectFrom('findings as f')
+            .selectFrom(joinableFindings('f'))
             .select([
               sql<string>`count(*) filter (where f.effective_severity = 'Critical')`.as('critical'),
               sql<string>`count(*) filter (where f.effective_severity = 'High')`.as('high'),

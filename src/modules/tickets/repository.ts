@@ -1,5 +1,7 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB, TicketPriority, TicketState } from '../../db/schema.js';
+import { joinableAssets } from '../assets/queries.js';
+import { joinableFindings } from '../findings/queries.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -27,16 +29,6 @@ export class TicketRepository {
 
   transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(fn);
-  }
-
-  /** The next ticket number of an organisation (RAM-1, RAM-2, …), taken under a row lock. */
-  async nextNumber(organizationId: string, at: Date, trx: Transaction<DB>): Promise<number> {
-    const row = await sql<{ number: number }>`
-      insert into organization_settings (organization_id, next_ticket_number, updated_at)
-      values (${organizationId}, 2, ${at}::timestamptz)
-      on conflict (organization_id) do update set next_ticket_number = organization_settings.next_ticket_number + 1
-      returning next_ticket_number - 1 as number`.execute(trx);
-    return Number(row.rows[0]!.number);
   }
 
   findById(organizationId: string, id: string, db: Db = this.db) {
@@ -124,18 +116,6 @@ export class TicketRepository {
     return Number(r.numDeletedRows) > 0;
   }
 
-  /** Which of these findings exist in the organisation (the others are foreign or gone). */
-  async existingFindings(organizationId: string, findingIds: string[], db: Db = this.db): Promise<string[]> {
-    if (findingIds.length === 0) return [];
-    const rows = await db
-      .selectFrom('findings')
-      .select('id')
-      .where('organization_id', '=', organizationId)
-      .where('id', 'in', findingIds)
-      .execute();
-    return rows.map((r) => r.id);
-  }
-
   async link(
     organizationId: string,
     ticketId: string,
@@ -174,11 +154,11 @@ export class TicketRepository {
     return (
       this.db
         .selectFrom('ticket_findings as tf')
-        .innerJoin('findings as f', (j) =>
+        .innerJoin(joinableFindings('f'), (j) =>
           j.onRef('f.organization_id', '=', 'tf.organization_id').onRef('f.id', '=', 'tf.finding_id'),
         )
         // Where each finding is: findings of one vulnerability differ only by it.
-        .innerJoin('assets as a', (j) =>
+        .innerJoin(joinableAssets('a'), (j) =>
           j.onRef('a.organization_id', '=', 'f.organization_id').onRef('a.id', '=', 'f.asset_id'),
         )
         .select([
@@ -215,7 +195,7 @@ export class TicketRepository {
         (eb) =>
           eb
             .selectFrom('ticket_findings as tf')
-            .innerJoin('findings as f', (j) =>
+            .innerJoin(joinableFindings('f'), (j) =>
               j.onRef('f.organization_id', '=', 'tf.organization_id').onRef('f.id', '=', 'tf.finding_id'),
             )
             .select((e) => e.fn.countAll<string>().as('n'))
@@ -226,7 +206,7 @@ export class TicketRepository {
         (eb) =>
           eb
             .selectFrom('ticket_findings as tf')
-            .innerJoin('findings as f', (j) =>
+            .innerJoin(joinableFindings('f'), (j) =>
               j.onRef('f.organization_id', '=', 'tf.organization_id').onRef('f.id', '=', 'tf.finding_id'),
             )
             .select((e) => e.fn.countAll<string>().as('n'))

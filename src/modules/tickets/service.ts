@@ -5,6 +5,8 @@ import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { ServiceContext } from '../context.js';
+import type { FindingService } from '../findings/service.js';
+import type { SettingsService } from '../settings/service.js';
 import type { Page, UserService } from '../users/service.js';
 import type { TicketRepository, TicketRow } from './repository.js';
 
@@ -41,6 +43,8 @@ export class TicketService {
   constructor(
     private readonly repo: TicketRepository,
     private readonly users: UserService,
+    private readonly findings: FindingService,
+    private readonly settings: SettingsService,
     private readonly clock: Clock,
   ) {}
 
@@ -51,7 +55,7 @@ export class TicketService {
   private async checkFindings(ctx: ServiceContext, ids: string[]): Promise<string[]> {
     const unique = [...new Set(ids)];
     if (unique.length > MAX_LINKS) throw invalid('/FindingIds', `at most ${MAX_LINKS} findings per request`);
-    const found = new Set(await this.repo.existingFindings(ctx.organizationId, unique));
+    const found = new Set(await this.findings.existingIds(ctx.organizationId, unique));
     const missing = unique.filter((id) => !found.has(id));
     if (missing.length > 0)
       throw AppError.of(
@@ -69,7 +73,7 @@ export class TicketService {
     const id = uuidv7();
     const now = this.clock();
     await this.repo.transaction(async (trx) => {
-      const number = await this.repo.nextNumber(ctx.organizationId, now, trx);
+      const number = await this.settings.nextTicketNumber(ctx.organizationId, now, trx);
       await this.repo.insert(
         ctx.organizationId,
         {

@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB, Severity } from '../../db/schema.js';
+import { intelOfCves } from '../intel/queries.js';
 
 const COLUMNS = [
   'id',
@@ -146,6 +147,18 @@ export class VulnerabilityRepository {
     return q.orderBy('id').limit(limit).execute();
   }
 
+  /** The organisation's vulnerabilities that carry a CVE (findings' Cve filter). */
+  async idsWithCve(organizationId: string, cve: string, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('vulnerabilities')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where(sql<boolean>`cve_ids @> array[${cve.toUpperCase()}]::text[]`)
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
   /**
    * Copies public intelligence into the organisation's vulnerabilities that name a CVE: the
    * highest CVSS of its CVEs per version (NVD's analysis where it has one, else the report's own),
@@ -165,10 +178,6 @@ export class VulnerabilityRepository {
         : 'cveIds' in scope
           ? sql`v.cve_ids && ${scope.cveIds}::text[]`
           : sql`v.id = any(${scope.ids}::uuid[])`;
-    const best = (column: 'cvss2' | 'cvss3' | 'cvss4') => sql`left join lateral (
-        select c.${sql.ref(`${column}_vector`)} as vector, c.${sql.ref(`${column}_score`)} as score from intel_cves c
-        where c.cve_id = any(t.cve_ids) and c.${sql.ref(`${column}_score`)} is not null and not c.rejected
-        order by c.${sql.ref(`${column}_score`)} desc, (c.feed = 'nvd') desc limit 1) ${sql.ref(column)} on true`;
     const result = await sql<{ id: string }>`
       with target as (
         select v.id, v.cve_ids from vulnerabilities v
@@ -180,18 +189,7 @@ export class VulnerabilityRepository {
           kev.due_date as kev_due_date, kev.date_added as kev_date_added, kev.cve_id is not null as kev,
           cve.description, cve.published_at, cve.modified_at, cve.cwe_ids, cve.reference_urls
         from target t
-        ${best('cvss2')}
-        ${best('cvss3')}
-        ${best('cvss4')}
-        left join lateral (
-          select max(e.score) as score, max(e.percentile) as percentile from intel_epss e
-          where e.cve_id = any(t.cve_ids) having count(*) > 0) epss on true
-        left join lateral (
-          select k.cve_id, k.due_date, k.date_added from intel_kev k where k.cve_id = any(t.cve_ids)
-          order by k.due_date nulls last limit 1) kev on true
-        left join lateral (
-          select c.description, c.published_at, c.modified_at, c.cwe_ids, c.reference_urls from intel_cves c
-          where c.cve_id = t.cve_ids[1] order by (c.feed = 'nvd') desc limit 1) cve on true
+        ${intelOfCves('t.cve_ids')}
       ), merged as (
         select v.id,
           coalesce(i.cvss2_vector, v.cvss2_vector) as cvss2_vector, coalesce(i.cvss2_score, v.cvss2_score) as cvss2_score,

@@ -109,6 +109,11 @@ export class VulnerabilityService {
     return row;
   }
 
+  /** Ids of at most `limit` vulnerabilities that carry the CVE (findings' Cve filter). */
+  idsWithCve(organizationId: string, cve: string, limit: number): Promise<string[]> {
+    return this.repo.idsWithCve(organizationId, cve, limit);
+  }
+
   async list(
     ctx: ServiceContext,
     filter: { cve?: string; search?: string; kev?: boolean },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServices } from '../../../src/services.js';
 import { LocalInvalidationBus } from '../../../src/lib/invalidation-bus.js';
 import { VulnerabilityImportRepository } from '../../../src/modules/vulnerabilities/import-repository.js';
+import { buildServices } from '../../../src/services.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
 
 describe.each(DB_KINDS)('an import’s vulnerabilities, merged and read back in pages [%s]', (kind) => {

@@ -1,0 +1,31 @@
+import { expressionBuilder } from 'kysely';
+import type { DB } from '../../db/schema.js';
+
+/**
+ * The finding columns other modules may read, as a relation to join under an alias of their
+ * choice, for queries that count or list findings with their own rows in one statement (software
+ * counts a package's open findings, tickets list and follow their findings). PostgreSQL pulls the
+ * subquery up into the join, so the plan is that of a plain join.
+ */
+export function joinableFindings<A extends string>(alias: A) {
+  return expressionBuilder<DB>()
+    .selectFrom('findings')
+    .select([
+      'organization_id',
+      'id',
+      'asset_id',
+      'title',
+      'state',
+      'effective_severity',
+      'location_kind',
+      'port',
+      'protocol',
+      'url',
+      'parameter',
+      'file_path',
+      'line',
+      'package_name',
+      'package_version',
+    ])
+    .as(alias);
+}

@@ -1,0 +1,31 @@
+import { expressionBuilder, sql } from 'kysely';
+import type { DB } from '../../db/schema.js';
+
+/**
+ * The vulnerability columns other modules may read, as a relation to join under an alias of their
+ * choice, for listings that show, filter or score by them and must stay one query (findings).
+ * PostgreSQL pulls the subquery up into the join, so the plan is that of a plain join.
+ */
+export function joinableVulnerabilities<A extends string>(alias: A) {
+  return expressionBuilder<DB>()
+    .selectFrom('vulnerabilities')
+    .select([
+      'organization_id',
+      'id',
+      'cve_ids',
+      'kev',
+      'kev_due_date',
+      'epss_score',
+      'epss_percentile',
+      'cvss2_score',
+      'cvss3_score',
+      'cvss4_score',
+      'plugin_id',
+    ])
+    .as(alias);
+}
+
+/** The vulnerability joined as `alias` names the CVE (any case). */
+export function vulnerabilityHasCve(alias: string, cve: string) {
+  return sql<boolean>`${sql.ref(`${alias}.cve_ids`)} @> array[${cve.toUpperCase()}]::text[]`;
+}
