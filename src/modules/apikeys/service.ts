@@ -1,6 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Role } from '../../db/schema.js';
-import type { Principal } from '../../http/access.js';
 import type { Clock } from '../../lib/clock.js';
 import type { InvalidationBus } from '../../lib/invalidation-bus.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
@@ -8,6 +7,7 @@ import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
+import type { Principal } from '../principal.js';
 import type { ApiKeyRepository } from './repository.js';
 import {
   ACCESS_KEY_PATTERN,

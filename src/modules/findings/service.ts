@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { FindingState, LocationKind, Severity } from '../../db/schema.js';
-import { roleAllows } from '../../http/access.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
@@ -8,6 +7,7 @@ import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AssetService } from '../assets/service.js';
 import type { ServiceContext } from '../context.js';
+import { roleAllows } from '../principal.js';
 import type { SettingsService } from '../settings/service.js';
 import type { Page } from '../users/service.js';
 import type { VulnerabilityInput, VulnerabilityService } from '../vulnerabilities/service.js';
