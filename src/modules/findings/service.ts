@@ -66,11 +66,12 @@ export function locationKey(l: FindingLocation): string {
 
 function checkLocation(l: FindingLocation): void {
   if (l.kind === 'Port' && (l.port === undefined || l.port < 0 || l.port > 65535))
-    throw invalid('/Location/Port', 'is required for a port location');
-  if (l.kind === 'Url' && !l.url) throw invalid('/Location/Url', 'is required for a URL location');
-  if (l.kind === 'File' && !l.filePath) throw invalid('/Location/File', 'is required for a file location');
+    throw invalid(['location', 'port'], 'is required for a port location');
+  if (l.kind === 'Url' && !l.url) throw invalid(['location', 'url'], 'is required for a URL location');
+  if (l.kind === 'File' && !l.filePath)
+    throw invalid(['location', 'filePath'], 'is required for a file location');
   if (l.kind === 'Package' && !l.packageName)
-    throw invalid('/Location/Package', 'is required for a package location');
+    throw invalid(['location', 'packageName'], 'is required for a package location');
 }
 
 /** Told after findings change state (tickets follow their findings). */
@@ -107,7 +108,7 @@ export class FindingService {
       : input.vulnerability
         ? await this.vulnerabilities.resolve(ctx, input.vulnerability)
         : undefined;
-    if (!vulnerability) throw invalid('/Vulnerability', 'give VulnerabilityId or Vulnerability');
+    if (!vulnerability) throw invalid('vulnerability', 'give VulnerabilityId or Vulnerability');
     const dedupKey = createHash('sha256')
       .update(`${asset.id}|${vulnerability.key}|${locationKey(input.location)}`)
       .digest('hex');
@@ -297,7 +298,7 @@ export class FindingService {
     }
     const justification = change.justification?.trim();
     if ((change.state === 'RiskAccepted' || change.state === 'FalsePositive') && !justification) {
-      throw invalid('/Justification', `is required to mark a finding ${change.state}`);
+      throw invalid('justification', `is required to mark a finding ${change.state}`);
     }
     const now = this.clock();
     const until = this.checkUntil(change.state, change.until, now);
@@ -358,7 +359,7 @@ export class FindingService {
     }
     const justification = change.justification?.trim();
     if ((change.state === 'RiskAccepted' || change.state === 'FalsePositive') && !justification) {
-      throw invalid('/Justification', `is required to mark findings ${change.state}`);
+      throw invalid('justification', `is required to mark findings ${change.state}`);
     }
     const now = this.clock();
     const until = this.checkUntil(change.state, change.until, now);
@@ -391,13 +392,13 @@ export class FindingService {
 
   private checkUntil(state: FindingState, until: Date | undefined, now: Date): Date | null {
     if (state !== 'RiskAccepted') {
-      if (until) throw invalid('/Until', 'only applies to RiskAccepted');
+      if (until) throw invalid('until', 'only applies to RiskAccepted');
       return null;
     }
-    if (!until) throw invalid('/Until', 'is required: a risk is accepted until a date');
+    if (!until) throw invalid('until', 'is required: a risk is accepted until a date');
     const max = now.getTime() + MAX_RISK_ACCEPTANCE_DAYS * 86_400_000;
     if (until.getTime() <= now.getTime() || until.getTime() > max) {
-      throw invalid('/Until', `must be in the future and at most ${MAX_RISK_ACCEPTANCE_DAYS} days away`);
+      throw invalid('until', `must be in the future and at most ${MAX_RISK_ACCEPTANCE_DAYS} days away`);
     }
     return until;
   }
@@ -411,7 +412,7 @@ export class FindingService {
   ): Promise<FindingRow> {
     const finding = await this.get(ctx, id);
     const why = reason?.trim();
-    if (severity && !why) throw invalid('/Reason', 'is required to override a severity');
+    if (severity && !why) throw invalid('reason', 'is required to override a severity');
     const effective = severity ?? finding.severity;
     const sla = await this.settings.sla(ctx.organizationId);
     const now = this.clock();
