@@ -4,6 +4,7 @@ import { contextOf, principalOf } from '../../http/request-context.js';
 import type { OrganizationService } from '../organizations/service.js';
 import { UserSummarySchema } from '../users/schemas.js';
 import type { UserService } from '../users/service.js';
+import { toAccountDetailsDto } from './presenters.js';
 
 const AccountDetailsSchema = Type.Object(
   {
@@ -49,12 +50,7 @@ export const accountRoutes =
           users.get(context, principal.userId),
           organizations.get(principal.organizationId),
         ]);
-        return {
-          User: { Id: user.id, Name: user.name, Email: user.email, Role: user.role },
-          Organization: { Id: organization.id, Name: organization.name },
-          AuthenticatedWith: principal.kind === 'apiKey' ? ('ApiKey' as const) : ('Session' as const),
-          AccessKey: principal.kind === 'apiKey' ? principal.accessKey : null,
-        };
+        return toAccountDetailsDto(user, organization, principal);
       },
     });
 
