@@ -9,13 +9,13 @@ import type { FindingService } from '../findings/service.js';
 import type { SoftwareService } from '../software/service.js';
 import type { VulnerabilityService } from '../vulnerabilities/service.js';
 import {
-  categoryOf,
-  cvssBaseScoreOf,
-  isEveryCategory,
-  RISK_LEVEL,
-  trimPathParams,
-  type Vulnerability,
-} from './quirks.js';
+  toRadarDetailed,
+  toRadarFinding,
+  toRadarHosts,
+  toRadarRatings,
+  toRadarSoftware,
+} from './presenters.js';
+import { isEveryCategory, trimPathParams, type Vulnerability } from './quirks.js';
 
 /**
  * Calls that existing integrations of the original service (WithSecure Elements VM, formerly
@@ -88,18 +88,7 @@ export const radarCompatRoutes =
       const v = await byPluginGuidId(context, id);
       // Where the check's findings are says what kind of check it is.
       const first = await findings.listOffset(context, { vulnerabilityId: v.id }, 0, 1);
-      return {
-        v,
-        body: {
-          Name: v.title,
-          RiskLevel: RISK_LEVEL[v.severity] ?? 'Information',
-          VulnerabilityCategory: categoryOf(first.items[0]?.location_kind),
-          Synopsis: v.description,
-          CVEReferences: v.cve_ids.map((Name) => ({ Name })),
-          CVSSBaseScore: cvssBaseScoreOf(v),
-          Solution: v.solution,
-        },
-      };
+      return { v, body: toRadarDetailed(v, first.items[0]?.location_kind) };
     };
 
     route(app, ctx, {
@@ -153,22 +142,7 @@ export const radarCompatRoutes =
         const { StartIndex, PageSize } = request.params;
         const page = await assets.listOffset(contextOf(request), { withAddress: true }, StartIndex, PageSize);
         return {
-          Items: page.items.flatMap((a) => {
-            const [IpAddress] = a.ip_addresses;
-            if (IpAddress === undefined) return []; // not listed by the filter; keeps the type exact
-            return [
-              {
-                Id: a.id,
-                AssetHostId: a.id,
-                Hostname: a.hostname ?? a.name,
-                IpAddress,
-                FriendlyName: a.friendly_name,
-                MacAddress: a.mac_addresses[0] ?? null,
-                OperatingSystem: a.operating_system,
-                DomainName: a.domain_name,
-              },
-            ];
-          }),
+          Items: page.items.flatMap(toRadarHosts),
           TotalCount: page.totalCount,
         };
       },
@@ -199,15 +173,7 @@ export const radarCompatRoutes =
       },
       handler: async (request) => {
         const a = await assets.get(contextOf(request), request.params.AssetId);
-        // Unrated dimensions take the asset's overall criticality.
-        return {
-          Id: a.id,
-          AssetId: a.id,
-          Confidentiality: a.confidentiality ?? a.criticality,
-          Integrity: a.integrity ?? a.criticality,
-          Availability: a.availability ?? a.criticality,
-          Criticality: a.criticality,
-        };
+        return toRadarRatings(a);
       },
     });
 
@@ -255,18 +221,7 @@ export const radarCompatRoutes =
           PageSize,
         );
         return {
-          Items: page.items.map((f) => ({
-            Id: f.id,
-            PluginGuidId: f.vulnerability_id,
-            Name: f.title,
-            RiskLevel: RISK_LEVEL[f.effective_severity] ?? 'Information',
-            CVEReferences: f.cve_ids.map((Name) => ({ Name })),
-            Port: f.port,
-            Protocol: f.protocol,
-            State: f.state,
-            FirstSeen: f.first_seen_at.toISOString(),
-            LastSeen: f.last_seen_at.toISOString(),
-          })),
+          Items: page.items.map(toRadarFinding),
           TotalCount: page.totalCount,
         };
       },
@@ -321,15 +276,7 @@ export const radarCompatRoutes =
           PageSize,
         );
         return {
-          Items: page.items.map((s) => ({
-            Id: s.id,
-            Name: s.name,
-            Version: s.version,
-            Category: s.category,
-            VulnerabilitiesHigh: Number(s.critical ?? 0) + Number(s.high ?? 0),
-            VulnerabilitiesMedium: Number(s.medium ?? 0),
-            VulnerabilitiesLow: Number(s.low ?? 0),
-          })),
+          Items: page.items.map(toRadarSoftware),
           TotalCount: page.totalCount,
         };
       },
