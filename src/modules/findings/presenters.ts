@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
+import type { FindingsTable } from '../../db/schema.js';
 import type { CsvColumn } from '../../http/csv.js';
-import { toLocationDto } from './location.js';
 import type { FindingExportRow, FindingFilter, FindingListRow, FindingRow } from './repository.js';
 import type {
   ChangeStateSchema,
@@ -12,6 +12,33 @@ import type { FindingInput, FindingService } from './service.js';
 
 // How findings look on the wire, and how requests become the service's input: the routes only
 // declare and call.
+
+/** The columns that say where a finding is, as every query that lists findings selects them. */
+export type LocationColumns = Pick<
+  FindingsTable,
+  | 'location_kind'
+  | 'port'
+  | 'protocol'
+  | 'url'
+  | 'parameter'
+  | 'file_path'
+  | 'line'
+  | 'package_name'
+  | 'package_version'
+>;
+
+/** A finding's `Location` on the wire (findings, and a ticket's linked findings). */
+export const toLocationDto = (f: LocationColumns) => ({
+  Kind: f.location_kind,
+  Port: f.port,
+  Protocol: f.protocol,
+  Url: f.url,
+  Parameter: f.parameter,
+  File: f.file_path,
+  Line: f.line,
+  Package: f.package_name,
+  Version: f.package_version,
+});
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const numOrNull = (v: string | null) => (v === null ? null : Number(v));

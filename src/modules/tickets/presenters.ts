@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { toLocationDto } from '../findings/location.js';
+import { toLocationDto } from '../findings/presenters.js';
 import type { TicketRow } from './repository.js';
 import type { CreateTicketSchema, TicketListQuery, UpdateTicketSchema } from './schemas.js';
 import type { NewTicket, TicketChanges, TicketService } from './service.js';
