@@ -16,6 +16,23 @@ import {
   toRadarSoftware,
 } from './presenters.js';
 import { isEveryCategory, trimPathParams, type Vulnerability } from './quirks.js';
+import {
+  AssetIdParams,
+  AssetPaging,
+  FindingPageSchema,
+  HostPageSchema,
+  InstalledSoftwareQuery,
+  OptionalFilters,
+  Paging,
+  PluginGuidIdParams,
+  RatingsSchema,
+  SoftwarePageSchema,
+  SystemScanDetailedSchema,
+  WebScanDetailedSchema,
+} from './schemas.js';
+
+/** Said of every route whose path carries an id. */
+const PATH_IDS = 'An id in the path may carry surrounding spaces (`%20{Id}`), as some clients send it.';
 
 /**
  * Calls that existing integrations of the original service (WithSecure Elements VM, formerly
@@ -24,41 +41,6 @@ import { isEveryCategory, trimPathParams, type Vulnerability } from './quirks.js
  * answer but 200 as fatal and read fields without checking for null, hence the habits below
  * (see quirks.ts and RADAR-COMPAT in the README).
  */
-const Paging = Type.Object(
-  {
-    StartIndex: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
-    // Clients ask for 1000 at a time (installed software, findings reports).
-    PageSize: Type.Integer({ minimum: 1, maximum: 1000 }),
-  },
-  { additionalProperties: false },
-);
-const AssetPaging = Type.Object(
-  { ...Paging.properties, AssetId: Type.String({ format: 'uuid' }) },
-  { additionalProperties: false },
-);
-// Clients send a filter object, nothing, or `""` (Python requests' `json=""`); Rampart reads
-// what it understands of an object and treats the rest as no filter.
-const OptionalFilters = Type.Union(
-  [Type.Object({}, { additionalProperties: true }), Type.Null(), Type.Literal('')],
-  { description: 'Filters (ignored); `""` and `null` mean none.' },
-);
-const PATH_IDS = 'An id in the path may carry surrounding spaces (`%20{Id}`), as some clients send it.';
-
-const DetailedSchema = {
-  Name: Type.String(),
-  RiskLevel: Type.String({ description: 'High, Medium, Low or Information.' }),
-  VulnerabilityCategory: Type.String({
-    description:
-      'What kind of check found it, from where its findings are: Network (a port), Web (a URL), Software (a package), Code (a file), Generic (anywhere else).',
-  }),
-  Synopsis: Type.Union([Type.String(), Type.Null()]),
-  CVEReferences: Type.Array(Type.Object({ Name: Type.String() }, { additionalProperties: false })),
-  CVSSBaseScore: Type.Union([Type.Number(), Type.Literal('')], {
-    description: 'CVSS v3 base score, else v4, else v2; `""` when none is known.',
-  }),
-  Solution: Type.Union([Type.String(), Type.Null()]),
-};
-
 export const radarCompatRoutes =
   (
     assets: AssetService,
@@ -121,21 +103,7 @@ export const radarCompatRoutes =
         params: Paging,
         body: Type.Optional(OptionalFilters),
         response: {
-          200: Type.Object({
-            Items: Type.Array(
-              Type.Object({
-                Id: Type.String(),
-                AssetHostId: Type.String(),
-                Hostname: Type.Union([Type.String(), Type.Null()]),
-                IpAddress: Type.String(),
-                FriendlyName: Type.Union([Type.String(), Type.Null()]),
-                MacAddress: Type.Union([Type.String(), Type.Null()]),
-                OperatingSystem: Type.Union([Type.String(), Type.Null()]),
-                DomainName: Type.Union([Type.String(), Type.Null()]),
-              }),
-            ),
-            TotalCount: Type.Integer(),
-          }),
+          200: HostPageSchema,
         },
       },
       handler: async (request) => {
@@ -159,16 +127,9 @@ export const radarCompatRoutes =
         summary: 'An asset’s business ratings, as the original service answers',
         description: PATH_IDS,
         tags,
-        params: Type.Object({ AssetId: Type.String({ format: 'uuid' }) }, { additionalProperties: false }),
+        params: AssetIdParams,
         response: {
-          200: Type.Object({
-            Id: Type.String(),
-            AssetId: Type.String(),
-            Confidentiality: Type.Integer(),
-            Integrity: Type.Integer(),
-            Availability: Type.Integer(),
-            Criticality: Type.Integer(),
-          }),
+          200: RatingsSchema,
         },
       },
       handler: async (request) => {
@@ -191,23 +152,7 @@ export const radarCompatRoutes =
         params: AssetPaging,
         body: Type.Optional(OptionalFilters),
         response: {
-          200: Type.Object({
-            Items: Type.Array(
-              Type.Object({
-                Id: Type.String(),
-                PluginGuidId: Type.String(),
-                Name: Type.String(),
-                RiskLevel: Type.String(),
-                CVEReferences: Type.Array(Type.Object({ Name: Type.String() })),
-                Port: Type.Union([Type.Integer(), Type.Null()]),
-                Protocol: Type.Union([Type.String(), Type.Null()]),
-                State: Type.String(),
-                FirstSeen: Type.String(),
-                LastSeen: Type.String(),
-              }),
-            ),
-            TotalCount: Type.Integer(),
-          }),
+          200: FindingPageSchema,
         },
       },
       handler: async (request) => {
@@ -239,29 +184,9 @@ export const radarCompatRoutes =
           'VulnerabilitiesHigh counts Critical and High open findings in the package. An empty categoryName, "All" or "assets/installedsoftware" (what the original\'s clients send) lists every category.',
         tags,
         params: Paging,
-        body: Type.Object(
-          {
-            AssetHostId: Type.String({ format: 'uuid' }),
-            categoryName: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
-            SortPrimary: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
-          },
-          { additionalProperties: true },
-        ),
+        body: InstalledSoftwareQuery,
         response: {
-          200: Type.Object({
-            Items: Type.Array(
-              Type.Object({
-                Id: Type.String(),
-                Name: Type.String(),
-                Version: Type.String(),
-                Category: Type.String(),
-                VulnerabilitiesHigh: Type.Integer(),
-                VulnerabilitiesMedium: Type.Integer(),
-                VulnerabilitiesLow: Type.Integer(),
-              }),
-            ),
-            TotalCount: Type.Integer(),
-          }),
+          200: SoftwarePageSchema,
         },
       },
       handler: async (request) => {
@@ -282,10 +207,6 @@ export const radarCompatRoutes =
       },
     });
 
-    const PluginGuidIdParams = Type.Object(
-      { PluginGuidId: Type.String({ minLength: 1, maxLength: 200 }) },
-      { additionalProperties: false },
-    );
     const pluginGuidIdHelp = `\`PluginGuidId\` is what a findings report answers (the vulnerability's id) or a scanner's rule id. ${PATH_IDS}`;
 
     route(app, ctx, {
@@ -300,7 +221,7 @@ export const radarCompatRoutes =
         description: pluginGuidIdHelp,
         tags,
         params: PluginGuidIdParams,
-        response: { 200: Type.Object(DetailedSchema, { additionalProperties: false }) },
+        response: { 200: SystemScanDetailedSchema },
       },
       handler: async (request) => (await detailedOf(contextOf(request), request.params.PluginGuidId)).body,
     });
@@ -318,16 +239,7 @@ export const radarCompatRoutes =
         tags,
         params: PluginGuidIdParams,
         response: {
-          200: Type.Object(
-            {
-              ...DetailedSchema,
-              ReferenceId: Type.String({
-                description:
-                  'The scanner’s own id of the check (its rule or plugin id); `""` when it has none.',
-              }),
-            },
-            { additionalProperties: false },
-          ),
+          200: WebScanDetailedSchema,
         },
       },
       handler: async (request) => {
