@@ -1,13 +1,16 @@
 import type { LocationKind } from '../../db/schema.js';
-import type { AssetRow } from '../assets/repository.js';
+import type { Asset, AssetService } from '../assets/service.js';
 import type { FindingService } from '../findings/service.js';
-import type { SoftwareRow } from '../software/repository.js';
+import type { SoftwareService } from '../software/service.js';
 import { categoryOf, cvssBaseScoreOf, RISK_LEVEL, type Vulnerability } from './quirks.js';
 
 // Answers shaped as the original service's clients read them (see quirks.ts for the habits).
 
+type OffsetAsset = Awaited<ReturnType<AssetService['listOffset']>>['items'][number];
+type OffsetSoftware = Awaited<ReturnType<SoftwareService['listOffset']>>['items'][number];
+
 /** A host as the original lists it: only with an IP address, and only its first one. */
-export const toRadarHosts = (a: AssetRow) => {
+export const toRadarHosts = (a: OffsetAsset) => {
   const [IpAddress] = a.ip_addresses;
   if (IpAddress === undefined) return []; // not listed by the filter; keeps the type exact
   return [
@@ -26,7 +29,7 @@ export const toRadarHosts = (a: AssetRow) => {
 
 /** An asset's business ratings; unrated dimensions take the asset's overall criticality. */
 export const toRadarRatings = (
-  a: Pick<AssetRow, 'id' | 'confidentiality' | 'integrity' | 'availability' | 'criticality'>,
+  a: Pick<Asset, 'id' | 'confidentiality' | 'integrity' | 'availability' | 'criticality'>,
 ) => ({
   Id: a.id,
   AssetId: a.id,
@@ -52,7 +55,7 @@ export const toRadarFinding = (f: OffsetFinding) => ({
 });
 
 /** Installed software; VulnerabilitiesHigh counts Critical and High open findings. */
-export const toRadarSoftware = (s: SoftwareRow) => ({
+export const toRadarSoftware = (s: OffsetSoftware) => ({
   Id: s.id,
   Name: s.name,
   Version: s.version,
