@@ -86,7 +86,10 @@ export const toFindingPageDto = (page: {
 
 type FindingEvent = Awaited<ReturnType<FindingService['events']>>[number];
 
-export const toFindingEventDto = (e: FindingEvent) => ({
+/** An entry of a history, a finding's or a ticket's: who did what, from which state to which. */
+export const toEventDto = <E extends Omit<FindingEvent, 'reason' | 'details' | 'from_state' | 'to_state'>, S>(
+  e: E & { from_state: S; to_state: S },
+) => ({
   Id: e.id,
   At: e.occurred_at.toISOString(),
   ActorType: e.actor_type,
@@ -94,8 +97,9 @@ export const toFindingEventDto = (e: FindingEvent) => ({
   Kind: e.kind,
   FromState: e.from_state,
   ToState: e.to_state,
-  Reason: e.reason,
 });
+
+export const toFindingEventDto = (e: FindingEvent) => ({ ...toEventDto(e), Reason: e.reason });
 
 /** One finding with its evidence and history. */
 export const toFindingDetailDto = (f: FindingRow, events: FindingEvent[]) => ({

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { toLocationDto } from '../findings/presenters.js';
+import { toEventDto, toLocationDto } from '../findings/presenters.js';
 import type { TicketRow } from './repository.js';
 import type { CreateTicketSchema, TicketListQuery, UpdateTicketSchema } from './schemas.js';
 import type { NewTicket, TicketChanges, TicketService } from './service.js';
@@ -55,15 +55,7 @@ export const toTicketDetailDto = (d: TicketDetails) => ({
     Body: c.body,
     CreatedAt: c.created_at.toISOString(),
   })),
-  Events: d.events.map((e) => ({
-    Id: e.id,
-    At: e.occurred_at.toISOString(),
-    ActorType: e.actor_type,
-    ActorId: e.actor_id,
-    Kind: e.kind,
-    FromState: e.from_state,
-    ToState: e.to_state,
-  })),
+  Events: d.events.map(toEventDto),
 });
 
 export const ticketFilterFromQuery = (q: Static<typeof TicketListQuery>) => ({
