@@ -40,16 +40,6 @@ export const toAssetDetailDto = (a: Asset) => ({
   Identifiers: a.identifiers.map((i) => ({ Kind: i.kind, Value: i.value })),
 });
 
-export const toAssetPageDto = (page: {
-  items: AssetRow[];
-  nextCursor: string | null;
-  totalCount: number;
-}) => ({
-  Items: page.items.map(toAssetDto),
-  NextCursor: page.nextCursor,
-  TotalCount: page.totalCount,
-});
-
 export const ASSET_CSV: readonly CsvColumn<AssetRow>[] = [
   { header: 'Id', value: (a) => a.id },
   { header: 'Kind', value: (a) => a.kind },

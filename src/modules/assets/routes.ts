@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { sendCsv, wantsCsv } from '../../http/csv.js';
+import { toPageDto } from '../../http/page.js';
 import { contextOf } from '../../http/request-context.js';
 import {
   ASSET_CSV,
@@ -9,7 +10,7 @@ import {
   assetPatchFromBody,
   serviceInputFromBody,
   toAssetDetailDto,
-  toAssetPageDto,
+  toAssetDto,
   toServiceDto,
 } from './presenters.js';
 import {
@@ -57,7 +58,7 @@ export const assetRoutes =
         if (wantsCsv(request))
           return sendCsv(request, reply, 'assets.csv', ASSET_CSV, assets.stream(context, filter));
         const page = await assets.list(context, filter, q.PageSize ?? 100, q.Cursor);
-        return toAssetPageDto(page);
+        return toPageDto(page, toAssetDto);
       },
     });
 

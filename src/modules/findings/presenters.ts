@@ -74,16 +74,6 @@ export const toFindingDto = (f: FindingRow | FindingListRow) => ({
   UpdatedAt: f.updated_at.toISOString(),
 });
 
-export const toFindingPageDto = (page: {
-  items: FindingListRow[];
-  nextCursor: string | null;
-  totalCount: number | undefined;
-}) => ({
-  Items: page.items.map(toFindingDto),
-  NextCursor: page.nextCursor,
-  TotalCount: page.totalCount,
-});
-
 type FindingEvent = Awaited<ReturnType<FindingService['events']>>[number];
 
 /** An entry of a history, a finding's or a ticket's: who did what, from which state to which. */

@@ -1,5 +1,6 @@
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { sendCsv, wantsCsv } from '../../http/csv.js';
+import { toPageDto } from '../../http/page.js';
 import { contextOf } from '../../http/request-context.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
@@ -13,7 +14,7 @@ import {
   stateChangeFromBody,
   toBulkResultDto,
   toFindingDetailDto,
-  toFindingPageDto,
+  toFindingDto,
 } from './presenters.js';
 import type { FindingRow } from './repository.js';
 import {
@@ -82,7 +83,7 @@ export const findingRoutes =
           q.Cursor,
           q.IncludeTotal,
         );
-        return toFindingPageDto(page);
+        return toPageDto(page, toFindingDto);
       },
     });
 

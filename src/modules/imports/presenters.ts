@@ -24,16 +24,6 @@ export const toImportDto = (r: ImportRow) => ({
   DurationMs: r.started_at && r.finished_at ? r.finished_at.getTime() - r.started_at.getTime() : null,
 });
 
-export const toImportPageDto = (page: {
-  items: ImportRow[];
-  nextCursor: string | null;
-  totalCount: number;
-}) => ({
-  Items: page.items.map(toImportDto),
-  NextCursor: page.nextCursor,
-  TotalCount: page.totalCount,
-});
-
 export const toFormatDto = (i: ReturnType<ImportService['formats']>[number]) => ({
   Format: i.format,
   Label: i.label,

@@ -1,12 +1,13 @@
 import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { toPageDto } from '../../http/page.js';
 import { contextOf } from '../../http/request-context.js';
 import type { TypedApp } from '../../http/types.js';
 import { ParseLimitError } from '../../importers/common/parse-limits.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
-import { toFormatDto, toImportDto, toImportPageDto } from './presenters.js';
+import { toFormatDto, toImportDto } from './presenters.js';
 import {
   FormatListSchema,
   ImportIdParams,
@@ -118,7 +119,7 @@ export const importRoutes =
           request.query.PageSize ?? 50,
           request.query.Cursor,
         );
-        return toImportPageDto(page);
+        return toPageDto(page, toImportDto);
       },
     });
 

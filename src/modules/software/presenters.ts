@@ -24,16 +24,6 @@ export const toSoftwareDto = (s: SoftwareRow) => ({
   },
 });
 
-export const toSoftwarePageDto = (page: {
-  items: SoftwareRow[];
-  nextCursor: string | null;
-  totalCount: number;
-}) => ({
-  Items: page.items.map(toSoftwareDto),
-  NextCursor: page.nextCursor,
-  TotalCount: page.totalCount,
-});
-
 export const softwareFilterFromQuery = (q: Static<typeof SoftwareListQuery>) => ({
   search: q.Search,
   category: q.Category,

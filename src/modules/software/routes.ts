@@ -1,12 +1,8 @@
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { toPageDto } from '../../http/page.js';
 import { contextOf } from '../../http/request-context.js';
 import { AssetIdParams } from '../assets/schemas.js';
-import {
-  softwareFilterFromQuery,
-  softwareInputFromBody,
-  toSoftwareDto,
-  toSoftwarePageDto,
-} from './presenters.js';
+import { softwareFilterFromQuery, softwareInputFromBody, toSoftwareDto } from './presenters.js';
 import {
   RecordSoftwareSchema,
   SoftwareListQuery,
@@ -43,7 +39,7 @@ export const softwareRoutes =
           q.PageSize ?? 100,
           q.Cursor,
         );
-        return toSoftwarePageDto(page);
+        return toPageDto(page, toSoftwareDto);
       },
     });
 

@@ -25,16 +25,6 @@ export const toTicketDto = (t: TicketRow) => ({
   ClosedAt: iso(t.closed_at),
 });
 
-export const toTicketPageDto = (page: {
-  items: TicketRow[];
-  nextCursor: string | null;
-  totalCount: number;
-}) => ({
-  Items: page.items.map(toTicketDto),
-  NextCursor: page.nextCursor,
-  TotalCount: page.totalCount,
-});
-
 type TicketDetails = Awaited<ReturnType<TicketService['details']>>;
 
 /** A ticket with its findings, comments and history. */

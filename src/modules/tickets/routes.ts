@@ -1,4 +1,5 @@
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { toPageDto } from '../../http/page.js';
 import { contextOf } from '../../http/request-context.js';
 import type { ServiceContext } from '../context.js';
 import {
@@ -6,7 +7,7 @@ import {
   ticketChangesFromBody,
   ticketFilterFromQuery,
   toTicketDetailDto,
-  toTicketPageDto,
+  toTicketDto,
 } from './presenters.js';
 import {
   CommentSchema,
@@ -48,7 +49,7 @@ export const ticketRoutes =
           q.PageSize ?? 100,
           q.Cursor,
         );
-        return toTicketPageDto(page);
+        return toPageDto(page, toTicketDto);
       },
     });
 

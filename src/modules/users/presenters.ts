@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { CreateUserSchema, UpdateUserSchema } from './schemas.js';
-import type { NewUser, Page, User, UserChanges } from './service.js';
+import type { NewUser, User, UserChanges } from './service.js';
 
 // How users look on the wire, and how requests become the service's input.
 
@@ -11,12 +11,6 @@ export const toUserDto = (u: User) => ({
   ...toUserSummaryDto(u),
   Active: u.active,
   CreatedAt: u.createdAt.toISOString(),
-});
-
-export const toUserPageDto = (page: Page<User>) => ({
-  Items: page.items.map(toUserDto),
-  NextCursor: page.nextCursor,
-  TotalCount: page.totalCount,
 });
 
 export const newUserFromBody = (b: Static<typeof CreateUserSchema>): NewUser => ({

@@ -1,12 +1,7 @@
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { toPageDto } from '../../http/page.js';
 import { contextOf } from '../../http/request-context.js';
-import {
-  newUserFromBody,
-  toUserDto,
-  toUserPageDto,
-  toUserSummaryDto,
-  userChangesFromBody,
-} from './presenters.js';
+import { newUserFromBody, toUserDto, toUserSummaryDto, userChangesFromBody } from './presenters.js';
 import {
   CreateUserSchema,
   GeneratedPasswordSchema,
@@ -56,7 +51,7 @@ export const userRoutes =
           request.query.PageSize ?? 100,
           request.query.Cursor,
         );
-        return toUserPageDto(page);
+        return toPageDto(page, toUserDto);
       },
     });
 
