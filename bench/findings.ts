@@ -15,9 +15,9 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { sendCsv } from '../src/http/csv.js';
 import { decodeCursor, encodeCursor } from '../src/lib/cursor.js';
 import { LocalInvalidationBus } from '../src/lib/invalidation-bus.js';
+import { FINDING_CSV } from '../src/modules/findings/presenters.js';
 import type { FindingFilter, FindingSort } from '../src/modules/findings/repository.js';
 import { FindingRepository, TOTAL_COUNT_CAP } from '../src/modules/findings/repository.js';
-import { FINDING_CSV } from '../src/modules/findings/routes.js';
 import { buildServices } from '../src/services.js';
 
 const FINDINGS = Number(process.env.BENCH_FINDINGS ?? 1_000_000);

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { toImportDto } from '../modules/imports/routes.js';
+import { toImportDto } from '../modules/imports/presenters.js';
 import { importDirectory, spoolReport } from '../modules/imports/upload.js';
 import { AppError } from '../problems/app-error.js';
 import { Problems } from '../problems/catalogue.js';

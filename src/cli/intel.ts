@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { FeedName } from '../intel/feeds/types.js';
 import { ageInDays, REFRESH_HINT, STALE_AFTER_DAYS } from '../modules/intel/freshness.js';
-import { toFeedItems, toLoadDto } from '../modules/intel/routes.js';
+import { toFeedItems, toLoadDto } from '../modules/intel/presenters.js';
 import { AppError } from '../problems/app-error.js';
 import { Problems } from '../problems/catalogue.js';
 import { type CliEnv, openRuntime } from './runtime.js';

@@ -1,4 +1,9 @@
 import { ROLES, type Role } from '../db/schema.js';
+import { roleRank } from '../modules/principal.js';
+
+// The principal types and role rules live with the domain; HTTP code keeps importing them from here.
+export type { ApiKeyPrincipal, Principal, SessionPrincipal } from '../modules/principal.js';
+export { roleAllows, roleRank } from '../modules/principal.js';
 
 export type AuthMethod = 'apiKey' | 'session';
 
@@ -7,37 +12,6 @@ export type AuthMethod = 'apiKey' | 'session';
  * signed in by one of `via` (default: an API key or a web session).
  */
 export type Access = { public: true } | { role: Role; via?: readonly AuthMethod[] };
-
-interface PrincipalBase {
-  organizationId: string;
-  userId: string;
-  role: Role;
-}
-
-/** A caller authenticated by an API key. */
-export interface ApiKeyPrincipal extends PrincipalBase {
-  kind: 'apiKey';
-  apiKeyId: string;
-  accessKey: string;
-}
-
-/** A person signed in to the web application. */
-export interface SessionPrincipal extends PrincipalBase {
-  kind: 'session';
-  sessionId: string;
-  csrfTokenHash: Buffer;
-}
-
-/** The authenticated caller of a request. */
-export type Principal = ApiKeyPrincipal | SessionPrincipal;
-
-export function roleRank(role: Role): number {
-  return ROLES.indexOf(role);
-}
-
-export function roleAllows(role: Role, required: Role): boolean {
-  return roleRank(role) >= roleRank(required);
-}
 
 export const DEFAULT_AUTH_METHODS: readonly AuthMethod[] = ['apiKey', 'session'];
 

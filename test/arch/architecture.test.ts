@@ -84,6 +84,31 @@ describe('architecture rules', () => {
       expect(fs.existsSync(path.join(ROOT, rel)), rel).toBe(true);
   });
 
+  // Issue 13, item 4: services and repositories are the domain; HTTP presents them, never the reverse.
+  it('services and repositories import nothing under src/http/', () => {
+    const offences: string[] = [];
+    for (const file of files.filter((f) => /\/(service|repository)\.ts$/.test(f))) {
+      for (const target of importsOf(file)) {
+        if (target.startsWith(path.join(ROOT, 'src/http/')))
+          offences.push(`${path.relative(ROOT, file)} → ${path.relative(ROOT, target)}`);
+      }
+    }
+    expect(offences).toEqual([]);
+  });
+
+  // Issue 13, item 4: a routes file declares routes and calls; how things look on the wire
+  // (to…Dto mappers, CSV columns) is in the module's presenters.ts.
+  it('routes files keep no presenters', () => {
+    const offences: string[] = [];
+    for (const file of files.filter((f) => f.endsWith('/routes.ts'))) {
+      const text = fs.readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/^(?:export )?(?:const|function) (to[A-Z]\w*|[A-Z_]+_CSV)\b/gm))
+        offences.push(`${path.relative(ROOT, file)}: ${m[1]}`);
+      if (/\bCsvColumn\b/.test(text)) offences.push(`${path.relative(ROOT, file)}: CSV columns`);
+    }
+    expect(offences).toEqual([]);
+  });
+
   it('the README documents every environment variable and every problem type', () => {
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     for (const name of Object.keys(ENV_VARS)) expect(readme, name).toContain(`\`${name}\``);

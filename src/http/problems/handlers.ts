@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { suggestName } from '../../lib/spelling.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems, type ProblemType, problemTypeUri } from '../../problems/catalogue.js';
+import { fieldPointer } from '../../problems/fields.js';
 
 export interface ProblemBody {
   type: string;
@@ -214,12 +215,19 @@ function fromFastifyError(
   return undefined;
 }
 
+/** A service names the fields at fault by their domain names; the client reads JSON pointers. */
+function appErrorExtensions(error: AppError): Record<string, unknown> {
+  if (error.fields.length === 0) return error.extensions;
+  const errors = error.fields.map((i) => ({ path: fieldPointer(i.field), message: i.message }));
+  return { ...error.extensions, errors };
+}
+
 /** One error handler for the whole app: everything a client sees is a catalogued problem. */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) {
       reply.headers(error.headers);
-      return sendProblem(request, reply, error.problem, error.detail, error.extensions);
+      return sendProblem(request, reply, error.problem, error.detail, appErrorExtensions(error));
     }
     const mapped = fromFastifyError(request, error);
     if (mapped) {

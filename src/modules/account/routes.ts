@@ -1,32 +1,9 @@
-import { Type } from 'typebox';
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf, principalOf } from '../../http/request-context.js';
 import type { OrganizationService } from '../organizations/service.js';
-import { UserSummarySchema } from '../users/schemas.js';
 import type { UserService } from '../users/service.js';
-
-const AccountDetailsSchema = Type.Object(
-  {
-    User: UserSummarySchema,
-    Organization: Type.Object(
-      { Id: Type.String({ format: 'uuid' }), Name: Type.String() },
-      { additionalProperties: false },
-    ),
-    AuthenticatedWith: Type.Union([Type.Literal('ApiKey'), Type.Literal('Session')]),
-    AccessKey: Type.Union([Type.String(), Type.Null()], {
-      description: 'The access key of the calling API key; null for a web session.',
-    }),
-  },
-  { additionalProperties: false },
-);
-
-const ChangePasswordSchema = Type.Object(
-  {
-    CurrentPassword: Type.String({ minLength: 1, maxLength: 256 }),
-    NewPassword: Type.String({ minLength: 1, maxLength: 256, description: 'At least 12 characters.' }),
-  },
-  { additionalProperties: false },
-);
+import { toAccountDetailsDto } from './presenters.js';
+import { AccountDetailsSchema, ChangePasswordSchema } from './schemas.js';
 
 export const accountRoutes =
   (users: UserService, organizations: OrganizationService): ChannelRoutes =>
@@ -49,12 +26,7 @@ export const accountRoutes =
           users.get(context, principal.userId),
           organizations.get(principal.organizationId),
         ]);
-        return {
-          User: { Id: user.id, Name: user.name, Email: user.email, Role: user.role },
-          Organization: { Id: organization.id, Name: organization.name },
-          AuthenticatedWith: principal.kind === 'apiKey' ? ('ApiKey' as const) : ('Session' as const),
-          AccessKey: principal.kind === 'apiKey' ? principal.accessKey : null,
-        };
+        return toAccountDetailsDto(user, organization, principal);
       },
     });
 

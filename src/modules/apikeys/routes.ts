@@ -1,5 +1,6 @@
 import { type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf, principalOf } from '../../http/request-context.js';
+import { toApiKeyDto, toApiKeyListDto, toCreatedApiKeyDto } from './presenters.js';
 import {
   ApiKeyIdParams,
   ApiKeyListSchema,
@@ -7,20 +8,7 @@ import {
   CreateApiKeySchema,
   CreatedApiKeySchema,
 } from './schemas.js';
-import type { ApiKey, ApiKeyService } from './service.js';
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-export const toApiKeyDto = (k: ApiKey) => ({
-  Id: k.id,
-  Name: k.name,
-  AccessKey: k.accessKey,
-  CreatedAt: k.createdAt.toISOString(),
-  LastUsedAt: iso(k.lastUsedAt),
-  ExpiresAt: iso(k.expiresAt),
-  RevokedAt: iso(k.revokedAt),
-  Status: k.status,
-});
+import type { ApiKeyService } from './service.js';
 
 /** The caller's own keys. Creating keys is done while signed in (web app) or with the CLI. */
 export const apiKeyRoutes =
@@ -39,7 +27,7 @@ export const apiKeyRoutes =
       },
       handler: async (request) => {
         const keys = await apiKeys.listForUser(contextOf(request), principalOf(request).userId);
-        return { Items: keys.map(toApiKeyDto), NextCursor: null, TotalCount: keys.length };
+        return toApiKeyListDto(keys);
       },
     });
 
@@ -82,7 +70,7 @@ export const apiKeyRoutes =
           name: request.body.Name,
           expiresInDays: request.body.ExpiresInDays,
         });
-        return reply.code(201).send({ ...toApiKeyDto(key), SecretKey: secretKey });
+        return reply.code(201).send(toCreatedApiKeyDto(key, secretKey));
       },
     });
   };

@@ -1,13 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Role } from '../../db/schema.js';
-import type { Principal } from '../../http/access.js';
 import type { Clock } from '../../lib/clock.js';
 import type { InvalidationBus } from '../../lib/invalidation-bus.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
-import { AppError } from '../../problems/app-error.js';
+import { AppError, invalidFields } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
+import type { Principal } from '../principal.js';
 import type { UserAccessChanged } from '../users/service.js';
 import type { ApiKeyRepository } from './repository.js';
 import {
@@ -95,18 +95,16 @@ export class ApiKeyService {
   async create(ctx: ServiceContext, input: NewApiKey): Promise<{ key: ApiKey; secretKey: string }> {
     const name = input.name.trim();
     if (name.length === 0 || name.length > 100) {
-      throw AppError.of(Problems.ValidationFailed, 'An API key name must have 1 to 100 characters.', {
-        errors: [{ path: '/Name', message: 'must have 1 to 100 characters' }],
-      });
+      throw invalidFields(
+        [{ field: 'name', message: 'must have 1 to 100 characters' }],
+        'An API key name must have 1 to 100 characters.',
+      );
     }
     const days = input.expiresInDays;
     if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > MAX_EXPIRY_DAYS)) {
-      throw AppError.of(
-        Problems.ValidationFailed,
+      throw invalidFields(
+        [{ field: 'expiresInDays', message: `must be 1 to ${MAX_EXPIRY_DAYS}` }],
         `Expiry must be a whole number of days from 1 to ${MAX_EXPIRY_DAYS}.`,
-        {
-          errors: [{ path: '/ExpiresInDays', message: `must be 1 to ${MAX_EXPIRY_DAYS}` }],
-        },
       );
     }
     const secretKey = newSecretKey();

@@ -315,27 +315,27 @@ export class AssetService {
   prepare(input: AssetInput): PreparedAsset {
     const ipAddresses = (input.ipAddresses ?? []).map((ip) => normaliseIp(ip) ?? '').filter(Boolean);
     if (ipAddresses.length !== (input.ipAddresses ?? []).length)
-      throw invalid('/IpAddresses', 'holds a value that is not an IP address');
+      throw invalid('ipAddresses', 'holds a value that is not an IP address');
     const macAddresses = (input.macAddresses ?? []).map((m) => normaliseMac(m) ?? '').filter(Boolean);
     if (macAddresses.length !== (input.macAddresses ?? []).length)
-      throw invalid('/MacAddresses', 'holds a value that is not a MAC address');
+      throw invalid('macAddresses', 'holds a value that is not a MAC address');
     const fqdn = input.fqdn ? normaliseFqdn(input.fqdn) : undefined;
-    if (input.fqdn && !fqdn) throw invalid('/Fqdn', 'is not a fully qualified domain name');
+    if (input.fqdn && !fqdn) throw invalid('fqdn', 'is not a fully qualified domain name');
     const hostname = input.hostname
       ? (normaliseHostname(input.hostname) ?? normaliseFqdn(input.hostname))
       : undefined;
-    if (input.hostname && !hostname) throw invalid('/Hostname', 'is not a host name');
+    if (input.hostname && !hostname) throw invalid('hostname', 'is not a host name');
     const url = input.url ? normaliseUrl(input.url) : undefined;
-    if (input.url && !url) throw invalid('/Url', 'is not an http(s) URL');
-    if (input.kind === 'WebApplication' && !url) throw invalid('/Url', 'is required for a web application');
+    if (input.url && !url) throw invalid('url', 'is not an http(s) URL');
+    if (input.kind === 'WebApplication' && !url) throw invalid('url', 'is required for a web application');
     const image = input.image ? normaliseImage(input.image) : undefined;
-    if (input.image && !image) throw invalid('/Image', 'is not an image reference');
+    if (input.image && !image) throw invalid('image', 'is not an image reference');
     if (input.kind === 'ContainerImage' && !image)
-      throw invalid('/Image', 'is required for a container image');
+      throw invalid('image', 'is required for a container image');
     const repository = input.repository ? normaliseRepository(input.repository) : undefined;
-    if (input.repository && !repository) throw invalid('/Repository', 'is not a repository');
+    if (input.repository && !repository) throw invalid('repository', 'is not a repository');
     if (input.kind === 'CodeRepository' && !repository)
-      throw invalid('/Repository', 'is required for a code repository');
+      throw invalid('repository', 'is required for a code repository');
 
     const identity = { kind: input.kind, fqdn, hostname, ipAddresses, macAddresses, url, image, repository };
     const identifiers = identifiersOf(identity);
@@ -393,11 +393,11 @@ export class AssetService {
     },
   ) {
     const asset = await this.get(ctx, assetId);
-    if (asset.kind !== 'Host') throw invalid('/Port', 'services belong to hosts');
+    if (asset.kind !== 'Host') throw invalid('port', 'services belong to hosts');
     if (!Number.isInteger(input.port) || input.port < 0 || input.port > 65535)
-      throw invalid('/Port', 'must be 0 to 65535');
+      throw invalid('port', 'must be 0 to 65535');
     if (input.cpe && !/^cpe:(2\.3:|\/)[aho]/.test(input.cpe))
-      throw invalid('/Cpe', 'is not a CPE name (cpe:2.3:… or cpe:/…)');
+      throw invalid('cpe', 'is not a CPE name (cpe:2.3:… or cpe:/…)');
     const row = await this.repo.upsertService(ctx.organizationId, uuidv7(), asset.id, {
       port: input.port,
       protocol: input.protocol,
@@ -464,7 +464,7 @@ export class AssetService {
   ): Promise<number> {
     const plus = cleanTags(add);
     const minus = cleanTags(remove);
-    if (plus.length === 0 && minus.length === 0) throw invalid('/Add', 'give tags to Add or Remove');
+    if (plus.length === 0 && minus.length === 0) throw invalid('add', 'give tags to Add or Remove');
     const changed = await this.repo.bulkTags(ctx.organizationId, filter, plus, minus, this.clock());
     await this.audit.record(ctx, 'assets.tagged', null, { add: plus, remove: minus, changed });
     return changed;

@@ -1,12 +1,22 @@
-import type { Static } from 'typebox';
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
-import { type CsvColumn, sendCsv, wantsCsv } from '../../http/csv.js';
+import { sendCsv, wantsCsv } from '../../http/csv.js';
+import { toPageDto } from '../../http/page.js';
 import { contextOf } from '../../http/request-context.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
+import type { ServiceContext } from '../context.js';
 import type { TicketService } from '../tickets/service.js';
-import { toLocationDto } from './location.js';
-import type { FindingExportRow, FindingFilter, FindingListRow, FindingRow } from './repository.js';
+import {
+  FINDING_CSV,
+  filterFromBody,
+  filterFromQuery,
+  findingInputFromBody,
+  stateChangeFromBody,
+  toBulkResultDto,
+  toFindingDetailDto,
+  toFindingDto,
+} from './presenters.js';
+import type { FindingRow } from './repository.js';
 import {
   BulkResultSchema,
   BulkStateSchema,
@@ -14,7 +24,6 @@ import {
   ChangeStateSchema,
   CreateFindingSchema,
   FindingDetailSchema,
-  type FindingFilterSchema,
   FindingIdParams,
   FindingListQuery,
   FindingListSchema,
@@ -22,102 +31,14 @@ import {
 } from './schemas.js';
 import type { FindingService } from './service.js';
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-const numOrNull = (v: string | null) => (v === null ? null : Number(v));
-const date = (text: string | undefined) => (text ? new Date(text) : undefined);
-
-export const toFindingDto = (f: FindingRow | FindingListRow) => ({
-  Id: f.id,
-  AssetId: f.asset_id,
-  AssetName: f.asset_name,
-  VulnerabilityId: f.vulnerability_id,
-  PluginGuidId: f.plugin_id,
-  Title: f.title,
-  CVEReferences: f.cve_ids,
-  Kev: f.kev,
-  EpssScore: f.epss_score === null ? null : Number(f.epss_score),
-  EpssPercentile: f.epss_percentile === null ? null : Number(f.epss_percentile),
-  KevDueDate: f.kev_due_date,
-  CVSSBaseScore: numOrNull(f.cvss3_score ?? f.cvss4_score ?? f.cvss2_score),
-  Severity: f.effective_severity,
-  ScannerSeverity: f.severity,
-  SeverityOverrideReason: f.severity_override_reason,
-  State: f.state,
-  StateReason: f.state_reason,
-  RiskAcceptedUntil: iso(f.risk_accepted_until),
-  RiskScore: Number(f.risk_score),
-  DueAt: iso(f.due_at),
-  Location: toLocationDto(f),
-  Source: f.source,
-  FirstSeen: f.first_seen_at.toISOString(),
-  LastSeen: f.last_seen_at.toISOString(),
-  FixedAt: iso(f.fixed_at),
-  CreatedAt: f.created_at.toISOString(),
-  UpdatedAt: f.updated_at.toISOString(),
-});
-
-export const FINDING_CSV: readonly CsvColumn<FindingExportRow>[] = [
-  { header: 'Id', value: (f) => f.id },
-  { header: 'Asset', value: (f) => f.asset_name },
-  { header: 'AssetId', value: (f) => f.asset_id },
-  { header: 'Title', value: (f) => f.title },
-  { header: 'CVE', value: (f) => f.cves },
-  { header: 'Severity', value: (f) => f.effective_severity },
-  { header: 'State', value: (f) => f.state },
-  { header: 'RiskScore', value: (f) => Number(f.risk_score) },
-  { header: 'DueAt', value: (f) => f.due_at },
-  { header: 'Kev', value: (f) => f.kev },
-  { header: 'Port', value: (f) => f.port },
-  { header: 'Protocol', value: (f) => f.protocol },
-  { header: 'Url', value: (f) => f.url },
-  {
-    header: 'Package',
-    value: (f) => (f.package_name ? `${f.package_name}@${f.package_version ?? ''}` : null),
-  },
-  { header: 'Source', value: (f) => f.source },
-  { header: 'FirstSeen', value: (f) => f.first_seen_at },
-  { header: 'LastSeen', value: (f) => f.last_seen_at },
-];
-
-type FilterBody = Static<typeof FindingFilterSchema>;
-
-export const filterFromBody = (b: FilterBody): FindingFilter => ({
-  states: b.State,
-  severities: b.Severity,
-  assetId: b.AssetId,
-  tag: b.Tag,
-  vulnerabilityId: b.VulnerabilityId,
-  cve: b.Cve,
-  kev: b.Kev,
-  epssMin: b.EpssMin,
-  riskMin: b.RiskMin,
-  dueBefore: date(b.DueBefore),
-  firstSeenAfter: date(b.FirstSeenAfter),
-  lastSeenBefore: date(b.LastSeenBefore),
-  search: b.Search,
-  ids: b.Ids,
-});
-
 /** Linking more findings than this to one ticket at once asks for a narrower filter. */
 const MAX_BULK_LINK = 10_000;
 
 export const findingRoutes =
   (findings: FindingService, tickets: TicketService): ChannelRoutes =>
   (app, ctx) => {
-    const detail = async (context: ReturnType<typeof contextOf>, f: FindingRow) => ({
-      ...toFindingDto(f),
-      Evidence: f.evidence,
-      Events: (await findings.events(context, f.id)).map((e) => ({
-        Id: e.id,
-        At: e.occurred_at.toISOString(),
-        ActorType: e.actor_type,
-        ActorId: e.actor_id,
-        Kind: e.kind,
-        FromState: e.from_state,
-        ToState: e.to_state,
-        Reason: e.reason,
-      })),
-    });
+    const detail = async (context: ServiceContext, f: FindingRow) =>
+      toFindingDetailDto(f, await findings.events(context, f.id));
 
     route(app, ctx, {
       method: 'GET',
@@ -143,23 +64,7 @@ export const findingRoutes =
       },
       handler: async (request, reply) => {
         const q = request.query;
-        const filter = {
-          states: q.State,
-          severities: q.Severity,
-          assetId: q.AssetId,
-          tag: q.Tag,
-          vulnerabilityId: q.VulnerabilityId,
-          cve: q.Cve,
-          kev: q.Kev,
-          epssMin: q.EpssMin,
-          riskMin: q.RiskMin,
-          dueBefore: date(q.DueBefore),
-          firstSeenAfter: date(q.FirstSeenAfter),
-          lastSeenBefore: date(q.LastSeenBefore),
-          search: q.Search,
-          importId: q.ImportId,
-          importChange: q.ImportChange,
-        };
+        const filter = filterFromQuery(q);
         const context = contextOf(request);
         if (wantsCsv(request)) {
           return sendCsv(
@@ -178,11 +83,7 @@ export const findingRoutes =
           q.Cursor,
           q.IncludeTotal,
         );
-        return {
-          Items: page.items.map(toFindingDto),
-          NextCursor: page.nextCursor,
-          TotalCount: page.totalCount,
-        };
+        return toPageDto(page, toFindingDto);
       },
     });
 
@@ -202,39 +103,8 @@ export const findingRoutes =
         response: { 200: FindingDetailSchema, 201: FindingDetailSchema },
       },
       handler: async (request, reply) => {
-        const b = request.body;
         const context = contextOf(request);
-        const l = b.Location ?? { Kind: 'None' as const };
-        const result = await findings.record(context, {
-          assetId: b.AssetId,
-          vulnerabilityId: b.VulnerabilityId,
-          vulnerability: b.Vulnerability && {
-            source: 'Manual',
-            title: b.Vulnerability.Title,
-            cveIds: b.Vulnerability.Cve,
-            description: b.Vulnerability.Description,
-            solution: b.Vulnerability.Solution,
-            cweIds: b.Vulnerability.Cwe,
-            severity: b.Vulnerability.Severity,
-            cvss3Score: b.Vulnerability.CvssScore,
-            cvss3Vector: b.Vulnerability.CvssVector,
-            references: b.Vulnerability.References,
-          },
-          location: {
-            kind: l.Kind,
-            port: l.Port,
-            protocol: l.Protocol,
-            url: l.Url,
-            parameter: l.Parameter,
-            filePath: l.File,
-            line: l.Line,
-            packageName: l.Package,
-            packageVersion: l.Version,
-          },
-          severity: b.Severity,
-          evidence: b.Evidence,
-          source: 'Manual',
-        });
+        const result = await findings.record(context, findingInputFromBody(request.body));
         return reply.code(result.created ? 201 : 200).send(await detail(context, result.finding));
       },
     });
@@ -275,12 +145,7 @@ export const findingRoutes =
       },
       handler: async (request) => {
         const context = contextOf(request);
-        const b = request.body;
-        const f = await findings.changeState(context, request.params.Id, {
-          state: b.State,
-          justification: b.Justification,
-          until: date(b.Until),
-        });
+        const f = await findings.changeState(context, request.params.Id, stateChangeFromBody(request.body));
         return detail(context, f);
       },
     });
@@ -327,12 +192,12 @@ export const findingRoutes =
       },
       handler: async (request) => {
         const b = request.body;
-        const r = await findings.bulkChangeState(contextOf(request), filterFromBody(b.Filter), {
-          state: b.State,
-          justification: b.Justification,
-          until: date(b.Until),
-        });
-        return { Matched: r.matched, Changed: r.changed, Skipped: r.skipped };
+        const r = await findings.bulkChangeState(
+          contextOf(request),
+          filterFromBody(b.Filter),
+          stateChangeFromBody(b),
+        );
+        return toBulkResultDto(r);
       },
     });
 
@@ -366,7 +231,7 @@ export const findingRoutes =
         const { changed } = ids.length
           ? await tickets.link(context, request.body.TicketId, ids)
           : { changed: 0 };
-        return { Matched: ids.length, Changed: changed, Skipped: ids.length - changed };
+        return toBulkResultDto({ matched: ids.length, changed, skipped: ids.length - changed });
       },
     });
   };

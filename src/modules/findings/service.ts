@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { DB, FindingState, LocationKind, Severity } from '../../db/schema.js';
-import { roleAllows } from '../../http/access.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
@@ -9,6 +8,7 @@ import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AssetService, RiskContextChanged } from '../assets/service.js';
 import type { ServiceContext } from '../context.js';
+import { roleAllows } from '../principal.js';
 import type { SettingsService } from '../settings/service.js';
 import type { Page } from '../users/service.js';
 import type { VulnerabilityInput, VulnerabilityService } from '../vulnerabilities/service.js';
@@ -82,11 +82,12 @@ export function locationKey(l: FindingLocation): string {
 
 function checkLocation(l: FindingLocation): void {
   if (l.kind === 'Port' && (l.port === undefined || l.port < 0 || l.port > 65535))
-    throw invalid('/Location/Port', 'is required for a port location');
-  if (l.kind === 'Url' && !l.url) throw invalid('/Location/Url', 'is required for a URL location');
-  if (l.kind === 'File' && !l.filePath) throw invalid('/Location/File', 'is required for a file location');
+    throw invalid(['location', 'port'], 'is required for a port location');
+  if (l.kind === 'Url' && !l.url) throw invalid(['location', 'url'], 'is required for a URL location');
+  if (l.kind === 'File' && !l.filePath)
+    throw invalid(['location', 'filePath'], 'is required for a file location');
   if (l.kind === 'Package' && !l.packageName)
-    throw invalid('/Location/Package', 'is required for a package location');
+    throw invalid(['location', 'packageName'], 'is required for a package location');
 }
 
 /** Told after findings change state (tickets follow their findings). */
@@ -124,7 +125,7 @@ export class FindingService {
       : input.vulnerability
         ? await this.vulnerabilities.resolve(ctx, input.vulnerability)
         : undefined;
-    if (!vulnerability) throw invalid('/Vulnerability', 'give VulnerabilityId or Vulnerability');
+    if (!vulnerability) throw invalid('vulnerability', 'give VulnerabilityId or Vulnerability');
     const dedupKey = createHash('sha256')
       .update(`${asset.id}|${vulnerability.key}|${locationKey(input.location)}`)
       .digest('hex');
@@ -322,7 +323,7 @@ export class FindingService {
     }
     const justification = change.justification?.trim();
     if ((change.state === 'RiskAccepted' || change.state === 'FalsePositive') && !justification) {
-      throw invalid('/Justification', `is required to mark a finding ${change.state}`);
+      throw invalid('justification', `is required to mark a finding ${change.state}`);
     }
     const now = this.clock();
     const until = this.checkUntil(change.state, change.until, now);
@@ -383,7 +384,7 @@ export class FindingService {
     }
     const justification = change.justification?.trim();
     if ((change.state === 'RiskAccepted' || change.state === 'FalsePositive') && !justification) {
-      throw invalid('/Justification', `is required to mark findings ${change.state}`);
+      throw invalid('justification', `is required to mark findings ${change.state}`);
     }
     const now = this.clock();
     const until = this.checkUntil(change.state, change.until, now);
@@ -421,13 +422,13 @@ export class FindingService {
 
   private checkUntil(state: FindingState, until: Date | undefined, now: Date): Date | null {
     if (state !== 'RiskAccepted') {
-      if (until) throw invalid('/Until', 'only applies to RiskAccepted');
+      if (until) throw invalid('until', 'only applies to RiskAccepted');
       return null;
     }
-    if (!until) throw invalid('/Until', 'is required: a risk is accepted until a date');
+    if (!until) throw invalid('until', 'is required: a risk is accepted until a date');
     const max = now.getTime() + MAX_RISK_ACCEPTANCE_DAYS * 86_400_000;
     if (until.getTime() <= now.getTime() || until.getTime() > max) {
-      throw invalid('/Until', `must be in the future and at most ${MAX_RISK_ACCEPTANCE_DAYS} days away`);
+      throw invalid('until', `must be in the future and at most ${MAX_RISK_ACCEPTANCE_DAYS} days away`);
     }
     return until;
   }
@@ -441,7 +442,7 @@ export class FindingService {
   ): Promise<FindingRow> {
     const finding = await this.get(ctx, id);
     const why = reason?.trim();
-    if (severity && !why) throw invalid('/Reason', 'is required to override a severity');
+    if (severity && !why) throw invalid('reason', 'is required to override a severity');
     const effective = severity ?? finding.severity;
     const sla = await this.settings.sla(ctx.organizationId);
     const now = this.clock();

@@ -1,12 +1,13 @@
 import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { toPageDto } from '../../http/page.js';
 import { contextOf } from '../../http/request-context.js';
 import type { TypedApp } from '../../http/types.js';
 import { ParseLimitError } from '../../parsing/parse-limits.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
-import type { ImportRow } from './repository.js';
+import { toFormatDto, toImportDto } from './presenters.js';
 import {
   FormatListSchema,
   ImportIdParams,
@@ -15,7 +16,7 @@ import {
   ImportSchema,
   SubmitImportQuery,
 } from './schemas.js';
-import { attentionOf, type ImportService } from './service.js';
+import type { ImportService } from './service.js';
 import {
   closeUnreadUploads,
   EmptyReportError,
@@ -25,27 +26,6 @@ import {
   refuseDeclaredSize,
   spoolReport,
 } from './upload.js';
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-export const toImportDto = (r: ImportRow) => ({
-  Id: r.id,
-  State: r.state,
-  Format: r.format,
-  FormatConfidence: r.format_confidence === null ? null : Number(r.format_confidence),
-  ScopeName: r.scope_name,
-  FileName: r.file_name,
-  FileSha256: r.file_sha256,
-  FileSize: Number(r.file_size),
-  Counts: r.counts,
-  Warnings: r.warnings,
-  Attention: attentionOf(r.state, r.counts),
-  Error: r.error,
-  CreatedAt: r.created_at.toISOString(),
-  StartedAt: iso(r.started_at),
-  FinishedAt: iso(r.finished_at),
-  DurationMs: r.started_at && r.finished_at ? r.finished_at.getTime() - r.started_at.getTime() : null,
-});
 
 export interface ImportRouteOptions {
   maxBytes: number;
@@ -139,11 +119,7 @@ export const importRoutes =
           request.query.PageSize ?? 50,
           request.query.Cursor,
         );
-        return {
-          Items: page.items.map(toImportDto),
-          NextCursor: page.nextCursor,
-          TotalCount: page.totalCount,
-        };
+        return toPageDto(page, toImportDto);
       },
     });
 
@@ -158,7 +134,7 @@ export const importRoutes =
         tags,
         response: { 200: FormatListSchema },
       },
-      handler: async () => imports.formats().map((i) => ({ Format: i.format, Label: i.label, Tool: i.tool })),
+      handler: async () => imports.formats().map(toFormatDto),
     });
 
     route(app, ctx, {

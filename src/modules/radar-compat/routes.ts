@@ -9,13 +9,30 @@ import type { FindingService } from '../findings/service.js';
 import type { SoftwareService } from '../software/service.js';
 import type { VulnerabilityService } from '../vulnerabilities/service.js';
 import {
-  categoryOf,
-  cvssBaseScoreOf,
-  isEveryCategory,
-  RISK_LEVEL,
-  trimPathParams,
-  type Vulnerability,
-} from './quirks.js';
+  toRadarDetailed,
+  toRadarFinding,
+  toRadarHosts,
+  toRadarRatings,
+  toRadarSoftware,
+} from './presenters.js';
+import { isEveryCategory, trimPathParams, type Vulnerability } from './quirks.js';
+import {
+  AssetIdParams,
+  AssetPaging,
+  FindingPageSchema,
+  HostPageSchema,
+  InstalledSoftwareQuery,
+  OptionalFilters,
+  Paging,
+  PluginGuidIdParams,
+  RatingsSchema,
+  SoftwarePageSchema,
+  SystemScanDetailedSchema,
+  WebScanDetailedSchema,
+} from './schemas.js';
+
+/** Said of every route whose path carries an id. */
+const PATH_IDS = 'An id in the path may carry surrounding spaces (`%20{Id}`), as some clients send it.';
 
 /**
  * Calls that existing integrations of the original service (WithSecure Elements VM, formerly
@@ -24,41 +41,6 @@ import {
  * answer but 200 as fatal and read fields without checking for null, hence the habits below
  * (see quirks.ts and RADAR-COMPAT in the README).
  */
-const Paging = Type.Object(
-  {
-    StartIndex: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
-    // Clients ask for 1000 at a time (installed software, findings reports).
-    PageSize: Type.Integer({ minimum: 1, maximum: 1000 }),
-  },
-  { additionalProperties: false },
-);
-const AssetPaging = Type.Object(
-  { ...Paging.properties, AssetId: Type.String({ format: 'uuid' }) },
-  { additionalProperties: false },
-);
-// Clients send a filter object, nothing, or `""` (Python requests' `json=""`); Rampart reads
-// what it understands of an object and treats the rest as no filter.
-const OptionalFilters = Type.Union(
-  [Type.Object({}, { additionalProperties: true }), Type.Null(), Type.Literal('')],
-  { description: 'Filters (ignored); `""` and `null` mean none.' },
-);
-const PATH_IDS = 'An id in the path may carry surrounding spaces (`%20{Id}`), as some clients send it.';
-
-const DetailedSchema = {
-  Name: Type.String(),
-  RiskLevel: Type.String({ description: 'High, Medium, Low or Information.' }),
-  VulnerabilityCategory: Type.String({
-    description:
-      'What kind of check found it, from where its findings are: Network (a port), Web (a URL), Software (a package), Code (a file), Generic (anywhere else).',
-  }),
-  Synopsis: Type.Union([Type.String(), Type.Null()]),
-  CVEReferences: Type.Array(Type.Object({ Name: Type.String() }, { additionalProperties: false })),
-  CVSSBaseScore: Type.Union([Type.Number(), Type.Literal('')], {
-    description: 'CVSS v3 base score, else v4, else v2; `""` when none is known.',
-  }),
-  Solution: Type.Union([Type.String(), Type.Null()]),
-};
-
 export const radarCompatRoutes =
   (
     assets: AssetService,
@@ -88,18 +70,7 @@ export const radarCompatRoutes =
       const v = await byPluginGuidId(context, id);
       // Where the check's findings are says what kind of check it is.
       const first = await findings.listOffset(context, { vulnerabilityId: v.id }, 0, 1);
-      return {
-        v,
-        body: {
-          Name: v.title,
-          RiskLevel: RISK_LEVEL[v.severity] ?? 'Information',
-          VulnerabilityCategory: categoryOf(first.items[0]?.location_kind),
-          Synopsis: v.description,
-          CVEReferences: v.cve_ids.map((Name) => ({ Name })),
-          CVSSBaseScore: cvssBaseScoreOf(v),
-          Solution: v.solution,
-        },
-      };
+      return { v, body: toRadarDetailed(v, first.items[0]?.location_kind) };
     };
 
     route(app, ctx, {
@@ -132,43 +103,14 @@ export const radarCompatRoutes =
         params: Paging,
         body: Type.Optional(OptionalFilters),
         response: {
-          200: Type.Object({
-            Items: Type.Array(
-              Type.Object({
-                Id: Type.String(),
-                AssetHostId: Type.String(),
-                Hostname: Type.Union([Type.String(), Type.Null()]),
-                IpAddress: Type.String(),
-                FriendlyName: Type.Union([Type.String(), Type.Null()]),
-                MacAddress: Type.Union([Type.String(), Type.Null()]),
-                OperatingSystem: Type.Union([Type.String(), Type.Null()]),
-                DomainName: Type.Union([Type.String(), Type.Null()]),
-              }),
-            ),
-            TotalCount: Type.Integer(),
-          }),
+          200: HostPageSchema,
         },
       },
       handler: async (request) => {
         const { StartIndex, PageSize } = request.params;
         const page = await assets.listOffset(contextOf(request), { withAddress: true }, StartIndex, PageSize);
         return {
-          Items: page.items.flatMap((a) => {
-            const [IpAddress] = a.ip_addresses;
-            if (IpAddress === undefined) return []; // not listed by the filter; keeps the type exact
-            return [
-              {
-                Id: a.id,
-                AssetHostId: a.id,
-                Hostname: a.hostname ?? a.name,
-                IpAddress,
-                FriendlyName: a.friendly_name,
-                MacAddress: a.mac_addresses[0] ?? null,
-                OperatingSystem: a.operating_system,
-                DomainName: a.domain_name,
-              },
-            ];
-          }),
+          Items: page.items.flatMap(toRadarHosts),
           TotalCount: page.totalCount,
         };
       },
@@ -185,29 +127,14 @@ export const radarCompatRoutes =
         summary: 'An asset’s business ratings, as the original service answers',
         description: PATH_IDS,
         tags,
-        params: Type.Object({ AssetId: Type.String({ format: 'uuid' }) }, { additionalProperties: false }),
+        params: AssetIdParams,
         response: {
-          200: Type.Object({
-            Id: Type.String(),
-            AssetId: Type.String(),
-            Confidentiality: Type.Integer(),
-            Integrity: Type.Integer(),
-            Availability: Type.Integer(),
-            Criticality: Type.Integer(),
-          }),
+          200: RatingsSchema,
         },
       },
       handler: async (request) => {
         const a = await assets.get(contextOf(request), request.params.AssetId);
-        // Unrated dimensions take the asset's overall criticality.
-        return {
-          Id: a.id,
-          AssetId: a.id,
-          Confidentiality: a.confidentiality ?? a.criticality,
-          Integrity: a.integrity ?? a.criticality,
-          Availability: a.availability ?? a.criticality,
-          Criticality: a.criticality,
-        };
+        return toRadarRatings(a);
       },
     });
 
@@ -225,23 +152,7 @@ export const radarCompatRoutes =
         params: AssetPaging,
         body: Type.Optional(OptionalFilters),
         response: {
-          200: Type.Object({
-            Items: Type.Array(
-              Type.Object({
-                Id: Type.String(),
-                PluginGuidId: Type.String(),
-                Name: Type.String(),
-                RiskLevel: Type.String(),
-                CVEReferences: Type.Array(Type.Object({ Name: Type.String() })),
-                Port: Type.Union([Type.Integer(), Type.Null()]),
-                Protocol: Type.Union([Type.String(), Type.Null()]),
-                State: Type.String(),
-                FirstSeen: Type.String(),
-                LastSeen: Type.String(),
-              }),
-            ),
-            TotalCount: Type.Integer(),
-          }),
+          200: FindingPageSchema,
         },
       },
       handler: async (request) => {
@@ -255,18 +166,7 @@ export const radarCompatRoutes =
           PageSize,
         );
         return {
-          Items: page.items.map((f) => ({
-            Id: f.id,
-            PluginGuidId: f.vulnerability_id,
-            Name: f.title,
-            RiskLevel: RISK_LEVEL[f.effective_severity] ?? 'Information',
-            CVEReferences: f.cve_ids.map((Name) => ({ Name })),
-            Port: f.port,
-            Protocol: f.protocol,
-            State: f.state,
-            FirstSeen: f.first_seen_at.toISOString(),
-            LastSeen: f.last_seen_at.toISOString(),
-          })),
+          Items: page.items.map(toRadarFinding),
           TotalCount: page.totalCount,
         };
       },
@@ -284,29 +184,9 @@ export const radarCompatRoutes =
           'VulnerabilitiesHigh counts Critical and High open findings in the package. An empty categoryName, "All" or "assets/installedsoftware" (what the original\'s clients send) lists every category.',
         tags,
         params: Paging,
-        body: Type.Object(
-          {
-            AssetHostId: Type.String({ format: 'uuid' }),
-            categoryName: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
-            SortPrimary: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
-          },
-          { additionalProperties: true },
-        ),
+        body: InstalledSoftwareQuery,
         response: {
-          200: Type.Object({
-            Items: Type.Array(
-              Type.Object({
-                Id: Type.String(),
-                Name: Type.String(),
-                Version: Type.String(),
-                Category: Type.String(),
-                VulnerabilitiesHigh: Type.Integer(),
-                VulnerabilitiesMedium: Type.Integer(),
-                VulnerabilitiesLow: Type.Integer(),
-              }),
-            ),
-            TotalCount: Type.Integer(),
-          }),
+          200: SoftwarePageSchema,
         },
       },
       handler: async (request) => {
@@ -321,24 +201,12 @@ export const radarCompatRoutes =
           PageSize,
         );
         return {
-          Items: page.items.map((s) => ({
-            Id: s.id,
-            Name: s.name,
-            Version: s.version,
-            Category: s.category,
-            VulnerabilitiesHigh: Number(s.critical ?? 0) + Number(s.high ?? 0),
-            VulnerabilitiesMedium: Number(s.medium ?? 0),
-            VulnerabilitiesLow: Number(s.low ?? 0),
-          })),
+          Items: page.items.map(toRadarSoftware),
           TotalCount: page.totalCount,
         };
       },
     });
 
-    const PluginGuidIdParams = Type.Object(
-      { PluginGuidId: Type.String({ minLength: 1, maxLength: 200 }) },
-      { additionalProperties: false },
-    );
     const pluginGuidIdHelp = `\`PluginGuidId\` is what a findings report answers (the vulnerability's id) or a scanner's rule id. ${PATH_IDS}`;
 
     route(app, ctx, {
@@ -353,7 +221,7 @@ export const radarCompatRoutes =
         description: pluginGuidIdHelp,
         tags,
         params: PluginGuidIdParams,
-        response: { 200: Type.Object(DetailedSchema, { additionalProperties: false }) },
+        response: { 200: SystemScanDetailedSchema },
       },
       handler: async (request) => (await detailedOf(contextOf(request), request.params.PluginGuidId)).body,
     });
@@ -371,16 +239,7 @@ export const radarCompatRoutes =
         tags,
         params: PluginGuidIdParams,
         response: {
-          200: Type.Object(
-            {
-              ...DetailedSchema,
-              ReferenceId: Type.String({
-                description:
-                  'The scanner’s own id of the check (its rule or plugin id); `""` when it has none.',
-              }),
-            },
-            { additionalProperties: false },
-          ),
+          200: WebScanDetailedSchema,
         },
       },
       handler: async (request) => {

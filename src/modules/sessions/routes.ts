@@ -7,6 +7,7 @@ import { principalOf } from '../../http/request-context.js';
 import { extraLimit } from '../../http/throttle.js';
 import type { OrganizationService } from '../organizations/service.js';
 import type { User, UserService } from '../users/service.js';
+import { toSessionDto } from './presenters.js';
 import { SessionSchema, SignInSchema } from './schemas.js';
 import { csrfTokenFor, type SessionService } from './service.js';
 
@@ -25,12 +26,7 @@ export const sessionRoutes =
     const secure = (request: FastifyRequest) =>
       deps.baseUrl.startsWith('https:') || request.protocol === 'https';
     const body = async (user: User, csrfToken: string) => {
-      const org = await deps.organizations.get(user.organizationId);
-      return {
-        User: { Id: user.id, Name: user.name, Email: user.email, Role: user.role },
-        Organization: { Id: org.id, Name: org.name },
-        CsrfToken: csrfToken,
-      };
+      return toSessionDto(user, await deps.organizations.get(user.organizationId), csrfToken);
     };
     const clearCookie = (request: FastifyRequest, reply: FastifyReply) =>
       reply.clearCookie(SESSION_COOKIE, {

@@ -1,11 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Role } from '../../db/schema.js';
-import type { SessionPrincipal } from '../../http/access.js';
 import type { Clock } from '../../lib/clock.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
+import type { SessionPrincipal } from '../principal.js';
 import { hashPassword, verifyPassword } from '../users/password.js';
 import type { User, UserAccessChanged, UserService } from '../users/service.js';
 import type { SessionRepository } from './repository.js';

@@ -1,17 +1,7 @@
-import { Type } from 'typebox';
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
+import { SettingsSchema } from './schemas.js';
 import type { SettingsService } from './service.js';
-
-const Days = Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Null()]);
-const SlaSchema = Type.Object(
-  { Critical: Days, High: Days, Medium: Days, Low: Days, Info: Days },
-  {
-    additionalProperties: false,
-    description: 'Days to fix a finding, counted from first seen; null: no deadline.',
-  },
-);
-const SettingsSchema = Type.Object({ SlaDays: SlaSchema }, { additionalProperties: false });
 
 export const settingsRoutes =
   (settings: SettingsService): ChannelRoutes =>

@@ -1,7 +1,8 @@
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { toPageDto } from '../../http/page.js';
 import { contextOf } from '../../http/request-context.js';
 import { AssetIdParams } from '../assets/schemas.js';
-import type { SoftwareRow } from './repository.js';
+import { softwareFilterFromQuery, softwareInputFromBody, toSoftwareDto } from './presenters.js';
 import {
   RecordSoftwareSchema,
   SoftwareListQuery,
@@ -9,26 +10,7 @@ import {
   SoftwareParams,
   SoftwareSchema,
 } from './schemas.js';
-import type { SoftwareCategory, SoftwareService } from './service.js';
-
-export const toSoftwareDto = (s: SoftwareRow) => ({
-  Id: s.id,
-  AssetId: s.asset_id,
-  Name: s.name,
-  Version: s.version,
-  Vendor: s.vendor,
-  Category: s.category as SoftwareCategory,
-  Cpe: s.cpe,
-  Purl: s.purl,
-  FirstSeen: s.first_seen_at.toISOString(),
-  LastSeen: s.last_seen_at.toISOString(),
-  OpenFindings: {
-    Critical: Number(s.critical ?? 0),
-    High: Number(s.high ?? 0),
-    Medium: Number(s.medium ?? 0),
-    Low: Number(s.low ?? 0),
-  },
-});
+import type { SoftwareService } from './service.js';
 
 export const softwareRoutes =
   (software: SoftwareService): ChannelRoutes =>
@@ -53,15 +35,11 @@ export const softwareRoutes =
         const page = await software.list(
           contextOf(request),
           request.params.Id,
-          { search: q.Search, category: q.Category },
+          softwareFilterFromQuery(q),
           q.PageSize ?? 100,
           q.Cursor,
         );
-        return {
-          Items: page.items.map(toSoftwareDto),
-          NextCursor: page.nextCursor,
-          TotalCount: page.totalCount,
-        };
+        return toPageDto(page, toSoftwareDto);
       },
     });
 
@@ -81,15 +59,8 @@ export const softwareRoutes =
         response: { 200: SoftwareSchema, 201: SoftwareSchema },
       },
       handler: async (request, reply) => {
-        const b = request.body;
-        const { row, inserted } = await software.observe(contextOf(request), request.params.Id, {
-          name: b.Name,
-          version: b.Version,
-          vendor: b.Vendor,
-          category: b.Category,
-          cpe: b.Cpe,
-          purl: b.Purl,
-        });
+        const input = softwareInputFromBody(request.body);
+        const { row, inserted } = await software.observe(contextOf(request), request.params.Id, input);
         return reply.code(inserted ? 201 : 200).send(toSoftwareDto(row));
       },
     });

@@ -50,10 +50,10 @@ export class SoftwareService {
   async observe(ctx: ServiceContext, assetId: string, input: SoftwareInput) {
     await this.assets.get(ctx, assetId);
     const name = input.name.trim();
-    if (!name) throw invalid('/Name', 'must not be blank');
-    if (input.cpe && !CPE.test(input.cpe)) throw invalid('/Cpe', 'is not a CPE name (cpe:2.3:… or cpe:/…)');
+    if (!name) throw invalid('name', 'must not be blank');
+    if (input.cpe && !CPE.test(input.cpe)) throw invalid('cpe', 'is not a CPE name (cpe:2.3:… or cpe:/…)');
     if (input.purl && !PURL.test(input.purl))
-      throw invalid('/Purl', 'is not a package URL (pkg:type/name@version)');
+      throw invalid('purl', 'is not a package URL (pkg:type/name@version)');
     const { id, inserted } = await this.repo.upsert(ctx.organizationId, uuidv7(), assetId, {
       name: name.slice(0, 255),
       version: input.version?.trim().slice(0, 100) ?? '',

@@ -1,7 +1,14 @@
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { toPageDto } from '../../http/page.js';
 import { contextOf } from '../../http/request-context.js';
-import { toLocationDto } from '../findings/location.js';
-import type { TicketRow } from './repository.js';
+import type { ServiceContext } from '../context.js';
+import {
+  newTicketFromBody,
+  ticketChangesFromBody,
+  ticketFilterFromQuery,
+  toTicketDetailDto,
+  toTicketDto,
+} from './presenters.js';
 import {
   CommentSchema,
   CreateTicketSchema,
@@ -15,58 +22,11 @@ import {
 } from './schemas.js';
 import type { TicketService } from './service.js';
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-const toTicketDto = (t: TicketRow) => ({
-  Id: t.id,
-  Number: t.number,
-  Title: t.title,
-  Description: t.description,
-  Priority: t.priority,
-  AssigneeId: t.assignee_user_id,
-  DueAt: iso(t.due_at),
-  State: t.state,
-  FindingCount: Number(t.finding_count ?? 0),
-  CreatedById: t.created_by_user_id,
-  CreatedAt: t.created_at.toISOString(),
-  UpdatedAt: t.updated_at.toISOString(),
-  ResolvedAt: iso(t.resolved_at),
-  ClosedAt: iso(t.closed_at),
-});
-
 export const ticketRoutes =
   (tickets: TicketService): ChannelRoutes =>
   (app, ctx) => {
-    const detail = async (context: ReturnType<typeof contextOf>, id: string) => {
-      const d = await tickets.details(context, id);
-      return {
-        ...toTicketDto(d.ticket),
-        Findings: d.findings.map((f) => ({
-          Id: f.id,
-          Title: f.title,
-          State: f.state,
-          Severity: f.effective_severity,
-          AssetId: f.asset_id,
-          AssetName: f.asset_name,
-          Location: toLocationDto(f),
-        })),
-        Comments: d.comments.map((c) => ({
-          Id: c.id,
-          AuthorId: c.author_user_id,
-          Body: c.body,
-          CreatedAt: c.created_at.toISOString(),
-        })),
-        Events: d.events.map((e) => ({
-          Id: e.id,
-          At: e.occurred_at.toISOString(),
-          ActorType: e.actor_type,
-          ActorId: e.actor_id,
-          Kind: e.kind,
-          FromState: e.from_state,
-          ToState: e.to_state,
-        })),
-      };
-    };
+    const detail = async (context: ServiceContext, id: string) =>
+      toTicketDetailDto(await tickets.details(context, id));
     const tags = ['Tickets'];
 
     route(app, ctx, {
@@ -85,15 +45,11 @@ export const ticketRoutes =
         const q = request.query;
         const page = await tickets.list(
           contextOf(request),
-          { states: q.State, assigneeId: q.AssigneeId, search: q.Search },
+          ticketFilterFromQuery(q),
           q.PageSize ?? 100,
           q.Cursor,
         );
-        return {
-          Items: page.items.map(toTicketDto),
-          NextCursor: page.nextCursor,
-          TotalCount: page.totalCount,
-        };
+        return toPageDto(page, toTicketDto);
       },
     });
 
@@ -112,16 +68,8 @@ export const ticketRoutes =
         response: { 201: TicketDetailSchema },
       },
       handler: async (request, reply) => {
-        const b = request.body;
         const context = contextOf(request);
-        const t = await tickets.create(context, {
-          title: b.Title,
-          description: b.Description,
-          priority: b.Priority ?? 'Medium',
-          assigneeId: b.AssigneeId,
-          dueAt: b.DueAt ? new Date(b.DueAt) : undefined,
-          findingIds: b.FindingIds ?? [],
-        });
+        const t = await tickets.create(context, newTicketFromBody(request.body));
         return reply.code(201).send(await detail(context, t.id));
       },
     });
@@ -157,16 +105,8 @@ export const ticketRoutes =
         response: { 200: TicketDetailSchema },
       },
       handler: async (request) => {
-        const b = request.body;
         const context = contextOf(request);
-        await tickets.update(context, request.params.Id, {
-          title: b.Title,
-          description: b.Description,
-          priority: b.Priority,
-          assigneeId: b.AssigneeId,
-          dueAt: b.DueAt === undefined ? undefined : b.DueAt === null ? null : new Date(b.DueAt),
-          state: b.State,
-        });
+        await tickets.update(context, request.params.Id, ticketChangesFromBody(request.body));
         return detail(context, request.params.Id);
       },
     });

@@ -54,7 +54,7 @@ export class TicketService {
 
   private async checkFindings(ctx: ServiceContext, ids: string[]): Promise<string[]> {
     const unique = [...new Set(ids)];
-    if (unique.length > MAX_LINKS) throw invalid('/FindingIds', `at most ${MAX_LINKS} findings per request`);
+    if (unique.length > MAX_LINKS) throw invalid('findingIds', `at most ${MAX_LINKS} findings per request`);
     const found = new Set(await this.findings.existingIds(ctx.organizationId, unique));
     const missing = unique.filter((id) => !found.has(id));
     if (missing.length > 0)
@@ -67,7 +67,7 @@ export class TicketService {
 
   async create(ctx: ServiceContext, input: NewTicket): Promise<TicketRow> {
     const title = input.title.trim();
-    if (!title) throw invalid('/Title', 'is required');
+    if (!title) throw invalid('title', 'is required');
     if (input.assigneeId) await this.users.get(ctx, input.assigneeId);
     const findingIds = await this.checkFindings(ctx, input.findingIds);
     const id = uuidv7();
@@ -151,7 +151,7 @@ export class TicketService {
 
   async update(ctx: ServiceContext, id: string, changes: TicketChanges): Promise<TicketRow> {
     const ticket = await this.get(ctx, id);
-    if (changes.title !== undefined && !changes.title.trim()) throw invalid('/Title', 'must not be empty');
+    if (changes.title !== undefined && !changes.title.trim()) throw invalid('title', 'must not be empty');
     if (changes.assigneeId) await this.users.get(ctx, changes.assigneeId);
     const now = this.clock();
     const stateChange = changes.state !== undefined && changes.state !== ticket.state;
@@ -208,7 +208,7 @@ export class TicketService {
   async comment(ctx: ServiceContext, id: string, body: string) {
     await this.get(ctx, id);
     const text = body.trim();
-    if (!text) throw invalid('/Body', 'must not be empty');
+    if (!text) throw invalid('body', 'must not be empty');
     await this.repo.addComment(ctx.organizationId, {
       id: uuidv7(),
       ticketId: id,

@@ -1,5 +1,7 @@
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { toPageDto } from '../../http/page.js';
 import { contextOf } from '../../http/request-context.js';
+import { newUserFromBody, toUserDto, toUserSummaryDto, userChangesFromBody } from './presenters.js';
 import {
   CreateUserSchema,
   GeneratedPasswordSchema,
@@ -11,10 +13,7 @@ import {
   UserSchema,
   UserSummarySchema,
 } from './schemas.js';
-import type { User, UserService } from './service.js';
-
-const summary = (u: User) => ({ Id: u.id, Name: u.name, Email: u.email, Role: u.role });
-const full = (u: User) => ({ ...summary(u), Active: u.active, CreatedAt: u.createdAt.toISOString() });
+import type { UserService } from './service.js';
 
 export const userRoutes =
   (users: UserService): ChannelRoutes =>
@@ -31,7 +30,7 @@ export const userRoutes =
         tags: ['Users'],
         response: { 200: { type: 'array', items: UserSummarySchema } as never },
       },
-      handler: async (request) => (await users.listAll(contextOf(request))).map(summary),
+      handler: async (request) => (await users.listAll(contextOf(request))).map(toUserSummaryDto),
     });
 
     route(app, ctx, {
@@ -52,7 +51,7 @@ export const userRoutes =
           request.query.PageSize ?? 100,
           request.query.Cursor,
         );
-        return { Items: page.items.map(full), NextCursor: page.nextCursor, TotalCount: page.totalCount };
+        return toPageDto(page, toUserDto);
       },
     });
 
@@ -69,14 +68,8 @@ export const userRoutes =
         response: { 201: UserSchema },
       },
       handler: async (request, reply) => {
-        const { Email, Name, Role, Password } = request.body;
-        const user = await users.create(contextOf(request), {
-          email: Email,
-          name: Name,
-          role: Role,
-          password: Password,
-        });
-        return reply.code(201).send(full(user));
+        const user = await users.create(contextOf(request), newUserFromBody(request.body));
+        return reply.code(201).send(toUserDto(user));
       },
     });
 
@@ -96,14 +89,8 @@ export const userRoutes =
         response: { 200: UserSchema },
       },
       handler: async (request) => {
-        const { Name, Role, Active } = request.body;
-        return full(
-          await users.update(contextOf(request), request.params.Id, {
-            name: Name,
-            role: Role,
-            active: Active,
-          }),
-        );
+        const changes = userChangesFromBody(request.body);
+        return toUserDto(await users.update(contextOf(request), request.params.Id, changes));
       },
     });
 

@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import type { Listeners } from '../../lib/listeners.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
-import { AppError } from '../../problems/app-error.js';
+import { AppError, invalid, invalidFields } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
@@ -77,9 +77,7 @@ export class UserService {
     const current = await this.get(ctx, id);
     const name = changes.name?.trim();
     if (name !== undefined && (name.length === 0 || name.length > 200)) {
-      throw AppError.of(Problems.ValidationFailed, '/Name: must have 1 to 200 characters', {
-        errors: [{ path: '/Name', message: 'must have 1 to 200 characters' }],
-      });
+      throw invalid('name', 'must have 1 to 200 characters');
     }
     const losesAdmin =
       current.role === 'Admin' &&
@@ -162,22 +160,18 @@ export class UserService {
 
   async create(ctx: ServiceContext, input: NewUser): Promise<User> {
     const email = input.email.trim();
-    const issues: { path: string; message: string }[] = [];
+    const issues: { field: keyof NewUser; message: string }[] = [];
     if (!EMAIL.test(email) || email.length > 320)
-      issues.push({ path: '/Email', message: 'is not an email address' });
+      issues.push({ field: 'email', message: 'is not an email address' });
     if (!ROLES.includes(input.role))
-      issues.push({ path: '/Role', message: `must be one of ${ROLES.join(', ')}` });
+      issues.push({ field: 'role', message: `must be one of ${ROLES.join(', ')}` });
     if (input.password !== undefined) {
-      for (const p of passwordProblems(input.password, email)) issues.push({ path: '/Password', message: p });
+      for (const p of passwordProblems(input.password, email)) issues.push({ field: 'password', message: p });
     }
     const name = (input.name ?? email.split('@')[0] ?? email).trim();
     if (name.length === 0 || name.length > 200)
-      issues.push({ path: '/Name', message: 'must have 1 to 200 characters' });
-    if (issues.length > 0) {
-      throw AppError.of(Problems.ValidationFailed, issues.map((i) => `${i.path}: ${i.message}`).join('; '), {
-        errors: issues,
-      });
-    }
+      issues.push({ field: 'name', message: 'must have 1 to 200 characters' });
+    if (issues.length > 0) throw invalidFields(issues);
     if (await this.repo.findByEmail(email)) {
       throw AppError.of(Problems.Conflict, `A user with email ${email} already exists.`);
     }

@@ -68,9 +68,9 @@ export class VulnerabilityService {
   async resolve(ctx: ServiceContext, input: VulnerabilityInput): Promise<VulnerabilityRow> {
     const cveIds = [...new Set((input.cveIds ?? []).map((c) => c.trim().toUpperCase()))].sort();
     const bad = cveIds.find((c) => !CVE.test(c));
-    if (bad) throw invalid('/Cve', `'${bad}' is not a CVE id (CVE-YYYY-NNNN)`);
+    if (bad) throw invalid('cveIds', `'${bad}' is not a CVE id (CVE-YYYY-NNNN)`);
     const title = input.title.trim();
-    if (!title) throw invalid('/Title', 'is required');
+    if (!title) throw invalid('title', 'is required');
     return this.repo.upsert(ctx.organizationId, uuidv7(), this.clock(), {
       key: vulnerabilityKey({ source: input.source, ruleId: input.ruleId, title, cveIds }),
       source: input.source,

@@ -282,6 +282,17 @@ describe.each(DB_KINDS)('findings [%s]', (kind) => {
         400,
         '/Location/Url',
       ],
+      // The domain fields are filePath and packageName; clients know them as File and Package.
+      [
+        { AssetId: hostA, Vulnerability: { Title: 'x', Severity: 'Low' }, Location: { Kind: 'File' } },
+        400,
+        '"path":"/Location/File"',
+      ],
+      [
+        { AssetId: hostA, Vulnerability: { Title: 'x', Severity: 'Low' }, Location: { Kind: 'Package' } },
+        400,
+        '"detail":"/Location/Package: is required for a package location"',
+      ],
       [
         { AssetId: '01900000-0000-7000-8000-000000000000', Vulnerability: { Title: 'x', Severity: 'Low' } },
         404,

@@ -1,0 +1,155 @@
+import { scoreCvss } from '../../intel/cvss/cvss.js';
+import type { CvssMetric } from '../../intel/types.js';
+import { isStale, newestDate, normaliseDataDate, STALE_AFTER_DAYS } from './freshness.js';
+import type { IntelMatcher } from './matcher.js';
+import { FEED_NAMES, type FeedName, type LoadRowSql } from './repository.js';
+import type { IntelService } from './service.js';
+
+// How intelligence looks on the wire (the API and the CLI's --json): feed loads, feed status and
+// what the feeds say about one CVE.
+
+const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
+const day = (d: Date | string | null | undefined) =>
+  d ? (typeof d === 'string' ? d.slice(0, 10) : d.toISOString().slice(0, 10)) : null;
+
+export const toLoadDto = (l: LoadRowSql) => ({
+  Id: l.id,
+  Feed: l.feed,
+  Source: l.source,
+  State: l.state,
+  DataDate: normaliseDataDate(l.data_date),
+  DataDateAsGiven: l.data_date,
+  Added: l.added,
+  Updated: l.updated,
+  Unchanged: l.unchanged,
+  Skipped: l.skipped,
+  Warnings: l.warnings,
+  Error: l.error,
+  StartedAt: new Date(l.started_at).toISOString(),
+  FinishedAt: iso(l.finished_at),
+});
+
+type FeedStatus = Awaited<ReturnType<IntelService['feedStatus']>>;
+
+/**
+ * How current a feed's data is: the newest date its completed loads stated, or for files that
+ * state none, the newest record held (not for KEV: entries NVD records bring are no catalogue).
+ */
+function feedDataDate(feed: FeedName, status: FeedStatus): string | null {
+  const stated = status.statedDates.filter((r) => r.feed === feed).map((r) => normaliseDataDate(r.data_date));
+  return newestDate([...stated, feed === 'kev' ? null : status.newestRecords?.[feed]]);
+}
+
+/** Each feed: records held, how current they are at the application's clock, last loads. */
+export function toFeedItems(status: FeedStatus) {
+  const byFeed = (rows: LoadRowSql[], feed: string) => rows.find((r) => r.feed === feed);
+  return FEED_NAMES.map((feed) => {
+    const last = byFeed(status.lastLoads, feed);
+    const completed = byFeed(status.lastCompleted, feed);
+    const records = Number(status.counts?.[feed] ?? 0);
+    const dataDate = feedDataDate(feed, status);
+    return {
+      Feed: feed,
+      Records: records,
+      DataDate: dataDate,
+      Stale: isStale(dataDate, records, status.now),
+      LastLoad: last ? toLoadDto(last) : null,
+      LastCompletedLoad: completed ? toLoadDto(completed) : null,
+    };
+  });
+}
+
+/** Feed status with the sync settings (GET /intel/feeds). */
+export function toFeedStatusDto(status: FeedStatus, sync: { syncUrls: string[]; syncHours: number | null }) {
+  const items = toFeedItems(status);
+  return {
+    Items: items,
+    Now: status.now.toISOString(),
+    StaleAfterDays: STALE_AFTER_DAYS,
+    Stale: items.some((i) => i.Stale),
+    SyncUrls: sync.syncUrls,
+    SyncHours: sync.syncUrls.length > 0 ? sync.syncHours : null,
+    LastSync: status.sync?.last_started_at
+      ? {
+          StartedAt: iso(status.sync.last_started_at),
+          FinishedAt: iso(status.sync.last_finished_at),
+          Errors: status.sync.last_errors.map((e) => ({ Url: e.url, Error: e.error })),
+        }
+      : null,
+  };
+}
+
+/** A stated CVSS assessment with the library's reading of its vector, metric by metric. */
+export function cvssAssessment(m: CvssMetric) {
+  const scored = scoreCvss(m.vector);
+  return {
+    Version: m.version,
+    Vector: scored.ok ? scored.vector : m.vector,
+    BaseScore: scored.ok ? scored.baseScore : null,
+    Severity: scored.ok ? scored.severity : null,
+    Source: m.source ?? null,
+    Type: m.type ?? null,
+    Metrics: scored.ok
+      ? scored.metrics.map((x) => ({ Key: x.key, Name: x.name, Value: x.value, Label: x.label }))
+      : [],
+    Error: scored.ok ? null : scored.error,
+  };
+}
+
+type CveIntel = NonNullable<Awaited<ReturnType<IntelService['cve']>>>;
+
+/** Where each piece of what is known about a CVE came from, and when it was loaded. */
+function cveSources(found: CveIntel) {
+  const loaded = (feed: string, source: string, at: Date | string) => ({
+    Feed: feed,
+    Source: source,
+    LoadedAt: new Date(at).toISOString(),
+  });
+  return [
+    ...found.records.map((r) => loaded(r.feed, r.source, r.loaded_at)),
+    ...(found.kev ? [loaded('kev', found.kev.source, found.kev.loaded_at)] : []),
+    ...(found.epss ? [loaded('epss', found.epss.source, found.epss.loaded_at)] : []),
+    ...found.osv.map((a) => loaded('osv', a.source, a.loaded_at)),
+  ];
+}
+
+/** What the public feeds say about one CVE (GET /intel/cves/{CveId}). */
+export function toCveIntelDto(
+  cveId: string,
+  found: CveIntel,
+  matcher: Pick<IntelMatcher, 'affectedProducts'>,
+) {
+  const main = found.records[0];
+  return {
+    Cve: cveId,
+    Status: main?.status ?? null,
+    Rejected: main?.rejected ?? false,
+    Description: main?.description ?? null,
+    PublishedAt: iso(main?.published_at),
+    ModifiedAt: iso(main?.modified_at),
+    Cvss: found.records.flatMap((r) => (r.cvss as CvssMetric[]).map(cvssAssessment)),
+    Cwe: [...new Set(found.records.flatMap((r) => r.cwe_ids))],
+    References: [...new Set(found.records.flatMap((r) => r.reference_urls))],
+    Epss: found.epss
+      ? {
+          Score: Number(found.epss.score),
+          Percentile: Number(found.epss.percentile),
+          ScoreDate: day(found.epss.score_date),
+        }
+      : null,
+    Kev: found.kev
+      ? {
+          Name: found.kev.name,
+          Vendor: found.kev.vendor,
+          Product: found.kev.product,
+          DateAdded: day(found.kev.date_added) ?? '',
+          DueDate: day(found.kev.due_date),
+          RequiredAction: found.kev.required_action,
+          KnownRansomwareUse: found.kev.known_ransomware,
+        }
+      : null,
+    Advisories: found.osv.map((a) => ({ Id: a.id, Summary: a.summary, Packages: a.packages })),
+    AffectedProducts: matcher.affectedProducts(main?.configurations ?? []),
+    Sources: cveSources(found),
+  };
+}

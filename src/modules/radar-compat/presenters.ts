@@ -1,0 +1,77 @@
+import type { LocationKind } from '../../db/schema.js';
+import type { Asset, AssetService } from '../assets/service.js';
+import type { FindingService } from '../findings/service.js';
+import type { SoftwareService } from '../software/service.js';
+import { categoryOf, cvssBaseScoreOf, RISK_LEVEL, type Vulnerability } from './quirks.js';
+
+// Answers shaped as the original service's clients read them (see quirks.ts for the habits).
+
+type OffsetAsset = Awaited<ReturnType<AssetService['listOffset']>>['items'][number];
+type OffsetSoftware = Awaited<ReturnType<SoftwareService['listOffset']>>['items'][number];
+
+/** A host as the original lists it: only with an IP address, and only its first one. */
+export const toRadarHosts = (a: OffsetAsset) => {
+  const [IpAddress] = a.ip_addresses;
+  if (IpAddress === undefined) return []; // not listed by the filter; keeps the type exact
+  return [
+    {
+      Id: a.id,
+      AssetHostId: a.id,
+      Hostname: a.hostname ?? a.name,
+      IpAddress,
+      FriendlyName: a.friendly_name,
+      MacAddress: a.mac_addresses[0] ?? null,
+      OperatingSystem: a.operating_system,
+      DomainName: a.domain_name,
+    },
+  ];
+};
+
+/** An asset's business ratings; unrated dimensions take the asset's overall criticality. */
+export const toRadarRatings = (
+  a: Pick<Asset, 'id' | 'confidentiality' | 'integrity' | 'availability' | 'criticality'>,
+) => ({
+  Id: a.id,
+  AssetId: a.id,
+  Confidentiality: a.confidentiality ?? a.criticality,
+  Integrity: a.integrity ?? a.criticality,
+  Availability: a.availability ?? a.criticality,
+  Criticality: a.criticality,
+});
+
+type OffsetFinding = Awaited<ReturnType<FindingService['listOffset']>>['items'][number];
+
+export const toRadarFinding = (f: OffsetFinding) => ({
+  Id: f.id,
+  PluginGuidId: f.vulnerability_id,
+  Name: f.title,
+  RiskLevel: RISK_LEVEL[f.effective_severity] ?? 'Information',
+  CVEReferences: f.cve_ids.map((Name) => ({ Name })),
+  Port: f.port,
+  Protocol: f.protocol,
+  State: f.state,
+  FirstSeen: f.first_seen_at.toISOString(),
+  LastSeen: f.last_seen_at.toISOString(),
+});
+
+/** Installed software; VulnerabilitiesHigh counts Critical and High open findings. */
+export const toRadarSoftware = (s: OffsetSoftware) => ({
+  Id: s.id,
+  Name: s.name,
+  Version: s.version,
+  Category: s.category,
+  VulnerabilitiesHigh: Number(s.critical ?? 0) + Number(s.high ?? 0),
+  VulnerabilitiesMedium: Number(s.medium ?? 0),
+  VulnerabilitiesLow: Number(s.low ?? 0),
+});
+
+/** A vulnerability in detail; where its first finding is says what kind of check it is. */
+export const toRadarDetailed = (v: Vulnerability, firstLocation: LocationKind | undefined) => ({
+  Name: v.title,
+  RiskLevel: RISK_LEVEL[v.severity] ?? 'Information',
+  VulnerabilityCategory: categoryOf(firstLocation),
+  Synopsis: v.description,
+  CVEReferences: v.cve_ids.map((Name) => ({ Name })),
+  CVSSBaseScore: cvssBaseScoreOf(v),
+  Solution: v.solution,
+});

@@ -1,0 +1,74 @@
+import type { Static } from 'typebox';
+import { toEventDto, toLocationDto } from '../findings/presenters.js';
+import type { TicketRow } from './repository.js';
+import type { CreateTicketSchema, TicketListQuery, UpdateTicketSchema } from './schemas.js';
+import type { NewTicket, TicketChanges, TicketService } from './service.js';
+
+// How tickets look on the wire, and how requests become the service's input.
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export const toTicketDto = (t: TicketRow) => ({
+  Id: t.id,
+  Number: t.number,
+  Title: t.title,
+  Description: t.description,
+  Priority: t.priority,
+  AssigneeId: t.assignee_user_id,
+  DueAt: iso(t.due_at),
+  State: t.state,
+  FindingCount: Number(t.finding_count ?? 0),
+  CreatedById: t.created_by_user_id,
+  CreatedAt: t.created_at.toISOString(),
+  UpdatedAt: t.updated_at.toISOString(),
+  ResolvedAt: iso(t.resolved_at),
+  ClosedAt: iso(t.closed_at),
+});
+
+type TicketDetails = Awaited<ReturnType<TicketService['details']>>;
+
+/** A ticket with its findings, comments and history. */
+export const toTicketDetailDto = (d: TicketDetails) => ({
+  ...toTicketDto(d.ticket),
+  Findings: d.findings.map((f) => ({
+    Id: f.id,
+    Title: f.title,
+    State: f.state,
+    Severity: f.effective_severity,
+    AssetId: f.asset_id,
+    AssetName: f.asset_name,
+    Location: toLocationDto(f),
+  })),
+  Comments: d.comments.map((c) => ({
+    Id: c.id,
+    AuthorId: c.author_user_id,
+    Body: c.body,
+    CreatedAt: c.created_at.toISOString(),
+  })),
+  Events: d.events.map(toEventDto),
+});
+
+export const ticketFilterFromQuery = (q: Static<typeof TicketListQuery>) => ({
+  states: q.State,
+  assigneeId: q.AssigneeId,
+  search: q.Search,
+});
+
+export const newTicketFromBody = (b: Static<typeof CreateTicketSchema>): NewTicket => ({
+  title: b.Title,
+  description: b.Description,
+  priority: b.Priority ?? 'Medium',
+  assigneeId: b.AssigneeId,
+  dueAt: b.DueAt ? new Date(b.DueAt) : undefined,
+  findingIds: b.FindingIds ?? [],
+});
+
+/** The changes of PATCH /tickets/{Id}; a null DueAt removes the due date. */
+export const ticketChangesFromBody = (b: Static<typeof UpdateTicketSchema>): TicketChanges => ({
+  title: b.Title,
+  description: b.Description,
+  priority: b.Priority,
+  assigneeId: b.AssigneeId,
+  dueAt: b.DueAt === undefined ? undefined : b.DueAt === null ? null : new Date(b.DueAt),
+  state: b.State,
+});

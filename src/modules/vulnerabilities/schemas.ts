@@ -1,0 +1,57 @@
+import { Type } from 'typebox';
+
+const Time = Type.String({ format: 'date-time' });
+export const VulnerabilitySchema = Type.Object(
+  {
+    Id: Type.String({ format: 'uuid' }),
+    Source: Type.String(),
+    PluginGuidId: Type.Union([Type.String(), Type.Null()]),
+    CVEReferences: Type.Array(Type.String()),
+    Aliases: Type.Array(Type.String()),
+    Title: Type.String(),
+    Description: Type.Union([Type.String(), Type.Null()]),
+    Solution: Type.Union([Type.String(), Type.Null()]),
+    Cwe: Type.Array(Type.String()),
+    Severity: Type.String(),
+    CVSSBaseScore: Type.Union([Type.Number(), Type.Null()]),
+    CvssVector: Type.Union([Type.String(), Type.Null()]),
+    EpssScore: Type.Union([Type.Number(), Type.Null()]),
+    EpssPercentile: Type.Union([Type.Number(), Type.Null()]),
+    Kev: Type.Boolean(),
+    KevDateAdded: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+    KevDueDate: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+    Cvss2Vector: Type.Union([Type.String(), Type.Null()]),
+    Cvss2BaseScore: Type.Union([Type.Number(), Type.Null()]),
+    Cvss4Vector: Type.Union([Type.String(), Type.Null()]),
+    Cvss4BaseScore: Type.Union([Type.Number(), Type.Null()]),
+    References: Type.Array(Type.String()),
+    PublishedAt: Type.Union([Time, Type.Null()]),
+    IntelUpdatedAt: Type.Union([Time, Type.Null()], {
+      description: 'When public intelligence (NVD, KEV, EPSS) last changed this entry.',
+    }),
+    CreatedAt: Time,
+    UpdatedAt: Time,
+  },
+  { additionalProperties: false },
+);
+
+export const VulnerabilityListQuery = Type.Object(
+  {
+    PageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+    Cursor: Type.Optional(Type.String({ maxLength: 1000 })),
+    Cve: Type.Optional(Type.String({ pattern: '^[Cc][Vv][Ee]-\\d{4}-\\d{4,}$' })),
+    Kev: Type.Optional(Type.Boolean()),
+    Search: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+export const VulnerabilityListSchema = Type.Object(
+  { Items: Type.Array(VulnerabilitySchema), NextCursor: Type.Union([Type.String(), Type.Null()]) },
+  { additionalProperties: false },
+);
+
+export const VulnerabilityIdParams = Type.Object(
+  { Id: Type.String({ format: 'uuid' }) },
+  { additionalProperties: false },
+);
