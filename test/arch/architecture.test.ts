@@ -28,7 +28,7 @@ describe('architecture rules', () => {
     for (const file of files) {
       const own = /src\/modules\/([^/]+)\//.exec(file)?.[1];
       for (const target of importsOf(file)) {
-        const m = /src\/modules\/([^/]+)\/repository\.js$/.exec(target);
+        const m = /src\/modules\/([^/]+)\/(?:[\w-]+-)?repository\.js$/.exec(target);
         if (m && m[1] !== own && !file.endsWith('src/services.ts'))
           offences.push(`${path.relative(ROOT, file)} → ${m[1]}/repository`);
       }

@@ -87,7 +87,10 @@ export class IntelService {
     try {
       const feed = options.feed ?? (await this.detect(spooled.path));
       const id = await this.begin(feed, options.name);
-      const done = this.run(id, feed, spooled.path, options.name).finally(() => spooled.remove());
+      // The upload goes before the load's end is recorded: whoever sees the end finds no file left.
+      const done = this.run(id, feed, spooled.path, options.name, () => spooled.remove()).finally(() =>
+        spooled.remove(),
+      );
       done.catch(() => {});
       return { load: await this.get(id), done };
     } catch (error) {
@@ -240,13 +243,26 @@ export class IntelService {
 
   // Loads run one at a time in a process: two loads of overlapping feeds would race on the
   // same rows and on re-scoring.
-  private run(id: string, feed: FeedName, path: string, source: string): Promise<IntelLoad> {
-    const next = this.queue.then(() => this.execute(id, feed, path, source));
+  private run(
+    id: string,
+    feed: FeedName,
+    path: string,
+    source: string,
+    release: () => Promise<void> = async () => {},
+  ): Promise<IntelLoad> {
+    const next = this.queue.then(() => this.execute(id, feed, path, source, release));
     this.queue = next.catch(() => {});
     return next;
   }
 
-  private async execute(id: string, feed: FeedName, path: string, source: string): Promise<IntelLoad> {
+  /** `release` frees the file once it has been read, before the load's end is recorded. */
+  private async execute(
+    id: string,
+    feed: FeedName,
+    path: string,
+    source: string,
+    release: () => Promise<void>,
+  ): Promise<IntelLoad> {
     const loadedAt = this.clock();
     const warnings: string[] = [];
     let warned = 0;
@@ -281,6 +297,7 @@ export class IntelService {
       }
       await flush();
       if (warned > MAX_WARNINGS) warnings.push(`${warned - MAX_WARNINGS} more warnings were left out.`);
+      await release();
       await this.repo.finishLoad(id, {
         state: 'Completed',
         dataDate,
@@ -293,6 +310,7 @@ export class IntelService {
         finishedAt: this.clock(),
       });
     } catch (error) {
+      await release().catch(() => {});
       await this.repo.finishLoad(id, {
         state: 'Failed',
         dataDate,
