@@ -366,7 +366,7 @@ interface Transition {
 
 const actor = (o: FindingMergeOptions) => sql`${o.actorType}::text, ${o.actorId}::uuid`;
 
-// Risk and due date by the database's functions (migration 0010), as FindingRepository.rescore.
+// Risk and due date by the database's functions (src/db/functions/), as FindingRepository.rescore.
 const slaArgs = (sla: SlaDaysSql) =>
   sql`${sla.Critical}::int, ${sla.High}::int, ${sla.Medium}::int, ${sla.Low}::int, ${sla.Info}::int`;
 const riskScore = (cvss: RawBuilder<unknown>, severity: RawBuilder<unknown>) =>
