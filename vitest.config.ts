@@ -5,6 +5,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // expect.poll waits for an effect another process makes (the server behind a browser click);
+    // Vitest's default second is too short on a loaded two-core machine. Not a timing assertion:
+    // it passes as soon as the effect is seen.
+    expect: { poll: { timeout: 15_000, interval: 50 } },
     pool: 'forks',
     // Two cores: more parallel files only queue behind each other's embedded databases.
     maxWorkers: 2,
