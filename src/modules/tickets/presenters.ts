@@ -34,9 +34,9 @@ export const toTicketDetailDto = (d: TicketDetails) => ({
     Id: f.id,
     Title: f.title,
     State: f.state,
-    Severity: f.effective_severity,
-    AssetId: f.asset_id,
-    AssetName: f.asset_name,
+    Severity: f.effectiveSeverity,
+    AssetId: f.assetId,
+    AssetName: f.assetName,
     Location: toLocationDto(f),
   })),
   Comments: d.comments.map((c) => ({

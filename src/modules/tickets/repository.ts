@@ -165,18 +165,18 @@ export class TicketRepository {
           'f.id',
           'f.title',
           'f.state',
-          'f.effective_severity',
-          'f.asset_id',
-          'a.name as asset_name',
-          'f.location_kind',
+          'f.effective_severity as effectiveSeverity',
+          'f.asset_id as assetId',
+          'a.name as assetName',
+          'f.location_kind as locationKind',
           'f.port',
           'f.protocol',
           'f.url',
           'f.parameter',
-          'f.file_path',
+          'f.file_path as filePath',
           'f.line',
-          'f.package_name',
-          'f.package_version',
+          'f.package_name as packageName',
+          'f.package_version as packageVersion',
         ])
         .where('tf.organization_id', '=', organizationId)
         .where('tf.ticket_id', '=', ticketId)
@@ -292,7 +292,16 @@ export class TicketRepository {
   events(organizationId: string, ticketId: string) {
     return this.db
       .selectFrom('ticket_events')
-      .select(['id', 'occurred_at', 'actor_type', 'actor_id', 'kind', 'from_state', 'to_state', 'details'])
+      .select([
+        'id',
+        'occurred_at as occurredAt',
+        'actor_type as actorType',
+        'actor_id as actorId',
+        'kind',
+        'from_state as fromState',
+        'to_state as toState',
+        'details',
+      ])
       .where('organization_id', '=', organizationId)
       .where('ticket_id', '=', ticketId)
       .orderBy('occurred_at')
