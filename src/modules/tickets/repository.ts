@@ -1,28 +1,30 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB, TicketPriority, TicketState } from '../../db/schema.js';
 import { joinableAssets } from '../assets/queries.js';
 import { joinableFindings } from '../findings/queries.js';
+import type { LinkedFinding, Ticket, TicketComment, TicketEvent, TicketPatch } from './types.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
 const COLUMNS = [
   't.id',
-  't.organization_id',
+  't.organization_id as organizationId',
   't.number',
   't.title',
   't.description',
   't.priority',
-  't.assignee_user_id',
-  't.due_at',
+  't.assignee_user_id as assigneeId',
+  't.due_at as dueAt',
   't.state',
-  't.created_by_user_id',
-  't.created_at',
-  't.updated_at',
-  't.resolved_at',
-  't.closed_at',
+  't.created_by_user_id as createdById',
+  't.created_at as createdAt',
+  't.updated_at as updatedAt',
+  't.resolved_at as resolvedAt',
+  't.closed_at as closedAt',
+  // A count never missing (no subquery row is null): an int, which the driver reads as a number.
+  sql<number>`(select count(*)::int from ticket_findings tf
+    where tf.organization_id = t.organization_id and tf.ticket_id = t.id)`.as('findingCount'),
 ] as const;
-
-export type TicketRow = Awaited<ReturnType<TicketRepository['findById']>> & {};
 
 export class TicketRepository {
   constructor(private readonly db: Kysely<DB>) {}
@@ -31,19 +33,10 @@ export class TicketRepository {
     return this.db.transaction().execute(fn);
   }
 
-  findById(organizationId: string, id: string, db: Db = this.db) {
+  findById(organizationId: string, id: string, db: Db = this.db): Promise<Ticket | undefined> {
     return db
       .selectFrom('tickets as t')
-      .select([
-        ...COLUMNS,
-        (eb) =>
-          eb
-            .selectFrom('ticket_findings as tf')
-            .select((e) => e.fn.countAll<string>().as('n'))
-            .whereRef('tf.organization_id', '=', 't.organization_id')
-            .whereRef('tf.ticket_id', '=', 't.id')
-            .as('finding_count'),
-      ])
+      .select(COLUMNS)
       .where('t.organization_id', '=', organizationId)
       .where('t.id', '=', id)
       .executeTakeFirst();
@@ -86,22 +79,23 @@ export class TicketRepository {
   async update(
     organizationId: string,
     id: string,
-    patch: Partial<{
-      title: string;
-      description: string | null;
-      priority: TicketPriority;
-      assignee_user_id: string | null;
-      due_at: Date | null;
-      state: TicketState;
-      resolved_at: Date | null;
-      closed_at: Date | null;
-    }>,
+    patch: TicketPatch,
     at: Date,
     db: Db = this.db,
   ): Promise<void> {
     await db
       .updateTable('tickets')
-      .set({ ...patch, updated_at: at })
+      .set({
+        title: patch.title,
+        description: patch.description,
+        priority: patch.priority,
+        assignee_user_id: patch.assigneeId,
+        due_at: patch.dueAt,
+        state: patch.state,
+        resolved_at: patch.resolvedAt,
+        closed_at: patch.closedAt,
+        updated_at: at,
+      })
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
       .execute();
@@ -150,7 +144,7 @@ export class TicketRepository {
     return Number(result.numDeletedRows);
   }
 
-  linkedFindings(organizationId: string, ticketId: string) {
+  linkedFindings(organizationId: string, ticketId: string): Promise<LinkedFinding[]> {
     return (
       this.db
         .selectFrom('ticket_findings as tf')
@@ -246,10 +240,10 @@ export class TicketRepository {
       .execute();
   }
 
-  comments(organizationId: string, ticketId: string) {
+  comments(organizationId: string, ticketId: string): Promise<TicketComment[]> {
     return this.db
       .selectFrom('ticket_comments')
-      .select(['id', 'author_user_id', 'body', 'created_at'])
+      .select(['id', 'author_user_id as authorId', 'body', 'created_at as createdAt'])
       .where('organization_id', '=', organizationId)
       .where('ticket_id', '=', ticketId)
       .orderBy('created_at')
@@ -289,7 +283,7 @@ export class TicketRepository {
       .execute();
   }
 
-  events(organizationId: string, ticketId: string) {
+  events(organizationId: string, ticketId: string): Promise<TicketEvent[]> {
     return this.db
       .selectFrom('ticket_events')
       .select([
@@ -314,19 +308,10 @@ export class TicketRepository {
     f: { states?: TicketState[]; assigneeId?: string; search?: string },
     limit: number,
     afterId?: string,
-  ) {
+  ): Promise<Ticket[]> {
     let q = this.db
       .selectFrom('tickets as t')
-      .select([
-        ...COLUMNS,
-        (eb) =>
-          eb
-            .selectFrom('ticket_findings as tf')
-            .select((e) => e.fn.countAll<string>().as('n'))
-            .whereRef('tf.organization_id', '=', 't.organization_id')
-            .whereRef('tf.ticket_id', '=', 't.id')
-            .as('finding_count'),
-      ])
+      .select(COLUMNS)
       .where('t.organization_id', '=', organizationId);
     if (f.states?.length) q = q.where('t.state', 'in', f.states);
     if (f.assigneeId) q = q.where('t.assignee_user_id', '=', f.assigneeId);
