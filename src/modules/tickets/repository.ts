@@ -1,8 +1,15 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { DB, TicketPriority, TicketState } from '../../db/schema.js';
 import { joinableAssets } from '../assets/queries.js';
 import { joinableFindings } from '../findings/queries.js';
-import type { LinkedFinding, Ticket, TicketComment, TicketEvent, TicketPatch } from './types.js';
+import type {
+  LinkedFinding,
+  Ticket,
+  TicketComment,
+  TicketEvent,
+  TicketPatch,
+  TicketProgress,
+} from './types.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -180,34 +187,19 @@ export class TicketRepository {
   }
 
   /** Tickets linked to any of these findings, with how many of their findings are not Fixed and how many Reopened. */
-  ticketsOfFindings(organizationId: string, findingIds: string[], db: Db) {
+  ticketsOfFindings(organizationId: string, findingIds: string[], db: Db): Promise<TicketProgress[]> {
+    // Counts never missing (no subquery row is null): ints, which the driver reads as numbers.
+    const linked = (where: RawBuilder<boolean>) =>
+      sql<number>`(select count(*)::int from ticket_findings tf
+        join ${joinableFindings('f')} on f.organization_id = tf.organization_id and f.id = tf.finding_id
+        where tf.organization_id = t.organization_id and tf.ticket_id = t.id and ${where})`;
     return db
       .selectFrom('tickets as t')
       .select([
         't.id',
         't.state',
-        (eb) =>
-          eb
-            .selectFrom('ticket_findings as tf')
-            .innerJoin(joinableFindings('f'), (j) =>
-              j.onRef('f.organization_id', '=', 'tf.organization_id').onRef('f.id', '=', 'tf.finding_id'),
-            )
-            .select((e) => e.fn.countAll<string>().as('n'))
-            .whereRef('tf.organization_id', '=', 't.organization_id')
-            .whereRef('tf.ticket_id', '=', 't.id')
-            .where('f.state', '<>', 'Fixed')
-            .as('unfixed'),
-        (eb) =>
-          eb
-            .selectFrom('ticket_findings as tf')
-            .innerJoin(joinableFindings('f'), (j) =>
-              j.onRef('f.organization_id', '=', 'tf.organization_id').onRef('f.id', '=', 'tf.finding_id'),
-            )
-            .select((e) => e.fn.countAll<string>().as('n'))
-            .whereRef('tf.organization_id', '=', 't.organization_id')
-            .whereRef('tf.ticket_id', '=', 't.id')
-            .where('f.state', '=', 'Reopened')
-            .as('reopened'),
+        linked(sql<boolean>`f.state <> 'Fixed'`).as('unfixed'),
+        linked(sql<boolean>`f.state = 'Reopened'`).as('reopened'),
       ])
       .where('t.organization_id', '=', organizationId)
       .where((eb) =>

@@ -259,11 +259,9 @@ export class TicketService {
     const now = this.clock();
     await this.repo.transaction(async (trx) => {
       for (const t of await this.repo.ticketsOfFindings(organizationId, findingIds, trx)) {
-        const unfixed = Number(t.unfixed);
-        const reopened = Number(t.reopened);
         let to: TicketState | undefined;
-        if (unfixed === 0 && ['Open', 'InProgress', 'Reopened'].includes(t.state)) to = 'Resolved';
-        else if (reopened > 0 && (t.state === 'Resolved' || t.state === 'Closed')) to = 'Reopened';
+        if (t.unfixed === 0 && ['Open', 'InProgress', 'Reopened'].includes(t.state)) to = 'Resolved';
+        else if (t.reopened > 0 && (t.state === 'Resolved' || t.state === 'Closed')) to = 'Reopened';
         if (!to) continue;
         await this.repo.update(organizationId, t.id, this.stateColumns(to, now), now, trx);
         await this.repo.addEvent(

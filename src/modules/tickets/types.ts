@@ -44,6 +44,16 @@ export interface TicketComment {
 /** An entry of a ticket's history. */
 export type TicketEvent = HistoryEvent;
 
+/** How far a ticket's findings are (what keeps the ticket in step with them). */
+export interface TicketProgress {
+  id: string;
+  state: TicketState;
+  /** How many of its findings are not Fixed. */
+  unfixed: number;
+  /** How many of its findings are Reopened. */
+  reopened: number;
+}
+
 /** A ticket with its findings, comments and history. */
 export interface TicketDetails {
   ticket: Ticket;
