@@ -132,7 +132,7 @@ try {
         seen += page.length;
         const last = page.at(-1);
         if (page.length < size || !last) break;
-        after = { value: last.sort_value, id: last.id };
+        after = { value: last.sortValue, id: last.id };
       }
       deepCursor =
         seen === PAGE * 999 && after

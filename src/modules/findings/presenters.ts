@@ -1,124 +1,113 @@
 import type { Static } from 'typebox';
-import type { FindingsTable } from '../../db/schema.js';
 import type { CsvColumn } from '../../http/csv.js';
-import type { FindingExportRow, FindingFilter, FindingListRow, FindingRow } from './repository.js';
+import type { FindingFilter } from './repository.js';
 import type {
   ChangeStateSchema,
   CreateFindingSchema,
   FindingFilterSchema,
   FindingListQuery,
 } from './schemas.js';
-import type { FindingInput, FindingService } from './service.js';
+import type { FindingInput } from './service.js';
+import type {
+  Finding,
+  FindingEvent,
+  FindingExport,
+  FindingLocationFields,
+  FindingSummary,
+  HistoryEvent,
+} from './types.js';
 
 // How findings look on the wire, and how requests become the service's input: the routes only
 // declare and call.
 
-/** The columns that say where a finding is, as every query that lists findings selects them. */
-export type LocationColumns = Pick<
-  FindingsTable,
-  | 'location_kind'
-  | 'port'
-  | 'protocol'
-  | 'url'
-  | 'parameter'
-  | 'file_path'
-  | 'line'
-  | 'package_name'
-  | 'package_version'
->;
-
 /** A finding's `Location` on the wire (findings, and a ticket's linked findings). */
-export const toLocationDto = (f: LocationColumns) => ({
-  Kind: f.location_kind,
+export const toLocationDto = (f: FindingLocationFields) => ({
+  Kind: f.locationKind,
   Port: f.port,
   Protocol: f.protocol,
   Url: f.url,
   Parameter: f.parameter,
-  File: f.file_path,
+  File: f.filePath,
   Line: f.line,
-  Package: f.package_name,
-  Version: f.package_version,
+  Package: f.packageName,
+  Version: f.packageVersion,
 });
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const numOrNull = (v: string | null) => (v === null ? null : Number(v));
 const date = (text: string | undefined) => (text ? new Date(text) : undefined);
 
-export const toFindingDto = (f: FindingRow | FindingListRow) => ({
+export const toFindingDto = (f: FindingSummary) => ({
   Id: f.id,
-  AssetId: f.asset_id,
-  AssetName: f.asset_name,
-  VulnerabilityId: f.vulnerability_id,
-  PluginGuidId: f.plugin_id,
+  AssetId: f.assetId,
+  AssetName: f.assetName,
+  VulnerabilityId: f.vulnerabilityId,
+  PluginGuidId: f.pluginId,
   Title: f.title,
-  CVEReferences: f.cve_ids,
+  CVEReferences: f.cveIds,
   Kev: f.kev,
-  EpssScore: f.epss_score === null ? null : Number(f.epss_score),
-  EpssPercentile: f.epss_percentile === null ? null : Number(f.epss_percentile),
-  KevDueDate: f.kev_due_date,
-  CVSSBaseScore: numOrNull(f.cvss3_score ?? f.cvss4_score ?? f.cvss2_score),
-  Severity: f.effective_severity,
+  EpssScore: f.epssScore === null ? null : Number(f.epssScore),
+  EpssPercentile: f.epssPercentile === null ? null : Number(f.epssPercentile),
+  KevDueDate: f.kevDueDate,
+  CVSSBaseScore: numOrNull(f.cvss3Score ?? f.cvss4Score ?? f.cvss2Score),
+  Severity: f.effectiveSeverity,
   ScannerSeverity: f.severity,
-  SeverityOverrideReason: f.severity_override_reason,
+  SeverityOverrideReason: f.severityOverrideReason,
   State: f.state,
-  StateReason: f.state_reason,
-  RiskAcceptedUntil: iso(f.risk_accepted_until),
-  RiskScore: Number(f.risk_score),
-  DueAt: iso(f.due_at),
+  StateReason: f.stateReason,
+  RiskAcceptedUntil: iso(f.riskAcceptedUntil),
+  RiskScore: Number(f.riskScore),
+  DueAt: iso(f.dueAt),
   Location: toLocationDto(f),
   Source: f.source,
-  FirstSeen: f.first_seen_at.toISOString(),
-  LastSeen: f.last_seen_at.toISOString(),
-  FixedAt: iso(f.fixed_at),
-  CreatedAt: f.created_at.toISOString(),
-  UpdatedAt: f.updated_at.toISOString(),
+  FirstSeen: f.firstSeenAt.toISOString(),
+  LastSeen: f.lastSeenAt.toISOString(),
+  FixedAt: iso(f.fixedAt),
+  CreatedAt: f.createdAt.toISOString(),
+  UpdatedAt: f.updatedAt.toISOString(),
 });
 
-type FindingEvent = Awaited<ReturnType<FindingService['events']>>[number];
-
 /** An entry of a history, a finding's or a ticket's: who did what, from which state to which. */
-export const toEventDto = <E extends Omit<FindingEvent, 'reason' | 'details' | 'from_state' | 'to_state'>, S>(
-  e: E & { from_state: S; to_state: S },
-) => ({
+export const toEventDto = (e: HistoryEvent) => ({
   Id: e.id,
-  At: e.occurred_at.toISOString(),
-  ActorType: e.actor_type,
-  ActorId: e.actor_id,
+  At: e.occurredAt.toISOString(),
+  ActorType: e.actorType,
+  ActorId: e.actorId,
   Kind: e.kind,
-  FromState: e.from_state,
-  ToState: e.to_state,
+  FromState: e.fromState,
+  ToState: e.toState,
 });
 
 export const toFindingEventDto = (e: FindingEvent) => ({ ...toEventDto(e), Reason: e.reason });
 
 /** One finding with its evidence and history. */
-export const toFindingDetailDto = (f: FindingRow, events: FindingEvent[]) => ({
+export const toFindingDetailDto = (f: Finding, events: FindingEvent[]) => ({
   ...toFindingDto(f),
   Evidence: f.evidence,
   Events: events.map(toFindingEventDto),
 });
 
-export const FINDING_CSV: readonly CsvColumn<FindingExportRow>[] = [
+export const FINDING_CSV: readonly CsvColumn<FindingExport>[] = [
   { header: 'Id', value: (f) => f.id },
-  { header: 'Asset', value: (f) => f.asset_name },
-  { header: 'AssetId', value: (f) => f.asset_id },
+  { header: 'Asset', value: (f) => f.assetName },
+  { header: 'AssetId', value: (f) => f.assetId },
   { header: 'Title', value: (f) => f.title },
   { header: 'CVE', value: (f) => f.cves },
-  { header: 'Severity', value: (f) => f.effective_severity },
+  { header: 'Severity', value: (f) => f.effectiveSeverity },
   { header: 'State', value: (f) => f.state },
-  { header: 'RiskScore', value: (f) => Number(f.risk_score) },
-  { header: 'DueAt', value: (f) => f.due_at },
+  { header: 'RiskScore', value: (f) => Number(f.riskScore) },
+  { header: 'DueAt', value: (f) => f.dueAt },
   { header: 'Kev', value: (f) => f.kev },
   { header: 'Port', value: (f) => f.port },
   { header: 'Protocol', value: (f) => f.protocol },
   { header: 'Url', value: (f) => f.url },
   {
     header: 'Package',
-    value: (f) => (f.package_name ? `${f.package_name}@${f.package_version ?? ''}` : null),
+    value: (f) => (f.packageName ? `${f.packageName}@${f.packageVersion ?? ''}` : null),
   },
   { header: 'Source', value: (f) => f.source },
-  { header: 'FirstSeen', value: (f) => f.first_seen_at },
-  { header: 'LastSeen', value: (f) => f.last_seen_at },
+  { header: 'FirstSeen', value: (f) => f.firstSeenAt },
+  { header: 'LastSeen', value: (f) => f.lastSeenAt },
 ];
 
 /** The filter of a findings list (GET /findings). */

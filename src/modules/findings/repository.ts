@@ -3,50 +3,51 @@ import type { DB, FindingState, LocationKind, Severity } from '../../db/schema.j
 import { isoText } from '../../db/text.js';
 import { assetTagged, joinableAssets } from '../assets/queries.js';
 import { joinableVulnerabilities, vulnerabilityHasCve } from '../vulnerabilities/queries.js';
+import type { Finding, FindingEvent, FindingExport, FindingPageItem, FindingSummary } from './types.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
 const FINDING_COLUMNS = [
   'f.id',
-  'f.organization_id',
-  'f.asset_id',
-  'f.vulnerability_id',
-  'f.location_kind',
+  'f.organization_id as organizationId',
+  'f.asset_id as assetId',
+  'f.vulnerability_id as vulnerabilityId',
+  'f.location_kind as locationKind',
   'f.port',
   'f.protocol',
   'f.url',
   'f.parameter',
-  'f.file_path',
+  'f.file_path as filePath',
   'f.line',
-  'f.package_name',
-  'f.package_version',
+  'f.package_name as packageName',
+  'f.package_version as packageVersion',
   'f.title',
   'f.severity',
-  'f.severity_override',
-  'f.severity_override_reason',
-  'f.effective_severity',
+  'f.severity_override as severityOverride',
+  'f.severity_override_reason as severityOverrideReason',
+  'f.effective_severity as effectiveSeverity',
   'f.state',
-  'f.state_reason',
-  'f.risk_accepted_until',
-  'f.risk_score',
-  'f.due_at',
+  'f.state_reason as stateReason',
+  'f.risk_accepted_until as riskAcceptedUntil',
+  'f.risk_score as riskScore',
+  'f.due_at as dueAt',
   'f.source',
-  'f.tool_finding_id',
-  'f.first_seen_at',
-  'f.last_seen_at',
-  'f.fixed_at',
-  'f.created_at',
-  'f.updated_at',
-  'a.name as asset_name',
-  'v.cve_ids',
+  'f.tool_finding_id as toolFindingId',
+  'f.first_seen_at as firstSeenAt',
+  'f.last_seen_at as lastSeenAt',
+  'f.fixed_at as fixedAt',
+  'f.created_at as createdAt',
+  'f.updated_at as updatedAt',
+  'a.name as assetName',
+  'v.cve_ids as cveIds',
   'v.kev',
-  'v.epss_score',
-  'v.epss_percentile',
-  'v.kev_due_date',
-  'v.cvss3_score',
-  'v.cvss4_score',
-  'v.cvss2_score',
-  'v.plugin_id',
+  'v.epss_score as epssScore',
+  'v.epss_percentile as epssPercentile',
+  'v.kev_due_date as kevDueDate',
+  'v.cvss3_score as cvss3Score',
+  'v.cvss4_score as cvss4Score',
+  'v.cvss2_score as cvss2Score',
+  'v.plugin_id as pluginId',
 ] as const;
 
 export interface FindingInsert {
@@ -111,11 +112,6 @@ export const FINDING_SORTS = {
 } as const;
 export type FindingSort = keyof typeof FINDING_SORTS;
 
-export type FindingRow = Awaited<ReturnType<FindingRepository['findById']>> & {};
-export type FindingListRow = Awaited<ReturnType<FindingRepository['listPage']>>[number];
-export type FindingExportRow =
-  ReturnType<FindingRepository['stream']> extends AsyncIterableIterator<infer R> ? R : never;
-
 /** Above this many matches a TotalCount nobody asked for is left out (IncludeTotal). */
 export const TOTAL_COUNT_CAP = 1_000;
 
@@ -146,7 +142,7 @@ export class FindingRepository {
     return baseQuery(organizationId, db);
   }
 
-  findById(organizationId: string, id: string, db: Db = this.db) {
+  findById(organizationId: string, id: string, db: Db = this.db): Promise<Finding | undefined> {
     return this.base(organizationId, db)
       .select([...FINDING_COLUMNS, 'f.evidence'])
       .where('f.id', '=', id)
@@ -324,17 +320,17 @@ export class FindingRepository {
       .execute();
   }
 
-  events(organizationId: string, findingId: string) {
+  events(organizationId: string, findingId: string): Promise<FindingEvent[]> {
     return this.db
       .selectFrom('finding_events')
       .select([
         'id',
-        'occurred_at',
-        'actor_type',
-        'actor_id',
+        'occurred_at as occurredAt',
+        'actor_type as actorType',
+        'actor_id as actorId',
         'kind',
-        'from_state',
-        'to_state',
+        'from_state as fromState',
+        'to_state as toState',
         'reason',
         'details',
       ])
@@ -393,13 +389,10 @@ export class FindingRepository {
     sort: FindingSort,
     limit: number,
     after?: { value: string; id: string },
-  ) {
+  ): Promise<FindingPageItem[]> {
     const spec = FINDING_SORTS[sort];
     let q = this.filtered(
-      this.base(organizationId).select([
-        ...FINDING_COLUMNS,
-        sql<string>`${spec.expr}::text`.as('sort_value'),
-      ]),
+      this.base(organizationId).select([...FINDING_COLUMNS, sql<string>`${spec.expr}::text`.as('sortValue')]),
       filter,
     );
     if (after) {
@@ -416,29 +409,33 @@ export class FindingRepository {
    * Every matching finding in sort order, read in chunks, with only the exported columns and
    * already as text (exports).
    */
-  stream(organizationId: string, filter: FindingFilter, sort: FindingSort) {
+  stream(
+    organizationId: string,
+    filter: FindingFilter,
+    sort: FindingSort,
+  ): AsyncIterableIterator<FindingExport> {
     const spec = FINDING_SORTS[sort];
     const direction = spec.desc ? sql`desc` : sql`asc`;
     return this.filtered(
       this.base(organizationId).select([
         'f.id',
-        'a.name as asset_name',
-        'f.asset_id',
+        'a.name as assetName',
+        'f.asset_id as assetId',
         'f.title',
         sql<string>`array_to_string(v.cve_ids, ' ')`.as('cves'),
-        'f.effective_severity',
+        'f.effective_severity as effectiveSeverity',
         'f.state',
-        'f.risk_score',
-        isoText('f.due_at').as('due_at'),
+        'f.risk_score as riskScore',
+        isoText('f.due_at').as('dueAt'),
         'v.kev',
         'f.port',
         'f.protocol',
         'f.url',
-        'f.package_name',
-        'f.package_version',
+        'f.package_name as packageName',
+        'f.package_version as packageVersion',
         'f.source',
-        isoText('f.first_seen_at').as('first_seen_at'),
-        isoText('f.last_seen_at').as('last_seen_at'),
+        isoText('f.first_seen_at').as('firstSeenAt'),
+        isoText('f.last_seen_at').as('lastSeenAt'),
       ]),
       filter,
     )
@@ -448,7 +445,12 @@ export class FindingRepository {
   }
 
   /** Offset paging by risk, for the original service's withStartIndex/andPageSize calls. */
-  listOffset(organizationId: string, filter: FindingFilter, offset: number, limit: number) {
+  listOffset(
+    organizationId: string,
+    filter: FindingFilter,
+    offset: number,
+    limit: number,
+  ): Promise<FindingSummary[]> {
     return this.filtered(this.base(organizationId).select(FINDING_COLUMNS), filter)
       .orderBy('f.risk_score', 'desc')
       .orderBy('f.id', 'desc')
@@ -553,13 +555,13 @@ export class FindingRepository {
   }
 
   /** Risk acceptances whose time is up go back to Open, in every organisation. */
-  expireRiskAcceptances(now: Date, db: Db) {
+  expireRiskAcceptances(now: Date, db: Db): Promise<{ organizationId: string; id: string }[]> {
     return db
       .updateTable('findings')
       .set({ state: 'Open', state_reason: null, risk_accepted_until: null, updated_at: now })
       .where('state', '=', 'RiskAccepted')
       .where('risk_accepted_until', '<=', now)
-      .returning(['organization_id', 'id'])
+      .returning(['organization_id as organizationId', 'id'])
       .execute();
   }
 }

@@ -16,7 +16,6 @@ import {
   toFindingDetailDto,
   toFindingDto,
 } from './presenters.js';
-import type { FindingRow } from './repository.js';
 import {
   BulkResultSchema,
   BulkStateSchema,
@@ -30,6 +29,7 @@ import {
   OverrideSeveritySchema,
 } from './schemas.js';
 import type { FindingService } from './service.js';
+import type { Finding } from './types.js';
 
 /** Linking more findings than this to one ticket at once asks for a narrower filter. */
 const MAX_BULK_LINK = 10_000;
@@ -37,7 +37,7 @@ const MAX_BULK_LINK = 10_000;
 export const findingRoutes =
   (findings: FindingService, tickets: TicketService): ChannelRoutes =>
   (app, ctx) => {
-    const detail = async (context: ServiceContext, f: FindingRow) =>
+    const detail = async (context: ServiceContext, f: Finding) =>
       toFindingDetailDto(f, await findings.events(context, f.id));
 
     route(app, ctx, {

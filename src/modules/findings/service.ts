@@ -18,13 +18,7 @@ import type {
   FindingMergeOptions,
   StagedFinding,
 } from './import-repository.js';
-import type {
-  FindingFilter,
-  FindingListRow,
-  FindingRepository,
-  FindingRow,
-  FindingSort,
-} from './repository.js';
+import type { FindingFilter, FindingRepository, FindingSort } from './repository.js';
 import { TOTAL_COUNT_CAP } from './repository.js';
 import {
   changeWhenSeenAgain,
@@ -34,6 +28,7 @@ import {
   scanChangeReason,
   TRANSITIONS,
 } from './rules.js';
+import type { Finding, FindingEvent, FindingExport, FindingSummary } from './types.js';
 
 export type { StagedFinding } from './import-repository.js';
 
@@ -117,7 +112,7 @@ export class FindingService {
   async record(
     ctx: ServiceContext,
     input: FindingInput,
-  ): Promise<{ finding: FindingRow; created: boolean; reopened: boolean }> {
+  ): Promise<{ finding: Finding; created: boolean; reopened: boolean }> {
     checkLocation(input.location);
     const asset = await this.assets.get(ctx, input.assetId);
     const vulnerability = input.vulnerabilityId
@@ -217,13 +212,13 @@ export class FindingService {
     return { finding: await this.get(ctx, outcome.id), created: outcome.created, reopened: outcome.reopened };
   }
 
-  async get(ctx: ServiceContext, id: string): Promise<FindingRow> {
+  async get(ctx: ServiceContext, id: string): Promise<Finding> {
     const row = await this.repo.findById(ctx.organizationId, id);
     if (!row) throw AppError.of(Problems.NotFound, `No finding ${id} in your organisation.`);
     return row;
   }
 
-  events(ctx: ServiceContext, id: string) {
+  events(ctx: ServiceContext, id: string): Promise<FindingEvent[]> {
     return this.repo.events(ctx.organizationId, id);
   }
 
@@ -248,7 +243,7 @@ export class FindingService {
     pageSize: number,
     cursor?: string,
     includeTotal?: boolean,
-  ): Promise<Omit<Page<FindingListRow>, 'totalCount'> & { totalCount: number | undefined }> {
+  ): Promise<Omit<Page<FindingSummary>, 'totalCount'> & { totalCount: number | undefined }> {
     const filter = await this.resolveFilter(ctx, raw);
     let after: { value: string; id: string } | undefined;
     if (cursor) {
@@ -271,7 +266,7 @@ export class FindingService {
       items,
       nextCursor:
         rows.length > pageSize && last
-          ? encodeCursor({ Sort: sort, Value: last.sort_value, Id: last.id })
+          ? encodeCursor({ Sort: sort, Value: last.sortValue, Id: last.id })
           : null,
       totalCount,
     };
@@ -287,11 +282,20 @@ export class FindingService {
   }
 
   /** Every finding that matches, in order, as an async stream (CSV export). */
-  async *stream(ctx: ServiceContext, filter: FindingFilter, sort: FindingSort) {
+  async *stream(
+    ctx: ServiceContext,
+    filter: FindingFilter,
+    sort: FindingSort,
+  ): AsyncGenerator<FindingExport, void, undefined> {
     yield* this.repo.stream(ctx.organizationId, await this.resolveFilter(ctx, filter), sort);
   }
 
-  async listOffset(ctx: ServiceContext, raw: FindingFilter, offset: number, limit: number) {
+  async listOffset(
+    ctx: ServiceContext,
+    raw: FindingFilter,
+    offset: number,
+    limit: number,
+  ): Promise<{ items: FindingSummary[]; totalCount: number }> {
     const filter = await this.resolveFilter(ctx, raw);
     const [items, totalCount] = await Promise.all([
       this.repo.listOffset(ctx.organizationId, filter, offset, limit),
@@ -305,7 +309,7 @@ export class FindingService {
     ctx: ServiceContext,
     id: string,
     change: { state: FindingState; justification?: string; until?: Date },
-  ): Promise<FindingRow> {
+  ): Promise<Finding> {
     const finding = await this.get(ctx, id);
     const from = finding.state;
     if (!TRANSITIONS[from].includes(change.state)) {
@@ -439,7 +443,7 @@ export class FindingService {
     id: string,
     severity: Severity | null,
     reason?: string,
-  ): Promise<FindingRow> {
+  ): Promise<Finding> {
     const finding = await this.get(ctx, id);
     const why = reason?.trim();
     if (severity && !why) throw invalid('reason', 'is required to override a severity');
@@ -466,7 +470,7 @@ export class FindingService {
           actorId: ctx.actor.id,
           kind: 'severity_overridden',
           reason: why ?? null,
-          details: { from: finding.effective_severity, to: effective },
+          details: { from: finding.effectiveSeverity, to: effective },
         },
         trx,
       );
@@ -522,7 +526,7 @@ export class FindingService {
       const expired = await this.repo.expireRiskAcceptances(now, trx);
       for (const f of expired) {
         await this.repo.addEvent(
-          f.organization_id,
+          f.organizationId,
           {
             id: uuidv7(),
             findingId: f.id,
@@ -541,7 +545,7 @@ export class FindingService {
     });
     const byOrganization = new Map<string, string[]>();
     for (const f of expired)
-      byOrganization.set(f.organization_id, [...(byOrganization.get(f.organization_id) ?? []), f.id]);
+      byOrganization.set(f.organizationId, [...(byOrganization.get(f.organizationId) ?? []), f.id]);
     for (const [organizationId, ids] of byOrganization) await this.stateChanged(organizationId, ids);
     return expired.length;
   }

@@ -1,6 +1,6 @@
 import type { LocationKind } from '../../db/schema.js';
 import type { Asset, AssetService } from '../assets/service.js';
-import type { FindingService } from '../findings/service.js';
+import type { FindingSummary } from '../findings/types.js';
 import type { SoftwareService } from '../software/service.js';
 import { categoryOf, cvssBaseScoreOf, RISK_LEVEL, type Vulnerability } from './quirks.js';
 
@@ -39,19 +39,17 @@ export const toRadarRatings = (
   Criticality: a.criticality,
 });
 
-type OffsetFinding = Awaited<ReturnType<FindingService['listOffset']>>['items'][number];
-
-export const toRadarFinding = (f: OffsetFinding) => ({
+export const toRadarFinding = (f: FindingSummary) => ({
   Id: f.id,
-  PluginGuidId: f.vulnerability_id,
+  PluginGuidId: f.vulnerabilityId,
   Name: f.title,
-  RiskLevel: RISK_LEVEL[f.effective_severity] ?? 'Information',
-  CVEReferences: f.cve_ids.map((Name) => ({ Name })),
+  RiskLevel: RISK_LEVEL[f.effectiveSeverity] ?? 'Information',
+  CVEReferences: f.cveIds.map((Name) => ({ Name })),
   Port: f.port,
   Protocol: f.protocol,
   State: f.state,
-  FirstSeen: f.first_seen_at.toISOString(),
-  LastSeen: f.last_seen_at.toISOString(),
+  FirstSeen: f.firstSeenAt.toISOString(),
+  LastSeen: f.lastSeenAt.toISOString(),
 });
 
 /** Installed software; VulnerabilitiesHigh counts Critical and High open findings. */

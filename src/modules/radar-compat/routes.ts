@@ -70,7 +70,7 @@ export const radarCompatRoutes =
       const v = await byPluginGuidId(context, id);
       // Where the check's findings are says what kind of check it is.
       const first = await findings.listOffset(context, { vulnerabilityId: v.id }, 0, 1);
-      return { v, body: toRadarDetailed(v, first.items[0]?.location_kind) };
+      return { v, body: toRadarDetailed(v, first.items[0]?.locationKind) };
     };
 
     route(app, ctx, {

@@ -1,31 +1,29 @@
 import type { Static } from 'typebox';
 import { toEventDto, toLocationDto } from '../findings/presenters.js';
-import type { TicketRow } from './repository.js';
 import type { CreateTicketSchema, TicketListQuery, UpdateTicketSchema } from './schemas.js';
-import type { NewTicket, TicketChanges, TicketService } from './service.js';
+import type { NewTicket, TicketChanges } from './service.js';
+import type { Ticket, TicketDetails } from './types.js';
 
 // How tickets look on the wire, and how requests become the service's input.
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-export const toTicketDto = (t: TicketRow) => ({
+export const toTicketDto = (t: Ticket) => ({
   Id: t.id,
   Number: t.number,
   Title: t.title,
   Description: t.description,
   Priority: t.priority,
-  AssigneeId: t.assignee_user_id,
-  DueAt: iso(t.due_at),
+  AssigneeId: t.assigneeId,
+  DueAt: iso(t.dueAt),
   State: t.state,
-  FindingCount: Number(t.finding_count ?? 0),
-  CreatedById: t.created_by_user_id,
-  CreatedAt: t.created_at.toISOString(),
-  UpdatedAt: t.updated_at.toISOString(),
-  ResolvedAt: iso(t.resolved_at),
-  ClosedAt: iso(t.closed_at),
+  FindingCount: t.findingCount,
+  CreatedById: t.createdById,
+  CreatedAt: t.createdAt.toISOString(),
+  UpdatedAt: t.updatedAt.toISOString(),
+  ResolvedAt: iso(t.resolvedAt),
+  ClosedAt: iso(t.closedAt),
 });
-
-type TicketDetails = Awaited<ReturnType<TicketService['details']>>;
 
 /** A ticket with its findings, comments and history. */
 export const toTicketDetailDto = (d: TicketDetails) => ({
@@ -34,16 +32,16 @@ export const toTicketDetailDto = (d: TicketDetails) => ({
     Id: f.id,
     Title: f.title,
     State: f.state,
-    Severity: f.effective_severity,
-    AssetId: f.asset_id,
-    AssetName: f.asset_name,
+    Severity: f.effectiveSeverity,
+    AssetId: f.assetId,
+    AssetName: f.assetName,
     Location: toLocationDto(f),
   })),
   Comments: d.comments.map((c) => ({
     Id: c.id,
-    AuthorId: c.author_user_id,
+    AuthorId: c.authorId,
     Body: c.body,
-    CreatedAt: c.created_at.toISOString(),
+    CreatedAt: c.createdAt.toISOString(),
   })),
   Events: d.events.map(toEventDto),
 });

@@ -1,28 +1,37 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { DB, TicketPriority, TicketState } from '../../db/schema.js';
 import { joinableAssets } from '../assets/queries.js';
 import { joinableFindings } from '../findings/queries.js';
+import type {
+  LinkedFinding,
+  Ticket,
+  TicketComment,
+  TicketEvent,
+  TicketPatch,
+  TicketProgress,
+} from './types.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
 const COLUMNS = [
   't.id',
-  't.organization_id',
+  't.organization_id as organizationId',
   't.number',
   't.title',
   't.description',
   't.priority',
-  't.assignee_user_id',
-  't.due_at',
+  't.assignee_user_id as assigneeId',
+  't.due_at as dueAt',
   't.state',
-  't.created_by_user_id',
-  't.created_at',
-  't.updated_at',
-  't.resolved_at',
-  't.closed_at',
+  't.created_by_user_id as createdById',
+  't.created_at as createdAt',
+  't.updated_at as updatedAt',
+  't.resolved_at as resolvedAt',
+  't.closed_at as closedAt',
+  // A count never missing (no subquery row is null): an int, which the driver reads as a number.
+  sql<number>`(select count(*)::int from ticket_findings tf
+    where tf.organization_id = t.organization_id and tf.ticket_id = t.id)`.as('findingCount'),
 ] as const;
-
-export type TicketRow = Awaited<ReturnType<TicketRepository['findById']>> & {};
 
 export class TicketRepository {
   constructor(private readonly db: Kysely<DB>) {}
@@ -31,19 +40,10 @@ export class TicketRepository {
     return this.db.transaction().execute(fn);
   }
 
-  findById(organizationId: string, id: string, db: Db = this.db) {
+  findById(organizationId: string, id: string, db: Db = this.db): Promise<Ticket | undefined> {
     return db
       .selectFrom('tickets as t')
-      .select([
-        ...COLUMNS,
-        (eb) =>
-          eb
-            .selectFrom('ticket_findings as tf')
-            .select((e) => e.fn.countAll<string>().as('n'))
-            .whereRef('tf.organization_id', '=', 't.organization_id')
-            .whereRef('tf.ticket_id', '=', 't.id')
-            .as('finding_count'),
-      ])
+      .select(COLUMNS)
       .where('t.organization_id', '=', organizationId)
       .where('t.id', '=', id)
       .executeTakeFirst();
@@ -86,22 +86,23 @@ export class TicketRepository {
   async update(
     organizationId: string,
     id: string,
-    patch: Partial<{
-      title: string;
-      description: string | null;
-      priority: TicketPriority;
-      assignee_user_id: string | null;
-      due_at: Date | null;
-      state: TicketState;
-      resolved_at: Date | null;
-      closed_at: Date | null;
-    }>,
+    patch: TicketPatch,
     at: Date,
     db: Db = this.db,
   ): Promise<void> {
     await db
       .updateTable('tickets')
-      .set({ ...patch, updated_at: at })
+      .set({
+        title: patch.title,
+        description: patch.description,
+        priority: patch.priority,
+        assignee_user_id: patch.assigneeId,
+        due_at: patch.dueAt,
+        state: patch.state,
+        resolved_at: patch.resolvedAt,
+        closed_at: patch.closedAt,
+        updated_at: at,
+      })
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
       .execute();
@@ -150,7 +151,7 @@ export class TicketRepository {
     return Number(result.numDeletedRows);
   }
 
-  linkedFindings(organizationId: string, ticketId: string) {
+  linkedFindings(organizationId: string, ticketId: string): Promise<LinkedFinding[]> {
     return (
       this.db
         .selectFrom('ticket_findings as tf')
@@ -165,18 +166,18 @@ export class TicketRepository {
           'f.id',
           'f.title',
           'f.state',
-          'f.effective_severity',
-          'f.asset_id',
-          'a.name as asset_name',
-          'f.location_kind',
+          'f.effective_severity as effectiveSeverity',
+          'f.asset_id as assetId',
+          'a.name as assetName',
+          'f.location_kind as locationKind',
           'f.port',
           'f.protocol',
           'f.url',
           'f.parameter',
-          'f.file_path',
+          'f.file_path as filePath',
           'f.line',
-          'f.package_name',
-          'f.package_version',
+          'f.package_name as packageName',
+          'f.package_version as packageVersion',
         ])
         .where('tf.organization_id', '=', organizationId)
         .where('tf.ticket_id', '=', ticketId)
@@ -186,34 +187,19 @@ export class TicketRepository {
   }
 
   /** Tickets linked to any of these findings, with how many of their findings are not Fixed and how many Reopened. */
-  ticketsOfFindings(organizationId: string, findingIds: string[], db: Db) {
+  ticketsOfFindings(organizationId: string, findingIds: string[], db: Db): Promise<TicketProgress[]> {
+    // Counts never missing (no subquery row is null): ints, which the driver reads as numbers.
+    const linked = (where: RawBuilder<boolean>) =>
+      sql<number>`(select count(*)::int from ticket_findings tf
+        join ${joinableFindings('f')} on f.organization_id = tf.organization_id and f.id = tf.finding_id
+        where tf.organization_id = t.organization_id and tf.ticket_id = t.id and ${where})`;
     return db
       .selectFrom('tickets as t')
       .select([
         't.id',
         't.state',
-        (eb) =>
-          eb
-            .selectFrom('ticket_findings as tf')
-            .innerJoin(joinableFindings('f'), (j) =>
-              j.onRef('f.organization_id', '=', 'tf.organization_id').onRef('f.id', '=', 'tf.finding_id'),
-            )
-            .select((e) => e.fn.countAll<string>().as('n'))
-            .whereRef('tf.organization_id', '=', 't.organization_id')
-            .whereRef('tf.ticket_id', '=', 't.id')
-            .where('f.state', '<>', 'Fixed')
-            .as('unfixed'),
-        (eb) =>
-          eb
-            .selectFrom('ticket_findings as tf')
-            .innerJoin(joinableFindings('f'), (j) =>
-              j.onRef('f.organization_id', '=', 'tf.organization_id').onRef('f.id', '=', 'tf.finding_id'),
-            )
-            .select((e) => e.fn.countAll<string>().as('n'))
-            .whereRef('tf.organization_id', '=', 't.organization_id')
-            .whereRef('tf.ticket_id', '=', 't.id')
-            .where('f.state', '=', 'Reopened')
-            .as('reopened'),
+        linked(sql<boolean>`f.state <> 'Fixed'`).as('unfixed'),
+        linked(sql<boolean>`f.state = 'Reopened'`).as('reopened'),
       ])
       .where('t.organization_id', '=', organizationId)
       .where((eb) =>
@@ -246,10 +232,10 @@ export class TicketRepository {
       .execute();
   }
 
-  comments(organizationId: string, ticketId: string) {
+  comments(organizationId: string, ticketId: string): Promise<TicketComment[]> {
     return this.db
       .selectFrom('ticket_comments')
-      .select(['id', 'author_user_id', 'body', 'created_at'])
+      .select(['id', 'author_user_id as authorId', 'body', 'created_at as createdAt'])
       .where('organization_id', '=', organizationId)
       .where('ticket_id', '=', ticketId)
       .orderBy('created_at')
@@ -289,10 +275,19 @@ export class TicketRepository {
       .execute();
   }
 
-  events(organizationId: string, ticketId: string) {
+  events(organizationId: string, ticketId: string): Promise<TicketEvent[]> {
     return this.db
       .selectFrom('ticket_events')
-      .select(['id', 'occurred_at', 'actor_type', 'actor_id', 'kind', 'from_state', 'to_state', 'details'])
+      .select([
+        'id',
+        'occurred_at as occurredAt',
+        'actor_type as actorType',
+        'actor_id as actorId',
+        'kind',
+        'from_state as fromState',
+        'to_state as toState',
+        'details',
+      ])
       .where('organization_id', '=', organizationId)
       .where('ticket_id', '=', ticketId)
       .orderBy('occurred_at')
@@ -305,19 +300,10 @@ export class TicketRepository {
     f: { states?: TicketState[]; assigneeId?: string; search?: string },
     limit: number,
     afterId?: string,
-  ) {
+  ): Promise<Ticket[]> {
     let q = this.db
       .selectFrom('tickets as t')
-      .select([
-        ...COLUMNS,
-        (eb) =>
-          eb
-            .selectFrom('ticket_findings as tf')
-            .select((e) => e.fn.countAll<string>().as('n'))
-            .whereRef('tf.organization_id', '=', 't.organization_id')
-            .whereRef('tf.ticket_id', '=', 't.id')
-            .as('finding_count'),
-      ])
+      .select(COLUMNS)
       .where('t.organization_id', '=', organizationId);
     if (f.states?.length) q = q.where('t.state', 'in', f.states);
     if (f.assigneeId) q = q.where('t.assignee_user_id', '=', f.assigneeId);

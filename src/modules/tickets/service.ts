@@ -8,7 +8,8 @@ import type { ServiceContext } from '../context.js';
 import type { FindingService } from '../findings/service.js';
 import type { SettingsService } from '../settings/service.js';
 import type { Page, UserService } from '../users/service.js';
-import type { TicketRepository, TicketRow } from './repository.js';
+import type { TicketRepository } from './repository.js';
+import type { Ticket, TicketComment, TicketDetails, TicketPatch } from './types.js';
 
 /** Where a person may move a ticket from each state (Resolved and Reopened also happen by themselves). */
 export const TICKET_TRANSITIONS: Record<TicketState, readonly TicketState[]> = {
@@ -65,7 +66,7 @@ export class TicketService {
     return unique;
   }
 
-  async create(ctx: ServiceContext, input: NewTicket): Promise<TicketRow> {
+  async create(ctx: ServiceContext, input: NewTicket): Promise<Ticket> {
     const title = input.title.trim();
     if (!title) throw invalid('title', 'is required');
     if (input.assigneeId) await this.users.get(ctx, input.assigneeId);
@@ -107,13 +108,13 @@ export class TicketService {
     return this.get(ctx, id);
   }
 
-  async get(ctx: ServiceContext, id: string): Promise<TicketRow> {
+  async get(ctx: ServiceContext, id: string): Promise<Ticket> {
     const row = await this.repo.findById(ctx.organizationId, id);
     if (!row) throw AppError.of(Problems.NotFound, `No ticket ${id} in your organisation.`);
     return row;
   }
 
-  async details(ctx: ServiceContext, id: string) {
+  async details(ctx: ServiceContext, id: string): Promise<TicketDetails> {
     const ticket = await this.get(ctx, id);
     const [findings, comments, events] = await Promise.all([
       this.repo.linkedFindings(ctx.organizationId, id),
@@ -128,7 +129,7 @@ export class TicketService {
     filter: { states?: TicketState[]; assigneeId?: string; search?: string },
     pageSize: number,
     cursor?: string,
-  ): Promise<Page<TicketRow>> {
+  ): Promise<Page<Ticket>> {
     let afterId: string | undefined;
     if (cursor) {
       const key = decodeCursor(cursor, ['Id']);
@@ -149,7 +150,7 @@ export class TicketService {
     };
   }
 
-  async update(ctx: ServiceContext, id: string, changes: TicketChanges): Promise<TicketRow> {
+  async update(ctx: ServiceContext, id: string, changes: TicketChanges): Promise<Ticket> {
     const ticket = await this.get(ctx, id);
     if (changes.title !== undefined && !changes.title.trim()) throw invalid('title', 'must not be empty');
     if (changes.assigneeId) await this.users.get(ctx, changes.assigneeId);
@@ -169,8 +170,8 @@ export class TicketService {
           ...(changes.title !== undefined ? { title: changes.title.trim().slice(0, 500) } : {}),
           ...(changes.description !== undefined ? { description: changes.description } : {}),
           ...(changes.priority !== undefined ? { priority: changes.priority } : {}),
-          ...(changes.assigneeId !== undefined ? { assignee_user_id: changes.assigneeId } : {}),
-          ...(changes.dueAt !== undefined ? { due_at: changes.dueAt } : {}),
+          ...(changes.assigneeId !== undefined ? { assigneeId: changes.assigneeId } : {}),
+          ...(changes.dueAt !== undefined ? { dueAt: changes.dueAt } : {}),
           ...(stateChange ? this.stateColumns(changes.state!, now) : {}),
         },
         now,
@@ -193,10 +194,10 @@ export class TicketService {
     return this.get(ctx, id);
   }
 
-  private stateColumns(state: TicketState, now: Date) {
-    if (state === 'Resolved') return { state, resolved_at: now };
-    if (state === 'Closed') return { state, closed_at: now };
-    if (state === 'Reopened' || state === 'Open') return { state, resolved_at: null, closed_at: null };
+  private stateColumns(state: TicketState, now: Date): TicketPatch {
+    if (state === 'Resolved') return { state, resolvedAt: now };
+    if (state === 'Closed') return { state, closedAt: now };
+    if (state === 'Reopened' || state === 'Open') return { state, resolvedAt: null, closedAt: null };
     return { state };
   }
 
@@ -205,7 +206,7 @@ export class TicketService {
       throw AppError.of(Problems.NotFound, `No ticket ${id} in your organisation.`);
   }
 
-  async comment(ctx: ServiceContext, id: string, body: string) {
+  async comment(ctx: ServiceContext, id: string, body: string): Promise<TicketComment[]> {
     await this.get(ctx, id);
     const text = body.trim();
     if (!text) throw invalid('body', 'must not be empty');
@@ -258,11 +259,9 @@ export class TicketService {
     const now = this.clock();
     await this.repo.transaction(async (trx) => {
       for (const t of await this.repo.ticketsOfFindings(organizationId, findingIds, trx)) {
-        const unfixed = Number(t.unfixed);
-        const reopened = Number(t.reopened);
         let to: TicketState | undefined;
-        if (unfixed === 0 && ['Open', 'InProgress', 'Reopened'].includes(t.state)) to = 'Resolved';
-        else if (reopened > 0 && (t.state === 'Resolved' || t.state === 'Closed')) to = 'Reopened';
+        if (t.unfixed === 0 && ['Open', 'InProgress', 'Reopened'].includes(t.state)) to = 'Resolved';
+        else if (t.reopened > 0 && (t.state === 'Resolved' || t.state === 'Closed')) to = 'Reopened';
         if (!to) continue;
         await this.repo.update(organizationId, t.id, this.stateColumns(to, now), now, trx);
         await this.repo.addEvent(

@@ -1,0 +1,110 @@
+import type { FindingState, LocationKind, Severity } from '../../db/schema.js';
+
+// What the findings service speaks: findings as the domain sees them, not as the database stores
+// them. The repository selects its columns under these names (aliases, no per-row mapping).
+
+/** Where on its asset a finding is (a finding, and a ticket's linked findings). */
+export interface FindingLocationFields {
+  locationKind: LocationKind;
+  port: number | null;
+  protocol: string | null;
+  url: string | null;
+  parameter: string | null;
+  filePath: string | null;
+  line: number | null;
+  packageName: string | null;
+  packageVersion: string | null;
+}
+
+/** A finding as lists read it, with its asset's name and its vulnerability's intelligence. */
+export interface FindingSummary extends FindingLocationFields {
+  id: string;
+  organizationId: string;
+  assetId: string;
+  vulnerabilityId: string;
+  title: string;
+  /** The scanner's severity. */
+  severity: Severity;
+  severityOverride: Severity | null;
+  severityOverrideReason: string | null;
+  /** The override when there is one, else the scanner's. */
+  effectiveSeverity: Severity;
+  state: FindingState;
+  stateReason: string | null;
+  riskAcceptedUntil: Date | null;
+  /** A numeric, as PostgreSQL writes it. */
+  riskScore: string;
+  dueAt: Date | null;
+  source: string;
+  toolFindingId: string | null;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+  fixedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  assetName: string;
+  cveIds: string[];
+  kev: boolean;
+  /** Numerics, as PostgreSQL writes them. */
+  epssScore: string | null;
+  epssPercentile: string | null;
+  /** A date (YYYY-MM-DD). */
+  kevDueDate: string | null;
+  cvss3Score: string | null;
+  cvss4Score: string | null;
+  cvss2Score: string | null;
+  pluginId: string | null;
+}
+
+/** One finding, with its evidence. */
+export interface Finding extends FindingSummary {
+  evidence: string | null;
+}
+
+/** A finding of a keyset page, with the value its sort compares (the next page's cursor). */
+export interface FindingPageItem extends FindingSummary {
+  sortValue: string;
+}
+
+/**
+ * A finding as the CSV export writes it: only the exported fields, the timestamps already ISO
+ * text (rendered by the database: a million rows are not each parsed into Dates to be printed).
+ */
+export interface FindingExport {
+  id: string;
+  assetName: string;
+  assetId: string;
+  title: string;
+  /** The CVE ids, space-separated. */
+  cves: string;
+  effectiveSeverity: Severity;
+  state: FindingState;
+  riskScore: string;
+  dueAt: string | null;
+  kev: boolean;
+  port: number | null;
+  protocol: string | null;
+  url: string | null;
+  packageName: string | null;
+  packageVersion: string | null;
+  source: string;
+  firstSeenAt: string | null;
+  lastSeenAt: string | null;
+}
+
+/** An entry of a history (a finding's, a ticket's): who did what, from which state to which. */
+export interface HistoryEvent {
+  id: string;
+  occurredAt: Date;
+  actorType: string;
+  actorId: string | null;
+  kind: string;
+  fromState: string | null;
+  toState: string | null;
+  details: Record<string, unknown>;
+}
+
+/** An entry of a finding's history. */
+export interface FindingEvent extends HistoryEvent {
+  reason: string | null;
+}
