@@ -28,7 +28,8 @@ import {
   type VulnerabilityService,
   vulnerabilityKey,
 } from '../vulnerabilities/service.js';
-import type { ImportRepository, ImportRow } from './repository.js';
+import type { ImportRepository } from './repository.js';
+import type { Import, ImportCounts } from './types.js';
 import { readHead, type SpooledReport } from './upload.js';
 
 const BATCH = 1000;
@@ -337,8 +338,6 @@ function dedupe<T>(rows: T[], key: (row: T) => string): T[] {
   return [...new Map(rows.map((r) => [key(r), r])).values()];
 }
 
-export type ImportCounts = Record<string, number>;
-
 /** Why a Completed import should be looked at: it stored little or nothing of what it read. */
 export interface ImportAttention {
   Reason: 'NoFindings' | 'MostlySkipped';
@@ -395,7 +394,7 @@ export class ImportService {
    * Accepts a report: picks its format (given, or detected from its first bytes), records the
    * Import as Queued and starts it. Throws 422 when the format is unknown or cannot be told.
    */
-  async submit(ctx: ServiceContext, request: ImportRequest): Promise<ImportRow> {
+  async submit(ctx: ServiceContext, request: ImportRequest): Promise<Import> {
     const { importer, confidence } = await this.chooseFormat(request);
     const id = uuidv7();
     await this.repo.create(ctx.organizationId, {
@@ -640,17 +639,17 @@ export class ImportService {
       now,
       new Date(now.getTime() - staleSeconds * 1000),
     );
-    for (const r of rows) await this.clearStaging(r.organization_id, r.id);
+    for (const r of rows) await this.clearStaging(r.organizationId, r.id);
     return rows.length;
   }
 
-  async get(ctx: ServiceContext, id: string): Promise<ImportRow> {
+  async get(ctx: ServiceContext, id: string): Promise<Import> {
     const row = await this.repo.findById(ctx.organizationId, id);
     if (!row) throw AppError.of(Problems.NotFound, `No import ${id} in your organisation.`);
     return row;
   }
 
-  async list(ctx: ServiceContext, pageSize: number, cursor?: string): Promise<Page<ImportRow>> {
+  async list(ctx: ServiceContext, pageSize: number, cursor?: string): Promise<Page<Import>> {
     let after: { createdAt: string; id: string } | undefined;
     if (cursor) {
       const key = decodeCursor(cursor, ['CreatedAt', 'Id']);
@@ -668,7 +667,7 @@ export class ImportService {
       items,
       nextCursor:
         rows.length > pageSize && last
-          ? encodeCursor({ CreatedAt: last.created_at.toISOString(), Id: last.id })
+          ? encodeCursor({ CreatedAt: last.createdAt.toISOString(), Id: last.id })
           : null,
       totalCount: await this.repo.count(ctx.organizationId),
     };
