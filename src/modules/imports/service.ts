@@ -10,6 +10,7 @@ import type {
 } from '../../importers/types.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import type { Listeners } from '../../lib/listeners.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { locateJsonError } from '../../parsing/json.js';
 import { ReportError } from '../../parsing/report-error.js';
@@ -39,6 +40,12 @@ const CVE = /^CVE-\d{4}-\d{4,}$/;
 const SEVERITIES: readonly Severity[] = ['Critical', 'High', 'Medium', 'Low', 'Info'];
 
 export type FindingsChanged = (organizationId: string, findingIds: string[]) => Promise<void>;
+
+/**
+ * An import that failed for a reason not its report's (a bug, the database): the server's log
+ * follows it; with no follower (a CLI command), the error goes to stderr.
+ */
+export type ImportFailedUnexpectedly = Listeners<[error: unknown, importId: string]>;
 
 /** The modules that own what an import writes: each stages, merges and clears its own rows. */
 export interface ImportOwners {
@@ -384,6 +391,7 @@ export class ImportService {
     private readonly audit: AuditService,
     private readonly clock: Clock,
     private readonly findingsChanged: FindingsChanged,
+    private readonly failedUnexpectedly: ImportFailedUnexpectedly,
   ) {}
 
   formats() {
@@ -616,15 +624,9 @@ export class ImportService {
       return at ? `${error.message} (line ${at.line}, column ${at.column})` : error.message;
     }
     if (error instanceof AppError) return error.message;
-    this.unexpected(error, id);
+    if (this.failedUnexpectedly.followed) await this.failedUnexpectedly.notify(error, id);
+    else console.error(error);
     return 'The import failed unexpectedly; nothing of it was stored. The server log has the details (search for the import id).';
-  }
-
-  private unexpected: (error: unknown, importId: string) => void = (error) => console.error(error);
-
-  /** Where unexpected import failures are reported (the server's log). */
-  onUnexpectedError(report: (error: unknown, importId: string) => void): void {
-    this.unexpected = report;
   }
 
   /**
