@@ -228,7 +228,7 @@ async function run(label: string, database: Database, files: string[]) {
     for (const row of page)
       all.push({ configurations: compileConfigurations(row.configurations as Configuration[], cache) });
     if (page.length < 5000) break;
-    after = page[page.length - 1]!.cve_id;
+    after = page[page.length - 1]!.cveId;
   }
   const sample = targets.slice(0, 50);
   started = performance.now();

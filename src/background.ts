@@ -48,7 +48,7 @@ export interface Background {
 export async function startBackground(options: BackgroundOptions): Promise<Background> {
   const { services, log } = options;
   const embedded = options.databaseKind === 'embedded';
-  services.imports.onUnexpectedError((error, importId) =>
+  services.importFailedUnexpectedly.subscribe(async (error, importId) =>
     log.error({ err: error, importId }, 'import failed unexpectedly'),
   );
   // Risk acceptances return to Open when their date passes; the update is idempotent, so every

@@ -15,7 +15,7 @@ import { FindingImportRepository } from './modules/findings/import-repository.js
 import { FindingRepository } from './modules/findings/repository.js';
 import { FindingService } from './modules/findings/service.js';
 import { ImportRepository } from './modules/imports/repository.js';
-import { ImportService } from './modules/imports/service.js';
+import { type ImportFailedUnexpectedly, ImportService } from './modules/imports/service.js';
 import { importDirectory } from './modules/imports/upload.js';
 import { IntelMatcher } from './modules/intel/matcher.js';
 import { IntelRepository } from './modules/intel/repository.js';
@@ -53,6 +53,8 @@ export interface Services {
   audit: AuditService;
   intel: IntelService;
   intelMatcher: IntelMatcher;
+  /** Imports that failed for a reason not their report's: the server's log follows them. */
+  importFailedUnexpectedly: ImportFailedUnexpectedly;
   /** The one source of time for every value the API returns or a rule compares. */
   clock: Clock;
 }
@@ -93,6 +95,8 @@ export function buildServices(
   const userAccessChanged: UserAccessChanged = new Listeners();
   // Findings re-score when their asset's criticality or exposure changes.
   const assetRiskContextChanged: RiskContextChanged = new Listeners();
+  // Imports that failed unexpectedly: the server's log follows them (background.ts).
+  const importFailedUnexpectedly: ImportFailedUnexpectedly = new Listeners();
 
   const audit = new AuditService(new AuditRepository(db), clock);
   const users = new UserService(new UserRepository(db), audit, clock, userAccessChanged);
@@ -156,6 +160,7 @@ export function buildServices(
     audit,
     clock,
     findingsChanged,
+    importFailedUnexpectedly,
   );
   const organizations = new OrganizationService(new OrganizationRepository(db), clock);
   const intel = new IntelService(new IntelRepository(db), vulnerabilities, findings, organizations, clock, {
@@ -178,6 +183,7 @@ export function buildServices(
     organizations,
     intel,
     intelMatcher,
+    importFailedUnexpectedly,
     clock,
   };
 }

@@ -11,6 +11,11 @@ export class Listeners<Args extends unknown[]> {
     this.listeners.push(listener);
   }
 
+  /** Whether anyone follows the event (a service may have its own fallback when nobody does). */
+  get followed(): boolean {
+    return this.listeners.length > 0;
+  }
+
   async notify(...args: Args): Promise<void> {
     for (const listener of this.listeners) await listener(...args);
   }

@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { Import } from './types.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -7,22 +8,32 @@ const IMPORT_COLUMNS = [
   'id',
   'state',
   'format',
-  'format_confidence',
-  'scope_name',
-  'file_name',
-  'file_sha256',
-  'file_size',
-  'actor_type',
-  'actor_id',
+  'format_confidence as formatConfidence',
+  'scope_name as scopeName',
+  'file_name as fileName',
+  'file_sha256 as fileSha256',
+  'file_size as fileSize',
+  'actor_type as actorType',
+  'actor_id as actorId',
   'counts',
   'warnings',
   'error',
-  'created_at',
-  'started_at',
-  'finished_at',
+  'created_at as createdAt',
+  'started_at as startedAt',
+  'finished_at as finishedAt',
 ] as const;
 
-export type ImportRow = Awaited<ReturnType<ImportRepository['findById']>> & {};
+type ImportSelected = Omit<Import, 'formatConfidence' | 'fileSize'> & {
+  formatConfidence: string | null;
+  fileSize: string;
+};
+
+// numeric and bigint columns arrive as strings.
+const toImport = (r: ImportSelected): Import => ({
+  ...r,
+  formatConfidence: r.formatConfidence === null ? null : Number(r.formatConfidence),
+  fileSize: Number(r.fileSize),
+});
 
 export class ImportRepository {
   constructor(private readonly db: Kysely<DB>) {}
@@ -66,23 +77,29 @@ export class ImportRepository {
       .execute();
   }
 
-  findById(organizationId: string, id: string) {
-    return this.db
+  async findById(organizationId: string, id: string): Promise<Import | undefined> {
+    const row = await this.db
       .selectFrom('imports')
       .select(IMPORT_COLUMNS)
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
       .executeTakeFirst();
+    return row && toImport(row);
   }
 
-  listPage(organizationId: string, limit: number, after?: { createdAt: string; id: string }) {
+  async listPage(
+    organizationId: string,
+    limit: number,
+    after?: { createdAt: string; id: string },
+  ): Promise<Import[]> {
     let q = this.db
       .selectFrom('imports')
       .select(IMPORT_COLUMNS)
       .where('organization_id', '=', organizationId);
     if (after)
       q = q.where(sql<boolean>`(created_at, id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`);
-    return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    return rows.map(toImport);
   }
 
   async count(organizationId: string): Promise<number> {
@@ -147,13 +164,13 @@ export class ImportRepository {
     reason: string,
     at: Date,
     staleBefore: Date,
-  ): Promise<{ organization_id: string; id: string }[]> {
+  ): Promise<{ organizationId: string; id: string }[]> {
     return this.db
       .updateTable('imports')
       .set({ state: 'Failed', error: reason, finished_at: at })
       .where('state', 'in', ['Queued', 'Running'])
       .where('heartbeat_at', '<', staleBefore)
-      .returning(['organization_id', 'id'])
+      .returning(['organization_id as organizationId', 'id'])
       .execute();
   }
 }

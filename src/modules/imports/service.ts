@@ -10,6 +10,7 @@ import type {
 } from '../../importers/types.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import type { Listeners } from '../../lib/listeners.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { locateJsonError } from '../../parsing/json.js';
 import { ReportError } from '../../parsing/report-error.js';
@@ -28,7 +29,8 @@ import {
   type VulnerabilityService,
   vulnerabilityKey,
 } from '../vulnerabilities/service.js';
-import type { ImportRepository, ImportRow } from './repository.js';
+import type { ImportRepository } from './repository.js';
+import type { Import, ImportCounts } from './types.js';
 import { readHead, type SpooledReport } from './upload.js';
 
 const BATCH = 1000;
@@ -38,6 +40,12 @@ const CVE = /^CVE-\d{4}-\d{4,}$/;
 const SEVERITIES: readonly Severity[] = ['Critical', 'High', 'Medium', 'Low', 'Info'];
 
 export type FindingsChanged = (organizationId: string, findingIds: string[]) => Promise<void>;
+
+/**
+ * An import that failed for a reason not its report's (a bug, the database): the server's log
+ * follows it; with no follower (a CLI command), the error goes to stderr.
+ */
+export type ImportFailedUnexpectedly = Listeners<[error: unknown, importId: string]>;
 
 /** The modules that own what an import writes: each stages, merges and clears its own rows. */
 export interface ImportOwners {
@@ -337,8 +345,6 @@ function dedupe<T>(rows: T[], key: (row: T) => string): T[] {
   return [...new Map(rows.map((r) => [key(r), r])).values()];
 }
 
-export type ImportCounts = Record<string, number>;
-
 /** Why a Completed import should be looked at: it stored little or nothing of what it read. */
 export interface ImportAttention {
   Reason: 'NoFindings' | 'MostlySkipped';
@@ -385,6 +391,7 @@ export class ImportService {
     private readonly audit: AuditService,
     private readonly clock: Clock,
     private readonly findingsChanged: FindingsChanged,
+    private readonly failedUnexpectedly: ImportFailedUnexpectedly,
   ) {}
 
   formats() {
@@ -395,7 +402,7 @@ export class ImportService {
    * Accepts a report: picks its format (given, or detected from its first bytes), records the
    * Import as Queued and starts it. Throws 422 when the format is unknown or cannot be told.
    */
-  async submit(ctx: ServiceContext, request: ImportRequest): Promise<ImportRow> {
+  async submit(ctx: ServiceContext, request: ImportRequest): Promise<Import> {
     const { importer, confidence } = await this.chooseFormat(request);
     const id = uuidv7();
     await this.repo.create(ctx.organizationId, {
@@ -617,15 +624,9 @@ export class ImportService {
       return at ? `${error.message} (line ${at.line}, column ${at.column})` : error.message;
     }
     if (error instanceof AppError) return error.message;
-    this.unexpected(error, id);
+    if (this.failedUnexpectedly.followed) await this.failedUnexpectedly.notify(error, id);
+    else console.error(error);
     return 'The import failed unexpectedly; nothing of it was stored. The server log has the details (search for the import id).';
-  }
-
-  private unexpected: (error: unknown, importId: string) => void = (error) => console.error(error);
-
-  /** Where unexpected import failures are reported (the server's log). */
-  onUnexpectedError(report: (error: unknown, importId: string) => void): void {
-    this.unexpected = report;
   }
 
   /**
@@ -640,17 +641,17 @@ export class ImportService {
       now,
       new Date(now.getTime() - staleSeconds * 1000),
     );
-    for (const r of rows) await this.clearStaging(r.organization_id, r.id);
+    for (const r of rows) await this.clearStaging(r.organizationId, r.id);
     return rows.length;
   }
 
-  async get(ctx: ServiceContext, id: string): Promise<ImportRow> {
+  async get(ctx: ServiceContext, id: string): Promise<Import> {
     const row = await this.repo.findById(ctx.organizationId, id);
     if (!row) throw AppError.of(Problems.NotFound, `No import ${id} in your organisation.`);
     return row;
   }
 
-  async list(ctx: ServiceContext, pageSize: number, cursor?: string): Promise<Page<ImportRow>> {
+  async list(ctx: ServiceContext, pageSize: number, cursor?: string): Promise<Page<Import>> {
     let after: { createdAt: string; id: string } | undefined;
     if (cursor) {
       const key = decodeCursor(cursor, ['CreatedAt', 'Id']);
@@ -668,7 +669,7 @@ export class ImportService {
       items,
       nextCursor:
         rows.length > pageSize && last
-          ? encodeCursor({ CreatedAt: last.created_at.toISOString(), Id: last.id })
+          ? encodeCursor({ CreatedAt: last.createdAt.toISOString(), Id: last.id })
           : null,
       totalCount: await this.repo.count(ctx.organizationId),
     };

@@ -49,9 +49,9 @@ export class IntelMatcher {
     for (;;) {
       const page = await this.intel.configurationsPage(after, PAGE);
       for (const row of page)
-        records.push({ cveId: row.cve_id, configurations: row.configurations as Configuration[] });
+        records.push({ cveId: row.cveId, configurations: row.configurations as Configuration[] });
       if (page.length < PAGE) break;
-      after = page[page.length - 1]!.cve_id;
+      after = page[page.length - 1]!.cveId;
     }
     return CpeMatcher.build(records);
   }
@@ -85,7 +85,7 @@ export class IntelMatcher {
     const advisories = await this.intel.osvForPackages([packageKey(pkg.Ecosystem, pkg.Name)]);
     const items: MatchItem[] = [];
     for (const advisory of advisories) {
-      if (advisory.withdrawn_at) continue;
+      if (advisory.withdrawnAt) continue;
       const hit = affectedBy(advisory.affected as OsvAffected[], {
         ecosystem: pkg.Ecosystem,
         name: pkg.Name,

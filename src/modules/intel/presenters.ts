@@ -2,8 +2,8 @@ import { scoreCvss } from '../../intel/cvss/cvss.js';
 import type { CvssMetric } from '../../intel/types.js';
 import { isStale, newestDate, normaliseDataDate, STALE_AFTER_DAYS } from './freshness.js';
 import type { IntelMatcher } from './matcher.js';
-import { FEED_NAMES, type FeedName, type LoadRowSql } from './repository.js';
 import type { IntelService } from './service.js';
+import { type CveIntel, FEED_NAMES, type FeedName, type IntelLoad } from './types.js';
 
 // How intelligence looks on the wire (the API and the CLI's --json): feed loads, feed status and
 // what the feeds say about one CVE.
@@ -12,21 +12,21 @@ const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : nul
 const day = (d: Date | string | null | undefined) =>
   d ? (typeof d === 'string' ? d.slice(0, 10) : d.toISOString().slice(0, 10)) : null;
 
-export const toLoadDto = (l: LoadRowSql) => ({
+export const toLoadDto = (l: IntelLoad) => ({
   Id: l.id,
   Feed: l.feed,
   Source: l.source,
   State: l.state,
-  DataDate: normaliseDataDate(l.data_date),
-  DataDateAsGiven: l.data_date,
+  DataDate: normaliseDataDate(l.dataDate),
+  DataDateAsGiven: l.dataDate,
   Added: l.added,
   Updated: l.updated,
   Unchanged: l.unchanged,
   Skipped: l.skipped,
   Warnings: l.warnings,
   Error: l.error,
-  StartedAt: new Date(l.started_at).toISOString(),
-  FinishedAt: iso(l.finished_at),
+  StartedAt: new Date(l.startedAt).toISOString(),
+  FinishedAt: iso(l.finishedAt),
 });
 
 type FeedStatus = Awaited<ReturnType<IntelService['feedStatus']>>;
@@ -36,17 +36,17 @@ type FeedStatus = Awaited<ReturnType<IntelService['feedStatus']>>;
  * state none, the newest record held (not for KEV: entries NVD records bring are no catalogue).
  */
 function feedDataDate(feed: FeedName, status: FeedStatus): string | null {
-  const stated = status.statedDates.filter((r) => r.feed === feed).map((r) => normaliseDataDate(r.data_date));
+  const stated = status.statedDates.filter((r) => r.feed === feed).map((r) => normaliseDataDate(r.dataDate));
   return newestDate([...stated, feed === 'kev' ? null : status.newestRecords?.[feed]]);
 }
 
 /** Each feed: records held, how current they are at the application's clock, last loads. */
 export function toFeedItems(status: FeedStatus) {
-  const byFeed = (rows: LoadRowSql[], feed: string) => rows.find((r) => r.feed === feed);
+  const byFeed = (rows: IntelLoad[], feed: string) => rows.find((r) => r.feed === feed);
   return FEED_NAMES.map((feed) => {
     const last = byFeed(status.lastLoads, feed);
     const completed = byFeed(status.lastCompleted, feed);
-    const records = Number(status.counts?.[feed] ?? 0);
+    const records = status.counts[feed];
     const dataDate = feedDataDate(feed, status);
     return {
       Feed: feed,
@@ -69,11 +69,11 @@ export function toFeedStatusDto(status: FeedStatus, sync: { syncUrls: string[]; 
     Stale: items.some((i) => i.Stale),
     SyncUrls: sync.syncUrls,
     SyncHours: sync.syncUrls.length > 0 ? sync.syncHours : null,
-    LastSync: status.sync?.last_started_at
+    LastSync: status.sync?.lastStartedAt
       ? {
-          StartedAt: iso(status.sync.last_started_at),
-          FinishedAt: iso(status.sync.last_finished_at),
-          Errors: status.sync.last_errors.map((e) => ({ Url: e.url, Error: e.error })),
+          StartedAt: iso(status.sync.lastStartedAt),
+          FinishedAt: iso(status.sync.lastFinishedAt),
+          Errors: status.sync.lastErrors.map((e) => ({ Url: e.url, Error: e.error })),
         }
       : null,
   };
@@ -96,8 +96,6 @@ export function cvssAssessment(m: CvssMetric) {
   };
 }
 
-type CveIntel = NonNullable<Awaited<ReturnType<IntelService['cve']>>>;
-
 /** Where each piece of what is known about a CVE came from, and when it was loaded. */
 function cveSources(found: CveIntel) {
   const loaded = (feed: string, source: string, at: Date | string) => ({
@@ -106,10 +104,10 @@ function cveSources(found: CveIntel) {
     LoadedAt: new Date(at).toISOString(),
   });
   return [
-    ...found.records.map((r) => loaded(r.feed, r.source, r.loaded_at)),
-    ...(found.kev ? [loaded('kev', found.kev.source, found.kev.loaded_at)] : []),
-    ...(found.epss ? [loaded('epss', found.epss.source, found.epss.loaded_at)] : []),
-    ...found.osv.map((a) => loaded('osv', a.source, a.loaded_at)),
+    ...found.records.map((r) => loaded(r.feed, r.source, r.loadedAt)),
+    ...(found.kev ? [loaded('kev', found.kev.source, found.kev.loadedAt)] : []),
+    ...(found.epss ? [loaded('epss', found.epss.source, found.epss.loadedAt)] : []),
+    ...found.osv.map((a) => loaded('osv', a.source, a.loadedAt)),
   ];
 }
 
@@ -125,16 +123,16 @@ export function toCveIntelDto(
     Status: main?.status ?? null,
     Rejected: main?.rejected ?? false,
     Description: main?.description ?? null,
-    PublishedAt: iso(main?.published_at),
-    ModifiedAt: iso(main?.modified_at),
+    PublishedAt: iso(main?.publishedAt),
+    ModifiedAt: iso(main?.modifiedAt),
     Cvss: found.records.flatMap((r) => (r.cvss as CvssMetric[]).map(cvssAssessment)),
-    Cwe: [...new Set(found.records.flatMap((r) => r.cwe_ids))],
-    References: [...new Set(found.records.flatMap((r) => r.reference_urls))],
+    Cwe: [...new Set(found.records.flatMap((r) => r.cweIds))],
+    References: [...new Set(found.records.flatMap((r) => r.referenceUrls))],
     Epss: found.epss
       ? {
-          Score: Number(found.epss.score),
-          Percentile: Number(found.epss.percentile),
-          ScoreDate: day(found.epss.score_date),
+          Score: found.epss.score,
+          Percentile: found.epss.percentile,
+          ScoreDate: day(found.epss.scoreDate),
         }
       : null,
     Kev: found.kev
@@ -142,10 +140,10 @@ export function toCveIntelDto(
           Name: found.kev.name,
           Vendor: found.kev.vendor,
           Product: found.kev.product,
-          DateAdded: day(found.kev.date_added) ?? '',
-          DueDate: day(found.kev.due_date),
-          RequiredAction: found.kev.required_action,
-          KnownRansomwareUse: found.kev.known_ransomware,
+          DateAdded: day(found.kev.dateAdded) ?? '',
+          DueDate: day(found.kev.dueDate),
+          RequiredAction: found.kev.requiredAction,
+          KnownRansomwareUse: found.kev.knownRansomware,
         }
       : null,
     Advisories: found.osv.map((a) => ({ Id: a.id, Summary: a.summary, Packages: a.packages })),

@@ -1,5 +1,14 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import {
+  type CveConfigurationsRecord,
+  type CveIntel,
+  FEED_NAMES,
+  type FeedName,
+  type FeedStatus,
+  type IntelLoad,
+  type OsvPackageAdvisory,
+} from './types.js';
 
 /** A CVE as stored: the feed's record with the CVSS chosen for scoring pulled out. */
 export interface CveRow {
@@ -82,16 +91,13 @@ export interface LoadFinish {
   finishedAt: Date;
 }
 
-const FEED_TABLES = {
+const FEED_TABLES: Record<FeedName, ReturnType<typeof sql>> = {
   nvd: sql`(select count(*) from intel_cves where feed = 'nvd')`,
   cve5: sql`(select count(*) from intel_cves where feed = 'cve5')`,
   kev: sql`(select count(*) from intel_kev)`,
   epss: sql`(select count(*) from intel_epss)`,
   osv: sql`(select count(*) from intel_osv)`,
-} as const;
-
-export type FeedName = keyof typeof FEED_TABLES;
-export const FEED_NAMES = Object.keys(FEED_TABLES) as FeedName[];
+};
 
 /**
  * Public intelligence is the same for every organisation: these tables have no organization_id
@@ -273,24 +279,28 @@ export class IntelRepository {
   }
 
   /** Per feed: records held, the last load of any outcome and the last that completed. */
-  async feedStatus() {
+  async feedStatus(): Promise<FeedStatus> {
     const counts = await sql<Record<FeedName, string>>`
       select ${sql.join(FEED_NAMES.map((f) => sql`${FEED_TABLES[f]} as ${sql.ref(f)}`))}`.execute(this.db);
-    const lastLoads = await sql<LoadRowSql>`
+    const lastLoads = await sql<IntelLoad>`
       select distinct on (feed) ${sql.raw(LOAD_COLUMNS)} from intel_loads order by feed, started_at desc, id desc`.execute(
       this.db,
     );
-    const lastCompleted = await sql<LoadRowSql>`
+    const lastCompleted = await sql<IntelLoad>`
       select distinct on (feed) ${sql.raw(LOAD_COLUMNS)} from intel_loads where state = 'Completed'
       order by feed, finished_at desc, id desc`.execute(this.db);
     const sync = await this.db
       .selectFrom('intel_sync_lease')
-      .select(['last_started_at', 'last_finished_at', 'last_errors'])
+      .select([
+        'last_started_at as lastStartedAt',
+        'last_finished_at as lastFinishedAt',
+        'last_errors as lastErrors',
+      ])
       .where('id', '=', 1)
       .executeTakeFirst();
     // What the completed loads said their files' dates were (each feed in its own form).
-    const statedDates = await sql<{ feed: FeedName; data_date: string }>`
-      select distinct feed, data_date from intel_loads where state = 'Completed' and data_date is not null`.execute(
+    const statedDates = await sql<{ feed: FeedName; dataDate: string }>`
+      select distinct feed, data_date as "dataDate" from intel_loads where state = 'Completed' and data_date is not null`.execute(
       this.db,
     );
     // Files without a stated date (CVE 5 records, OSV advisories, single NVD records) are as
@@ -300,8 +310,12 @@ export class IntelRepository {
         (select max(modified_at) from intel_cves where feed = 'cve5') as cve5,
         (select max(score_date) from intel_epss) as epss,
         (select max(modified_at) from intel_osv) as osv`.execute(this.db);
+    const held = counts.rows[0];
     return {
-      counts: counts.rows[0],
+      counts: Object.fromEntries(FEED_NAMES.map((f) => [f, Number(held?.[f] ?? 0)])) as Record<
+        FeedName,
+        number
+      >,
       lastLoads: lastLoads.rows,
       lastCompleted: lastCompleted.rows,
       sync,
@@ -310,16 +324,16 @@ export class IntelRepository {
     };
   }
 
-  async loads(limit: number): Promise<LoadRowSql[]> {
-    const result = await sql<LoadRowSql>`
+  async loads(limit: number): Promise<IntelLoad[]> {
+    const result = await sql<IntelLoad>`
       select ${sql.raw(LOAD_COLUMNS)} from intel_loads order by started_at desc, id desc limit ${limit}`.execute(
       this.db,
     );
     return result.rows;
   }
 
-  async findLoad(id: string): Promise<LoadRowSql | undefined> {
-    const result = await sql<LoadRowSql>`
+  async findLoad(id: string): Promise<IntelLoad | undefined> {
+    const result = await sql<IntelLoad>`
       select ${sql.raw(LOAD_COLUMNS)} from intel_loads where id = ${id}`.execute(this.db);
     return result.rows[0];
   }
@@ -353,35 +367,104 @@ export class IntelRepository {
       .execute();
   }
 
-  /** Everything known about one CVE, each feed's row as stored. */
-  async cve(cveId: string) {
+  /** Everything known about one CVE, each feed's record of it. */
+  async cve(cveId: string): Promise<CveIntel> {
     const [records, kev, epss, osv] = await Promise.all([
       this.db
         .selectFrom('intel_cves')
-        .selectAll()
+        .select([
+          'cve_id as cveId',
+          'feed',
+          'status',
+          'rejected',
+          'description',
+          'published_at as publishedAt',
+          'modified_at as modifiedAt',
+          'cvss',
+          'cvss2_vector as cvss2Vector',
+          'cvss2_score as cvss2Score',
+          'cvss3_vector as cvss3Vector',
+          'cvss3_score as cvss3Score',
+          'cvss4_vector as cvss4Vector',
+          'cvss4_score as cvss4Score',
+          'cwe_ids as cweIds',
+          'reference_urls as referenceUrls',
+          'configurations',
+          'source',
+          'loaded_at as loadedAt',
+        ])
         .where('cve_id', '=', cveId)
         .orderBy(sql`feed = 'nvd'`, 'desc')
         .execute(),
-      this.db.selectFrom('intel_kev').selectAll().where('cve_id', '=', cveId).executeTakeFirst(),
-      this.db.selectFrom('intel_epss').selectAll().where('cve_id', '=', cveId).executeTakeFirst(),
+      this.db
+        .selectFrom('intel_kev')
+        .select([
+          'cve_id as cveId',
+          'vendor',
+          'product',
+          'name',
+          'description',
+          'date_added as dateAdded',
+          'due_date as dueDate',
+          'required_action as requiredAction',
+          'known_ransomware as knownRansomware',
+          'notes',
+          'cwe_ids as cweIds',
+          'source',
+          'loaded_at as loadedAt',
+        ])
+        .where('cve_id', '=', cveId)
+        .executeTakeFirst(),
+      this.db
+        .selectFrom('intel_epss')
+        .select([
+          'cve_id as cveId',
+          'score',
+          'percentile',
+          'score_date as scoreDate',
+          'source',
+          'loaded_at as loadedAt',
+        ])
+        .where('cve_id', '=', cveId)
+        .executeTakeFirst(),
       this.db
         .selectFrom('intel_osv')
-        .select(['id', 'summary', 'modified_at', 'packages', 'affected', 'source', 'loaded_at'])
+        .select([
+          'id',
+          'summary',
+          'modified_at as modifiedAt',
+          'packages',
+          'affected',
+          'source',
+          'loaded_at as loadedAt',
+        ])
         .where(sql<boolean>`aliases @> array[${cveId}]::text[]`)
         .orderBy('id')
         .limit(50)
         .execute(),
     ]);
-    return { records, kev, epss, osv };
+    // numeric columns arrive as strings.
+    const score = (n: string | null) => (n === null ? null : Number(n));
+    return {
+      records: records.map((r) => ({
+        ...r,
+        cvss2Score: score(r.cvss2Score),
+        cvss3Score: score(r.cvss3Score),
+        cvss4Score: score(r.cvss4Score),
+      })),
+      kev,
+      epss: epss && { ...epss, score: Number(epss.score), percentile: Number(epss.percentile) },
+      osv,
+    };
   }
 
   /**
    * Every CVE's CPE configurations, a page at a time (the matcher is built from them): NVD's
    * where both feeds have the CVE, a CVE 5 record's otherwise; rejected CVEs left out.
    */
-  async configurationsPage(afterCveId: string | null, limit: number) {
-    const result = await sql<{ cve_id: string; configurations: unknown[] }>`
-      select distinct on (cve_id) cve_id, configurations from intel_cves
+  async configurationsPage(afterCveId: string | null, limit: number): Promise<CveConfigurationsRecord[]> {
+    const result = await sql<CveConfigurationsRecord>`
+      select distinct on (cve_id) cve_id as "cveId", configurations from intel_cves
       where not rejected and jsonb_array_length(configurations) > 0
         ${afterCveId === null ? sql`` : sql`and cve_id > ${afterCveId}`}
       order by cve_id, (feed = 'nvd') desc
@@ -390,15 +473,10 @@ export class IntelRepository {
   }
 
   /** OSV advisories naming a package (ecosystem:name, normalised). */
-  async osvForPackages(keys: string[]) {
+  async osvForPackages(keys: string[]): Promise<OsvPackageAdvisory[]> {
     if (keys.length === 0) return [];
-    const result = await sql<{
-      id: string;
-      aliases: string[];
-      affected: unknown[];
-      withdrawn_at: Date | null;
-    }>`
-      select id, aliases, affected, withdrawn_at from intel_osv where packages && ${keys}::text[]`.execute(
+    const result = await sql<OsvPackageAdvisory>`
+      select id, aliases, affected, withdrawn_at as "withdrawnAt" from intel_osv where packages && ${keys}::text[]`.execute(
       this.db,
     );
     return result.rows;
@@ -418,23 +496,7 @@ export class IntelRepository {
 }
 
 const LOAD_COLUMNS =
-  'id, feed, source, state, data_date, added, updated, unchanged, skipped, warnings, error, started_at, finished_at';
-
-export interface LoadRowSql {
-  id: string;
-  feed: FeedName;
-  source: string;
-  state: 'Running' | 'Completed' | 'Failed';
-  data_date: string | null;
-  added: number;
-  updated: number;
-  unchanged: number;
-  skipped: number;
-  warnings: string[];
-  error: string | null;
-  started_at: Date;
-  finished_at: Date | null;
-}
+  'id, feed, source, state, data_date as "dataDate", added, updated, unchanged, skipped, warnings, error, started_at as "startedAt", finished_at as "finishedAt"';
 
 function counts(row: { added: string; updated: string } | undefined): UpsertCounts {
   return { added: Number(row?.added ?? 0), updated: Number(row?.updated ?? 0) };

@@ -23,8 +23,16 @@ import {
 } from '../imports/upload.js';
 import type { OrganizationService } from '../organizations/service.js';
 import type { VulnerabilityService } from '../vulnerabilities/service.js';
-import type { FeedName, IntelRepository, LoadRowSql } from './repository.js';
+import type { IntelRepository } from './repository.js';
 import { cveRow, epssRow, kevRow, kevRowFromNvd, osvRow } from './rows.js';
+import type {
+  CveConfigurationsRecord,
+  CveIntel,
+  FeedName,
+  FeedStatus,
+  IntelLoad,
+  OsvPackageAdvisory,
+} from './types.js';
 
 const BATCH = 500;
 const MAX_BYTES_SETTING = 'RAMPART_INTEL_MAX_BYTES';
@@ -36,9 +44,6 @@ export interface IntelOptions {
   /** Where uploads and downloads wait while they load. */
   tempDir: string;
 }
-
-/** What a load did, as GET /intel/loads/{Id} shows it. */
-export type IntelLoad = LoadRowSql;
 
 /** Told when a load changed the CPE configurations (the matcher rebuilds). */
 export type ConfigurationsChanged = () => void;
@@ -152,12 +157,12 @@ export class IntelService {
   }
 
   /** Each feed's records and loads, with the application's time to judge how current they are. */
-  async feedStatus() {
+  async feedStatus(): Promise<FeedStatus & { now: Date }> {
     return { ...(await this.repo.feedStatus()), now: this.clock() };
   }
 
   /** Everything known about one CVE (null when no feed knows it). */
-  async cve(cveId: string) {
+  async cve(cveId: string): Promise<CveIntel | null> {
     const found = await this.repo.cve(cveId.toUpperCase());
     if (found.records.length === 0 && !found.kev && !found.epss && found.osv.length === 0) return null;
     return found;
@@ -180,11 +185,11 @@ export class IntelService {
     return this.repo.releaseSyncLease(holder, now, errors);
   }
 
-  configurationsPage(afterCveId: string | null, limit: number) {
+  configurationsPage(afterCveId: string | null, limit: number): Promise<CveConfigurationsRecord[]> {
     return this.repo.configurationsPage(afterCveId, limit);
   }
 
-  osvForPackages(keys: string[]) {
+  osvForPackages(keys: string[]): Promise<OsvPackageAdvisory[]> {
     return this.repo.osvForPackages(keys);
   }
 

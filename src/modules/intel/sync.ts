@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
-import type { IntelLoad, IntelService } from './service.js';
+import type { IntelService } from './service.js';
+import type { IntelLoad } from './types.js';
 
 export interface SyncOptions {
   urls: string[];
