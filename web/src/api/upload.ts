@@ -35,6 +35,9 @@ export function uploadFile<T>({ path, file, query = {}, signal, onProgress }: Up
     xhr.upload.onprogress = (event) => {
       if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
     };
+    // Progress events are throttled (about one per 50 ms): the last may be skipped, so the end of
+    // the upload says 100 % itself while the server works on the file.
+    xhr.upload.onload = () => onProgress(1);
     xhr.onload = () => {
       if (xhr.status >= 200 && xhr.status < 300) {
         try {
