@@ -71,7 +71,7 @@ export const toRadarDetailed = (v: Vulnerability, firstLocation: LocationKind | 
   RiskLevel: RISK_LEVEL[v.severity] ?? 'Information',
   VulnerabilityCategory: categoryOf(firstLocation),
   Synopsis: v.description,
-  CVEReferences: v.cve_ids.map((Name) => ({ Name })),
+  CVEReferences: v.cveIds.map((Name) => ({ Name })),
   CVSSBaseScore: cvssBaseScoreOf(v),
   Solution: v.solution,
 });
