@@ -72,7 +72,7 @@ export class AssetImportRepository {
   staged(organizationId: string, importId: string, db: Db) {
     return db
       .selectFrom('import_assets')
-      .select(['asset_key', 'input'])
+      .select(['asset_key as key', 'input'])
       .where('organization_id', '=', organizationId)
       .where('import_id', '=', importId)
       .orderBy('asset_key')

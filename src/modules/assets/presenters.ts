@@ -1,62 +1,61 @@
 import type { Static } from 'typebox';
 import type { AssetKind } from '../../db/schema.js';
 import type { CsvColumn } from '../../http/csv.js';
-import type { AssetListFilter, AssetRow } from './repository.js';
+import type { AssetListFilter } from './repository.js';
 import type { CreateAssetSchema, CreateServiceSchema, UpdateAssetSchema } from './schemas.js';
-import type { Asset, AssetInput, AssetService } from './service.js';
+import type { AssetInput } from './service.js';
+import type { Asset, AssetDetail, AssetPatch, HostService } from './types.js';
 
 // How assets and their services look on the wire, and how requests become the service's input.
 
-export const toAssetDto = (a: AssetRow) => ({
+export const toAssetDto = (a: Asset) => ({
   Id: a.id,
   Kind: a.kind,
   Name: a.name,
-  FriendlyName: a.friendly_name,
+  FriendlyName: a.friendlyName,
   Hostname: a.hostname,
   Fqdn: a.fqdn,
-  DomainName: a.domain_name,
-  IpAddress: a.ip_addresses[0] ?? null,
-  IpAddresses: a.ip_addresses,
-  MacAddress: a.mac_addresses[0] ?? null,
-  MacAddresses: a.mac_addresses,
-  OperatingSystem: a.operating_system,
+  DomainName: a.domainName,
+  IpAddress: a.ipAddresses[0] ?? null,
+  IpAddresses: a.ipAddresses,
+  MacAddress: a.macAddresses[0] ?? null,
+  MacAddresses: a.macAddresses,
+  OperatingSystem: a.operatingSystem,
   Url: a.url,
   Criticality: a.criticality,
   Confidentiality: a.confidentiality,
   Integrity: a.integrity,
   Availability: a.availability,
-  OwnerId: a.owner_user_id,
-  InternetFacing: a.internet_facing,
+  OwnerId: a.ownerUserId,
+  InternetFacing: a.internetFacing,
   Tags: a.tags,
   Sources: a.sources,
-  FirstSeen: a.first_seen_at.toISOString(),
-  LastSeen: a.last_seen_at.toISOString(),
-  CreatedAt: a.created_at.toISOString(),
-  UpdatedAt: a.updated_at.toISOString(),
+  FirstSeen: a.firstSeenAt.toISOString(),
+  LastSeen: a.lastSeenAt.toISOString(),
+  CreatedAt: a.createdAt.toISOString(),
+  UpdatedAt: a.updatedAt.toISOString(),
 });
 
-export const toAssetDetailDto = (a: Asset) => ({
+export const toAssetDetailDto = (a: AssetDetail) => ({
   ...toAssetDto(a),
   Identifiers: a.identifiers.map((i) => ({ Kind: i.kind, Value: i.value })),
 });
 
-export const ASSET_CSV: readonly CsvColumn<AssetRow>[] = [
+export const ASSET_CSV: readonly CsvColumn<Asset>[] = [
   { header: 'Id', value: (a) => a.id },
   { header: 'Kind', value: (a) => a.kind },
   { header: 'Name', value: (a) => a.name },
-  { header: 'FriendlyName', value: (a) => a.friendly_name },
+  { header: 'FriendlyName', value: (a) => a.friendlyName },
   { header: 'Fqdn', value: (a) => a.fqdn },
-  { header: 'IpAddresses', value: (a) => a.ip_addresses.join(' ') },
+  { header: 'IpAddresses', value: (a) => a.ipAddresses.join(' ') },
   { header: 'Url', value: (a) => a.url },
-  { header: 'OperatingSystem', value: (a) => a.operating_system },
+  { header: 'OperatingSystem', value: (a) => a.operatingSystem },
   { header: 'Criticality', value: (a) => a.criticality },
-  { header: 'InternetFacing', value: (a) => a.internet_facing },
+  { header: 'InternetFacing', value: (a) => a.internetFacing },
   { header: 'Tags', value: (a) => a.tags.join(' ') },
-  { header: 'FirstSeen', value: (a) => a.first_seen_at.toISOString() },
-  { header: 'LastSeen', value: (a) => a.last_seen_at.toISOString() },
+  { header: 'FirstSeen', value: (a) => a.firstSeenAt.toISOString() },
+  { header: 'LastSeen', value: (a) => a.lastSeenAt.toISOString() },
 ];
-
-type HostService = Awaited<ReturnType<AssetService['services']>>[number];
 
 export const toServiceDto = (v: HostService) => ({
   Id: v.id,
@@ -67,8 +66,8 @@ export const toServiceDto = (v: HostService) => ({
   Version: v.version,
   Cpe: v.cpe,
   Banner: v.banner,
-  FirstSeen: v.first_seen_at.toISOString(),
-  LastSeen: v.last_seen_at.toISOString(),
+  FirstSeen: v.firstSeenAt.toISOString(),
+  LastSeen: v.lastSeenAt.toISOString(),
 });
 
 /** The filter of an assets list (query string) or a bulk action (`Filter` in its body). */
@@ -106,15 +105,15 @@ export const assetInputFromBody = (b: Static<typeof CreateAssetSchema>): AssetIn
 });
 
 /** The changes of PATCH /assets/{Id}: only the properties the body names. */
-export const assetPatchFromBody = (b: Static<typeof UpdateAssetSchema>) => ({
-  ...(b.FriendlyName !== undefined ? { friendly_name: b.FriendlyName } : {}),
-  ...(b.OperatingSystem !== undefined ? { operating_system: b.OperatingSystem } : {}),
+export const assetPatchFromBody = (b: Static<typeof UpdateAssetSchema>): AssetPatch => ({
+  ...(b.FriendlyName !== undefined ? { friendlyName: b.FriendlyName } : {}),
+  ...(b.OperatingSystem !== undefined ? { operatingSystem: b.OperatingSystem } : {}),
   ...(b.Criticality !== undefined ? { criticality: b.Criticality } : {}),
   ...(b.Confidentiality !== undefined ? { confidentiality: b.Confidentiality } : {}),
   ...(b.Integrity !== undefined ? { integrity: b.Integrity } : {}),
   ...(b.Availability !== undefined ? { availability: b.Availability } : {}),
-  ...(b.OwnerId !== undefined ? { owner_user_id: b.OwnerId } : {}),
-  ...(b.InternetFacing !== undefined ? { internet_facing: b.InternetFacing } : {}),
+  ...(b.OwnerId !== undefined ? { ownerUserId: b.OwnerId } : {}),
+  ...(b.InternetFacing !== undefined ? { internetFacing: b.InternetFacing } : {}),
   ...(b.Tags !== undefined ? { tags: b.Tags } : {}),
 });
 

@@ -1,50 +1,48 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { AssetKind, DB } from '../../db/schema.js';
 import type { Identifier } from './identity.js';
+import type { Asset, AssetFacts, AssetPatch, HostService } from './types.js';
 
+/** Every column of an Asset, under its domain name: rows need no mapping (lists, CSV export). */
 const COLUMNS = [
   'id',
-  'organization_id',
+  'organization_id as organizationId',
   'kind',
   'name',
-  'friendly_name',
+  'friendly_name as friendlyName',
   'hostname',
   'fqdn',
-  'domain_name',
-  'ip_addresses',
-  'mac_addresses',
-  'operating_system',
+  'domain_name as domainName',
+  'ip_addresses as ipAddresses',
+  'mac_addresses as macAddresses',
+  'operating_system as operatingSystem',
   'url',
   'criticality',
   'confidentiality',
   'integrity',
   'availability',
-  'owner_user_id',
-  'internet_facing',
+  'owner_user_id as ownerUserId',
+  'internet_facing as internetFacing',
   'tags',
   'sources',
-  'first_seen_at',
-  'last_seen_at',
-  'created_at',
-  'updated_at',
+  'first_seen_at as firstSeenAt',
+  'last_seen_at as lastSeenAt',
+  'created_at as createdAt',
+  'updated_at as updatedAt',
 ] as const;
-
-export type AssetRow = Awaited<ReturnType<AssetRepository['findById']>> & {};
 
 /** The columns a merge folds a report into. */
 const FACT_COLUMNS = [
   'id',
   'hostname',
   'fqdn',
-  'domain_name',
-  'operating_system',
-  'ip_addresses',
-  'mac_addresses',
+  'domain_name as domainName',
+  'operating_system as operatingSystem',
+  'ip_addresses as ipAddresses',
+  'mac_addresses as macAddresses',
   'tags',
   'sources',
 ] as const;
-
-export type AssetFacts = Awaited<ReturnType<AssetRepository['factsOf']>>[number];
 
 export interface AssetWrite {
   kind: AssetKind;
@@ -62,18 +60,6 @@ export interface AssetWrite {
   tags: string[];
   sources: string[];
   seenAt: Date;
-}
-
-export interface AssetPatch {
-  friendly_name?: string | null;
-  criticality?: number;
-  confidentiality?: number | null;
-  integrity?: number | null;
-  availability?: number | null;
-  owner_user_id?: string | null;
-  internet_facing?: boolean;
-  tags?: string[];
-  operating_system?: string | null;
 }
 
 export interface AssetListFilter {
@@ -126,7 +112,7 @@ export class AssetRepository {
     await sql`select pg_advisory_xact_lock(hashtext(${`assets:${organizationId}`}))`.execute(trx);
   }
 
-  findById(organizationId: string, id: string, db: Db = this.db) {
+  findById(organizationId: string, id: string, db: Db = this.db): Promise<Asset | undefined> {
     return db
       .selectFrom('assets')
       .select(COLUMNS)
@@ -136,11 +122,15 @@ export class AssetRepository {
   }
 
   /** The assets that hold any of these identifiers, with which identifier matched. */
-  findByIdentifiers(organizationId: string, identifiers: Identifier[], db: Db = this.db) {
+  findByIdentifiers(
+    organizationId: string,
+    identifiers: Identifier[],
+    db: Db = this.db,
+  ): Promise<{ kind: string; value: string; assetId: string }[]> {
     if (identifiers.length === 0) return Promise.resolve([]);
     return db
       .selectFrom('asset_identifiers')
-      .select(['kind', 'value', 'asset_id'])
+      .select(['kind', 'value', 'asset_id as assetId'])
       .where('organization_id', '=', organizationId)
       .where((eb) =>
         eb.or(identifiers.map((i) => eb.and([eb('kind', '=', i.kind), eb('value', '=', i.value)]))),
@@ -148,7 +138,13 @@ export class AssetRepository {
       .execute();
   }
 
-  async insert(organizationId: string, id: string, a: AssetWrite, at: Date, db: Db = this.db) {
+  async insert(
+    organizationId: string,
+    id: string,
+    a: AssetWrite,
+    at: Date,
+    db: Db = this.db,
+  ): Promise<Asset> {
     return db
       .insertInto('assets')
       .values(newAssetRow(organizationId, id, a, at))
@@ -157,7 +153,7 @@ export class AssetRepository {
   }
 
   /** Folds a new report into an asset: identifiers and labels accumulate, facts move forward. */
-  async merge(organizationId: string, id: string, a: AssetWrite, at: Date, db: Db = this.db) {
+  async merge(organizationId: string, id: string, a: AssetWrite, at: Date, db: Db = this.db): Promise<Asset> {
     return db
       .updateTable('assets')
       .set({
@@ -180,10 +176,14 @@ export class AssetRepository {
   }
 
   /** The assets claiming any of these identifiers, in one query (imports resolve many at once). */
-  async findByIdentifierList(organizationId: string, identifiers: Identifier[], db: Db) {
+  async findByIdentifierList(
+    organizationId: string,
+    identifiers: Identifier[],
+    db: Db,
+  ): Promise<{ kind: string; value: string; assetId: string }[]> {
     if (identifiers.length === 0) return [];
-    const result = await sql<{ kind: string; value: string; asset_id: string }>`
-      select i.kind, i.value, i.asset_id from asset_identifiers i
+    const result = await sql<{ kind: string; value: string; assetId: string }>`
+      select i.kind, i.value, i.asset_id as "assetId" from asset_identifiers i
       join unnest(${identifiers.map((x) => x.kind)}::text[], ${identifiers.map((x) => x.value)}::text[]) as w(kind, value)
         on i.kind = w.kind and i.value = w.value
       where i.organization_id = ${organizationId}`.execute(db);
@@ -244,7 +244,7 @@ export class AssetRepository {
   }
 
   /** What a merge may change of these assets (imports count the assets they really update). */
-  factsOf(organizationId: string, ids: string[], db: Db) {
+  factsOf(organizationId: string, ids: string[], db: Db): Promise<AssetFacts[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return db
       .selectFrom('assets')
@@ -286,10 +286,22 @@ export class AssetRepository {
       .execute();
   }
 
-  update(organizationId: string, id: string, patch: AssetPatch, at: Date) {
+  update(organizationId: string, id: string, patch: AssetPatch, at: Date): Promise<Asset | undefined> {
     return this.db
       .updateTable('assets')
-      .set({ ...patch, updated_at: at })
+      .set({
+        // Only the fields the patch names, each to its column.
+        ...('friendlyName' in patch ? { friendly_name: patch.friendlyName } : {}),
+        ...('operatingSystem' in patch ? { operating_system: patch.operatingSystem } : {}),
+        ...('criticality' in patch ? { criticality: patch.criticality } : {}),
+        ...('confidentiality' in patch ? { confidentiality: patch.confidentiality } : {}),
+        ...('integrity' in patch ? { integrity: patch.integrity } : {}),
+        ...('availability' in patch ? { availability: patch.availability } : {}),
+        ...('ownerUserId' in patch ? { owner_user_id: patch.ownerUserId } : {}),
+        ...('internetFacing' in patch ? { internet_facing: patch.internetFacing } : {}),
+        ...('tags' in patch ? { tags: patch.tags } : {}),
+        updated_at: at,
+      })
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
       .returning(COLUMNS)
@@ -328,7 +340,12 @@ export class AssetRepository {
   }
 
   /** One page ordered by lower(name), id, after the keyset cursor. */
-  listPage(organizationId: string, f: AssetListFilter, limit: number, after?: { name: string; id: string }) {
+  listPage(
+    organizationId: string,
+    f: AssetListFilter,
+    limit: number,
+    after?: { name: string; id: string },
+  ): Promise<Asset[]> {
     let q = this.filtered(organizationId, f).select(COLUMNS);
     if (after) {
       q = q.where((eb) =>
@@ -365,7 +382,7 @@ export class AssetRepository {
   }
 
   /** Every matching asset by name, read in chunks (exports). */
-  stream(organizationId: string, f: AssetListFilter) {
+  stream(organizationId: string, f: AssetListFilter): AsyncIterableIterator<Asset> {
     return this.filtered(organizationId, f)
       .select(COLUMNS)
       .orderBy(sql`lower(name)`)
@@ -374,7 +391,7 @@ export class AssetRepository {
   }
 
   /** Offset paging, for the original service's withStartIndex/andPageSize calls. */
-  listOffset(organizationId: string, f: AssetListFilter, offset: number, limit: number) {
+  listOffset(organizationId: string, f: AssetListFilter, offset: number, limit: number): Promise<Asset[]> {
     return this.filtered(organizationId, f)
       .select(COLUMNS)
       .orderBy(sql`lower(name)`)
@@ -419,7 +436,7 @@ export class AssetRepository {
       banner: string | null;
       seenAt: Date;
     },
-  ) {
+  ): Promise<HostService & { inserted: boolean }> {
     return this.db
       .insertInto('asset_services')
       .values({
@@ -455,14 +472,14 @@ export class AssetRepository {
         'version',
         'cpe',
         'banner',
-        'first_seen_at',
-        'last_seen_at',
+        'first_seen_at as firstSeenAt',
+        'last_seen_at as lastSeenAt',
         sql<boolean>`(xmax = 0)`.as('inserted'),
       ])
       .executeTakeFirstOrThrow();
   }
 
-  services(organizationId: string, assetId: string) {
+  services(organizationId: string, assetId: string): Promise<HostService[]> {
     return this.db
       .selectFrom('asset_services')
       .select([
@@ -474,8 +491,8 @@ export class AssetRepository {
         'version',
         'cpe',
         'banner',
-        'first_seen_at',
-        'last_seen_at',
+        'first_seen_at as firstSeenAt',
+        'last_seen_at as lastSeenAt',
       ])
       .where('organization_id', '=', organizationId)
       .where('asset_id', '=', assetId)

@@ -21,14 +21,8 @@ import {
   normaliseUrl,
 } from './identity.js';
 import type { AssetImportRepository, StagedService } from './import-repository.js';
-import type {
-  AssetFacts,
-  AssetListFilter,
-  AssetPatch,
-  AssetRepository,
-  AssetRow,
-  AssetWrite,
-} from './repository.js';
+import type { AssetListFilter, AssetRepository, AssetWrite } from './repository.js';
+import type { Asset, AssetDetail, AssetFacts, AssetPatch, HostService } from './types.js';
 
 /** What a report or a person says about an asset. */
 export interface AssetInput {
@@ -56,9 +50,24 @@ export interface PreparedAsset {
   write: AssetWrite;
 }
 
-export type Asset = AssetRow & { identifiers: { kind: string; value: string }[] };
-
 export type { StagedService } from './import-repository.js';
+export type { Asset, AssetDetail, AssetPatch, HostService } from './types.js';
+
+/**
+ * The names asset.updated audit records give the fields a patch changed (the columns' names,
+ * as they always were).
+ */
+const AUDITED_FIELD: Record<keyof AssetPatch, string> = {
+  friendlyName: 'friendly_name',
+  criticality: 'criticality',
+  confidentiality: 'confidentiality',
+  integrity: 'integrity',
+  availability: 'availability',
+  ownerUserId: 'owner_user_id',
+  internetFacing: 'internet_facing',
+  tags: 'tags',
+  operatingSystem: 'operating_system',
+};
 
 /** An asset a report described, as its import resolved it: what its findings' risk reads. */
 export interface ImportedAsset {
@@ -97,10 +106,10 @@ function changesFacts(before: AssetFacts, write: AssetWrite): boolean {
   return (
     replaces(write.hostname, before.hostname) ||
     replaces(write.fqdn, before.fqdn) ||
-    replaces(write.domainName, before.domain_name) ||
-    replaces(write.operatingSystem, before.operating_system) ||
-    adds(write.ipAddresses, before.ip_addresses) ||
-    adds(write.macAddresses, before.mac_addresses) ||
+    replaces(write.domainName, before.domainName) ||
+    replaces(write.operatingSystem, before.operatingSystem) ||
+    adds(write.ipAddresses, before.ipAddresses) ||
+    adds(write.macAddresses, before.macAddresses) ||
     adds(write.tags, before.tags) ||
     adds(write.sources, before.sources)
   );
@@ -134,7 +143,7 @@ export class AssetService {
    * address, MAC, URL, image, repository), and folds the report into it; creates the asset when
    * none matches.
    */
-  async observe(ctx: ServiceContext, input: AssetInput): Promise<{ asset: AssetRow; created: boolean }> {
+  async observe(ctx: ServiceContext, input: AssetInput): Promise<{ asset: Asset; created: boolean }> {
     const prepared = this.prepare(input);
     const result = await this.repo.transaction((trx) => this.observePrepared(ctx, prepared, trx));
     if (result.created) {
@@ -157,7 +166,7 @@ export class AssetService {
     ctx: ServiceContext,
     prepared: PreparedAsset,
     trx: Transaction<DB>,
-  ): Promise<{ asset: AssetRow; created: boolean }> {
+  ): Promise<{ asset: Asset; created: boolean }> {
     await this.repo.lockIdentity(ctx.organizationId, trx);
     const { identifiers, write } = prepared;
     const matches = await this.repo.findByIdentifiers(ctx.organizationId, identifiers, trx);
@@ -166,7 +175,7 @@ export class AssetService {
       .map((i) => matches.find((m) => m.kind === i.kind && m.value === i.value))
       .find((m) => m !== undefined);
     const asset = match
-      ? await this.repo.merge(ctx.organizationId, match.asset_id, write, this.clock(), trx)
+      ? await this.repo.merge(ctx.organizationId, match.assetId, write, this.clock(), trx)
       : await this.repo.insert(ctx.organizationId, uuidv7(), write, this.clock(), trx);
     await this.repo.addIdentifiers(ctx.organizationId, asset.id, identifiers, trx);
     return { asset, created: !match };
@@ -190,7 +199,7 @@ export class AssetService {
     const all = prepared.flatMap((p) => p.identifiers);
     for (let i = 0; i < all.length; i += 5000) {
       for (const row of await this.repo.findByIdentifierList(org, all.slice(i, i + 5000), trx))
-        owner.set(key(row as Identifier), row.asset_id);
+        owner.set(key(row as Identifier), row.assetId);
     }
     const created = new Set<string>();
     const updated = new Set<string>();
@@ -263,7 +272,7 @@ export class AssetService {
     await this.imports.setAssetIds(
       org,
       importId,
-      staged.map((s, i) => ({ key: s.asset_key, assetId: ids[i]! })),
+      staged.map((s, i) => ({ key: s.key, assetId: ids[i]! })),
       trx,
     );
     const assets = await this.imports.resolved(org, importId, trx);
@@ -391,7 +400,7 @@ export class AssetService {
       banner?: string;
       seenAt?: Date;
     },
-  ) {
+  ): Promise<HostService & { inserted: boolean }> {
     const asset = await this.get(ctx, assetId);
     if (asset.kind !== 'Host') throw invalid('port', 'services belong to hosts');
     if (!Number.isInteger(input.port) || input.port < 0 || input.port > 65535)
@@ -412,12 +421,12 @@ export class AssetService {
     return row;
   }
 
-  async services(ctx: ServiceContext, assetId: string) {
+  async services(ctx: ServiceContext, assetId: string): Promise<HostService[]> {
     await this.get(ctx, assetId);
     return this.repo.services(ctx.organizationId, assetId);
   }
 
-  async get(ctx: ServiceContext, id: string): Promise<Asset> {
+  async get(ctx: ServiceContext, id: string): Promise<AssetDetail> {
     const row = await this.repo.findById(ctx.organizationId, id);
     if (!row) throw AppError.of(Problems.NotFound, `No asset ${id} in your organisation.`);
     return { ...row, identifiers: await this.repo.identifiersOf(ctx.organizationId, id) };
@@ -433,7 +442,7 @@ export class AssetService {
     filter: AssetListFilter,
     pageSize: number,
     cursor?: string,
-  ): Promise<Page<AssetRow>> {
+  ): Promise<Page<Asset>> {
     let after: { name: string; id: string } | undefined;
     if (cursor) {
       const key = decodeCursor(cursor, ['Name', 'Id']);
@@ -471,11 +480,16 @@ export class AssetService {
   }
 
   /** Every asset that matches, by name, as an async stream (CSV export). */
-  stream(ctx: ServiceContext, filter: AssetListFilter) {
+  stream(ctx: ServiceContext, filter: AssetListFilter): AsyncIterableIterator<Asset> {
     return this.repo.stream(ctx.organizationId, filter);
   }
 
-  async listOffset(ctx: ServiceContext, filter: AssetListFilter, offset: number, limit: number) {
+  async listOffset(
+    ctx: ServiceContext,
+    filter: AssetListFilter,
+    offset: number,
+    limit: number,
+  ): Promise<{ items: Asset[]; totalCount: number }> {
     const [items, totalCount] = await Promise.all([
       this.repo.listOffset(ctx.organizationId, filter, offset, limit),
       this.repo.count(ctx.organizationId, filter),
@@ -487,8 +501,8 @@ export class AssetService {
     ctx: ServiceContext,
     id: string,
     patch: Omit<AssetPatch, 'tags'> & { tags?: string[] },
-  ): Promise<Asset> {
-    if (patch.owner_user_id) await this.users.get(ctx, patch.owner_user_id);
+  ): Promise<AssetDetail> {
+    if (patch.ownerUserId) await this.users.get(ctx, patch.ownerUserId);
     const row = await this.repo.update(
       ctx.organizationId,
       id,
@@ -497,9 +511,16 @@ export class AssetService {
     );
     if (!row) throw AppError.of(Problems.NotFound, `No asset ${id} in your organisation.`);
     // Criticality and exposure are part of every finding's risk score on this asset.
-    if (patch.criticality !== undefined || patch.internet_facing !== undefined)
+    if (patch.criticality !== undefined || patch.internetFacing !== undefined)
       await this.riskContextChanged.notify(ctx.organizationId, id);
-    await this.audit.record(ctx, 'asset.updated', { type: 'asset', id }, { fields: Object.keys(patch) });
+    await this.audit.record(
+      ctx,
+      'asset.updated',
+      { type: 'asset', id },
+      {
+        fields: Object.keys(patch).map((k) => AUDITED_FIELD[k as keyof AssetPatch]),
+      },
+    );
     return this.get(ctx, id);
   }
 

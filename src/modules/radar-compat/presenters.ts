@@ -11,7 +11,7 @@ type OffsetSoftware = Awaited<ReturnType<SoftwareService['listOffset']>>['items'
 
 /** A host as the original lists it: only with an IP address, and only its first one. */
 export const toRadarHosts = (a: OffsetAsset) => {
-  const [IpAddress] = a.ip_addresses;
+  const [IpAddress] = a.ipAddresses;
   if (IpAddress === undefined) return []; // not listed by the filter; keeps the type exact
   return [
     {
@@ -19,10 +19,10 @@ export const toRadarHosts = (a: OffsetAsset) => {
       AssetHostId: a.id,
       Hostname: a.hostname ?? a.name,
       IpAddress,
-      FriendlyName: a.friendly_name,
-      MacAddress: a.mac_addresses[0] ?? null,
-      OperatingSystem: a.operating_system,
-      DomainName: a.domain_name,
+      FriendlyName: a.friendlyName,
+      MacAddress: a.macAddresses[0] ?? null,
+      OperatingSystem: a.operatingSystem,
+      DomainName: a.domainName,
     },
   ];
 };
@@ -69,7 +69,7 @@ export const toRadarDetailed = (v: Vulnerability, firstLocation: LocationKind | 
   RiskLevel: RISK_LEVEL[v.severity] ?? 'Information',
   VulnerabilityCategory: categoryOf(firstLocation),
   Synopsis: v.description,
-  CVEReferences: v.cve_ids.map((Name) => ({ Name })),
+  CVEReferences: v.cveIds.map((Name) => ({ Name })),
   CVSSBaseScore: cvssBaseScoreOf(v),
   Solution: v.solution,
 });

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { LocationKind } from '../../db/schema.js';
-import type { VulnerabilityService } from '../vulnerabilities/service.js';
+import type { Vulnerability } from '../vulnerabilities/service.js';
 
 /** A vulnerability as its service answers it. */
-export type Vulnerability = Awaited<ReturnType<VulnerabilityService['get']>>;
+export type { Vulnerability };
 
 /** The original service's risk levels: four, with Info spelled out. */
 export const RISK_LEVEL: Record<string, string> = {
@@ -35,9 +35,9 @@ export function categoryOf(location: LocationKind | undefined): string {
  * as everywhere in Rampart, then v4, then v2 (older checks have only v2).
  */
 export function cvssBaseScoreOf(
-  v: Pick<Vulnerability, 'cvss3_score' | 'cvss4_score' | 'cvss2_score'>,
+  v: Pick<Vulnerability, 'cvss3Score' | 'cvss4Score' | 'cvss2Score'>,
 ): number | '' {
-  const score = v.cvss3_score ?? v.cvss4_score ?? v.cvss2_score;
+  const score = v.cvss3Score ?? v.cvss4Score ?? v.cvss2Score;
   return score === null ? '' : Number(score);
 }
 

@@ -244,7 +244,7 @@ export const radarCompatRoutes =
       },
       handler: async (request) => {
         const { v, body } = await detailedOf(contextOf(request), request.params.PluginGuidId);
-        return { ...body, ReferenceId: v.plugin_id ?? '' };
+        return { ...body, ReferenceId: v.pluginId ?? '' };
       },
     });
   };

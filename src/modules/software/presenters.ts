@@ -1,21 +1,21 @@
 import type { Static } from 'typebox';
-import type { SoftwareRow } from './repository.js';
 import type { RecordSoftwareSchema, SoftwareListQuery } from './schemas.js';
 import type { SoftwareCategory, SoftwareInput } from './service.js';
+import type { Software } from './types.js';
 
 // How an asset's software looks on the wire, and how requests become the service's input.
 
-export const toSoftwareDto = (s: SoftwareRow) => ({
+export const toSoftwareDto = (s: Software) => ({
   Id: s.id,
-  AssetId: s.asset_id,
+  AssetId: s.assetId,
   Name: s.name,
   Version: s.version,
   Vendor: s.vendor,
   Category: s.category as SoftwareCategory,
   Cpe: s.cpe,
   Purl: s.purl,
-  FirstSeen: s.first_seen_at.toISOString(),
-  LastSeen: s.last_seen_at.toISOString(),
+  FirstSeen: s.firstSeenAt.toISOString(),
+  LastSeen: s.lastSeenAt.toISOString(),
   OpenFindings: {
     Critical: Number(s.critical ?? 0),
     High: Number(s.high ?? 0),

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { joinableFindings } from '../findings/queries.js';
+import type { Software } from './types.js';
 
 export interface SoftwareWrite {
   name: string;
@@ -17,20 +18,19 @@ export interface SoftwareFilter {
   category?: string;
 }
 
+/** Every column a Software has, under its domain name: rows need no mapping. */
 const COLUMNS = [
   's.id',
-  's.asset_id',
+  's.asset_id as assetId',
   's.name',
   's.version',
   's.vendor',
   's.category',
   's.cpe',
   's.purl',
-  's.first_seen_at',
-  's.last_seen_at',
+  's.first_seen_at as firstSeenAt',
+  's.last_seen_at as lastSeenAt',
 ] as const;
-
-export type SoftwareRow = Awaited<ReturnType<SoftwareRepository['listPage']>>[number];
 
 export class SoftwareRepository {
   constructor(private readonly db: Kysely<DB>) {}
@@ -111,7 +111,7 @@ export class SoftwareRepository {
     f: SoftwareFilter,
     limit: number,
     after?: { name: string; version: string; id: string },
-  ) {
+  ): Promise<Software[]> {
     let q = this.withFindingCounts(organizationId, assetId, f);
     if (after) {
       q = q.where(
@@ -122,7 +122,13 @@ export class SoftwareRepository {
   }
 
   /** Offset paging by name, for the original service's withStartIndex/andPageSize calls. */
-  listOffset(organizationId: string, assetId: string, f: SoftwareFilter, offset: number, limit: number) {
+  listOffset(
+    organizationId: string,
+    assetId: string,
+    f: SoftwareFilter,
+    offset: number,
+    limit: number,
+  ): Promise<Software[]> {
     return this.withFindingCounts(organizationId, assetId, f)
       .orderBy('s.name_key')
       .orderBy('s.version')
@@ -139,7 +145,7 @@ export class SoftwareRepository {
     return Number(row.n);
   }
 
-  findById(organizationId: string, assetId: string, id: string) {
+  findById(organizationId: string, assetId: string, id: string): Promise<Software | undefined> {
     return this.withFindingCounts(organizationId, assetId, {}).where('s.id', '=', id).executeTakeFirst();
   }
 

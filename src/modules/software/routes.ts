@@ -60,8 +60,8 @@ export const softwareRoutes =
       },
       handler: async (request, reply) => {
         const input = softwareInputFromBody(request.body);
-        const { row, inserted } = await software.observe(contextOf(request), request.params.Id, input);
-        return reply.code(inserted ? 201 : 200).send(toSoftwareDto(row));
+        const observed = await software.observe(contextOf(request), request.params.Id, input);
+        return reply.code(observed.inserted ? 201 : 200).send(toSoftwareDto(observed.software));
       },
     });
 

@@ -9,9 +9,11 @@ import type { AssetService } from '../assets/service.js';
 import type { ServiceContext } from '../context.js';
 import type { Page } from '../users/service.js';
 import type { SoftwareImportRepository, StagedSoftware } from './import-repository.js';
-import type { SoftwareFilter, SoftwareRepository, SoftwareRow } from './repository.js';
+import type { SoftwareFilter, SoftwareRepository } from './repository.js';
+import type { Software } from './types.js';
 
 export type { StagedSoftware } from './import-repository.js';
+export type { Software } from './types.js';
 
 /** What kind of software it is; clients filter by it. */
 export const SOFTWARE_CATEGORIES = [
@@ -47,7 +49,11 @@ export class SoftwareService {
   ) {}
 
   /** Records software installed on an asset: 'inserted' says whether it was new. */
-  async observe(ctx: ServiceContext, assetId: string, input: SoftwareInput) {
+  async observe(
+    ctx: ServiceContext,
+    assetId: string,
+    input: SoftwareInput,
+  ): Promise<{ software: Software; inserted: boolean }> {
     await this.assets.get(ctx, assetId);
     const name = input.name.trim();
     if (!name) throw invalid('name', 'must not be blank');
@@ -63,9 +69,9 @@ export class SoftwareService {
       purl: input.purl ?? null,
       seenAt: input.seenAt ?? this.clock(),
     });
-    const row = await this.repo.findById(ctx.organizationId, assetId, id);
-    if (!row) throw new Error(`software ${id} vanished after it was written`);
-    return { row, inserted };
+    const software = await this.repo.findById(ctx.organizationId, assetId, id);
+    if (!software) throw new Error(`software ${id} vanished after it was written`);
+    return { software, inserted };
   }
 
   async list(
@@ -74,7 +80,7 @@ export class SoftwareService {
     filter: SoftwareFilter,
     pageSize: number,
     cursor?: string,
-  ): Promise<Page<SoftwareRow>> {
+  ): Promise<Page<Software>> {
     await this.assets.get(ctx, assetId);
     let after: { name: string; version: string; id: string } | undefined;
     if (cursor) {
@@ -108,7 +114,7 @@ export class SoftwareService {
     filter: SoftwareFilter,
     offset: number,
     limit: number,
-  ) {
+  ): Promise<{ items: Software[]; totalCount: number }> {
     await this.assets.get(ctx, assetId);
     const [items, totalCount] = await Promise.all([
       this.repo.listOffset(ctx.organizationId, assetId, filter, offset, limit),

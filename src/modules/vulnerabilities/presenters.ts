@@ -2,40 +2,40 @@ import type { Static } from 'typebox';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
-import type { VulnerabilityRow } from './repository.js';
 import type { VulnerabilityListQuery } from './schemas.js';
+import type { Vulnerability } from './types.js';
 
 // How vulnerabilities look on the wire, and how a list request becomes the service's input.
 
 const num = (v: string | null) => (v === null ? null : Number(v));
 
-export const toVulnerabilityDto = (v: VulnerabilityRow) => ({
+export const toVulnerabilityDto = (v: Vulnerability) => ({
   Id: v.id,
   Source: v.source,
-  PluginGuidId: v.plugin_id,
-  CVEReferences: v.cve_ids,
+  PluginGuidId: v.pluginId,
+  CVEReferences: v.cveIds,
   Aliases: v.aliases,
   Title: v.title,
   Description: v.description,
   Solution: v.solution,
-  Cwe: v.cwe_ids,
+  Cwe: v.cweIds,
   Severity: v.severity,
-  CVSSBaseScore: num(v.cvss3_score),
-  CvssVector: v.cvss3_vector,
-  EpssScore: num(v.epss_score),
-  EpssPercentile: num(v.epss_percentile),
+  CVSSBaseScore: num(v.cvss3Score),
+  CvssVector: v.cvss3Vector,
+  EpssScore: num(v.epssScore),
+  EpssPercentile: num(v.epssPercentile),
   Kev: v.kev,
-  KevDateAdded: v.kev_date_added,
-  KevDueDate: v.kev_due_date,
-  Cvss2Vector: v.cvss2_vector,
-  Cvss2BaseScore: num(v.cvss2_score),
-  Cvss4Vector: v.cvss4_vector,
-  Cvss4BaseScore: num(v.cvss4_score),
-  References: v.reference_urls,
-  PublishedAt: v.published_at ? v.published_at.toISOString() : null,
-  IntelUpdatedAt: v.intel_at ? v.intel_at.toISOString() : null,
-  CreatedAt: v.created_at.toISOString(),
-  UpdatedAt: v.updated_at.toISOString(),
+  KevDateAdded: v.kevDateAdded,
+  KevDueDate: v.kevDueDate,
+  Cvss2Vector: v.cvss2Vector,
+  Cvss2BaseScore: num(v.cvss2Score),
+  Cvss4Vector: v.cvss4Vector,
+  Cvss4BaseScore: num(v.cvss4Score),
+  References: v.references,
+  PublishedAt: v.publishedAt ? v.publishedAt.toISOString() : null,
+  IntelUpdatedAt: v.intelAt ? v.intelAt.toISOString() : null,
+  CreatedAt: v.createdAt.toISOString(),
+  UpdatedAt: v.updatedAt.toISOString(),
 });
 
 export const vulnerabilityFilterFromQuery = (q: Static<typeof VulnerabilityListQuery>) => ({
@@ -56,7 +56,7 @@ export function afterIdFromCursor(cursor: string | undefined): string | undefine
   return key.Id;
 }
 
-export const toVulnerabilityPageDto = (page: { items: VulnerabilityRow[]; more: boolean }) => {
+export const toVulnerabilityPageDto = (page: { items: Vulnerability[]; more: boolean }) => {
   const last = page.items.at(-1);
   return {
     Items: page.items.map(toVulnerabilityDto),

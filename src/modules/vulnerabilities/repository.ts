@@ -1,40 +1,40 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB, Severity } from '../../db/schema.js';
 import { intelOfCves } from '../intel/queries.js';
+import type { Vulnerability } from './types.js';
 
+/** Every column, under its domain name: rows come out as Vulnerability with no mapping. */
 const COLUMNS = [
   'id',
-  'organization_id',
+  'organization_id as organizationId',
   'key',
   'source',
-  'plugin_id',
-  'cve_ids',
+  'plugin_id as pluginId',
+  'cve_ids as cveIds',
   'aliases',
   'title',
   'description',
   'solution',
-  'cwe_ids',
+  'cwe_ids as cweIds',
   'severity',
-  'cvss3_vector',
-  'cvss3_score',
-  'cvss4_vector',
-  'cvss4_score',
-  'epss_score',
-  'epss_percentile',
+  'cvss3_vector as cvss3Vector',
+  'cvss3_score as cvss3Score',
+  'cvss4_vector as cvss4Vector',
+  'cvss4_score as cvss4Score',
+  'epss_score as epssScore',
+  'epss_percentile as epssPercentile',
   'kev',
-  'kev_due_date',
-  'kev_date_added',
-  'cvss2_vector',
-  'cvss2_score',
-  'intel_at',
-  'reference_urls',
-  'published_at',
-  'modified_at',
-  'created_at',
-  'updated_at',
+  'kev_due_date as kevDueDate',
+  'kev_date_added as kevDateAdded',
+  'cvss2_vector as cvss2Vector',
+  'cvss2_score as cvss2Score',
+  'intel_at as intelAt',
+  'reference_urls as references',
+  'published_at as publishedAt',
+  'modified_at as modifiedAt',
+  'created_at as createdAt',
+  'updated_at as updatedAt',
 ] as const;
-
-export type VulnerabilityRow = Awaited<ReturnType<VulnerabilityRepository['findById']>> & {};
 
 export interface VulnerabilityWrite {
   key: string;
@@ -61,7 +61,7 @@ type Db = Kysely<DB> | Transaction<DB>;
 export class VulnerabilityRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  findById(organizationId: string, id: string, db: Db = this.db) {
+  findById(organizationId: string, id: string, db: Db = this.db): Promise<Vulnerability | undefined> {
     return db
       .selectFrom('vulnerabilities')
       .select(COLUMNS)
@@ -70,7 +70,7 @@ export class VulnerabilityRepository {
       .executeTakeFirst();
   }
 
-  findByPluginId(organizationId: string, pluginId: string) {
+  findByPluginId(organizationId: string, pluginId: string): Promise<Vulnerability | undefined> {
     return this.db
       .selectFrom('vulnerabilities')
       .select(COLUMNS)
@@ -82,7 +82,13 @@ export class VulnerabilityRepository {
   }
 
   /** Inserts, or folds new aliases and references into the entry with the same key. */
-  upsert(organizationId: string, id: string, at: Date, v: VulnerabilityWrite, db: Db = this.db) {
+  upsert(
+    organizationId: string,
+    id: string,
+    at: Date,
+    v: VulnerabilityWrite,
+    db: Db = this.db,
+  ): Promise<Vulnerability> {
     return db
       .insertInto('vulnerabilities')
       .values({
@@ -135,7 +141,7 @@ export class VulnerabilityRepository {
     f: { cve?: string; search?: string; kev?: boolean },
     limit: number,
     afterId?: string,
-  ) {
+  ): Promise<Vulnerability[]> {
     let q = this.db
       .selectFrom('vulnerabilities')
       .select(COLUMNS)

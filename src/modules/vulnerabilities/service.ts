@@ -6,9 +6,11 @@ import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { ServiceContext } from '../context.js';
 import type { StagedVulnerability, VulnerabilityImportRepository } from './import-repository.js';
-import type { EnrichScope, VulnerabilityRepository, VulnerabilityRow } from './repository.js';
+import type { EnrichScope, VulnerabilityRepository } from './repository.js';
+import type { Vulnerability } from './types.js';
 
 export type { StagedVulnerability, StagedVulnerabilityInput } from './import-repository.js';
+export type { Vulnerability } from './types.js';
 
 /** A vulnerability a report named, as its import merged it: what its findings' risk reads. */
 export interface ImportedVulnerability {
@@ -65,7 +67,7 @@ export class VulnerabilityService {
     private readonly clock: Clock,
   ) {}
 
-  async resolve(ctx: ServiceContext, input: VulnerabilityInput): Promise<VulnerabilityRow> {
+  async resolve(ctx: ServiceContext, input: VulnerabilityInput): Promise<Vulnerability> {
     const cveIds = [...new Set((input.cveIds ?? []).map((c) => c.trim().toUpperCase()))].sort();
     const bad = cveIds.find((c) => !CVE.test(c));
     if (bad) throw invalid('cveIds', `'${bad}' is not a CVE id (CVE-YYYY-NNNN)`);
@@ -92,14 +94,14 @@ export class VulnerabilityService {
     });
   }
 
-  async get(ctx: ServiceContext, id: string): Promise<VulnerabilityRow> {
+  async get(ctx: ServiceContext, id: string): Promise<Vulnerability> {
     const row = await this.repo.findById(ctx.organizationId, id);
     if (!row) throw AppError.of(Problems.NotFound, `No vulnerability ${id} in your organisation.`);
     return row;
   }
 
   /** The entry for a scanner rule id (the original service's PluginGuidId). */
-  async byPluginId(ctx: ServiceContext, pluginId: string): Promise<VulnerabilityRow> {
+  async byPluginId(ctx: ServiceContext, pluginId: string): Promise<Vulnerability> {
     const row = await this.repo.findByPluginId(ctx.organizationId, pluginId);
     if (!row)
       throw AppError.of(
@@ -119,7 +121,7 @@ export class VulnerabilityService {
     filter: { cve?: string; search?: string; kev?: boolean },
     pageSize: number,
     afterId?: string,
-  ) {
+  ): Promise<{ items: Vulnerability[]; more: boolean }> {
     const rows = await this.repo.listPage(ctx.organizationId, filter, pageSize + 1, afterId);
     return { items: rows.slice(0, pageSize), more: rows.length > pageSize };
   }
