@@ -486,7 +486,30 @@ export interface SqlFunctionsTable {
   content_hash: string;
 }
 
+export const JOB_STATES = ['Queued', 'Running', 'Completed', 'Failed', 'Cancelled'] as const;
+export type JobState = (typeof JOB_STATES)[number];
+
+export interface JobsTable {
+  /** Null for a system job, which belongs to no organisation. */
+  organization_id: string | null;
+  id: string;
+  kind: string;
+  payload: ColumnType<unknown, string, string>;
+  state: JobState;
+  attempts: number;
+  max_attempts: number;
+  run_at: Timestamp;
+  locked_by: string | null;
+  lease_until: Timestamp | null;
+  last_error: string | null;
+  dedup_key: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
 export interface DB {
+  jobs: JobsTable;
   sql_functions: SqlFunctionsTable;
   intel_sync_lease: IntelSyncLeaseTable;
   intel_cves: IntelCvesTable;

@@ -53,6 +53,7 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
       '0010_create_vulnerability_intelligence',
       '0011_drop_time_defaults',
       '0012_track_sql_functions',
+      '0013_create_jobs',
     ]);
     expect(first.OrganizationCreated).toBe(true);
     const again = await cli.run('migrate');

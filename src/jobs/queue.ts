@@ -1,0 +1,179 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../db/schema.js';
+import type { Clock } from '../lib/clock.js';
+import { decodeCursor, encodeCursor } from '../lib/cursor.js';
+import { uuidv7 } from '../lib/uuidv7.js';
+import { AppError } from '../problems/app-error.js';
+import { Problems } from '../problems/catalogue.js';
+import { JobRepository } from './repository.js';
+import { JOB_STATES, type Job, type JobPage, type JobState } from './types.js';
+
+export interface EnqueueOptions {
+  /** Not before this time; now when left out. */
+  runAt?: Date;
+  /** Attempts before the job is given up (Failed); at least 1. */
+  maxAttempts?: number;
+  /** While a job of the same kind with this key is Queued or Running, enqueue returns its id instead. */
+  dedupKey?: string;
+  /** Left out for a system job. */
+  organizationId?: string;
+}
+
+export interface BackoffOptions {
+  /** The wait after the first failed attempt. */
+  baseMs: number;
+  /** No wait is longer. */
+  maxMs: number;
+}
+
+export const DEFAULT_MAX_ATTEMPTS = 5;
+export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 30_000, maxMs: 3_600_000 };
+export const MAX_PAGE_SIZE = 500;
+
+/**
+ * The wait before a failed job runs again: exponential in the attempts made so far, capped.
+ * With the defaults: 30 s after the first failure, then 1, 2, 4, 8, 16, 32 min, then 1 h each time.
+ * No jitter, so that the clock a test moves decides exactly when a retry is due.
+ */
+export function backoff(attempts: number, options: BackoffOptions = DEFAULT_BACKOFF): number {
+  const exponent = Math.max(0, attempts - 1);
+  return Math.min(options.maxMs, options.baseMs * 2 ** Math.min(exponent, 30));
+}
+
+const invalid = (detail: string) => AppError.of(Problems.ValidationFailed, detail);
+
+/**
+ * The durable job queue (issue 14, item 1), the same on the embedded database and PostgreSQL.
+ * A worker claims jobs with a lease, renews it while it runs one, then completes or fails it; a
+ * job whose lease ran out is claimed again by any worker (the first one died), and the first
+ * worker can then no longer complete or fail it. Every time comes from the injected clock.
+ */
+export class JobQueue {
+  private readonly repo: JobRepository;
+
+  constructor(
+    db: Kysely<DB>,
+    private readonly clock: Clock,
+    private readonly options: { backoff?: BackoffOptions; defaultMaxAttempts?: number } = {},
+  ) {
+    this.repo = new JobRepository(db);
+  }
+
+  /** Adds a Queued job and returns its id; with a dedupKey already Queued or Running, that job's id. */
+  async enqueue(
+    kind: string,
+    payload: unknown,
+    options: EnqueueOptions = {},
+    trx?: Transaction<DB>,
+  ): Promise<string> {
+    if (!kind.trim()) throw invalid('A job needs a kind.');
+    const maxAttempts = options.maxAttempts ?? this.options.defaultMaxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
+      throw invalid(`maxAttempts must be a whole number of at least 1, not ${maxAttempts}.`);
+    if (options.runAt && Number.isNaN(options.runAt.getTime())) throw invalid('runAt is not a valid time.');
+    const dedupKey = options.dedupKey ?? null;
+    // The unfinished job with the key may finish between the insert and the look-up: try again.
+    for (let tries = 0; tries < 3; tries++) {
+      const now = this.clock();
+      const id = await this.repo.insert(
+        {
+          id: uuidv7(now.getTime()),
+          organizationId: options.organizationId ?? null,
+          kind,
+          payload,
+          maxAttempts,
+          runAt: options.runAt ?? now,
+          dedupKey,
+          now,
+        },
+        trx,
+      );
+      if (id) return id;
+      const existing = await this.repo.findUnfinishedByDedupKey(kind, dedupKey!, trx);
+      if (existing) return existing;
+    }
+    throw new Error(`Could not enqueue a ${kind} job with dedup key ${dedupKey}.`);
+  }
+
+  /**
+   * Claims up to `limit` due jobs of `kinds` for `workerId`, holding each for `leaseMs`: Queued jobs
+   * whose run_at has come, and Running jobs whose lease ran out. Each claim is one more attempt; a
+   * job whose lease ran out on its last attempt is given up instead.
+   */
+  async claim(workerId: string, kinds: readonly string[], leaseMs: number, limit: number): Promise<Job[]> {
+    if (kinds.length === 0 || limit < 1) return [];
+    if (!(leaseMs > 0)) throw invalid('leaseMs must be positive.');
+    const now = this.clock();
+    await this.repo.giveUpExpired(kinds, now);
+    return this.repo.claim(workerId, kinds, now, new Date(now.getTime() + leaseMs), limit);
+  }
+
+  /** Extends the lease by `leaseMs` from now; false when the lease was lost to another worker. */
+  renew(id: string, workerId: string, leaseMs: number): Promise<boolean> {
+    const now = this.clock();
+    return this.repo.renew(id, workerId, now, new Date(now.getTime() + leaseMs));
+  }
+
+  /** Marks a job the worker holds Completed; false (and nothing changed) when the lease was lost. */
+  complete(id: string, workerId: string): Promise<boolean> {
+    const now = this.clock();
+    return this.repo.release(id, workerId, { state: 'Completed', finishedAt: now, now });
+  }
+
+  /**
+   * Records a failed attempt of a job the worker holds: Queued again after `backoff(attempts)`, or
+   * given up (Failed) with the error kept once max_attempts were made. False when the lease was lost.
+   */
+  fail(id: string, workerId: string, error: unknown): Promise<boolean> {
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, 4000);
+    return this.repo.transaction(async (trx) => {
+      const job = await this.repo.lockHeld(trx, id, workerId);
+      if (!job) return false;
+      const now = this.clock();
+      const change =
+        job.attempts >= job.maxAttempts
+          ? { state: 'Failed' as const, lastError: message, finishedAt: now, now }
+          : {
+              state: 'Queued' as const,
+              lastError: message,
+              runAt: new Date(now.getTime() + backoff(job.attempts, this.options.backoff)),
+              finishedAt: null,
+              now,
+            };
+      return this.repo.release(id, workerId, change, trx);
+    });
+  }
+
+  get(id: string): Promise<Job | undefined> {
+    return this.repo.findById(id);
+  }
+
+  /** Jobs newest first, filtered by kind and state, for GET /jobs. */
+  async list(params: { kind?: string; state?: string; pageSize: number; cursor?: string }): Promise<JobPage> {
+    const { kind, pageSize, cursor } = params;
+    if (params.state !== undefined && !(JOB_STATES as readonly string[]).includes(params.state))
+      throw invalid(`State must be one of ${JOB_STATES.join(', ')}; ${params.state} is not.`);
+    const state = params.state as JobState | undefined;
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE)
+      throw invalid(`PageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}, not ${pageSize}.`);
+    let after: { createdAt: string; id: string } | undefined;
+    if (cursor !== undefined) {
+      const key = decodeCursor(cursor, ['CreatedAt', 'Id']);
+      if (!key || Number.isNaN(Date.parse(key.CreatedAt)))
+        throw invalid('Cursor is not valid; pass the NextCursor of a previous page.');
+      after = { createdAt: key.CreatedAt, id: key.Id };
+    }
+    const filter = { kind, state };
+    const rows = await this.repo.listPage(filter, pageSize + 1, after);
+    const items = rows.slice(0, pageSize);
+    const last = items[items.length - 1];
+    return {
+      items,
+      nextCursor:
+        rows.length > pageSize && last
+          ? encodeCursor({ CreatedAt: last.createdAt.toISOString(), Id: last.id })
+          : null,
+      totalCount: await this.repo.count(filter),
+    };
+  }
+}

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import type { JobQueue } from './queue.js';
+import type { Job } from './types.js';
+
+/**
+ * Runs one job. The signal aborts when the worker lost the job's lease (another worker may run it
+ * now): a handler that can stop early should. A throw fails the attempt.
+ */
+export type JobHandler = (job: Job, signal: AbortSignal) => Promise<void>;
+
+export interface JobWorkerOptions {
+  /** Names this worker's leases; unique per process by default. */
+  workerId?: string;
+  /** How often to look for due jobs. */
+  pollMs?: number;
+  /** Jobs run at once. */
+  concurrency?: number;
+  /** How long a claim holds a job; renewed every third of it while the handler runs. */
+  leaseMs?: number;
+  /** Told of a handler's failure, a lost lease, or a claim that failed (no job); silent when left out. */
+  onError?: (error: unknown, job?: Job) => void;
+}
+
+/**
+ * Polls the queue for the kinds it has handlers for and runs their jobs, a few at a time, renewing
+ * each lease while its handler runs, then completing or failing the job.
+ */
+export class JobWorker {
+  readonly workerId: string;
+  private readonly handlers = new Map<string, JobHandler>();
+  private readonly running = new Set<Promise<void>>();
+  private readonly pollMs: number;
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly options: JobWorkerOptions = {},
+  ) {
+    this.workerId = options.workerId ?? `worker-${process.pid}-${randomUUID()}`;
+    this.pollMs = options.pollMs ?? 1000;
+    this.concurrency = options.concurrency ?? 2;
+    this.leaseMs = options.leaseMs ?? 60_000;
+    if (!(this.concurrency >= 1)) throw new Error('concurrency must be at least 1');
+  }
+
+  register(kind: string, handler: JobHandler): this {
+    if (this.handlers.has(kind)) throw new Error(`A handler for ${kind} jobs is registered already`);
+    this.handlers.set(kind, handler);
+    return this;
+  }
+
+  /** Polls every pollMs until stop(); the timer does not keep the process alive. */
+  start(): void {
+    if (this.timer || this.stopped) return;
+    this.timer = setInterval(() => void this.poll(), this.pollMs);
+    this.timer.unref();
+    void this.poll();
+  }
+
+  /**
+   * Claims as many due jobs as there are free places and starts them; resolves once they are
+   * started (not finished). Overlapping calls share one claim.
+   */
+  poll(): Promise<void> {
+    this.polling ??= this.claimAndStart().finally(() => {
+      this.polling = undefined;
+    });
+    return this.polling;
+  }
+
+  /** Claims and runs due jobs until none is left, then resolves: for tests and one-off runs. */
+  async drain(): Promise<void> {
+    for (;;) {
+      await this.poll();
+      if (this.running.size === 0) return;
+      await Promise.race(this.running);
+    }
+  }
+
+  /** Stops polling and waits for the handlers that are running. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.polling;
+    await Promise.allSettled([...this.running]);
+  }
+
+  private async claimAndStart(): Promise<void> {
+    if (this.stopped) return;
+    const free = this.concurrency - this.running.size;
+    if (free < 1 || this.handlers.size === 0) return;
+    let jobs: Job[];
+    try {
+      jobs = await this.queue.claim(this.workerId, [...this.handlers.keys()], this.leaseMs, free);
+    } catch (error) {
+      // A database that is briefly away: the next poll tries again.
+      this.options.onError?.(error);
+      return;
+    }
+    for (const job of jobs) {
+      const run = this.run(job).finally(() => this.running.delete(run));
+      this.running.add(run);
+    }
+  }
+
+  private async run(job: Job): Promise<void> {
+    const handler = this.handlers.get(job.kind)!;
+    const lost = new AbortController();
+    const renewal = setInterval(
+      () => {
+        this.queue.renew(job.id, this.workerId, this.leaseMs).then(
+          (held) => {
+            if (!held) lost.abort(new Error(`The lease of job ${job.id} was lost`));
+          },
+          () => {},
+        );
+      },
+      Math.max(1, Math.floor(this.leaseMs / 3)),
+    );
+    renewal.unref();
+    let failure: { error: unknown } | undefined;
+    try {
+      await handler(job, lost.signal);
+    } catch (error) {
+      failure = { error };
+    } finally {
+      clearInterval(renewal);
+    }
+    try {
+      const held = failure
+        ? await this.queue.fail(job.id, this.workerId, failure.error)
+        : await this.queue.complete(job.id, this.workerId);
+      if (failure) this.options.onError?.(failure.error, job);
+      if (!held) this.options.onError?.(new Error(`The lease of job ${job.id} was lost`), job);
+    } catch (error) {
+      // The lease runs out and another worker takes the job again.
+      this.options.onError?.(error, job);
+    }
+  }
+}
