@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { defaultRegistry } from './importers/index.js';
+import { JobQueue } from './jobs/queue.js';
 import type { Clock } from './lib/clock.js';
 import type { InvalidationBus } from './lib/invalidation-bus.js';
 import { Listeners } from './lib/listeners.js';
@@ -53,6 +54,8 @@ export interface Services {
   audit: AuditService;
   intel: IntelService;
   intelMatcher: IntelMatcher;
+  /** The durable job queue (src/jobs): GET /jobs shows it to Admins. */
+  jobs: JobQueue;
   /** Imports that failed for a reason not their report's: the server's log follows them. */
   importFailedUnexpectedly: ImportFailedUnexpectedly;
   /** The one source of time for every value the API returns or a rule compares. */
@@ -168,6 +171,7 @@ export function buildServices(
     tempDir: importDirectory(config.importDir),
   });
   const intelMatcher = new IntelMatcher(intel);
+  const jobs = new JobQueue(db, clock);
   return {
     audit,
     users,
@@ -183,6 +187,7 @@ export function buildServices(
     organizations,
     intel,
     intelMatcher,
+    jobs,
     importFailedUnexpectedly,
     clock,
   };

@@ -144,13 +144,26 @@ export class JobQueue {
     });
   }
 
-  get(id: string): Promise<Job | undefined> {
-    return this.repo.findById(id);
+  /**
+   * The job `id`. With `organizationId`, only when it is that organisation's or a system job:
+   * another organisation's job is as unknown as a missing one (GET /jobs/{Id}).
+   */
+  get(id: string, organizationId?: string): Promise<Job | undefined> {
+    return organizationId === undefined ? this.repo.findById(id) : this.repo.findVisible(organizationId, id);
   }
 
-  /** Jobs newest first, filtered by kind and state, for GET /jobs. */
-  async list(params: { kind?: string; state?: string; pageSize: number; cursor?: string }): Promise<JobPage> {
-    const { kind, pageSize, cursor } = params;
+  /**
+   * Jobs newest first, filtered by kind and state, for GET /jobs. With `organizationId`, that
+   * organisation's jobs and the system jobs only, never another organisation's.
+   */
+  async list(params: {
+    kind?: string;
+    state?: string;
+    pageSize: number;
+    cursor?: string;
+    organizationId?: string;
+  }): Promise<JobPage> {
+    const { kind, pageSize, cursor, organizationId } = params;
     if (params.state !== undefined && !(JOB_STATES as readonly string[]).includes(params.state))
       throw invalid(`State must be one of ${JOB_STATES.join(', ')}; ${params.state} is not.`);
     const state = params.state as JobState | undefined;
@@ -163,7 +176,7 @@ export class JobQueue {
         throw invalid('Cursor is not valid; pass the NextCursor of a previous page.');
       after = { createdAt: key.CreatedAt, id: key.Id };
     }
-    const filter = { kind, state };
+    const filter = { kind, state, organizationId };
     const rows = await this.repo.listPage(filter, pageSize + 1, after);
     const items = rows.slice(0, pageSize);
     const last = items[items.length - 1];

@@ -6,6 +6,16 @@ type Db = Kysely<DB> | Transaction<DB>;
 
 const UNFINISHED: JobState[] = ['Queued', 'Running'];
 
+/**
+ * What a listing keeps. With `organizationId`, that organisation's jobs and the system jobs only
+ * (tenant isolation); without it, every job (the queue's own callers, not the API).
+ */
+export interface JobFilter {
+  kind?: string;
+  state?: JobState;
+  organizationId?: string;
+}
+
 const toJob = (r: Selectable<JobsTable>): Job => ({
   id: r.id,
   organizationId: r.organization_id,
@@ -195,15 +205,33 @@ export class JobRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /**
+   * The job `id` as `organizationId` may see it: its own jobs and the system jobs (no organisation),
+   * never another organisation's.
+   */
+  async findVisible(organizationId: string, id: string): Promise<Job | undefined> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('organization_id', '=', organizationId), eb('organization_id', 'is', null)]))
+      .executeTakeFirst();
+    return row && toJob(row);
+  }
+
   /** A page of jobs, newest first, after the (createdAt, id) of the last row of the page before. */
   async listPage(
-    filter: { kind?: string; state?: JobState },
+    filter: JobFilter,
     limit: number,
     after?: { createdAt: string; id: string },
   ): Promise<Job[]> {
     let q = this.db.selectFrom('jobs').selectAll();
     if (filter.kind !== undefined) q = q.where('kind', '=', filter.kind);
     if (filter.state !== undefined) q = q.where('state', '=', filter.state);
+    if (filter.organizationId !== undefined) {
+      const org = filter.organizationId;
+      q = q.where((eb) => eb.or([eb('organization_id', '=', org), eb('organization_id', 'is', null)]));
+    }
     if (after)
       q = q.where((eb) =>
         eb.or([
@@ -215,10 +243,14 @@ export class JobRepository {
     return rows.map(toJob);
   }
 
-  async count(filter: { kind?: string; state?: JobState }): Promise<number> {
+  async count(filter: JobFilter): Promise<number> {
     let q = this.db.selectFrom('jobs').select((eb) => eb.fn.countAll<string>().as('n'));
     if (filter.kind !== undefined) q = q.where('kind', '=', filter.kind);
     if (filter.state !== undefined) q = q.where('state', '=', filter.state);
+    if (filter.organizationId !== undefined) {
+      const org = filter.organizationId;
+      q = q.where((eb) => eb.or([eb('organization_id', '=', org), eb('organization_id', 'is', null)]));
+    }
     const row = await q.executeTakeFirstOrThrow();
     return Number(row.n);
   }

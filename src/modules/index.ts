@@ -11,6 +11,7 @@ import { demoRoutes } from './demo/routes.js';
 import { findingRoutes } from './findings/routes.js';
 import { importRoutes } from './imports/routes.js';
 import { intelRoutes } from './intel/routes.js';
+import { jobRoutes } from './jobs/routes.js';
 import { radarCompatRoutes } from './radar-compat/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { settingsRoutes } from './settings/routes.js';
@@ -36,6 +37,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     ticketRoutes(s.tickets),
     vulnerabilityRoutes(s.vulnerabilities),
     intelRoutes(s.intel, s.intelMatcher, { syncUrls: syncUrlsOf(config), syncHours: config.intelSyncHours }),
+    jobRoutes(s.jobs),
     radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities),
     demoRoutes(s),
     sessionRoutes({

@@ -26,6 +26,8 @@ export interface Estate {
   user: string;
   /** An intelligence load (installation-wide, read by Admins). */
   load: string;
+  /** A background job of the organisation (read by Admins). */
+  job: string;
 }
 
 export interface SweepCall {
@@ -125,6 +127,8 @@ export function sweepCalls(e: Estate): Record<string, () => SweepCall> {
     }),
     'GET /intel/loads/:Id': () => ({ path: `/intel/loads/${e.load}` }),
     'HEAD /intel/loads/:Id': () => ({ path: `/intel/loads/${e.load}` }),
+    'GET /jobs/:Id': () => ({ path: `/jobs/${e.job}` }),
+    'HEAD /jobs/:Id': () => ({ path: `/jobs/${e.job}` }),
     'POST /demo': () => ({ path: '/demo', body: {} }),
     'DELETE /demo': () => ({ path: '/demo' }),
     'DELETE /session': () => ({ path: '/session' }),
@@ -225,6 +229,8 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
     if ((await ok('GET', `/intel/loads/${loaded.json().Id}`)).State !== 'Running') break;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+  // Nothing enqueues jobs through the API: the queue takes one directly.
+  const job = await t.services.jobs.enqueue('estate', { estate: true }, { organizationId: t.org.id });
   return {
     asset: asset.Id,
     webApp: webApp.Id,
@@ -234,6 +240,7 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
     ticket: ticket.Id,
     user: user.Id,
     load: loaded.json().Id,
+    job,
   };
 }
 

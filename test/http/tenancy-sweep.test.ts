@@ -22,6 +22,7 @@ interface Ids {
   user: string;
   apiKey: string;
   import: string;
+  job: string;
 }
 interface Call {
   path: (a: Ids) => string;
@@ -86,6 +87,7 @@ const FOREIGN_CALLS: Record<string, Call> = {
   'POST /users/:Id/password': { path: (a) => `/users/${a.user}/password`, body: () => ({}) },
   'DELETE /apikeys/:Id': { path: (a) => `/apikeys/${a.apiKey}` },
   'GET /imports/:Id': { path: (a) => `/imports/${a.import}` },
+  'GET /jobs/:Id': { path: (a) => `/jobs/${a.job}` },
 };
 
 // Routes with path parameters that name no resource (offset paging of the caller's own data).
@@ -180,7 +182,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
   };
 
   // An organisation with one of everything, named so that a leak is easy to spot.
-  const populate = async (admin: Credentials, mark: string): Promise<Ids> => {
+  const populate = async (admin: Credentials, organizationId: string, mark: string): Promise<Ids> => {
     const asset = await ok(admin, 'POST', '/assets', {
       Kind: 'Host',
       Name: `${mark}-host`,
@@ -231,6 +233,8 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     expect(submitted.statusCode).toBe(202);
     await t.services.imports.settled(submitted.json().Id);
     expect((await ok(admin, 'GET', `/imports/${submitted.json().Id}`)).State).toBe('Completed');
+    // Nothing enqueues jobs through the API: the queue takes one directly.
+    const job = await t.services.jobs.enqueue(`${mark}-job`, { mark }, { organizationId });
     return {
       asset: asset.Id,
       webApp: webApp.Id,
@@ -242,6 +246,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       user: user.Id,
       apiKey: keys.Items[0].Id,
       import: submitted.json().Id,
+      job,
     };
   };
 
@@ -263,9 +268,10 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     tdb = await newTestDatabase(kind);
     t = await buildTestApp(tdb.database);
     adminA = t.admin;
-    adminB = await t.userWithKey('Admin', await t.services.organizations.create('Bravo'));
-    a = await populate(adminA, A_MARK);
-    b = await populate(adminB, 'bravo');
+    const bravo = await t.services.organizations.create('Bravo');
+    adminB = await t.userWithKey('Admin', bravo);
+    a = await populate(adminA, t.org.id, A_MARK);
+    b = await populate(adminB, bravo.id, 'bravo');
   });
   afterAll(async () => {
     await t?.close();
