@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
-import { decodeCursor, encodeCursor } from '../lib/cursor.js';
+import { createdAtPage, decodeCreatedAtCursor } from '../lib/cursor.js';
 import { uuidv7 } from '../lib/uuidv7.js';
 import { AppError } from '../problems/app-error.js';
 import { Problems } from '../problems/catalogue.js';
@@ -169,24 +169,11 @@ export class JobQueue {
     const state = params.state as JobState | undefined;
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE)
       throw invalid(`PageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}, not ${pageSize}.`);
-    let after: { createdAt: string; id: string } | undefined;
-    if (cursor !== undefined) {
-      const key = decodeCursor(cursor, ['CreatedAt', 'Id']);
-      if (!key || Number.isNaN(Date.parse(key.CreatedAt)))
-        throw invalid('Cursor is not valid; pass the NextCursor of a previous page.');
-      after = { createdAt: key.CreatedAt, id: key.Id };
-    }
+    const after = cursor === undefined ? undefined : decodeCreatedAtCursor(cursor);
+    if (cursor !== undefined && !after)
+      throw invalid('Cursor is not valid; pass the NextCursor of a previous page.');
     const filter = { kind, state, organizationId };
     const rows = await this.repo.listPage(filter, pageSize + 1, after);
-    const items = rows.slice(0, pageSize);
-    const last = items[items.length - 1];
-    return {
-      items,
-      nextCursor:
-        rows.length > pageSize && last
-          ? encodeCursor({ CreatedAt: last.createdAt.toISOString(), Id: last.id })
-          : null,
-      totalCount: await this.repo.count(filter),
-    };
+    return { ...createdAtPage(rows, pageSize), totalCount: await this.repo.count(filter) };
   }
 }

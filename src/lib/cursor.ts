@@ -21,3 +21,35 @@ export function decodeCursor<K extends string>(
     return undefined;
   }
 }
+
+/** The position after a row in a newest-first list keyed on (CreatedAt, Id). */
+export interface CreatedAtKey {
+  createdAt: string;
+  id: string;
+}
+
+/** The key of a (CreatedAt, Id) cursor; undefined when the text is not one. */
+export function decodeCreatedAtCursor(cursor: string): CreatedAtKey | undefined {
+  const key = decodeCursor(cursor, ['CreatedAt', 'Id']);
+  if (!key || Number.isNaN(Date.parse(key.CreatedAt))) return undefined;
+  return { createdAt: key.CreatedAt, id: key.Id };
+}
+
+/**
+ * A page of a (CreatedAt, Id) list from rows read one beyond the page size: the page's rows, and
+ * the cursor after its last one when there is more (null at the end).
+ */
+export function createdAtPage<T extends { createdAt: Date; id: string }>(
+  rows: T[],
+  pageSize: number,
+): { items: T[]; nextCursor: string | null } {
+  const items = rows.slice(0, pageSize);
+  const last = items[items.length - 1];
+  return {
+    items,
+    nextCursor:
+      rows.length > pageSize && last
+        ? encodeCursor({ CreatedAt: last.createdAt.toISOString(), Id: last.id })
+        : null,
+  };
+}

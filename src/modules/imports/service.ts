@@ -9,7 +9,7 @@ import type {
   VulnerabilityRef,
 } from '../../importers/types.js';
 import type { Clock } from '../../lib/clock.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { createdAtPage, decodeCreatedAtCursor } from '../../lib/cursor.js';
 import type { Listeners } from '../../lib/listeners.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { locateJsonError } from '../../parsing/json.js';
@@ -652,26 +652,13 @@ export class ImportService {
   }
 
   async list(ctx: ServiceContext, pageSize: number, cursor?: string): Promise<Page<Import>> {
-    let after: { createdAt: string; id: string } | undefined;
-    if (cursor) {
-      const key = decodeCursor(cursor, ['CreatedAt', 'Id']);
-      if (!key || Number.isNaN(Date.parse(key.CreatedAt)))
-        throw AppError.of(
-          Problems.ValidationFailed,
-          'Cursor is not valid; pass the NextCursor of a previous page.',
-        );
-      after = { createdAt: key.CreatedAt, id: key.Id };
-    }
+    const after = cursor ? decodeCreatedAtCursor(cursor) : undefined;
+    if (cursor && !after)
+      throw AppError.of(
+        Problems.ValidationFailed,
+        'Cursor is not valid; pass the NextCursor of a previous page.',
+      );
     const rows = await this.repo.listPage(ctx.organizationId, pageSize + 1, after);
-    const items = rows.slice(0, pageSize);
-    const last = items[items.length - 1];
-    return {
-      items,
-      nextCursor:
-        rows.length > pageSize && last
-          ? encodeCursor({ CreatedAt: last.createdAt.toISOString(), Id: last.id })
-          : null,
-      totalCount: await this.repo.count(ctx.organizationId),
-    };
+    return { ...createdAtPage(rows, pageSize), totalCount: await this.repo.count(ctx.organizationId) };
   }
 }
