@@ -448,6 +448,28 @@ describe.each(DB_KINDS)('scanner report imports [%s]', (kind) => {
     expect(empty).toMatchObject({ State: 'Completed', Attention: null });
   });
 
+  it('pages through the imports newest first with NextCursor, and refuses a cursor it did not make', async () => {
+    const all = (await json('GET', '/imports?PageSize=500', reader)).json();
+    expect(all.Items.length).toBeGreaterThan(3);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await json('GET', `/imports?PageSize=2${cursor ? `&Cursor=${cursor}` : ''}`, reader);
+      expect(res.statusCode, res.body).toBe(200);
+      const page = res.json() as { Items: { Id: string }[]; NextCursor: string | null; TotalCount: number };
+      expect(page.TotalCount).toBe(all.TotalCount);
+      seen.push(...page.Items.map((i) => i.Id));
+      cursor = page.NextCursor;
+    } while (cursor);
+    expect(seen).toEqual(all.Items.map((i: { Id: string }) => i.Id));
+    for (const bad of ['bogus', Buffer.from('{"CreatedAt":"yesterday","Id":"x"}').toString('base64url')]) {
+      const res = await json('GET', `/imports?Cursor=${bad}`, reader);
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.json().detail).toBe('Cursor is not valid; pass the NextCursor of a previous page.');
+    }
+  });
+
   it('says how to name the format when it cannot tell it', async () => {
     const unknown = await upload('just some text\nthat is no report\n', '', analyst, 'text/plain');
     expect(unknown.status).toBe(422);
