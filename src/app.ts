@@ -47,8 +47,8 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     config,
     options.logger === undefined ? createLogger(config) : options.logger,
   );
-  const { apiKeys, sessions, clock } = services;
-  await registerPlugins(app, { config, clock, apiKeys, sessions, redis, webDir: options.webDir });
+  const { apiKeys, sessions, scanNodes, clock } = services;
+  await registerPlugins(app, { config, clock, apiKeys, sessions, scanNodes, redis, webDir: options.webDir });
   await registerChannels(app, moduleRoutes(services, config, database.kind), {
     config,
     deprecations,

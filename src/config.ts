@@ -57,6 +57,8 @@ export const ENV_VARS = {
     'Longest single text in an uploaded report or feed file, in bytes: a JSON string or key, an XML text node, start tag (attributes included), comment or CDATA section, a CSV row, a line of text (default 16777216 = 16 MiB).',
   RAMPART_PARSE_MAX_ELEMENTS:
     'Most JSON values, XML elements, or CSV rows and lines in one uploaded report or feed file (default 50000000).',
+  RAMPART_LOCAL_SCAN_NODE:
+    'true (the default) runs a scan node inside the server, so that scans run with no extra process; false leaves scanning to nodes started with `rampart scan-node`.',
   RAMPART_TRUST_PROXY: 'true when behind a reverse proxy that sets X-Forwarded-For (default false).',
   RAMPART_SHUTDOWN_TIMEOUT: 'Seconds to drain requests on SIGTERM/SIGINT before forcing exit (default 10).',
   RAMPART_ADMIN_EMAIL: 'Email of the Admin that `serve` makes sure exists (default admin@rampart.local).',
@@ -136,6 +138,7 @@ export const ConfigSchema = Type.Object({
   parseMaxTextBytes: PositiveInt(16 * 1024 * 1024, 256 * 1024 * 1024),
   parseMaxElements: PositiveInt(50_000_000),
   trustProxy: Type.Boolean({ default: false }),
+  localScanNode: Type.Boolean({ default: true }),
   shutdownTimeoutSeconds: PositiveInt(10, 600),
   adminEmail: Type.String({ format: 'email', default: 'admin@rampart.local' }),
   adminPassword: Type.Optional(Type.String({ minLength: 1 })),
@@ -186,6 +189,7 @@ const SOURCES: Record<
   RAMPART_PARSE_MAX_TEXT_BYTES: { field: 'parseMaxTextBytes', kind: 'int' },
   RAMPART_PARSE_MAX_ELEMENTS: { field: 'parseMaxElements', kind: 'int' },
   RAMPART_TRUST_PROXY: { field: 'trustProxy', kind: 'bool' },
+  RAMPART_LOCAL_SCAN_NODE: { field: 'localScanNode', kind: 'bool' },
   RAMPART_SHUTDOWN_TIMEOUT: { field: 'shutdownTimeoutSeconds', kind: 'int' },
   RAMPART_ADMIN_EMAIL: { field: 'adminEmail', kind: 'string' },
   RAMPART_ADMIN_PASSWORD: { field: 'adminPassword', kind: 'string' },

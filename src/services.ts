@@ -23,6 +23,10 @@ import { IntelRepository } from './modules/intel/repository.js';
 import { IntelService } from './modules/intel/service.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
+import { ScanNodeRepository } from './modules/scannodes/repository.js';
+import { ScanNodeService } from './modules/scannodes/service.js';
+import { ScanRunRepository } from './modules/scanruns/repository.js';
+import { ScanRunService } from './modules/scanruns/service.js';
 import { SessionRepository } from './modules/sessions/repository.js';
 import { SessionService } from './modules/sessions/service.js';
 import { SettingsRepository } from './modules/settings/repository.js';
@@ -56,6 +60,10 @@ export interface Services {
   intelMatcher: IntelMatcher;
   /** The durable job queue (src/jobs): GET /jobs shows it to Admins. */
   jobs: JobQueue;
+  /** Scan nodes: enrolment, node keys, heartbeats, the local node. */
+  scanNodes: ScanNodeService;
+  /** Scan runs: queued by scans, claimed by nodes under a lease, reported in idempotent batches. */
+  scanRuns: ScanRunService;
   /** Imports that failed for a reason not their report's: the server's log follows them. */
   importFailedUnexpectedly: ImportFailedUnexpectedly;
   /** The one source of time for every value the API returns or a rule compares. */
@@ -172,6 +180,8 @@ export function buildServices(
   });
   const intelMatcher = new IntelMatcher(intel);
   const jobs = new JobQueue(db, clock);
+  const scanNodes = new ScanNodeService(new ScanNodeRepository(db), audit, clock);
+  const scanRuns = new ScanRunService(new ScanRunRepository(db), scanNodes, clock);
   return {
     audit,
     users,
@@ -188,6 +198,8 @@ export function buildServices(
     intel,
     intelMatcher,
     jobs,
+    scanNodes,
+    scanRuns,
     importFailedUnexpectedly,
     clock,
   };

@@ -508,8 +508,84 @@ export interface JobsTable {
   finished_at: Timestamp | null;
 }
 
+export const SCAN_RUN_STATES = ['Queued', 'Running', 'Stopping', 'Completed', 'Failed', 'Stopped'] as const;
+export type ScanRunState = (typeof SCAN_RUN_STATES)[number];
+
+export interface ScanNodesTable {
+  /** Null only for the built-in local node, which serves every organisation. */
+  organization_id: string | null;
+  id: string;
+  name: string;
+  kinds: string[];
+  version: string;
+  capacity: number;
+  is_local: Generated<boolean>;
+  /** SHA-256 of the node key; null for the local node, which has none. */
+  key_hash: Buffer | null;
+  enrolment_id: string | null;
+  last_heartbeat_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  created_at: CreatedAt;
+}
+
+export interface ScanNodeEnrolmentsTable {
+  organization_id: string;
+  id: string;
+  token_hash: Buffer;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+  node_id: string | null;
+  created_by: string | null;
+  created_at: CreatedAt;
+}
+
+export interface ScanRunHistoryEntry {
+  at: string;
+  state: ScanRunState;
+  attempt: number;
+  nodeId: string | null;
+  message: string | null;
+}
+
+export interface ScanRunsTable {
+  organization_id: string;
+  id: string;
+  kind: string;
+  source_id: string;
+  source_name: string;
+  node_id: string | null;
+  claimed_by: string | null;
+  state: ScanRunState;
+  attempt: Generated<number>;
+  spec: ColumnType<unknown, string, string>;
+  progress_done: ColumnType<string | number, number | undefined, number>;
+  progress_total: ColumnType<string | number, number | undefined, number>;
+  progress_found: ColumnType<string | number, number | undefined, number>;
+  lease_until: Timestamp | null;
+  stop_requested: Generated<boolean>;
+  error: string | null;
+  history: ColumnType<ScanRunHistoryEntry[], string, string>;
+  queued_at: Timestamp;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+  created_at: CreatedAt;
+}
+
+export interface ScanRunBatchesTable {
+  organization_id: string;
+  run_id: string;
+  attempt: number;
+  seq: number;
+  item_count: number;
+  received_at: Timestamp;
+}
+
 export interface DB {
   jobs: JobsTable;
+  scan_nodes: ScanNodesTable;
+  scan_node_enrolments: ScanNodeEnrolmentsTable;
+  scan_runs: ScanRunsTable;
+  scan_run_batches: ScanRunBatchesTable;
   sql_functions: SqlFunctionsTable;
   intel_sync_lease: IntelSyncLeaseTable;
   intel_cves: IntelCvesTable;

@@ -8,15 +8,17 @@ export { roleAllows, roleRank } from '../modules/principal.js';
 export type AuthMethod = 'apiKey' | 'session';
 
 /**
- * Who may call a route: anyone, or an authenticated caller whose role is at least `role`,
- * signed in by one of `via` (default: an API key or a web session).
+ * Who may call a route: anyone, an authenticated caller whose role is at least `role`, signed in
+ * by one of `via` (default: an API key or a web session), or a scan node by its node key.
  */
-export type Access = { public: true } | { role: Role; via?: readonly AuthMethod[] };
+export type Access = { public: true } | { role: Role; via?: readonly AuthMethod[] } | { scanNode: true };
 
 export const DEFAULT_AUTH_METHODS: readonly AuthMethod[] = ['apiKey', 'session'];
 
 export function describeAccess(access: Access): string {
   if ('public' in access) return 'Anonymous: no authentication required.';
+  if ('scanNode' in access)
+    return 'Requires a scan node key (`Authorization: Bearer <node key>`, from POST /scannodes/enrol); user credentials are not accepted.';
   const higher = ROLES.slice(roleRank(access.role) + 1);
   const also = higher.length ? ` (or ${higher.join(', ')})` : '';
   const via = access.via ?? DEFAULT_AUTH_METHODS;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiKeyService } from '../modules/apikeys/service.js';
+import type { ScanNode } from '../modules/scannodes/types.js';
 import type { SessionService } from '../modules/sessions/service.js';
 import { AppError } from '../problems/app-error.js';
 import { Problems } from '../problems/catalogue.js';
@@ -16,14 +17,44 @@ export const UNAUTHENTICATED_DETAIL =
 export const SESSION_COOKIE = 'rampart_session';
 export const CSRF_HEADER = 'x-csrf-token';
 
+export const NODE_UNAUTHENTICATED_DETAIL =
+  'A valid scan node key is required: send Authorization: Bearer <node key> (from POST /scannodes/enrol); a revoked node must enrol again.';
+
+/** Verifies a scan node's key: the node, or null when the key is missing, unknown or revoked. */
+export interface NodeAuthenticator {
+  authenticate(nodeKey: string | undefined): Promise<ScanNode | null>;
+}
+
+/** The key of `Authorization: Bearer <key>`, or undefined. */
+export function bearerOf(header: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return match?.[1];
+}
+
 const SESSION_ONLY_DETAIL = 'Sign in first: this endpoint needs a web session.';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export function registerAuth(app: FastifyInstance, apiKeys: ApiKeyService, sessions: SessionService): void {
+export function registerAuth(
+  app: FastifyInstance,
+  apiKeys: ApiKeyService,
+  sessions: SessionService,
+  scanNodes?: NodeAuthenticator,
+): void {
   app.decorateRequest('auth', null);
+  app.decorateRequest('scanNode', null);
 
   // Callback-style hooks: this runs on every request, and a cached key needs no promise at all.
   app.addHook('onRequest', (request, _reply, done) => {
+    // The node protocol takes only a node key: user credentials are not looked at there.
+    const access = request.routeOptions.config.access;
+    if (access && 'scanNode' in access) {
+      if (!scanNodes) return done();
+      scanNodes.authenticate(bearerOf(request.headers.authorization)).then((node) => {
+        request.scanNode = node;
+        done();
+      }, done);
+      return;
+    }
     const accessKey = request.headers.apiaccesskey;
     const secretKey = request.headers.apisecretkey;
     if (accessKey === undefined && secretKey === undefined) {
@@ -50,6 +81,17 @@ export function registerAuth(app: FastifyInstance, apiKeys: ApiKeyService, sessi
   app.addHook('preParsing', (request, _reply, payload, done) => {
     const access = request.routeOptions.config.access;
     if (!access || 'public' in access) return done(null, payload);
+    if ('scanNode' in access) {
+      if (request.scanNode) return done(null, payload);
+      return done(
+        AppError.of(
+          Problems.Unauthenticated,
+          NODE_UNAUTHENTICATED_DETAIL,
+          {},
+          { 'www-authenticate': 'Bearer' },
+        ),
+      );
+    }
     const via = access.via ?? DEFAULT_AUTH_METHODS;
     if (!request.auth || !via.includes(request.auth.kind)) {
       const detail = via.includes('apiKey') ? UNAUTHENTICATED_DETAIL : SESSION_ONLY_DETAIL;

@@ -63,7 +63,8 @@ function problemResponses(schema: FastifySchema, access: Access, instance: strin
     responses[status] = problemRef(status, description, instance);
   };
   if (schema.body || schema.querystring || schema.params) add(400, 'The request is not valid: see `errors`.');
-  if (!('public' in access)) {
+  if ('scanNode' in access) add(401, 'Missing, unknown or revoked node key.');
+  else if (!('public' in access)) {
     add(401, 'Missing or invalid API credentials.');
     add(403, 'Your role does not allow this action.');
   }
@@ -86,9 +87,10 @@ export function requireAccessDeclarations(app: FastifyInstance): void {
   });
 }
 
-/** OpenAPI security alternatives: both API key headers, or the session cookie. */
+/** OpenAPI security alternatives: both API key headers, or the session cookie; a node's key. */
 function securityOf(access: Access): Record<string, string[]>[] {
   if ('public' in access) return [];
+  if ('scanNode' in access) return [{ NodeKey: [] }];
   const via = access.via ?? DEFAULT_AUTH_METHODS;
   return [
     ...(via.includes('apiKey') ? [{ ApiAccessKey: [], ApiSecretKey: [] }] : []),

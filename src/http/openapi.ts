@@ -83,6 +83,12 @@ export async function registerChannelDocs(
             name: 'ApiSecretKey',
             description: 'The secret key, shown once at creation.',
           },
+          NodeKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'A scan node’s own key, from POST /scannodes/enrol (shown once): `Authorization: Bearer rsn_…`. Only the node protocol accepts it.',
+          },
           SessionCookie: {
             type: 'apiKey',
             in: 'cookie',

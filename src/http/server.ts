@@ -7,7 +7,7 @@ import type { Clock } from '../lib/clock.js';
 import type { ApiKeyService } from '../modules/apikeys/service.js';
 import type { SessionService } from '../modules/sessions/service.js';
 import type { Access } from './access.js';
-import { registerAuth } from './auth.js';
+import { type NodeAuthenticator, registerAuth } from './auth.js';
 import { CHANNELS, type ChannelRoutes, requireAccessDeclarations } from './channels.js';
 import { checkDeprecation, type DeprecationRegistry } from './deprecations.js';
 import { registerJsonBodyParser } from './json-body.js';
@@ -60,6 +60,8 @@ export interface PluginOptions {
   clock: Clock;
   apiKeys: ApiKeyService;
   sessions: SessionService;
+  /** Verifies the node keys of the scan node protocol. */
+  scanNodes?: NodeAuthenticator;
   /** Shared throttle counters; in memory without it. */
   redis: Redis | undefined;
   /** The built web app; served when it exists. */
@@ -90,7 +92,7 @@ export async function registerPlugins(app: FastifyInstance, options: PluginOptio
     }
   });
   await app.register(cookie);
-  registerAuth(app, options.apiKeys, options.sessions);
+  registerAuth(app, options.apiKeys, options.sessions, options.scanNodes);
   await registerThrottle(app, {
     limit: config.throttleLimit,
     windowSeconds: config.throttleWindowSeconds,

@@ -25,8 +25,9 @@ export function isExemptFromThrottle(request: FastifyRequest): boolean {
   return !/^\/+api(\/|$)/i.test(path);
 }
 
-/** A client is its API key, or its signed-in user, when authenticated; else its source address. */
+/** A client is its API key, its signed-in user or its scan node, when authenticated; else its source address. */
 export function throttleKey(request: FastifyRequest): string {
+  if (request.scanNode) return `node:${request.scanNode.id}`;
   const auth = request.auth;
   if (auth?.kind === 'apiKey') return `key:${auth.accessKey}`;
   if (auth?.kind === 'session') return `user:${auth.userId}`;

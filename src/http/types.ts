@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
+import type { ScanNode } from '../modules/scannodes/types.js';
 import type { Access, Principal } from './access.js';
 import type { Channel } from './channel-names.js';
 import type { ResolvedDeprecation } from './deprecations.js';
@@ -21,5 +22,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     auth: Principal | null;
+    /** The scan node of a node-protocol request, authenticated by its key. */
+    scanNode: ScanNode | null;
   }
 }

@@ -13,6 +13,8 @@ import { importRoutes } from './imports/routes.js';
 import { intelRoutes } from './intel/routes.js';
 import { jobRoutes } from './jobs/routes.js';
 import { radarCompatRoutes } from './radar-compat/routes.js';
+import { scanNodeRoutes } from './scannodes/routes.js';
+import { scanRunRoutes } from './scanruns/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { softwareRoutes } from './software/routes.js';
@@ -38,6 +40,8 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     vulnerabilityRoutes(s.vulnerabilities),
     intelRoutes(s.intel, s.intelMatcher, { syncUrls: syncUrlsOf(config), syncHours: config.intelSyncHours }),
     jobRoutes(s.jobs),
+    scanNodeRoutes(s.scanNodes, s.scanRuns),
+    scanRunRoutes(s.scanRuns),
     radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities),
     demoRoutes(s),
     sessionRoutes({

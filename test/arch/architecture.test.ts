@@ -302,6 +302,10 @@ describe('table ownership', () => {
     sql_functions: 'db',
     // Not a module's: the durable job queue of src/jobs.
     jobs: 'jobs',
+    scan_nodes: 'scannodes',
+    scan_node_enrolments: 'scannodes',
+    scan_runs: 'scanruns',
+    scan_run_batches: 'scanruns',
   };
 
   /** The tables of the `DB` interface in src/db/schema.ts: a new table needs an owner here. */
