@@ -8,6 +8,8 @@ import { createServer, type RegisteredRoute, registerChannels, registerPlugins }
 import { type Clock, systemClock } from './lib/clock.js';
 import type { InvalidationBus } from './lib/invalidation-bus.js';
 import { moduleRoutes } from './modules/index.js';
+import { builtInExecutors } from './scanning/node/executors.js';
+import type { RunExecutor, ScanKind } from './scanning/types.js';
 import { buildServices, type Services } from './services.js';
 import { VERSION } from './version.js';
 
@@ -24,6 +26,8 @@ export interface AppOptions {
   webDir?: string;
   /** Mark imports a stopped process left unfinished as Failed at start (default true). */
   failInterruptedImports?: boolean;
+  /** The local scan node's engines (default: the built-in ones); tests pass a stand-in. */
+  scanExecutors?: ReadonlyMap<ScanKind, RunExecutor>;
   /** Defaults to JSON logs on stdout at config.logLevel; tests pass false. */
   logger?: false | FastifyServerOptions['loggerInstance'];
 }
@@ -62,6 +66,7 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     log: app.log,
     lastUsedFlushSeconds: config.lastUsedFlushSeconds,
     failInterrupted: options.failInterruptedImports !== false,
+    localScanNode: config.localScanNode && { executors: options.scanExecutors ?? builtInExecutors() },
   });
   app.addHook('onClose', () => background.stop());
   await app.ready();

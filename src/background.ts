@@ -3,7 +3,11 @@ import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { DatabaseKind } from './db/database.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './lib/invalidation-bus.js';
+import type { ScanNodeAgent } from './scanning/node/agent.js';
+import { createLocalNode } from './scanning/node/local.js';
+import type { RunExecutor, ScanKind } from './scanning/types.js';
 import type { Services } from './services.js';
+import { VERSION } from './version.js';
 
 // What runs beside the requests of a server, in one place until the jobs layer (issue 14)
 // replaces it: its Redis connections, the timers, and the clean-up of work a stopped process left.
@@ -34,10 +38,12 @@ export interface BackgroundOptions {
   /** Closed by `stop`, after the last use of the services. */
   bus: InvalidationBus;
   redis: Redis | undefined;
-  log: Pick<FastifyBaseLogger, 'warn' | 'error'>;
+  log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
   lastUsedFlushSeconds: number;
   /** Mark imports and intelligence loads a stopped process left unfinished as Failed at start. */
   failInterrupted: boolean;
+  /** The scan node inside the server and its engines (RAMPART_LOCAL_SCAN_NODE), or none. */
+  localScanNode?: { executors: ReadonlyMap<ScanKind, RunExecutor> } | false;
 }
 
 export interface Background {
@@ -76,8 +82,28 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
       .catch((error) => log.warn({ err: error }, 'could not end interrupted intelligence loads'));
   }
   const importTimer = every(60_000, () => failInterruptedImports(120));
+  // Scan runs whose node fell silent are queued again (or failed); the scheduler takes this over.
+  const scanLeaseTimer = every(15_000, () =>
+    services.scanRuns
+      .requeueSilent()
+      .catch((error) => log.warn({ err: error }, 'could not requeue scan runs')),
+  );
+  let localNode: ScanNodeAgent | undefined;
+  if (options.localScanNode) {
+    localNode = await createLocalNode({
+      scanNodes: services.scanNodes,
+      scanRuns: services.scanRuns,
+      clock: services.clock,
+      executors: options.localScanNode.executors,
+      version: VERSION,
+      log: (message, details) => log.info({ scanNode: 'local', ...details }, message),
+    });
+    localNode.start();
+  }
   return {
     stop: async () => {
+      clearInterval(scanLeaseTimer);
+      await localNode?.stop();
       clearInterval(flushTimer);
       clearInterval(expiryTimer);
       clearInterval(importTimer);

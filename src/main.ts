@@ -12,6 +12,7 @@ import {
 import { ImportNeedsAttentionError, importCommand } from './cli/import.js';
 import { intelLoadCommand, intelStatusCommand } from './cli/intel.js';
 import type { CliEnv } from './cli/runtime.js';
+import { DEFAULT_STATE_FILE, scanNodeCommand } from './cli/scan-node.js';
 import { serveCommand } from './cli/serve.js';
 import { ConfigError } from './config.js';
 import { DatabaseLockedError } from './db/lock.js';
@@ -122,6 +123,21 @@ function buildProgram(cli: CliEnv, onServe: (stop: () => Promise<void>) => void)
   json(intel.command('status').description('records per feed and the last load of each')).action(
     run((o) => intelStatusCommand(cli, o as never)),
   );
+  json(
+    program
+      .command('scan-node')
+      .description(
+        'run a scan node: enrol once with a token from the Scan nodes page, then claim and execute scan runs until SIGTERM/SIGINT',
+      )
+      .option('--server <url>', 'your Rampart, e.g. https://rampart.example.com')
+      .option('--token <token>', 'the one-time enrolment token (needed only the first time)')
+      .option('--name <name>', 'how the node is listed (default: scan node)')
+      .option(
+        '--state <file>',
+        `where the node keeps its id and key, mode 0600 (default ./${DEFAULT_STATE_FILE})`,
+      )
+      .option('--capacity <n>', 'scan runs executed at once, 1 to 64 (default 1)'),
+  ).action(run((o) => scanNodeCommand(cli, o as never, onServe)));
   return program;
 }
 

@@ -6,6 +6,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { type Clock, systemClock } from '../lib/clock.js';
 import type { InvalidationBus } from '../lib/invalidation-bus.js';
 import type { Organization } from '../modules/organizations/service.js';
+import type { RunExecutor, ScanKind } from '../scanning/types.js';
 import { buildServices, type Services } from '../services.js';
 
 export interface Output {
@@ -18,6 +19,8 @@ export interface CliEnv {
   out: Output;
   /** The application's time; tests pass a fixed one (default: the system's). */
   clock?: Clock;
+  /** The engines of `rampart scan-node` (default: the built-in ones); tests pass a stand-in. */
+  scanExecutors?: ReadonlyMap<ScanKind, RunExecutor>;
 }
 
 export interface Runtime {
