@@ -71,6 +71,14 @@ describe('configuration', () => {
     }
   });
 
+  it('runs the local scan node unless RAMPART_LOCAL_SCAN_NODE is false, and refuses another value', () => {
+    expect(loadConfig({}).localScanNode).toBe(true);
+    expect(loadConfig({ RAMPART_LOCAL_SCAN_NODE: 'false' }).localScanNode).toBe(false);
+    expect(() => loadConfig({ RAMPART_LOCAL_SCAN_NODE: 'sometimes' })).toThrow(
+      'RAMPART_LOCAL_SCAN_NODE="sometimes" must be true or false',
+    );
+  });
+
   it('documents a purpose for every variable it reads', () => {
     for (const [name, text] of Object.entries(ENV_VARS)) {
       expect(text.length, name).toBeGreaterThan(10);
