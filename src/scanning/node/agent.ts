@@ -172,7 +172,11 @@ export class ScanNodeAgent {
     };
     this.runs.set(claim.id, run);
     this.log('scan run claimed', { runId: claim.id, kind: claim.kind, attempt: claim.attempt });
-    run.done = this.execute(run).finally(() => this.runs.delete(claim.id));
+    // A lost attempt may still be ending when the next attempt of the run arrives: only this
+    // attempt's entry is removed when it ends.
+    run.done = this.execute(run).finally(() => {
+      if (this.runs.get(claim.id) === run) this.runs.delete(claim.id);
+    });
   }
 
   private abort(run: ActiveRun, reason: AbortReason, error?: string): void {
