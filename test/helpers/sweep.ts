@@ -28,6 +28,10 @@ export interface Estate {
   load: string;
   /** A background job of the organisation (read by Admins). */
   job: string;
+  /** A scan node enrolled in the organisation (Admins read and revoke it). */
+  scanNode: string;
+  /** A scan run of the organisation (Admins read it; Managers stop it). */
+  scanRun: string;
 }
 
 export interface SweepCall {
@@ -127,6 +131,13 @@ export function sweepCalls(e: Estate): Record<string, () => SweepCall> {
     }),
     'GET /intel/loads/:Id': () => ({ path: `/intel/loads/${e.load}` }),
     'HEAD /intel/loads/:Id': () => ({ path: `/intel/loads/${e.load}` }),
+    'POST /scannodes/enrolments': () => ({ path: '/scannodes/enrolments', body: {} }),
+    'GET /scannodes/:Id': () => ({ path: `/scannodes/${e.scanNode}` }),
+    'HEAD /scannodes/:Id': () => ({ path: `/scannodes/${e.scanNode}` }),
+    'DELETE /scannodes/:Id': () => ({ path: `/scannodes/${e.scanNode}` }),
+    'GET /scanruns/:Id': () => ({ path: `/scanruns/${e.scanRun}` }),
+    'HEAD /scanruns/:Id': () => ({ path: `/scanruns/${e.scanRun}` }),
+    'POST /scanruns/:Id/stop': () => ({ path: `/scanruns/${e.scanRun}/stop` }),
     'GET /jobs/:Id': () => ({ path: `/jobs/${e.job}` }),
     'HEAD /jobs/:Id': () => ({ path: `/jobs/${e.job}` }),
     'POST /demo': () => ({ path: '/demo', body: {} }),
@@ -231,6 +242,26 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
   }
   // Nothing enqueues jobs through the API: the queue takes one directly.
   const job = await t.services.jobs.enqueue('estate', { estate: true }, { organizationId: t.org.id });
+  const enrolment = await ok('POST', '/scannodes/enrolments', {});
+  const scanNode = (
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/latest/scannodes/enrol',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ Token: enrolment.Token, Name: 'estate node' }),
+    })
+  ).json().NodeId as string;
+  // Runs are queued by the scans that own them, not through the API.
+  const scanRun = await t.services.scanRuns.queue(
+    { organizationId: t.org.id, actor: { type: 'system', id: null } },
+    {
+      kind: 'Discovery',
+      sourceId: '0193a5c4-7f10-7c3e-9d41-0000000e57a7',
+      sourceName: 'estate scan',
+      nodeId: null,
+      spec: {},
+    },
+  );
   return {
     asset: asset.Id,
     webApp: webApp.Id,
@@ -241,6 +272,8 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
     user: user.Id,
     load: loaded.json().Id,
     job,
+    scanNode,
+    scanRun: scanRun.id,
   };
 }
 

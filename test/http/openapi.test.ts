@@ -80,6 +80,7 @@ describe('OpenAPI documents', () => {
       ApiAccessKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'ApiAccessKey' }),
       ApiSecretKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'ApiSecretKey' }),
       SessionCookie: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'rampart_session' }),
+      NodeKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
     });
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
@@ -87,18 +88,24 @@ describe('OpenAPI documents', () => {
           (r) => r.method === method.toUpperCase() && r.url.replace(/:([A-Za-z]+)/g, '{$1}') === path,
         );
         const isPublic = route?.access && 'public' in route.access;
+        // The scan node protocol: the node's own key, no user and so no role.
+        const isNode = route?.access && 'scanNode' in route.access;
         expect(op.description, `${method} ${path}`).toMatch(
           isPublic
             ? /Anonymous/
-            : /Requires (an API key|a web session)( or a web session)? of a user with role/,
+            : isNode
+              ? /Requires a scan node key/
+              : /Requires (an API key|a web session)( or a web session)? of a user with role/,
         );
         const via =
           route?.access && 'role' in route.access ? (route.access.via ?? ['apiKey', 'session']) : [];
         expect(op.security).toEqual([
           ...(via.includes('apiKey') ? [{ ApiAccessKey: [], ApiSecretKey: [] }] : []),
           ...(via.includes('session') ? [{ SessionCookie: [] }] : []),
+          ...(isNode ? [{ NodeKey: [] }] : []),
         ]);
-        if (!isPublic)
+        if (isNode) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '429']));
+        else if (!isPublic)
           expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403', '429']));
         for (const [status, response] of Object.entries(op.responses)) {
           if (Number(status) >= 400)

@@ -23,6 +23,10 @@ interface Ids {
   apiKey: string;
   import: string;
   job: string;
+  scanNode: string;
+  /** The key of that node: the node protocol's calls are made with it. */
+  nodeKey: string;
+  scanRun: string;
 }
 interface Call {
   path: (a: Ids) => string;
@@ -88,6 +92,19 @@ const FOREIGN_CALLS: Record<string, Call> = {
   'DELETE /apikeys/:Id': { path: (a) => `/apikeys/${a.apiKey}` },
   'GET /imports/:Id': { path: (a) => `/imports/${a.import}` },
   'GET /jobs/:Id': { path: (a) => `/jobs/${a.job}` },
+  'GET /scannodes/:Id': { path: (a) => `/scannodes/${a.scanNode}` },
+  'DELETE /scannodes/:Id': { path: (a) => `/scannodes/${a.scanNode}` },
+  'GET /scanruns/:Id': { path: (a) => `/scanruns/${a.scanRun}` },
+  'POST /scanruns/:Id/stop': { path: (a) => `/scanruns/${a.scanRun}/stop` },
+  // The node protocol: B's node aims at A's run.
+  'PUT /scanruns/:Id/attempts/:Attempt/batches/:Seq': {
+    path: (a) => `/scanruns/${a.scanRun}/attempts/1/batches/1`,
+    body: () => ({ Items: [{ address: '127.0.0.1' }] }),
+  },
+  'POST /scanruns/:Id/attempts/:Attempt/finish': {
+    path: (a) => `/scanruns/${a.scanRun}/attempts/1/finish`,
+    body: () => ({ State: 'Completed' }),
+  },
 };
 
 // Routes with path parameters that name no resource (offset paging of the caller's own data).
@@ -235,6 +252,28 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     expect((await ok(admin, 'GET', `/imports/${submitted.json().Id}`)).State).toBe('Completed');
     // Nothing enqueues jobs through the API: the queue takes one directly.
     const job = await t.services.jobs.enqueue(`${mark}-job`, { mark }, { organizationId });
+    const enrolment = await ok(admin, 'POST', '/scannodes/enrolments', {});
+    const enrolled = await ok(admin, 'POST', '/scannodes/enrol', {
+      Token: enrolment.Token,
+      Name: `${mark}-node`,
+    });
+    // Runs are queued by the scans that own them; A's is claimed by A's node.
+    const scanRun = await t.services.scanRuns.queue(
+      { organizationId, actor: { type: 'system', id: null } },
+      {
+        kind: 'Discovery',
+        sourceId: randomUUID(),
+        sourceName: `${mark}-scan`,
+        nodeId: enrolled.NodeId,
+        spec: { mark },
+      },
+    );
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/latest/scanruns/claim',
+      headers: { authorization: `Bearer ${enrolled.NodeKey}`, 'content-type': 'application/json' },
+      payload: '{}',
+    });
     return {
       asset: asset.Id,
       webApp: webApp.Id,
@@ -247,6 +286,9 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       apiKey: keys.Items[0].Id,
       import: submitted.json().Id,
       job,
+      scanNode: enrolled.NodeId,
+      nodeKey: enrolled.NodeKey,
+      scanRun: scanRun.id,
     };
   };
 
@@ -262,6 +304,8 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     keys: await ok(adminA, 'GET', '/apikeys'),
     settings: await ok(adminA, 'GET', '/settings'),
     imports: await ok(adminA, 'GET', '/imports'),
+    scanNode: await ok(adminA, 'GET', `/scannodes/${a.scanNode}`),
+    scanRun: await ok(adminA, 'GET', `/scanruns/${a.scanRun}`),
   });
 
   beforeAll(async () => {
@@ -299,7 +343,16 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
         continue;
       }
       const url = `/api/${r.channel}${foreign.path(a)}`;
-      const res = await call(adminB, r.method as Method, url, foreign.body?.(a, b));
+      const body = foreign.body?.(a, b);
+      const res =
+        r.access && 'scanNode' in r.access
+          ? await t.app.inject({
+              method: r.method as Method,
+              url,
+              headers: { authorization: `Bearer ${b.nodeKey}`, 'content-type': 'application/json' },
+              payload: JSON.stringify(body ?? {}),
+            })
+          : await call(adminB, r.method as Method, url, body);
       expect(res.statusCode, `${r.method} ${url}: ${res.body}`).toBe(404);
       expect(res.body).not.toContain(A_MARK);
       swept.push(`${r.channel} ${key}`);

@@ -77,7 +77,7 @@ export const scanRunRoutes =
         operationId: 'stopScanRun',
         summary: 'Stop a scan run',
         description:
-          'A Queued run is Stopped at once; a Running one becomes Stopping, and its node stops within 5 seconds and reports it Stopped. A run that has ended answers 409.',
+          'A Queued run is Stopped at once; a Running one becomes Stopping, and its node stops within 5 seconds and reports it Stopped. A run that is stopping or has ended is answered as it is.',
         tags,
         params: ScanRunIdParams,
         response: { 200: ScanRunSchema },

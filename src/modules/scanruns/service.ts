@@ -157,15 +157,17 @@ export class ScanRunService {
     return toRun(row);
   }
 
-  /** Queued → Stopped at once; Running → Stopping (the node is told and stops within 5 s) → Stopped. */
+  /**
+   * Queued → Stopped at once; Running → Stopping (the node is told and stops within 5 s) → Stopped.
+   * A run that is stopping or has ended is answered as it is.
+   */
   async stop(ctx: ServiceContext, runId: string): Promise<ScanRun> {
     this.checkId(runId);
     return this.repo.transaction(async (trx) => {
       const row = await this.repo.lock(trx, ctx.organizationId, runId);
       if (!row) throw this.notFound(runId);
-      if (FINAL.includes(row.state))
-        throw AppError.of(Problems.Conflict, `Scan run ${runId} has already ended (${row.state}).`);
-      if (row.state === 'Stopping') return toRun(row);
+      // Asking again changes nothing: an ended or stopping run is answered as it is.
+      if (FINAL.includes(row.state) || row.state === 'Stopping') return toRun(row);
       if (row.state === 'Queued') {
         const stopped = await this.repo.transition(trx, row.organization_id, row.id, {
           state: 'Stopped',
