@@ -88,6 +88,7 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
       .requeueSilent()
       .catch((error) => log.warn({ err: error }, 'could not requeue scan runs')),
   );
+  // The scan node inside the server; a failure to start it leaves the rest of the server serving.
   let localNode: ScanNodeAgent | undefined;
   if (options.localScanNode) {
     localNode = await createLocalNode({
@@ -97,8 +98,11 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
       executors: options.localScanNode.executors,
       version: VERSION,
       log: (message, details) => log.info({ scanNode: 'local', ...details }, message),
+    }).catch((error) => {
+      log.warn({ err: error }, 'could not start the local scan node');
+      return undefined;
     });
-    localNode.start();
+    localNode?.start();
   }
   return {
     stop: async () => {
