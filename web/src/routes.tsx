@@ -23,6 +23,7 @@ const ImportsPage = lazy(() => import('./features/imports/ImportsPage'));
 const ImportDetailPage = lazy(() => import('./features/imports/ImportDetailPage'));
 const SettingsPage = lazy(() => import('./features/settings/SettingsPage'));
 const FeedStatusPage = lazy(() => import('./features/feeds/FeedStatusPage'));
+const ScanNodesPage = lazy(() => import('./features/scan-nodes/ScanNodesPage'));
 
 export const router = createBrowserRouter([
   { path: '/sign-in', element: <SignInPage />, errorElement: <RouteError /> },
@@ -64,6 +65,14 @@ export const router = createBrowserRouter([
             element: (
               <RequireRole minRole="Admin">
                 <FeedStatusPage />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'scan-nodes',
+            element: (
+              <RequireRole minRole="Admin">
+                <ScanNodesPage />
               </RequireRole>
             ),
           },

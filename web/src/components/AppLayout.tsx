@@ -9,6 +9,7 @@ import {
   IconDevices,
   IconFileImport,
   IconLayoutDashboard,
+  IconServer,
   IconSettings,
   IconTarget,
   IconTicket,
@@ -41,6 +42,12 @@ export function AppLayout() {
       ? [
           { to: '/users', label: 'Users', icon: IconUsers, active: under(pathname, '/users') },
           { to: '/feeds', label: 'Feed status', icon: IconDatabase, active: under(pathname, '/feeds') },
+          {
+            to: '/scan-nodes',
+            label: 'Scan nodes',
+            icon: IconServer,
+            active: under(pathname, '/scan-nodes'),
+          },
         ]
       : []),
     { to: '/settings', label: 'Settings', icon: IconSettings, active: under(pathname, '/settings') },
