@@ -12,6 +12,7 @@ import { AssetRepository } from './modules/assets/repository.js';
 import { AssetService, type RiskContextChanged } from './modules/assets/service.js';
 import { AuditRepository } from './modules/audit/repository.js';
 import { AuditService } from './modules/audit/service.js';
+import { DiscoveryScanRepository } from './modules/discoveryscans/repository.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { FindingRepository } from './modules/findings/repository.js';
 import { FindingService } from './modules/findings/service.js';
@@ -23,6 +24,8 @@ import { IntelRepository } from './modules/intel/repository.js';
 import { IntelService } from './modules/intel/service.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
+import { ScanTemplateRepository } from './modules/scantemplates/repository.js';
+import { ScanTemplateService } from './modules/scantemplates/service.js';
 import { SessionRepository } from './modules/sessions/repository.js';
 import { SessionService } from './modules/sessions/service.js';
 import { SettingsRepository } from './modules/settings/repository.js';
@@ -54,6 +57,7 @@ export interface Services {
   audit: AuditService;
   intel: IntelService;
   intelMatcher: IntelMatcher;
+  scanTemplates: ScanTemplateService;
   /** The durable job queue (src/jobs): GET /jobs shows it to Admins. */
   jobs: JobQueue;
   /** Imports that failed for a reason not their report's: the server's log follows them. */
@@ -172,6 +176,10 @@ export function buildServices(
   });
   const intelMatcher = new IntelMatcher(intel);
   const jobs = new JobQueue(db, clock);
+  const discoveryRepo = new DiscoveryScanRepository(db);
+  const scanTemplates = new ScanTemplateService(new ScanTemplateRepository(db), audit, clock, (org, id) =>
+    discoveryRepo.usesTemplate(org, id),
+  );
   return {
     audit,
     users,
@@ -188,6 +196,7 @@ export function buildServices(
     intel,
     intelMatcher,
     jobs,
+    scanTemplates,
     importFailedUnexpectedly,
     clock,
   };

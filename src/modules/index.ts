@@ -13,6 +13,7 @@ import { importRoutes } from './imports/routes.js';
 import { intelRoutes } from './intel/routes.js';
 import { jobRoutes } from './jobs/routes.js';
 import { radarCompatRoutes } from './radar-compat/routes.js';
+import { scanTemplateRoutes } from './scantemplates/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { softwareRoutes } from './software/routes.js';
@@ -38,6 +39,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     vulnerabilityRoutes(s.vulnerabilities),
     intelRoutes(s.intel, s.intelMatcher, { syncUrls: syncUrlsOf(config), syncHours: config.intelSyncHours }),
     jobRoutes(s.jobs),
+    scanTemplateRoutes(s.scanTemplates),
     radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities),
     demoRoutes(s),
     sessionRoutes({

@@ -23,6 +23,7 @@ interface Ids {
   apiKey: string;
   import: string;
   job: string;
+  scanTemplate: string;
 }
 interface Call {
   path: (a: Ids) => string;
@@ -88,6 +89,12 @@ const FOREIGN_CALLS: Record<string, Call> = {
   'DELETE /apikeys/:Id': { path: (a) => `/apikeys/${a.apiKey}` },
   'GET /imports/:Id': { path: (a) => `/imports/${a.import}` },
   'GET /jobs/:Id': { path: (a) => `/jobs/${a.job}` },
+  'GET /scantemplates/:Id': { path: (a) => `/scantemplates/${a.scanTemplate}` },
+  'PUT /scantemplates/:Id': {
+    path: (a) => `/scantemplates/${a.scanTemplate}`,
+    body: () => ({ Name: 'taken over', Settings: TEMPLATE_SETTINGS }),
+  },
+  'DELETE /scantemplates/:Id': { path: (a) => `/scantemplates/${a.scanTemplate}` },
 };
 
 // Routes with path parameters that name no resource (offset paging of the caller's own data).
@@ -155,6 +162,17 @@ const FOREIGN_REFERENCES: {
 ];
 
 const A_MARK = 'alpha-secret';
+
+const TEMPLATE_SETTINGS = {
+  Ports: [22, 80],
+  TimeoutMs: 500,
+  Retries: 0,
+  MaxInFlight: 16,
+  ConnectionsPerSecond: 50,
+  PerHostInFlight: 2,
+  ReverseDns: false,
+  UseNmap: false,
+};
 
 describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => {
   let tdb: TestDatabase;
@@ -235,6 +253,10 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     expect((await ok(admin, 'GET', `/imports/${submitted.json().Id}`)).State).toBe('Completed');
     // Nothing enqueues jobs through the API: the queue takes one directly.
     const job = await t.services.jobs.enqueue(`${mark}-job`, { mark }, { organizationId });
+    const scanTemplate = await ok(admin, 'POST', '/scantemplates', {
+      Name: `${mark} template`,
+      Settings: TEMPLATE_SETTINGS,
+    });
     return {
       asset: asset.Id,
       webApp: webApp.Id,
@@ -247,6 +269,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       apiKey: keys.Items[0].Id,
       import: submitted.json().Id,
       job,
+      scanTemplate: scanTemplate.Id,
     };
   };
 
@@ -262,6 +285,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     keys: await ok(adminA, 'GET', '/apikeys'),
     settings: await ok(adminA, 'GET', '/settings'),
     imports: await ok(adminA, 'GET', '/imports'),
+    scanTemplates: await ok(adminA, 'GET', '/scantemplates'),
   });
 
   beforeAll(async () => {
