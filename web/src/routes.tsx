@@ -23,6 +23,8 @@ const ImportsPage = lazy(() => import('./features/imports/ImportsPage'));
 const ImportDetailPage = lazy(() => import('./features/imports/ImportDetailPage'));
 const SettingsPage = lazy(() => import('./features/settings/SettingsPage'));
 const FeedStatusPage = lazy(() => import('./features/feeds/FeedStatusPage'));
+const DiscoveryScansPage = lazy(() => import('./features/discovery/DiscoveryScansPage'));
+const DiscoveryScanPage = lazy(() => import('./features/discovery/DiscoveryScanPage'));
 
 export const router = createBrowserRouter([
   { path: '/sign-in', element: <SignInPage />, errorElement: <RouteError /> },
@@ -49,6 +51,8 @@ export const router = createBrowserRouter([
           { path: 'tickets/:id', element: <TicketDetailPage /> },
           { path: 'imports', element: <ImportsPage /> },
           { path: 'imports/:id', element: <ImportDetailPage /> },
+          { path: 'discovery', element: <DiscoveryScansPage /> },
+          { path: 'discovery/:id', element: <DiscoveryScanPage /> },
           { path: 'settings', element: <SettingsPage /> },
           { path: 'profile', element: <ProfilePage /> },
           {
