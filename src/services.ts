@@ -12,6 +12,7 @@ import { AssetRepository } from './modules/assets/repository.js';
 import { AssetService, type RiskContextChanged } from './modules/assets/service.js';
 import { AuditRepository } from './modules/audit/repository.js';
 import { AuditService } from './modules/audit/service.js';
+import { DiscoveryScanRepository } from './modules/discoveryscans/repository.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { FindingRepository } from './modules/findings/repository.js';
 import { FindingService } from './modules/findings/service.js';
@@ -27,6 +28,8 @@ import { ScanNodeRepository } from './modules/scannodes/repository.js';
 import { ScanNodeService } from './modules/scannodes/service.js';
 import { ScanRunRepository } from './modules/scanruns/repository.js';
 import { ScanRunService } from './modules/scanruns/service.js';
+import { ScanTemplateRepository } from './modules/scantemplates/repository.js';
+import { ScanTemplateService } from './modules/scantemplates/service.js';
 import { SessionRepository } from './modules/sessions/repository.js';
 import { SessionService } from './modules/sessions/service.js';
 import { SettingsRepository } from './modules/settings/repository.js';
@@ -58,6 +61,7 @@ export interface Services {
   audit: AuditService;
   intel: IntelService;
   intelMatcher: IntelMatcher;
+  scanTemplates: ScanTemplateService;
   /** The durable job queue (src/jobs): GET /jobs shows it to Admins. */
   jobs: JobQueue;
   /** Scan nodes: enrolment, node keys, heartbeats, the local node. */
@@ -182,6 +186,10 @@ export function buildServices(
   const jobs = new JobQueue(db, clock);
   const scanNodes = new ScanNodeService(new ScanNodeRepository(db), audit, clock);
   const scanRuns = new ScanRunService(new ScanRunRepository(db), scanNodes, clock);
+  const discoveryRepo = new DiscoveryScanRepository(db);
+  const scanTemplates = new ScanTemplateService(new ScanTemplateRepository(db), audit, clock, (org, id) =>
+    discoveryRepo.usesTemplate(org, id),
+  );
   return {
     audit,
     users,
@@ -200,6 +208,7 @@ export function buildServices(
     jobs,
     scanNodes,
     scanRuns,
+    scanTemplates,
     importFailedUnexpectedly,
     clock,
   };

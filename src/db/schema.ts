@@ -580,7 +580,71 @@ export interface ScanRunBatchesTable {
   received_at: Timestamp;
 }
 
+export interface ScanTemplatesTable {
+  organization_id: string;
+  id: Generated<string>;
+  kind: 'Discovery' | 'System' | 'Web';
+  name: string;
+  description: string | null;
+  settings: ColumnType<unknown, string, string>;
+  created_by: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface DiscoveryScansTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  targets: ColumnType<unknown, string, string>;
+  exclusions: ColumnType<unknown, string, string>;
+  template_id: string;
+  node_id: string | null;
+  schedule: ColumnType<unknown, string | null, string | null>;
+  notifications: ColumnType<unknown, string, string>;
+  responsible_user_id: string | null;
+  created_by: string | null;
+  last_run_id: string | null;
+  last_completed_run_id: string | null;
+  last_completed_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface DiscoveryRunHostsTable {
+  organization_id: string;
+  run_id: string;
+  scan_id: string;
+  address: string;
+  hostname: string | null;
+  mac_address: string | null;
+  os_guess: string | null;
+  open_ports: ColumnType<number[], number[], number[]>;
+  closed_ports: ColumnType<number[], number[], number[]>;
+  status: 'Found' | 'New' | 'Seen' | 'Gone';
+  asset_id: string | null;
+  seen_at: Timestamp;
+}
+
+export interface DiscoveryHostsTable {
+  organization_id: string;
+  scan_id: string;
+  address: string;
+  hostname: string | null;
+  mac_address: string | null;
+  os_guess: string | null;
+  asset_id: string | null;
+  first_seen_at: Timestamp;
+  last_seen_at: Timestamp;
+  first_run_id: string;
+  last_run_id: string;
+}
+
 export interface DB {
+  scan_templates: ScanTemplatesTable;
+  discovery_scans: DiscoveryScansTable;
+  discovery_run_hosts: DiscoveryRunHostsTable;
+  discovery_hosts: DiscoveryHostsTable;
   jobs: JobsTable;
   scan_nodes: ScanNodesTable;
   scan_node_enrolments: ScanNodeEnrolmentsTable;

@@ -15,6 +15,7 @@ import { jobRoutes } from './jobs/routes.js';
 import { radarCompatRoutes } from './radar-compat/routes.js';
 import { scanNodeRoutes } from './scannodes/routes.js';
 import { scanRunRoutes } from './scanruns/routes.js';
+import { scanTemplateRoutes } from './scantemplates/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { softwareRoutes } from './software/routes.js';
@@ -42,6 +43,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     jobRoutes(s.jobs),
     scanNodeRoutes(s.scanNodes, s.scanRuns),
     scanRunRoutes(s.scanRuns),
+    scanTemplateRoutes(s.scanTemplates),
     radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities),
     demoRoutes(s),
     sessionRoutes({

@@ -298,6 +298,10 @@ describe('table ownership', () => {
     intel_osv: 'intel',
     intel_loads: 'intel',
     intel_sync_lease: 'intel',
+    scan_templates: 'scantemplates',
+    discovery_scans: 'discoveryscans',
+    discovery_run_hosts: 'discoveryscans',
+    discovery_hosts: 'discoveryscans',
     // Not a module's: the record of applied SQL functions belongs to the database layer.
     sql_functions: 'db',
     // Not a module's: the durable job queue of src/jobs.

@@ -55,6 +55,7 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
       '0012_track_sql_functions',
       '0013_create_jobs',
       '0016_create_scan_nodes_and_runs',
+      '0017_create_discovery_scans',
     ]);
     expect(first.OrganizationCreated).toBe(true);
     const again = await cli.run('migrate');

@@ -27,6 +27,7 @@ interface Ids {
   /** The key of that node: the node protocol's calls are made with it. */
   nodeKey: string;
   scanRun: string;
+  scanTemplate: string;
 }
 interface Call {
   path: (a: Ids) => string;
@@ -105,6 +106,12 @@ const FOREIGN_CALLS: Record<string, Call> = {
     path: (a) => `/scanruns/${a.scanRun}/attempts/1/finish`,
     body: () => ({ State: 'Completed' }),
   },
+  'GET /scantemplates/:Id': { path: (a) => `/scantemplates/${a.scanTemplate}` },
+  'PUT /scantemplates/:Id': {
+    path: (a) => `/scantemplates/${a.scanTemplate}`,
+    body: () => ({ Name: 'taken over', Settings: TEMPLATE_SETTINGS }),
+  },
+  'DELETE /scantemplates/:Id': { path: (a) => `/scantemplates/${a.scanTemplate}` },
 };
 
 // Routes with path parameters that name no resource (offset paging of the caller's own data).
@@ -172,6 +179,17 @@ const FOREIGN_REFERENCES: {
 ];
 
 const A_MARK = 'alpha-secret';
+
+const TEMPLATE_SETTINGS = {
+  Ports: [22, 80],
+  TimeoutMs: 500,
+  Retries: 0,
+  MaxInFlight: 16,
+  ConnectionsPerSecond: 50,
+  PerHostInFlight: 2,
+  ReverseDns: false,
+  UseNmap: false,
+};
 
 describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => {
   let tdb: TestDatabase;
@@ -274,6 +292,10 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       headers: { authorization: `Bearer ${enrolled.NodeKey}`, 'content-type': 'application/json' },
       payload: '{}',
     });
+    const scanTemplate = await ok(admin, 'POST', '/scantemplates', {
+      Name: `${mark} template`,
+      Settings: TEMPLATE_SETTINGS,
+    });
     return {
       asset: asset.Id,
       webApp: webApp.Id,
@@ -289,6 +311,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       scanNode: enrolled.NodeId,
       nodeKey: enrolled.NodeKey,
       scanRun: scanRun.id,
+      scanTemplate: scanTemplate.Id,
     };
   };
 
@@ -306,6 +329,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     imports: await ok(adminA, 'GET', '/imports'),
     scanNode: await ok(adminA, 'GET', `/scannodes/${a.scanNode}`),
     scanRun: await ok(adminA, 'GET', `/scanruns/${a.scanRun}`),
+    scanTemplates: await ok(adminA, 'GET', '/scantemplates'),
   });
 
   beforeAll(async () => {

@@ -26,7 +26,11 @@ export { default as IconLogout } from '@tabler/icons-react/dist/esm/icons/IconLo
 export { default as IconMessage } from '@tabler/icons-react/dist/esm/icons/IconMessage.mjs';
 export { default as IconMoon } from '@tabler/icons-react/dist/esm/icons/IconMoon.mjs';
 export { default as IconPassword } from '@tabler/icons-react/dist/esm/icons/IconPassword.mjs';
+export { default as IconPencil } from '@tabler/icons-react/dist/esm/icons/IconPencil.mjs';
+export { default as IconPlayerPlay } from '@tabler/icons-react/dist/esm/icons/IconPlayerPlay.mjs';
+export { default as IconPlayerStop } from '@tabler/icons-react/dist/esm/icons/IconPlayerStop.mjs';
 export { default as IconPlus } from '@tabler/icons-react/dist/esm/icons/IconPlus.mjs';
+export { default as IconRadar } from '@tabler/icons-react/dist/esm/icons/IconRadar.mjs';
 export { default as IconRefresh } from '@tabler/icons-react/dist/esm/icons/IconRefresh.mjs';
 export { default as IconSearch } from '@tabler/icons-react/dist/esm/icons/IconSearch.mjs';
 export { default as IconServer } from '@tabler/icons-react/dist/esm/icons/IconServer.mjs';

@@ -24,6 +24,8 @@ const ImportDetailPage = lazy(() => import('./features/imports/ImportDetailPage'
 const SettingsPage = lazy(() => import('./features/settings/SettingsPage'));
 const FeedStatusPage = lazy(() => import('./features/feeds/FeedStatusPage'));
 const ScanNodesPage = lazy(() => import('./features/scan-nodes/ScanNodesPage'));
+const DiscoveryScansPage = lazy(() => import('./features/discovery/DiscoveryScansPage'));
+const DiscoveryScanPage = lazy(() => import('./features/discovery/DiscoveryScanPage'));
 
 export const router = createBrowserRouter([
   { path: '/sign-in', element: <SignInPage />, errorElement: <RouteError /> },
@@ -50,6 +52,8 @@ export const router = createBrowserRouter([
           { path: 'tickets/:id', element: <TicketDetailPage /> },
           { path: 'imports', element: <ImportsPage /> },
           { path: 'imports/:id', element: <ImportDetailPage /> },
+          { path: 'discovery', element: <DiscoveryScansPage /> },
+          { path: 'discovery/:id', element: <DiscoveryScanPage /> },
           { path: 'settings', element: <SettingsPage /> },
           { path: 'profile', element: <ProfilePage /> },
           {

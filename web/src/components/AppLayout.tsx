@@ -9,6 +9,7 @@ import {
   IconDevices,
   IconFileImport,
   IconLayoutDashboard,
+  IconRadar,
   IconServer,
   IconSettings,
   IconTarget,
@@ -38,6 +39,7 @@ export function AppLayout() {
     { to: '/assets', label: 'Assets', icon: IconDevices, active: under(pathname, '/assets') },
     { to: '/tickets', label: 'Tickets', icon: IconTicket, active: under(pathname, '/tickets') },
     { to: '/imports', label: 'Imports', icon: IconFileImport, active: under(pathname, '/imports') },
+    { to: '/discovery', label: 'Discovery scans', icon: IconRadar, active: under(pathname, '/discovery') },
     ...(session.User.Role === 'Admin'
       ? [
           { to: '/users', label: 'Users', icon: IconUsers, active: under(pathname, '/users') },

@@ -1,0 +1,52 @@
+import type { DiscoveryRun, DiscoveryScan, ReportHost } from './types.js';
+
+export function toRunSummaryDto(r: DiscoveryRun) {
+  return {
+    Id: r.id,
+    State: r.state,
+    Attempt: r.attempt,
+    Progress: { Done: r.progress.done, Total: r.progress.total, Found: r.progress.found },
+    ScanNodeId: r.claimedBy,
+    StartedAt: r.startedAt?.toISOString() ?? null,
+    FinishedAt: r.finishedAt?.toISOString() ?? null,
+    Error: r.error,
+    CreatedAt: r.createdAt.toISOString(),
+  };
+}
+
+export function toDiscoveryScanDto(s: DiscoveryScan, lastRun: DiscoveryRun | null) {
+  return {
+    Id: s.id,
+    Name: s.name,
+    Targets: s.targets.map((t) => ({ Range: t.range, Name: t.name ?? null, Exclude: t.exclude ?? [] })),
+    Exclusions: s.exclusions,
+    TemplateId: s.templateId,
+    ScanNodeId: s.nodeId,
+    Notifications: s.notifications.map((n) => ({
+      EmailAddresses: n.emailAddresses,
+      NotificationLevel: n.level,
+    })),
+    ResponsibleUserId: s.responsibleUserId,
+    RunState: lastRun?.state ?? ('Idle' as const),
+    LastRun: lastRun ? toRunSummaryDto(lastRun) : null,
+    LastCompletedRunId: s.lastCompletedRunId,
+    ScanLastCompleted: s.lastCompletedAt?.toISOString() ?? null,
+    CreatedAt: s.createdAt.toISOString(),
+    UpdatedAt: s.updatedAt.toISOString(),
+  };
+}
+
+export function toReportHostDto(h: ReportHost) {
+  return {
+    IpAddress: h.address,
+    Hostname: h.hostname,
+    MacAddress: h.macAddress,
+    OperatingSystem: h.osGuess,
+    OpenPorts: h.openPorts,
+    ClosedPorts: h.closedPorts,
+    Status: h.status,
+    AssetId: h.assetId,
+    FirstSeen: h.firstSeenAt?.toISOString() ?? null,
+    LastSeen: h.lastSeenAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,158 @@
+import type { DiscoveryTemplate } from '../../scanning/types.js';
+import type { ScanTemplate } from './types.js';
+
+// The templates every organisation has. Their ids are fixed so that a scan saved with one keeps
+// it across versions; their settings may be tuned in a release.
+
+/** Ports that answer on most hosts worth knowing about: remote access, web, mail, files, databases. */
+const COMMON_PORTS = [
+  21, 22, 23, 25, 53, 80, 110, 135, 139, 143, 443, 445, 993, 995, 1723, 3306, 3389, 5900, 8080,
+];
+
+const THOROUGH_PORTS = [
+  ...COMMON_PORTS,
+  7,
+  9,
+  13,
+  37,
+  79,
+  81,
+  88,
+  106,
+  111,
+  113,
+  119,
+  161,
+  179,
+  199,
+  389,
+  427,
+  465,
+  513,
+  514,
+  515,
+  543,
+  544,
+  548,
+  554,
+  587,
+  631,
+  636,
+  646,
+  873,
+  990,
+  1025,
+  1026,
+  1027,
+  1433,
+  1521,
+  1720,
+  1900,
+  2000,
+  2001,
+  2049,
+  2121,
+  2717,
+  3000,
+  3128,
+  3986,
+  4899,
+  5000,
+  5009,
+  5051,
+  5060,
+  5101,
+  5190,
+  5357,
+  5432,
+  5631,
+  5666,
+  5800,
+  5985,
+  6000,
+  6001,
+  6379,
+  6646,
+  7070,
+  8000,
+  8008,
+  8009,
+  8081,
+  8443,
+  8888,
+  9100,
+  9200,
+  9999,
+  10000,
+  27017,
+  32768,
+  49152,
+  49153,
+  49154,
+];
+
+/** Safe defaults: a /24 in seconds without flooding a small router. */
+export const DEFAULT_DISCOVERY_SETTINGS: DiscoveryTemplate = {
+  ports: COMMON_PORTS,
+  timeoutMs: 1000,
+  retries: 0,
+  maxInFlight: 256,
+  connectionsPerSecond: 500,
+  perHostInFlight: 4,
+  reverseDns: true,
+  useNmap: false,
+};
+
+const builtIn = (
+  id: string,
+  name: string,
+  description: string,
+  settings: DiscoveryTemplate,
+): ScanTemplate => ({
+  id,
+  kind: 'Discovery',
+  name,
+  description,
+  builtIn: true,
+  settings,
+  createdAt: null,
+  updatedAt: null,
+});
+
+/** The original service's "Host Discovery [T1]" and three variants. */
+export const BUILT_IN_TEMPLATES: readonly ScanTemplate[] = [
+  builtIn(
+    '01900000-0000-7000-8000-0000000000d1',
+    'Host Discovery [T1]',
+    'Finds live hosts with TCP connects to 19 common ports, names them by reverse DNS. The default.',
+    DEFAULT_DISCOVERY_SETTINGS,
+  ),
+  builtIn(
+    '01900000-0000-7000-8000-0000000000d2',
+    'Host Discovery, thorough [T2]',
+    'About a hundred ports, one retry and longer timeouts: finds quiet hosts the default misses, more slowly.',
+    { ...DEFAULT_DISCOVERY_SETTINGS, ports: [...new Set(THOROUGH_PORTS)], timeoutMs: 1500, retries: 1 },
+  ),
+  builtIn(
+    '01900000-0000-7000-8000-0000000000d3',
+    'Host Discovery, gentle [T3]',
+    'Five ports, one connection per host and 50 new connections a second: for fragile networks and links.',
+    {
+      ...DEFAULT_DISCOVERY_SETTINGS,
+      ports: [22, 80, 443, 445, 3389],
+      timeoutMs: 2000,
+      retries: 1,
+      maxInFlight: 32,
+      connectionsPerSecond: 50,
+      perHostInFlight: 1,
+    },
+  ),
+  builtIn(
+    '01900000-0000-7000-8000-0000000000d4',
+    'Host Discovery with nmap [T4]',
+    'The default probes through `nmap -sn` when nmap is installed on the scan node; Rampart’s own probes otherwise.',
+    { ...DEFAULT_DISCOVERY_SETTINGS, useNmap: true },
+  ),
+];
+
+export const DEFAULT_DISCOVERY_TEMPLATE_ID = BUILT_IN_TEMPLATES[0]!.id;

@@ -1,0 +1,117 @@
+import type { Static } from 'typebox';
+import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { contextOf } from '../../http/request-context.js';
+import { settingsFromDto, toScanTemplateDto } from './presenters.js';
+import {
+  ScanTemplateBody,
+  ScanTemplateIdParams,
+  ScanTemplateListQuery,
+  ScanTemplateListSchema,
+  ScanTemplateSchema,
+} from './schemas.js';
+import type { ScanTemplateService } from './service.js';
+
+export const scanTemplateRoutes =
+  (templates: ScanTemplateService): ChannelRoutes =>
+  (app, ctx) => {
+    const tags = ['Scan templates'];
+    const input = (b: Static<typeof ScanTemplateBody>) => ({
+      name: b.Name,
+      description: b.Description ?? null,
+      settings: settingsFromDto(b.Settings),
+    });
+
+    route(app, ctx, {
+      method: 'GET',
+      url: '/scantemplates',
+      channels: BOTH,
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: 'listScanTemplates',
+        summary: 'Scan templates: the built-in ones, then the organisation’s own',
+        description:
+          'Built-in templates (such as the original service’s "Host Discovery [T1]") belong to every organisation and cannot be changed.',
+        tags,
+        querystring: ScanTemplateListQuery,
+        response: { 200: ScanTemplateListSchema },
+      },
+      handler: async (request) => {
+        const items = await templates.list(contextOf(request), request.query.Kind);
+        return { Items: items.map(toScanTemplateDto), TotalCount: items.length };
+      },
+    });
+
+    route(app, ctx, {
+      method: 'GET',
+      url: '/scantemplates/:Id',
+      channels: BOTH,
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: 'getScanTemplate',
+        summary: 'One scan template',
+        tags,
+        params: ScanTemplateIdParams,
+        response: { 200: ScanTemplateSchema },
+      },
+      handler: async (request) =>
+        toScanTemplateDto(await templates.get(contextOf(request), request.params.Id)),
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: '/scantemplates',
+      channels: BOTH,
+      access: { role: 'Admin' },
+      schema: {
+        operationId: 'createScanTemplate',
+        summary: 'Create a discovery scan template',
+        description:
+          'Ports, timing and rates of a discovery scan. `PerHostInFlight` may not exceed `MaxInFlight`; names are unique per kind (409).',
+        tags,
+        body: ScanTemplateBody,
+        response: { 201: ScanTemplateSchema },
+      },
+      handler: async (request, reply) => {
+        const t = await templates.create(contextOf(request), input(request.body));
+        return reply.code(201).send(toScanTemplateDto(t));
+      },
+    });
+
+    route(app, ctx, {
+      method: 'PUT',
+      url: '/scantemplates/:Id',
+      channels: BOTH,
+      access: { role: 'Admin' },
+      schema: {
+        operationId: 'updateScanTemplate',
+        summary: 'Change one of the organisation’s scan templates',
+        description:
+          'Built-in templates answer 409. Scans using the template use the new settings from their next run.',
+        tags,
+        params: ScanTemplateIdParams,
+        body: ScanTemplateBody,
+        response: { 200: ScanTemplateSchema },
+      },
+      handler: async (request) =>
+        toScanTemplateDto(await templates.update(contextOf(request), request.params.Id, input(request.body))),
+    });
+
+    route(app, ctx, {
+      method: 'DELETE',
+      url: '/scantemplates/:Id',
+      channels: BOTH,
+      access: { role: 'Admin' },
+      schema: {
+        operationId: 'deleteScanTemplate',
+        summary: 'Delete one of the organisation’s scan templates',
+        description: 'Built-in templates, and templates a scan uses, answer 409.',
+        tags,
+        params: ScanTemplateIdParams,
+        response: { 204: { type: 'null', description: 'Deleted.' } },
+      },
+      handler: async (request, reply) => {
+        await templates.delete(contextOf(request), request.params.Id);
+        return reply.code(204).send();
+      },
+    });
+  };
