@@ -5,6 +5,8 @@ import { JobQueue } from './jobs/queue.js';
 import type { Clock } from './lib/clock.js';
 import type { InvalidationBus } from './lib/invalidation-bus.js';
 import { Listeners } from './lib/listeners.js';
+import { AllowedTargetRepository } from './modules/allowedtargets/repository.js';
+import { AllowedTargetsService } from './modules/allowedtargets/service.js';
 import { ApiKeyRepository } from './modules/apikeys/repository.js';
 import { ApiKeyService } from './modules/apikeys/service.js';
 import { AssetImportRepository } from './modules/assets/import-repository.js';
@@ -56,6 +58,8 @@ export interface Services {
   intelMatcher: IntelMatcher;
   /** The durable job queue (src/jobs): GET /jobs shows it to Admins. */
   jobs: JobQueue;
+  /** Where the organisation's scans may go: scans check their targets here when saved and started. */
+  allowedTargets: AllowedTargetsService;
   /** Imports that failed for a reason not their report's: the server's log follows them. */
   importFailedUnexpectedly: ImportFailedUnexpectedly;
   /** The one source of time for every value the API returns or a rule compares. */
@@ -72,6 +76,7 @@ export type ServicesConfig = Pick<Config, 'authCacheSeconds' | 'sessionIdleMinut
       | 'parseMaxAttributes'
       | 'parseMaxTextBytes'
       | 'parseMaxElements'
+      | 'scanAllowLoopback'
     >
   >;
 
@@ -172,6 +177,9 @@ export function buildServices(
   });
   const intelMatcher = new IntelMatcher(intel);
   const jobs = new JobQueue(db, clock);
+  const allowedTargets = new AllowedTargetsService(new AllowedTargetRepository(db), audit, clock, {
+    allowLoopback: config.scanAllowLoopback ?? false,
+  });
   return {
     audit,
     users,
@@ -188,6 +196,7 @@ export function buildServices(
     intel,
     intelMatcher,
     jobs,
+    allowedTargets,
     importFailedUnexpectedly,
     clock,
   };

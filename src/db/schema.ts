@@ -508,8 +508,25 @@ export interface JobsTable {
   finished_at: Timestamp | null;
 }
 
+export const ALLOWED_TARGET_KINDS = ['Allowed', 'Excluded'] as const;
+export type AllowedTargetKind = (typeof ALLOWED_TARGET_KINDS)[number];
+
+/** An organisation's allowed scan targets and exclusions (src/modules/allowedtargets). */
+export interface AllowedTargetsTable {
+  organization_id: string;
+  id: string;
+  kind: AllowedTargetKind;
+  /** The canonical target text: a CIDR, a first-last range, an address, a host name or a *. wildcard. */
+  target: string;
+  description: string | null;
+  /** The user who added it; null when the CLI or the system did. */
+  created_by: string | null;
+  created_at: CreatedAt;
+}
+
 export interface DB {
   jobs: JobsTable;
+  allowed_targets: AllowedTargetsTable;
   sql_functions: SqlFunctionsTable;
   intel_sync_lease: IntelSyncLeaseTable;
   intel_cves: IntelCvesTable;

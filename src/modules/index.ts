@@ -4,6 +4,7 @@ import type { ChannelRoutes } from '../http/channels.js';
 import type { Services } from '../services.js';
 import { VERSION } from '../version.js';
 import { accountRoutes } from './account/routes.js';
+import { allowedTargetRoutes } from './allowedtargets/routes.js';
 import { apiKeyRoutes } from './apikeys/routes.js';
 import { assetRoutes } from './assets/routes.js';
 import { authenticationRoutes } from './authentication/routes.js';
@@ -38,6 +39,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     vulnerabilityRoutes(s.vulnerabilities),
     intelRoutes(s.intel, s.intelMatcher, { syncUrls: syncUrlsOf(config), syncHours: config.intelSyncHours }),
     jobRoutes(s.jobs),
+    allowedTargetRoutes(s.allowedTargets),
     radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities),
     demoRoutes(s),
     sessionRoutes({

@@ -131,7 +131,7 @@ describe('checkTarget', () => {
     ['169.254.169.254', 'cloud metadata address'],
     ['::ffff:169.254.169.254', 'cloud metadata address'],
     ['::ffff:a9fe:a9fe', 'cloud metadata address'],
-    ['64:ff9b::a9fe:a9fe', 'cloud metadata address'],
+    ['64:ff9b::a9fe:a9fe', 'through the NAT64 prefix'],
     ['169.254.1.0/24', 'link-local'],
     ['0.0.0.0', 'unspecified'],
     ['0.1.2.3', 'unspecified'],
@@ -143,7 +143,7 @@ describe('checkTarget', () => {
     ['::a9fe:a9fe', 'IPv4-compatible'],
     ['ff02::1', 'IPv6 multicast'],
     ['fe80::1', 'IPv6 link-local'],
-    ['169.254.169.250-169.254.169.254', 'cloud metadata'],
+    ['169.254.169.250-169.254.169.254', 'overlaps the link-local block'],
     ['223.255.255.0/24', 'never scanned'],
   ])('always refuses %s, whatever the policy', (target, words) => {
     const everything = policy([target, '169.254.0.0/16', '224.0.0.0/16', 'ff02::/16'], [], true);
@@ -160,7 +160,7 @@ describe('checkTarget', () => {
   it('refuses a range touching an always-refused block, naming it', () => {
     expect(checkTarget('223.255.255.0-224.0.0.3', policy(['223.255.0.0/16']))).toMatchObject({
       rule: 'AlwaysRefused',
-      message: '223.255.255.0-224.0.0.3 includes multicast addresses (224.0.0.0/4), which are never scanned.',
+      message: '223.255.255.0-224.0.0.3 overlaps the multicast block 224.0.0.0/4, which is never scanned.',
     });
   });
 

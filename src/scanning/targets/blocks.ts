@@ -20,7 +20,7 @@ import { cidrInterval, type Interval } from './addresses.js';
 
 export interface Block {
   interval: Interval;
-  /** Read in a sentence: "… includes <what>, which is never scanned". */
+  /** A noun phrase: "the multicast block 224.0.0.0/4". */
   what: string;
 }
 
@@ -28,42 +28,53 @@ function v4(a: number, b: number, c: number, d: number, prefix: number): Interva
   return cidrInterval(4, BigInt(((a << 24) >>> 0) + (b << 16) + (c << 8) + d), prefix);
 }
 
-// Listed from the most specific: the first block a range overlaps names the rule in the message.
+// The broadcast address comes before the reserved block that holds it, so that it is named.
 export const ALWAYS_REFUSED: readonly Block[] = [
-  { interval: v4(169, 254, 169, 254, 32), what: 'the cloud metadata address 169.254.169.254 (link-local)' },
-  { interval: v4(169, 254, 0, 0, 16), what: 'link-local addresses (169.254.0.0/16)' },
+  {
+    interval: v4(169, 254, 0, 0, 16),
+    what: 'the link-local block 169.254.0.0/16 (with the cloud metadata address 169.254.169.254)',
+  },
   { interval: v4(255, 255, 255, 255, 32), what: 'the broadcast address 255.255.255.255' },
-  { interval: v4(0, 0, 0, 0, 8), what: 'unspecified addresses (0.0.0.0/8)' },
-  { interval: v4(224, 0, 0, 0, 4), what: 'multicast addresses (224.0.0.0/4)' },
-  { interval: v4(240, 0, 0, 0, 4), what: 'reserved addresses (240.0.0.0/4)' },
+  { interval: v4(0, 0, 0, 0, 8), what: 'the unspecified block 0.0.0.0/8' },
+  { interval: v4(224, 0, 0, 0, 4), what: 'the multicast block 224.0.0.0/4' },
+  { interval: v4(240, 0, 0, 0, 4), what: 'the reserved block 240.0.0.0/4' },
   { interval: cidrInterval(6, 0n, 128), what: 'the unspecified address ::' },
   // ::/96 without :: and ::1: IPv4-compatible addresses, deprecated since 2006 (RFC 4291).
   {
     interval: { family: 6, first: 2n, last: (1n << 32n) - 1n },
-    what: 'deprecated IPv4-compatible addresses (::/96)',
+    what: 'the deprecated IPv4-compatible block ::/96',
   },
-  { interval: cidrInterval(6, 0xfe80n << 112n, 10), what: 'IPv6 link-local addresses (fe80::/10)' },
-  { interval: cidrInterval(6, 0xff00n << 112n, 8), what: 'IPv6 multicast addresses (ff00::/8)' },
+  { interval: cidrInterval(6, 0xfe80n << 112n, 10), what: 'the IPv6 link-local block fe80::/10' },
+  { interval: cidrInterval(6, 0xff00n << 112n, 8), what: 'the IPv6 multicast block ff00::/8' },
 ];
 
 export const LOOPBACK: readonly Block[] = [
-  { interval: v4(127, 0, 0, 0, 8), what: 'loopback addresses (127.0.0.0/8)' },
+  { interval: v4(127, 0, 0, 0, 8), what: 'the loopback block 127.0.0.0/8' },
   { interval: cidrInterval(6, 1n, 128), what: 'the loopback address ::1' },
 ];
 
 /** 64:ff9b::/96, the well-known NAT64 prefix (RFC 6052). */
 export const NAT64 = cidrInterval(6, 0x64ff9bn << 96n, 96);
 
-/** The first block of `blocks` that `interval` overlaps, also through the NAT64 prefix. */
-export function overlappingBlock(interval: Interval, blocks: readonly Block[]): Block | null {
-  for (const candidate of judgedAs(interval))
-    for (const block of blocks) if (overlaps(candidate, block.interval)) return block;
+/**
+ * How `interval` touches the first of `blocks` it overlaps, as a sentence about the target, or
+ * null. IPv6 ranges in the NAT64 prefix are judged by the IPv4 addresses they reach too.
+ */
+export function blockOverlap(text: string, interval: Interval, blocks: readonly Block[]): string | null {
+  for (const block of blocks) if (overlaps(interval, block.interval)) return touch(text, interval, block);
+  const embedded = nat64Part(interval);
+  if (!embedded) return null;
+  for (const block of blocks)
+    if (overlaps(embedded, block.interval))
+      return `${text} reaches ${block.what} through the NAT64 prefix 64:ff9b::/96`;
   return null;
 }
 
-function judgedAs(interval: Interval): Interval[] {
-  const embedded = nat64Part(interval);
-  return embedded ? [interval, embedded] : [interval];
+function touch(text: string, interval: Interval, block: Block): string {
+  const single = interval.first === interval.last;
+  if (block.interval.first === block.interval.last)
+    return `${text} ${single ? 'is' : 'includes'} ${block.what}`;
+  return `${text} ${single ? 'is in' : 'overlaps'} ${block.what}`;
 }
 
 /** The IPv4 addresses an IPv6 range reaches through the NAT64 prefix, if it overlaps it. */

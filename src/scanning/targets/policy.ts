@@ -3,7 +3,7 @@
 // compiled policy before it sends anything to it.
 import type { TargetPolicy, TargetRefusal } from '../types.js';
 import { formatInterval, type Interval, IntervalSet, parseAddress, sizeOf } from './addresses.js';
-import { ALWAYS_REFUSED, LOOPBACK, overlappingBlock } from './blocks.js';
+import { ALWAYS_REFUSED, blockOverlap, LOOPBACK } from './blocks.js';
 import { isRefusal, type ParsedTarget, parseTarget } from './parse.js';
 
 /** One target at most a /16: 65,536 addresses, in IPv4 and IPv6 alike. */
@@ -128,23 +128,15 @@ export function compilePolicy(policy: TargetPolicy): CompiledPolicy {
 
 /** The refusal for a range (or one address) that touches always-refused or, unless allowed, loopback addresses. */
 export function blockRefusal(text: string, interval: Interval, allowLoopback: boolean): TargetRefusal | null {
-  const always = overlappingBlock(interval, ALWAYS_REFUSED);
-  if (always)
-    return {
-      rule: 'AlwaysRefused',
-      message: `${describe(text, interval)} ${always.what}, which are never scanned.`,
-    };
-  const loopback = allowLoopback ? null : overlappingBlock(interval, LOOPBACK);
+  const always = blockOverlap(text, interval, ALWAYS_REFUSED);
+  if (always) return { rule: 'AlwaysRefused', message: `${always}, which is never scanned.` };
+  const loopback = allowLoopback ? null : blockOverlap(text, interval, LOOPBACK);
   if (loopback)
     return {
       rule: 'Loopback',
-      message: `${describe(text, interval)} ${loopback.what}, which are scanned only when the server sets RAMPART_SCAN_ALLOW_LOOPBACK=true.`,
+      message: `${loopback}, which is scanned only when the server sets RAMPART_SCAN_ALLOW_LOOPBACK=true.`,
     };
   return null;
-}
-
-function describe(text: string, interval: Interval): string {
-  return interval.first === interval.last ? `${text} is one of` : `${text} includes`;
 }
 
 export function targetSet(texts: readonly string[]): TargetSet {
