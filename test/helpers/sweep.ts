@@ -28,6 +28,8 @@ export interface Estate {
   load: string;
   /** A background job of the organisation (read by Admins). */
   job: string;
+  /** An allowed scan target of the organisation (removed by Admins). */
+  allowedTarget: string;
 }
 
 export interface SweepCall {
@@ -129,6 +131,15 @@ export function sweepCalls(e: Estate): Record<string, () => SweepCall> {
     'HEAD /intel/loads/:Id': () => ({ path: `/intel/loads/${e.load}` }),
     'GET /jobs/:Id': () => ({ path: `/jobs/${e.job}` }),
     'HEAD /jobs/:Id': () => ({ path: `/jobs/${e.job}` }),
+    'POST /allowedtargets': () => ({
+      path: '/allowedtargets',
+      body: { Kind: 'Allowed', Target: `swept-${n()}.example.com` },
+    }),
+    'DELETE /allowedtargets/:Id': () => ({ path: `/allowedtargets/${e.allowedTarget}` }),
+    'POST /allowedtargets/check': () => ({
+      path: '/allowedtargets/check',
+      body: { Targets: [{ Range: '198.18.0.0/24' }] },
+    }),
     'POST /demo': () => ({ path: '/demo', body: {} }),
     'DELETE /demo': () => ({ path: '/demo' }),
     'DELETE /session': () => ({ path: '/session' }),
@@ -231,6 +242,7 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
   }
   // Nothing enqueues jobs through the API: the queue takes one directly.
   const job = await t.services.jobs.enqueue('estate', { estate: true }, { organizationId: t.org.id });
+  const allowedTarget = await ok('POST', '/allowedtargets', { Kind: 'Allowed', Target: '198.18.0.0/24' });
   return {
     asset: asset.Id,
     webApp: webApp.Id,
@@ -241,6 +253,7 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
     user: user.Id,
     load: loaded.json().Id,
     job,
+    allowedTarget: allowedTarget.Id,
   };
 }
 

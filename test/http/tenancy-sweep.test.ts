@@ -23,6 +23,7 @@ interface Ids {
   apiKey: string;
   import: string;
   job: string;
+  allowedTarget: string;
 }
 interface Call {
   path: (a: Ids) => string;
@@ -88,6 +89,7 @@ const FOREIGN_CALLS: Record<string, Call> = {
   'DELETE /apikeys/:Id': { path: (a) => `/apikeys/${a.apiKey}` },
   'GET /imports/:Id': { path: (a) => `/imports/${a.import}` },
   'GET /jobs/:Id': { path: (a) => `/jobs/${a.job}` },
+  'DELETE /allowedtargets/:Id': { path: (a) => `/allowedtargets/${a.allowedTarget}` },
 };
 
 // Routes with path parameters that name no resource (offset paging of the caller's own data).
@@ -235,6 +237,11 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     expect((await ok(admin, 'GET', `/imports/${submitted.json().Id}`)).State).toBe('Completed');
     // Nothing enqueues jobs through the API: the queue takes one directly.
     const job = await t.services.jobs.enqueue(`${mark}-job`, { mark }, { organizationId });
+    const allowedTarget = await ok(admin, 'POST', '/allowedtargets', {
+      Kind: 'Allowed',
+      Target: `*.${mark}.example.com`,
+      Description: `${mark} lab`,
+    });
     return {
       asset: asset.Id,
       webApp: webApp.Id,
@@ -247,6 +254,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       apiKey: keys.Items[0].Id,
       import: submitted.json().Id,
       job,
+      allowedTarget: allowedTarget.Id,
     };
   };
 
@@ -262,6 +270,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     keys: await ok(adminA, 'GET', '/apikeys'),
     settings: await ok(adminA, 'GET', '/settings'),
     imports: await ok(adminA, 'GET', '/imports'),
+    allowedTargets: await ok(adminA, 'GET', '/allowedtargets'),
   });
 
   beforeAll(async () => {
