@@ -904,6 +904,88 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/latest/allowedtargets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation’s allowed scan targets and exclusions, newest first
+         * @description Each organisation keeps the ranges and host names its scans may reach, and exclusions carved out of them. **Empty by default: nothing may be scanned until an Admin allows a range.**
+         *
+         *     Always refused, whatever the entries say: multicast (224.0.0.0/4, ff00::/8), broadcast 255.255.255.255, link-local (169.254.0.0/16 with the cloud metadata address 169.254.169.254, fe80::/10), reserved 240.0.0.0/4, unspecified (0.0.0.0/8, ::); IPv4-mapped IPv6 forms are judged as their IPv4 address. Loopback (127.0.0.0/8, ::1) only when the server sets `RAMPART_SCAN_ALLOW_LOOPBACK=true`. One target holds at most 65,536 addresses (a /16).
+         *
+         *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["listAllowedTargets"];
+        put?: never;
+        /**
+         * Allow a scan target, or exclude one
+         * @description Each organisation keeps the ranges and host names its scans may reach, and exclusions carved out of them. **Empty by default: nothing may be scanned until an Admin allows a range.**
+         *
+         *     Always refused, whatever the entries say: multicast (224.0.0.0/4, ff00::/8), broadcast 255.255.255.255, link-local (169.254.0.0/16 with the cloud metadata address 169.254.169.254, fe80::/10), reserved 240.0.0.0/4, unspecified (0.0.0.0/8, ::); IPv4-mapped IPv6 forms are judged as their IPv4 address. Loopback (127.0.0.0/8, ::1) only when the server sets `RAMPART_SCAN_ALLOW_LOOPBACK=true`. One target holds at most 65,536 addresses (a /16).
+         *
+         *     The target is stored in its canonical form (`10.0.0.0-10.0.0.255` becomes `10.0.0.0/24`). 422 `scan-target-refused` naming `/Target` when it is malformed, larger than a /16 or always refused; 409 when the organisation already has it.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Admin.
+         */
+        post: operations["createAllowedTarget"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/allowedtargets/{Id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an allowed or excluded scan target
+         * @description Scans saved or started from now on are checked without it; a running scan keeps the policy it started with.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Admin.
+         */
+        delete: operations["deleteAllowedTarget"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/allowedtargets/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check scan targets against the organisation’s allowed targets
+         * @description Each organisation keeps the ranges and host names its scans may reach, and exclusions carved out of them. **Empty by default: nothing may be scanned until an Admin allows a range.**
+         *
+         *     Always refused, whatever the entries say: multicast (224.0.0.0/4, ff00::/8), broadcast 255.255.255.255, link-local (169.254.0.0/16 with the cloud metadata address 169.254.169.254, fe80::/10), reserved 240.0.0.0/4, unspecified (0.0.0.0/8, ::); IPv4-mapped IPv6 forms are judged as their IPv4 address. Loopback (127.0.0.0/8, ::1) only when the server sets `RAMPART_SCAN_ALLOW_LOOPBACK=true`. One target holds at most 65,536 addresses (a /16).
+         *
+         *     What a scan would be refused for, target by target, with the addresses it would scan: the new-scan page validates as you type. Nothing is stored. A malformed scan-wide exclusion answers 422 `scan-target-refused` naming `/Exclusions/<n>`.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        post: operations["checkScanTargets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/latest/assets/any": {
         parameters: {
             query?: never;
@@ -10401,6 +10483,783 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
                      *       "instance": "/api/latest/jobs/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAllowedTargets: {
+        parameters: {
+            query?: {
+                PageSize?: number;
+                Cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Items: {
+                            /** Format: uuid */
+                            Id: string;
+                            /**
+                             * @description Allowed: scans may reach it. Excluded: scans never do, even inside an allowed range.
+                             * @enum {unknown}
+                             */
+                            Kind: "Allowed" | "Excluded";
+                            /**
+                             * @description The canonical form: a range that is a whole CIDR block is written as one.
+                             * @example 198.18.0.0/24
+                             */
+                            Target: string;
+                            /** @example Lab network */
+                            Description: string | null;
+                            /**
+                             * @description Addresses the entry covers; a host name counts 1, a *. wildcard is null.
+                             * @example 256
+                             */
+                            AddressCount: number | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        }[];
+                        NextCursor: string | null;
+                        TotalCount: number;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/allowedtargets",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/allowedtargets"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/allowedtargets"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/allowedtargets",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/allowedtargets",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createAllowedTarget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "Kind": "Allowed",
+                 *       "Target": "198.18.0.0/24",
+                 *       "Description": "Lab network"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Allowed: scans may reach it. Excluded: scans never do, even inside an allowed range.
+                     * @enum {unknown}
+                     */
+                    Kind: "Allowed" | "Excluded";
+                    /**
+                     * @description A CIDR (`10.0.0.0/24`, `2001:db8::/120`), a first-last range (`10.0.0.1-10.0.0.20`, or `10.0.0.1-20`), one address, or a host name (RFC 1123). Surrounding spaces are ignored. Allowed entries may also be a `*.` wildcard (`*.lab.example.com`: any name below, not the domain itself), hold at most 65,536 addresses (a /16), and never include an always-refused address; loopback only when the server sets RAMPART_SCAN_ALLOW_LOOPBACK=true. Excluded entries may be any size.
+                     * @example 198.18.0.0/24
+                     */
+                    Target: string;
+                    /** @example Lab network */
+                    Description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        /**
+                         * @description Allowed: scans may reach it. Excluded: scans never do, even inside an allowed range.
+                         * @enum {unknown}
+                         */
+                        Kind: "Allowed" | "Excluded";
+                        /**
+                         * @description The canonical form: a range that is a whole CIDR block is written as one.
+                         * @example 198.18.0.0/24
+                         */
+                        Target: string;
+                        /** @example Lab network */
+                        Description: string | null;
+                        /**
+                         * @description Addresses the entry covers; a host name counts 1, a *. wildcard is null.
+                         * @example 256
+                         */
+                        AddressCount: number | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/allowedtargets",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/allowedtargets"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/allowedtargets"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The organisation already has this entry. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "198.18.0.0/24 is already allowed for scans.",
+                     *       "instance": "/api/latest/allowedtargets"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/allowedtargets"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/allowedtargets"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The target is malformed, larger than a /16, or always refused: `errors` names `/Target` and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/scan-target-refused",
+                     *       "title": "A scan target is not allowed",
+                     *       "status": 422,
+                     *       "detail": "169.254.0.0/16 overlaps the link-local block 169.254.0.0/16 (with the cloud metadata address 169.254.169.254), which is never scanned. (AlwaysRefused)",
+                     *       "instance": "/api/latest/allowedtargets",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/Target",
+                     *           "message": "AlwaysRefused: 169.254.0.0/16 overlaps the link-local block 169.254.0.0/16 (with the cloud metadata address 169.254.169.254), which is never scanned."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/allowedtargets",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/allowedtargets",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteAllowedTarget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/allowedtargets/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/allowedtargets/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/allowedtargets/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/allowedtargets/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/allowedtargets/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/allowedtargets/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    checkScanTargets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "Targets": [
+                 *         {
+                 *           "Range": "198.18.0.0/24",
+                 *           "Exclude": [
+                 *             "198.18.0.7"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "Range": "169.254.169.254"
+                 *         }
+                 *       ],
+                 *       "Exclusions": [
+                 *         "198.18.0.200-198.18.0.255"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    Targets: {
+                        /**
+                         * @description A CIDR (`10.0.0.0/24`, `2001:db8::/120`), a first-last range (`10.0.0.1-10.0.0.20`, or `10.0.0.1-20`), one address, or a host name (RFC 1123). Surrounding spaces are ignored.
+                         * @example 198.18.0.0/24
+                         */
+                        Range: string;
+                        Name?: string | null;
+                        /** @description Addresses inside this target to leave out (same syntax). */
+                        Exclude?: string[];
+                    }[];
+                    /** @description Scan-wide exclusions, on top of each target’s own. */
+                    Exclusions?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "Items": [
+                     *         {
+                     *           "Range": "198.18.0.0/24",
+                     *           "Allowed": true,
+                     *           "Rule": null,
+                     *           "Message": null,
+                     *           "AddressCount": 197
+                     *         },
+                     *         {
+                     *           "Range": "169.254.169.254",
+                     *           "Allowed": false,
+                     *           "Rule": "AlwaysRefused",
+                     *           "Message": "169.254.169.254 is in the link-local block 169.254.0.0/16 (with the cloud metadata address 169.254.169.254), which is never scanned.",
+                     *           "AddressCount": 1
+                     *         }
+                     *       ],
+                     *       "AddressCount": 198
+                     *     }
+                     */
+                    "application/json": {
+                        Items: {
+                            /** @description The target as sent. */
+                            Range: string;
+                            Allowed: boolean;
+                            /** @description Why it is refused: Syntax (malformed, or a malformed exclusion), TooLarge (more than a /16), AlwaysRefused (multicast, broadcast, link-local with the cloud metadata address, reserved, unspecified), Loopback (only with RAMPART_SCAN_ALLOW_LOOPBACK=true), NotAllowed (outside the allowed targets), Excluded (wholly excluded). Null when allowed. */
+                            Rule: ("Syntax" | "TooLarge" | "AlwaysRefused" | "Loopback" | "NotAllowed" | "Excluded" | "Unresolved") | null;
+                            /** @description A sentence naming the target and the rule. */
+                            Message: string | null;
+                            /** @description Addresses it would scan, exclusions left out; 0 if it does not parse. */
+                            AddressCount: number;
+                        }[];
+                        /** @description Addresses of all targets that parse together, each once, exclusions left out; a host name counts 1. */
+                        AddressCount: number;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/allowedtargets/check",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/allowedtargets/check"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/allowedtargets/check"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/allowedtargets/check"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/allowedtargets/check"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A scan-wide exclusion is malformed: `errors` names it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/scan-target-refused",
+                     *       "title": "A scan target is not allowed",
+                     *       "status": 422,
+                     *       "detail": "\"10.0.0.\" is not a valid address. (Syntax)",
+                     *       "instance": "/api/latest/allowedtargets/check",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/Exclusions/0",
+                     *           "message": "Syntax: \"10.0.0.\" is not a valid address."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/allowedtargets/check",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/allowedtargets/check",
                      *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
                      *     }
                      */
