@@ -237,6 +237,21 @@ describe('checkAddress', () => {
     expect(compiled.checkAddress('127.0.0.1', sneaky)?.rule).toBe('Loopback');
   });
 
+  it('fails closed on a policy it cannot read: a bad allowed entry allows nothing, a bad exclusion throws', () => {
+    expect(checkAddress('10.0.0.1', policy(['10.0.0.0/33', '10.0.0.1-']))?.rule).toBe('NotAllowed');
+    expect(() => compilePolicy(policy(['10.0.0.0/24'], ['10.0.0.300']))).toThrow(/exclusion "10.0.0.300"/);
+  });
+
+  it('merges adjacent and overlapping allowed entries, in any order', () => {
+    const compiled = compilePolicy(
+      policy(['10.0.1.0/24', '10.0.0.128/25', '10.0.0.0-10.0.0.200', '2001:db8::/120']),
+    );
+    expect(compiled.checkTarget('10.0.0.0/23')).toBeNull();
+    expect(compiled.checkTarget('10.0.0.0-10.0.2.0')?.message).toContain('10.0.2.0 is not allowed');
+    expect(compiled.checkAddress('2001:db8::ff')).toBeNull();
+    expect(compiled.checkAddress('2001:db8::100')?.rule).toBe('NotAllowed');
+  });
+
   it('lets loopback through only with the flag and an allowed range', () => {
     expect(checkAddress('127.0.0.1', policy(['127.0.0.0/8'], [], true))).toBeNull();
     expect(checkAddress('127.0.0.1', policy(['198.18.0.0/16'], [], true))?.rule).toBe('NotAllowed');

@@ -31,8 +31,17 @@ export interface CompiledPolicy {
   allowsName(name: string): boolean;
 }
 
-/** Builds a policy's sets once, for the hot path. Entries that do not parse allow nothing. */
+/**
+ * Builds a policy's sets once, for the hot path. An allowed entry that does not parse allows
+ * nothing; an excluded one that does not parse throws, since ignoring it would let its addresses
+ * through (stored entries are canonical, so neither happens unless the policy was forged).
+ */
 export function compilePolicy(policy: TargetPolicy): CompiledPolicy {
+  for (const text of policy.excluded) {
+    const parsed = parseTarget(text);
+    if (isRefusal(parsed))
+      throw new Error(`The policy's exclusion "${text}" does not parse: ${parsed.message}`);
+  }
   const allowed = targetSet(policy.allowed);
   const excluded = targetSet(policy.excluded);
   const resolvedCache = new WeakMap<ReadonlyMap<string, string[]>, Set<string>>();
@@ -140,14 +149,16 @@ export function blockRefusal(text: string, interval: Interval, allowLoopback: bo
 }
 
 export function targetSet(texts: readonly string[]): TargetSet {
+  const ranges: Interval[] = [];
   const set: TargetSet = { ranges: new IntervalSet(), names: new Set(), suffixes: [], texts: [...texts] };
   for (const text of texts) {
     const parsed = parseTarget(text);
     if (isRefusal(parsed)) continue;
-    if (parsed.kind === 'range') set.ranges.add(parsed.interval);
+    if (parsed.kind === 'range') ranges.push(parsed.interval);
     else if (parsed.kind === 'host') set.names.add(parsed.name);
     else set.suffixes.push(parsed.suffix);
   }
+  set.ranges = IntervalSet.of(ranges);
   return set;
 }
 
