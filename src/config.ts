@@ -59,6 +59,8 @@ export const ENV_VARS = {
     'Most JSON values, XML elements, or CSV rows and lines in one uploaded report or feed file (default 50000000).',
   RAMPART_LOCAL_SCAN_NODE:
     'true (the default) runs a scan node inside the server, so that scans run with no extra process; false leaves scanning to nodes started with `rampart scan-node`.',
+  RAMPART_SCAN_ALLOW_LOOPBACK:
+    'true lets Admins allow loopback targets (127.0.0.0/8, ::1) for scans, for labs and tests on one machine (default false: loopback is always refused).',
   RAMPART_TRUST_PROXY: 'true when behind a reverse proxy that sets X-Forwarded-For (default false).',
   RAMPART_SHUTDOWN_TIMEOUT: 'Seconds to drain requests on SIGTERM/SIGINT before forcing exit (default 10).',
   RAMPART_ADMIN_EMAIL: 'Email of the Admin that `serve` makes sure exists (default admin@rampart.local).',
@@ -137,6 +139,7 @@ export const ConfigSchema = Type.Object({
   // V8 strings end near 512 M characters; a parser keeps one text whole.
   parseMaxTextBytes: PositiveInt(16 * 1024 * 1024, 256 * 1024 * 1024),
   parseMaxElements: PositiveInt(50_000_000),
+  scanAllowLoopback: Type.Boolean({ default: false }),
   trustProxy: Type.Boolean({ default: false }),
   localScanNode: Type.Boolean({ default: true }),
   shutdownTimeoutSeconds: PositiveInt(10, 600),
@@ -188,6 +191,7 @@ const SOURCES: Record<
   RAMPART_PARSE_MAX_ATTRIBUTES: { field: 'parseMaxAttributes', kind: 'int' },
   RAMPART_PARSE_MAX_TEXT_BYTES: { field: 'parseMaxTextBytes', kind: 'int' },
   RAMPART_PARSE_MAX_ELEMENTS: { field: 'parseMaxElements', kind: 'int' },
+  RAMPART_SCAN_ALLOW_LOOPBACK: { field: 'scanAllowLoopback', kind: 'bool' },
   RAMPART_TRUST_PROXY: { field: 'trustProxy', kind: 'bool' },
   RAMPART_LOCAL_SCAN_NODE: { field: 'localScanNode', kind: 'bool' },
   RAMPART_SHUTDOWN_TIMEOUT: { field: 'shutdownTimeoutSeconds', kind: 'int' },

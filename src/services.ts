@@ -5,6 +5,8 @@ import { JobQueue } from './jobs/queue.js';
 import type { Clock } from './lib/clock.js';
 import type { InvalidationBus } from './lib/invalidation-bus.js';
 import { Listeners } from './lib/listeners.js';
+import { AllowedTargetRepository } from './modules/allowedtargets/repository.js';
+import { AllowedTargetsService } from './modules/allowedtargets/service.js';
 import { ApiKeyRepository } from './modules/apikeys/repository.js';
 import { ApiKeyService } from './modules/apikeys/service.js';
 import { AssetImportRepository } from './modules/assets/import-repository.js';
@@ -13,6 +15,7 @@ import { AssetService, type RiskContextChanged } from './modules/assets/service.
 import { AuditRepository } from './modules/audit/repository.js';
 import { AuditService } from './modules/audit/service.js';
 import { DiscoveryScanRepository } from './modules/discoveryscans/repository.js';
+import { DiscoveryScanService } from './modules/discoveryscans/service.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { FindingRepository } from './modules/findings/repository.js';
 import { FindingService } from './modules/findings/service.js';
@@ -45,6 +48,18 @@ import { VulnerabilityImportRepository } from './modules/vulnerabilities/import-
 import { VulnerabilityRepository } from './modules/vulnerabilities/repository.js';
 import { VulnerabilityService } from './modules/vulnerabilities/service.js';
 import { setParseLimits } from './parsing/parse-limits.js';
+import { compilePolicy } from './scanning/targets/index.js';
+import type { ScanTarget, TargetPolicy } from './scanning/types.js';
+
+/** The first of these targets the policy refuses, as a sentence; null when it allows them all. */
+function firstRefusal(targets: ScanTarget[], exclusions: string[], policy: TargetPolicy): string | null {
+  const compiled = compilePolicy(policy);
+  for (const t of targets) {
+    const refusal = compiled.checkTarget(t.range, [...exclusions, ...(t.exclude ?? [])]);
+    if (refusal) return `${t.range}: ${refusal.message} (${refusal.rule})`;
+  }
+  return null;
+}
 
 export interface Services {
   assets: AssetService;
@@ -62,12 +77,16 @@ export interface Services {
   intel: IntelService;
   intelMatcher: IntelMatcher;
   scanTemplates: ScanTemplateService;
+  /** Discovery scans: saved ranges whose runs the scan nodes execute; their reports and assets. */
+  discoveryScans: DiscoveryScanService;
   /** The durable job queue (src/jobs): GET /jobs shows it to Admins. */
   jobs: JobQueue;
   /** Scan nodes: enrolment, node keys, heartbeats, the local node. */
   scanNodes: ScanNodeService;
   /** Scan runs: queued by scans, claimed by nodes under a lease, reported in idempotent batches. */
   scanRuns: ScanRunService;
+  /** Where the organisation's scans may go: scans check their targets here when saved and started. */
+  allowedTargets: AllowedTargetsService;
   /** Imports that failed for a reason not their report's: the server's log follows them. */
   importFailedUnexpectedly: ImportFailedUnexpectedly;
   /** The one source of time for every value the API returns or a rule compares. */
@@ -84,6 +103,7 @@ export type ServicesConfig = Pick<Config, 'authCacheSeconds' | 'sessionIdleMinut
       | 'parseMaxAttributes'
       | 'parseMaxTextBytes'
       | 'parseMaxElements'
+      | 'scanAllowLoopback'
     >
   >;
 
@@ -186,10 +206,36 @@ export function buildServices(
   const jobs = new JobQueue(db, clock);
   const scanNodes = new ScanNodeService(new ScanNodeRepository(db), audit, clock);
   const scanRuns = new ScanRunService(new ScanRunRepository(db), scanNodes, clock);
+  const allowedTargets = new AllowedTargetsService(new AllowedTargetRepository(db), audit, clock, {
+    allowLoopback: config.scanAllowLoopback ?? false,
+  });
   const discoveryRepo = new DiscoveryScanRepository(db);
   const scanTemplates = new ScanTemplateService(new ScanTemplateRepository(db), audit, clock, (org, id) =>
     discoveryRepo.usesTemplate(org, id),
   );
+  const discoveryScans = new DiscoveryScanService(
+    discoveryRepo,
+    scanTemplates,
+    {
+      policy: (org) => allowedTargets.policy(org),
+      assertAllowed: (ctx, targets, exclusions) => allowedTargets.assertAllowed(ctx, targets, exclusions),
+      refusal: firstRefusal,
+    },
+    scanRuns,
+    {
+      servesKind: async (ctx, nodeId, kind) => {
+        const node = await scanNodes.get(ctx, nodeId).catch(() => null);
+        return !!node && !node.revokedAt && node.kinds.includes(kind);
+      },
+    },
+    assets,
+    audit,
+    clock,
+  );
+  // A run's results and end come back to the scan that queued it.
+  scanRuns.onBatch('Discovery', (run, items, trx) => discoveryScans.applyBatch(run, items, trx));
+  scanRuns.onFinished('Discovery', (run, trx) => discoveryScans.finish(run, trx));
+  scanRuns.onBeforeStart('Discovery', (run) => discoveryScans.refusalAtStart(run, run.spec));
   return {
     audit,
     users,
@@ -209,6 +255,8 @@ export function buildServices(
     scanNodes,
     scanRuns,
     scanTemplates,
+    allowedTargets,
+    discoveryScans,
     importFailedUnexpectedly,
     clock,
   };

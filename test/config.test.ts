@@ -15,6 +15,7 @@ describe('configuration', () => {
       authCacheSeconds: 30,
       logLevel: 'info',
       trustProxy: false,
+      scanAllowLoopback: false,
     });
     expect(c.databaseUrl).toBeUndefined();
     expect(c.redisUrl).toBeUndefined();
@@ -34,6 +35,7 @@ describe('configuration', () => {
     expect(c.databaseUrl).toBe('postgres://u@db/rampart');
     expect(c.redisUrl).toBe('redis://cache:6379');
     expect(c.trustProxy).toBe(true);
+    expect(loadConfig({ RAMPART_SCAN_ALLOW_LOOPBACK: 'true' }).scanAllowLoopback).toBe(true);
     expect(c.throttleRoutes).toEqual({ getStatus: { Limit: 5, Window: 10 } });
   });
 
@@ -76,6 +78,12 @@ describe('configuration', () => {
     expect(loadConfig({ RAMPART_LOCAL_SCAN_NODE: 'false' }).localScanNode).toBe(false);
     expect(() => loadConfig({ RAMPART_LOCAL_SCAN_NODE: 'sometimes' })).toThrow(
       'RAMPART_LOCAL_SCAN_NODE="sometimes" must be true or false',
+    );
+  });
+
+  it('refuses a scan loopback flag that is not true or false, naming the variable', () => {
+    expect(() => loadConfig({ RAMPART_SCAN_ALLOW_LOOPBACK: 'sometimes' })).toThrow(
+      'RAMPART_SCAN_ALLOW_LOOPBACK="sometimes" must be true or false',
     );
   });
 

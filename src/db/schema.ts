@@ -640,6 +640,22 @@ export interface DiscoveryHostsTable {
   last_run_id: string;
 }
 
+export const ALLOWED_TARGET_KINDS = ['Allowed', 'Excluded'] as const;
+export type AllowedTargetKind = (typeof ALLOWED_TARGET_KINDS)[number];
+
+/** An organisation's allowed scan targets and exclusions (src/modules/allowedtargets). */
+export interface AllowedTargetsTable {
+  organization_id: string;
+  id: string;
+  kind: AllowedTargetKind;
+  /** The canonical target text: a CIDR, a first-last range, an address, a host name or a *. wildcard. */
+  target: string;
+  description: string | null;
+  /** The user who added it; null when the CLI or the system did. */
+  created_by: string | null;
+  created_at: CreatedAt;
+}
+
 export interface DB {
   scan_templates: ScanTemplatesTable;
   discovery_scans: DiscoveryScansTable;
@@ -650,6 +666,7 @@ export interface DB {
   scan_node_enrolments: ScanNodeEnrolmentsTable;
   scan_runs: ScanRunsTable;
   scan_run_batches: ScanRunBatchesTable;
+  allowed_targets: AllowedTargetsTable;
   sql_functions: SqlFunctionsTable;
   intel_sync_lease: IntelSyncLeaseTable;
   intel_cves: IntelCvesTable;

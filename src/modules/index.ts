@@ -4,15 +4,18 @@ import type { ChannelRoutes } from '../http/channels.js';
 import type { Services } from '../services.js';
 import { VERSION } from '../version.js';
 import { accountRoutes } from './account/routes.js';
+import { allowedTargetRoutes } from './allowedtargets/routes.js';
 import { apiKeyRoutes } from './apikeys/routes.js';
 import { assetRoutes } from './assets/routes.js';
 import { authenticationRoutes } from './authentication/routes.js';
 import { demoRoutes } from './demo/routes.js';
+import { discoveryScanRoutes } from './discoveryscans/routes.js';
 import { findingRoutes } from './findings/routes.js';
 import { importRoutes } from './imports/routes.js';
 import { intelRoutes } from './intel/routes.js';
 import { jobRoutes } from './jobs/routes.js';
 import { radarCompatRoutes } from './radar-compat/routes.js';
+import { radarScanRoutes } from './radar-compat/scan-routes.js';
 import { scanNodeRoutes } from './scannodes/routes.js';
 import { scanRunRoutes } from './scanruns/routes.js';
 import { scanTemplateRoutes } from './scantemplates/routes.js';
@@ -44,6 +47,12 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     scanNodeRoutes(s.scanNodes, s.scanRuns),
     scanRunRoutes(s.scanRuns),
     scanTemplateRoutes(s.scanTemplates),
+    discoveryScanRoutes(s.discoveryScans),
+    radarScanRoutes(s.discoveryScans, s.scanTemplates, {
+      serving: async (ctx, kind) =>
+        (await s.scanNodes.list(ctx)).filter((n) => !n.revokedAt && n.kinds.includes(kind)),
+    }),
+    allowedTargetRoutes(s.allowedTargets),
     radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities),
     demoRoutes(s),
     sessionRoutes({

@@ -272,6 +272,7 @@ describe('table ownership', () => {
     organizations: 'organizations',
     users: 'users',
     api_keys: 'apikeys',
+    allowed_targets: 'allowedtargets',
     sessions: 'sessions',
     audit_events: 'audit',
     organization_settings: 'settings',

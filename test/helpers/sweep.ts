@@ -32,6 +32,8 @@ export interface Estate {
   scanNode: string;
   /** A scan run of the organisation (Admins read it; Managers stop it). */
   scanRun: string;
+  /** An allowed scan target of the organisation (removed by Admins). */
+  allowedTarget: string;
 }
 
 export interface SweepCall {
@@ -140,6 +142,15 @@ export function sweepCalls(e: Estate): Record<string, () => SweepCall> {
     'POST /scanruns/:Id/stop': () => ({ path: `/scanruns/${e.scanRun}/stop` }),
     'GET /jobs/:Id': () => ({ path: `/jobs/${e.job}` }),
     'HEAD /jobs/:Id': () => ({ path: `/jobs/${e.job}` }),
+    'POST /allowedtargets': () => ({
+      path: '/allowedtargets',
+      body: { Kind: 'Allowed', Target: `swept-${n()}.example.com` },
+    }),
+    'DELETE /allowedtargets/:Id': () => ({ path: `/allowedtargets/${e.allowedTarget}` }),
+    'POST /allowedtargets/check': () => ({
+      path: '/allowedtargets/check',
+      body: { Targets: [{ Range: '198.18.0.0/24' }] },
+    }),
     'POST /demo': () => ({ path: '/demo', body: {} }),
     'DELETE /demo': () => ({ path: '/demo' }),
     'DELETE /session': () => ({ path: '/session' }),
@@ -262,6 +273,7 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
       spec: {},
     },
   );
+  const allowedTarget = await ok('POST', '/allowedtargets', { Kind: 'Allowed', Target: '198.18.0.0/24' });
   return {
     asset: asset.Id,
     webApp: webApp.Id,
@@ -274,6 +286,7 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
     job,
     scanNode,
     scanRun: scanRun.id,
+    allowedTarget: allowedTarget.Id,
   };
 }
 

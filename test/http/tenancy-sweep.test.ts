@@ -28,6 +28,7 @@ interface Ids {
   nodeKey: string;
   scanRun: string;
   scanTemplate: string;
+  allowedTarget: string;
 }
 interface Call {
   path: (a: Ids) => string;
@@ -112,6 +113,7 @@ const FOREIGN_CALLS: Record<string, Call> = {
     body: () => ({ Name: 'taken over', Settings: TEMPLATE_SETTINGS }),
   },
   'DELETE /scantemplates/:Id': { path: (a) => `/scantemplates/${a.scanTemplate}` },
+  'DELETE /allowedtargets/:Id': { path: (a) => `/allowedtargets/${a.allowedTarget}` },
 };
 
 // Routes with path parameters that name no resource (offset paging of the caller's own data).
@@ -296,6 +298,11 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       Name: `${mark} template`,
       Settings: TEMPLATE_SETTINGS,
     });
+    const allowedTarget = await ok(admin, 'POST', '/allowedtargets', {
+      Kind: 'Allowed',
+      Target: `*.${mark}.example.com`,
+      Description: `${mark} lab`,
+    });
     return {
       asset: asset.Id,
       webApp: webApp.Id,
@@ -312,6 +319,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       nodeKey: enrolled.NodeKey,
       scanRun: scanRun.id,
       scanTemplate: scanTemplate.Id,
+      allowedTarget: allowedTarget.Id,
     };
   };
 
@@ -330,6 +338,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     scanNode: await ok(adminA, 'GET', `/scannodes/${a.scanNode}`),
     scanRun: await ok(adminA, 'GET', `/scanruns/${a.scanRun}`),
     scanTemplates: await ok(adminA, 'GET', '/scantemplates'),
+    allowedTargets: await ok(adminA, 'GET', '/allowedtargets'),
   });
 
   beforeAll(async () => {

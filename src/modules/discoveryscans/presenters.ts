@@ -18,7 +18,7 @@ export function toDiscoveryScanDto(s: DiscoveryScan, lastRun: DiscoveryRun | nul
   return {
     Id: s.id,
     Name: s.name,
-    Targets: s.targets.map((t) => ({ Range: t.range, Name: t.name ?? null, Exclude: t.exclude ?? [] })),
+    ScanTargets: s.targets.map((t) => ({ Range: t.range, Name: t.name ?? null, Exclude: t.exclude ?? [] })),
     Exclusions: s.exclusions,
     TemplateId: s.templateId,
     ScanNodeId: s.nodeId,

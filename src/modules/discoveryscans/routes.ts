@@ -23,7 +23,7 @@ import type { DiscoveryScan, DiscoveryScanInput } from './types.js';
 export function inputOf(b: Static<typeof DiscoveryScanBody>): DiscoveryScanInput {
   return {
     name: b.Name,
-    targets: b.Targets.map((t) => ({ range: t.Range, name: t.Name ?? null, exclude: t.Exclude ?? [] })),
+    targets: b.ScanTargets.map((t) => ({ range: t.Range, name: t.Name ?? null, exclude: t.Exclude ?? [] })),
     exclusions: b.Exclusions ?? [],
     templateId: b.TemplateId ?? DEFAULT_DISCOVERY_TEMPLATE_ID,
     nodeId: b.ScanNodeId ?? null,

@@ -40,7 +40,7 @@ export const NotificationSchema = Type.Object(
 export const DiscoveryScanBody = Type.Object(
   {
     Name: Type.String({ minLength: 1, maxLength: 200 }),
-    Targets: Type.Array(ScanTargetSchema, { minItems: 1, maxItems: 256 }),
+    ScanTargets: Type.Array(ScanTargetSchema, { minItems: 1, maxItems: 256 }),
     Exclusions: Type.Optional(
       Type.Array(TargetText, { maxItems: 256, description: 'Left out of every target.' }),
     ),
@@ -88,7 +88,7 @@ export const DiscoveryScanSchema = Type.Object(
   {
     Id: Uuid(),
     Name: Type.String(),
-    Targets: Type.Array(
+    ScanTargets: Type.Array(
       Type.Object(
         {
           Range: Type.String(),

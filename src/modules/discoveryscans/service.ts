@@ -295,7 +295,7 @@ export class DiscoveryScanService {
 
   private async check(ctx: ServiceContext, input: DiscoveryScanInput): Promise<void> {
     if (input.name.trim().length === 0) throw invalid('name', 'A scan needs a name.');
-    if (input.targets.length === 0) throw invalid('targets', 'A scan needs at least one target.');
+    if (input.targets.length === 0) throw invalid('scanTargets', 'A scan needs at least one target.');
     const template = await this.templates.find(ctx, input.templateId);
     if (!template) throw invalid('templateId', `No scan template ${input.templateId} in this organisation.`);
     if (template.kind !== 'Discovery')

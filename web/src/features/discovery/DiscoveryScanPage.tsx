@@ -124,7 +124,7 @@ function ScanView({ scan }: { scan: DiscoveryScan }) {
           <Stack gap={6} component="dl" m={0}>
             <Fact label="Targets">
               <span style={{ fontFamily: 'var(--mantine-font-family-monospace)' }}>
-                {scan.Targets.map((t) => (t.Name ? `${t.Range} (${t.Name})` : t.Range)).join(', ')}
+                {scan.ScanTargets.map((t) => (t.Name ? `${t.Range} (${t.Name})` : t.Range)).join(', ')}
               </span>
             </Fact>
             <Fact label="Exclusions">{scan.Exclusions.length ? scan.Exclusions.join(', ') : 'None'}</Fact>

@@ -139,7 +139,7 @@ function ScanRow({ scan, canRun }: { scan: DiscoveryScan; canRun: boolean }) {
         </Anchor>
       </Table.Td>
       <Table.Td style={{ fontFamily: 'var(--mantine-font-family-monospace)', overflowWrap: 'anywhere' }}>
-        {scan.Targets.map((t) => t.Range).join(', ')}
+        {scan.ScanTargets.map((t) => t.Range).join(', ')}
       </Table.Td>
       <Table.Td>
         <RunStateBadge state={scan.RunState} title={scan.LastRun?.Error} />

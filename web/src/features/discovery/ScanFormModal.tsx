@@ -49,7 +49,7 @@ export function ScanFormModal({
 }
 
 function targetText(scan?: DiscoveryScan): string {
-  return (scan?.Targets ?? []).map((t) => (t.Name ? `${t.Range} ${t.Name}` : t.Range)).join('\n');
+  return (scan?.ScanTargets ?? []).map((t) => (t.Name ? `${t.Range} ${t.Name}` : t.Range)).join('\n');
 }
 
 function ScanForm({ scan, onDone }: { scan?: DiscoveryScan; onDone: (scan: DiscoveryScan) => void }) {
@@ -87,7 +87,7 @@ function ScanForm({ scan, onDone }: { scan?: DiscoveryScan; onDone: (scan: Disco
     save.mutate(
       {
         Name: name.trim(),
-        Targets: parsedTargets,
+        ScanTargets: parsedTargets,
         Exclusions: parsedExclusions,
         ...(templateId ? { TemplateId: templateId } : {}),
         ScanNodeId: nodeId,

@@ -5,8 +5,8 @@ import { api } from '../../api/client';
 import type { RequestOf, ResponseOf } from '../../api/types';
 import { IconAlertTriangle, IconCheck } from '../../icons';
 
-type CheckBody = RequestOf<'checkAllowedTargets'>;
-type CheckResult = ResponseOf<'checkAllowedTargets'>;
+type CheckBody = RequestOf<'checkScanTargets'>;
+type CheckResult = ResponseOf<'checkScanTargets'>;
 
 /** What the server says of the targets as they are typed: allowed or not, and why. */
 export function useTargetCheck(targets: CheckBody['Targets'], exclusions: string[]) {

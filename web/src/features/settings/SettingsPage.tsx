@@ -20,6 +20,7 @@ import { useSaveSettings, useSettings } from '../../api/settings';
 import { hasRole, type Settings, type SlaDays } from '../../api/types';
 import { ErrorAlert, QueryError } from '../../components/QueryError';
 import { IconLock } from '../../icons';
+import { AllowedTargetsSection } from './AllowedTargetsSection';
 
 export default function SettingsPage() {
   useDocumentTitle('Settings · Rampart');
@@ -31,12 +32,12 @@ export default function SettingsPage() {
       <div>
         <Title order={1}>Settings</Title>
         <Text size="sm" c="dimmed">
-          How your organisation works with findings.
+          How your organisation works with findings, and where its scans may go.
         </Text>
       </div>
       {!canSave && (
         <Alert variant="light" color="gray" icon={<IconLock />}>
-          Only Managers and Admins can change these settings; you can see them.
+          Only Managers and Admins can change the time to fix; you can see it.
         </Alert>
       )}
       <Card withBorder padding="lg" radius="md" component="section" aria-labelledby="sla-title">
@@ -59,6 +60,7 @@ export default function SettingsPage() {
           <SlaForm key={JSON.stringify(settings.data)} settings={settings.data} canSave={canSave} />
         )}
       </Card>
+      <AllowedTargetsSection />
     </Stack>
   );
 }
