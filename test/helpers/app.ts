@@ -37,7 +37,9 @@ export interface TestApp {
 }
 
 export function testConfig(env: Record<string, string> = {}): Config {
-  return loadConfig({ RAMPART_THROTTLE_LIMIT: '100000', ...env });
+  // No scan node in test apps unless a test asks for one: a node scans whatever its runs name,
+  // and only the lab tests build a network for that.
+  return loadConfig({ RAMPART_THROTTLE_LIMIT: '100000', RAMPART_LOCAL_SCAN_NODE: 'false', ...env });
 }
 
 let counter = 0;

@@ -34,7 +34,24 @@ export interface Estate {
   scanRun: string;
   /** An allowed scan target of the organisation (removed by Admins). */
   allowedTarget: string;
+  /** A scan template of the organisation's own (changed and deleted by Admins). */
+  scanTemplate: string;
+  /** A discovery scan (changed by Managers, run and stopped by Analysts). */
+  discoveryScan: string;
+  /** Another, for the sweep that deletes one. */
+  discoveryScanToDelete: string;
 }
+
+export const TEMPLATE_SETTINGS = {
+  Ports: [22, 80],
+  TimeoutMs: 500,
+  Retries: 0,
+  MaxInFlight: 16,
+  ConnectionsPerSecond: 50,
+  PerHostInFlight: 2,
+  ReverseDns: false,
+  UseNmap: false,
+};
 
 export interface SweepCall {
   path: string;
@@ -150,6 +167,37 @@ export function sweepCalls(e: Estate): Record<string, () => SweepCall> {
     'POST /allowedtargets/check': () => ({
       path: '/allowedtargets/check',
       body: { Targets: [{ Range: '198.18.0.0/24' }] },
+    }),
+    'POST /scantemplates': () => ({
+      path: '/scantemplates',
+      body: { Name: `Swept template ${n()}`, Settings: TEMPLATE_SETTINGS },
+    }),
+    'PUT /scantemplates/:Id': () => ({
+      path: `/scantemplates/${e.scanTemplate}`,
+      body: { Name: `Swept template ${n()}`, Settings: TEMPLATE_SETTINGS },
+    }),
+    'DELETE /scantemplates/:Id': () => ({ path: `/scantemplates/${e.scanTemplate}` }),
+    // Accepted by both channels' POST /discoveryscans (the integration one takes our body too).
+    'POST /discoveryscans': () => ({
+      path: '/discoveryscans',
+      body: { Name: `Swept scan ${n()}`, ScanTargets: [{ Range: '198.18.0.0/28' }] },
+    }),
+    'PUT /discoveryscans/:Id': () => ({
+      path: `/discoveryscans/${e.discoveryScan}`,
+      body: { Name: `Swept scan ${n()}`, ScanTargets: [{ Range: '198.18.0.0/28' }] },
+    }),
+    'DELETE /discoveryscans/:Id': () => ({ path: `/discoveryscans/${e.discoveryScanToDelete}` }),
+    // Queued (no node runs in these apps), then stopped; the original's start queues it again.
+    'POST /discoveryscans/:Id/runs': () => ({ path: `/discoveryscans/${e.discoveryScan}/runs` }),
+    'POST /discoveryscans/:Id/stop': () => ({ path: `/discoveryscans/${e.discoveryScan}/stop` }),
+    'PUT /discoveryscans/:Id/start': () => ({ path: `/discoveryscans/${e.discoveryScan}/start` }),
+    'POST /discoveryscans/withstartindex/:StartIndex/andpagesize/:PageSize': () => ({
+      path: '/discoveryscans/withstartindex/0/andpagesize/10',
+      body: {},
+    }),
+    'POST /discoveryscans/:Id/reports/latest/hosts/withStartIndex/:StartIndex/andPageSize/:PageSize': () => ({
+      path: `/discoveryscans/${e.discoveryScan}/reports/latest/hosts/withStartIndex/0/andPageSize/10`,
+      body: {},
     }),
     'POST /demo': () => ({ path: '/demo', body: {} }),
     'DELETE /demo': () => ({ path: '/demo' }),
@@ -274,6 +322,14 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
     },
   );
   const allowedTarget = await ok('POST', '/allowedtargets', { Kind: 'Allowed', Target: '198.18.0.0/24' });
+  const scanTemplate = await ok('POST', '/scantemplates', {
+    Name: 'Estate template',
+    Settings: TEMPLATE_SETTINGS,
+  });
+  const scan = (name: string) =>
+    ok('POST', '/discoveryscans', { Name: name, ScanTargets: [{ Range: '198.18.0.0/28' }] });
+  const discoveryScan = await scan('Estate scan');
+  const discoveryScanToDelete = await scan('Estate scan to delete');
   return {
     asset: asset.Id,
     webApp: webApp.Id,
@@ -287,6 +343,9 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
     scanNode,
     scanRun: scanRun.id,
     allowedTarget: allowedTarget.Id,
+    scanTemplate: scanTemplate.Id,
+    discoveryScan: discoveryScan.Id,
+    discoveryScanToDelete: discoveryScanToDelete.Id,
   };
 }
 

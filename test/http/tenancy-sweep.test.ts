@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHeaders, buildTestApp, type Credentials, type TestApp } from '../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { TEMPLATE_SETTINGS } from '../helpers/sweep.js';
 
 /**
  * Every route, swept: an Admin of organisation B aims each route that takes an id at
@@ -28,6 +29,7 @@ interface Ids {
   nodeKey: string;
   scanRun: string;
   scanTemplate: string;
+  discoveryScan: string;
   allowedTarget: string;
 }
 interface Call {
@@ -113,11 +115,30 @@ const FOREIGN_CALLS: Record<string, Call> = {
     body: () => ({ Name: 'taken over', Settings: TEMPLATE_SETTINGS }),
   },
   'DELETE /scantemplates/:Id': { path: (a) => `/scantemplates/${a.scanTemplate}` },
+  'GET /discoveryscans/:Id': { path: (a) => `/discoveryscans/${a.discoveryScan}` },
+  'PUT /discoveryscans/:Id': {
+    path: (a) => `/discoveryscans/${a.discoveryScan}`,
+    body: () => ({ Name: 'taken over', ScanTargets: [{ Range: '198.18.0.0/28' }] }),
+  },
+  'DELETE /discoveryscans/:Id': { path: (a) => `/discoveryscans/${a.discoveryScan}` },
+  'POST /discoveryscans/:Id/runs': { path: (a) => `/discoveryscans/${a.discoveryScan}/runs` },
+  'POST /discoveryscans/:Id/stop': { path: (a) => `/discoveryscans/${a.discoveryScan}/stop` },
+  'PUT /discoveryscans/:Id/start': { path: (a) => `/discoveryscans/${a.discoveryScan}/start` },
+  'GET /discoveryscans/:Id/reports/:RunId/hosts': {
+    path: (a) => `/discoveryscans/${a.discoveryScan}/reports/latest/hosts`,
+  },
+  'POST /discoveryscans/:Id/reports/latest/hosts/withStartIndex/:StartIndex/andPageSize/:PageSize': {
+    path: (a) => `/discoveryscans/${a.discoveryScan}/reports/latest/hosts/withStartIndex/0/andPageSize/10`,
+    body: () => ({}),
+  },
   'DELETE /allowedtargets/:Id': { path: (a) => `/allowedtargets/${a.allowedTarget}` },
 };
 
 // Routes with path parameters that name no resource (offset paging of the caller's own data).
-const PAGING_ONLY = new Set(['POST /assets/withstartindex/:StartIndex/andpagesize/:PageSize']);
+const PAGING_ONLY = new Set([
+  'POST /assets/withstartindex/:StartIndex/andpagesize/:PageSize',
+  'POST /discoveryscans/withstartindex/:StartIndex/andpagesize/:PageSize',
+]);
 
 // Routes whose ids name public, installation-wide intelligence (a CVE, a feed load), which holds
 // no organisation's data: every organisation reads the same. Checked below to leak none of A's.
@@ -130,6 +151,18 @@ const FOREIGN_REFERENCES: {
   path: (b: Ids) => string;
   body: (a: Ids, b: Ids) => unknown;
 }[] = [
+  {
+    name: 'a discovery scan with A’s template',
+    method: 'POST',
+    path: () => '/discoveryscans',
+    body: (a) => ({ Name: 'x', ScanTargets: [{ Range: '198.18.0.0/28' }], TemplateId: a.scanTemplate }),
+  },
+  {
+    name: 'a discovery scan on A’s scan node',
+    method: 'POST',
+    path: () => '/discoveryscans',
+    body: (a) => ({ Name: 'x', ScanTargets: [{ Range: '198.18.0.0/28' }], ScanNodeId: a.scanNode }),
+  },
   {
     name: 'a finding on A’s asset',
     method: 'POST',
@@ -181,17 +214,6 @@ const FOREIGN_REFERENCES: {
 ];
 
 const A_MARK = 'alpha-secret';
-
-const TEMPLATE_SETTINGS = {
-  Ports: [22, 80],
-  TimeoutMs: 500,
-  Retries: 0,
-  MaxInFlight: 16,
-  ConnectionsPerSecond: 50,
-  PerHostInFlight: 2,
-  ReverseDns: false,
-  UseNmap: false,
-};
 
 describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => {
   let tdb: TestDatabase;
@@ -298,6 +320,11 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       Name: `${mark} template`,
       Settings: TEMPLATE_SETTINGS,
     });
+    await ok(admin, 'POST', '/allowedtargets', { Kind: 'Allowed', Target: '198.18.0.0/24' });
+    const discoveryScan = await ok(admin, 'POST', '/discoveryscans', {
+      Name: `${mark} scan`,
+      ScanTargets: [{ Range: '198.18.0.0/28', Name: `${mark} range` }],
+    });
     const allowedTarget = await ok(admin, 'POST', '/allowedtargets', {
       Kind: 'Allowed',
       Target: `*.${mark}.example.com`,
@@ -319,6 +346,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       nodeKey: enrolled.NodeKey,
       scanRun: scanRun.id,
       scanTemplate: scanTemplate.Id,
+      discoveryScan: discoveryScan.Id,
       allowedTarget: allowedTarget.Id,
     };
   };
@@ -338,6 +366,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     scanNode: await ok(adminA, 'GET', `/scannodes/${a.scanNode}`),
     scanRun: await ok(adminA, 'GET', `/scanruns/${a.scanRun}`),
     scanTemplates: await ok(adminA, 'GET', '/scantemplates'),
+    discoveryScan: await ok(adminA, 'GET', `/discoveryscans/${a.discoveryScan}`),
     allowedTargets: await ok(adminA, 'GET', '/allowedtargets'),
   });
 

@@ -297,11 +297,15 @@ export class DiscoveryScanService {
     if (input.name.trim().length === 0) throw invalid('name', 'A scan needs a name.');
     if (input.targets.length === 0) throw invalid('scanTargets', 'A scan needs at least one target.');
     const template = await this.templates.find(ctx, input.templateId);
-    if (!template) throw invalid('templateId', `No scan template ${input.templateId} in this organisation.`);
+    if (!template)
+      throw AppError.of(Problems.NotFound, `No scan template ${input.templateId} in this organisation.`);
     if (template.kind !== 'Discovery')
       throw invalid('templateId', `'${template.name}' is a ${template.kind} template, not a discovery one.`);
     if (input.nodeId && !(await this.nodes.servesKind(ctx, input.nodeId, 'Discovery')))
-      throw invalid('nodeId', `No scan node ${input.nodeId} serving discovery scans in this organisation.`);
+      throw AppError.of(
+        Problems.NotFound,
+        `No scan node ${input.nodeId} serving discovery scans in this organisation.`,
+      );
     await this.targets.assertAllowed(ctx, input.targets, input.exclusions);
   }
 }

@@ -50,7 +50,9 @@ export async function radarScanInput(
   const targets =
     b.scanTargets && b.scanTargets.length > 0
       ? b.scanTargets.map((t) => ({ range: t.Range, name: t.Name ?? null, exclude: listOf(t.Exclude) }))
-      : listOf(b.Range).map((range) => ({ range, name: null, exclude: [] }));
+      : b.ScanTargets && b.ScanTargets.length > 0
+        ? b.ScanTargets.map((t) => ({ range: t.Range, name: t.Name ?? null, exclude: t.Exclude ?? [] }))
+        : listOf(b.Range).map((range) => ({ range, name: null, exclude: [] }));
   if (targets.length === 0)
     throw invalid('scanTargets', 'A scan needs at least one target (scanTargets or Range).');
   return {

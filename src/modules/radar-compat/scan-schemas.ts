@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ScanTargetSchema } from '../discoveryscans/schemas.js';
 
 // The original service's discovery-scan shapes, as its clients send and read them.
 
@@ -54,6 +55,12 @@ export const RadarDiscoveryScanBody = Type.Object(
         ),
         Type.Null(),
       ]),
+    ),
+    ScanTargets: Type.Optional(
+      Type.Array(ScanTargetSchema, {
+        maxItems: 256,
+        description: 'Rampart’s own targets, accepted here too (used when `scanTargets` is empty).',
+      }),
     ),
     scanMode: Type.Optional(Type.Union([Type.Literal('hostDiscovery'), Type.Null()])),
     ScanNode: Named,
