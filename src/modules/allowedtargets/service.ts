@@ -162,7 +162,8 @@ export class AllowedTargetsService {
       const ownIssues = exclusionIssues(own, ['scanTargets', String(index), 'exclude']);
       issues.push(...ownIssues);
       const refusal = compiled.checkTarget(target.range, [...own, ...exclusions]);
-      if (refusal) issues.push({ field: ['scanTargets', String(index), 'range'], refusal });
+      if (refusal)
+        issues.push({ field: ['scanTargets', String(index), 'range'], refusal, text: target.range });
     });
     if (issues.length > 0) throw refused(issues);
   }
@@ -171,13 +172,21 @@ export class AllowedTargetsService {
 interface Refused {
   field: readonly string[];
   refusal: TargetRefusal;
+  /** The target or exclusion refused, named in the message when the rule's sentence does not. */
+  text?: string;
+}
+
+/** The refusal's sentence, naming the target it is about. */
+function sentence(i: Refused): string {
+  const m = i.refusal.message;
+  return i.text && !m.includes(i.text) ? `${i.text}: ${m}` : m;
 }
 
 function exclusionIssues(texts: string[], field: readonly string[]): Refused[] {
   const issues: Refused[] = [];
   texts.forEach((text, index) => {
     const parsed = parseTarget(text);
-    if (isRefusal(parsed)) issues.push({ field: [...field, String(index)], refusal: parsed });
+    if (isRefusal(parsed)) issues.push({ field: [...field, String(index)], refusal: parsed, text });
   });
   return issues;
 }
@@ -186,9 +195,9 @@ function exclusionIssues(texts: string[], field: readonly string[]): Refused[] {
 function refused(issues: Refused[]): AppError {
   const fields: FieldIssue[] = issues.map((i) => ({
     field: i.field,
-    message: `${i.refusal.rule}: ${i.refusal.message}`,
+    message: `${i.refusal.rule}: ${sentence(i)}`,
   }));
-  const described = issues.map((i) => `${i.refusal.message} (${i.refusal.rule})`);
+  const described = issues.map((i) => `${sentence(i)} (${i.refusal.rule})`);
   const detail =
     issues.length === 1 ? described[0]! : `${issues.length} targets are refused: ${described.join(' ')}`;
   return new AppError(Problems.ScanTargetRefused, detail, {}, {}, fields);

@@ -231,6 +231,8 @@ export class DiscoveryScanService {
 
   /** A batch of hosts from a run; applied once per batch, idempotent across the run's attempts. */
   async applyBatch(run: DiscoveryRun, items: unknown[], trx: Transaction<DB>): Promise<void> {
+    // A run of a scan deleted since (or not a discovery scan's): nothing to keep.
+    if (!(await this.repo.find(run.organizationId, run.sourceId, trx))) return;
     const hosts = items.filter(isHost);
     await this.repo.addRunHosts(run.organizationId, run.sourceId, run.id, hosts, this.clock(), trx);
   }
@@ -288,7 +290,9 @@ export class DiscoveryScanService {
 
   /** Checked again when a node claims the run: the allowed ranges may have changed since. */
   async refusalAtStart(run: DiscoveryRun, spec: unknown): Promise<string | null> {
-    const s = spec as DiscoverySpec;
+    const s = spec as Partial<DiscoverySpec> | null;
+    // Not a discovery scan's spec: the node's executor refuses what it cannot read.
+    if (!s || !Array.isArray(s.targets) || !Array.isArray(s.exclusions)) return null;
     const policy = await this.targets.policy(run.organizationId);
     return this.targets.refusal(s.targets, s.exclusions, policy);
   }
