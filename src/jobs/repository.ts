@@ -95,6 +95,29 @@ export class JobRepository {
     return row?.id;
   }
 
+  async findNewestByDedupKey(kind: string, dedupKey: string): Promise<Job | undefined> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('kind', '=', kind)
+      .where('dedup_key', '=', dedupKey)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row && toJob(row);
+  }
+
+  /** Ends every Running job's lease at `now` less a millisecond: the next claim takes them. */
+  async expireLeases(now: Date): Promise<number> {
+    const result = await this.db
+      .updateTable('jobs')
+      .set({ lease_until: new Date(now.getTime() - 1), updated_at: now })
+      .where('state', '=', 'Running')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   async findById(id: string, db: Db = this.db): Promise<Job | undefined> {
     const row = await db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
     return row && toJob(row);

@@ -35,6 +35,8 @@ export class JobWorker {
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private stopped = false;
+  /** A wake came while a claim was under way: claim once more after it. */
+  private again = false;
 
   constructor(
     private readonly queue: JobQueue,
@@ -68,8 +70,23 @@ export class JobWorker {
   poll(): Promise<void> {
     this.polling ??= this.claimAndStart().finally(() => {
       this.polling = undefined;
+      if (this.again) {
+        this.again = false;
+        void this.poll();
+      }
     });
     return this.polling;
+  }
+
+  /**
+   * Claims now rather than at the next poll, once started: a job was just enqueued (the queue's
+   * nudge) or a place became free. A claim under way that may have missed the job is followed by
+   * another.
+   */
+  wake(): void {
+    if (!this.timer || this.stopped) return;
+    if (this.polling) this.again = true;
+    else void this.poll();
   }
 
   /** Claims and runs due jobs until none is left, then resolves: for tests and one-off runs. */
@@ -103,7 +120,10 @@ export class JobWorker {
       return;
     }
     for (const job of jobs) {
-      const run = this.run(job).finally(() => this.running.delete(run));
+      const run = this.run(job).finally(() => {
+        this.running.delete(run);
+        this.wake();
+      });
       this.running.add(run);
     }
   }

@@ -302,6 +302,7 @@ describe('table ownership', () => {
     sql_functions: 'db',
     // Not a module's: the durable job queue of src/jobs.
     jobs: 'jobs',
+    schedules: 'jobs',
   };
 
   /** The tables of the `DB` interface in src/db/schema.ts: a new table needs an owner here. */

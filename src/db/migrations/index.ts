@@ -12,6 +12,7 @@ import * as m0010 from './0010_create_vulnerability_intelligence.js';
 import * as m0011 from './0011_drop_time_defaults.js';
 import * as m0012 from './0012_track_sql_functions.js';
 import * as m0013 from './0013_create_jobs.js';
+import * as m0014 from './0014_create_schedules.js';
 
 /** Every migration, in order. Listed explicitly so the same code runs from src/ and dist/. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011_drop_time_defaults': m0011,
   '0012_track_sql_functions': m0012,
   '0013_create_jobs': m0013,
+  '0014_create_schedules': m0014,
 };
