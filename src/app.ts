@@ -22,8 +22,8 @@ export interface AppOptions {
   clock?: Clock;
   /** The built web app (default dist/web); served when it exists. */
   webDir?: string;
-  /** Mark imports a stopped process left unfinished as Failed at start (default true). */
-  failInterruptedImports?: boolean;
+  /** Take up at start the work a stopped process left (default true; see BackgroundOptions). */
+  resumeInterrupted?: boolean;
   /** Defaults to JSON logs on stdout at config.logLevel; tests pass false. */
   logger?: false | FastifyServerOptions['loggerInstance'];
 }
@@ -57,11 +57,12 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
   const background = await startBackground({
     services,
     databaseKind: database.kind,
+    exclusive: database.exclusive,
     bus,
     redis,
     log: app.log,
-    lastUsedFlushSeconds: config.lastUsedFlushSeconds,
-    failInterrupted: options.failInterruptedImports !== false,
+    config,
+    resumeInterrupted: options.resumeInterrupted,
   });
   app.addHook('onClose', () => background.stop());
   await app.ready();

@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { defaultRegistry } from './importers/index.js';
 import { JobQueue } from './jobs/queue.js';
+import { Scheduler } from './jobs/scheduler.js';
 import type { Clock } from './lib/clock.js';
 import type { InvalidationBus } from './lib/invalidation-bus.js';
 import { Listeners } from './lib/listeners.js';
@@ -56,6 +57,8 @@ export interface Services {
   intelMatcher: IntelMatcher;
   /** The durable job queue (src/jobs): GET /jobs shows it to Admins. */
   jobs: JobQueue;
+  /** Schedules that enqueue jobs, fired once per occurrence across instances (src/jobs). */
+  scheduler: Scheduler;
   /** Imports that failed for a reason not their report's: the server's log follows them. */
   importFailedUnexpectedly: ImportFailedUnexpectedly;
   /** The one source of time for every value the API returns or a rule compares. */
@@ -155,6 +158,8 @@ export function buildServices(
     assetRiskContextChanged,
   );
   const tickets = new TicketService(new TicketRepository(db), users, findings, settings, clock);
+  const jobs = new JobQueue(db, clock);
+  const scheduler = new Scheduler(db, jobs, clock);
   const imports = new ImportService(
     new ImportRepository(db),
     defaultRegistry(),
@@ -164,6 +169,7 @@ export function buildServices(
     clock,
     findingsChanged,
     importFailedUnexpectedly,
+    jobs,
   );
   const organizations = new OrganizationService(new OrganizationRepository(db), clock);
   const intel = new IntelService(new IntelRepository(db), vulnerabilities, findings, organizations, clock, {
@@ -171,7 +177,6 @@ export function buildServices(
     tempDir: importDirectory(config.importDir),
   });
   const intelMatcher = new IntelMatcher(intel);
-  const jobs = new JobQueue(db, clock);
   return {
     audit,
     users,
@@ -188,6 +193,7 @@ export function buildServices(
     intel,
     intelMatcher,
     jobs,
+    scheduler,
     importFailedUnexpectedly,
     clock,
   };

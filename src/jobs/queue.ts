@@ -123,6 +123,11 @@ export class JobQueue {
     return this.repo.expireLeases(this.clock());
   }
 
+  /** Deletes the Completed and Cancelled jobs that finished before `before`; Failed ones stay for a look. */
+  purgeFinished(before: Date): Promise<number> {
+    return this.repo.purgeFinished(before);
+  }
+
   /** The newest job of `kind` with `dedupKey`, finished or not. */
   findByDedupKey(kind: string, dedupKey: string): Promise<Job | undefined> {
     return this.repo.findNewestByDedupKey(kind, dedupKey);

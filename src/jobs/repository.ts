@@ -108,6 +108,15 @@ export class JobRepository {
     return row && toJob(row);
   }
 
+  async purgeFinished(before: Date): Promise<number> {
+    const result = await this.db
+      .deleteFrom('jobs')
+      .where('state', 'in', ['Completed', 'Cancelled'])
+      .where('finished_at', '<', before)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** Ends every Running job's lease at `now` less a millisecond: the next claim takes them. */
   async expireLeases(now: Date): Promise<number> {
     const result = await this.db

@@ -26,7 +26,15 @@ const MAX_HOURS = 8760;
 export const ScheduleOptionSchema = Type.Object(
   {
     SchedulingMode: Type.Union(
-      SCHEDULING_MODES.map((m) => Type.Literal(m)),
+      [
+        Type.Literal('None'),
+        Type.Literal('Once'),
+        Type.Literal('Hourly'),
+        Type.Literal('Daily'),
+        Type.Literal('Weekly'),
+        Type.Literal('Monthly'),
+        Type.Literal('Cron'),
+      ],
       {
         description: [
           '`None`: not scheduled (run on demand only); the other fields are ignored.',
@@ -54,12 +62,23 @@ export const ScheduleOptionSchema = Type.Object(
       }),
     ),
     DaysOfWeek: Type.Optional(
-      Type.Array(Type.Union(DAYS_OF_WEEK.map((d) => Type.Literal(d))), {
-        minItems: 1,
-        maxItems: 7,
-        uniqueItems: true,
-        description: 'Weekly only: the days it runs on.',
-      }),
+      Type.Array(
+        Type.Union([
+          Type.Literal('Sunday'),
+          Type.Literal('Monday'),
+          Type.Literal('Tuesday'),
+          Type.Literal('Wednesday'),
+          Type.Literal('Thursday'),
+          Type.Literal('Friday'),
+          Type.Literal('Saturday'),
+        ]),
+        {
+          minItems: 1,
+          maxItems: 7,
+          uniqueItems: true,
+          description: 'Weekly only: the days it runs on.',
+        },
+      ),
     ),
     DayOfMonth: Type.Optional(
       Type.Integer({

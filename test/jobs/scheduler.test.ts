@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Database, openPostgres } from '../../src/db/database.js';
 import { JobQueue } from '../../src/jobs/queue.js';
-import { ruleOfScheduleOption, scheduleOptionOfRule } from '../../src/jobs/schedule-option.js';
+import {
+  ruleOfScheduleOption,
+  type ScheduleOption,
+  scheduleOptionOfRule,
+} from '../../src/jobs/schedule-option.js';
 import { type Fired, Scheduler } from '../../src/jobs/scheduler.js';
 import { AppError } from '../../src/problems/app-error.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
@@ -215,7 +219,7 @@ describe('ScheduleOption', () => {
       { SchedulingMode: 'Weekly', StartTime: start, DaysOfWeek: ['Monday', 'Thursday'], TimeZone: 'UTC' },
       { SchedulingMode: 'Monthly', StartTime: start, DayOfMonth: 15, TimeZone: 'UTC' },
       { SchedulingMode: 'Cron', Cron: '30 2 * * 1-5', TimeZone: 'America/New_York' },
-    ] as const;
+    ] satisfies ScheduleOption[];
     for (const option of options) expect(scheduleOptionOfRule(ruleOfScheduleOption(option))).toEqual(option);
     expect(ruleOfScheduleOption({ SchedulingMode: 'None', StartTime: start })).toBeNull();
     expect(scheduleOptionOfRule(null)).toEqual({ SchedulingMode: 'None' });
