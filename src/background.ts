@@ -109,22 +109,24 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
       maxAttempts: 1,
     });
   // The intelligence sync, every RAMPART_INTEL_SYNC_HOURS when URLs are configured: the schedule
-  // fires once per period across instances. It waits for a knowledge-base load under way.
+  // fires once per period across instances. On PostgreSQL it waits for a knowledge-base load
+  // under way (the same lock). Without URLs the schedule is removed and its jobs left to others.
   const urls = syncUrlsOf(config);
-  const sync = new IntelSync(services.intel, { urls }, (message, details) =>
-    log.info(details ?? {}, message),
-  );
-  runner.register(INTEL_SYNC_JOB, async () => {
-    await options.exclusive('knowledge-base', () => sync.run());
-  });
-  if (urls.length > 0)
-    runner.schedule({
-      key: INTEL_SYNC_JOB,
-      rule: { type: 'interval', seconds: config.intelSyncHours * 3600 },
-      jobKind: INTEL_SYNC_JOB,
-      maxAttempts: 3,
-    });
-  else runner.unschedule(INTEL_SYNC_JOB);
+  if (urls.length > 0) {
+    const sync = new IntelSync(services.intel, { urls }, (message, details) =>
+      log.info(details ?? {}, message),
+    );
+    runner
+      .register(INTEL_SYNC_JOB, async () => {
+        await options.exclusive('knowledge-base', () => sync.run());
+      })
+      .schedule({
+        key: INTEL_SYNC_JOB,
+        rule: { type: 'interval', seconds: config.intelSyncHours * 3600 },
+        jobKind: INTEL_SYNC_JOB,
+        maxAttempts: 3,
+      });
+  } else runner.unschedule(INTEL_SYNC_JOB);
   // API keys' last use is buffered in this process's memory: only this process can flush it, so
   // it is a local task of the runner, not a job another instance might claim.
   runner.local({
