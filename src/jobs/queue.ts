@@ -183,6 +183,30 @@ export class JobQueue {
   }
 
   /**
+   * Puts a job the worker holds back in the queue for `delayMs` without counting the attempt: the
+   * worker could not run it here, another may (see JobDeferred). False when the lease was lost.
+   */
+  defer(id: string, workerId: string, delayMs: number): Promise<boolean> {
+    return this.repo.transaction(async (trx) => {
+      const job = await this.repo.lockHeld(trx, id, workerId);
+      if (!job) return false;
+      const now = this.clock();
+      return this.repo.release(
+        id,
+        workerId,
+        {
+          state: 'Queued',
+          runAt: new Date(now.getTime() + delayMs),
+          attempts: Math.max(0, job.attempts - 1),
+          finishedAt: null,
+          now,
+        },
+        trx,
+      );
+    });
+  }
+
+  /**
    * The job `id`. With `organizationId`, only when it is that organisation's or a system job:
    * another organisation's job is as unknown as a missing one (GET /jobs/{Id}).
    */

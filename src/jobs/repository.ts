@@ -216,7 +216,14 @@ export class JobRepository {
   async release(
     id: string,
     workerId: string,
-    change: { state: JobState; runAt?: Date; lastError?: string | null; finishedAt: Date | null; now: Date },
+    change: {
+      state: JobState;
+      runAt?: Date;
+      attempts?: number;
+      lastError?: string | null;
+      finishedAt: Date | null;
+      now: Date;
+    },
     db: Db = this.db,
   ): Promise<boolean> {
     const result = await db
@@ -224,6 +231,7 @@ export class JobRepository {
       .set({
         state: change.state,
         ...(change.runAt ? { run_at: change.runAt } : {}),
+        ...(change.attempts !== undefined ? { attempts: change.attempts } : {}),
         ...(change.lastError !== undefined ? { last_error: change.lastError } : {}),
         locked_by: null,
         lease_until: null,

@@ -8,6 +8,21 @@ import type { Job } from './types.js';
  */
 export type JobHandler = (job: Job, signal: AbortSignal) => Promise<void>;
 
+/**
+ * Thrown by a handler that cannot run its job in this process but another may (the job's file is
+ * on another instance's disk): the job goes back to the queue for `delayMs`, and the claim does
+ * not count as an attempt.
+ */
+export class JobDeferred extends Error {
+  constructor(
+    readonly delayMs: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'JobDeferred';
+  }
+}
+
 export interface JobWorkerOptions {
   /** Names this worker's leases; unique per process by default. */
   workerId?: string;
@@ -152,10 +167,13 @@ export class JobWorker {
       clearInterval(renewal);
     }
     try {
-      const held = failure
-        ? await this.queue.fail(job.id, this.workerId, failure.error)
-        : await this.queue.complete(job.id, this.workerId);
-      if (failure) this.options.onError?.(failure.error, job);
+      const deferred = failure?.error instanceof JobDeferred ? failure.error : undefined;
+      const held = deferred
+        ? await this.queue.defer(job.id, this.workerId, deferred.delayMs)
+        : failure
+          ? await this.queue.fail(job.id, this.workerId, failure.error)
+          : await this.queue.complete(job.id, this.workerId);
+      if (failure && !deferred) this.options.onError?.(failure.error, job);
       if (!held) this.options.onError?.(new Error(`The lease of job ${job.id} was lost`), job);
     } catch (error) {
       // The lease runs out and another worker takes the job again.

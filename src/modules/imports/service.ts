@@ -1,5 +1,6 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import type { Severity } from '../../db/schema.js';
 import type { ImporterRegistry } from '../../importers/registry.js';
 import type {
@@ -10,6 +11,7 @@ import type {
   VulnerabilityRef,
 } from '../../importers/types.js';
 import type { JobQueue } from '../../jobs/queue.js';
+import { JobDeferred } from '../../jobs/worker.js';
 import type { Clock } from '../../lib/clock.js';
 import { createdAtPage, decodeCreatedAtCursor } from '../../lib/cursor.js';
 import type { Listeners } from '../../lib/listeners.js';
@@ -389,6 +391,8 @@ export interface ImportJob {
   userId?: string;
   /** The stored report (in RAMPART_IMPORT_DIR), kept until the import has ended. */
   path: string;
+  /** The host that stored it: another host without a shared RAMPART_IMPORT_DIR leaves it to that one. */
+  host: string;
   format: string;
   confidence: number;
   scopeName: string | null;
@@ -416,6 +420,9 @@ export function isTransient(error: unknown): boolean {
 }
 
 const removeReport = (path: string) => rm(path, { force: true });
+
+/** When an instance without the report looks again whether the instance with it took the job. */
+const REPORT_ELSEWHERE_RETRY_MS = 10_000;
 
 /** How many submitted imports `settled` remembers the organisation of. */
 const MAX_REMEMBERED = 10_000;
@@ -464,6 +471,7 @@ export class ImportService {
       actor: ctx.actor,
       ...(ctx.userId ? { userId: ctx.userId } : {}),
       path: request.report.path,
+      host: hostname(),
       format: importer.format,
       confidence,
       scopeName: request.scopeName ?? null,
@@ -594,6 +602,10 @@ export class ImportService {
       await removeReport(job.path);
       return;
     }
+    if (!existsSync(job.path) && job.host !== hostname())
+      // The report is on the disk of the instance that received it (RAMPART_IMPORT_DIR not shared):
+      // that instance runs it, not this one; the claim does not count as an attempt.
+      throw new JobDeferred(REPORT_ELSEWHERE_RETRY_MS, `The report of import ${id} is on ${job.host}.`);
     const importer = this.registry.byFormat(job.format);
     const ctx: ServiceContext = {
       organizationId: org,
