@@ -32,7 +32,7 @@ async function servedDocument(): Promise<OpenAPI3> {
   try {
     // An empty environment: the document must not depend on who runs the script.
     const config = loadConfig({});
-    const { app } = await buildApp({ config, database, logger: false, failInterruptedImports: false });
+    const { app } = await buildApp({ config, database, logger: false, resumeInterrupted: false });
     try {
       const res = await app.inject({ method: 'GET', url: `/apidoc/${CHANNEL}/documentation.json` });
       if (res.statusCode !== 200) throw new Error(`the OpenAPI document answered ${res.statusCode}`);

@@ -24,8 +24,8 @@ export interface AppOptions {
   clock?: Clock;
   /** The built web app (default dist/web); served when it exists. */
   webDir?: string;
-  /** Mark imports a stopped process left unfinished as Failed at start (default true). */
-  failInterruptedImports?: boolean;
+  /** Take up at start the work a stopped process left (default true; see BackgroundOptions). */
+  resumeInterrupted?: boolean;
   /** The local scan node's engines (default: the built-in ones); tests pass a stand-in. */
   scanExecutors?: ReadonlyMap<ScanKind, RunExecutor>;
   /** Defaults to JSON logs on stdout at config.logLevel; tests pass false. */
@@ -61,11 +61,12 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
   const background = await startBackground({
     services,
     databaseKind: database.kind,
+    exclusive: database.exclusive,
     bus,
     redis,
     log: app.log,
-    lastUsedFlushSeconds: config.lastUsedFlushSeconds,
-    failInterrupted: options.failInterruptedImports !== false,
+    config,
+    resumeInterrupted: options.resumeInterrupted,
     localScanNode: config.localScanNode && { executors: options.scanExecutors ?? builtInExecutors() },
   });
   app.addHook('onClose', () => background.stop());

@@ -1,16 +1,20 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
-import type { Config } from './config.js';
-import type { DatabaseKind } from './db/database.js';
+import { type Config, syncUrlsOf } from './config.js';
+import type { Database, DatabaseKind } from './db/database.js';
+import { IMPORT_JOB, importJobHandler } from './jobs/import-job.js';
+import { JobRunner } from './jobs/runner.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './lib/invalidation-bus.js';
+import { INTEL_SYNC_JOB, IntelSync } from './modules/intel/sync.js';
 import type { ScanNodeAgent } from './scanning/node/agent.js';
 import { createLocalNode } from './scanning/node/local.js';
 import type { RunExecutor, ScanKind } from './scanning/types.js';
 import type { Services } from './services.js';
 import { VERSION } from './version.js';
 
-// What runs beside the requests of a server, in one place until the jobs layer (issue 14)
-// replaces it: its Redis connections, the timers, and the clean-up of work a stopped process left.
+// What runs beside the requests of a server, in one place: its Redis connections and its
+// background work — the durable jobs and system schedules of src/jobs (imports, risk-acceptance
+// expiry, the intelligence sync…) and this process's local tasks, on one JobRunner.
 
 /** Tells every instance to drop cached API keys: through Redis when configured, else this one. */
 export function openInvalidationBus(config: Pick<Config, 'redisUrl' | 'redisPrefix'>): InvalidationBus {
@@ -35,59 +39,138 @@ export async function connectRedis(url: string): Promise<Redis> {
 export interface BackgroundOptions {
   services: Services;
   databaseKind: DatabaseKind;
+  /** Runs the intelligence sync under the installation-wide knowledge-base lock (Database.exclusive). */
+  exclusive: Database['exclusive'];
   /** Closed by `stop`, after the last use of the services. */
   bus: InvalidationBus;
   redis: Redis | undefined;
-  log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
-  lastUsedFlushSeconds: number;
-  /** Mark imports and intelligence loads a stopped process left unfinished as Failed at start. */
-  failInterrupted: boolean;
+  log: Pick<FastifyBaseLogger, 'warn' | 'error' | 'info'>;
+  config: Pick<Config, 'lastUsedFlushSeconds' | 'intelSyncUrls' | 'intelSyncHours'>;
+  /**
+   * Take up at once the work a stopped process left (default true): with the embedded database
+   * the leases of Running jobs end now, and unfinished intelligence loads are marked Failed.
+   */
+  resumeInterrupted?: boolean;
   /** The scan node inside the server and its engines (RAMPART_LOCAL_SCAN_NODE), or none. */
   localScanNode?: { executors: ReadonlyMap<ScanKind, RunExecutor> } | false;
 }
 
 export interface Background {
-  /** Stops the timers, waits for running imports, records the last API key use, disconnects. */
+  /** Stops the scheduler and the worker, waits for running jobs, records the last API key use, disconnects. */
   stop(): Promise<void>;
+}
+
+/** The system schedules and their jobs (src/jobs). */
+export const RISK_ACCEPTANCE_EXPIRY_JOB = 'risk-acceptance-expiry';
+export const IMPORT_SWEEP_JOB = 'import-sweep';
+export const JOB_PURGE_JOB = 'job-purge';
+export const SCAN_RUN_REQUEUE_JOB = 'scan-run-requeue';
+/** Finished jobs are kept this long for GET /jobs, then purged. */
+const KEEP_FINISHED_JOBS_DAYS = 7;
+
+/**
+ * The jobs a server runs, its system schedules and its local tasks, on one runner (not started).
+ * `rampart serve` and the tests build it through startBackground; `rampart import` builds only
+ * the import worker (src/cli/import.ts).
+ */
+export function buildRunner(options: BackgroundOptions): JobRunner {
+  const { services, log, config } = options;
+  const runner = new JobRunner(services.jobs, services.scheduler, {
+    worker: {
+      onError: (error, job) => log.warn({ err: error, jobId: job?.id, kind: job?.kind }, 'job failed'),
+    },
+    onError: (error, what) => log.warn({ err: error }, `${what} failed`),
+  });
+  runner.register(IMPORT_JOB, importJobHandler(services.imports));
+  // Risk acceptances return to Open when their date passes, in every organisation; idempotent.
+  runner
+    .register(RISK_ACCEPTANCE_EXPIRY_JOB, async () => {
+      await services.findings.expireRiskAcceptances();
+    })
+    .schedule({
+      key: RISK_ACCEPTANCE_EXPIRY_JOB,
+      rule: { type: 'interval', seconds: 60 },
+      jobKind: RISK_ACCEPTANCE_EXPIRY_JOB,
+      maxAttempts: 1,
+    });
+  // Imports whose job was given up (every attempt's process died) end as Failed, their files removed.
+  runner
+    .register(IMPORT_SWEEP_JOB, async () => {
+      await services.imports.failAbandoned();
+    })
+    .schedule({
+      key: IMPORT_SWEEP_JOB,
+      rule: { type: 'interval', seconds: 60 },
+      jobKind: IMPORT_SWEEP_JOB,
+      maxAttempts: 1,
+    });
+  // Scan runs whose node fell silent (no heartbeat for 60 s) are queued again, at most twice,
+  // then Failed with the reason; idempotent, so whichever instance claims the job does it.
+  runner
+    .register(SCAN_RUN_REQUEUE_JOB, async () => {
+      await services.scanRuns.requeueSilent();
+    })
+    .schedule({
+      key: SCAN_RUN_REQUEUE_JOB,
+      rule: { type: 'interval', seconds: 15 },
+      jobKind: SCAN_RUN_REQUEUE_JOB,
+      maxAttempts: 1,
+    });
+  runner
+    .register(JOB_PURGE_JOB, async () => {
+      const now = services.clock();
+      await services.jobs.purgeFinished(new Date(now.getTime() - KEEP_FINISHED_JOBS_DAYS * 86_400_000));
+    })
+    .schedule({
+      key: JOB_PURGE_JOB,
+      rule: { type: 'interval', seconds: 3600 },
+      jobKind: JOB_PURGE_JOB,
+      maxAttempts: 1,
+    });
+  // The intelligence sync, every RAMPART_INTEL_SYNC_HOURS when URLs are configured: the schedule
+  // fires once per period across instances. On PostgreSQL it waits for a knowledge-base load
+  // under way (the same lock). Without URLs the schedule is removed and its jobs left to others.
+  const urls = syncUrlsOf(config);
+  if (urls.length > 0) {
+    const sync = new IntelSync(services.intel, { urls }, (message, details) =>
+      log.info(details ?? {}, message),
+    );
+    runner
+      .register(INTEL_SYNC_JOB, async () => {
+        await options.exclusive('knowledge-base', () => sync.run());
+      })
+      .schedule({
+        key: INTEL_SYNC_JOB,
+        rule: { type: 'interval', seconds: config.intelSyncHours * 3600 },
+        jobKind: INTEL_SYNC_JOB,
+        maxAttempts: 3,
+      });
+  } else runner.unschedule(INTEL_SYNC_JOB);
+  // API keys' last use is buffered in this process's memory: only this process can flush it, so
+  // it is a local task of the runner, not a job another instance might claim.
+  runner.local({
+    name: 'API key use flush',
+    everyMs: config.lastUsedFlushSeconds * 1000,
+    run: () => services.apiKeys.flushLastUsed(),
+  });
+  return runner;
 }
 
 export async function startBackground(options: BackgroundOptions): Promise<Background> {
   const { services, log } = options;
   const embedded = options.databaseKind === 'embedded';
+  const resume = options.resumeInterrupted !== false;
   services.importFailedUnexpectedly.subscribe(async (error, importId) =>
     log.error({ err: error, importId }, 'import failed unexpectedly'),
   );
-  // Risk acceptances return to Open when their date passes; the update is idempotent, so every
-  // instance may run it.
-  const expiryTimer = every(60_000, () =>
-    services.findings
-      .expireRiskAcceptances()
-      .catch((error) => log.warn({ err: error }, 'could not expire risk acceptances')),
-  );
-  const flushLastUsed = () =>
-    services.apiKeys
-      .flushLastUsed()
-      .catch((error) => log.warn({ err: error }, 'could not record API key use'));
-  const flushTimer = every(options.lastUsedFlushSeconds * 1000, flushLastUsed);
-  // Imports whose process stopped: at once with the embedded database (only this process uses
-  // it), else once their heartbeat is two minutes old; checked now and every minute.
-  const failInterruptedImports = (staleSeconds: number) =>
-    services.imports
-      .failInterrupted(staleSeconds)
-      .catch((error) => log.warn({ err: error }, 'could not end interrupted imports'));
-  if (options.failInterrupted) {
-    await failInterruptedImports(embedded ? 0 : 120);
+  if (resume)
     await services.intel
       .failInterrupted(embedded ? 0 : 24 * 3600)
       .catch((error) => log.warn({ err: error }, 'could not end interrupted intelligence loads'));
-  }
-  const importTimer = every(60_000, () => failInterruptedImports(120));
-  // Scan runs whose node fell silent are queued again (or failed); the scheduler takes this over.
-  const scanLeaseTimer = every(15_000, () =>
-    services.scanRuns
-      .requeueSilent()
-      .catch((error) => log.warn({ err: error }, 'could not requeue scan runs')),
-  );
+  const runner = buildRunner(options);
+  // Only this process uses the embedded database: the jobs it finds Running were left by a
+  // process that stopped, and are taken up now rather than when their leases run out.
+  await runner.start({ expireLeases: resume && embedded });
   // The scan node inside the server; a failure to start it leaves the rest of the server serving.
   let localNode: ScanNodeAgent | undefined;
   if (options.localScanNode) {
@@ -106,22 +189,11 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
   }
   return {
     stop: async () => {
-      clearInterval(scanLeaseTimer);
       await localNode?.stop();
-      clearInterval(flushTimer);
-      clearInterval(expiryTimer);
-      clearInterval(importTimer);
+      await runner.stop();
       await services.imports.idle();
-      await flushLastUsed();
       await options.bus.close();
       options.redis?.disconnect();
     },
   };
-}
-
-/** A timer that does not keep the process alive. */
-function every(milliseconds: number, work: () => Promise<unknown>): NodeJS.Timeout {
-  const timer = setInterval(() => void work(), milliseconds);
-  timer.unref();
-  return timer;
 }

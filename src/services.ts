@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { defaultRegistry } from './importers/index.js';
 import { JobQueue } from './jobs/queue.js';
+import { Scheduler } from './jobs/scheduler.js';
 import type { Clock } from './lib/clock.js';
 import type { InvalidationBus } from './lib/invalidation-bus.js';
 import { Listeners } from './lib/listeners.js';
@@ -87,6 +88,8 @@ export interface Services {
   scanRuns: ScanRunService;
   /** Where the organisation's scans may go: scans check their targets here when saved and started. */
   allowedTargets: AllowedTargetsService;
+  /** Schedules that enqueue jobs, fired once per occurrence across instances (src/jobs). */
+  scheduler: Scheduler;
   /** Imports that failed for a reason not their report's: the server's log follows them. */
   importFailedUnexpectedly: ImportFailedUnexpectedly;
   /** The one source of time for every value the API returns or a rule compares. */
@@ -187,6 +190,8 @@ export function buildServices(
     assetRiskContextChanged,
   );
   const tickets = new TicketService(new TicketRepository(db), users, findings, settings, clock);
+  const jobs = new JobQueue(db, clock);
+  const scheduler = new Scheduler(db, jobs, clock);
   const imports = new ImportService(
     new ImportRepository(db),
     defaultRegistry(),
@@ -196,6 +201,7 @@ export function buildServices(
     clock,
     findingsChanged,
     importFailedUnexpectedly,
+    jobs,
   );
   const organizations = new OrganizationService(new OrganizationRepository(db), clock);
   const intel = new IntelService(new IntelRepository(db), vulnerabilities, findings, organizations, clock, {
@@ -203,7 +209,6 @@ export function buildServices(
     tempDir: importDirectory(config.importDir),
   });
   const intelMatcher = new IntelMatcher(intel);
-  const jobs = new JobQueue(db, clock);
   const scanNodes = new ScanNodeService(new ScanNodeRepository(db), audit, clock);
   const scanRuns = new ScanRunService(new ScanRunRepository(db), scanNodes, clock);
   const allowedTargets = new AllowedTargetsService(new AllowedTargetRepository(db), audit, clock, {
@@ -257,6 +262,7 @@ export function buildServices(
     scanTemplates,
     allowedTargets,
     discoveryScans,
+    scheduler,
     importFailedUnexpectedly,
     clock,
   };

@@ -3,6 +3,8 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { IMPORT_JOB, importJobHandler } from '../jobs/import-job.js';
+import { JobRunner } from '../jobs/runner.js';
 import { toImportDto } from '../modules/imports/presenters.js';
 import { importDirectory, spoolReport } from '../modules/imports/upload.js';
 import { AppError } from '../problems/app-error.js';
@@ -66,8 +68,14 @@ export async function importCommand(cli: CliEnv, file: string, opts: ImportOptio
   await checkFile(file);
   if (opts.server) return finish(cli, opts, await viaServer(cli, file, opts));
   const rt = await openRuntime(cli, 'import');
+  // The import runs as a job: this process runs the import worker until its import has ended. With
+  // the embedded database it first takes up an import a killed process left (only one process uses
+  // it); on PostgreSQL such an import waits for its lease to run out, then any worker takes it.
+  const runner = new JobRunner(rt.services.jobs, rt.services.scheduler, {
+    worker: { concurrency: 1, onError: () => {} },
+  }).register(IMPORT_JOB, importJobHandler(rt.services.imports));
   try {
-    await rt.services.imports.failInterrupted(rt.database.kind === 'embedded' ? 0 : 120);
+    await runner.start({ expireLeases: rt.database.kind === 'embedded', schedules: false });
     const org = opts.org ? await rt.services.organizations.get(opts.org) : rt.firstOrganization;
     const ctx = { organizationId: org.id, actor: { type: 'cli' as const, id: null } };
     const report = await spoolReport(
@@ -93,6 +101,7 @@ export async function importCommand(cli: CliEnv, file: string, opts: ImportOptio
     await rt.services.imports.settled(submitted.id);
     finish(cli, opts, toImportDto(await rt.services.imports.get(ctx, submitted.id)));
   } finally {
+    await runner.stop();
     await rt.close();
   }
 }

@@ -1,9 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../app.js';
-import { type Config, syncUrlsOf } from '../config.js';
-import { systemClock } from '../lib/clock.js';
+import type { Config } from '../config.js';
 import type { ServiceContext } from '../modules/context.js';
-import { IntelSync } from '../modules/intel/sync.js';
 import type { JsonFlag } from './commands.js';
 import { type CliEnv, openRuntime, readConfig } from './runtime.js';
 
@@ -42,8 +40,9 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
       graph: { services: rt.services, bus: rt.bus },
     });
     await app.listen({ port: config.port, host: config.host });
-    // Intelligence in the background: the bundled knowledge base on a new installation, then the
-    // scheduled sync when feed URLs are configured. Neither delays serving requests.
+    // The bundled knowledge base on a new installation, in the background: it does not delay
+    // serving requests. The scheduled sync is a job (src/background.ts); on PostgreSQL it waits
+    // for this load under the same lock.
     const knowledgeBase = knowledgeBaseDir(config);
     const firstLoad = knowledgeBase
       ? rt.database
@@ -55,13 +54,6 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
           })
           .catch((error) => app.log.warn({ err: error }, 'could not load the knowledge base'))
       : Promise.resolve();
-    const sync = new IntelSync(
-      services.intel,
-      systemClock,
-      { urls: syncUrlsOf(config), hours: config.intelSyncHours },
-      (message, details) => app.log.info(details ?? {}, message),
-    );
-    void firstLoad.then(() => sync.start());
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = cli.env.RAMPART_BASE_URL ? config.baseUrl : `http://localhost:${port}`;
@@ -101,7 +93,6 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
         }, config.shutdownTimeoutSeconds * 1000);
         force.unref();
         try {
-          await sync.stop();
           await firstLoad;
           await app.close();
         } finally {

@@ -592,6 +592,23 @@ export interface ScanTemplatesTable {
   updated_at: Timestamp;
 }
 
+/** What enqueues a job at the times of its rule (src/jobs/scheduler.ts). */
+export interface SchedulesTable {
+  /** Null for a system schedule. */
+  organization_id: string | null;
+  id: string;
+  key: string;
+  rule: ColumnType<unknown, string, string>;
+  job_kind: string;
+  payload: ColumnType<unknown, string, string>;
+  max_attempts: number;
+  enabled: boolean;
+  next_run_at: Timestamp | null;
+  last_run_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
 export interface DiscoveryScansTable {
   organization_id: string;
   id: string;
@@ -667,6 +684,7 @@ export interface DB {
   scan_runs: ScanRunsTable;
   scan_run_batches: ScanRunBatchesTable;
   allowed_targets: AllowedTargetsTable;
+  schedules: SchedulesTable;
   sql_functions: SqlFunctionsTable;
   intel_sync_lease: IntelSyncLeaseTable;
   intel_cves: IntelCvesTable;

@@ -50,6 +50,7 @@ const invalid = (detail: string) => AppError.of(Problems.ValidationFailed, detai
  */
 export class JobQueue {
   private readonly repo: JobRepository;
+  private readonly wakers = new Set<() => void>();
 
   constructor(
     db: Kysely<DB>,
@@ -88,11 +89,48 @@ export class JobQueue {
         },
         trx,
       );
-      if (id) return id;
+      if (id) {
+        // In a caller's transaction the job is not visible before it commits: the caller nudges then.
+        if (!trx) this.nudge();
+        return id;
+      }
       const existing = await this.repo.findUnfinishedByDedupKey(kind, dedupKey!, trx);
       if (existing) return existing;
     }
     throw new Error(`Could not enqueue a ${kind} job with dedup key ${dedupKey}.`);
+  }
+
+  /**
+   * Tells this process's workers that a job may be waiting, so that it starts now rather than at
+   * the next poll. enqueue() does it itself; a caller that enqueued in its own transaction calls
+   * it after the commit.
+   */
+  nudge(): void {
+    for (const wake of this.wakers) wake();
+  }
+
+  /** Follows nudge(); returns the function that stops following. */
+  onNudge(wake: () => void): () => void {
+    this.wakers.add(wake);
+    return () => this.wakers.delete(wake);
+  }
+
+  /**
+   * Ends the leases of every Running job now, so that the next claim takes them up at once: for
+   * the embedded database at start, which only this process uses, so whoever held them is gone.
+   */
+  expireLeases(): Promise<number> {
+    return this.repo.expireLeases(this.clock());
+  }
+
+  /** Deletes the Completed and Cancelled jobs that finished before `before`; Failed ones stay for a look. */
+  purgeFinished(before: Date): Promise<number> {
+    return this.repo.purgeFinished(before);
+  }
+
+  /** The newest job of `kind` with `dedupKey`, finished or not. */
+  findByDedupKey(kind: string, dedupKey: string): Promise<Job | undefined> {
+    return this.repo.findNewestByDedupKey(kind, dedupKey);
   }
 
   /**
@@ -141,6 +179,30 @@ export class JobQueue {
               now,
             };
       return this.repo.release(id, workerId, change, trx);
+    });
+  }
+
+  /**
+   * Puts a job the worker holds back in the queue for `delayMs` without counting the attempt: the
+   * worker could not run it here, another may (see JobDeferred). False when the lease was lost.
+   */
+  defer(id: string, workerId: string, delayMs: number): Promise<boolean> {
+    return this.repo.transaction(async (trx) => {
+      const job = await this.repo.lockHeld(trx, id, workerId);
+      if (!job) return false;
+      const now = this.clock();
+      return this.repo.release(
+        id,
+        workerId,
+        {
+          state: 'Queued',
+          runAt: new Date(now.getTime() + delayMs),
+          attempts: Math.max(0, job.attempts - 1),
+          finishedAt: null,
+          now,
+        },
+        trx,
+      );
     });
   }
 

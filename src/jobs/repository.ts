@@ -95,6 +95,38 @@ export class JobRepository {
     return row?.id;
   }
 
+  async findNewestByDedupKey(kind: string, dedupKey: string): Promise<Job | undefined> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('kind', '=', kind)
+      .where('dedup_key', '=', dedupKey)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row && toJob(row);
+  }
+
+  async purgeFinished(before: Date): Promise<number> {
+    const result = await this.db
+      .deleteFrom('jobs')
+      .where('state', 'in', ['Completed', 'Cancelled'])
+      .where('finished_at', '<', before)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /** Ends every Running job's lease at `now` less a millisecond: the next claim takes them. */
+  async expireLeases(now: Date): Promise<number> {
+    const result = await this.db
+      .updateTable('jobs')
+      .set({ lease_until: new Date(now.getTime() - 1), updated_at: now })
+      .where('state', '=', 'Running')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   async findById(id: string, db: Db = this.db): Promise<Job | undefined> {
     const row = await db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
     return row && toJob(row);
@@ -184,7 +216,14 @@ export class JobRepository {
   async release(
     id: string,
     workerId: string,
-    change: { state: JobState; runAt?: Date; lastError?: string | null; finishedAt: Date | null; now: Date },
+    change: {
+      state: JobState;
+      runAt?: Date;
+      attempts?: number;
+      lastError?: string | null;
+      finishedAt: Date | null;
+      now: Date;
+    },
     db: Db = this.db,
   ): Promise<boolean> {
     const result = await db
@@ -192,6 +231,7 @@ export class JobRepository {
       .set({
         state: change.state,
         ...(change.runAt ? { run_at: change.runAt } : {}),
+        ...(change.attempts !== undefined ? { attempts: change.attempts } : {}),
         ...(change.lastError !== undefined ? { last_error: change.lastError } : {}),
         locked_by: null,
         lease_until: null,

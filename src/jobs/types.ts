@@ -31,3 +31,23 @@ export interface JobPage {
   nextCursor: string | null;
   totalCount: number;
 }
+
+/** What enqueues a job at the times of its rule (src/jobs/scheduler.ts). */
+export interface Schedule {
+  id: string;
+  /** Null for a system schedule. */
+  organizationId: string | null;
+  /** Unique per organisation (and among system schedules), e.g. `discovery-scan:<id>`. */
+  key: string;
+  rule: import('./schedule-rule.js').ScheduleRule;
+  /** The job each occurrence enqueues. */
+  jobKind: string;
+  payload: unknown;
+  maxAttempts: number;
+  enabled: boolean;
+  /** Null once it fires no more (a once schedule that fired). */
+  nextRunAt: Date | null;
+  lastRunAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}

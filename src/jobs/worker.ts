@@ -8,6 +8,21 @@ import type { Job } from './types.js';
  */
 export type JobHandler = (job: Job, signal: AbortSignal) => Promise<void>;
 
+/**
+ * Thrown by a handler that cannot run its job in this process but another may (the job's file is
+ * on another instance's disk): the job goes back to the queue for `delayMs`, and the claim does
+ * not count as an attempt.
+ */
+export class JobDeferred extends Error {
+  constructor(
+    readonly delayMs: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'JobDeferred';
+  }
+}
+
 export interface JobWorkerOptions {
   /** Names this worker's leases; unique per process by default. */
   workerId?: string;
@@ -35,6 +50,8 @@ export class JobWorker {
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private stopped = false;
+  /** A wake came while a claim was under way: claim once more after it. */
+  private again = false;
 
   constructor(
     private readonly queue: JobQueue,
@@ -68,8 +85,23 @@ export class JobWorker {
   poll(): Promise<void> {
     this.polling ??= this.claimAndStart().finally(() => {
       this.polling = undefined;
+      if (this.again) {
+        this.again = false;
+        void this.poll();
+      }
     });
     return this.polling;
+  }
+
+  /**
+   * Claims now rather than at the next poll, once started: a job was just enqueued (the queue's
+   * nudge) or a place became free. A claim under way that may have missed the job is followed by
+   * another.
+   */
+  wake(): void {
+    if (!this.timer || this.stopped) return;
+    if (this.polling) this.again = true;
+    else void this.poll();
   }
 
   /** Claims and runs due jobs until none is left, then resolves: for tests and one-off runs. */
@@ -103,7 +135,10 @@ export class JobWorker {
       return;
     }
     for (const job of jobs) {
-      const run = this.run(job).finally(() => this.running.delete(run));
+      const run = this.run(job).finally(() => {
+        this.running.delete(run);
+        this.wake();
+      });
       this.running.add(run);
     }
   }
@@ -132,10 +167,13 @@ export class JobWorker {
       clearInterval(renewal);
     }
     try {
-      const held = failure
-        ? await this.queue.fail(job.id, this.workerId, failure.error)
-        : await this.queue.complete(job.id, this.workerId);
-      if (failure) this.options.onError?.(failure.error, job);
+      const deferred = failure?.error instanceof JobDeferred ? failure.error : undefined;
+      const held = deferred
+        ? await this.queue.defer(job.id, this.workerId, deferred.delayMs)
+        : failure
+          ? await this.queue.fail(job.id, this.workerId, failure.error)
+          : await this.queue.complete(job.id, this.workerId);
+      if (failure && !deferred) this.options.onError?.(failure.error, job);
       if (!held) this.options.onError?.(new Error(`The lease of job ${job.id} was lost`), job);
     } catch (error) {
       // The lease runs out and another worker takes the job again.

@@ -311,6 +311,7 @@ describe('table ownership', () => {
     scan_node_enrolments: 'scannodes',
     scan_runs: 'scanruns',
     scan_run_batches: 'scanruns',
+    schedules: 'jobs',
   };
 
   /** The tables of the `DB` interface in src/db/schema.ts: a new table needs an owner here. */

@@ -54,6 +54,7 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
       '0011_drop_time_defaults',
       '0012_track_sql_functions',
       '0013_create_jobs',
+      '0014_create_schedules',
       '0015_create_allowed_targets',
       '0016_create_scan_nodes_and_runs',
       '0017_create_discovery_scans',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { JobQueue } from '../../src/jobs/queue.js';
 import type { Job } from '../../src/jobs/types.js';
-import { JobWorker } from '../../src/jobs/worker.js';
+import { JobDeferred, JobWorker } from '../../src/jobs/worker.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 // Issue 14, item 1: the worker that runs the queue's jobs.
@@ -36,6 +36,26 @@ describe.each(DB_KINDS)('job worker [%s]', (kind) => {
     } finally {
       await worker.stop();
     }
+  });
+
+  it('puts a deferred job back without counting the attempt, and reports no error', async () => {
+    const errors: unknown[] = [];
+    let calls = 0;
+    const worker = new JobWorker(queue, { onError: (e) => errors.push(e) }).register(k, async () => {
+      calls++;
+      if (calls === 1) throw new JobDeferred(5000, 'not here');
+    });
+    const id = await queue.enqueue(k, {}, { maxAttempts: 1 });
+    await worker.drain();
+    expect(await queue.get(id)).toMatchObject({ state: 'Queued', attempts: 0, lockedBy: null });
+    expect((await queue.get(id))!.runAt.toISOString()).toBe(new Date(now.getTime() + 5000).toISOString());
+    await worker.drain(); // not due yet
+    expect(calls).toBe(1);
+    now = new Date(now.getTime() + 5000);
+    await worker.drain();
+    expect(await queue.get(id)).toMatchObject({ state: 'Completed', attempts: 1 });
+    expect(errors).toEqual([]);
+    await worker.stop();
   });
 
   it('retries a throwing handler’s job, then gives it up with the error', async () => {

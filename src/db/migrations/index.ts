@@ -12,6 +12,7 @@ import * as m0010 from './0010_create_vulnerability_intelligence.js';
 import * as m0011 from './0011_drop_time_defaults.js';
 import * as m0012 from './0012_track_sql_functions.js';
 import * as m0013 from './0013_create_jobs.js';
+import * as m0014 from './0014_create_schedules.js';
 import * as m0015 from './0015_create_allowed_targets.js';
 import * as m0016 from './0016_create_scan_nodes_and_runs.js';
 import * as m0017 from './0017_create_discovery_scans.js';
@@ -31,6 +32,7 @@ export const migrations: Record<string, Migration> = {
   '0011_drop_time_defaults': m0011,
   '0012_track_sql_functions': m0012,
   '0013_create_jobs': m0013,
+  '0014_create_schedules': m0014,
   '0015_create_allowed_targets': m0015,
   '0016_create_scan_nodes_and_runs': m0016,
   '0017_create_discovery_scans': m0017,

@@ -55,8 +55,9 @@ export class ImportRepository {
       actorId: string | null;
       createdAt: Date;
     },
+    db: Db = this.db,
   ): Promise<void> {
-    await this.db
+    await db
       .insertInto('imports')
       .values({
         organization_id: organizationId,
@@ -159,18 +160,37 @@ export class ImportRepository {
       .execute();
   }
 
-  /** Imports left Queued or Running by a process that stopped (no heartbeat since `staleBefore`). */
-  async failUnfinished(
-    reason: string,
-    at: Date,
-    staleBefore: Date,
-  ): Promise<{ organizationId: string; id: string }[]> {
+  /** The import's state, its row locked for the transaction (one merge at a time). */
+  async lockState(organizationId: string, id: string, trx: Transaction<DB>): Promise<string | undefined> {
+    const row = await trx
+      .selectFrom('imports')
+      .select('state')
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
+    return row?.state;
+  }
+
+  /** Every organisation's Queued and Running imports (the sweep of abandoned ones). */
+  async listUnfinished(): Promise<{ organizationId: string; id: string }[]> {
     return this.db
+      .selectFrom('imports')
+      .select(['organization_id as organizationId', 'id'])
+      .where('state', 'in', ['Queued', 'Running'])
+      .orderBy('created_at')
+      .execute();
+  }
+
+  /** Marks the import Failed when it is still Queued or Running; false when it had ended. */
+  async failIfUnfinished(organizationId: string, id: string, reason: string, at: Date): Promise<boolean> {
+    const result = await this.db
       .updateTable('imports')
       .set({ state: 'Failed', error: reason, finished_at: at })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
       .where('state', 'in', ['Queued', 'Running'])
-      .where('heartbeat_at', '<', staleBefore)
-      .returning(['organization_id as organizationId', 'id'])
-      .execute();
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 }

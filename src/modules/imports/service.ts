@@ -1,4 +1,6 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import type { Severity } from '../../db/schema.js';
 import type { ImporterRegistry } from '../../importers/registry.js';
 import type {
@@ -8,6 +10,8 @@ import type {
   ImportRecord,
   VulnerabilityRef,
 } from '../../importers/types.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import { JobDeferred } from '../../jobs/worker.js';
 import type { Clock } from '../../lib/clock.js';
 import { createdAtPage, decodeCreatedAtCursor } from '../../lib/cursor.js';
 import type { Listeners } from '../../lib/listeners.js';
@@ -374,14 +378,66 @@ export function attentionOf(state: string, counts: ImportCounts): ImportAttentio
   return null;
 }
 
+/** The kind of the job that runs an import. */
+export const IMPORT_JOB = 'import';
+/** Attempts of an import's job: each one after its process died mid-import, or a database that was away. */
+const IMPORT_MAX_ATTEMPTS = 3;
+
+/** What an import's job carries: all it takes to run the import, in any process. */
+export interface ImportJob {
+  importId: string;
+  organizationId: string;
+  actor: ServiceContext['actor'];
+  userId?: string;
+  /** The stored report (in RAMPART_IMPORT_DIR), kept until the import has ended. */
+  path: string;
+  /** The host that stored it: another host without a shared RAMPART_IMPORT_DIR leaves it to that one. */
+  host: string;
+  format: string;
+  confidence: number;
+  scopeName: string | null;
+}
+
+/** The dedup key of an import's job: one job per import, found again by the sweep. */
+export const importJobKey = (importId: string) => `import:${importId}`;
+
+/** Another attempt of the same import merged it, or ended it, first: this one stops quietly. */
+class Superseded extends Error {}
+
 /**
- * Scanner report imports: a report is detected, parsed into staging in batches, and merged into
- * the organisation's assets and findings in one transaction. Imports run one at a time per
- * process, in the order they arrive.
+ * A failure that another attempt may not meet: the database was away or gave up the transaction
+ * (connection lost, shutting down, serialization failure, deadlock, out of resources).
+ */
+export function isTransient(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== 'string') return false;
+  return (
+    /^(08|53|57P0)/.test(code) ||
+    code === '40001' ||
+    code === '40P01' ||
+    ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'].includes(code)
+  );
+}
+
+const removeReport = (path: string) => rm(path, { force: true });
+
+/** When an instance without the report looks again whether the instance with it took the job. */
+const REPORT_ELSEWHERE_RETRY_MS = 10_000;
+
+/** How many submitted imports `settled` remembers the organisation of. */
+const MAX_REMEMBERED = 10_000;
+
+/**
+ * Scanner report imports: a report is detected, recorded as an Import with the durable job that
+ * runs it (src/jobs), then parsed into staging in batches and merged into the organisation's
+ * assets and findings in one transaction. An import whose process died is run again by the next
+ * worker to take its job, to the same result; its report file is kept until the import ends.
  */
 export class ImportService {
-  private queue: Promise<void> = Promise.resolve();
-  private readonly running = new Map<string, Promise<void>>();
+  private readonly running = new Set<Promise<void>>();
+  /** Organisations of the imports submitted here, for `settled`. */
+  private readonly submitted = new Map<string, string>();
+  private readonly waiters = new Set<() => void>();
 
   constructor(
     private readonly repo: ImportRepository,
@@ -392,6 +448,7 @@ export class ImportService {
     private readonly clock: Clock,
     private readonly findingsChanged: FindingsChanged,
     private readonly failedUnexpectedly: ImportFailedUnexpectedly,
+    private readonly jobs: JobQueue,
   ) {}
 
   formats() {
@@ -399,23 +456,50 @@ export class ImportService {
   }
 
   /**
-   * Accepts a report: picks its format (given, or detected from its first bytes), records the
-   * Import as Queued and starts it. Throws 422 when the format is unknown or cannot be told.
+   * Accepts a report: picks its format (given, or detected from its first bytes), and records the
+   * Import as Queued with the job that runs it, in one transaction. From then on the report file
+   * belongs to the job. Throws 422 when the format is unknown or cannot be told.
    */
   async submit(ctx: ServiceContext, request: ImportRequest): Promise<Import> {
     const { importer, confidence } = await this.chooseFormat(request);
+    const createdAt = this.clock();
     const id = uuidv7();
-    await this.repo.create(ctx.organizationId, {
-      id,
-      fileName: request.fileName?.slice(0, 255) ?? null,
-      fileSha256: request.report.sha256,
-      fileSize: request.report.size,
+    const org = ctx.organizationId;
+    const job: ImportJob = {
+      importId: id,
+      organizationId: org,
+      actor: ctx.actor,
+      ...(ctx.userId ? { userId: ctx.userId } : {}),
+      path: request.report.path,
+      host: hostname(),
       format: importer.format,
+      confidence,
       scopeName: request.scopeName ?? null,
-      actorType: ctx.actor.type,
-      actorId: ctx.actor.id,
-      createdAt: this.clock(),
+    };
+    await this.repo.transaction(async (trx) => {
+      await this.repo.create(
+        org,
+        {
+          id,
+          fileName: request.fileName?.slice(0, 255) ?? null,
+          fileSha256: request.report.sha256,
+          fileSize: request.report.size,
+          format: importer.format,
+          scopeName: request.scopeName ?? null,
+          actorType: ctx.actor.type,
+          actorId: ctx.actor.id,
+          createdAt,
+        },
+        trx,
+      );
+      await this.jobs.enqueue(
+        IMPORT_JOB,
+        job,
+        { organizationId: org, dedupKey: importJobKey(id), maxAttempts: IMPORT_MAX_ATTEMPTS },
+        trx,
+      );
     });
+    this.remember(id, org);
     await this.audit.record(
       ctx,
       'import.submitted',
@@ -426,21 +510,43 @@ export class ImportService {
         size: request.report.size,
       },
     );
-    const run = this.queue.then(() => this.run(ctx, id, importer, confidence, request));
-    this.queue = run.catch(() => {});
-    this.running.set(id, run);
-    void run.finally(() => this.running.delete(id));
-    return (await this.repo.findById(ctx.organizationId, id))!;
+    this.jobs.nudge();
+    return (await this.repo.findById(org, id))!;
   }
 
-  /** Resolves when the import has ended (tests, the CLI). */
+  /**
+   * Resolves when an import submitted through this service has ended (tests, the CLI), whichever
+   * process ran it: woken when this process ends an import, else looking again every 250 ms.
+   */
   async settled(id: string): Promise<void> {
-    await this.running.get(id)?.catch(() => {});
+    const org = this.submitted.get(id);
+    if (!org) return;
+    for (;;) {
+      const row = await this.repo.findById(org, id);
+      if (!row || row.state === 'Completed' || row.state === 'Failed') {
+        this.submitted.delete(id);
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.waiters.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, 250);
+        this.waiters.add(done);
+      });
+    }
   }
 
-  /** Resolves when every queued import has ended (shutdown). */
+  /** Resolves when the imports this process is running have ended (shutdown). */
   async idle(): Promise<void> {
-    await this.queue;
+    await Promise.allSettled([...this.running]);
+  }
+
+  private remember(id: string, organizationId: string): void {
+    this.submitted.set(id, organizationId);
+    if (this.submitted.size > MAX_REMEMBERED) this.submitted.delete(this.submitted.keys().next().value!);
   }
 
   private async chooseFormat(request: ImportRequest): Promise<{ importer: Importer; confidence: number }> {
@@ -470,41 +576,76 @@ export class ImportService {
     return detection;
   }
 
-  private async run(
-    ctx: ServiceContext,
-    id: string,
-    importer: Importer,
-    confidence: number,
-    request: ImportRequest,
-  ): Promise<void> {
-    const org = ctx.organizationId;
-    const started = this.clock();
-    const stager = new Stager(this.owners, org, id, importer.tool);
+  /**
+   * Runs an import's job (src/jobs/import-job.ts): again from the start when an earlier attempt
+   * died. A report that cannot be read fails the Import at once (the same file gives the same
+   * result); a database that was away fails only the attempt, unless it was the last. The report
+   * file is removed once the Import has ended. `signal` aborts when the job's lease was lost.
+   */
+  async runJob(job: ImportJob, lastAttempt: boolean, signal?: AbortSignal): Promise<void> {
+    const run = this.runImport(job, lastAttempt, signal);
+    this.running.add(run);
     try {
-      await this.repo.markRunning(org, id, started);
+      await run;
+    } finally {
+      this.running.delete(run);
+      for (const wake of [...this.waiters]) wake();
+    }
+  }
+
+  private async runImport(job: ImportJob, lastAttempt: boolean, signal?: AbortSignal): Promise<void> {
+    const { organizationId: org, importId: id } = job;
+    const current = await this.repo.findById(org, id);
+    if (!current || current.state === 'Completed' || current.state === 'Failed') {
+      // An earlier attempt ended it and died before its job was marked done: only tidy up.
+      await this.clearStaging(org, id);
+      await removeReport(job.path);
+      return;
+    }
+    if (!existsSync(job.path) && job.host !== hostname())
+      // The report is on the disk of the instance that received it (RAMPART_IMPORT_DIR not shared):
+      // that instance runs it, not this one; the claim does not count as an attempt.
+      throw new JobDeferred(REPORT_ELSEWHERE_RETRY_MS, `The report of import ${id} is on ${job.host}.`);
+    const importer = this.registry.byFormat(job.format);
+    const ctx: ServiceContext = {
+      organizationId: org,
+      actor: job.actor,
+      ...(job.userId ? { userId: job.userId } : {}),
+    };
+    const stager = new Stager(this.owners, org, id, importer?.tool ?? job.format);
+    try {
+      if (!importer)
+        throw AppError.of(Problems.UnknownReportFormat, `Rampart no longer reads ${job.format} reports.`);
+      // Staging an attempt that died left behind.
+      await this.clearStaging(org, id);
+      await this.repo.markRunning(org, id, this.clock());
       const parseStarted = performance.now();
-      for await (const record of importer.parse(createReadStream(request.report.path), {
+      for await (const record of importer.parse(createReadStream(job.path), {
         warn: stager.warn,
         maxEvidenceChars: EVIDENCE_CAP,
         maxFieldChars: TEXT_CAP,
       })) {
         await stager.add(record);
-        if (stager.records % 10_000 === 0) await this.repo.heartbeat(org, id, this.clock());
+        if (stager.records % 10_000 === 0) {
+          if (signal?.aborted) throw new Superseded();
+          await this.repo.heartbeat(org, id, this.clock());
+        }
       }
       await stager.flush();
       await this.repo.heartbeat(org, id, this.clock());
-      const { changedIds } = await this.merge(ctx, id, importer.tool, request.scopeName ?? null, stager, {
+      const { changedIds } = await this.merge(ctx, id, importer.tool, job.scopeName, stager, {
         format: importer.format,
-        confidence,
+        confidence: job.confidence,
         parseMs: Math.round(performance.now() - parseStarted),
       });
       await this.clearStaging(org, id);
       if (changedIds.length > 0) await this.findingsChanged(org, changedIds);
     } catch (error) {
-      await this.fail(org, id, importer, confidence, stager, error, request.report.path);
-    } finally {
-      await request.report.remove();
+      if (error instanceof Superseded) return;
+      if (!lastAttempt && isTransient(error)) throw error;
+      await this.fail(org, id, job, stager, error);
     }
+    await removeReport(job.path);
   }
 
   /** Merges what was staged, through the modules that own it, in one transaction, and finishes. */
@@ -521,6 +662,9 @@ export class ImportService {
     const sla = await this.settings.sla(org);
     const started = performance.now();
     return this.repo.transaction(async (trx) => {
+      // Two attempts of one import (a lease lost to a slow renewal) merge one after the other:
+      // the second finds the import ended and stops.
+      if ((await this.repo.lockState(org, id, trx)) !== 'Running') throw new Superseded();
       const seenAt = this.clock();
       const resolved = await assets.mergeImport(ctx, id, seenAt, trx);
       // Before the findings: their risk scores and due dates read the enriched values.
@@ -579,25 +723,17 @@ export class ImportService {
     await vulnerabilities.clearImport(organizationId, importId);
   }
 
-  private async fail(
-    org: string,
-    id: string,
-    importer: Importer,
-    confidence: number,
-    stager: Stager,
-    error: unknown,
-    path: string,
-  ): Promise<void> {
-    const reason = await this.describeFailure(error, importer, path, id);
+  private async fail(org: string, id: string, job: ImportJob, stager: Stager, error: unknown): Promise<void> {
+    const reason = await this.describeFailure(error, job.format, job.path, id);
     try {
       await this.clearStaging(org, id);
     } catch {
-      // The staging rows are also cleared when the next process starts.
+      // The staging rows are cleared again by the next attempt or the sweep.
     }
     await this.repo.finish(org, id, {
       state: 'Failed',
-      format: importer.format,
-      formatConfidence: confidence,
+      format: job.format,
+      formatConfidence: job.confidence,
       counts: { Records: stager.records },
       warnings: stager.warnings,
       error: reason.slice(0, 2000),
@@ -610,15 +746,10 @@ export class ImportService {
    * its line and column from a second, validating read); anything else is logged and described
    * without internals.
    */
-  private async describeFailure(
-    error: unknown,
-    importer: Importer,
-    path: string,
-    id: string,
-  ): Promise<string> {
+  private async describeFailure(error: unknown, format: string, path: string, id: string): Promise<string> {
     if (error instanceof ReportError) {
       if (error.line !== undefined || !error.message.startsWith('Not valid JSON')) return error.message;
-      const at = await locateJsonError(() => createReadStream(path), importer.format === 'nuclei').catch(
+      const at = await locateJsonError(() => createReadStream(path), format === 'nuclei').catch(
         () => undefined,
       );
       return at ? `${error.message} (line ${at.line}, column ${at.column})` : error.message;
@@ -630,19 +761,27 @@ export class ImportService {
   }
 
   /**
-   * Imports whose process stopped can never end: they are marked Failed. With the embedded
-   * database only this process can be running imports, so every unfinished one is; on a shared
-   * PostgreSQL, those whose heartbeat is older than `staleSeconds`.
+   * Ends the imports that can no longer end by themselves: Queued or Running with no job left to
+   * run them (given up after its attempts all died, or made before imports were jobs). Each is
+   * marked Failed, its staging cleared and its report file removed. Idempotent: every instance may
+   * run it (a system schedule does, every minute).
    */
-  async failInterrupted(staleSeconds: number): Promise<number> {
-    const now = this.clock();
-    const rows = await this.repo.failUnfinished(
-      'The import was interrupted (the server stopped); nothing of it was stored. Submit the report again.',
-      now,
-      new Date(now.getTime() - staleSeconds * 1000),
-    );
-    for (const r of rows) await this.clearStaging(r.organizationId, r.id);
-    return rows.length;
+  async failAbandoned(): Promise<number> {
+    let ended = 0;
+    for (const row of await this.repo.listUnfinished()) {
+      const job = await this.jobs.findByDedupKey(IMPORT_JOB, importJobKey(row.id));
+      if (job && (job.state === 'Queued' || job.state === 'Running')) continue;
+      const reason =
+        job?.state === 'Failed'
+          ? `The import was interrupted ${job.attempts} times (the process running it stopped); nothing of it was stored. Submit the report again.`
+          : 'The import was interrupted (the server stopped); nothing of it was stored. Submit the report again.';
+      if (!(await this.repo.failIfUnfinished(row.organizationId, row.id, reason, this.clock()))) continue;
+      await this.clearStaging(row.organizationId, row.id);
+      const path = (job?.payload as Partial<ImportJob> | undefined)?.path;
+      if (typeof path === 'string') await removeReport(path);
+      ended += 1;
+    }
+    return ended;
   }
 
   async get(ctx: ServiceContext, id: string): Promise<Import> {

@@ -344,26 +344,18 @@ export class IntelRepository {
   }
 
   /**
-   * Takes the sync lease when it is free (or its holder's time ran out) and no instance started a
-   * sync since `dueAfter`: several instances sync once per period between them.
+   * Records that a sync started (the feed status's LastSync). The sync's schedule (src/jobs) makes
+   * one instance sync per period; the row's holder and lease columns are no longer used.
    */
-  async takeSyncLease(holder: string, now: Date, until: Date, dueAfter: Date): Promise<boolean> {
-    const result = await this.db
-      .updateTable('intel_sync_lease')
-      .set({ holder, lease_until: until, last_started_at: now })
-      .where('id', '=', 1)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .where((eb) => eb.or([eb('last_started_at', 'is', null), eb('last_started_at', '<=', dueAfter)]))
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  async recordSyncStarted(now: Date): Promise<void> {
+    await this.db.updateTable('intel_sync_lease').set({ last_started_at: now }).where('id', '=', 1).execute();
   }
 
-  async releaseSyncLease(holder: string, now: Date, errors: { url: string; error: string }[]): Promise<void> {
+  async recordSyncFinished(now: Date, errors: { url: string; error: string }[]): Promise<void> {
     await this.db
       .updateTable('intel_sync_lease')
-      .set({ holder: null, lease_until: null, last_finished_at: now, last_errors: JSON.stringify(errors) })
+      .set({ last_finished_at: now, last_errors: JSON.stringify(errors) })
       .where('id', '=', 1)
-      .where('holder', '=', holder)
       .execute();
   }
 

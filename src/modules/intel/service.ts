@@ -177,12 +177,14 @@ export class IntelService {
     return this.repo.failInterruptedLoads(new Date(now.getTime() - staleSeconds * 1000), now);
   }
 
-  takeSyncLease(holder: string, now: Date, until: Date, dueAfter: Date): Promise<boolean> {
-    return this.repo.takeSyncLease(holder, now, until, dueAfter);
+  /** The feed status's LastSync: when the scheduled sync started. */
+  recordSyncStarted(): Promise<void> {
+    return this.repo.recordSyncStarted(this.clock());
   }
 
-  releaseSyncLease(holder: string, now: Date, errors: { url: string; error: string }[]): Promise<void> {
-    return this.repo.releaseSyncLease(holder, now, errors);
+  /** The feed status's LastSync: when the scheduled sync finished, and the URLs that failed. */
+  recordSyncFinished(errors: { url: string; error: string }[]): Promise<void> {
+    return this.repo.recordSyncFinished(this.clock(), errors);
   }
 
   configurationsPage(afterCveId: string | null, limit: number): Promise<CveConfigurationsRecord[]> {

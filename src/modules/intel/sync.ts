@@ -1,74 +1,36 @@
-import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../lib/clock.js';
 import type { IntelService } from './service.js';
 import type { IntelLoad } from './types.js';
 
 export interface SyncOptions {
   urls: string[];
-  hours: number;
   /** Tests pass their own; real deployments use the global fetch. */
   fetch?: typeof fetch;
 }
 
 export interface SyncOutcome {
-  ran: boolean;
   loads: IntelLoad[];
   errors: { url: string; error: string }[];
 }
 
+/** The job kind of the scheduled sync, and the key of its system schedule. */
+export const INTEL_SYNC_JOB = 'intel-sync';
+
 /**
- * The scheduled download of configured feed URLs (RAMPART_INTEL_SYNC_URLS; off when none). Every
- * instance runs the timer; a lease row makes one of them sync per period.
+ * The download of configured feed URLs (RAMPART_INTEL_SYNC_URLS). When it runs is the system
+ * schedule `intel-sync`'s to say (every RAMPART_INTEL_SYNC_HOURS, registered by src/background.ts):
+ * the scheduler fires each period once across instances, and one worker runs its job.
  */
 export class IntelSync {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<SyncOutcome> | undefined;
-  private readonly holder = randomUUID();
-
   constructor(
     private readonly intel: IntelService,
-    private readonly clock: Clock,
     private readonly options: SyncOptions,
     private readonly log: (message: string, details?: Record<string, unknown>) => void = () => {},
   ) {}
 
-  /** Syncs now (when due) and then every `hours`. */
-  start(): void {
-    if (this.options.urls.length === 0 || this.timer) return;
-    const tick = () => {
-      this.runOnce().catch((error) => this.log('intel sync failed', { error: (error as Error).message }));
-    };
-    tick();
-    // Checked hourly: the lease decides whether a sync is due, so a restart does not re-download.
-    this.timer = setInterval(tick, 3_600_000);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => {});
-  }
-
   /** One sync: every URL in turn, each a load of its own; a failing URL does not stop the others. */
-  runOnce(): Promise<SyncOutcome> {
-    this.running ??= this.sync().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
-  }
-
-  private async sync(): Promise<SyncOutcome> {
-    const now = this.clock();
-    const period = this.options.hours * 3_600_000;
-    const taken = await this.intel.takeSyncLease(
-      this.holder,
-      now,
-      new Date(now.getTime() + 6 * 3_600_000),
-      new Date(now.getTime() - period + 60_000),
-    );
-    if (!taken) return { ran: false, loads: [], errors: [] };
-    const outcome: SyncOutcome = { ran: true, loads: [], errors: [] };
+  async run(): Promise<SyncOutcome> {
+    const outcome: SyncOutcome = { loads: [], errors: [] };
+    await this.intel.recordSyncStarted();
     try {
       for (const url of this.options.urls) {
         try {
@@ -82,7 +44,7 @@ export class IntelSync {
         }
       }
     } finally {
-      await this.intel.releaseSyncLease(this.holder, this.clock(), outcome.errors);
+      await this.intel.recordSyncFinished(outcome.errors);
     }
     return outcome;
   }

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IntelSync } from '../../../src/modules/intel/sync.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildRunner } from '../../../src/background.js';
+import { LocalInvalidationBus } from '../../../src/lib/invalidation-bus.js';
+import { INTEL_SYNC_JOB, IntelSync } from '../../../src/modules/intel/sync.js';
 import { authHeaders, buildTestApp, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
 
@@ -37,15 +39,10 @@ describe.each(DB_KINDS)('scheduled intelligence sync [%s]', (kind) => {
     await tdb?.drop();
   });
 
-  const sync = () =>
-    new IntelSync(t.services.intel, t.clock.fn, {
-      urls: [`${base}/kev.json.gz`, `${base}/missing.csv`],
-      hours: 24,
-    });
+  const urls = () => [`${base}/kev.json.gz`, `${base}/missing.csv`];
 
   it('downloads and loads every URL, records the ones that fail, and says so in the feed status', async () => {
-    const outcome = await sync().runOnce();
-    expect(outcome.ran).toBe(true);
+    const outcome = await new IntelSync(t.services.intel, { urls: urls() }).run();
     expect(outcome.loads).toHaveLength(1);
     expect(outcome.loads[0]).toMatchObject({
       feed: 'kev',
@@ -64,11 +61,38 @@ describe.each(DB_KINDS)('scheduled intelligence sync [%s]', (kind) => {
 
   it('runs once per period across instances: another instance does not sync again until it is due', async () => {
     requests = [];
-    expect((await sync().runOnce()).ran).toBe(false);
-    expect(requests).toEqual([]);
-    t.clock.advanceDays(1);
-    const again = await sync().runOnce();
-    expect(again.ran).toBe(true);
-    expect(again.loads[0]).toMatchObject({ state: 'Completed', added: 0, updated: 0, unchanged: 1404 });
+    // Two more instances on the same database, with the sync configured (the test app has none).
+    const instance = () =>
+      buildRunner({
+        services: t.services,
+        databaseKind: tdb.database.kind,
+        exclusive: tdb.database.exclusive,
+        bus: new LocalInvalidationBus(),
+        redis: undefined,
+        log: { info: () => {}, warn: () => {}, error: () => {} },
+        config: { lastUsedFlushSeconds: 60, intelSyncUrls: urls().join(' '), intelSyncHours: 24 },
+      });
+    const [a, b] = [instance(), instance()];
+    const syncs = async (state: string) =>
+      (await t.services.jobs.list({ kind: INTEL_SYNC_JOB, state, pageSize: 10 })).totalCount;
+    try {
+      await Promise.all([a.start(), b.start()]);
+      await Promise.all([a.tick(), b.tick()]);
+      await vi.waitFor(async () => expect(await syncs('Completed')).toBe(1), { timeout: 30_000 });
+      expect(requests.sort()).toEqual(['/kev.json.gz', '/missing.csv']);
+      // Not due again within the period, however often either instance looks.
+      t.clock.now = new Date(t.clock.now.getTime() + 23 * 3_600_000);
+      await Promise.all([a.tick(), b.tick(), a.tick()]);
+      expect(await syncs('Queued')).toBe(0);
+      expect(await syncs('Running')).toBe(0);
+      t.clock.now = new Date(t.clock.now.getTime() + 3_600_000);
+      await Promise.all([a.tick(), b.tick(), a.tick(), b.tick()]);
+      await vi.waitFor(async () => expect(await syncs('Completed')).toBe(2), { timeout: 30_000 });
+      expect(requests).toHaveLength(4);
+      const [latest] = (await t.services.intel.loads(10)).filter((l) => l.feed === 'kev');
+      expect(latest).toMatchObject({ state: 'Completed', added: 0, updated: 0, unchanged: 1404 });
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
   });
 });

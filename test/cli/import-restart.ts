@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/database.js';
+import { IMPORT_JOB, importJobHandler } from '../../src/jobs/import-job.js';
+import { JobWorker } from '../../src/jobs/worker.js';
+import { LocalInvalidationBus } from '../../src/lib/invalidation-bus.js';
+import { buildServices } from '../../src/services.js';
+
+export interface AfterRestart {
+  findings: number;
+  assets: number;
+  /** Staging rows left, by import. */
+  staged: Record<string, number>;
+  imports: { id: string; state: string; error: string | null; counts: Record<string, number> }[];
+  /** Imports that were Queued or Running when the process started. */
+  unfinished: string[];
+  /** What is left in RAMPART_IMPORT_DIR. */
+  files: string[];
+}
+
+/** How far past the killed process's time the restarted one starts: beyond any import job's lease. */
+const LATER_MS = 5 * 60_000;
+
+/**
+ * What a process started after an import's process was killed does, then what the database holds:
+ * its worker finds the import's job, whose lease has run out by then, and runs it again to its
+ * end; an import with no job left to run it is ended by the sweep.
+ */
+export async function restartAndInspect(env: Record<string, string>): Promise<AfterRestart> {
+  const config = loadConfig(env);
+  const database = await openDatabase(config, { command: 'test' });
+  try {
+    const later = () => new Date(Date.now() + LATER_MS);
+    const services = buildServices(database, later, new LocalInvalidationBus(), config);
+    const unfinished = await database.db
+      .selectFrom('imports')
+      .select('id')
+      .where('state', 'in', ['Queued', 'Running'])
+      .execute();
+    const worker = new JobWorker(services.jobs).register(IMPORT_JOB, importJobHandler(services.imports));
+    await worker.drain();
+    await services.imports.failAbandoned();
+    const count = async (table: 'findings' | 'assets') =>
+      Number(
+        (
+          await database.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const staged: Record<string, number> = {};
+    for (const table of ['import_findings', 'import_assets'] as const) {
+      const rows = await database.db
+        .selectFrom(table)
+        .select((eb) => ['import_id', eb.fn.countAll<string>().as('n')])
+        .groupBy('import_id')
+        .execute();
+      for (const r of rows) staged[r.import_id] = (staged[r.import_id] ?? 0) + Number(r.n);
+    }
+    const imports = await database.db
+      .selectFrom('imports')
+      .select(['id', 'state', 'error', 'counts'])
+      .orderBy('created_at')
+      .execute();
+    return {
+      findings: await count('findings'),
+      assets: await count('assets'),
+      staged,
+      imports: imports.map((i) => ({
+        ...i,
+        counts: (typeof i.counts === 'string' ? JSON.parse(i.counts) : i.counts) as Record<string, number>,
+      })),
+      unfinished: unfinished.map((u) => u.id),
+      files: fs.existsSync(env.RAMPART_IMPORT_DIR!) ? fs.readdirSync(env.RAMPART_IMPORT_DIR!) : [],
+    };
+  } finally {
+    await database.close();
+  }
+}
