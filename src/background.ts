@@ -5,6 +5,7 @@ import type { Database, DatabaseKind } from './db/database.js';
 import { IMPORT_JOB, importJobHandler } from './jobs/import-job.js';
 import { JobRunner } from './jobs/runner.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './lib/invalidation-bus.js';
+import { SCHEDULED_DISCOVERY_JOB } from './modules/discoveryscans/service.js';
 import { INTEL_SYNC_JOB, IntelSync } from './modules/intel/sync.js';
 import type { ScanNodeAgent } from './scanning/node/agent.js';
 import { createLocalNode } from './scanning/node/local.js';
@@ -64,7 +65,6 @@ export interface Background {
 export const RISK_ACCEPTANCE_EXPIRY_JOB = 'risk-acceptance-expiry';
 export const IMPORT_SWEEP_JOB = 'import-sweep';
 export const JOB_PURGE_JOB = 'job-purge';
-export const SCAN_RUN_REQUEUE_JOB = 'scan-run-requeue';
 /** Finished jobs are kept this long for GET /jobs, then purged. */
 const KEEP_FINISHED_JOBS_DAYS = 7;
 
@@ -105,17 +105,18 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
       maxAttempts: 1,
     });
   // Scan runs whose node fell silent (no heartbeat for 60 s) are queued again, at most twice,
-  // then Failed with the reason; idempotent, so whichever instance claims the job does it.
-  runner
-    .register(SCAN_RUN_REQUEUE_JOB, async () => {
-      await services.scanRuns.requeueSilent();
-    })
-    .schedule({
-      key: SCAN_RUN_REQUEUE_JOB,
-      rule: { type: 'interval', seconds: 15 },
-      jobKind: SCAN_RUN_REQUEUE_JOB,
-      maxAttempts: 1,
-    });
+  // then Failed with the reason. Checked every 15 s by every instance (a schedule fires at most
+  // once a minute); the update takes each run once, whichever instance gets to it.
+  runner.local({
+    name: 'scan run requeue',
+    everyMs: 15_000,
+    run: () => services.scanRuns.requeueSilent(),
+  });
+  // A discovery scan's schedule: each occurrence starts it (or passes when a run is under way).
+  runner.register(SCHEDULED_DISCOVERY_JOB, async (job) => {
+    const { scanId } = job.payload as { scanId: string };
+    if (job.organizationId) await services.discoveryScans.startScheduled(job.organizationId, scanId);
+  });
   runner
     .register(JOB_PURGE_JOB, async () => {
       const now = services.clock();

@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { defaultRegistry } from './importers/index.js';
 import { JobQueue } from './jobs/queue.js';
+import { ruleOfScheduleOption } from './jobs/schedule-option.js';
 import { Scheduler } from './jobs/scheduler.js';
 import type { Clock } from './lib/clock.js';
 import type { InvalidationBus } from './lib/invalidation-bus.js';
@@ -16,7 +17,7 @@ import { AssetService, type RiskContextChanged } from './modules/assets/service.
 import { AuditRepository } from './modules/audit/repository.js';
 import { AuditService } from './modules/audit/service.js';
 import { DiscoveryScanRepository } from './modules/discoveryscans/repository.js';
-import { DiscoveryScanService } from './modules/discoveryscans/service.js';
+import { DiscoveryScanService, SCHEDULED_DISCOVERY_JOB } from './modules/discoveryscans/service.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { FindingRepository } from './modules/findings/repository.js';
 import { FindingService } from './modules/findings/service.js';
@@ -232,6 +233,30 @@ export function buildServices(
         const node = await scanNodes.get(ctx, nodeId).catch(() => null);
         return !!node && !node.revokedAt && node.kinds.includes(kind);
       },
+    },
+    {
+      check: (option) => {
+        if (option) ruleOfScheduleOption(option, ['schedule']);
+      },
+      apply: async (organizationId, scanId, option) => {
+        const key = `discovery-scan:${scanId}`;
+        const rule = option ? ruleOfScheduleOption(option, ['schedule']) : null;
+        if (!rule) {
+          await scheduler.remove(organizationId, key);
+          return null;
+        }
+        const schedule = await scheduler.upsert({
+          organizationId,
+          key,
+          rule,
+          jobKind: SCHEDULED_DISCOVERY_JOB,
+          payload: { scanId },
+          maxAttempts: 1,
+        });
+        return schedule.nextRunAt;
+      },
+      nextRunAt: async (organizationId, scanId) =>
+        (await scheduler.get(organizationId, `discovery-scan:${scanId}`))?.nextRunAt ?? null,
     },
     assets,
     audit,

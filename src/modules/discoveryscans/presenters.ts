@@ -14,7 +14,7 @@ export function toRunSummaryDto(r: DiscoveryRun) {
   };
 }
 
-export function toDiscoveryScanDto(s: DiscoveryScan, lastRun: DiscoveryRun | null) {
+export function toDiscoveryScanDto(s: DiscoveryScan, lastRun: DiscoveryRun | null, nextRunAt: Date | null) {
   return {
     Id: s.id,
     Name: s.name,
@@ -27,6 +27,8 @@ export function toDiscoveryScanDto(s: DiscoveryScan, lastRun: DiscoveryRun | nul
       NotificationLevel: n.level,
     })),
     ResponsibleUserId: s.responsibleUserId,
+    Schedule: s.schedule ?? { SchedulingMode: 'None' as const },
+    NextRunAt: nextRunAt?.toISOString() ?? null,
     RunState: lastRun?.state ?? ('Idle' as const),
     LastRun: lastRun ? toRunSummaryDto(lastRun) : null,
     LastCompletedRunId: s.lastCompletedRunId,

@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { ScheduleOption } from '../../jobs/schedule-option.js';
 import type { CreatedAtKey } from '../../lib/cursor.js';
 import type { DiscoveredHost, ScanTarget } from '../../scanning/types.js';
 import type { DiscoveryScan, HostStatus, ReportHost, ScanNotification } from './types.js';
@@ -53,7 +54,7 @@ function toScan(r: ScanRow): DiscoveryScan {
     exclusions: r.exclusions as string[],
     templateId: r.template_id,
     nodeId: r.node_id,
-    schedule: r.schedule ?? null,
+    schedule: (r.schedule as ScheduleOption | null) ?? null,
     notifications: r.notifications as ScanNotification[],
     responsibleUserId: r.responsible_user_id,
     createdBy: r.created_by,
@@ -71,7 +72,7 @@ export interface ScanWrite {
   exclusions: string[];
   templateId: string;
   nodeId: string | null;
-  schedule: unknown;
+  schedule: ScheduleOption | null;
   notifications: ScanNotification[];
   responsibleUserId: string | null;
 }

@@ -32,6 +32,7 @@ export function inputOf(b: Static<typeof DiscoveryScanBody>): DiscoveryScanInput
       level: n.NotificationLevel,
     })),
     responsibleUserId: b.ResponsibleUserId ?? null,
+    schedule: b.Schedule ?? null,
   };
 }
 
@@ -43,7 +44,11 @@ export const discoveryScanRoutes =
   (app, ctx) => {
     const tags = ['Discovery scans'];
     const dto = async (request: Parameters<typeof contextOf>[0], s: DiscoveryScan) =>
-      toDiscoveryScanDto(s, await scans.latestRun(contextOf(request), s.id));
+      toDiscoveryScanDto(
+        s,
+        await scans.latestRun(contextOf(request), s.id),
+        await scans.nextRunAt(contextOf(request), s.id),
+      );
 
     route(app, ctx, {
       method: 'GET',

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ScheduleOptionSchema } from '../../jobs/schedule-option.js';
 import { NOTIFICATION_LEVELS } from './types.js';
 
 const Uuid = (description?: string) =>
@@ -48,6 +49,7 @@ export const DiscoveryScanBody = Type.Object(
     ScanNodeId: Type.Optional(NullableUuid('The node that runs it; any node serving discovery when null.')),
     Notifications: Type.Optional(Type.Array(NotificationSchema, { maxItems: 20 })),
     ResponsibleUserId: Type.Optional(NullableUuid('The person answerable for the scan.')),
+    Schedule: Type.Optional(ScheduleOptionSchema),
   },
   { additionalProperties: false },
 );
@@ -103,6 +105,10 @@ export const DiscoveryScanSchema = Type.Object(
     ScanNodeId: NullableUuid('The node that runs it; any node serving discovery when null.'),
     Notifications: Type.Array(NotificationSchema),
     ResponsibleUserId: NullableUuid('The person answerable for the scan.'),
+    Schedule: ScheduleOptionSchema,
+    NextRunAt: Type.Union([DateTime, Type.Null()], {
+      description: 'When the schedule starts the scan next.',
+    }),
     RunState: RunStateSchema,
     LastRun: Type.Union([RunSummarySchema, Type.Null()]),
     LastCompletedRunId: NullableUuid('The run whose report is the scan’s latest.'),

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { ScheduleOption } from '../../jobs/schedule-option.js';
 import type { Clock } from '../../lib/clock.js';
 import { createdAtPage, decodeCreatedAtCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
@@ -42,6 +43,18 @@ export interface TargetRules {
   refusal(targets: ScanTarget[], exclusions: string[], policy: TargetPolicy): string | null;
 }
 
+/** The job scheduler: a scan's ScheduleOption becomes a schedule that starts it. */
+export interface ScanSchedules {
+  /** Checks the option (400 naming the field under `Schedule`) before anything is saved. */
+  check(option: ScheduleOption | null): void;
+  /** Sets (or, for null and None, removes) the scan's schedule; answers its next run. */
+  apply(organizationId: string, scanId: string, option: ScheduleOption | null): Promise<Date | null>;
+  nextRunAt(organizationId: string, scanId: string): Promise<Date | null>;
+}
+
+/** The job a scan's schedule enqueues at each occurrence. */
+export const SCHEDULED_DISCOVERY_JOB = 'discovery-scan.start';
+
 /** The scan nodes module: whether a node exists for the organisation and serves discovery. */
 export interface DiscoveryNodes {
   servesKind(ctx: ServiceContext, nodeId: string, kind: ScanKind): Promise<boolean>;
@@ -75,6 +88,7 @@ export class DiscoveryScanService {
     private readonly targets: TargetRules,
     private readonly runs: DiscoveryRuns,
     private readonly nodes: DiscoveryNodes,
+    private readonly schedules: ScanSchedules,
     private readonly assets: AssetService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
@@ -89,6 +103,7 @@ export class DiscoveryScanService {
       ctx.userId ?? null,
       this.clock(),
     );
+    await this.schedules.apply(ctx.organizationId, scan.id, input.schedule);
     await this.audit.record(
       ctx,
       'discovery-scan.created',
@@ -103,6 +118,7 @@ export class DiscoveryScanService {
     await this.check(ctx, input);
     const scan = await this.repo.update(ctx.organizationId, id, write(input), this.clock());
     if (!scan) throw notFound(id);
+    await this.schedules.apply(ctx.organizationId, id, input.schedule);
     await this.audit.record(
       ctx,
       'discovery-scan.updated',
@@ -142,6 +158,7 @@ export class DiscoveryScanService {
     const run = await this.runs.latest(ctx, id);
     if (run && ACTIVE.has(run.state))
       throw AppError.of(Problems.Conflict, `The scan '${scan.name}' is running; stop it before deleting it.`);
+    await this.schedules.apply(ctx.organizationId, id, null);
     await this.repo.delete(ctx.organizationId, id);
     await this.audit.record(
       ctx,
@@ -149,6 +166,23 @@ export class DiscoveryScanService {
       { type: 'discovery-scan', id },
       { name: scan.name },
     );
+  }
+
+  /** When the scan's schedule starts it next, or null when it is not scheduled. */
+  nextRunAt(ctx: ServiceContext, id: string): Promise<Date | null> {
+    return this.schedules.nextRunAt(ctx.organizationId, id);
+  }
+
+  /**
+   * A scheduled occurrence: starts the scan as the system. A scan already under way lets the
+   * occurrence pass (it is not queued behind), and a deleted scan has nothing to start.
+   */
+  async startScheduled(organizationId: string, scanId: string): Promise<DiscoveryRun | null> {
+    const ctx: ServiceContext = { organizationId, actor: { type: 'system', id: null } };
+    if (!(await this.repo.find(organizationId, scanId))) return null;
+    const current = await this.runs.latest(ctx, scanId);
+    if (current && ACTIVE.has(current.state)) return null;
+    return this.start(ctx, scanId);
   }
 
   /** The latest run of the scan, or null when it never ran. */
@@ -299,6 +333,7 @@ export class DiscoveryScanService {
 
   private async check(ctx: ServiceContext, input: DiscoveryScanInput): Promise<void> {
     if (input.name.trim().length === 0) throw invalid('name', 'A scan needs a name.');
+    this.schedules.check(input.schedule);
     if (input.targets.length === 0) throw invalid('scanTargets', 'A scan needs at least one target.');
     const template = await this.templates.find(ctx, input.templateId);
     if (!template)
@@ -325,7 +360,7 @@ function write(input: DiscoveryScanInput) {
     exclusions: input.exclusions.map((e) => e.trim()).filter(Boolean),
     templateId: input.templateId,
     nodeId: input.nodeId,
-    schedule: null,
+    schedule: input.schedule && input.schedule.SchedulingMode !== 'None' ? input.schedule : null,
     notifications: input.notifications,
     responsibleUserId: input.responsibleUserId,
   };

@@ -1,3 +1,4 @@
+import type { ScheduleOption } from '../../jobs/schedule-option.js';
 import type { ScanProgress, ScanTarget } from '../../scanning/types.js';
 
 export const NOTIFICATION_LEVELS = ['Never', 'ScanEnds', 'ScanStartsEnds', 'ScanFails'] as const;
@@ -18,7 +19,7 @@ export interface DiscoveryScan {
   exclusions: string[];
   templateId: string;
   nodeId: string | null;
-  schedule: unknown;
+  schedule: ScheduleOption | null;
   notifications: ScanNotification[];
   responsibleUserId: string | null;
   createdBy: string | null;
@@ -37,6 +38,8 @@ export interface DiscoveryScanInput {
   nodeId: string | null;
   notifications: ScanNotification[];
   responsibleUserId: string | null;
+  /** The original's ScheduleOption; null or `None`: run on demand only. */
+  schedule: ScheduleOption | null;
 }
 
 /** The states of a scan's run, and Idle for a scan that never ran. */

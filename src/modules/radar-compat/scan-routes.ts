@@ -81,6 +81,7 @@ export async function radarScanInput(
       return { emailAddresses, level };
     }),
     responsibleUserId: null,
+    schedule: b.ScheduleOption ?? null,
   };
 }
 

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ScheduleOptionSchema } from '../../jobs/schedule-option.js';
 import { ScanTargetSchema } from '../discoveryscans/schemas.js';
 
 // The original service's discovery-scan shapes, as its clients send and read them.
@@ -67,7 +68,7 @@ export const RadarDiscoveryScanBody = Type.Object(
     ScanNodeId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
     ScanTemplate: Named,
     TemplateId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    ScheduleOption: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
+    ScheduleOption: Type.Optional(Type.Union([ScheduleOptionSchema, Type.Null()])),
     MessageNotification: Type.Optional(
       Type.Union([
         Type.Array(

@@ -248,6 +248,47 @@ describe.each(DB_KINDS)('discovery scans [%s]', (kind) => {
     await call('POST', '/allowedtargets', admin, { Kind: 'Allowed', Target: '198.18.0.0/24' });
   });
 
+  it('starts a scheduled scan at each occurrence, once, and refuses a schedule it cannot keep', async () => {
+    const start = new Date(t.clock.now.getTime() + 3600_000);
+    const res = await create({
+      Name: 'Nightly',
+      ScanTargets: [{ Range: '198.18.0.192/28' }],
+      Schedule: { SchedulingMode: 'Daily', StartTime: start.toISOString(), TimeZone: 'UTC' },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().Schedule).toMatchObject({ SchedulingMode: 'Daily' });
+    expect(res.json().NextRunAt).toBe(start.toISOString());
+    t.clock.now = new Date(start.getTime() + 1000);
+    // Two instances' schedulers tick: the occurrence fires once.
+    const fired = [...(await t.services.scheduler.tick()), ...(await t.services.scheduler.tick())];
+    expect(fired.filter((f) => f.key.startsWith('discovery-scan:'))).toHaveLength(1);
+    await expect
+      .poll(async () => (await call('GET', `/discoveryscans/${res.json().Id}`, reader)).json().RunState)
+      .toBe('Queued');
+    const after = (await call('GET', `/discoveryscans/${res.json().Id}`, reader)).json();
+    expect(after.NextRunAt).toBe(new Date(start.getTime() + 86_400_000).toISOString());
+    await call('POST', `/discoveryscans/${res.json().Id}/stop`, analyst);
+
+    const bad: [Record<string, unknown>, string][] = [
+      [{ SchedulingMode: 'Daily' }, 'StartTime'],
+      [{ SchedulingMode: 'Cron', Cron: 'every day' }, 'Cron'],
+      [{ SchedulingMode: 'Daily', StartTime: start.toISOString(), TimeZone: 'Mars/Olympus' }, 'TimeZone'],
+      [{ SchedulingMode: 'Sometimes' }, 'SchedulingMode'],
+    ];
+    for (const [Schedule, field] of bad) {
+      const r = await create({ Name: 'Bad schedule', ScanTargets: [{ Range: '198.18.0.192/28' }], Schedule });
+      expect(r.statusCode, r.body).toBe(400);
+      expect(r.body).toContain(field);
+    }
+    // None: on demand only.
+    const none = await call('PUT', `/discoveryscans/${res.json().Id}`, manager, {
+      Name: 'Nightly',
+      ScanTargets: [{ Range: '198.18.0.192/28' }],
+      Schedule: { SchedulingMode: 'None' },
+    });
+    expect(none.json()).toMatchObject({ Schedule: { SchedulingMode: 'None' }, NextRunAt: null });
+  });
+
   it('answers the original service’s discovery calls as its clients read them', async () => {
     const body = {
       CanStartScan: 'true',
