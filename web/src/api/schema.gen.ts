@@ -14359,6 +14359,28 @@ export interface operations {
                             }[];
                             /** @description The person answerable for the scan. */
                             ResponsibleUserId: string | null;
+                            /** @description When it runs. */
+                            Schedule: {
+                                /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                                SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                                /**
+                                 * Format: date-time
+                                 * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                                 */
+                                StartTime?: string;
+                                /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                                Interval?: number;
+                                /** @description Weekly only: the days it runs on. */
+                                DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                                /** @description Monthly only: the day of the month it runs on. */
+                                DayOfMonth?: number;
+                                /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                                Cron?: string;
+                                /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                                TimeZone?: string;
+                            };
+                            /** @description When the schedule starts the scan next. */
+                            NextRunAt: string | null;
                             /**
                              * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
                              * @enum {unknown}
@@ -14543,6 +14565,26 @@ export interface operations {
                     }[];
                     /** @description The person answerable for the scan. */
                     ResponsibleUserId?: string | null;
+                    /** @description When it runs. */
+                    Schedule?: {
+                        /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                        SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                        /**
+                         * Format: date-time
+                         * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                         */
+                        StartTime?: string;
+                        /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                        Interval?: number;
+                        /** @description Weekly only: the days it runs on. */
+                        DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                        /** @description Monthly only: the day of the month it runs on. */
+                        DayOfMonth?: number;
+                        /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                        Cron?: string;
+                        /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                        TimeZone?: string;
+                    };
                 };
             };
         };
@@ -14577,6 +14619,28 @@ export interface operations {
                         }[];
                         /** @description The person answerable for the scan. */
                         ResponsibleUserId: string | null;
+                        /** @description When it runs. */
+                        Schedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        /** @description When the schedule starts the scan next. */
+                        NextRunAt: string | null;
                         /**
                          * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
                          * @enum {unknown}
@@ -14798,6 +14862,28 @@ export interface operations {
                         }[];
                         /** @description The person answerable for the scan. */
                         ResponsibleUserId: string | null;
+                        /** @description When it runs. */
+                        Schedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        /** @description When the schedule starts the scan next. */
+                        NextRunAt: string | null;
                         /**
                          * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
                          * @enum {unknown}
@@ -14999,6 +15085,26 @@ export interface operations {
                     }[];
                     /** @description The person answerable for the scan. */
                     ResponsibleUserId?: string | null;
+                    /** @description When it runs. */
+                    Schedule?: {
+                        /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                        SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                        /**
+                         * Format: date-time
+                         * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                         */
+                        StartTime?: string;
+                        /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                        Interval?: number;
+                        /** @description Weekly only: the days it runs on. */
+                        DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                        /** @description Monthly only: the day of the month it runs on. */
+                        DayOfMonth?: number;
+                        /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                        Cron?: string;
+                        /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                        TimeZone?: string;
+                    };
                 };
             };
         };
@@ -15033,6 +15139,28 @@ export interface operations {
                         }[];
                         /** @description The person answerable for the scan. */
                         ResponsibleUserId: string | null;
+                        /** @description When it runs. */
+                        Schedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        /** @description When the schedule starts the scan next. */
+                        NextRunAt: string | null;
                         /**
                          * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
                          * @enum {unknown}

@@ -132,6 +132,20 @@ function ScanView({ scan }: { scan: DiscoveryScan }) {
               {templates.find((t) => t.Id === scan.TemplateId)?.Name ?? scan.TemplateId}
             </Fact>
             <Fact label="Scan node">{scan.ScanNodeId ?? 'Any node serving discovery'}</Fact>
+            <Fact label="Schedule">
+              {scan.Schedule.SchedulingMode === 'None' ? (
+                'On demand only'
+              ) : (
+                <>
+                  {scan.Schedule.SchedulingMode}
+                  {scan.NextRunAt && (
+                    <>
+                      , next <DateTime value={scan.NextRunAt} />
+                    </>
+                  )}
+                </>
+              )}
+            </Fact>
             <Fact label="Last completed">
               {scan.ScanLastCompleted ? <DateTime value={scan.ScanLastCompleted} /> : 'Never'}
             </Fact>
