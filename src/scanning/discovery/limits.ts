@@ -91,7 +91,8 @@ export class TokenBucket {
       this.tokens -= 1;
       return 0;
     }
-    return Math.max(1, Math.ceil(((1 - this.tokens) * 1000) / this.ratePerSecond));
+    // (The small subtraction keeps floating-point dust from adding a millisecond.)
+    return Math.max(1, Math.ceil(((1 - this.tokens) * 1000) / this.ratePerSecond - 1e-9));
   }
 
   /** Waits for a token; takers are served in order. */
