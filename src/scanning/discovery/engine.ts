@@ -38,6 +38,8 @@ export const BANNER_TIMEOUT_MS = 2000;
 /** How long to wait for the kernel to re-check a known neighbour (DELAY 5 s, then 3 probes of 1 s). */
 const NEIGHBOUR_RECHECK_MS = 9000;
 const NEIGHBOUR_POLL_MS = 1000;
+/** How often to look at a neighbour entry the kernel is still resolving. */
+const LINK_POLL_MS = 200;
 
 /** Checks a template's values; throws a RangeError naming the first bad one. */
 export function validateDiscoveryTemplate(t: DiscoveryTemplate): void {
@@ -73,6 +75,8 @@ interface HostAnswers {
   sshBanner: string | null;
   /** When the host's probes ended (performance.now()). */
   endedAt: number;
+  /** What the neighbour table said after an unanswered first probe. */
+  link: 'up' | 'down' | 'unknown';
 }
 
 /**
@@ -118,10 +122,10 @@ export class DiscoveryRun {
     this.signal.addEventListener('abort', onAbort, { once: true });
     const iterator = toAsyncIterator(addresses);
     try {
-      const perHost = Math.min(this.template.perHostInFlight, this.template.ports.length);
-      // Enough hosts at once to fill the in-flight limit twice over (some wait for names or the
-      // neighbour table), and no more: memory stays flat however many addresses come.
-      const workers = Math.min(4096, Math.ceil(this.template.maxInFlight / perHost) * 2 + 8);
+      // Hosts at once: most addresses of a range are unused and hold one silent probe (or wait
+      // for the neighbour table), so as many hosts as connections in flight, twice over, keep the
+      // limit busy; and no more, so that memory stays flat however many addresses come.
+      const workers = Math.min(4096, this.template.maxInFlight * 2 + 8);
       await Promise.all(Array.from({ length: workers }, () => this.worker(iterator)));
       await this.emitted;
     } finally {
@@ -177,13 +181,16 @@ export class DiscoveryRun {
     this.options.onProgress?.({ done: this.counts.done, total: this.total, found: this.counts.found });
   }
 
-  /** Every probe port once, then the silent ones again (`retries` times) while the host says nothing. */
+  /**
+   * The first probe port alone, then the others (at most perHostInFlight at once), then the silent
+   * ones again (`retries` times) while the host says nothing. When the first probe went unanswered
+   * and the address is on the node's own segment, the neighbour table decides first: a host that
+   * does not answer ARP/NDP cannot answer TCP either, so it is down without the other ports.
+   */
   private async probeHost(address: string): Promise<HostAnswers> {
-    const answers: HostAnswers = { open: [], closed: [], sshBanner: null, endedAt: 0 };
-    let ports = this.template.ports;
-    for (let attempt = 0; attempt <= this.template.retries && ports.length > 0; attempt++) {
-      // Once the host answered on one port, a silent port is filtered: asking again tells nothing.
-      if (attempt > 0 && answers.open.length + answers.closed.length > 0) break;
+    const answers: HostAnswers = { open: [], closed: [], sshBanner: null, endedAt: 0, link: 'unknown' };
+    const answered = () => answers.open.length + answers.closed.length > 0;
+    const probeAll = async (ports: readonly number[]) => {
       const silent: number[] = [];
       await eachLimited(ports, this.template.perHostInFlight, async (port) => {
         const answer = await this.probe(address, port);
@@ -192,13 +199,43 @@ export class DiscoveryRun {
         else silent.push(port);
         if (port === SSH_PORT && answer.banner) answers.sshBanner = answer.banner;
       });
-      ports = this.template.ports.filter((p) => silent.includes(p));
+      return silent;
+    };
+    const [first, ...others] = this.template.ports;
+    let silent = await probeAll([first!]);
+    if (silent.length > 0) answers.link = await this.linkLayer(address);
+    if (answers.link !== 'down') {
+      silent.push(...(await probeAll(others)));
+      // Once the host answered (on a port, or to ARP), a silent port is filtered: asking again
+      // tells nothing.
+      for (let retry = 1; retry <= this.template.retries && silent.length > 0; retry++) {
+        if (answered() || answers.link === 'up') break;
+        silent = await probeAll(this.template.ports.filter((p) => silent.includes(p)));
+      }
     }
     const order = (a: number, b: number) => a - b;
     answers.open.sort(order);
     answers.closed.sort(order);
     answers.endedAt = performance.now();
     return answers;
+  }
+
+  /**
+   * What the neighbour table says of an address after a probe went unanswered: `unknown` when the
+   * address is not on the node's segment (or the kernel holds only an old entry), `up` when it
+   * answered ARP/NDP, `down` when it did not within the attempts the template allows (the kernel
+   * keeps asking meanwhile).
+   */
+  private async linkLayer(address: string): Promise<'up' | 'down' | 'unknown'> {
+    const deadline = performance.now() + Math.max(1, this.template.retries) * this.template.timeoutMs;
+    for (;;) {
+      const entry = (await this.neighbours.after(performance.now())).get(address);
+      if (!entry || entry.state === 'stale') return 'unknown';
+      if (entry.state === 'reachable') return 'up';
+      if (entry.state === 'failed') return 'down';
+      if (performance.now() >= deadline) return entry.state === 'incomplete' ? 'down' : 'unknown';
+      await sleep(LINK_POLL_MS, this.signal);
+    }
   }
 
   private async probe(address: string, port: number) {
@@ -217,7 +254,7 @@ export class DiscoveryRun {
 
   /** The host as reported, or null when nothing says it is up. */
   private async describe(address: string, answers: HostAnswers): Promise<DiscoveredHost | null> {
-    if (this.signal.aborted) return null;
+    if (this.signal.aborted || answers.link === 'down') return null;
     let neighbour = (await this.neighbours.after(answers.endedAt)).get(address);
     const answered = answers.open.length + answers.closed.length > 0;
     const knownMac = this.known?.get(address);
@@ -271,19 +308,25 @@ export class DiscoveryRun {
 
 /**
  * Reads of the neighbour table shared by every host that needs one: a host asks for a read begun
- * after its probes ended, and hosts finishing together share one.
+ * after a given time; one read runs at a time, and every host waiting meanwhile shares the next.
  */
 class NeighbourSnapshots {
-  private latest: { startedAt: number; table: Promise<NeighbourTable> } | null = null;
+  private current: { startedAt: number; table: Promise<NeighbourTable> } | null = null;
+  private queued: Promise<NeighbourTable> | null = null;
 
   constructor(private readonly read: () => Promise<NeighbourTable>) {}
 
   after(time: number): Promise<NeighbourTable> {
-    if (this.latest && this.latest.startedAt >= time) return this.latest.table;
-    const startedAt = performance.now();
-    const table = this.read();
-    this.latest = { startedAt, table };
-    return table;
+    if (this.current && this.current.startedAt >= time) return this.current.table;
+    // A queued read has not started yet, so it starts after `time`.
+    this.queued ??= (this.current?.table ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = null;
+        this.current = { startedAt: performance.now(), table: this.read() };
+        return this.current.table;
+      });
+    return this.queued;
   }
 }
 

@@ -265,7 +265,7 @@ describe('discovery on 127.0.0.0/8', () => {
       name: 'AbortError',
     });
 
-    const workers = Math.ceil(4 / 1) * 2 + 8;
+    const workers = 4 * 2 + 8;
     expect(pulled).toBeLessThanOrEqual(20 + workers + 1);
     expect(run.hosts.length).toBeLessThanOrEqual(20 + workers);
   });
