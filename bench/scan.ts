@@ -10,7 +10,8 @@
  * by default as root on a local segment (ARP requests instead of the TCP probes) and with
  * --disable-arp-ping (the same TCP SYN probes as Rampart's connects).
  *
- * BENCH_ROUNDS (default 3), BENCH_HOSTS (live hosts, default 42). Traffic goes only to the lab.
+ * BENCH_ROUNDS (default 3), BENCH_HOSTS (live hosts, default 42), BENCH_WALL=0 (no host that drops
+ * every TCP packet: shows what that one host costs). Traffic goes only to the lab.
  */
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -164,7 +165,7 @@ async function main() {
     name: `h${k}`,
     index: 2 + Math.floor((k * 252) / live),
     ...(k === 1 || k === 2 ? { daemons: ['http' as const] } : {}),
-    ...(k === 3 ? { dropAllTcp: true } : {}),
+    ...(k === 3 && process.env.BENCH_WALL !== '0' ? { dropAllTcp: true } : {}),
   }));
   const lab = await createLab(specs);
   try {

@@ -2,6 +2,8 @@
 // the neighbour table and a light OS guess. No database, no HTTP: the node drives it.
 
 import type { DiscoveryTemplate } from '../types.js';
+import { type DiscoveryCounts, type DiscoveryOptions, discoverHosts } from './engine.js';
+import { discoverWithNmap, nmapAvailable } from './nmap.js';
 
 export {
   type DiscoveryCounts,
@@ -31,3 +33,18 @@ export const DEFAULT_DISCOVERY_TEMPLATE: DiscoveryTemplate = Object.freeze({
   reverseDns: true,
   useNmap: false,
 });
+
+/**
+ * Discovery as the template asks: through nmap -sn when `useNmap` is set and nmap is installed on
+ * this node, with the engine's own TCP connect probes otherwise.
+ */
+export async function discover(
+  addresses: AsyncIterable<string> | Iterable<string>,
+  total: number,
+  template: DiscoveryTemplate,
+  options: DiscoveryOptions,
+): Promise<DiscoveryCounts & { engine: 'nmap' | 'connect' }> {
+  if (template.useNmap && (await nmapAvailable()))
+    return { ...(await discoverWithNmap(addresses, total, template, options)), engine: 'nmap' };
+  return { ...(await discoverHosts(addresses, total, template, options)), engine: 'connect' };
+}

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   DEFAULT_DISCOVERY_TEMPLATE,
   type DiscoveryOptions,
+  discover,
   discoverHosts,
 } from '../../../src/scanning/discovery/index.js';
 import type { NeighbourTable } from '../../../src/scanning/discovery/neighbours.js';
@@ -276,6 +277,29 @@ describe('discovery on 127.0.0.0/8', () => {
     const run = collector();
     await discoverHosts(['127.77.9.2'], 1, template({ ports: [22] }), run.options);
     expect(run.hosts).toMatchObject([{ address: '127.77.9.2', openPorts: [22], osGuess: 'Linux' }]);
+  });
+
+  it('probes IPv6 addresses (::1)', async () => {
+    const open = await countingListener('::1');
+    cleanups.push(open.close);
+    const run = collector();
+    const counts = await discoverHosts(['::1'], 1, template({ ports: [open.port] }), run.options);
+    expect(counts).toEqual({ done: 1, found: 1, refused: 0 });
+    expect(run.hosts).toMatchObject([{ address: '::1', openPorts: [open.port], closedPorts: [] }]);
+    expect(open.accepted).toHaveLength(1);
+  });
+
+  it('discover() uses the connect engine unless the template asks for nmap', async () => {
+    const open = await countingListener('127.77.11.2');
+    cleanups.push(open.close);
+    const run = collector();
+    const result = await discover(
+      ['127.77.11.2'],
+      1,
+      template({ ports: [open.port], useNmap: false }),
+      run.options,
+    );
+    expect(result).toEqual({ done: 1, found: 1, refused: 0, engine: 'connect' });
   });
 
   it('refuses a bad template naming the field', async () => {
