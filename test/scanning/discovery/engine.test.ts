@@ -221,6 +221,29 @@ describe('discovery on 127.0.0.0/8', () => {
       ]);
     });
 
+    it('skips the other ports of an address on the segment that did not answer ARP', async () => {
+      silent = await silentPorts(['127.77.4.7', '127.77.4.8'], 1);
+      cleanups.push(() => silent.close());
+      const first = await countingListener('127.77.4.7');
+      const second = await countingListener('127.77.4.8', first.port);
+      cleanups.push(first.close, second.close);
+      // .7 is (as the table says) on the node's segment and never answered ARP; .8 is not on it.
+      const table: NeighbourTable = new Map([['127.77.4.7', { mac: null, state: 'failed' }]]);
+      const run = collector({ neighbours: async () => table });
+
+      const counts = await discoverHosts(
+        ['127.77.4.7', '127.77.4.8'],
+        2,
+        template({ ports: [silent.ports[0]!, first.port], timeoutMs: 300 }),
+        run.options,
+      );
+
+      expect(counts).toEqual({ done: 2, found: 1, refused: 0 });
+      expect(first.accepted).toHaveLength(0);
+      expect(second.accepted).toHaveLength(1);
+      expect(run.hosts).toMatchObject([{ address: '127.77.4.8', openPorts: [first.port] }]);
+    });
+
     it('reports a silent port beside an open one neither open nor closed', async () => {
       silent = await silentPorts(['127.77.4.5'], 1);
       cleanups.push(() => silent.close());

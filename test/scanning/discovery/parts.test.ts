@@ -1,3 +1,4 @@
+import dgram from 'node:dgram';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_DISCOVERY_TEMPLATE } from '../../../src/scanning/discovery/index.js';
 import { Slots, TokenBucket } from '../../../src/scanning/discovery/limits.js';
@@ -5,6 +6,7 @@ import { parseIpNeighbours, parseProcArp } from '../../../src/scanning/discovery
 import { nmapArguments, parseNmapXml } from '../../../src/scanning/discovery/nmap.js';
 import { guessOs } from '../../../src/scanning/discovery/os-guess.js';
 import { firstLine } from '../../../src/scanning/discovery/probe.js';
+import { reverseResolver } from '../../../src/scanning/discovery/reverse-dns.js';
 
 describe('TokenBucket (on a clock the test moves)', () => {
   it('lets a tenth of a second’s burst through, then one token per 1/rate', () => {
@@ -85,6 +87,25 @@ describe('neighbour table', () => {
       ['192.0.2.1', { mac: '02:fc:00:00:00:05', state: 'stale' }],
       ['192.0.2.9', { mac: null, state: 'incomplete' }],
     ]);
+  });
+});
+
+describe('reverse DNS', () => {
+  it('answers no name when the server stays silent, after its timeout', async () => {
+    const silentServer = dgram.createSocket('udp4');
+    let queries = 0;
+    silentServer.on('message', () => queries++);
+    await new Promise<void>((resolve) => silentServer.bind(0, '127.0.0.1', resolve));
+    try {
+      const reverse = reverseResolver({
+        servers: [`127.0.0.1:${silentServer.address().port}`],
+        timeoutMs: 200,
+      });
+      expect(await reverse('127.77.13.2')).toEqual([]);
+      expect(queries).toBeGreaterThan(0);
+    } finally {
+      silentServer.close();
+    }
   });
 });
 
