@@ -131,7 +131,8 @@ export class DiscoveryRun {
     } finally {
       this.signal.removeEventListener('abort', onAbort);
       onAbort();
-      await iterator.return?.();
+      // Lets a generator of addresses run its own clean-up; its failure there changes nothing.
+      await Promise.resolve(iterator.return?.()).catch(() => undefined);
     }
     if (this.failure) throw this.failure;
     if (this.options.signal.aborted) throw abortReason(this.options.signal);

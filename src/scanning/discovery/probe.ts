@@ -61,7 +61,8 @@ export function probePort(address: string, port: number, options: ProbeOptions):
       // Destroyed from outside (the run aborted): nothing more to learn.
       if (!settled) finish(accepted ? 'open' : 'silent', firstLine(received));
     });
-    socket.once('error', (error: NodeJS.ErrnoException) => {
+    // `on`, not `once`: an error after the first must not go unheard (it would throw).
+    socket.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'ECONNREFUSED') return finish('closed', null);
       if (error.code && LOCAL_FAILURES.has(error.code))
         return finish(

@@ -4,6 +4,7 @@ import {
   type DiscoveryOptions,
   discover,
   discoverHosts,
+  discoverWithNmap,
 } from '../../../src/scanning/discovery/index.js';
 import type { NeighbourTable } from '../../../src/scanning/discovery/neighbours.js';
 import type {
@@ -12,6 +13,7 @@ import type {
   ScanProgress,
   TargetRefusal,
 } from '../../../src/scanning/types.js';
+import { commandExists } from '../../lab/lab.js';
 import {
   closedPort,
   countingListener,
@@ -324,6 +326,28 @@ describe('discovery on 127.0.0.0/8', () => {
     );
     expect(result).toEqual({ done: 1, found: 1, refused: 0, engine: 'connect' });
   });
+
+  it.runIf(commandExists('nmap'))(
+    'with nmap: hands it only allowed addresses, then learns the ports itself',
+    async () => {
+      const allowed = await countingListener('127.77.14.2');
+      const forbidden = await countingListener('127.77.14.3', allowed.port);
+      cleanups.push(allowed.close, forbidden.close);
+      const run = collector({
+        check: (a) => (a === '127.77.14.3' ? { rule: 'Excluded', message: '127.77.14.3 is excluded' } : null),
+      });
+      const counts = await discoverWithNmap(
+        ['127.77.14.2', '127.77.14.3'],
+        2,
+        template({ ports: [allowed.port], useNmap: true }),
+        run.options,
+      );
+      expect(counts).toEqual({ done: 2, found: 1, refused: 1 });
+      expect(run.hosts).toMatchObject([{ address: '127.77.14.2', openPorts: [allowed.port] }]);
+      expect(forbidden.accepted).toHaveLength(0);
+      expect(run.refused.map(([a]) => a)).toEqual(['127.77.14.3']);
+    },
+  );
 
   it('refuses a bad template naming the field', async () => {
     const run = collector();
