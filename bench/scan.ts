@@ -5,7 +5,8 @@
  * when DATABASE_URL is set).
  *
  * Prints per round and as medians: wall time of each, the ratio nmap / Rampart (goal ≥ 1.0), hosts
- * found, and the peak RSS of the engine's process (goal ≤ 150 MB). Rampart runs in a child process
+ * found, and the peak RSS of the engine's process (goal ≤ 150 MB), also over a /16 of loopback
+ * addresses (memory must stay flat). Rampart runs in a child process
  * (this file with --engine) so that its maxRSS is the engine's alone; nmap runs twice: as it runs
  * by default as root on a local segment (ARP requests instead of the TCP probes) and with
  * --disable-arp-ping (the same TCP SYN probes as Rampart's connects).
@@ -16,6 +17,7 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +31,7 @@ import type { DiscoveryTemplate } from '../src/scanning/types.js';
 import { createLab, type LabHostSpec, labAvailable } from '../test/lab/lab.js';
 
 const TEMPLATE: DiscoveryTemplate = { ...DEFAULT_DISCOVERY_TEMPLATE, reverseDns: false };
+const WIDE_RATE = 5000;
 
 interface EngineResult {
   ms: number;
@@ -40,6 +43,10 @@ interface EngineResult {
 
 if (process.argv[2] === '--engine') {
   await engineChild(process.argv[3]!);
+  process.exit(0);
+}
+if (process.argv[2] === '--engine-16') {
+  await engineSlash16(Number(process.argv[3]));
   process.exit(0);
 }
 
@@ -66,15 +73,50 @@ async function engineChild(prefix: string) {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-function runEngine(prefix: string): Promise<EngineResult> {
+/**
+ * The child for memory on a large range: 127.78.0.0/16 on loopback (every address answers a reset
+ * on a closed port at once), one probe port, at ten times the default rate. Shows that memory
+ * stays flat over 65,536 addresses.
+ */
+async function engineSlash16(port: number) {
+  function* addresses() {
+    for (let i = 0; i < 65536; i++) yield `127.78.${i >> 8}.${i & 255}`;
+  }
+  const startRssMb = process.memoryUsage().rss / 1024 / 1024;
+  const start = process.hrtime.bigint();
+  const counts = await discoverHosts(
+    addresses(),
+    65536,
+    { ...TEMPLATE, ports: [port], connectionsPerSecond: WIDE_RATE },
+    {
+      signal: new AbortController().signal,
+      check: (a) =>
+        a.startsWith('127.78.') ? null : { rule: 'NotAllowed', message: `${a} is outside the range` },
+      onHost: () => undefined,
+      // Loopback has no neighbours: no need to ask the kernel 65,536 times.
+      neighbours: async () => new Map(),
+    },
+  );
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const result: EngineResult = {
+    ms,
+    found: counts.found,
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
+    startRssMb,
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+function runEngine(
+  mode: '--engine' | '--engine-16',
+  arg: string,
+  flags: string[] = [],
+): Promise<EngineResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', fileURLToPath(import.meta.url), '--engine', prefix],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
+    const script = fileURLToPath(import.meta.url);
+    const child = spawn(process.execPath, [...flags, '--import', 'tsx', script, mode, arg], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => {
       out += c.toString();
@@ -182,7 +224,7 @@ async function main() {
     const r: { rampart: EngineResult[]; arp: number[]; tcp: number[] } = { rampart: [], arp: [], tcp: [] };
     for (let round = 1; round <= rounds; round++) {
       cold();
-      const engine = await runEngine(prefix);
+      const engine = await runEngine('--engine', prefix);
       cold();
       const arp = await runNmap(prefix, []);
       cold();
@@ -209,6 +251,24 @@ async function main() {
     );
   } finally {
     lab.teardown();
+  }
+
+  // A closed port: found free on 127.78.0.1, then released.
+  const probe = await new Promise<number>((resolve) => {
+    const server = net.createServer().listen(0, '127.78.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+  // V8 grows its young generation up to 128 MB under a steady stream of short-lived objects
+  // (each host's sockets and promises live about a timeout); the second run caps it.
+  for (const flags of [[], ['--max-semi-space-size=16']]) {
+    const wide = await runEngine('--engine-16', String(probe), flags);
+    console.log(
+      `127.78.0.0/16 on loopback, 1 closed port, ${WIDE_RATE}/s${flags.length ? `, ${flags.join(' ')}` : ''}: ` +
+        `${wide.found} up in ${(wide.ms / 1000).toFixed(1)} s, peak RSS ${wide.maxRssMb.toFixed(1)} MB ` +
+        `(${wide.startRssMb.toFixed(1)} MB before it)`,
+    );
   }
 
   for (const kind of ['embedded', ...(process.env.DATABASE_URL ? ['postgresql' as const] : [])] as const) {

@@ -71,6 +71,7 @@ export class TokenBucket {
   private tokens: number;
   private last: number;
   private queue: Promise<void> = Promise.resolve();
+  private waiting = 0;
 
   constructor(
     readonly ratePerSecond: number,
@@ -97,12 +98,20 @@ export class TokenBucket {
 
   /** Waits for a token; takers are served in order. */
   take(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(abortReason(signal));
+    // Nobody waiting and a token there: no queue to join (most takes, below the rate).
+    if (this.waiting === 0 && this.tryTake() === 0) return Promise.resolve();
+    this.waiting++;
     const mine = this.queue.then(async () => {
-      for (;;) {
-        if (signal.aborted) throw abortReason(signal);
-        const wait = this.tryTake();
-        if (wait === 0) return;
-        await sleep(wait, signal);
+      try {
+        for (;;) {
+          if (signal.aborted) throw abortReason(signal);
+          const wait = this.tryTake();
+          if (wait === 0) return;
+          await sleep(wait, signal);
+        }
+      } finally {
+        this.waiting--;
       }
     });
     // The next taker waits for this one whether it got its token or was aborted.
