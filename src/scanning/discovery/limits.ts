@@ -1,0 +1,121 @@
+// The limits a discovery run keeps: connections in flight (all hosts together, and per host) and
+// new connections per second. Time here is monotonic (performance.now), never the wall clock:
+// it only paces packets and is never stored or compared with a date.
+
+import { performance } from 'node:perf_hooks';
+
+/** Rejects with the signal's reason once it aborts; resolves after `ms` otherwise. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(abortReason(signal));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortReason(signal));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return reason;
+  return new DOMException('The discovery run was aborted', 'AbortError');
+}
+
+/** A counting semaphore: at most `size` holders at once, waiters served first come first served. */
+export class Slots {
+  private held = 0;
+  private readonly waiting: Array<{ grant(): void; refuse(error: Error): void }> = [];
+
+  constructor(readonly size: number) {
+    if (!Number.isInteger(size) || size < 1)
+      throw new RangeError(`slots must be a positive integer: ${size}`);
+  }
+
+  get inUse(): number {
+    return this.held;
+  }
+
+  acquire(): Promise<void> {
+    if (this.held < this.size) {
+      this.held++;
+      return Promise.resolve();
+    }
+    return new Promise((grant, refuse) => this.waiting.push({ grant, refuse }));
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    // The slot passes straight to the next waiter, so `held` stays the same.
+    if (next) next.grant();
+    else this.held--;
+  }
+
+  /** Refuses every waiter (the run is aborting); holders release as they finish. */
+  refuseAll(error: Error): void {
+    for (const w of this.waiting.splice(0)) w.refuse(error);
+  }
+}
+
+/**
+ * New connections per second: a token bucket refilled at `ratePerSecond`, holding at most `burst`
+ * tokens (a tenth of a second's worth, at least one), so that in any window of t seconds at most
+ * burst + rate × t connections start.
+ */
+export class TokenBucket {
+  readonly burst: number;
+  private tokens: number;
+  private last: number;
+  private queue: Promise<void> = Promise.resolve();
+  private waiting = 0;
+
+  constructor(
+    readonly ratePerSecond: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    if (!(ratePerSecond > 0)) throw new RangeError(`rate must be positive: ${ratePerSecond}`);
+    this.burst = Math.max(1, Math.floor(ratePerSecond / 10));
+    this.tokens = this.burst;
+    this.last = now();
+  }
+
+  /** Takes a token and answers 0, or answers how many milliseconds until one is there. */
+  tryTake(): number {
+    const now = this.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) * this.ratePerSecond) / 1000);
+    this.last = now;
+    if (this.tokens >= 1) {
+      this.tokens -= 1;
+      return 0;
+    }
+    // (The small subtraction keeps floating-point dust from adding a millisecond.)
+    return Math.max(1, Math.ceil(((1 - this.tokens) * 1000) / this.ratePerSecond - 1e-9));
+  }
+
+  /** Waits for a token; takers are served in order. */
+  take(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(abortReason(signal));
+    // Nobody waiting and a token there: no queue to join (most takes, below the rate).
+    if (this.waiting === 0 && this.tryTake() === 0) return Promise.resolve();
+    this.waiting++;
+    const mine = this.queue.then(async () => {
+      try {
+        for (;;) {
+          if (signal.aborted) throw abortReason(signal);
+          const wait = this.tryTake();
+          if (wait === 0) return;
+          await sleep(wait, signal);
+        }
+      } finally {
+        this.waiting--;
+      }
+    });
+    // The next taker waits for this one whether it got its token or was aborted.
+    this.queue = mine.catch(() => undefined);
+    return mine;
+  }
+}
