@@ -6,6 +6,7 @@ import type { Database } from '../../src/db/database.js';
 import type { Role } from '../../src/db/schema.js';
 import type { ServiceContext } from '../../src/modules/context.js';
 import type { Organization } from '../../src/modules/organizations/service.js';
+import type { RunExecutor, ScanKind } from '../../src/scanning/types.js';
 import { buildServices, type Services } from '../../src/services.js';
 
 export class TestClock {
@@ -46,14 +47,25 @@ let counter = 0;
 
 export async function buildTestApp(
   database: Database,
-  options: { env?: Record<string, string>; clock?: TestClock } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: TestClock;
+    /** The local scan node's engines (with RAMPART_LOCAL_SCAN_NODE=true), e.g. one for a lab. */
+    scanExecutors?: ReadonlyMap<ScanKind, RunExecutor>;
+  } = {},
 ): Promise<TestApp> {
   const config = testConfig(options.env);
   const clock = options.clock ?? new TestClock();
   // Like `rampart serve`: the service graph first, then the HTTP app on it.
   const bus = openInvalidationBus(config);
   const graph = { services: buildServices(database, clock.fn, bus, config), bus };
-  const { app, services, routes } = await buildApp({ config, database, graph, logger: false });
+  const { app, services, routes } = await buildApp({
+    config,
+    database,
+    graph,
+    logger: false,
+    ...(options.scanExecutors ? { scanExecutors: options.scanExecutors } : {}),
+  });
   const { organization: org } = await services.organizations.ensureFirst();
 
   const userWithKey = async (role: Role, inOrg: Organization = org): Promise<Credentials> => {

@@ -449,7 +449,8 @@ table arp lab {
   counter seen {}
   chain input {
     type filter hook input priority 0; policy accept;
-    arp daddr ip ${host.address} counter name seen
+    # Requests only: a reply to the host's own request (for the gateway) also names its address.
+    arp operation request arp daddr ip ${host.address} counter name seen
   }
 }
 `;

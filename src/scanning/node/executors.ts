@@ -1,9 +1,10 @@
 import type { RunExecutor, ScanKind } from '../types.js';
+import { discoveryExecutor } from './discovery-executor.js';
 
 /**
- * The scan engines every node (the local one and `rampart scan-node`) runs, by kind. The discovery
- * engine registers here; a node serves exactly the kinds it has an engine for.
+ * The scan engines every node (the local one and `rampart scan-node`) runs, by kind. A node
+ * serves exactly the kinds it has an engine for.
  */
 export function builtInExecutors(): Map<ScanKind, RunExecutor> {
-  return new Map();
+  return new Map<ScanKind, RunExecutor>([['Discovery', discoveryExecutor()]]);
 }

@@ -1,0 +1,70 @@
+import { discover, type NeighbourTable, validateDiscoveryTemplate } from '../discovery/index.js';
+import { compilePolicy, countAddresses, expandTargets, type Resolver } from '../targets/index.js';
+import type { DiscoverySpec, RunExecutor, ScanTarget } from '../types.js';
+
+export interface DiscoveryExecutorOptions {
+  /** PTR lookups (default: the system's resolver). */
+  reverse?: (address: string) => Promise<string[]>;
+  /** Forward lookups of host-name targets (default: the system's resolver). */
+  resolve?: Resolver;
+  /** The neighbour table (default: this machine's). */
+  neighbours?: () => Promise<NeighbourTable>;
+}
+
+/**
+ * The discovery engine as a node runs it: the run's targets expanded address by address, each
+ * address checked against the organisation's policy as the run carries it before any packet is
+ * sent to it, live hosts emitted as they are found.
+ */
+export function discoveryExecutor(options: DiscoveryExecutorOptions = {}): RunExecutor {
+  return async (raw, context) => {
+    const spec = readSpec(raw);
+    const policy = compilePolicy(spec.policy);
+    // Addresses a host-name target resolved to, by name: allowed when the policy allows the name.
+    const allowedNames = new Map<string, string[]>();
+    const expanded = expandTargets(spec.targets, spec.exclusions, options.resolve, (name, _target, error) =>
+      context.log('target name did not resolve', { name, error: String(error) }),
+    );
+    async function* addresses() {
+      for await (const a of expanded) {
+        if (a.hostname && policy.allowsName(a.hostname))
+          allowedNames.set(a.hostname, [...(allowedNames.get(a.hostname) ?? []), a.address]);
+        yield a.address;
+      }
+    }
+    const counts = await discover(addresses(), countAddresses(spec.targets, spec.exclusions), spec.template, {
+      signal: context.signal,
+      check: (address) => policy.checkAddress(address, allowedNames),
+      onHost: (host) => context.emit([host]),
+      onProgress: (progress) => context.progress(progress),
+      onRefused: (address, refusal) => context.log('address refused', { address, rule: refusal.rule }),
+      ...(options.reverse ? { reverse: options.reverse } : {}),
+      ...(options.neighbours ? { neighbours: options.neighbours } : {}),
+    });
+    context.log('discovery finished', { ...counts });
+  };
+}
+
+/** The run's spec, checked: it comes over the network to a remote node. */
+function readSpec(raw: unknown): DiscoverySpec {
+  const s = raw as Partial<DiscoverySpec> | null;
+  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  const target = (t: unknown): t is ScanTarget =>
+    typeof t === 'object' && t !== null && typeof (t as ScanTarget).range === 'string';
+  if (
+    !s ||
+    !Array.isArray(s.targets) ||
+    !s.targets.every(target) ||
+    !strings(s.exclusions) ||
+    !s.policy ||
+    !strings(s.policy.allowed) ||
+    !strings(s.policy.excluded) ||
+    typeof s.policy.allowLoopback !== 'boolean' ||
+    !s.template
+  )
+    throw new Error(
+      'The run is not a discovery run this node can read (targets, exclusions, policy, template).',
+    );
+  validateDiscoveryTemplate(s.template);
+  return s as DiscoverySpec;
+}
