@@ -181,6 +181,7 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
       clock: services.clock,
       executors: options.localScanNode.executors,
       version: VERSION,
+      releaseHeld: resume && embedded,
       log: (message, details) => log.info({ scanNode: 'local', ...details }, message),
     }).catch((error) => {
       log.warn({ err: error }, 'could not start the local scan node');

@@ -247,6 +247,17 @@ export class ScanRunRepository {
       .execute();
   }
 
+  /** Ends now the leases a node holds (it restarted: it holds none any more). Every organisation's. */
+  async endLeasesOf(nodeId: string, now: Date): Promise<number> {
+    const r = await this.db
+      .updateTable('scan_runs')
+      .set({ lease_until: new Date(now.getTime() - 1) })
+      .where('claimed_by', '=', nodeId)
+      .where('state', 'in', HELD)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  }
+
   private filtered(filter: ScanRunFilter) {
     let q = this.db.selectFrom('scan_runs').where('organization_id', '=', filter.organizationId);
     if (filter.sourceId !== undefined) q = q.where('source_id', '=', filter.sourceId);

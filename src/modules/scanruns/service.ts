@@ -400,6 +400,16 @@ export class ScanRunService {
    * Runs whose node lease lapsed (60 s without a heartbeat or batch): queued again at most twice,
    * then Failed with the reason; a run that was stopping is Stopped. Returns how many changed.
    */
+  /**
+   * A node that restarted holds no run any more: the runs it held are queued again (or given
+   * up) now, as a silent node's would be after its lease. Only safe where no other process could
+   * be that node — the local node on the embedded database.
+   */
+  async releaseRunsOf(nodeId: string): Promise<number> {
+    if ((await this.repo.endLeasesOf(nodeId, this.clock())) === 0) return 0;
+    return this.requeueSilent();
+  }
+
   async requeueSilent(): Promise<number> {
     const now = this.clock();
     const expired = await this.repo.expired(now);

@@ -14,6 +14,11 @@ export interface LocalNodeOptions {
   /** Runs at once (default 2). */
   capacity?: number;
   log?: (message: string, details?: Record<string, unknown>) => void;
+  /**
+   * Queue again at once the runs this node held: only where no other process can be running it
+   * (the embedded database). Elsewhere they wait out their leases, as any silent node's do.
+   */
+  releaseHeld?: boolean;
 }
 
 /**
@@ -27,6 +32,8 @@ export async function createLocalNode(options: LocalNodeOptions): Promise<ScanNo
     version: options.version,
     capacity,
   });
+  // The runs a stopped process's local node held are taken up now, not after their leases.
+  if (options.releaseHeld) await options.scanRuns.releaseRunsOf(node.id);
   return new ScanNodeAgent({
     transport: new InProcessNodeTransport(options.scanRuns, node),
     executors: options.executors,
