@@ -6,6 +6,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { buildApp, type RampartApp } from '../../src/app.js';
 import type { Clock } from '../../src/lib/clock.js';
 import type { ServiceContext } from '../../src/modules/context.js';
+import type { RunExecutor, ScanKind } from '../../src/scanning/types.js';
 import { testConfig } from './app.js';
 import { newTestDatabase, type TestDatabase } from './databases.js';
 
@@ -46,7 +47,12 @@ export interface BrowserRig {
  */
 export async function startBrowserRig(
   seed: (rig: Pick<BrowserRig, 'rampart' | 'ctx'>) => Promise<void>,
-  options: { clock?: Clock } = {},
+  options: {
+    clock?: Clock;
+    /** More configuration, e.g. RAMPART_LOCAL_SCAN_NODE=true for a test that scans its lab. */
+    env?: Record<string, string>;
+    scanExecutors?: ReadonlyMap<ScanKind, RunExecutor>;
+  } = {},
 ): Promise<BrowserRig> {
   execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-missing.mjs'), 'web'], { stdio: 'inherit' });
   fs.mkdirSync(SHOTS, { recursive: true });
@@ -54,10 +60,11 @@ export async function startBrowserRig(
   const base = `http://127.0.0.1:${port}`;
   const tdb: TestDatabase = await newTestDatabase('pglite');
   const rampart = await buildApp({
-    config: testConfig({ RAMPART_BASE_URL: base, RAMPART_LOGIN_THROTTLE_LIMIT: '1000' }),
+    config: testConfig({ RAMPART_BASE_URL: base, RAMPART_LOGIN_THROTTLE_LIMIT: '1000', ...options.env }),
     database: tdb.database,
     logger: false,
     ...(options.clock && { clock: options.clock }),
+    ...(options.scanExecutors && { scanExecutors: options.scanExecutors }),
   });
   const { organization } = await rampart.services.organizations.ensureFirst();
   const ctx: ServiceContext = { organizationId: organization.id, actor: { type: 'system', id: null } };

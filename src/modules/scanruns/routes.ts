@@ -30,7 +30,7 @@ export const scanRunRoutes =
       method: 'GET',
       url: '/scanruns',
       channels: BOTH,
-      access: { role: 'Admin' },
+      access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listScanRuns',
         summary: 'Scan runs, newest first',
@@ -57,7 +57,7 @@ export const scanRunRoutes =
       method: 'GET',
       url: '/scanruns/:Id',
       channels: BOTH,
-      access: { role: 'Admin' },
+      access: { role: 'ReadOnly' },
       schema: {
         operationId: 'getScanRun',
         summary: 'One scan run: its state, progress and history',

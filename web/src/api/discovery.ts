@@ -1,4 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
 import { api } from './client';
 import type { QueryOf, RequestOf, ResponseOf } from './types';
 
@@ -35,11 +36,26 @@ export function useDiscoveryScans() {
 
 /** One scan, asked again every second while a run is under way (live progress). */
 export function useDiscoveryScan(id: string) {
-  return useQuery({
+  const query = useQuery({
     queryKey: [...discoveryKey, 'detail', id],
     queryFn: ({ signal }) => api<DiscoveryScan>(`/discoveryscans/${encodeURIComponent(id)}`, { signal }),
     refetchInterval: (q) => (isActive(q.state.data?.RunState) ? 1000 : false),
   });
+  useRefreshWhenEnded(query.data?.RunState);
+  return query;
+}
+
+// When a run ends, its report (New, Seen, Gone), the runs list and the assets it made are out of date.
+function useRefreshWhenEnded(state: DiscoveryRunState | undefined) {
+  const client = useQueryClient();
+  const previous = useRef(state);
+  useEffect(() => {
+    const was = previous.current;
+    previous.current = state;
+    if (isActive(was) && !isActive(state)) {
+      for (const key of [discoveryKey, ['assets']]) void client.invalidateQueries({ queryKey: key });
+    }
+  }, [client, state]);
 }
 
 /** The scan's runs, newest first. */

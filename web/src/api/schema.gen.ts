@@ -1033,7 +1033,7 @@ export interface paths {
          * Scan runs, newest first
          * @description Filtered by the scan they belong to (`SourceId`), `Kind` and `State`, with progress and history.
          *
-         *     **Access:** Requires an API key or a web session of a user with role Admin.
+         *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
          */
         get: operations["listScanRuns"];
         put?: never;
@@ -1053,7 +1053,7 @@ export interface paths {
         };
         /**
          * One scan run: its state, progress and history
-         * @description **Access:** Requires an API key or a web session of a user with role Admin.
+         * @description **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
          */
         get: operations["getScanRun"];
         put?: never;

@@ -199,7 +199,7 @@ function RunHistory({
           Not run yet.
         </Text>
       ) : (
-        <Table fz="sm" verticalSpacing={4} highlightOnHover>
+        <Table fz="sm" verticalSpacing={4} highlightOnHover data-testid="runs-table">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Started</Table.Th>
