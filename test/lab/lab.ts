@@ -8,7 +8,6 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import dgram from 'node:dgram';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -178,9 +177,12 @@ async function freeUdpPort(): Promise<number> {
   return port;
 }
 
-/** Waits until address:port accepts a connection (a daemon has started). */
-async function waitForPort(
-  address: string,
+/**
+ * Waits until a daemon listens on `port` in its namespace, looking at its sockets from inside
+ * (`ss`): no packet is sent, so the node has talked to no lab host before a test scans.
+ */
+async function waitForListen(
+  namespace: string,
   port: number,
   what: string,
   child: ChildProcess,
@@ -188,18 +190,10 @@ async function waitForPort(
 ) {
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}: ${log()}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect({ host: address, port });
-      s.once('connect', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-    });
-    if (ok) return;
+    if (run('ip', ['netns', 'exec', namespace, 'ss', '-Hltn', `sport = :${port}`]).trim() !== '') return;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`${what} did not start listening on ${address}:${port}: ${log()}`);
+  throw new Error(`${what} did not start listening on port ${port}: ${log()}`);
 }
 
 export async function createLab(specs: LabHostSpec[]): Promise<Lab> {
@@ -298,8 +292,8 @@ export async function createLab(specs: LabHostSpec[]): Promise<Lab> {
       if (host.spec.state && host.spec.state !== 'up') continue;
       for (const daemon of host.spec.daemons ?? []) await startDaemon(host, daemon);
     }
-    // The checks that the daemons listen sent packets and left neighbour entries: the counters
-    // and the node's neighbour table start from here, so that a scan has to ask ARP itself.
+    // The counters and the node's neighbour table start from here (nothing was sent to a lab
+    // host yet; this makes sure), so that a scan has to ask ARP itself.
     for (const host of hosts.values())
       if (!host.spec.state || host.spec.state === 'up')
         run('ip', ['netns', 'exec', host.namespace, 'nft', 'reset', 'counters']);
@@ -415,7 +409,7 @@ http { access_log off; ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].ma
         host.namespace,
       );
     }
-    await waitForPort(host.address, port, `${daemon} on ${host.spec.name}`, started.child, started.log);
+    await waitForListen(host.namespace, port, `${daemon} on ${host.spec.name}`, started.child, started.log);
   }
 }
 

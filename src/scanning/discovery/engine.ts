@@ -33,8 +33,11 @@ export interface DiscoveryCounts {
 }
 
 export const SSH_PORT = 22;
-/** How long to wait for an SSH server's first line after the accept. */
-export const BANNER_TIMEOUT_MS = 2000;
+/**
+ * How long to wait for an SSH server's first line after the accept: twice the connect timeout (a
+ * server forks before it greets), at most this long.
+ */
+export const BANNER_TIMEOUT_MS = 5000;
 /** How long to wait for the kernel to re-check a known neighbour (DELAY 5 s, then 3 probes of 1 s). */
 const NEIGHBOUR_RECHECK_MS = 9000;
 const NEIGHBOUR_POLL_MS = 1000;

@@ -75,19 +75,20 @@ export class TokenBucket {
 
   constructor(
     readonly ratePerSecond: number,
-    private readonly now: () => number = () => performance.now(),
+    /** Monotonic milliseconds; a test passes a clock it moves. */
+    private readonly monotonic: () => number = () => performance.now(),
   ) {
     if (!(ratePerSecond > 0)) throw new RangeError(`rate must be positive: ${ratePerSecond}`);
     this.burst = Math.max(1, Math.floor(ratePerSecond / 10));
     this.tokens = this.burst;
-    this.last = now();
+    this.last = this.monotonic();
   }
 
   /** Takes a token and answers 0, or answers how many milliseconds until one is there. */
   tryTake(): number {
-    const now = this.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) * this.ratePerSecond) / 1000);
-    this.last = now;
+    const at = this.monotonic();
+    this.tokens = Math.min(this.burst, this.tokens + ((at - this.last) * this.ratePerSecond) / 1000);
+    this.last = at;
     if (this.tokens >= 1) {
       this.tokens -= 1;
       return 0;

@@ -17,7 +17,8 @@ const PORTS = [22, 80, 443, 8080];
 const TEMPLATE: DiscoveryTemplate = {
   ...DEFAULT_DISCOVERY_TEMPLATE,
   ports: PORTS,
-  timeoutMs: 1000,
+  // Generous for a loaded CI machine: sshd forks before it greets (the banner waits twice this).
+  timeoutMs: 2000,
   retries: 1,
   reverseDns: true,
 };
