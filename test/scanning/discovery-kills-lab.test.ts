@@ -34,6 +34,14 @@ const SLOW = {
 };
 const LIVE = ['ssh', 'web', 'quiet'];
 
+/** The little of the API's answers these tests read. */
+interface Answer {
+  Id: string;
+  LastRun: { State: string; Attempt: number; Progress: { Done: number } };
+  Items: { IpAddress: string }[];
+  Counts: Record<string, number>;
+}
+
 /** Runs `rampart <args>` as its own process, with only the given database settings. */
 function rampart(args: string[], env: Record<string, string>): ChildProcess {
   const { DATABASE_URL: _own, ...inherited } = process.env;
@@ -211,7 +219,7 @@ describe.runIf(labAvailable())('[lab] discovery runs outlive a killed process', 
         });
         return {
           status: res.status,
-          body: (await res.json()) as Record<string, unknown> & { [k: string]: any },
+          body: (await res.json()) as Answer,
         };
       };
       await call('POST', '/allowedtargets', { Kind: 'Allowed', Target: lab.subnet });
