@@ -112,4 +112,17 @@ describe.runIf(HAS_CHROMIUM && labAvailable())('discovery scans in the web app [
     await hostsTable().getByRole('row').filter({ hasText: 'Gone' }).waitFor({ timeout: 30_000 });
     await rig.shot(page, '73-discovery-gone');
   });
+
+  it('schedules the scan daily and shows its next run', async () => {
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit discovery scan' });
+    await dialog.getByRole('textbox', { name: 'Schedule' }).click();
+    await page.getByRole('option', { name: 'Every day' }).click();
+    await dialog.getByLabel('Starting').fill('2030-01-02T03:04');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await page.getByText(/Daily, next/).waitFor();
+    const scans = await rig.rampart.services.discoveryScans.list(rig.ctx, { pageSize: 10 });
+    expect(scans.items[0]!.schedule).toMatchObject({ SchedulingMode: 'Daily' });
+    await rig.shot(page, '74-discovery-scheduled');
+  });
 });

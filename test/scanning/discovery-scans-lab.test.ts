@@ -125,3 +125,90 @@ describe.runIf(labAvailable()).each(DB_KINDS)('[lab] discovery scans through the
     expect(lab.packetsReceived('excluded')).toEqual({ ip: 0, arp: 0 });
   });
 });
+
+// A node trusts no run: a spec whose targets reach beyond the policy it carries (a server bug, a
+// forged run) has every address outside the policy refused before its first packet.
+describe.runIf(labAvailable())('[lab] a scan node handed targets outside the policy', () => {
+  let lab: Lab;
+  beforeAll(async () => {
+    lab = await createLab([
+      { name: 'allowed', index: 10, daemons: ['http'] },
+      { name: 'outside', index: 11, daemons: ['http'] },
+      { name: 'metadata-like', index: 12, daemons: ['sshd'] },
+    ]);
+  });
+  afterAll(() => lab?.teardown());
+
+  it('refuses each address outside it and never sends it a packet', async () => {
+    lab.assertRoutedIntoLab();
+    const address = (name: string) => lab.hosts.get(name)!.address;
+    const emitted: { address: string }[] = [];
+    const logs: { message: string; details?: Record<string, unknown> }[] = [];
+    await discoveryExecutor()(
+      {
+        targets: [{ range: `${address('allowed')}-${address('metadata-like')}` }],
+        exclusions: [],
+        template: {
+          ports: [22, 8080],
+          timeoutMs: 1000,
+          retries: 0,
+          maxInFlight: 16,
+          connectionsPerSecond: 100,
+          perHostInFlight: 2,
+          reverseDns: false,
+          useNmap: false,
+        },
+        policy: { allowed: [`${address('allowed')}/32`], excluded: [], allowLoopback: false },
+      },
+      {
+        signal: new AbortController().signal,
+        emit: async (items) => {
+          emitted.push(...(items as { address: string }[]));
+        },
+        progress: () => {},
+        log: (message, details) => logs.push({ message, ...(details ? { details } : {}) }),
+      },
+    );
+    expect(emitted.map((h) => h.address)).toEqual([address('allowed')]);
+    const refused = logs.filter((l) => l.message === 'address refused').map((l) => l.details);
+    expect(refused).toEqual([
+      { address: address('outside'), rule: 'NotAllowed' },
+      { address: address('metadata-like'), rule: 'NotAllowed' },
+    ]);
+    expect(lab.packetsReceived('outside')).toEqual({ ip: 0, arp: 0 });
+    expect(lab.packetsReceived('metadata-like')).toEqual({ ip: 0, arp: 0 });
+    expect(lab.packetsReceived('allowed').ip).toBeGreaterThan(0);
+  });
+
+  it('refuses a spec it cannot read before anything is sent', async () => {
+    const context = {
+      signal: new AbortController().signal,
+      emit: async () => {},
+      progress: () => {},
+      log: () => {},
+    };
+    await expect(discoveryExecutor()({ targets: 'everything' }, context)).rejects.toThrow(
+      /not a discovery run/,
+    );
+    await expect(
+      discoveryExecutor()(
+        {
+          targets: [{ range: lab.subnet }],
+          exclusions: [],
+          policy: { allowed: [lab.subnet], excluded: [], allowLoopback: false },
+          template: {
+            ports: [],
+            timeoutMs: 1,
+            retries: 0,
+            maxInFlight: 0,
+            connectionsPerSecond: 0,
+            perHostInFlight: 0,
+            reverseDns: false,
+            useNmap: false,
+          },
+        },
+        context,
+      ),
+    ).rejects.toThrow(/discovery template/);
+  });
+});
