@@ -267,7 +267,11 @@ export class DiscoveryScanService {
   async applyBatch(run: DiscoveryRun, items: unknown[], trx: Transaction<DB>): Promise<void> {
     // A run of a scan deleted since (or not a discovery scan's): nothing to keep.
     if (!(await this.repo.find(run.organizationId, run.sourceId, trx))) return;
-    const hosts = items.filter(isHost);
+    // A node is another process: what it reports must be a host, inside what its run allowed.
+    const spec = run.spec as Partial<DiscoverySpec> | undefined;
+    const hosts = items
+      .filter(isHost)
+      .filter((h) => !spec?.policy || this.targets.refusal([{ range: h.address }], [], spec.policy) === null);
     await this.repo.addRunHosts(run.organizationId, run.sourceId, run.id, hosts, this.clock(), trx);
   }
 

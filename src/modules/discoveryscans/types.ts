@@ -62,6 +62,8 @@ export interface DiscoveryRun {
   progress: ScanProgress;
   nodeId: string | null;
   claimedBy: string | null;
+  /** What the run was asked to do (its targets and the policy when it started). */
+  spec?: unknown;
   startedAt: Date | null;
   finishedAt: Date | null;
   error: string | null;
