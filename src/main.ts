@@ -175,6 +175,7 @@ async function main(): Promise<void> {
   const cli: CliEnv = {
     env: process.env,
     out: { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) },
+    exit: (code) => process.exit(code),
   };
   const code = await runCli(process.argv.slice(2), cli, (stop) => {
     const shutdown = (signal: string) => {

@@ -21,6 +21,12 @@ export interface CliEnv {
   clock?: Clock;
   /** The engines of `rampart scan-node` (default: the built-in ones); tests pass a stand-in. */
   scanExecutors?: ReadonlyMap<ScanKind, RunExecutor>;
+  /**
+   * Ends the process when a shutdown outlasts RAMPART_SHUTDOWN_TIMEOUT: `process.exit` in the
+   * real command. Left out where the command runs inside another program (the tests), whose
+   * process it must never end: there a slow shutdown is only awaited.
+   */
+  exit?: (code: number) => void;
 }
 
 export interface Runtime {

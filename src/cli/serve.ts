@@ -87,17 +87,20 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
     let stopping: Promise<void> | undefined;
     const stop = () => {
       stopping ??= (async () => {
-        const force = setTimeout(() => {
-          app.log.error('shutdown timed out; exiting');
-          process.exit(1);
-        }, config.shutdownTimeoutSeconds * 1000);
-        force.unref();
+        const exit = cli.exit;
+        const force =
+          exit &&
+          setTimeout(() => {
+            app.log.error('shutdown timed out; exiting');
+            exit(1);
+          }, config.shutdownTimeoutSeconds * 1000);
+        force?.unref();
         try {
           await firstLoad;
           await app.close();
         } finally {
           await rt.close();
-          clearTimeout(force);
+          if (force) clearTimeout(force);
         }
       })();
       return stopping;

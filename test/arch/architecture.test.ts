@@ -55,6 +55,17 @@ describe('architecture rules', () => {
     expect(offences).toEqual([]);
   });
 
+  // The commands also run inside other programs (the tests run `serve` in their own process): only
+  // the real entry point may end the process. A forced exit anywhere else ends the test worker too.
+  it('ends the process only in src/main.ts', () => {
+    const offences = files.filter(
+      (f) =>
+        path.relative(ROOT, f) !== 'src/main.ts' &&
+        /\bprocess\.(exit|abort)\s*\(/.test(fs.readFileSync(f, 'utf8').replace(/\/\/.*$/gm, '')),
+    );
+    expect(offences.map((f) => path.relative(ROOT, f))).toEqual([]);
+  });
+
   // Issue 12, item 1: the application's clock (src/lib/clock.ts, injected) is the one source of
   // time for every value the API returns or a rule compares; tests move it to any day.
   it('takes the time from the injected clock, never from the database or the system', () => {
