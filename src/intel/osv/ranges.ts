@@ -5,11 +5,11 @@
  * - `SEMVER` ranges, and `ECOSYSTEM` ranges of npm, crates.io and Go: SemVer 2.0 precedence (the
  *   `semver` package, strict parsing after dropping a leading `v`);
  * - PyPI: PEP 440 (`@renovatebot/pep440`: epochs, pre/post/dev releases, local versions);
- * - Maven, RubyGems, NuGet, Packagist, Debian and every other ecosystem: the generic comparator of
+ * - Debian and Ubuntu: dpkg's own order (`dpkg.ts`: epochs, `~`, revisions);
+ * - Maven, RubyGems, NuGet, Packagist and every other ecosystem: the generic comparator of
  *   `cpe/version.ts` (numeric segments, pre-release words before the release, `5.2.20.RELEASE` ==
- *   `5.2.20`, Debian epochs; for Debian, Ubuntu and the rpm distributions `+` is part of the
- *   version, not build metadata). It is an approximation of those ecosystems' own rules, good for
- *   the version shapes their advisories use;
+ *   `5.2.20`; for the rpm distributions `+` is part of the version, not build metadata). It is an
+ *   approximation of those ecosystems' own rules, good for the version shapes their advisories use;
  * - a version one scheme cannot parse (say `1.2` under SemVer) is compared by the generic
  *   comparator instead, rather than dropped;
  * - `GIT` ranges name commits, which need the repository: they are reported as not evaluable.
@@ -26,6 +26,7 @@ import semver from 'semver';
 import { readPurl } from '../../parsing/purl.js';
 import { compareVersions } from '../cpe/version.js';
 import type { OsvAffected, OsvEvent, OsvRange } from '../types.js';
+import { compareDpkgVersions, isDpkgVersion } from './dpkg.js';
 import { ecosystemBase, normalizePackageName } from './package-key.js';
 
 export interface PackageVersion {
@@ -66,6 +67,7 @@ export interface AffectedResult {
 type Compare = (a: string, b: string) => number;
 
 const SEMVER_ECOSYSTEMS = new Set(['npm', 'crates.io', 'Go']);
+const DPKG_ECOSYSTEMS = new Set(['Debian', 'Ubuntu']);
 /** Distributions whose versions use `+` as part of the version (`1.1.1n-0+deb11u4`). */
 const PACKAGE_MANAGER_ECOSYSTEMS = new Set([
   'Debian',
@@ -92,6 +94,9 @@ const genericCompare: Compare = (a, b) => compareVersions(a, b);
 
 const compareDistribution: Compare = (a, b) => compareVersions(a, b, { plusIsBuild: false });
 
+const compareDpkg: Compare = (a, b) =>
+  isDpkgVersion(a) && isDpkgVersion(b) ? compareDpkgVersions(a, b) : compareDistribution(a, b);
+
 const comparePep440: Compare = (a, b) => {
   if (pep440Valid(a) && pep440Valid(b)) return pep440Compare(a, b);
   return compareVersions(a, b);
@@ -103,6 +108,7 @@ export function comparatorFor(ecosystem: string, rangeType: OsvRange['type'] = '
   const base = ecosystemBase(ecosystem);
   if (SEMVER_ECOSYSTEMS.has(base)) return compareSemver;
   if (base === 'PyPI') return comparePep440;
+  if (DPKG_ECOSYSTEMS.has(base)) return compareDpkg;
   if (PACKAGE_MANAGER_ECOSYSTEMS.has(base)) return compareDistribution;
   return genericCompare;
 }

@@ -447,3 +447,28 @@ describe('ecosystem ordering', () => {
     expect(compareEcosystemVersions('npm', '1.2', '1.10.0')).toBeLessThan(0);
   });
 });
+
+describe('Debian and Ubuntu ranges use dpkg order', () => {
+  const affected: OsvAffected[] = [
+    {
+      ecosystem: 'Ubuntu:22.04:LTS',
+      name: 'openssh',
+      ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1:8.9p1-3ubuntu0.10' }] }],
+      versions: [],
+    },
+  ];
+  const at = (version: string) =>
+    affectedBy(affected, { ecosystem: 'Ubuntu:22.04:LTS', name: 'openssh', version }).affected;
+
+  it('orders revisions numerically (0.6 < 0.10 < 0.13)', () => {
+    expect(at('1:8.9p1-3ubuntu0.6')).toBe(true);
+    expect(at('1:8.9p1-3ubuntu0.10')).toBe(false);
+    expect(at('1:8.9p1-3ubuntu0.13')).toBe(false);
+  });
+
+  it('sorts ~ before the end, and an epoch above any version without one', () => {
+    expect(compareEcosystemVersions('Ubuntu', '1.1.1-1ubuntu2.1~18.04.15', '1.1.1-1ubuntu2.1')).toBe(-1);
+    expect(compareEcosystemVersions('Debian:12', '1:0.1', '2.0')).toBe(1);
+    expect(compareEcosystemVersions('Debian', '1.0a', '1.0+b1')).toBe(-1);
+  });
+});
