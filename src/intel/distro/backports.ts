@@ -68,7 +68,8 @@ export function decideBackports(build: DistroBuild, records: DistroAdvisory[]): 
 function decideCve(build: DistroBuild, cveId: string, records: DistroAdvisory[]): BackportDecision {
   const own = records.filter((r) => r.id === cveId);
   const notices = records.filter((r) => r.id !== cveId);
-  if (!build.decidable || !build.packageVersion) return undecidableBuild(build, cveId, [...own, ...notices]);
+  if (!build.decidable || !build.packageVersion || !isDpkgVersion(build.packageVersion))
+    return undecidableBuild(build, cveId, [...own, ...notices]);
   const verdicts = (list: DistroAdvisory[]) =>
     list.map((r) => verdictOf(build, build.packageVersion!, r)).filter((v) => v !== null);
   const ownVerdicts = verdicts(own);

@@ -166,3 +166,38 @@ describe('decideBackports on the real Ubuntu records (the shared README table, r
     expect(at('5:5.0.7-2ubuntu0.1')).toMatchObject({ status: 'Affected' });
   });
 });
+
+describe('decideBackports on a build it cannot read', () => {
+  it('a package version dpkg refuses is undecidable, not an exception', async () => {
+    const records = [
+      {
+        id: 'CVE-2024-6387',
+        aliases: [],
+        affected: [
+          {
+            ecosystem: 'Ubuntu:22.04:LTS',
+            name: 'openssh',
+            ranges: [
+              { type: 'ECOSYSTEM' as const, events: [{ introduced: '0' }, { fixed: '1:8.9p1-3ubuntu0.10' }] },
+            ],
+            versions: [],
+          },
+        ],
+      },
+    ];
+    const build = {
+      product: 'OpenSSH',
+      upstreamVersion: '8.9p1',
+      distribution: 'Ubuntu' as const,
+      packageName: 'openssh',
+      packageVersion: '1:8.9p1-3ubuntu0.10_x',
+      decidable: true,
+    };
+    expect(decideBackports(build, records)).toEqual([
+      expect.objectContaining({ cveId: 'CVE-2024-6387', status: 'Undecidable' }),
+    ]);
+    expect(decideBackports({ ...build, packageVersion: '1:8.9p1-3ubuntu0.9' }, records)[0]?.status).toBe(
+      'Affected',
+    );
+  });
+});
