@@ -27,7 +27,10 @@ describe('SSH banners', () => {
   });
 
   it("reads Debian's OpenSSH banner, as the sshd installed here sends it", () => {
-    const found = identify({ port: 2222, banner: Buffer.from('SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u10\r\n') });
+    const found = identify({
+      port: 2222,
+      banner: Buffer.from('SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u10\r\n'),
+    });
     expect(found?.product).toBe('OpenSSH');
     expect(found?.version).toBe('9.2p1');
     expect(names(found)).toEqual(['openbsd:openssh:9.2:p1']);
@@ -59,7 +62,12 @@ describe('SSH banners', () => {
 describe('HTTP Server headers', () => {
   it('names nginx under all four of its NVD vendors', () => {
     const found = identify({ port: 80, httpHeaders: { Server: 'nginx/1.22.1' } });
-    expect(found).toMatchObject({ service: 'http', product: 'nginx', version: '1.22.1', evidence: 'Server: nginx/1.22.1' });
+    expect(found).toMatchObject({
+      service: 'http',
+      product: 'nginx',
+      version: '1.22.1',
+      evidence: 'Server: nginx/1.22.1',
+    });
     expect(names(found)).toEqual(NGINX_ALIASES.map((alias) => `${alias}:1.22.1:*`));
   });
 
@@ -70,7 +78,10 @@ describe('HTTP Server headers', () => {
   });
 
   it('takes the first known product of several tokens', () => {
-    const found = identify({ port: 80, httpHeaders: { SERVER: 'Apache/2.4.57 (Debian) OpenSSL/3.0.11 mod_wsgi/4.9.4' } });
+    const found = identify({
+      port: 80,
+      httpHeaders: { SERVER: 'Apache/2.4.57 (Debian) OpenSSL/3.0.11 mod_wsgi/4.9.4' },
+    });
     expect([found?.product, found?.version]).toEqual(['Apache httpd', '2.4.57']);
   });
 
@@ -88,8 +99,13 @@ describe('HTTP Server headers', () => {
   });
 
   it('reads the Server header of a raw response banner', () => {
-    const banner = 'HTTP/1.1 400 Bad Request\r\nServer: nginx/1.22.1\r\nContent-Type: text/html\r\n\r\n<html>';
-    expect(identify({ port: 8000, banner })).toMatchObject({ service: 'http', product: 'nginx', version: '1.22.1' });
+    const banner =
+      'HTTP/1.1 400 Bad Request\r\nServer: nginx/1.22.1\r\nContent-Type: text/html\r\n\r\n<html>';
+    expect(identify({ port: 8000, banner })).toMatchObject({
+      service: 'http',
+      product: 'nginx',
+      version: '1.22.1',
+    });
   });
 
   it('knows HTTP without a Server header, or with an unknown one, as HTTP only', () => {
@@ -98,7 +114,10 @@ describe('HTTP Server headers', () => {
       product: null,
       cpes: [],
     });
-    expect(identify({ port: 80, httpHeaders: { Server: 'gws' } })).toMatchObject({ product: null, evidence: 'Server: gws' });
+    expect(identify({ port: 80, httpHeaders: { Server: 'gws' } })).toMatchObject({
+      product: null,
+      evidence: 'Server: gws',
+    });
     expect(identify({ port: 80, banner: 'HTTP/1.0 200 OK\r\nDate: x\r\n\r\n' })?.product).toBeNull();
   });
 
@@ -113,28 +132,43 @@ describe('HTTP Server headers', () => {
 describe('FTP and SMTP greetings', () => {
   it('reads vsFTPd', () => {
     const found = identify({ port: 21, banner: '220 (vsFTPd 3.0.3)\r\n' });
-    expect(found).toMatchObject({ service: 'ftp', product: 'vsftpd', version: '3.0.3', evidence: '220 (vsFTPd 3.0.3)' });
+    expect(found).toMatchObject({
+      service: 'ftp',
+      product: 'vsftpd',
+      version: '3.0.3',
+      evidence: '220 (vsFTPd 3.0.3)',
+    });
     expect(names(found)).toEqual(['beasts:vsftpd:3.0.3:*']);
   });
 
   it('reads ProFTPD with and without its version', () => {
     const found = identify({ port: 21, banner: '220 ProFTPD 1.3.8 Server (Debian) [::ffff:127.0.0.1]\r\n' });
     expect(names(found)).toEqual(['proftpd:proftpd:1.3.8:*']);
-    const bare = identify({ port: 21, banner: '220 ProFTPD Server (ProFTPD Default Installation) [127.0.0.1]' });
+    const bare = identify({
+      port: 21,
+      banner: '220 ProFTPD Server (ProFTPD Default Installation) [127.0.0.1]',
+    });
     expect([bare?.product, bare?.version]).toEqual(['ProFTPD', null]);
   });
 
   it("reads Pure-FTPd's multi-line greeting", () => {
     const banner =
       '220---------- Welcome to Pure-FTPd [privsep] [TLS] ----------\r\n220-You are user number 1 of 50 allowed.\r\n220-Local time is now 12:00.\r\n';
-    expect(identify({ port: 21, banner })).toMatchObject({ service: 'ftp', product: 'Pure-FTPd', version: null });
+    expect(identify({ port: 21, banner })).toMatchObject({
+      service: 'ftp',
+      product: 'Pure-FTPd',
+      version: null,
+    });
   });
 
   it('reads Postfix, Exim and Sendmail', () => {
     const postfix = identify({ port: 25, banner: '220 mail.example.com ESMTP Postfix (Debian/GNU)\r\n' });
     expect(postfix).toMatchObject({ service: 'smtp', product: 'Postfix', version: null, confidence: 0.8 });
     expect(postfix?.cpes).toEqual(['cpe:2.3:a:postfix:postfix:*:*:*:*:*:*:*:*']);
-    const exim = identify({ port: 25, banner: '220 mx.example.com ESMTP Exim 4.96 Thu, 26 Nov 2026 02:46:43 +0000\r\n' });
+    const exim = identify({
+      port: 25,
+      banner: '220 mx.example.com ESMTP Exim 4.96 Thu, 26 Nov 2026 02:46:43 +0000\r\n',
+    });
     expect(names(exim)).toEqual(['exim:exim:4.96:*']);
     const sendmail = identify({
       port: 587,
@@ -144,7 +178,10 @@ describe('FTP and SMTP greetings', () => {
   });
 
   it('tells an unknown 220 greeting by its text, else by its port, else not at all', () => {
-    expect(identify({ port: 2500, banner: '220 relay.example.com ESMTP ready' })).toMatchObject({ service: 'smtp', product: null });
+    expect(identify({ port: 2500, banner: '220 relay.example.com ESMTP ready' })).toMatchObject({
+      service: 'smtp',
+      product: null,
+    });
     expect(identify({ port: 21, banner: '220 Welcome' })).toMatchObject({ service: 'ftp', product: null });
     expect(identify({ port: 25, banner: '220 Welcome' })).toMatchObject({ service: 'smtp', product: null });
     expect(identify({ port: 9999, banner: '220 Welcome' })).toBeNull();
@@ -167,7 +204,10 @@ describe('IMAP and POP3 greetings', () => {
   });
 
   it('knows another IMAP server as IMAP only', () => {
-    expect(identify({ port: 143, banner: '* OK IMAP4rev1 Service Ready' })).toMatchObject({ service: 'imap', product: null });
+    expect(identify({ port: 143, banner: '* OK IMAP4rev1 Service Ready' })).toMatchObject({
+      service: 'imap',
+      product: null,
+    });
   });
 });
 
@@ -179,12 +219,17 @@ describe('Redis', () => {
       '-NOAUTH Authentication required.\r\n',
       '-DENIED Redis is running in protected mode because protected mode is enabled\r\n',
     ]) {
-      expect(identify({ port: 6379, banner })).toMatchObject({ service: 'redis', product: 'Redis', version: null });
+      expect(identify({ port: 6379, banner })).toMatchObject({
+        service: 'redis',
+        product: 'Redis',
+        version: null,
+      });
     }
   });
 
   it('reads the version from INFO, under both NVD vendors', () => {
-    const banner = '$3728\r\n# Server\r\nredis_version:7.0.15\r\nredis_git_sha1:00000000\r\nredis_mode:standalone\r\n';
+    const banner =
+      '$3728\r\n# Server\r\nredis_version:7.0.15\r\nredis_git_sha1:00000000\r\nredis_mode:standalone\r\n';
     const found = identify({ port: 6379, banner });
     expect(found).toMatchObject({ product: 'Redis', version: '7.0.15', evidence: 'redis_version:7.0.15' });
     expect(names(found)).toEqual(['redis:redis:7.0.15:*', 'redislabs:redis:7.0.15:*']);
