@@ -20,7 +20,8 @@ export function ssh(seen: Seen): ServiceGuess | null {
   const match = line === undefined ? null : /^SSH-\d\.\d{1,2}-(\S{1,100})/.exec(line);
   if (!line || !match) return null;
   const software = match[1]!;
-  const openssh = new RegExp(`^OpenSSH_(?:for_Windows_)?(${VERSION})`).exec(software);
+  // Only the release (`9.2p1`): a vendor patch set glued on (`9.2p1-hpn14v15`) is no NVD version.
+  const openssh = /^OpenSSH_(?:for_Windows_)?(\d{1,3}(?:\.\d{1,3}){0,3}(?:p\d{1,3})?)/.exec(software);
   if (openssh) return guess('ssh', 'OpenSSH', openssh[1]!, line);
   const dropbear = new RegExp(`^dropbear(?:_(${VERSION}))?$`, 'i').exec(software);
   if (dropbear) return guess('ssh', 'Dropbear', dropbear[1] ?? null, line);

@@ -39,6 +39,9 @@ describe('SSH banners', () => {
   it('keeps a version without a portable suffix whole, and reads OpenSSH for Windows', () => {
     expect(names(identify({ port: 22, banner: 'SSH-2.0-OpenSSH_7.4' }))).toEqual(['openbsd:openssh:7.4:*']);
     expect(identify({ port: 22, banner: 'SSH-2.0-OpenSSH_for_Windows_8.1' })?.version).toBe('8.1');
+    expect(names(identify({ port: 22, banner: 'SSH-2.0-OpenSSH_9.2p1-hpn14v15 FreeBSD-20230316' }))).toEqual([
+      'openbsd:openssh:9.2:p1',
+    ]);
   });
 
   it('reads Dropbear with and without a version', () => {
