@@ -1,0 +1,21 @@
+// Port scans: TCP connect probes to a list of ports on each host, with time budgets per connect,
+// per host and per run. No database, no HTTP: the node drives it.
+
+export {
+  ALL_PORTS,
+  isPort,
+  MAX_PORT,
+  MIN_PORT,
+  type PortList,
+  PortRange,
+  parsePortList,
+} from './port-list.js';
+export {
+  type BudgetExhausted,
+  CLOSED_LIST_LIMIT,
+  type HostPorts,
+  type PortScanOptions,
+  type PortScanResult,
+  scanPorts,
+  validatePortScan,
+} from './scanner.js';
