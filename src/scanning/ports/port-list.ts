@@ -25,6 +25,11 @@ export class PortRange implements PortList {
     this.length = last - first + 1;
   }
 
+  /** The ports as an array (for a short range). */
+  toArray(): number[] {
+    return Array.from({ length: this.length }, (_, i) => this.first + i);
+  }
+
   at(index: number): number | undefined {
     return Number.isInteger(index) && index >= 0 && index < this.length ? this.first + index : undefined;
   }

@@ -157,9 +157,9 @@ class PortScanRun {
     this.signal.addEventListener('abort', onAbort, { once: true });
     const iterator = toAsyncIterator(hosts);
     try {
-      // Enough hosts at once to fill maxInFlight with each host's lanes, and one more so that a
-      // host finishing does not leave the limit idle.
-      const workers = Math.min(4096, Math.ceil(this.options.maxInFlight / this.options.perHostInFlight) + 1);
+      // Enough hosts at once to fill maxInFlight with each host's lanes, and no more: a host's
+      // budget starts at its first probe, so it must not wait behind other hosts for its slots.
+      const workers = Math.min(4096, Math.ceil(this.options.maxInFlight / this.options.perHostInFlight));
       await Promise.all(Array.from({ length: workers }, () => this.worker(iterator)));
       await this.emitted;
     } finally {
