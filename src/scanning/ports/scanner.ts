@@ -50,7 +50,7 @@ export interface PortScanOptions {
   hostBudgetMs?: number;
   /** The run's probes stop once this long has passed since it began; undefined: no limit. */
   runBudgetMs?: number;
-  /** Monotonic milliseconds for the budgets; a test passes a clock it moves. */
+  /** Monotonic milliseconds for the budgets (not the pace); a test passes a clock it moves. */
   clock?: () => number;
   /** Each host once, as it finishes; the next waits until the promise settles. */
   onHost(result: HostPorts): void | Promise<void>;
@@ -143,7 +143,8 @@ class PortScanRun {
   ) {
     this.clock = options.clock ?? (() => performance.now());
     this.slots = new Slots(options.maxInFlight);
-    this.bucket = new TokenBucket(options.connectionsPerSecond, this.clock);
+    // The pace stays on the real monotonic clock: a test's clock that stands still must not stall it.
+    this.bucket = new TokenBucket(options.connectionsPerSecond);
     this.signal = AbortSignal.any([options.signal, this.stop.signal]);
     this.runDeadline = this.clock() + (options.runBudgetMs ?? Number.POSITIVE_INFINITY);
   }
