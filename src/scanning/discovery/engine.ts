@@ -2,10 +2,18 @@
 // Addresses stream in (a /16 is never held in memory), each is checked by the node right before
 // its first packet, and hosts stream out as they are found.
 
-import net from 'node:net';
+import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { DiscoveredHost, DiscoveryTemplate, ScanProgress, TargetRefusal } from '../types.js';
-import { abortReason, Slots, sleep, TokenBucket } from './limits.js';
+import {
+  abortReason,
+  refusalOf,
+  SerialPuller,
+  Slots,
+  sleep,
+  TokenBucket,
+  toAsyncIterator,
+} from './limits.js';
 import { type NeighbourTable, readNeighbours } from './neighbours.js';
 import { guessOs } from './os-guess.js';
 import { probePort } from './probe.js';
@@ -99,7 +107,6 @@ export class DiscoveryRun {
   private readonly reverse: (address: string) => Promise<string[]>;
   private readonly counts: DiscoveryCounts = { done: 0, found: 0, refused: 0 };
   private emitted: Promise<void> = Promise.resolve();
-  private pulling: Promise<unknown> = Promise.resolve();
   private failure: unknown = null;
 
   constructor(
@@ -124,12 +131,13 @@ export class DiscoveryRun {
     };
     this.signal.addEventListener('abort', onAbort, { once: true });
     const iterator = toAsyncIterator(addresses);
+    const puller = new SerialPuller(iterator);
     try {
       // Hosts at once: most addresses of a range are unused and hold one silent probe (or wait
       // for the neighbour table), so as many hosts as connections in flight, twice over, keep the
       // limit busy; and no more, so that memory stays flat however many addresses come.
       const workers = Math.min(4096, this.template.maxInFlight * 2 + 8);
-      await Promise.all(Array.from({ length: workers }, () => this.worker(iterator)));
+      await Promise.all(Array.from({ length: workers }, () => this.worker(puller)));
       await this.emitted;
     } finally {
       this.signal.removeEventListener('abort', onAbort);
@@ -142,11 +150,11 @@ export class DiscoveryRun {
     return { ...this.counts };
   }
 
-  private async worker(iterator: AsyncIterator<string>): Promise<void> {
+  private async worker(puller: SerialPuller<string>): Promise<void> {
     try {
       for (;;) {
         if (this.signal.aborted) return;
-        const next = await this.pull(iterator);
+        const next = await puller.next();
         if (next.done || this.signal.aborted) return;
         await this.handle(String(next.value));
       }
@@ -157,18 +165,8 @@ export class DiscoveryRun {
     }
   }
 
-  /** One caller of next() at a time: not every async iterator copes with overlapping calls. */
-  private pull(iterator: AsyncIterator<string>): Promise<IteratorResult<string>> {
-    const next = this.pulling.then(() => iterator.next());
-    this.pulling = next.catch(() => undefined);
-    return next;
-  }
-
   private async handle(address: string): Promise<void> {
-    const refusal: TargetRefusal | null =
-      net.isIP(address) === 0
-        ? { rule: 'Syntax', message: `${address} is not an IP address` }
-        : this.options.check(address);
+    const refusal = refusalOf(address, this.options.check);
     if (refusal) {
       this.counts.refused++;
       this.options.onRefused?.(address, refusal);
@@ -341,13 +339,4 @@ async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) 
     while (next < items.length) await fn(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-}
-
-function toAsyncIterator(source: AsyncIterable<string> | Iterable<string>): AsyncIterator<string> {
-  if (Symbol.asyncIterator in source) return source[Symbol.asyncIterator]();
-  const sync = source[Symbol.iterator]();
-  return {
-    next: async () => sync.next(),
-    return: async () => sync.return?.() ?? { done: true, value: undefined },
-  };
 }

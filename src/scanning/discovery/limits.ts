@@ -2,7 +2,9 @@
 // new connections per second. Time here is monotonic (performance.now), never the wall clock:
 // it only paces packets and is never stored or compared with a date.
 
+import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import type { TargetRefusal } from '../types.js';
 
 /** Rejects with the signal's reason once it aborts; resolves after `ms` otherwise. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -119,4 +121,40 @@ export class TokenBucket {
     this.queue = mine.catch(() => undefined);
     return mine;
   }
+}
+
+/**
+ * Several workers taking addresses from one iterator: one caller of next() at a time, since not
+ * every async iterator copes with overlapping calls.
+ */
+export class SerialPuller<T> {
+  private pulling: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly iterator: AsyncIterator<T>) {}
+
+  next(): Promise<IteratorResult<T>> {
+    const next = this.pulling.then(() => this.iterator.next());
+    this.pulling = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/** The node's check of one address before its first packet; a text that is no IP is refused. */
+export function refusalOf(
+  address: string,
+  check: (address: string) => TargetRefusal | null,
+): TargetRefusal | null {
+  return isIP(address) === 0
+    ? { rule: 'Syntax', message: `${address} is not an IP address` }
+    : check(address);
+}
+
+/** Addresses as one async iterator, whether they come as a list, a generator or a stream. */
+export function toAsyncIterator(source: AsyncIterable<string> | Iterable<string>): AsyncIterator<string> {
+  if (Symbol.asyncIterator in source) return source[Symbol.asyncIterator]();
+  const sync = source[Symbol.iterator]();
+  return {
+    next: async () => sync.next(),
+    return: async () => sync.return?.() ?? { done: true, value: undefined },
+  };
 }

@@ -5,9 +5,15 @@
 // stop, what was found is kept and the ports not asked are reported unscanned.
 
 import type net from 'node:net';
-import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { abortReason, Slots, TokenBucket } from '../discovery/limits.js';
+import {
+  abortReason,
+  refusalOf,
+  SerialPuller,
+  Slots,
+  TokenBucket,
+  toAsyncIterator,
+} from '../discovery/limits.js';
 import { probePort } from '../discovery/probe.js';
 import type { ScanProgress, TargetRefusal } from '../types.js';
 import { isPort, type PortList } from './port-list.js';
@@ -134,7 +140,6 @@ class PortScanRun {
   private readonly result: PortScanResult = { scanned: 0, refused: 0, found: 0, budgetExhausted: null };
   private seen = 0;
   private emitted: Promise<void> = Promise.resolve();
-  private pulling: Promise<unknown> = Promise.resolve();
   private failure: unknown = null;
 
   constructor(
@@ -157,11 +162,12 @@ class PortScanRun {
     };
     this.signal.addEventListener('abort', onAbort, { once: true });
     const iterator = toAsyncIterator(hosts);
+    const puller = new SerialPuller(iterator);
     try {
       // Enough hosts at once to fill maxInFlight with each host's lanes, and no more: a host's
       // budget starts at its first probe, so it must not wait behind other hosts for its slots.
       const workers = Math.min(4096, Math.ceil(this.options.maxInFlight / this.options.perHostInFlight));
-      await Promise.all(Array.from({ length: workers }, () => this.worker(iterator)));
+      await Promise.all(Array.from({ length: workers }, () => this.worker(puller)));
       await this.emitted;
     } finally {
       this.signal.removeEventListener('abort', onAbort);
@@ -177,7 +183,7 @@ class PortScanRun {
     return this.clock() >= this.runDeadline;
   }
 
-  private async worker(iterator: AsyncIterator<string>): Promise<void> {
+  private async worker(puller: SerialPuller<string>): Promise<void> {
     try {
       for (;;) {
         if (this.signal.aborted) return;
@@ -186,7 +192,7 @@ class PortScanRun {
           this.result.budgetExhausted = 'run';
           return;
         }
-        const next = await this.pull(iterator);
+        const next = await puller.next();
         if (next.done || this.signal.aborted) return;
         this.seen++;
         await this.handle(String(next.value));
@@ -198,17 +204,8 @@ class PortScanRun {
     }
   }
 
-  private pull(iterator: AsyncIterator<string>): Promise<IteratorResult<string>> {
-    const next = this.pulling.then(() => iterator.next());
-    this.pulling = next.catch(() => undefined);
-    return next;
-  }
-
   private async handle(address: string): Promise<void> {
-    const refusal: TargetRefusal | null =
-      isIP(address) === 0
-        ? { rule: 'Syntax', message: `${address} is not an IP address` }
-        : this.options.check(address);
+    const refusal = refusalOf(address, this.options.check);
     if (refusal) {
       this.result.refused++;
       this.options.onRefused?.(address, refusal);
@@ -324,13 +321,4 @@ class PortScanRun {
     this.emitted = mine.catch(() => undefined);
     return mine;
   }
-}
-
-function toAsyncIterator(source: AsyncIterable<string> | Iterable<string>): AsyncIterator<string> {
-  if (Symbol.asyncIterator in source) return source[Symbol.asyncIterator]();
-  const sync = source[Symbol.iterator]();
-  return {
-    next: async () => sync.next(),
-    return: async () => sync.return?.() ?? { done: true, value: undefined },
-  };
 }
