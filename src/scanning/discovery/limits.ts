@@ -1,5 +1,6 @@
-// The limits a discovery run keeps: connections in flight (all hosts together, and per host) and
-// new connections per second. Time here is monotonic (performance.now), never the wall clock:
+// What the scan engines (discovery, port scans) share: the limits they keep — connections in
+// flight (all hosts together, and per host) and new connections per second — and how they take
+// and check the addresses of a run. Time here is monotonic (performance.now), never the wall clock:
 // it only paces packets and is never stored or compared with a date.
 
 import { isIP } from 'node:net';
