@@ -45,9 +45,22 @@ export function readPostgresError(bytes: Buffer): Map<string, string> | null {
   return fields.has('S') || fields.has('C') ? fields : null;
 }
 
-/** PostgreSQL's answer to our startup: an ErrorResponse, or an authentication request ('R'). */
+/**
+ * PostgreSQL's answer to our startup: authentication requests ('R', even AuthenticationOk under
+ * `trust`) and then, for a role that does not exist, an ErrorResponse ('E').
+ */
 export function postgresql(bytes: Buffer): ServiceGuess | null {
-  const error = readPostgresError(bytes);
+  let at = 0;
+  let method: number | null = null;
+  // Authentication messages first: 'R', length 8–64, a known method code.
+  while (at + 9 <= bytes.length && bytes[at] === 0x52) {
+    const length = bytes.readUInt32BE(at + 1);
+    const code = bytes.readUInt32BE(at + 5);
+    if (length < 8 || length > 64 || ![0, 2, 3, 5, 7, 9, 10].includes(code)) return null;
+    method ??= code;
+    at += 1 + length;
+  }
+  const error = readPostgresError(bytes.subarray(at));
   if (error) {
     // SQLSTATE is five characters; the code proves PostgreSQL's protocol, the text is evidence only.
     const state = error.get('C') ?? '';
@@ -55,14 +68,8 @@ export function postgresql(bytes: Buffer): ServiceGuess | null {
     const evidence = `PostgreSQL error ${state}: ${error.get('M') ?? ''}`;
     return guess('postgresql', 'PostgreSQL', postgresVersionIn(error.get('M') ?? ''), evidence);
   }
-  // AuthenticationRequest: 'R', length 8–64, a known method code.
-  if (bytes.length >= 9 && bytes[0] === 0x52) {
-    const length = bytes.readUInt32BE(1);
-    const method = bytes.readUInt32BE(5);
-    if (length >= 8 && length <= 64 && [0, 2, 3, 5, 7, 9, 10].includes(method))
-      return guess('postgresql', 'PostgreSQL', null, `PostgreSQL authentication request (method ${method})`);
-  }
-  return null;
+  if (method === null) return null;
+  return guess('postgresql', 'PostgreSQL', null, `PostgreSQL authentication request (method ${method})`);
 }
 
 /** Some errors name the server's release ("… PostgreSQL 16.4 …"); most do not. */

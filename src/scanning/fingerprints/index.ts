@@ -78,3 +78,5 @@ function identifyUnchecked(input: FingerprintInput): ServiceGuess | null {
   }
   return http(seen, undefined);
 }
+
+export { readSshKexinit, type SshAlgorithms, weakSshAlgorithms } from './ssh-kex.js';
