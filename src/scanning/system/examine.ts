@@ -108,6 +108,14 @@ export async function examinePort(context: PortContext): Promise<PortFindings> {
     if (inside) {
       found = inside;
       tls = true;
+    } else if (!plain.asked) {
+      // Neither speaks first, nor has a suggested probe, nor TLS: most such ports are HTTP; Redis
+      // is the other common service that waits for the client (and closes on an HTTP request).
+      for (const probe of FALLBACK_PROBES) {
+        if (expired(context) || context.signal.aborted) break;
+        found = await speakFresh(context, probe, check);
+        if (found.guess) break;
+      }
     }
   }
   if (found.guess?.product && found.guess.version)
@@ -153,6 +161,8 @@ function expired(context: PortContext): boolean {
 interface Heard {
   guess: ServiceGuess | null;
   banner: string | null;
+  /** A request was sent (the port's suggested probe). */
+  asked?: boolean;
 }
 
 type Check = (checkId: string, evidence: string, details?: Record<string, unknown>) => void;
@@ -181,7 +191,7 @@ async function speakPlain(context: PortContext, check: Check): Promise<Heard> {
     }
     const probe = SUGGESTED.get(context.port);
     if (!probe || talk.expired) return { guess: null, banner: null };
-    return await askProbe(talk, probe, context, check);
+    return { ...(await askProbe(talk, probe, context, check)), asked: true };
   } finally {
     talk.close();
   }
@@ -191,6 +201,20 @@ async function speakPlain(context: PortContext, check: Check): Promise<Heard> {
 function wholeGreeting(b: Buffer): boolean {
   if (b.includes(0x0a) || b[0] === 0xff) return true;
   return b.length >= 4 && b.length >= 4 + (b[0]! | (b[1]! << 8) | (b[2]! << 16));
+}
+
+/** Probes tried in turn on a port that neither speaks first nor suggests one. */
+const FALLBACK_PROBES: readonly ProbeName[] = ['http', 'redis'];
+
+/** One probe on a new plain connection. */
+async function speakFresh(context: PortContext, probe: ProbeName, check: Check): Promise<Heard> {
+  const talk = await open(context, false);
+  if (!talk) return { guess: null, banner: null };
+  try {
+    return await askProbe(talk, probe, context, check);
+  } finally {
+    talk.close();
+  }
 }
 
 /** Inside TLS: the banner, else an HTTP request. Null when the port does not speak TLS. */
