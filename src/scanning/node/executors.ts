@@ -1,5 +1,6 @@
 import type { RunExecutor, ScanKind } from '../types.js';
 import { discoveryExecutor } from './discovery-executor.js';
+import { systemExecutor } from './system-executor.js';
 import { webExecutor } from './web-executor.js';
 
 /**
@@ -9,6 +10,7 @@ import { webExecutor } from './web-executor.js';
 export function builtInExecutors(): Map<ScanKind, RunExecutor> {
   return new Map<ScanKind, RunExecutor>([
     ['Discovery', discoveryExecutor()],
+    ['System', systemExecutor()],
     ['Web', webExecutor()],
   ]);
 }

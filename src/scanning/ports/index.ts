@@ -6,9 +6,11 @@ export {
   isPort,
   MAX_PORT,
   MIN_PORT,
+  NAMED_PORT_LISTS,
   type PortList,
   PortRange,
   parsePortList,
+  portListOf,
 } from './port-list.js';
 export {
   type BudgetExhausted,
@@ -19,3 +21,4 @@ export {
   scanPorts,
   validatePortScan,
 } from './scanner.js';
+export { WELL_KNOWN_PORTS } from './well-known.js';
