@@ -42,6 +42,9 @@ export interface SystemScanResult {
   budgetExhausted: 'run' | null;
 }
 
+/** Hosts whose open ports are examined at once (each with its own lanes, up to 8 ports). */
+const HOSTS_EXAMINED_AT_ONCE = 4;
+
 export async function systemScan(
   addresses: AsyncIterable<string> | Iterable<string>,
   template: SystemTemplate,
@@ -56,6 +59,25 @@ export async function systemScan(
   // When each host's port scan began: its budget covers the port scan and the examination.
   const started = new Map<string, number>();
   let runSpent = false;
+  // Hosts are examined a few at a time while the port scan goes on with the next ones: the port
+  // scanner hands hosts over one by one, and a host's banners wait on slow services.
+  const examining = new Set<Promise<void>>();
+  let failure: { error: unknown } | null = null;
+  let emitted: Promise<void> = Promise.resolve();
+  const examine = async (ports: HostPorts) => {
+    const start = started.get(ports.address) ?? monotonic();
+    started.delete(ports.address);
+    const host = await examineHost(ports, template, options, {
+      monotonic,
+      hostDeadline: Math.min(start + template.hostBudgetMs, runDeadline),
+      runDeadline,
+    });
+    if (host.budgetExhausted === 'run') runSpent = true;
+    if (options.signal.aborted) return;
+    // One host at a time to onHost, in the order they finish.
+    emitted = emitted.then(() => options.onHost(host));
+    await emitted;
+  };
   const result = await scanPorts(addresses, ports, {
     signal: options.signal,
     check: (address) => {
@@ -72,20 +94,20 @@ export async function systemScan(
     runBudgetMs: template.runBudgetMs,
     clock: monotonic,
     onHost: async (ports) => {
-      const start = started.get(ports.address) ?? monotonic();
-      started.delete(ports.address);
-      const host = await examineHost(ports, template, options, {
-        monotonic,
-        hostDeadline: Math.min(start + template.hostBudgetMs, runDeadline),
-        runDeadline,
-      });
-      if (host.budgetExhausted === 'run') runSpent = true;
-      if (options.signal.aborted) return;
-      await options.onHost(host);
+      while (examining.size >= HOSTS_EXAMINED_AT_ONCE && !failure) await Promise.race(examining);
+      if (failure) throw failure.error;
+      const running: Promise<void> = examine(ports)
+        .catch((error: unknown) => {
+          failure ??= { error };
+        })
+        .finally(() => examining.delete(running));
+      examining.add(running);
     },
     ...(options.onRefused ? { onRefused: options.onRefused } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
+  await Promise.all(examining);
+  if (failure) throw (failure as { error: unknown }).error;
   return {
     scanned: result.scanned,
     refused: result.refused,
