@@ -26,6 +26,7 @@ import { statusRoutes } from './status/routes.js';
 import { systemScanRoutes } from './systemscans/routes.js';
 import { ticketRoutes } from './tickets/routes.js';
 import { userRoutes } from './users/routes.js';
+import { verifyRoutes } from './verify/routes.js';
 import { vulnerabilityRoutes } from './vulnerabilities/routes.js';
 
 /** Every module's routes, registered in each channel that serves them. */
@@ -50,6 +51,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     scanTemplateRoutes(s.scanTemplates),
     discoveryScanRoutes(s.discoveryScans),
     systemScanRoutes(s.systemScans),
+    verifyRoutes(s.verify),
     radarScanRoutes(s.discoveryScans, s.scanTemplates, {
       serving: async (ctx, kind) =>
         (await s.scanNodes.list(ctx)).filter((n) => !n.revokedAt && n.kinds.includes(kind)),

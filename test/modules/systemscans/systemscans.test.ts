@@ -286,4 +286,108 @@ describe.each(DB_KINDS)('system scans [%s]', (kind) => {
     expect((await call('GET', `/systemscans/${id}`, reader)).json().RunState).toBe('Stopped');
     expect((await call('POST', `/systemscans/${id}/stop`, reader)).statusCode).toBe(403);
   });
+
+  it('Verify: one finding → a run on its address and port only; it closes when gone, the others stay', async () => {
+    const scan = await call('POST', '/systemscans', manager, {
+      Name: 'Verify me',
+      ScanTargets: [{ Range: '198.18.30.48/28' }],
+    });
+    const id = scan.json().Id;
+    const [a, b] = ['198.18.30.49', '198.18.30.50'];
+    await runWith(id, [host(a), host(b)]);
+    const telnetA = (await findingsOn(a)).find((f) => f.Title.startsWith('Telnet'))!;
+    const telnetB = (await findingsOn(b)).find((f) => f.Title.startsWith('Telnet'))!;
+
+    // An imported finding (another tool's) on the same host.
+    const ctx = { organizationId: t.org.id, actor: { type: 'system' as const, id: null } };
+    await t.services.imports.ingestRecords(ctx, {
+      importId: '01900000-0000-7000-8000-00000000c001',
+      source: 'Nessus',
+      format: 'nessus',
+      scopeName: 'weekly',
+      displayName: 'weekly.nessus',
+      content: { sha256: '0'.repeat(64), size: 1 },
+      records: [
+        {
+          type: 'finding',
+          asset: { kind: 'Host', ipAddresses: [a] },
+          vulnerability: { ruleId: '10881', title: 'SSH Protocol Versions Supported' },
+          location: { kind: 'Port', port: 22, protocol: 'tcp' },
+          severity: 'Info',
+        },
+      ],
+    });
+    const imported = (await findingsOn(a)).find((f) => f.Title === 'SSH Protocol Versions Supported')!;
+
+    const bad = await call('POST', '/findings/verify', analyst, { FindingIds: [] });
+    expectBadRequest(bad, 'FindingIds');
+    expectBadRequest(await call('POST', '/findings/verify', analyst, { FindingIds: ['nope'] }), 'FindingIds');
+    expectBadRequest(await call('POST', '/findings/verify', analyst, {}), 'FindingIds');
+    expect((await call('POST', '/findings/verify', reader, { FindingIds: [telnetA.Id] })).statusCode).toBe(
+      403,
+    );
+
+    t.clock.now = new Date(t.clock.now.getTime() + 60_000);
+    emit = [host(a, { checks: [], openPorts: [80] })];
+    const res = await call('POST', '/findings/verify', analyst, {
+      FindingIds: [telnetA.Id, imported.Id, '0193a5c4-7f10-7c3e-9d41-000000000000'],
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json().Runs).toEqual([
+      { RunId: expect.any(String), ScanId: id, Kind: 'System', FindingIds: [telnetA.Id] },
+    ]);
+    expect(res.json().Skipped).toEqual(
+      expect.arrayContaining([
+        {
+          FindingId: imported.Id,
+          Reason: 'found by Nessus; Rampart can only verify what its own scans found',
+        },
+        {
+          FindingId: '0193a5c4-7f10-7c3e-9d41-000000000000',
+          Reason: expect.stringContaining('No such finding'),
+        },
+      ]),
+    );
+    const report = await settled(id);
+    expect(report.Run.Id).toBe(res.json().Runs[0].RunId);
+    expect(report.Verify).toEqual({ FindingIds: [telnetA.Id] });
+    expect(specs.at(-1)).toMatchObject({ targets: [{ range: a }], portsOverride: '23' });
+    expect(report.Import.Counts.Fixed).toBe(1);
+    expect((await findingsOn(a)).find((f) => f.Id === telnetA.Id)?.State).toBe('Fixed');
+    // The CVE finding on port 80 of the same host, and host b's finding, were not asked about.
+    expect((await findingsOn(a)).find((f) => f.Title === 'CVE-2021-23017')?.State).toBe('Open');
+    expect((await findingsOn(b)).find((f) => f.Id === telnetB.Id)?.State).toBe('Open');
+    expect((await findingsOn(a)).find((f) => f.Id === imported.Id)?.State).toBe('Open');
+  });
+
+  it('Verify of a ticket: its findings checked again, the ticket resolves itself when all are Fixed', async () => {
+    const scan = await call('POST', '/systemscans', manager, {
+      Name: 'Ticket scan',
+      ScanTargets: [{ Range: '198.18.30.64/28' }],
+    });
+    const id = scan.json().Id;
+    const address = '198.18.30.65';
+    await runWith(id, [host(address)]);
+    const telnet = (await findingsOn(address)).find((f) => f.Title.startsWith('Telnet'))!;
+    const ticket = await call('POST', '/tickets', analyst, {
+      Title: 'Turn Telnet off',
+      FindingIds: [telnet.Id],
+    });
+    expect(ticket.statusCode, ticket.body).toBe(201);
+    const ticketId = ticket.json().Id;
+
+    expect((await call('POST', '/tickets/not-a-uuid/verify', analyst)).statusCode).toBe(400);
+    expect(
+      (await call('POST', '/tickets/0193a5c4-7f10-7c3e-9d41-000000000000/verify', analyst)).statusCode,
+    ).toBe(404);
+
+    t.clock.now = new Date(t.clock.now.getTime() + 60_000);
+    emit = [host(address, { checks: [] })];
+    const res = await call('POST', `/tickets/${ticketId}/verify`, analyst);
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json().Runs).toHaveLength(1);
+    await settled(id);
+    expect((await findingsOn(address)).find((f) => f.Id === telnet.Id)?.State).toBe('Fixed');
+    expect((await call('GET', `/tickets/${ticketId}`, reader)).json().State).toBe('Resolved');
+  });
 });
