@@ -1,17 +1,8 @@
 import { type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
+import { toVerifyResultDto } from './presenters.js';
 import { TicketIdParams, VerifyBody, VerifyResultSchema } from './schemas.js';
-import type { VerifyResult, VerifyService } from './service.js';
-
-const toDto = (r: VerifyResult) => ({
-  Runs: r.runs.map((run) => ({
-    RunId: run.runId,
-    ScanId: run.scanId,
-    Kind: run.kind,
-    FindingIds: run.findingIds,
-  })),
-  Skipped: r.skipped.map((s) => ({ FindingId: s.findingId, Reason: s.reason })),
-});
+import type { VerifyService } from './service.js';
 
 const HOW =
   'Each Rampart scan that found some of the findings runs again on their addresses and ports (or URLs) only, and only they may become Fixed by that run. Findings other tools reported, and scans that cannot run now (a run under way: 409 in words), are listed in `Skipped` with the reason.';
@@ -33,7 +24,9 @@ export const verifyRoutes =
         response: { 202: VerifyResultSchema },
       },
       handler: async (request, reply) =>
-        reply.code(202).send(toDto(await verify.verify(contextOf(request), request.body.FindingIds))),
+        reply
+          .code(202)
+          .send(toVerifyResultDto(await verify.verify(contextOf(request), request.body.FindingIds))),
     });
 
     route(app, ctx, {
@@ -50,6 +43,8 @@ export const verifyRoutes =
         response: { 202: VerifyResultSchema },
       },
       handler: async (request, reply) =>
-        reply.code(202).send(toDto(await verify.verifyTicket(contextOf(request), request.params.Id))),
+        reply
+          .code(202)
+          .send(toVerifyResultDto(await verify.verifyTicket(contextOf(request), request.params.Id))),
     });
   };
