@@ -17,6 +17,7 @@ import { jobRoutes } from './jobs/routes.js';
 import { radarCompatRoutes } from './radar-compat/routes.js';
 import { radarScanRoutes } from './radar-compat/scan-routes.js';
 import { scanNodeRoutes } from './scannodes/routes.js';
+import { systemScanScope } from './scanresults/service.js';
 import { scanRunRoutes } from './scanruns/routes.js';
 import { scanTemplateRoutes } from './scantemplates/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
@@ -57,7 +58,12 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
         (await s.scanNodes.list(ctx)).filter((n) => !n.revokedAt && n.kinds.includes(kind)),
     }),
     allowedTargetRoutes(s.allowedTargets),
-    radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities),
+    radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities, {
+      scopeOf: async (ctx, scanId) => {
+        const scan = await s.systemScans.get(ctx, scanId).catch(() => null);
+        return scan ? systemScanScope(scan.id) : null;
+      },
+    }),
     demoRoutes(s),
     sessionRoutes({
       sessions: s.sessions,

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkGuid } from '../../../src/scanning/checks/index.js';
 import type { RunExecutor, SystemHostResult, SystemSpec } from '../../../src/scanning/types.js';
 import { buildTestApp, type Credentials, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
@@ -389,5 +390,83 @@ describe.each(DB_KINDS)('system scans [%s]', (kind) => {
     await settled(id);
     expect((await findingsOn(address)).find((f) => f.Id === telnet.Id)?.State).toBe('Fixed');
     expect((await call('GET', `/tickets/${ticketId}`, reader)).json().State).toBe('Resolved');
+  });
+
+  it('radar-compat: a check finding’s PluginGuidId resolves through both detailed calls; ScanId filters', async () => {
+    const scan = await call('POST', '/systemscans', manager, {
+      Name: 'Compat scan',
+      ScanTargets: [{ Range: '198.18.30.80/28' }],
+    });
+    const id = scan.json().Id;
+    const address = '198.18.30.81';
+    await runWith(id, [host(address)]);
+    const assetId = (await call('GET', `/assets?Search=${address}`, reader))
+      .json()
+      .Items.find((a: { IpAddresses: string[] }) => a.IpAddresses.includes(address)).Id;
+    // A finding another tool reported on the same asset.
+    await t.services.imports.ingestRecords(
+      { organizationId: t.org.id, actor: { type: 'system', id: null } },
+      {
+        importId: '01900000-0000-7000-8000-00000000c002',
+        source: 'Nessus',
+        format: 'nessus',
+        scopeName: 'weekly-compat',
+        displayName: 'weekly.nessus',
+        content: { sha256: '1'.repeat(64), size: 1 },
+        records: [
+          {
+            type: 'finding',
+            asset: { kind: 'Host', ipAddresses: [address] },
+            vulnerability: { ruleId: '10882', title: 'SSH Weak Algorithms Supported' },
+            location: { kind: 'Port', port: 22, protocol: 'tcp' },
+            severity: 'Medium',
+          },
+        ],
+      },
+    );
+    const report = (body: unknown) =>
+      apiCall(
+        t,
+        'POST',
+        `/assets/${assetId}/reports/latest/vulnerabilitiesandfindings/withStartIndex/0/andPageSize/100`,
+        { who: reader, body, channel: 'integration' },
+      );
+    const all = await report({ Findings: 'All' });
+    expect(all.json().TotalCount).toBe(3);
+    const scoped = await report({ ScanId: id, Findings: 'All' });
+    expect(scoped.statusCode, scoped.body).toBe(200);
+    const names = scoped
+      .json()
+      .Items.map((i: { Name: string }) => i.Name)
+      .sort();
+    expect(names).toEqual(['CVE-2021-23017', 'Telnet service (cleartext logins)']);
+    expect(
+      (await report({ ScanId: '0193a5c4-7f10-7c3e-9d41-000000000000', Findings: 'All' })).statusCode,
+    ).toBe(404);
+    expect((await report({ ScanId: 'garbage', Findings: 'All' })).statusCode).toBe(404);
+
+    const telnet = scoped.json().Items.find((i: { Name: string }) => i.Name.startsWith('Telnet'));
+    expect(telnet.PluginGuidId).toBe(checkGuid('cleartext.telnet'));
+    for (const kind of ['systemscan', 'webscan']) {
+      const detailed = await apiCall(t, 'GET', `/vulnerabilities/${kind}/${telnet.PluginGuidId}/detailed`, {
+        who: reader,
+        channel: 'integration',
+      });
+      expect(detailed.statusCode, detailed.body).toBe(200);
+      expect(detailed.json()).toMatchObject({
+        Name: 'Telnet service (cleartext logins)',
+        RiskLevel: 'High',
+        VulnerabilityCategory: 'Encryption',
+        CVSSBaseScore: expect.any(Number),
+      });
+    }
+    // Every PluginGuidId the report answers resolves, the CVE's too.
+    for (const item of all.json().Items) {
+      const detailed = await apiCall(t, 'GET', `/vulnerabilities/systemscan/${item.PluginGuidId}/detailed`, {
+        who: reader,
+        channel: 'integration',
+      });
+      expect(detailed.statusCode, item.Name).toBe(200);
+    }
   });
 });
