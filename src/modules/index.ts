@@ -1,6 +1,8 @@
 import { type Config, syncUrlsOf } from '../config.js';
 import type { DatabaseKind } from '../db/database.js';
 import type { ChannelRoutes } from '../http/channels.js';
+import { AppError } from '../problems/app-error.js';
+import { Problems } from '../problems/catalogue.js';
 import type { Services } from '../services.js';
 import { VERSION } from '../version.js';
 import { accountRoutes } from './account/routes.js';
@@ -59,8 +61,12 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     }),
     allowedTargetRoutes(s.allowedTargets),
     radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities, {
+      // A system scan of the organisation; web scans join once they exist.
       scopeOf: async (ctx, scanId) => {
-        const scan = await s.systemScans.get(ctx, scanId).catch(() => null);
+        const scan = await s.systemScans.get(ctx, scanId).catch((error: unknown) => {
+          if (error instanceof AppError && error.problem === Problems.NotFound) return null;
+          throw error;
+        });
         return scan ? systemScanScope(scan.id) : null;
       },
     }),
