@@ -2,7 +2,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { defaultRegistry } from './importers/index.js';
 import { JobQueue } from './jobs/queue.js';
-import { ruleOfScheduleOption } from './jobs/schedule-option.js';
+import { ruleOfScheduleOption, type ScheduleOption } from './jobs/schedule-option.js';
 import { Scheduler } from './jobs/scheduler.js';
 import type { Clock } from './lib/clock.js';
 import type { InvalidationBus } from './lib/invalidation-bus.js';
@@ -31,6 +31,7 @@ import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
 import { ScanNodeRepository } from './modules/scannodes/repository.js';
 import { ScanNodeService } from './modules/scannodes/service.js';
+import { ScanResultsService } from './modules/scanresults/service.js';
 import { ScanRunRepository } from './modules/scanruns/repository.js';
 import { ScanRunService } from './modules/scanruns/service.js';
 import { ScanTemplateRepository } from './modules/scantemplates/repository.js';
@@ -42,16 +43,19 @@ import { SettingsService } from './modules/settings/service.js';
 import { SoftwareImportRepository } from './modules/software/import-repository.js';
 import { SoftwareRepository } from './modules/software/repository.js';
 import { SoftwareService } from './modules/software/service.js';
+import { SystemScanRepository } from './modules/systemscans/repository.js';
+import { SCHEDULED_SYSTEM_JOB, SystemScanService } from './modules/systemscans/service.js';
 import { TicketRepository } from './modules/tickets/repository.js';
 import { TicketService } from './modules/tickets/service.js';
 import { UserRepository } from './modules/users/repository.js';
 import { type UserAccessChanged, UserService } from './modules/users/service.js';
+import { VerifyService } from './modules/verify/service.js';
 import { VulnerabilityImportRepository } from './modules/vulnerabilities/import-repository.js';
 import { VulnerabilityRepository } from './modules/vulnerabilities/repository.js';
 import { VulnerabilityService } from './modules/vulnerabilities/service.js';
 import { setParseLimits } from './parsing/parse-limits.js';
 import { compilePolicy } from './scanning/targets/index.js';
-import type { ScanTarget, TargetPolicy } from './scanning/types.js';
+import type { ScanKind, ScanTarget, TargetPolicy } from './scanning/types.js';
 
 /** The first of these targets the policy refuses, as a sentence; null when it allows them all. */
 function firstRefusal(targets: ScanTarget[], exclusions: string[], policy: TargetPolicy): string | null {
@@ -81,6 +85,12 @@ export interface Services {
   scanTemplates: ScanTemplateService;
   /** Discovery scans: saved ranges whose runs the scan nodes execute; their reports and assets. */
   discoveryScans: DiscoveryScanService;
+  /** Findings from Rampart's own system and web scans, merged through the imports module. */
+  scanResults: ScanResultsService;
+  /** System scans: saved targets whose runs probe ports, services and CVEs; their findings. */
+  systemScans: SystemScanService;
+  /** Verify: findings of Rampart's scans checked again by narrowed runs of those scans. */
+  verify: VerifyService;
   /** The durable job queue (src/jobs): GET /jobs shows it to Admins. */
   jobs: JobQueue;
   /** Scan nodes: enrolment, node keys, heartbeats, the local node. */
@@ -210,15 +220,68 @@ export function buildServices(
     tempDir: importDirectory(config.importDir),
   });
   const intelMatcher = new IntelMatcher(intel);
+  const scanResults = new ScanResultsService(
+    imports,
+    {
+      match: (input) => intelMatcher.match(input),
+      cve: (cveId) => intel.cve(cveId),
+      osvForPackages: (keys) => intel.osvForPackages(keys),
+    },
+    findings,
+  );
   const scanNodes = new ScanNodeService(new ScanNodeRepository(db), audit, clock);
   const scanRuns = new ScanRunService(new ScanRunRepository(db), scanNodes, clock);
   const allowedTargets = new AllowedTargetsService(new AllowedTargetRepository(db), audit, clock, {
     allowLoopback: config.scanAllowLoopback ?? false,
   });
   const discoveryRepo = new DiscoveryScanRepository(db);
-  const scanTemplates = new ScanTemplateService(new ScanTemplateRepository(db), audit, clock, (org, id) =>
-    discoveryRepo.usesTemplate(org, id),
+  const systemRepo = new SystemScanRepository(db);
+  const scanTemplates = new ScanTemplateService(
+    new ScanTemplateRepository(db),
+    audit,
+    clock,
+    async (org, id) => (await discoveryRepo.usesTemplate(org, id)) || systemRepo.usesTemplate(org, id),
   );
+  const targetRules = {
+    policy: (org: string) => allowedTargets.policy(org),
+    assertAllowed: (
+      ctx: Parameters<AllowedTargetsService['assertAllowed']>[0],
+      targets: ScanTarget[],
+      exclusions: string[],
+    ) => allowedTargets.assertAllowed(ctx, targets, exclusions),
+    refusal: firstRefusal,
+  };
+  const nodeKinds = {
+    servesKind: async (ctx: Parameters<ScanNodeService['get']>[0], nodeId: string, kind: ScanKind) => {
+      const node = await scanNodes.get(ctx, nodeId).catch(() => null);
+      return !!node && !node.revokedAt && node.kinds.includes(kind);
+    },
+  };
+  /** A scan's ScheduleOption as a schedule that enqueues `jobKind` with the scan's id. */
+  const scanSchedules = (prefix: string, jobKind: string) => ({
+    check: (option: ScheduleOption | null) => {
+      if (option) ruleOfScheduleOption(option, ['schedule']);
+    },
+    apply: async (organizationId: string, scanId: string, option: ScheduleOption | null) => {
+      const key = `${prefix}:${scanId}`;
+      const rule = option ? ruleOfScheduleOption(option, ['schedule']) : null;
+      if (!rule) {
+        await scheduler.remove(organizationId, key);
+        return null;
+      }
+      const schedule = await scheduler.upsert({
+        organizationId,
+        key,
+        rule,
+        jobKind,
+        payload: { scanId },
+        maxAttempts: 1,
+      });
+      return schedule.nextRunAt;
+    },
+    nextRunAt: async (organizationId: string, scanId: string) =>
+      (await scheduler.get(organizationId, `${prefix}:${scanId}`))?.nextRunAt ?? null,
+  });
   const discoveryScans = new DiscoveryScanService(
     discoveryRepo,
     scanTemplates,
@@ -262,6 +325,23 @@ export function buildServices(
     audit,
     clock,
   );
+  const systemScans = new SystemScanService(
+    systemRepo,
+    scanTemplates,
+    targetRules,
+    scanRuns,
+    nodeKinds,
+    scanSchedules('system-scan', SCHEDULED_SYSTEM_JOB),
+    assets,
+    scanResults,
+    jobs,
+    audit,
+    clock,
+  );
+  const verify = new VerifyService(findings, systemScans, tickets);
+  scanRuns.onBatch('System', (run, items, trx) => systemScans.applyBatch(run, items, trx));
+  scanRuns.onFinished('System', (run, trx) => systemScans.finish(run, trx));
+  scanRuns.onBeforeStart('System', (run) => systemScans.refusalAtStart(run, run.spec));
   // A run's results and end come back to the scan that queued it.
   scanRuns.onBatch('Discovery', (run, items, trx) => discoveryScans.applyBatch(run, items, trx));
   scanRuns.onFinished('Discovery', (run, trx) => discoveryScans.finish(run, trx));
@@ -287,6 +367,9 @@ export function buildServices(
     scanTemplates,
     allowedTargets,
     discoveryScans,
+    scanResults,
+    systemScans,
+    verify,
     scheduler,
     importFailedUnexpectedly,
     clock,

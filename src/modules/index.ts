@@ -1,6 +1,8 @@
 import { type Config, syncUrlsOf } from '../config.js';
 import type { DatabaseKind } from '../db/database.js';
 import type { ChannelRoutes } from '../http/channels.js';
+import { AppError } from '../problems/app-error.js';
+import { Problems } from '../problems/catalogue.js';
 import type { Services } from '../services.js';
 import { VERSION } from '../version.js';
 import { accountRoutes } from './account/routes.js';
@@ -17,14 +19,17 @@ import { jobRoutes } from './jobs/routes.js';
 import { radarCompatRoutes } from './radar-compat/routes.js';
 import { radarScanRoutes } from './radar-compat/scan-routes.js';
 import { scanNodeRoutes } from './scannodes/routes.js';
+import { systemScanScope } from './scanresults/service.js';
 import { scanRunRoutes } from './scanruns/routes.js';
 import { scanTemplateRoutes } from './scantemplates/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { softwareRoutes } from './software/routes.js';
 import { statusRoutes } from './status/routes.js';
+import { systemScanRoutes } from './systemscans/routes.js';
 import { ticketRoutes } from './tickets/routes.js';
 import { userRoutes } from './users/routes.js';
+import { verifyRoutes } from './verify/routes.js';
 import { vulnerabilityRoutes } from './vulnerabilities/routes.js';
 
 /** Every module's routes, registered in each channel that serves them. */
@@ -48,12 +53,23 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     scanRunRoutes(s.scanRuns),
     scanTemplateRoutes(s.scanTemplates),
     discoveryScanRoutes(s.discoveryScans),
+    systemScanRoutes(s.systemScans),
+    verifyRoutes(s.verify),
     radarScanRoutes(s.discoveryScans, s.scanTemplates, {
       serving: async (ctx, kind) =>
         (await s.scanNodes.list(ctx)).filter((n) => !n.revokedAt && n.kinds.includes(kind)),
     }),
     allowedTargetRoutes(s.allowedTargets),
-    radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities),
+    radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities, {
+      // A system scan of the organisation; web scans join once they exist.
+      scopeOf: async (ctx, scanId) => {
+        const scan = await s.systemScans.get(ctx, scanId).catch((error: unknown) => {
+          if (error instanceof AppError && error.problem === Problems.NotFound) return null;
+          throw error;
+        });
+        return scan ? systemScanScope(scan.id) : null;
+      },
+    }),
     demoRoutes(s),
     sessionRoutes({
       sessions: s.sessions,

@@ -313,6 +313,9 @@ describe('table ownership', () => {
     scan_templates: 'scantemplates',
     discovery_scans: 'discoveryscans',
     discovery_run_hosts: 'discoveryscans',
+    system_scans: 'systemscans',
+    system_scan_runs: 'systemscans',
+    system_run_hosts: 'systemscans',
     discovery_hosts: 'discoveryscans',
     // Not a module's: the record of applied SQL functions belongs to the database layer.
     sql_functions: 'db',

@@ -58,6 +58,7 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
       '0015_create_allowed_targets',
       '0016_create_scan_nodes_and_runs',
       '0017_create_discovery_scans',
+      '0018_create_system_scans',
     ]);
     expect(first.OrganizationCreated).toBe(true);
     const again = await cli.run('migrate');

@@ -40,6 +40,9 @@ export interface Estate {
   discoveryScan: string;
   /** Another, for the sweep that deletes one. */
   discoveryScanToDelete: string;
+  /** A system scan (changed by Managers, run and stopped by Analysts). */
+  systemScan: string;
+  systemScanToDelete: string;
 }
 
 export const TEMPLATE_SETTINGS = {
@@ -199,6 +202,20 @@ export function sweepCalls(e: Estate): Record<string, () => SweepCall> {
       path: `/discoveryscans/${e.discoveryScan}/reports/latest/hosts/withStartIndex/0/andPageSize/10`,
       body: {},
     }),
+    'POST /systemscans': () => ({
+      path: '/systemscans',
+      body: { Name: `Swept system scan ${n()}`, ScanTargets: [{ Range: '198.18.0.0/28' }] },
+    }),
+    'PUT /systemscans/:Id': () => ({
+      path: `/systemscans/${e.systemScan}`,
+      body: { Name: `Swept system scan ${n()}`, ScanTargets: [{ Range: '198.18.0.0/28' }] },
+    }),
+    'DELETE /systemscans/:Id': () => ({ path: `/systemscans/${e.systemScanToDelete}` }),
+    'POST /systemscans/:Id/start': () => ({ path: `/systemscans/${e.systemScan}/start` }),
+    'POST /systemscans/:Id/stop': () => ({ path: `/systemscans/${e.systemScan}/stop` }),
+    // The estate's findings were imported, not found by a Rampart scan: answered as skipped.
+    'POST /findings/verify': () => ({ path: '/findings/verify', body: { FindingIds: [e.finding] } }),
+    'POST /tickets/:Id/verify': () => ({ path: `/tickets/${e.ticket}/verify` }),
     'POST /demo': () => ({ path: '/demo', body: {} }),
     'DELETE /demo': () => ({ path: '/demo' }),
     'DELETE /session': () => ({ path: '/session' }),
@@ -330,6 +347,10 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
     ok('POST', '/discoveryscans', { Name: name, ScanTargets: [{ Range: '198.18.0.0/28' }] });
   const discoveryScan = await scan('Estate scan');
   const discoveryScanToDelete = await scan('Estate scan to delete');
+  const systemScan = (name: string) =>
+    ok('POST', '/systemscans', { Name: name, ScanTargets: [{ Range: '198.18.0.0/28' }] });
+  const estateSystemScan = await systemScan('Estate system scan');
+  const systemScanToDelete = await systemScan('Estate system scan to delete');
   return {
     asset: asset.Id,
     webApp: webApp.Id,
@@ -346,6 +367,8 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
     scanTemplate: scanTemplate.Id,
     discoveryScan: discoveryScan.Id,
     discoveryScanToDelete: discoveryScanToDelete.Id,
+    systemScan: estateSystemScan.Id,
+    systemScanToDelete: systemScanToDelete.Id,
   };
 }
 

@@ -1174,8 +1174,8 @@ export interface paths {
         get: operations["listScanTemplates"];
         put?: never;
         /**
-         * Create a discovery scan template
-         * @description Ports, timing and rates of a discovery scan. `PerHostInFlight` may not exceed `MaxInFlight`; names are unique per kind (409).
+         * Create a scan template
+         * @description Ports, timing, rates and budgets of a scan of its `Kind` (Discovery when left out); `Settings` must be that kind’s. `PerHostInFlight` may not exceed `MaxInFlight`, budgets nest (port ≤ host ≤ run, request ≤ URL ≤ run); names are unique per kind (409).
          *
          *     **Access:** Requires an API key or a web session of a user with role Admin.
          */
@@ -1346,6 +1346,176 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/latest/systemscans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * System scans, newest first, each with its latest run
+         * @description **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["listSystemScans"];
+        put?: never;
+        /**
+         * Create a system scan
+         * @description Saves the scan; it runs when started (`POST /systemscans/{Id}/start`) or by its schedule. Give `ScanTargets` or a host asset’s `AssetId`. The template defaults to "System scan, well-known ports [S1]".
+         *
+         *     Every target (or the asset’s addresses) must lie inside the organisation’s allowed scan targets: otherwise 422 `scan-target-refused` naming the target and the rule. Checked again at every start.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Manager (or Admin).
+         */
+        post: operations["createSystemScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/systemscans/{Id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One system scan with its latest run
+         * @description **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["getSystemScan"];
+        /**
+         * Change a system scan
+         * @description Takes effect from the next run. Every target (or the asset’s addresses) must lie inside the organisation’s allowed scan targets: otherwise 422 `scan-target-refused` naming the target and the rule. Checked again at every start.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Manager (or Admin).
+         */
+        put: operations["updateSystemScan"];
+        post?: never;
+        /**
+         * Delete a system scan and its runs’ results
+         * @description A scan with a run under way answers 409: stop it first. Its findings and assets stay.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Manager (or Admin).
+         */
+        delete: operations["deleteSystemScan"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/systemscans/{Id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a system scan now
+         * @description Queues a run for its node (or any node serving system scans). A scan already queued or running answers 409. Every target (or the asset’s addresses) must lie inside the organisation’s allowed scan targets: otherwise 422 `scan-target-refused` naming the target and the rule. Checked again at every start.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        post: operations["startSystemScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/systemscans/{Id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop the run under way
+         * @description The hosts it finished are kept and become findings; no run under way: 409.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        post: operations["stopSystemScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/systemscans/{Id}/runs/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latest run: its hosts, services, checks, budgets, backport decisions and import counts
+         * @description `Backports` lists the upstream CVE matches the distribution’s records decided: Fixed ones made no finding. `Import` is null until the run’s findings are stored (a moment after it ends). A scan that never ran answers 404.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["getLatestSystemScanRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/findings/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check findings again with the scans that found them
+         * @description Each Rampart scan that found some of the findings runs again on their addresses and ports (or URLs) only, and only they may become Fixed by that run. Findings other tools reported, and scans that cannot run now (a run under way: 409 in words), are listed in `Skipped` with the reason.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        post: operations["verifyFindings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/tickets/{Id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a ticket’s findings again with the scans that found them
+         * @description Each Rampart scan that found some of the findings runs again on their addresses and ports (or URLs) only, and only they may become Fixed by that run. Findings other tools reported, and scans that cannot run now (a run under way: 409 in words), are listed in `Skipped` with the reason. A ticket whose findings all end Fixed resolves itself.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        post: operations["verifyTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/latest/scannodes/discoveryscan": {
         parameters: {
             query?: never;
@@ -1421,7 +1591,7 @@ export interface paths {
         };
         /**
          * System scan templates by name and id, as the original lists them
-         * @description Empty until system scans arrive (the next release): the list is real, there are no such templates yet.
+         * @description The built-in and the organisation’s own system templates.
          *
          *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
          */
@@ -1443,7 +1613,7 @@ export interface paths {
         };
         /**
          * Web scan templates by name and id, as the original lists them
-         * @description Empty until web scans arrive (the next release): the list is real, there are no such templates yet.
+         * @description The built-in and the organisation’s own web templates.
          *
          *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
          */
@@ -1743,7 +1913,7 @@ export interface paths {
         put?: never;
         /**
          * An asset’s open findings by offset, as the original service lists them
-         * @description `PluginGuidId` is the vulnerability's id: `vulnerabilities/systemscan/{PluginGuidId}/detailed` (or `webscan`) resolves every one. An id in the path may carry surrounding spaces (`%20{Id}`), as some clients send it.
+         * @description `PluginGuidId` is the vulnerability's id (a Rampart check's stable id for findings of Rampart's own scans): `vulnerabilities/systemscan/{PluginGuidId}/detailed` (or `webscan`) resolves every one. A body `ScanId` (a system scan's id) keeps only the findings that scan reported; an unknown ScanId answers 404, as the original does. An id in the path may carry surrounding spaces (`%20{Id}`), as some clients send it.
          *
          *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
          */
@@ -13356,7 +13526,7 @@ export interface operations {
     listScanTemplates: {
         parameters: {
             query?: {
-                /** @description What a scan does: Discovery finds live hosts; System and Web scans arrive in a later release. */
+                /** @description What a scan does: Discovery finds live hosts; System scans probe their ports, services and CVEs; Web scans check sites. */
                 Kind?: "Discovery" | "System" | "Web";
             };
             header?: never;
@@ -13376,7 +13546,7 @@ export interface operations {
                             /** Format: uuid */
                             Id: string;
                             /**
-                             * @description What a scan does: Discovery finds live hosts; System and Web scans arrive in a later release.
+                             * @description What a scan does: Discovery finds live hosts; System scans probe their ports, services and CVEs; Web scans check sites.
                              * @enum {unknown}
                              */
                             Kind: "Discovery" | "System" | "Web";
@@ -13384,6 +13554,7 @@ export interface operations {
                             Description: string | null;
                             /** @description Built-in templates belong to every organisation and cannot be changed. */
                             BuiltIn: boolean;
+                            /** @description The settings of the template’s Kind. */
                             Settings: {
                                 /**
                                  * @description TCP ports probed with a connect on every address; any answer (open or refused) means the host is up.
@@ -13410,6 +13581,42 @@ export interface operations {
                                 ReverseDns: boolean;
                                 /** @description Probe through `nmap -sn` with the same ports when nmap is installed on the scan node. */
                                 UseNmap: boolean;
+                            } | {
+                                /**
+                                 * @description `top1000` (Rampart’s well-known ports), `all` (1–65535) or a list such as `22,80,8000-8100`.
+                                 * @example top1000
+                                 * @example 22,80,443,8000-8100
+                                 */
+                                Ports: string;
+                                TimeoutMs: number;
+                                Retries: number;
+                                MaxInFlight: number;
+                                ConnectionsPerSecond: number;
+                                PerHostInFlight: number;
+                                /** @description What one open port may take for banners, TLS and checks, all together. */
+                                PortBudgetMs: number;
+                                /** @description What one host may take; its results so far are kept when it runs out. */
+                                HostBudgetMs: number;
+                                /** @description What the whole run may take; results so far are kept when it runs out. */
+                                RunBudgetMs: number;
+                                /** @description Banner grabbing and fingerprints on open ports. */
+                                ServiceDetection: boolean;
+                                /** @description TLS versions, ciphers and certificate. */
+                                TlsChecks: boolean;
+                                /** @description Cleartext protocols, databases without authentication, weak SSH algorithms. */
+                                SafeChecks: boolean;
+                                /** @description Add `nmap -sV` detections when nmap is installed on the scan node. */
+                                UseNmapVersionDetection: boolean;
+                            } | {
+                                RequestTimeoutMs: number;
+                                UrlBudgetMs: number;
+                                RunBudgetMs: number;
+                                RequestsPerSecond: number;
+                                TlsChecks: boolean;
+                                /** @description Security headers (Observatory-style score) and cookie flags. */
+                                HeaderChecks: boolean;
+                                /** @description Exposed files and paths, judged against a soft-404 baseline. */
+                                ExposedFiles: boolean;
                             };
                             CreatedAt: string | null;
                             UpdatedAt: string | null;
@@ -13529,8 +13736,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description What a scan does: Discovery finds live hosts; System scans probe their ports, services and CVEs; Web scans check sites.
+                     * @enum {unknown}
+                     */
+                    Kind?: "Discovery" | "System" | "Web";
                     Name: string;
                     Description?: string | null;
+                    /** @description The settings of the template’s Kind (Discovery when left out). */
                     Settings: {
                         /**
                          * @description TCP ports probed with a connect on every address; any answer (open or refused) means the host is up.
@@ -13557,6 +13770,42 @@ export interface operations {
                         ReverseDns: boolean;
                         /** @description Probe through `nmap -sn` with the same ports when nmap is installed on the scan node. */
                         UseNmap: boolean;
+                    } | {
+                        /**
+                         * @description `top1000` (Rampart’s well-known ports), `all` (1–65535) or a list such as `22,80,8000-8100`.
+                         * @example top1000
+                         * @example 22,80,443,8000-8100
+                         */
+                        Ports: string;
+                        TimeoutMs: number;
+                        Retries: number;
+                        MaxInFlight: number;
+                        ConnectionsPerSecond: number;
+                        PerHostInFlight: number;
+                        /** @description What one open port may take for banners, TLS and checks, all together. */
+                        PortBudgetMs: number;
+                        /** @description What one host may take; its results so far are kept when it runs out. */
+                        HostBudgetMs: number;
+                        /** @description What the whole run may take; results so far are kept when it runs out. */
+                        RunBudgetMs: number;
+                        /** @description Banner grabbing and fingerprints on open ports. */
+                        ServiceDetection: boolean;
+                        /** @description TLS versions, ciphers and certificate. */
+                        TlsChecks: boolean;
+                        /** @description Cleartext protocols, databases without authentication, weak SSH algorithms. */
+                        SafeChecks: boolean;
+                        /** @description Add `nmap -sV` detections when nmap is installed on the scan node. */
+                        UseNmapVersionDetection: boolean;
+                    } | {
+                        RequestTimeoutMs: number;
+                        UrlBudgetMs: number;
+                        RunBudgetMs: number;
+                        RequestsPerSecond: number;
+                        TlsChecks: boolean;
+                        /** @description Security headers (Observatory-style score) and cookie flags. */
+                        HeaderChecks: boolean;
+                        /** @description Exposed files and paths, judged against a soft-404 baseline. */
+                        ExposedFiles: boolean;
                     };
                 };
             };
@@ -13572,7 +13821,7 @@ export interface operations {
                         /** Format: uuid */
                         Id: string;
                         /**
-                         * @description What a scan does: Discovery finds live hosts; System and Web scans arrive in a later release.
+                         * @description What a scan does: Discovery finds live hosts; System scans probe their ports, services and CVEs; Web scans check sites.
                          * @enum {unknown}
                          */
                         Kind: "Discovery" | "System" | "Web";
@@ -13580,6 +13829,7 @@ export interface operations {
                         Description: string | null;
                         /** @description Built-in templates belong to every organisation and cannot be changed. */
                         BuiltIn: boolean;
+                        /** @description The settings of the template’s Kind. */
                         Settings: {
                             /**
                              * @description TCP ports probed with a connect on every address; any answer (open or refused) means the host is up.
@@ -13606,6 +13856,42 @@ export interface operations {
                             ReverseDns: boolean;
                             /** @description Probe through `nmap -sn` with the same ports when nmap is installed on the scan node. */
                             UseNmap: boolean;
+                        } | {
+                            /**
+                             * @description `top1000` (Rampart’s well-known ports), `all` (1–65535) or a list such as `22,80,8000-8100`.
+                             * @example top1000
+                             * @example 22,80,443,8000-8100
+                             */
+                            Ports: string;
+                            TimeoutMs: number;
+                            Retries: number;
+                            MaxInFlight: number;
+                            ConnectionsPerSecond: number;
+                            PerHostInFlight: number;
+                            /** @description What one open port may take for banners, TLS and checks, all together. */
+                            PortBudgetMs: number;
+                            /** @description What one host may take; its results so far are kept when it runs out. */
+                            HostBudgetMs: number;
+                            /** @description What the whole run may take; results so far are kept when it runs out. */
+                            RunBudgetMs: number;
+                            /** @description Banner grabbing and fingerprints on open ports. */
+                            ServiceDetection: boolean;
+                            /** @description TLS versions, ciphers and certificate. */
+                            TlsChecks: boolean;
+                            /** @description Cleartext protocols, databases without authentication, weak SSH algorithms. */
+                            SafeChecks: boolean;
+                            /** @description Add `nmap -sV` detections when nmap is installed on the scan node. */
+                            UseNmapVersionDetection: boolean;
+                        } | {
+                            RequestTimeoutMs: number;
+                            UrlBudgetMs: number;
+                            RunBudgetMs: number;
+                            RequestsPerSecond: number;
+                            TlsChecks: boolean;
+                            /** @description Security headers (Observatory-style score) and cookie flags. */
+                            HeaderChecks: boolean;
+                            /** @description Exposed files and paths, judged against a soft-404 baseline. */
+                            ExposedFiles: boolean;
                         };
                         CreatedAt: string | null;
                         UpdatedAt: string | null;
@@ -13770,7 +14056,7 @@ export interface operations {
                         /** Format: uuid */
                         Id: string;
                         /**
-                         * @description What a scan does: Discovery finds live hosts; System and Web scans arrive in a later release.
+                         * @description What a scan does: Discovery finds live hosts; System scans probe their ports, services and CVEs; Web scans check sites.
                          * @enum {unknown}
                          */
                         Kind: "Discovery" | "System" | "Web";
@@ -13778,6 +14064,7 @@ export interface operations {
                         Description: string | null;
                         /** @description Built-in templates belong to every organisation and cannot be changed. */
                         BuiltIn: boolean;
+                        /** @description The settings of the template’s Kind. */
                         Settings: {
                             /**
                              * @description TCP ports probed with a connect on every address; any answer (open or refused) means the host is up.
@@ -13804,6 +14091,42 @@ export interface operations {
                             ReverseDns: boolean;
                             /** @description Probe through `nmap -sn` with the same ports when nmap is installed on the scan node. */
                             UseNmap: boolean;
+                        } | {
+                            /**
+                             * @description `top1000` (Rampart’s well-known ports), `all` (1–65535) or a list such as `22,80,8000-8100`.
+                             * @example top1000
+                             * @example 22,80,443,8000-8100
+                             */
+                            Ports: string;
+                            TimeoutMs: number;
+                            Retries: number;
+                            MaxInFlight: number;
+                            ConnectionsPerSecond: number;
+                            PerHostInFlight: number;
+                            /** @description What one open port may take for banners, TLS and checks, all together. */
+                            PortBudgetMs: number;
+                            /** @description What one host may take; its results so far are kept when it runs out. */
+                            HostBudgetMs: number;
+                            /** @description What the whole run may take; results so far are kept when it runs out. */
+                            RunBudgetMs: number;
+                            /** @description Banner grabbing and fingerprints on open ports. */
+                            ServiceDetection: boolean;
+                            /** @description TLS versions, ciphers and certificate. */
+                            TlsChecks: boolean;
+                            /** @description Cleartext protocols, databases without authentication, weak SSH algorithms. */
+                            SafeChecks: boolean;
+                            /** @description Add `nmap -sV` detections when nmap is installed on the scan node. */
+                            UseNmapVersionDetection: boolean;
+                        } | {
+                            RequestTimeoutMs: number;
+                            UrlBudgetMs: number;
+                            RunBudgetMs: number;
+                            RequestsPerSecond: number;
+                            TlsChecks: boolean;
+                            /** @description Security headers (Observatory-style score) and cookie flags. */
+                            HeaderChecks: boolean;
+                            /** @description Exposed files and paths, judged against a soft-404 baseline. */
+                            ExposedFiles: boolean;
                         };
                         CreatedAt: string | null;
                         UpdatedAt: string | null;
@@ -13941,8 +14264,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description What a scan does: Discovery finds live hosts; System scans probe their ports, services and CVEs; Web scans check sites.
+                     * @enum {unknown}
+                     */
+                    Kind?: "Discovery" | "System" | "Web";
                     Name: string;
                     Description?: string | null;
+                    /** @description The settings of the template’s Kind (Discovery when left out). */
                     Settings: {
                         /**
                          * @description TCP ports probed with a connect on every address; any answer (open or refused) means the host is up.
@@ -13969,6 +14298,42 @@ export interface operations {
                         ReverseDns: boolean;
                         /** @description Probe through `nmap -sn` with the same ports when nmap is installed on the scan node. */
                         UseNmap: boolean;
+                    } | {
+                        /**
+                         * @description `top1000` (Rampart’s well-known ports), `all` (1–65535) or a list such as `22,80,8000-8100`.
+                         * @example top1000
+                         * @example 22,80,443,8000-8100
+                         */
+                        Ports: string;
+                        TimeoutMs: number;
+                        Retries: number;
+                        MaxInFlight: number;
+                        ConnectionsPerSecond: number;
+                        PerHostInFlight: number;
+                        /** @description What one open port may take for banners, TLS and checks, all together. */
+                        PortBudgetMs: number;
+                        /** @description What one host may take; its results so far are kept when it runs out. */
+                        HostBudgetMs: number;
+                        /** @description What the whole run may take; results so far are kept when it runs out. */
+                        RunBudgetMs: number;
+                        /** @description Banner grabbing and fingerprints on open ports. */
+                        ServiceDetection: boolean;
+                        /** @description TLS versions, ciphers and certificate. */
+                        TlsChecks: boolean;
+                        /** @description Cleartext protocols, databases without authentication, weak SSH algorithms. */
+                        SafeChecks: boolean;
+                        /** @description Add `nmap -sV` detections when nmap is installed on the scan node. */
+                        UseNmapVersionDetection: boolean;
+                    } | {
+                        RequestTimeoutMs: number;
+                        UrlBudgetMs: number;
+                        RunBudgetMs: number;
+                        RequestsPerSecond: number;
+                        TlsChecks: boolean;
+                        /** @description Security headers (Observatory-style score) and cookie flags. */
+                        HeaderChecks: boolean;
+                        /** @description Exposed files and paths, judged against a soft-404 baseline. */
+                        ExposedFiles: boolean;
                     };
                 };
             };
@@ -13984,7 +14349,7 @@ export interface operations {
                         /** Format: uuid */
                         Id: string;
                         /**
-                         * @description What a scan does: Discovery finds live hosts; System and Web scans arrive in a later release.
+                         * @description What a scan does: Discovery finds live hosts; System scans probe their ports, services and CVEs; Web scans check sites.
                          * @enum {unknown}
                          */
                         Kind: "Discovery" | "System" | "Web";
@@ -13992,6 +14357,7 @@ export interface operations {
                         Description: string | null;
                         /** @description Built-in templates belong to every organisation and cannot be changed. */
                         BuiltIn: boolean;
+                        /** @description The settings of the template’s Kind. */
                         Settings: {
                             /**
                              * @description TCP ports probed with a connect on every address; any answer (open or refused) means the host is up.
@@ -14018,6 +14384,42 @@ export interface operations {
                             ReverseDns: boolean;
                             /** @description Probe through `nmap -sn` with the same ports when nmap is installed on the scan node. */
                             UseNmap: boolean;
+                        } | {
+                            /**
+                             * @description `top1000` (Rampart’s well-known ports), `all` (1–65535) or a list such as `22,80,8000-8100`.
+                             * @example top1000
+                             * @example 22,80,443,8000-8100
+                             */
+                            Ports: string;
+                            TimeoutMs: number;
+                            Retries: number;
+                            MaxInFlight: number;
+                            ConnectionsPerSecond: number;
+                            PerHostInFlight: number;
+                            /** @description What one open port may take for banners, TLS and checks, all together. */
+                            PortBudgetMs: number;
+                            /** @description What one host may take; its results so far are kept when it runs out. */
+                            HostBudgetMs: number;
+                            /** @description What the whole run may take; results so far are kept when it runs out. */
+                            RunBudgetMs: number;
+                            /** @description Banner grabbing and fingerprints on open ports. */
+                            ServiceDetection: boolean;
+                            /** @description TLS versions, ciphers and certificate. */
+                            TlsChecks: boolean;
+                            /** @description Cleartext protocols, databases without authentication, weak SSH algorithms. */
+                            SafeChecks: boolean;
+                            /** @description Add `nmap -sV` detections when nmap is installed on the scan node. */
+                            UseNmapVersionDetection: boolean;
+                        } | {
+                            RequestTimeoutMs: number;
+                            UrlBudgetMs: number;
+                            RunBudgetMs: number;
+                            RequestsPerSecond: number;
+                            TlsChecks: boolean;
+                            /** @description Security headers (Observatory-style score) and cookie flags. */
+                            HeaderChecks: boolean;
+                            /** @description Exposed files and paths, judged against a soft-404 baseline. */
+                            ExposedFiles: boolean;
                         };
                         CreatedAt: string | null;
                         UpdatedAt: string | null;
@@ -15999,6 +16401,2000 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
                      *       "instance": "/api/latest/discoveryscans/{Id}/reports/{RunId}/hosts",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSystemScans: {
+        parameters: {
+            query?: {
+                /** @description Only the scans of this group. */
+                ScanGroupId?: string;
+                PageSize?: number;
+                Cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Items: {
+                            /** Format: uuid */
+                            Id: string;
+                            Name: string;
+                            ScanTargets: {
+                                Range: string;
+                                Name: string | null;
+                                Exclude: string[];
+                            }[];
+                            Exclusions: string[];
+                            /** Format: uuid */
+                            TemplateId: string;
+                            /** @description The node that runs it; any node serving system scans when null. */
+                            ScanNodeId: string | null;
+                            /** @description When it runs. */
+                            Schedule: {
+                                /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                                SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                                /**
+                                 * Format: date-time
+                                 * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                                 */
+                                StartTime?: string;
+                                /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                                Interval?: number;
+                                /** @description Weekly only: the days it runs on. */
+                                DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                                /** @description Monthly only: the day of the month it runs on. */
+                                DayOfMonth?: number;
+                                /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                                Cron?: string;
+                                /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                                TimeZone?: string;
+                            };
+                            /** @description The scan group it belongs to. */
+                            ScanGroupId: string | null;
+                            NextRunAt: string | null;
+                            /** @description Idle (never ran), or its latest run’s state. */
+                            RunState: string;
+                            LastRun: {
+                                /** Format: uuid */
+                                Id: string;
+                                /**
+                                 * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                                 * @enum {unknown}
+                                 */
+                                State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                                /** @description Attempts so far: a run whose node fell silent is queued again. */
+                                Attempt: number;
+                                Progress: {
+                                    /** @description Addresses probed so far. */
+                                    Done: number;
+                                    /** @description Addresses to probe in all. */
+                                    Total: number;
+                                    /** @description Live hosts found so far. */
+                                    Found: number;
+                                };
+                                /** @description The node running it, once claimed. */
+                                ScanNodeId: string | null;
+                                StartedAt: string | null;
+                                FinishedAt: string | null;
+                                /** @description Why a Failed run failed. */
+                                Error: string | null;
+                                /** Format: date-time */
+                                CreatedAt: string;
+                            } | null;
+                            /** @description Its latest completed run. */
+                            LastCompletedRunId: string | null;
+                            ScanLastCompleted: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            /** Format: date-time */
+                            UpdatedAt: string;
+                        }[];
+                        NextCursor: string | null;
+                        TotalCount: number;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/systemscans",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/systemscans",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/systemscans",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createSystemScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Name: string;
+                    ScanTargets?: {
+                        /** @description A CIDR (`198.18.0.0/24`), a first–last range (`10.0.0.1-10.0.0.40`), an address or a host name. */
+                        Range: string;
+                        Name?: string | null;
+                        /** @description Parts of this target to leave out. */
+                        Exclude?: string[];
+                    }[];
+                    /** @description A host asset whose addresses are the targets (instead of ScanTargets). */
+                    AssetId?: string | null;
+                    /** @description Left out of every target. */
+                    Exclusions?: string[];
+                    /**
+                     * Format: uuid
+                     * @description A System template; "System scan, well-known ports [S1]" when left out.
+                     */
+                    TemplateId?: string;
+                    /** @description The node that runs it; any node serving system scans when null. */
+                    ScanNodeId?: string | null;
+                    /** @description When it runs. */
+                    Schedule?: {
+                        /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                        SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                        /**
+                         * Format: date-time
+                         * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                         */
+                        StartTime?: string;
+                        /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                        Interval?: number;
+                        /** @description Weekly only: the days it runs on. */
+                        DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                        /** @description Monthly only: the day of the month it runs on. */
+                        DayOfMonth?: number;
+                        /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                        Cron?: string;
+                        /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                        TimeZone?: string;
+                    };
+                    /** @description The scan group it belongs to. */
+                    ScanGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        ScanTargets: {
+                            Range: string;
+                            Name: string | null;
+                            Exclude: string[];
+                        }[];
+                        Exclusions: string[];
+                        /** Format: uuid */
+                        TemplateId: string;
+                        /** @description The node that runs it; any node serving system scans when null. */
+                        ScanNodeId: string | null;
+                        /** @description When it runs. */
+                        Schedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        /** @description The scan group it belongs to. */
+                        ScanGroupId: string | null;
+                        NextRunAt: string | null;
+                        /** @description Idle (never ran), or its latest run’s state. */
+                        RunState: string;
+                        LastRun: {
+                            /** Format: uuid */
+                            Id: string;
+                            /**
+                             * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                             * @enum {unknown}
+                             */
+                            State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                            /** @description Attempts so far: a run whose node fell silent is queued again. */
+                            Attempt: number;
+                            Progress: {
+                                /** @description Addresses probed so far. */
+                                Done: number;
+                                /** @description Addresses to probe in all. */
+                                Total: number;
+                                /** @description Live hosts found so far. */
+                                Found: number;
+                            };
+                            /** @description The node running it, once claimed. */
+                            ScanNodeId: string | null;
+                            StartedAt: string | null;
+                            FinishedAt: string | null;
+                            /** @description Why a Failed run failed. */
+                            Error: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        } | null;
+                        /** @description Its latest completed run. */
+                        LastCompletedRunId: string | null;
+                        ScanLastCompleted: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/systemscans",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/systemscans",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/systemscans",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSystemScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        ScanTargets: {
+                            Range: string;
+                            Name: string | null;
+                            Exclude: string[];
+                        }[];
+                        Exclusions: string[];
+                        /** Format: uuid */
+                        TemplateId: string;
+                        /** @description The node that runs it; any node serving system scans when null. */
+                        ScanNodeId: string | null;
+                        /** @description When it runs. */
+                        Schedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        /** @description The scan group it belongs to. */
+                        ScanGroupId: string | null;
+                        NextRunAt: string | null;
+                        /** @description Idle (never ran), or its latest run’s state. */
+                        RunState: string;
+                        LastRun: {
+                            /** Format: uuid */
+                            Id: string;
+                            /**
+                             * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                             * @enum {unknown}
+                             */
+                            State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                            /** @description Attempts so far: a run whose node fell silent is queued again. */
+                            Attempt: number;
+                            Progress: {
+                                /** @description Addresses probed so far. */
+                                Done: number;
+                                /** @description Addresses to probe in all. */
+                                Total: number;
+                                /** @description Live hosts found so far. */
+                                Found: number;
+                            };
+                            /** @description The node running it, once claimed. */
+                            ScanNodeId: string | null;
+                            StartedAt: string | null;
+                            FinishedAt: string | null;
+                            /** @description Why a Failed run failed. */
+                            Error: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        } | null;
+                        /** @description Its latest completed run. */
+                        LastCompletedRunId: string | null;
+                        ScanLastCompleted: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateSystemScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Name: string;
+                    ScanTargets?: {
+                        /** @description A CIDR (`198.18.0.0/24`), a first–last range (`10.0.0.1-10.0.0.40`), an address or a host name. */
+                        Range: string;
+                        Name?: string | null;
+                        /** @description Parts of this target to leave out. */
+                        Exclude?: string[];
+                    }[];
+                    /** @description A host asset whose addresses are the targets (instead of ScanTargets). */
+                    AssetId?: string | null;
+                    /** @description Left out of every target. */
+                    Exclusions?: string[];
+                    /**
+                     * Format: uuid
+                     * @description A System template; "System scan, well-known ports [S1]" when left out.
+                     */
+                    TemplateId?: string;
+                    /** @description The node that runs it; any node serving system scans when null. */
+                    ScanNodeId?: string | null;
+                    /** @description When it runs. */
+                    Schedule?: {
+                        /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                        SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                        /**
+                         * Format: date-time
+                         * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                         */
+                        StartTime?: string;
+                        /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                        Interval?: number;
+                        /** @description Weekly only: the days it runs on. */
+                        DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                        /** @description Monthly only: the day of the month it runs on. */
+                        DayOfMonth?: number;
+                        /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                        Cron?: string;
+                        /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                        TimeZone?: string;
+                    };
+                    /** @description The scan group it belongs to. */
+                    ScanGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        ScanTargets: {
+                            Range: string;
+                            Name: string | null;
+                            Exclude: string[];
+                        }[];
+                        Exclusions: string[];
+                        /** Format: uuid */
+                        TemplateId: string;
+                        /** @description The node that runs it; any node serving system scans when null. */
+                        ScanNodeId: string | null;
+                        /** @description When it runs. */
+                        Schedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        /** @description The scan group it belongs to. */
+                        ScanGroupId: string | null;
+                        NextRunAt: string | null;
+                        /** @description Idle (never ran), or its latest run’s state. */
+                        RunState: string;
+                        LastRun: {
+                            /** Format: uuid */
+                            Id: string;
+                            /**
+                             * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                             * @enum {unknown}
+                             */
+                            State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                            /** @description Attempts so far: a run whose node fell silent is queued again. */
+                            Attempt: number;
+                            Progress: {
+                                /** @description Addresses probed so far. */
+                                Done: number;
+                                /** @description Addresses to probe in all. */
+                                Total: number;
+                                /** @description Live hosts found so far. */
+                                Found: number;
+                            };
+                            /** @description The node running it, once claimed. */
+                            ScanNodeId: string | null;
+                            StartedAt: string | null;
+                            FinishedAt: string | null;
+                            /** @description Why a Failed run failed. */
+                            Error: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        } | null;
+                        /** @description Its latest completed run. */
+                        LastCompletedRunId: string | null;
+                        ScanLastCompleted: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteSystemScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startSystemScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        /**
+                         * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                         * @enum {unknown}
+                         */
+                        State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                        /** @description Attempts so far: a run whose node fell silent is queued again. */
+                        Attempt: number;
+                        Progress: {
+                            /** @description Addresses probed so far. */
+                            Done: number;
+                            /** @description Addresses to probe in all. */
+                            Total: number;
+                            /** @description Live hosts found so far. */
+                            Found: number;
+                        };
+                        /** @description The node running it, once claimed. */
+                        ScanNodeId: string | null;
+                        StartedAt: string | null;
+                        FinishedAt: string | null;
+                        /** @description Why a Failed run failed. */
+                        Error: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/systemscans/{Id}/start",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/systemscans/{Id}/start"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/systemscans/{Id}/start"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/systemscans/{Id}/start"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/systemscans/{Id}/start",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/systemscans/{Id}/start",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    stopSystemScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        /**
+                         * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                         * @enum {unknown}
+                         */
+                        State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                        /** @description Attempts so far: a run whose node fell silent is queued again. */
+                        Attempt: number;
+                        Progress: {
+                            /** @description Addresses probed so far. */
+                            Done: number;
+                            /** @description Addresses to probe in all. */
+                            Total: number;
+                            /** @description Live hosts found so far. */
+                            Found: number;
+                        };
+                        /** @description The node running it, once claimed. */
+                        ScanNodeId: string | null;
+                        StartedAt: string | null;
+                        FinishedAt: string | null;
+                        /** @description Why a Failed run failed. */
+                        Error: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/systemscans/{Id}/stop",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/systemscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/systemscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/systemscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/systemscans/{Id}/stop",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/systemscans/{Id}/stop",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLatestSystemScanRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Run: {
+                            /** Format: uuid */
+                            Id: string;
+                            /**
+                             * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                             * @enum {unknown}
+                             */
+                            State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                            /** @description Attempts so far: a run whose node fell silent is queued again. */
+                            Attempt: number;
+                            Progress: {
+                                /** @description Addresses probed so far. */
+                                Done: number;
+                                /** @description Addresses to probe in all. */
+                                Total: number;
+                                /** @description Live hosts found so far. */
+                                Found: number;
+                            };
+                            /** @description The node running it, once claimed. */
+                            ScanNodeId: string | null;
+                            StartedAt: string | null;
+                            FinishedAt: string | null;
+                            /** @description Why a Failed run failed. */
+                            Error: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        };
+                        /** @description A Verify run: the findings it was asked about (only they may become Fixed). */
+                        Verify: {
+                            FindingIds: string[];
+                        } | null;
+                        /** @description The ports it probes: the template’s, or the Verify run’s list. */
+                        Ports: string;
+                        Hosts: {
+                            IpAddress: string;
+                            Hostname: string | null;
+                            OpenPorts: number[];
+                            /** @description Not scanned because a budget ran out: their earlier findings were not judged. */
+                            UnscannedPorts: number[];
+                            BudgetExhausted: "port" | "host" | "run" | null;
+                            Services: {
+                                Port: number;
+                                Service: string | null;
+                                Product: string | null;
+                                Version: string | null;
+                                Cpes: string[];
+                                Banner: string | null;
+                                Tls: boolean;
+                                DetectedBy: string;
+                            }[];
+                            Checks: {
+                                CheckId: string;
+                                Port: number | null;
+                                Evidence: string;
+                            }[];
+                        }[];
+                        Backports: {
+                            IpAddress: string;
+                            Port: number | null;
+                            Banner: string;
+                            Cve: string;
+                            /** @description Fixed (no finding: the build carries the fix), Affected, or BannerOnly (undecided). */
+                            Status: string;
+                            Evidence: string;
+                        }[];
+                        /** @description The import its findings were stored by (New, Fixed, Reopened…); null until stored. */
+                        Import: {
+                            /** Format: uuid */
+                            Id: string;
+                            Counts: {
+                                [key: string]: number;
+                            };
+                        } | null;
+                        IngestError: string | null;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/systemscans/{Id}/runs/latest",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/systemscans/{Id}/runs/latest"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/systemscans/{Id}/runs/latest"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/systemscans/{Id}/runs/latest"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/systemscans/{Id}/runs/latest",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/systemscans/{Id}/runs/latest",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verifyFindings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    FindingIds: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One run per scan that found the findings; only they may become Fixed by it. */
+                        Runs: {
+                            /** Format: uuid */
+                            RunId: string;
+                            /** Format: uuid */
+                            ScanId: string;
+                            /** @enum {unknown} */
+                            Kind: "System" | "Web";
+                            FindingIds: string[];
+                        }[];
+                        /** @description Findings not verified, each with why (another tool found it, the scan is busy…). */
+                        Skipped: {
+                            FindingId: string;
+                            Reason: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/findings/verify",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/findings/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/findings/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/findings/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/findings/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/findings/verify",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/findings/verify",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verifyTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One run per scan that found the findings; only they may become Fixed by it. */
+                        Runs: {
+                            /** Format: uuid */
+                            RunId: string;
+                            /** Format: uuid */
+                            ScanId: string;
+                            /** @enum {unknown} */
+                            Kind: "System" | "Web";
+                            FindingIds: string[];
+                        }[];
+                        /** @description Findings not verified, each with why (another tool found it, the scan is busy…). */
+                        Skipped: {
+                            FindingId: string;
+                            Reason: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/tickets/{Id}/verify",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify",
                      *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
                      *     }
                      */
