@@ -100,6 +100,8 @@ export interface FindingFilter {
   importId?: string;
   importChange?: 'New' | 'Fixed' | 'Reopened';
   ids?: string[];
+  /** Findings last reported in this scope (a Rampart scan's: `web-scan:<id>`). */
+  scopeName?: string;
 }
 
 /** Sort orders with the expressions their keyset cursors compare. */
@@ -368,6 +370,7 @@ export class FindingRepository {
       q = q.where((eb) => (assetIds.length ? eb.or([words, eb('f.asset_id', 'in', assetIds)]) : words));
     }
     if (f.ids?.length) q = q.where('f.id', 'in', f.ids);
+    if (f.scopeName) q = q.where('f.scope_name', '=', f.scopeName);
     if (f.importId) {
       const change =
         f.importChange === 'New'
