@@ -220,7 +220,7 @@ export class WebScanService {
     const urls = verify?.urls ?? scan.urls;
     this.assertUrlsAllowed(urls, policy);
     const template = await this.templates.find(ctx, scan.templateId);
-    if (!template || template.kind !== 'Web')
+    if (template?.kind !== 'Web')
       throw AppError.of(Problems.Conflict, `The web template of the scan '${scan.name}' no longer exists.`);
     const spec: WebSpec = { urls, template: template.settings as WebTemplate, policy };
     const run = await this.repo.transaction(async (trx) => {
