@@ -1472,6 +1472,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/latest/findings/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check findings again with the scans that found them
+         * @description Each Rampart scan that found some of the findings runs again on their addresses and ports (or URLs) only, and only they may become Fixed by that run. Findings other tools reported, and scans that cannot run now (a run under way: 409 in words), are listed in `Skipped` with the reason.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        post: operations["verifyFindings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/tickets/{Id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a ticket’s findings again with the scans that found them
+         * @description Each Rampart scan that found some of the findings runs again on their addresses and ports (or URLs) only, and only they may become Fixed by that run. Findings other tools reported, and scans that cannot run now (a run under way: 409 in words), are listed in `Skipped` with the reason. A ticket whose findings all end Fixed resolves itself.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        post: operations["verifyTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/latest/scannodes/discoveryscan": {
         parameters: {
             query?: never;
@@ -2145,7 +2189,7 @@ export interface paths {
         put?: never;
         /**
          * An asset’s open findings by offset, as the original service lists them
-         * @description `PluginGuidId` is the vulnerability's id: `vulnerabilities/systemscan/{PluginGuidId}/detailed` (or `webscan`) resolves every one. An id in the path may carry surrounding spaces (`%20{Id}`), as some clients send it.
+         * @description `PluginGuidId` is the vulnerability's id (a Rampart check's stable id for findings of Rampart's own scans): `vulnerabilities/systemscan/{PluginGuidId}/detailed` (or `webscan`) resolves every one. A body `ScanId` (a system scan's id) keeps only the findings that scan reported; an unknown ScanId answers 404, as the original does. An id in the path may carry surrounding spaces (`%20{Id}`), as some clients send it.
          *
          *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
          */
@@ -18295,6 +18339,338 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
                      *       "instance": "/api/latest/systemscans/{Id}/runs/latest",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verifyFindings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    FindingIds: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One run per scan that found the findings; only they may become Fixed by it. */
+                        Runs: {
+                            /** Format: uuid */
+                            RunId: string;
+                            /** Format: uuid */
+                            ScanId: string;
+                            /** @enum {unknown} */
+                            Kind: "System" | "Web";
+                            FindingIds: string[];
+                        }[];
+                        /** @description Findings not verified, each with why (another tool found it, the scan is busy…). */
+                        Skipped: {
+                            FindingId: string;
+                            Reason: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/findings/verify",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/findings/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/findings/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/findings/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/findings/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/findings/verify",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/findings/verify",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verifyTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One run per scan that found the findings; only they may become Fixed by it. */
+                        Runs: {
+                            /** Format: uuid */
+                            RunId: string;
+                            /** Format: uuid */
+                            ScanId: string;
+                            /** @enum {unknown} */
+                            Kind: "System" | "Web";
+                            FindingIds: string[];
+                        }[];
+                        /** @description Findings not verified, each with why (another tool found it, the scan is busy…). */
+                        Skipped: {
+                            FindingId: string;
+                            Reason: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/tickets/{Id}/verify",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify",
                      *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
                      *     }
                      */
