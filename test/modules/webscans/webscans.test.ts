@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkById } from '../../../src/scanning/checks/index.js';
+import { checkById, checkGuid } from '../../../src/scanning/checks/index.js';
 import type { RunExecutor, WebSpec, WebUrlResult } from '../../../src/scanning/types.js';
 import { buildTestApp, type Credentials, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
@@ -239,6 +239,7 @@ describe.each(DB_KINDS)('web scans [%s]', (kind) => {
     const detail = (await call('GET', `/findings/${git.Id}`, reader)).json();
     expect(detail.Evidence).toContain('/.git/config');
     expect(detail.Location).toMatchObject({ Kind: 'Url', Url: `${base}.git/config` });
+    expect(git.PluginGuidId).toBe(checkGuid('web.exposed-git'));
     // Every PluginGuidId the report answers resolves, as the original's clients expect.
     for (const f of found) {
       const d = await call(
