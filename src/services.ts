@@ -16,8 +16,13 @@ import { AssetRepository } from './modules/assets/repository.js';
 import { AssetService, type RiskContextChanged } from './modules/assets/service.js';
 import { AuditRepository } from './modules/audit/repository.js';
 import { AuditService } from './modules/audit/service.js';
+import type { ServiceContext } from './modules/context.js';
 import { DiscoveryScanRepository } from './modules/discoveryscans/repository.js';
-import { DiscoveryScanService, SCHEDULED_DISCOVERY_JOB } from './modules/discoveryscans/service.js';
+import {
+  type DiscoveryReported,
+  DiscoveryScanService,
+  SCHEDULED_DISCOVERY_JOB,
+} from './modules/discoveryscans/service.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { FindingRepository } from './modules/findings/repository.js';
 import { FindingService } from './modules/findings/service.js';
@@ -29,6 +34,8 @@ import { IntelRepository } from './modules/intel/repository.js';
 import { IntelService } from './modules/intel/service.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
+import { ScanGroupRepository } from './modules/scangroups/repository.js';
+import { ScanGroupService } from './modules/scangroups/service.js';
 import { ScanNodeRepository } from './modules/scannodes/repository.js';
 import { ScanNodeService } from './modules/scannodes/service.js';
 import { ScanResultsService } from './modules/scanresults/service.js';
@@ -53,6 +60,8 @@ import { VerifyService } from './modules/verify/service.js';
 import { VulnerabilityImportRepository } from './modules/vulnerabilities/import-repository.js';
 import { VulnerabilityRepository } from './modules/vulnerabilities/repository.js';
 import { VulnerabilityService } from './modules/vulnerabilities/service.js';
+import { WebScanRepository } from './modules/webscans/repository.js';
+import { SCHEDULED_WEB_JOB, WebScanService } from './modules/webscans/service.js';
 import { setParseLimits } from './parsing/parse-limits.js';
 import { compilePolicy } from './scanning/targets/index.js';
 import type { ScanKind, ScanTarget, TargetPolicy } from './scanning/types.js';
@@ -85,6 +94,10 @@ export interface Services {
   scanTemplates: ScanTemplateService;
   /** Discovery scans: saved ranges whose runs the scan nodes execute; their reports and assets. */
   discoveryScans: DiscoveryScanService;
+  /** Web scans: saved URLs whose runs the scan nodes execute; their results become findings. */
+  webScans: WebScanService;
+  /** Scan groups: system and web scan settings, and monitoring that follows discovery reports. */
+  scanGroups: ScanGroupService;
   /** Findings from Rampart's own system and web scans, merged through the imports module. */
   scanResults: ScanResultsService;
   /** System scans: saved targets whose runs probe ports, services and CVEs; their findings. */
@@ -236,11 +249,15 @@ export function buildServices(
   });
   const discoveryRepo = new DiscoveryScanRepository(db);
   const systemRepo = new SystemScanRepository(db);
+  const webRepo = new WebScanRepository(db);
   const scanTemplates = new ScanTemplateService(
     new ScanTemplateRepository(db),
     audit,
     clock,
-    async (org, id) => (await discoveryRepo.usesTemplate(org, id)) || systemRepo.usesTemplate(org, id),
+    async (org, id) =>
+      (await discoveryRepo.usesTemplate(org, id)) ||
+      (await systemRepo.usesTemplate(org, id)) ||
+      webRepo.usesTemplate(org, id),
   );
   const targetRules = {
     policy: (org: string) => allowedTargets.policy(org),
@@ -282,6 +299,8 @@ export function buildServices(
     nextRunAt: async (organizationId: string, scanId: string) =>
       (await scheduler.get(organizationId, `${prefix}:${scanId}`))?.nextRunAt ?? null,
   });
+  // Scan groups follow discovery reports (a durable job tells them, after the run's transaction).
+  const discoveryReported: DiscoveryReported = new Listeners();
   const discoveryScans = new DiscoveryScanService(
     discoveryRepo,
     scanTemplates,
@@ -324,6 +343,8 @@ export function buildServices(
     assets,
     audit,
     clock,
+    discoveryReported,
+    jobs,
   );
   const systemScans = new SystemScanService(
     systemRepo,
@@ -346,6 +367,90 @@ export function buildServices(
   scanRuns.onBatch('Discovery', (run, items, trx) => discoveryScans.applyBatch(run, items, trx));
   scanRuns.onFinished('Discovery', (run, trx) => discoveryScans.finish(run, trx));
   scanRuns.onBeforeStart('Discovery', (run) => discoveryScans.refusalAtStart(run, run.spec));
+  const webScans = new WebScanService(
+    webRepo,
+    scanTemplates,
+    targetRules,
+    scanRuns,
+    nodeKinds,
+    scanSchedules('web-scan', SCHEDULED_WEB_JOB),
+    jobs,
+    audit,
+    clock,
+    scanResults,
+  );
+  scanRuns.onBatch('Web', (run, items, trx) => webScans.applyBatch(run, items, trx));
+  scanRuns.onFinished('Web', (run, trx) => webScans.finish(run, trx));
+  scanRuns.onBeforeStart('Web', (run) => webScans.refusalAtStart(run, run.spec));
+  // Web findings are verified by narrowed runs of the web scan that found them.
+  verify.setWebVerifier(webScans);
+  /** The first template of a kind (a built-in one): what a group's scans take when it names none. */
+  const firstTemplate = async (ctx: ServiceContext, kind: 'System' | 'Web', id: string | null) => {
+    const template = id ?? (await scanTemplates.list(ctx, kind))[0]?.id;
+    if (!template) throw new Error(`No ${kind} template exists.`);
+    return template;
+  };
+  const scanGroups = new ScanGroupService(
+    new ScanGroupRepository(db),
+    {
+      user: async (ctx, id) => {
+        const user = await users.get(ctx, id).catch(() => undefined);
+        return user ? { id: user.id, name: user.name, email: user.email } : undefined;
+      },
+      template: (ctx, id) => scanTemplates.find(ctx, id),
+      nodeServes: (ctx, id, kind) => nodeKinds.servesKind(ctx, id, kind),
+      discoveryScanExists: async (ctx, id) => !!(await discoveryScans.get(ctx, id).catch(() => undefined)),
+    },
+    {
+      create: async (ctx, input) =>
+        systemScans.create(ctx, {
+          name: input.name,
+          targets: [{ range: input.target, name: input.name, exclude: [] }],
+          assetId: null,
+          exclusions: [],
+          templateId: await firstTemplate(ctx, 'System', input.templateId),
+          nodeId: input.nodeId,
+          schedule: input.schedule,
+          scanGroupId: input.groupId,
+        }),
+      start: async (ctx, id) => {
+        await systemScans.start(ctx, id);
+      },
+      remove: (ctx, id) => systemScans.remove(ctx, id),
+      listByGroup: async (ctx, groupId) =>
+        (await systemScans.listByGroup(ctx, groupId)).map((s) => ({
+          id: s.id,
+          name: s.name,
+          hostname: s.targets[0]?.range ?? null,
+          lastCompletedAt: s.lastCompletedAt,
+        })),
+    },
+    {
+      create: (ctx, input) =>
+        webScans.create(ctx, {
+          name: input.name,
+          urls: [input.url],
+          templateId: input.templateId,
+          nodeId: input.nodeId,
+          schedule: input.schedule,
+          scanGroupId: input.groupId,
+        }),
+      start: async (ctx, id) => {
+        await webScans.start(ctx, id);
+      },
+      remove: (ctx, id) => webScans.remove(ctx, id),
+      listByGroup: async (ctx, groupId) =>
+        (await webScans.listByGroup(ctx, groupId)).map((s) => ({
+          id: s.id,
+          name: s.name,
+          hostname: s.urls[0] ? new URL(s.urls[0]).hostname.replace(/^\[|\]$/g, '') : null,
+          lastCompletedAt: s.lastCompletedAt,
+        })),
+    },
+    audit,
+    clock,
+  );
+  discoveryReported.subscribe((report) => scanGroups.discoveryReported(report));
   return {
     audit,
     users,
@@ -369,6 +474,8 @@ export function buildServices(
     discoveryScans,
     scanResults,
     systemScans,
+    webScans,
+    scanGroups,
     verify,
     scheduler,
     importFailedUnexpectedly,

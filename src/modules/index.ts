@@ -18,6 +18,8 @@ import { intelRoutes } from './intel/routes.js';
 import { jobRoutes } from './jobs/routes.js';
 import { radarCompatRoutes } from './radar-compat/routes.js';
 import { radarScanRoutes } from './radar-compat/scan-routes.js';
+import { radarWebScanRoutes } from './radar-compat/webscan-routes.js';
+import { scanGroupRoutes } from './scangroups/routes.js';
 import { scanNodeRoutes } from './scannodes/routes.js';
 import { systemScanScope } from './scanresults/service.js';
 import { scanRunRoutes } from './scanruns/routes.js';
@@ -31,6 +33,7 @@ import { ticketRoutes } from './tickets/routes.js';
 import { userRoutes } from './users/routes.js';
 import { verifyRoutes } from './verify/routes.js';
 import { vulnerabilityRoutes } from './vulnerabilities/routes.js';
+import { webScanRoutes } from './webscans/routes.js';
 
 /** Every module's routes, registered in each channel that serves them. */
 export function moduleRoutes(s: Services, config: Config, databaseKind: DatabaseKind): ChannelRoutes[] {
@@ -59,6 +62,9 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
       serving: async (ctx, kind) =>
         (await s.scanNodes.list(ctx)).filter((n) => !n.revokedAt && n.kinds.includes(kind)),
     }),
+    webScanRoutes(s.webScans),
+    radarWebScanRoutes(s.webScans, s.findings),
+    scanGroupRoutes(s.scanGroups),
     allowedTargetRoutes(s.allowedTargets),
     radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities, {
       // A system scan of the organisation; web scans join once they exist.

@@ -59,6 +59,8 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
       '0016_create_scan_nodes_and_runs',
       '0017_create_discovery_scans',
       '0018_create_system_scans',
+      '0019_create_web_scans',
+      '0020_create_scan_groups',
     ]);
     expect(first.OrganizationCreated).toBe(true);
     const again = await cli.run('migrate');
