@@ -21,7 +21,7 @@ import { radarScanRoutes } from './radar-compat/scan-routes.js';
 import { radarWebScanRoutes } from './radar-compat/webscan-routes.js';
 import { scanGroupRoutes } from './scangroups/routes.js';
 import { scanNodeRoutes } from './scannodes/routes.js';
-import { systemScanScope } from './scanresults/service.js';
+import { systemScanScope, webScanScope } from './scanresults/service.js';
 import { scanRunRoutes } from './scanruns/routes.js';
 import { scanTemplateRoutes } from './scantemplates/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
@@ -67,13 +67,16 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     scanGroupRoutes(s.scanGroups),
     allowedTargetRoutes(s.allowedTargets),
     radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities, {
-      // A system scan of the organisation; web scans join once they exist.
+      // A system or web scan of the organisation: its findings are those of its scope.
       scopeOf: async (ctx, scanId) => {
-        const scan = await s.systemScans.get(ctx, scanId).catch((error: unknown) => {
+        const missing = (error: unknown) => {
           if (error instanceof AppError && error.problem === Problems.NotFound) return null;
           throw error;
-        });
-        return scan ? systemScanScope(scan.id) : null;
+        };
+        const system = await s.systemScans.get(ctx, scanId).catch(missing);
+        if (system) return systemScanScope(system.id);
+        const web = await s.webScans.get(ctx, scanId).catch(missing);
+        return web ? webScanScope(web.id) : null;
       },
     }),
     demoRoutes(s),

@@ -7,7 +7,7 @@ import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import { checkById } from '../../scanning/checks/index.js';
-import { parsePortList } from '../../scanning/ports/index.js';
+import { portListOf } from '../../scanning/ports/index.js';
 import type {
   CheckResult,
   ScannedService,
@@ -400,13 +400,12 @@ function notFound(id: string): AppError {
   return AppError.of(Problems.NotFound, `No system scan ${id} in this organisation.`);
 }
 
-/** Whether a run with this port list probed a port; null for top1000 (the node's list). */
+/** Whether a run with this port list (top1000, all or a list) probed a port; null when it cannot be read. */
 export function portTest(ports: string): ((port: number) => boolean) | null {
-  const text = ports.trim().toLowerCase();
-  if (text === 'all') return () => true;
-  if (text === 'top1000') return null;
   try {
-    const set = new Set(parsePortList(text));
+    const list = portListOf(ports);
+    if (!Array.isArray(list)) return () => true; // every port
+    const set = new Set(list);
     return (port) => set.has(port);
   } catch {
     return null;

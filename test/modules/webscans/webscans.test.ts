@@ -260,6 +260,18 @@ describe.each(DB_KINDS)('web scans [%s]', (kind) => {
     const after = await report(scan.Id);
     expect(after.map((f) => f.Name)).toEqual([checkById('web.header-csp')!.title]);
     expect((await call('GET', `/findings/${git.Id}`, reader)).json().State).toBe('Fixed');
+    // The original's asset findings report keeps a web scan's findings when given its ScanId.
+    const scoped = await call(
+      'POST',
+      `/assets/${detail.AssetId}/reports/latest/vulnerabilitiesandfindings/withStartIndex/0/andPageSize/100`,
+      reader,
+      { ScanId: scan.Id, Findings: 'All' },
+      'integration',
+    );
+    expect(scoped.statusCode, scoped.body).toBe(200);
+    expect(scoped.json().Items.map((i: { Name: string }) => i.Name)).toContain(
+      checkById('web.header-csp')!.title,
+    );
     // Another organisation sees nothing of the report.
     const foreign = await call(
       'POST',
