@@ -161,7 +161,10 @@ export class FindingImportRepository {
       from jsonb_to_recordset(${JSON.stringify(findings)}::jsonb) as r(seq int, "assetKey" text,
         "vulnerabilityKey" text, "locationKey" text, "locationKind" text, port int, protocol text, url text,
         parameter text, "filePath" text, line int, "packageName" text, "packageVersion" text, title text,
-        severity text, evidence text, "toolFindingId" text, state text, "stateReason" text)`.execute(this.db);
+        severity text, evidence text, "toolFindingId" text, state text, "stateReason" text)
+      -- A killed attempt's last insert can still commit on the server after the next attempt
+      -- cleared the staging: the same report gives the same row for the same seq.
+      on conflict (organization_id, import_id, seq) do nothing`.execute(this.db);
   }
 
   async clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {
