@@ -67,7 +67,7 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     log: app.log,
     config,
     resumeInterrupted: options.resumeInterrupted,
-    localScanNode: config.localScanNode && { executors: options.scanExecutors ?? builtInExecutors() },
+    localScanNode: config.localScanNode && { executors: options.scanExecutors ?? builtInExecutors(clock) },
   });
   app.addHook('onClose', () => background.stop());
   await app.ready();

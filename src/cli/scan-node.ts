@@ -87,7 +87,7 @@ export async function scanNodeCommand(
 ): Promise<void> {
   const { server, capacity } = checkOptions(opts);
   const stateFile = path.resolve(opts.state ?? DEFAULT_STATE_FILE);
-  const executors = cli.scanExecutors ?? builtInExecutors();
+  const executors = cli.scanExecutors ?? builtInExecutors(cli.clock ?? systemClock);
   const kinds = [...executors.keys()];
   let state = await readState(stateFile);
   if (state && state.ServerUrl !== server)

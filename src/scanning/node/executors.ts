@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../../lib/clock.js';
 import type { RunExecutor, ScanKind } from '../types.js';
 import { discoveryExecutor } from './discovery-executor.js';
 import { systemExecutor } from './system-executor.js';
@@ -5,12 +6,13 @@ import { webExecutor } from './web-executor.js';
 
 /**
  * The scan engines every node (the local one and `rampart scan-node`) runs, by kind. A node
- * serves exactly the kinds it has an engine for.
+ * serves exactly the kinds it has an engine for. `clock` is the application's: certificates are
+ * judged expired by it, as everything else in Rampart is.
  */
-export function builtInExecutors(): Map<ScanKind, RunExecutor> {
+export function builtInExecutors(clock: Clock = systemClock): Map<ScanKind, RunExecutor> {
   return new Map<ScanKind, RunExecutor>([
     ['Discovery', discoveryExecutor()],
-    ['System', systemExecutor()],
-    ['Web', webExecutor()],
+    ['System', systemExecutor({ now: clock })],
+    ['Web', webExecutor({ now: clock })],
   ]);
 }
