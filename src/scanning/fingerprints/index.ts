@@ -4,9 +4,23 @@
  * Pure functions, no network: the probes that collect banners live elsewhere.
  */
 
+import { dns, ldap, memcached, mongodb, postgresql, rdp, smb, telnet } from './binary.js';
+import type { ProbeName } from './probes.js';
 import { greeting220, http, mailbox, mysql, redis, type Seen, ssh } from './protocols.js';
 import { bannerLines, bannerText } from './text.js';
 import type { FingerprintInput, ServiceGuess } from './types.js';
+
+export {
+  postgresSslAnswer,
+  readBson,
+  readDnsVersion,
+  readLdapEntry,
+  readMongodbReply,
+  readPostgresError,
+  smbDialect,
+} from './binary.js';
+export * from './probes.js';
+export { MAX_BANNER_BYTES, printable } from './text.js';
 
 export type { FingerprintInput, ServiceGuess } from './types.js';
 export { cpesFor, type NvdVersion, nvdVersion, VENDOR_ALIASES, type VendorProduct } from './vendors.js';
@@ -14,11 +28,25 @@ export { cpesFor, type NvdVersion, nvdVersion, VENDOR_ALIASES, type VendorProduc
 /** Recognisers in order: the binary greeting first (its bytes may look like any text), HTTP last. */
 const RECOGNISERS: readonly ((seen: Seen) => ServiceGuess | null)[] = [
   mysql,
+  (seen) => telnet(seen.bytes),
   ssh,
   redis,
   greeting220,
   mailbox,
 ];
+
+/** Recognisers of the answers to our own requests: the probe says which protocol to read. */
+const ANSWERS: Readonly<Record<ProbeName, (seen: Seen) => ServiceGuess | null>> = {
+  http: (seen) => http(seen, undefined),
+  redis,
+  memcached: (seen) => memcached(seen.bytes.toString('latin1')),
+  postgresql: (seen) => postgresql(seen.bytes),
+  mongodb: (seen) => mongodb(seen.bytes),
+  rdp: (seen) => rdp(seen.bytes),
+  smb: (seen) => smb(seen.bytes),
+  ldap: (seen) => ldap(seen.bytes),
+  dns: (seen) => dns(seen.bytes),
+};
 
 /**
  * Identifies the service from what it sent; null when nothing is recognised. Never throws: banners
@@ -40,9 +68,15 @@ function identifyUnchecked(input: FingerprintInput): ServiceGuess | null {
     : Buffer.from(text, 'latin1');
   const seen: Seen = { port: input.port, lines: bannerLines(text), bytes };
   if (input.httpHeaders) return http(seen, input.httpHeaders);
+  if (input.probe) {
+    const answer = ANSWERS[input.probe](seen);
+    if (answer) return answer;
+  }
   for (const recognise of RECOGNISERS) {
     const found = recognise(seen);
     if (found) return found;
   }
   return http(seen, undefined);
 }
+
+export { readSshKexinit, type SshAlgorithms, weakSshAlgorithms } from './ssh-kex.js';

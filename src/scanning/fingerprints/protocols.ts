@@ -119,12 +119,25 @@ function smtpProduct(line: string): ServiceGuess | null {
   return null;
 }
 
-/** `* OK … Dovecot ready.` (IMAP) and `+OK Dovecot ready.` (POP3). */
+/** IMAP and POP3 servers that name themselves in their greeting. */
+const MAILBOX_PRODUCTS: readonly [RegExp, string][] = [
+  [/\bDovecot\b/, 'Dovecot'],
+  [/\bCourier-IMAP\b|\bCourier\b|\bDouble Precision, Inc\./, 'Courier'],
+  [/\bCyrus (?:IMAP|POP3)4? (?:Murder )?v?(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)/, 'Cyrus IMAP'],
+  [/\bCyrus (?:IMAP|POP3)\b/, 'Cyrus IMAP'],
+];
+
+/** `* OK … Dovecot ready.` (IMAP), `+OK Dovecot ready.` (POP3), Courier and Cyrus alike. */
 export function mailbox(seen: Seen): ServiceGuess | null {
   const first = seen.lines[0] ?? '';
   const service = /^\* (?:OK|PREAUTH)\b/.test(first) ? 'imap' : /^\+OK\b/.test(first) ? 'pop3' : null;
   if (!service) return null;
-  return guess(service, /\bDovecot\b/.test(first) ? 'Dovecot' : null, null, first);
+  for (const [pattern, product] of MAILBOX_PRODUCTS) {
+    const match = pattern.exec(first);
+    if (match) return guess(service, product, match[1] ?? null, first);
+  }
+  // Courier's POP3 greets with only "+OK Hello there.": too common a phrase to name a product.
+  return guess(service, null, null, first);
 }
 
 /** The MySQL/MariaDB greeting packet (binary). */

@@ -6,10 +6,13 @@ export {
   isPort,
   MAX_PORT,
   MIN_PORT,
+  NAMED_PORT_LISTS,
   type PortList,
   PortRange,
   parsePortList,
+  portListOf,
 } from './port-list.js';
+export { WELL_KNOWN_PORTS } from './well-known.js';
 export {
   type BudgetExhausted,
   CLOSED_LIST_LIMIT,

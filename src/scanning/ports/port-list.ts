@@ -1,6 +1,8 @@
 // Port lists: what a port scan probes on each host. A list is anything with a length and at(),
 // so that all 65,535 ports need no array: ALL_PORTS answers each index by arithmetic.
 
+import { WELL_KNOWN_PORTS } from './well-known.js';
+
 export const MIN_PORT = 1;
 export const MAX_PORT = 65535;
 /** The longest text parsePortList reads: every port written out once, with commas. */
@@ -77,4 +79,19 @@ function parsePiece(piece: string): [number, number] {
     if (!isPort(port)) throw new RangeError(`port ${port} in "${piece}" is outside ${MIN_PORT}-${MAX_PORT}`);
   if (first > last) throw new RangeError(`port range "${piece}" runs backwards`);
   return [first, last];
+}
+
+/** The names a template may give instead of a list: Rampart's well-known ports, and every port. */
+export const NAMED_PORT_LISTS = ['top1000', 'all'] as const;
+
+/**
+ * A template's port text as a list: `top1000` (WELL_KNOWN_PORTS), `all` (1–65535) or a list read
+ * by parsePortList (RangeError naming the bad piece).
+ */
+export function portListOf(text: string): PortList {
+  if (typeof text !== 'string') throw new RangeError('port list must be text');
+  const name = text.trim().toLowerCase();
+  if (name === 'top1000') return WELL_KNOWN_PORTS;
+  if (name === 'all') return ALL_PORTS;
+  return parsePortList(text);
 }

@@ -1,0 +1,224 @@
+// The system scan engine: the port scanner finds each host's open ports, then every open port is
+// examined (banner, suggested probe, TLS, safe checks) within the port's, the host's and the run's
+// budgets, optionally with `nmap -sV`, and the host is reported once. Partial results are kept
+// when a budget runs out; what was not reached is listed as unscanned.
+
+import { performance } from 'node:perf_hooks';
+import { type HostPorts, scanPorts } from '../ports/index.js';
+import { probeTls, tlsChecks } from '../tls/index.js';
+import type {
+  CheckResult,
+  ScannedService,
+  ScanProgress,
+  SystemHostResult,
+  SystemTemplate,
+  TargetRefusal,
+} from '../types.js';
+import { examinePort } from './examine.js';
+import { mergeNmap, readNmapServices, runNmapVersion } from './nmap.js';
+import { runPorts, validateSystemTemplate } from './template.js';
+
+export interface SystemScanOptions {
+  signal: AbortSignal;
+  /** The node's policy check before the first packet to an address. */
+  check(address: string): TargetRefusal | null;
+  /** The application's clock: certificates' validity is judged against it. */
+  now: () => Date;
+  /** Monotonic milliseconds for the budgets; a test passes a clock it moves. */
+  monotonic?: () => number;
+  /** nmap's path; null or absent: nmap is not used. */
+  nmapPath?: string | null;
+  /** address → the name the target was given by (SNI, certificate name). */
+  hostnames?: Map<string, string>;
+  onHost(result: SystemHostResult): void | Promise<void>;
+  onRefused?(address: string, refusal: TargetRefusal): void;
+  onProgress?(p: ScanProgress): void;
+  log?(message: string, details?: Record<string, unknown>): void;
+}
+
+export interface SystemScanResult {
+  scanned: number;
+  refused: number;
+  budgetExhausted: 'run' | null;
+}
+
+export async function systemScan(
+  addresses: AsyncIterable<string> | Iterable<string>,
+  template: SystemTemplate,
+  options: SystemScanOptions & { portsOverride?: string | null },
+): Promise<SystemScanResult> {
+  validateSystemTemplate(template);
+  if (typeof options.now !== 'function') throw new RangeError('system scan: now must be a function');
+  if (typeof options.onHost !== 'function') throw new RangeError('system scan: onHost must be a function');
+  const ports = runPorts(template, options.portsOverride);
+  const monotonic = options.monotonic ?? (() => performance.now());
+  const runDeadline = monotonic() + template.runBudgetMs;
+  // When each host's port scan began: its budget covers the port scan and the examination.
+  const started = new Map<string, number>();
+  let runSpent = false;
+  const result = await scanPorts(addresses, ports, {
+    signal: options.signal,
+    check: (address) => {
+      const refusal = options.check(address);
+      if (!refusal) started.set(address, monotonic());
+      return refusal;
+    },
+    timeoutMs: template.timeoutMs,
+    retries: template.retries,
+    maxInFlight: template.maxInFlight,
+    connectionsPerSecond: template.connectionsPerSecond,
+    perHostInFlight: template.perHostInFlight,
+    hostBudgetMs: template.hostBudgetMs,
+    runBudgetMs: template.runBudgetMs,
+    clock: monotonic,
+    onHost: async (ports) => {
+      const start = started.get(ports.address) ?? monotonic();
+      started.delete(ports.address);
+      const host = await examineHost(ports, template, options, {
+        monotonic,
+        hostDeadline: Math.min(start + template.hostBudgetMs, runDeadline),
+        runDeadline,
+      });
+      if (host.budgetExhausted === 'run') runSpent = true;
+      if (options.signal.aborted) return;
+      await options.onHost(host);
+    },
+    ...(options.onRefused ? { onRefused: options.onRefused } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
+  return {
+    scanned: result.scanned,
+    refused: result.refused,
+    budgetExhausted: result.budgetExhausted ?? (runSpent ? 'run' : null),
+  };
+}
+
+interface Deadlines {
+  monotonic: () => number;
+  hostDeadline: number;
+  runDeadline: number;
+}
+
+/** Examines a host's open ports, a few at a time, and reports the host as a whole. */
+async function examineHost(
+  ports: HostPorts,
+  template: SystemTemplate,
+  options: SystemScanOptions,
+  deadlines: Deadlines,
+): Promise<SystemHostResult> {
+  const hostname = options.hostnames?.get(ports.address) ?? null;
+  const host: SystemHostResult = {
+    address: ports.address,
+    hostname,
+    openPorts: ports.open,
+    closedPorts: ports.closedPorts,
+    filtered: ports.filtered,
+    unscannedPorts: [...ports.unscanned],
+    services: [],
+    checks: [],
+    budgetExhausted: ports.budgetExhausted,
+  };
+  const examine = template.serviceDetection || template.safeChecks || template.tlsChecks;
+  if (!examine || ports.open.length === 0) return host;
+  const { monotonic } = deadlines;
+  const exhausted = (kind: 'port' | 'host' | 'run') => {
+    const rank = { port: 1, host: 2, run: 3 } as const;
+    if (!host.budgetExhausted || rank[kind] > rank[host.budgetExhausted]) host.budgetExhausted = kind;
+  };
+  const queue = [...ports.open];
+  const found = new Map<number, ScannedService>();
+  const lane = async () => {
+    for (let port = queue.shift(); port !== undefined; port = queue.shift()) {
+      if (options.signal.aborted) return;
+      const now = monotonic();
+      if (now >= deadlines.runDeadline || now >= deadlines.hostDeadline) {
+        exhausted(now >= deadlines.runDeadline ? 'run' : 'host');
+        host.unscannedPorts.push(port);
+        continue;
+      }
+      const deadline = Math.min(now + template.portBudgetMs, deadlines.hostDeadline);
+      const seen = await examinePort({
+        address: ports.address,
+        port,
+        hostname,
+        signal: options.signal,
+        monotonic,
+        deadline,
+        connectTimeoutMs: template.timeoutMs,
+        safeChecks: template.safeChecks,
+      });
+      host.checks.push(...seen.checks);
+      if (seen.service) found.set(port, seen.service);
+      if (seen.service?.tls && template.tlsChecks)
+        host.checks.push(
+          ...(await tlsOf(ports.address, port, hostname, deadline, template, options, monotonic)),
+        );
+      if (seen.cut || monotonic() >= deadline)
+        exhausted(deadline >= deadlines.hostDeadline ? 'host' : 'port');
+    }
+  };
+  const lanes = Math.max(1, Math.min(template.perHostInFlight, 8, ports.open.length));
+  await Promise.all(Array.from({ length: lanes }, lane));
+  if (template.useNmapVersionDetection && options.nmapPath && !options.signal.aborted)
+    await addNmap(ports.address, ports.open, found, deadlines, options);
+  host.services = template.serviceDetection ? [...found.values()].sort((a, b) => a.port - b.port) : [];
+  host.unscannedPorts.sort((a, b) => a - b);
+  host.checks.sort((a, b) => (a.port ?? 0) - (b.port ?? 0) || a.checkId.localeCompare(b.checkId));
+  return host;
+}
+
+/** The TLS checks of a port that spoke TLS, within what is left of its budget. */
+async function tlsOf(
+  address: string,
+  port: number,
+  hostname: string | null,
+  deadline: number,
+  template: SystemTemplate,
+  options: SystemScanOptions,
+  monotonic: () => number,
+): Promise<CheckResult[]> {
+  const left = deadline - monotonic();
+  if (left <= 0) return [];
+  // The TLS probe waits in real time: a timer stops it when the port's budget is spent.
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(new Error('port budget spent')), left);
+  try {
+    const report = await probeTls(address, port, {
+      servername: hostname,
+      timeoutMs: Math.max(1, Math.min(template.timeoutMs, Math.floor(left))),
+      signal: AbortSignal.any([options.signal, stop.signal]),
+    });
+    if (!report) return [];
+    return tlsChecks(report, { now: options.now(), hostname, port, url: null });
+  } catch (error) {
+    if (!options.signal.aborted)
+      options.log?.('TLS probe failed', { address, port, error: String((error as Error).message ?? error) });
+    return [];
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function addNmap(
+  address: string,
+  open: number[],
+  found: Map<number, ScannedService>,
+  deadlines: Deadlines,
+  options: SystemScanOptions,
+): Promise<void> {
+  const left = deadlines.hostDeadline - deadlines.monotonic();
+  if (left < 1000) {
+    options.log?.('nmap -sV skipped: the host budget is spent', { address });
+    return;
+  }
+  try {
+    const xml = await runNmapVersion(options.nmapPath!, address, open, left, options.signal);
+    for (const service of await readNmapServices(xml)) {
+      if (!open.includes(service.port)) continue;
+      found.set(service.port, mergeNmap(service.port, found.get(service.port) ?? null, service));
+    }
+  } catch (error) {
+    if (!options.signal.aborted)
+      options.log?.('nmap -sV failed', { address, error: String((error as Error).message ?? error) });
+  }
+}

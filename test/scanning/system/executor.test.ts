@@ -1,0 +1,119 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { builtInExecutors } from '../../../src/scanning/node/executors.js';
+import { systemExecutor } from '../../../src/scanning/node/system-executor.js';
+import type { RunContext, ScanProgress, SystemHostResult, SystemSpec } from '../../../src/scanning/types.js';
+import { type Running, tcpServer } from './servers.js';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function context() {
+  const emitted: unknown[] = [];
+  const progress: ScanProgress[] = [];
+  const logs: Array<[string, Record<string, unknown> | undefined]> = [];
+  const run: RunContext = {
+    signal: new AbortController().signal,
+    emit: async (items) => {
+      emitted.push(...items);
+    },
+    progress: (p) => progress.push(p),
+    log: (m, d) => logs.push([m, d]),
+  };
+  return { run, emitted, progress, logs };
+}
+
+function spec(port: number, extra: Partial<SystemSpec> = {}): SystemSpec {
+  return {
+    targets: [{ range: '127.0.0.1-127.0.0.2' }],
+    exclusions: [],
+    policy: { allowed: ['127.0.0.1/32'], excluded: [], allowLoopback: true },
+    template: {
+      ports: String(port),
+      timeoutMs: 1000,
+      retries: 0,
+      maxInFlight: 8,
+      connectionsPerSecond: 100,
+      perHostInFlight: 2,
+      portBudgetMs: 10_000,
+      hostBudgetMs: 30_000,
+      runBudgetMs: 60_000,
+      serviceDetection: true,
+      tlsChecks: false,
+      safeChecks: true,
+      useNmapVersionDetection: false,
+    },
+    ...extra,
+  };
+}
+
+async function sshServer(address: string): Promise<Running> {
+  const server = await tcpServer(address, (s) => s.write('SSH-1.99-OpenSSH_3.9p1\r\n'));
+  cleanups.push(server.close);
+  return server;
+}
+
+describe('the System executor', () => {
+  it('is one of the built-in executors', () => {
+    expect(builtInExecutors().has('System')).toBe(true);
+  });
+
+  it('scans allowed addresses, refuses the others before any packet, emits each host', async () => {
+    const allowed = await sshServer('127.0.0.1');
+    const ctx = context();
+    await systemExecutor({ now: () => new Date('2031-01-01T00:00:00Z') })(spec(allowed.port), ctx.run);
+    const hosts = ctx.emitted as SystemHostResult[];
+    expect(hosts.map((h) => h.address)).toEqual(['127.0.0.1']);
+    expect(hosts[0]!.checks.map((c) => c.checkId)).toContain('ssh.protocol-1');
+    expect(ctx.logs.some(([m, d]) => m === 'address refused' && d?.address === '127.0.0.2')).toBe(true);
+    expect(ctx.progress.at(-1)).toEqual({ done: 2, total: 2, found: 1 });
+    expect(ctx.logs.at(-1)?.[0]).toBe('system scan finished');
+  });
+
+  it('honours portsOverride', async () => {
+    const server = await sshServer('127.0.0.1');
+    const ctx = context();
+    await systemExecutor()(spec(1, { portsOverride: String(server.port) }), ctx.run);
+    expect((ctx.emitted as SystemHostResult[])[0]!.openPorts).toEqual([server.port]);
+  });
+
+  it('asks for nmap only when the template wants it, and says when it is missing', async () => {
+    const server = await sshServer('127.0.0.1');
+    let asked = 0;
+    const nmapPath = async () => {
+      asked++;
+      return null;
+    };
+    const ctx = context();
+    await systemExecutor({ nmapPath })(spec(server.port), ctx.run);
+    expect(asked).toBe(0);
+    const withNmap = spec(server.port);
+    withNmap.template.useNmapVersionDetection = true;
+    await systemExecutor({ nmapPath })(withNmap, ctx.run);
+    expect(asked).toBe(1);
+    expect(ctx.logs.some(([m]) => m.startsWith('nmap is not installed'))).toBe(true);
+  });
+
+  it.each([
+    ['nothing', null],
+    ['a string', 'scan'],
+    ['no targets', { ...spec(22), targets: undefined }],
+    ['a target without a range', { ...spec(22), targets: [{ name: 'x' }] }],
+    ['exclusions that are not strings', { ...spec(22), exclusions: [1] }],
+    ['no policy', { ...spec(22), policy: undefined }],
+    ['a policy without allowLoopback', { ...spec(22), policy: { allowed: [], excluded: [] } }],
+    ['no template', { ...spec(22), template: undefined }],
+    ['a portsOverride that is not text', { ...spec(22), portsOverride: 22 }],
+  ])('refuses a spec with %s', async (_what, raw) => {
+    await expect(systemExecutor()(raw, context().run)).rejects.toThrow(
+      /not a system scan this node can read/,
+    );
+  });
+
+  it('refuses a bad template naming the field', async () => {
+    const bad = spec(22);
+    (bad.template as unknown as Record<string, unknown>).hostBudgetMs = 0;
+    await expect(systemExecutor()(bad, context().run)).rejects.toThrow(/hostBudgetMs/);
+  });
+});
