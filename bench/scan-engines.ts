@@ -7,8 +7,12 @@
 
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ALL_PORTS, type HostPorts, type PortList, scanPorts } from '../src/scanning/ports/index.js';
+import { systemClock } from '../src/lib/clock.js';
+import { type HostPorts, portListOf, scanPorts, WELL_KNOWN_PORTS } from '../src/scanning/ports/index.js';
+import { systemScan } from '../src/scanning/system/index.js';
+import type { SystemHostResult, SystemTemplate } from '../src/scanning/types.js';
 import { createLab, type Lab, type LabHostSpec } from '../test/lab/lab.js';
+import { compareWithNmap, nmapVersionScan } from '../test/lab/nmap.js';
 
 /** What a child reports: its wall time, its memory, and what the engine found. */
 interface ChildResult<T> {
@@ -20,8 +24,16 @@ interface ChildResult<T> {
 
 interface PortsJob {
   address: string;
-  ports: 'all' | number[];
+  /** A template's port text: top1000, all or a list. */
+  ports: string;
   options: PortScanSettings;
+}
+
+interface SystemJob {
+  addresses: string[];
+  template: SystemTemplate;
+  portsOverride?: string;
+  hostnames?: [string, string][];
 }
 
 /** The port scanner's pace and patience (a system template's, without the budgets). */
@@ -35,6 +47,7 @@ export interface PortScanSettings {
 
 const CHILD_MODES: Record<string, (job: never) => Promise<unknown>> = {
   ports: portsChild,
+  system: systemChild,
 };
 
 if (process.argv[2] === '--child') {
@@ -52,7 +65,7 @@ if (process.argv[2] === '--child') {
 
 /** One host's ports with scanPorts, allowed only that address. */
 async function portsChild(job: PortsJob): Promise<HostPorts> {
-  const ports: PortList = job.ports === 'all' ? ALL_PORTS : job.ports;
+  const ports = portListOf(job.ports);
   let found: HostPorts | null = null;
   await scanPorts([job.address], ports, {
     ...job.options,
@@ -64,6 +77,23 @@ async function portsChild(job: PortsJob): Promise<HostPorts> {
   });
   if (!found) throw new Error(`no result for ${job.address}`);
   return found;
+}
+
+/** A system scan of lab addresses, allowed only those. */
+async function systemChild(job: SystemJob): Promise<SystemHostResult[]> {
+  const allowed = new Set(job.addresses);
+  const hosts: SystemHostResult[] = [];
+  await systemScan(job.addresses, job.template, {
+    signal: new AbortController().signal,
+    check: (a) => (allowed.has(a) ? null : { rule: 'NotAllowed', message: `${a} is not a bench host` }),
+    now: systemClock,
+    hostnames: new Map(job.hostnames ?? []),
+    portsOverride: job.portsOverride ?? null,
+    onHost: (h) => {
+      hosts.push(h);
+    },
+  });
+  return hosts;
 }
 
 function runChild<T>(mode: keyof typeof CHILD_MODES, job: unknown): Promise<ChildResult<T>> {
@@ -104,11 +134,67 @@ function timed(file: string, args: string[], killAfterMs: number): Promise<{ ms:
 
 /** Open TCP ports of one host in nmap's XML. */
 function nmapOpenPorts(xml: string): number[] {
-  return [...xml.matchAll(/<port protocol="tcp" portid="(\d+)"><state state="open"/g)].map((m) => Number(m[1]));
+  return [...xml.matchAll(/<port protocol="tcp" portid="(\d+)"><state state="open"/g)].map((m) =>
+    Number(m[1]),
+  );
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const mb = (x: number) => `${x.toFixed(1)} MB`;
+const ratio = (nmap: number, ours: number) => (nmap / ours).toFixed(2);
+const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+
+/**
+ * The default system template (S1, `DEFAULT_SYSTEM_SETTINGS` in
+ * src/modules/scantemplates/built-in.ts): top1000, 1 s a connect, no retry, 256 in flight,
+ * 500 connections/s, 8 per host, 30 s a port, 10 minutes a host.
+ */
+export const DEFAULT_SYSTEM: SystemTemplate = {
+  ports: 'top1000',
+  timeoutMs: 1000,
+  retries: 0,
+  maxInFlight: 256,
+  connectionsPerSecond: 500,
+  perHostInFlight: 8,
+  portBudgetMs: 30_000,
+  hostBudgetMs: 600_000,
+  runBudgetMs: 4 * 3_600_000,
+  serviceDetection: true,
+  tlsChecks: true,
+  safeChecks: true,
+  useNmapVersionDetection: false,
+};
+
+const pace = (t: SystemTemplate): PortScanSettings => ({
+  timeoutMs: t.timeoutMs,
+  retries: t.retries,
+  maxInFlight: t.maxInFlight,
+  connectionsPerSecond: t.connectionsPerSecond,
+  perHostInFlight: t.perHostInFlight,
+});
+
+/** The paces the port scanner is measured at. */
+const PACES: { label: string; settings: PortScanSettings }[] = [
+  { label: 'default template: 500/s, 8 per host', settings: pace(DEFAULT_SYSTEM) },
+  {
+    label: "the templates' maxima: 10,000/s, 64 per host",
+    settings: {
+      ...pace(DEFAULT_SYSTEM),
+      connectionsPerSecond: 10_000,
+      perHostInFlight: 64,
+      maxInFlight: 4096,
+    },
+  },
+  {
+    label: 'unbounded: 100,000/s, 512 per host (beyond what a template allows)',
+    settings: {
+      ...pace(DEFAULT_SYSTEM),
+      connectionsPerSecond: 100_000,
+      perHostInFlight: 512,
+      maxInFlight: 4096,
+    },
+  },
+];
 
 /** The lab of this part: one host per daemon, a host behind a wall and one with a dropped port. */
 export const ENGINE_LAB: LabHostSpec[] = [
@@ -119,27 +205,123 @@ export const ENGINE_LAB: LabHostSpec[] = [
   { name: 'wall', index: 30, dropAllTcp: true },
   { name: 'dropped', index: 31, daemons: ['sshd'], dropPorts: [8080] },
 ];
+const DAEMON_HOSTS = ['ssh', 'legacy', 'soft', 'redis'];
+const SILENT_PORT = 8080;
 
-/** All 65,535 ports of one host: Rampart's scanner against `nmap -sT -p- -Pn -n`. */
-async function allPorts(lab: Lab, label: string, settings: PortScanSettings) {
-  const address = lab.hosts.get('legacy')!.address;
-  const ours = await runChild<HostPorts>('ports', { address, ports: 'all', options: settings });
-  const nmap = await timed('nmap', ['-sT', '-p-', '-Pn', '-n', '-oX', '-', address], 600_000);
-  const theirs = nmapOpenPorts(nmap.out);
-  console.log(
-    `all 65,535 ports of one host (${label}): Rampart ${seconds(ours.ms)} (open ${ours.result.open.join(',')}, ` +
-      `${ours.result.closed} closed, ${ours.result.filtered} filtered, peak RSS ${mb(ours.maxRssMb)}) | ` +
-      `nmap -sT -p- ${seconds(nmap.ms)} (open ${theirs.join(',')}) | ratio nmap/Rampart ${(nmap.ms / ours.ms).toFixed(2)}`,
-  );
-  return { ours, nmapMs: nmap.ms, same: ours.result.open.join() === theirs.join() };
+/** Peak RSS of every engine child, for the memory goal. */
+const peaks: { what: string; mb: number }[] = [];
+
+function note<T>(what: string, child: ChildResult<T>): ChildResult<T> {
+  peaks.push({ what, mb: child.maxRssMb });
+  return child;
 }
 
-export async function benchEngines(settings: { label: string; ports: PortScanSettings }[]) {
+/** All 65,535 ports of one host: Rampart's scanner against `nmap -sT -p- -Pn -n`. */
+async function allPorts(address: string) {
+  const nmap = await timed('nmap', ['-sT', '-p-', '-Pn', '-n', '-oX', '-', address], 600_000);
+  const theirs = nmapOpenPorts(nmap.out);
+  console.log(`all 65,535 ports of one host: nmap -sT -p- ${seconds(nmap.ms)} (open ${theirs.join(',')})`);
+  let best = 0;
+  for (const { label, settings } of PACES) {
+    const ours = note(
+      `scanPorts all, ${label}`,
+      await runChild<HostPorts>('ports', { address, ports: 'all', options: settings }),
+    );
+    const r = nmap.ms / ours.ms;
+    best = Math.max(best, r);
+    console.log(
+      `  Rampart scanPorts, ${label}: ${seconds(ours.ms)} (open ${ours.result.open.join(',')}, ` +
+        `${ours.result.closed} closed, ${ours.result.filtered} filtered; peak RSS ${mb(ours.maxRssMb)}) ` +
+        `ratio nmap/Rampart ${r.toFixed(2)}${ours.result.open.join() === theirs.join() ? '' : ' OPEN PORTS DIFFER'}`,
+    );
+  }
+  console.log(`  goal nmap/Rampart ≥ 1.0 at the best pace: ${best.toFixed(2)}, ${met(best >= 1)}`);
+}
+
+/** The top1000 list on one host. */
+async function top1000(address: string) {
+  for (const { label, settings } of PACES.slice(0, 2)) {
+    const ours = note(
+      `scanPorts top1000, ${label}`,
+      await runChild<HostPorts>('ports', { address, ports: 'top1000', options: settings }),
+    );
+    console.log(
+      `top1000 (${portListOf('top1000').length} ports) on one host, ${label}: ${seconds(ours.ms)} ` +
+        `(open ${ours.result.open.join(',')}; peak RSS ${mb(ours.maxRssMb)}); goal ≤ 1 s ${met(ours.ms <= 1000)}`,
+    );
+  }
+}
+
+/** Service detection of the lab's daemon hosts: the system engine against nmap -sV on the same ports. */
+async function detection(lab: Lab) {
+  const addresses = DAEMON_HOSTS.map((n) => lab.hosts.get(n)!.address);
+  const legacy = lab.hosts.get('legacy')!;
+  const ours = note(
+    'systemScan of the lab, default template',
+    await runChild<SystemHostResult[]>('system', {
+      addresses,
+      template: DEFAULT_SYSTEM,
+      hostnames: [[legacy.address, legacy.spec.hostname!]],
+    }),
+  );
+  const nmap = await nmapVersionScan(addresses, [...WELL_KNOWN_PORTS], 600_000);
+  const c = compareWithNmap(ours.result, nmap.services);
+  const share = c.identified === 0 ? 0 : c.same / c.identified;
+  console.log(
+    `service detection of ${addresses.length} daemon hosts (top1000): Rampart system engine ${seconds(ours.ms)} ` +
+      `(peak RSS ${mb(ours.maxRssMb)}) | nmap -sV ${seconds(nmap.ms)} | ratio nmap/Rampart ${ratio(nmap.ms, ours.ms)}`,
+  );
+  console.log(
+    `  nmap named a product on ${c.identified} ports; Rampart the same product and version on ${c.same} ` +
+      `(${(share * 100).toFixed(0)} %): goal 100 % ${met(share === 1)}`,
+  );
+  for (const d of c.differences) console.log(`  differs: ${d}`);
+  const checks = ours.result.flatMap((h) => h.checks.map((x) => `${x.checkId}@${h.address}:${x.port}`));
+  console.log(`  findings: ${checks.join(' ')}`);
+}
+
+/** What a silent port and a silent host cost with the default template. */
+async function silence(lab: Lab) {
+  const dropped = lab.hosts.get('dropped')!.address;
+  const port = note(
+    'systemScan of one dropped port',
+    await runChild<SystemHostResult[]>('system', {
+      addresses: [dropped],
+      template: DEFAULT_SYSTEM,
+      portsOverride: String(SILENT_PORT),
+    }),
+  );
+  console.log(
+    `a silent port (${SILENT_PORT} dropped by nftables), default template: ${seconds(port.ms)} ` +
+      `(filtered ${port.result[0]?.filtered}); goal ≤ 10 s ${met(port.ms <= 10_000)}`,
+  );
+  const wall = lab.hosts.get('wall')!.address;
+  const host = note(
+    'systemScan of a silent host',
+    await runChild<SystemHostResult[]>('system', { addresses: [wall], template: DEFAULT_SYSTEM }),
+  );
+  console.log(
+    `a silent host (drops every TCP packet), default template (top1000): ${seconds(host.ms)} ` +
+      `(filtered ${host.result[0]?.filtered}, budget ${host.result[0]?.budgetExhausted ?? 'not spent'}); ` +
+      `goal ≤ 60 s ${met(host.ms <= 60_000)}`,
+  );
+}
+
+export async function benchEngines() {
   const lab = await createLab(ENGINE_LAB);
   try {
     lab.assertRoutedIntoLab();
-    console.log(`\nengines: lab ${lab.subnet}, node ${process.version}`);
-    for (const s of settings) await allPorts(lab, s.label, s.ports);
+    const legacy = lab.hosts.get('legacy')!.address;
+    console.log(`\nengines: lab ${lab.subnet}; node ${process.version}`);
+    await allPorts(legacy);
+    await top1000(legacy);
+    await detection(lab);
+    await silence(lab);
+    const top = peaks.reduce((a, b) => (b.mb > a.mb ? b : a));
+    console.log(
+      `engine peak RSS: ${peaks.map((p) => `${p.what} ${mb(p.mb)}`).join('; ')}\n` +
+        `  highest ${mb(top.mb)} (${top.what}); goal ≤ 150 MB ${met(top.mb <= 150)}`,
+    );
   } finally {
     lab.teardown();
   }
