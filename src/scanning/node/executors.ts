@@ -1,6 +1,7 @@
 import type { RunExecutor, ScanKind } from '../types.js';
 import { discoveryExecutor } from './discovery-executor.js';
 import { systemExecutor } from './system-executor.js';
+import { webExecutor } from './web-executor.js';
 
 /**
  * The scan engines every node (the local one and `rampart scan-node`) runs, by kind. A node
@@ -10,5 +11,6 @@ export function builtInExecutors(): Map<ScanKind, RunExecutor> {
   return new Map<ScanKind, RunExecutor>([
     ['Discovery', discoveryExecutor()],
     ['System', systemExecutor()],
+    ['Web', webExecutor()],
   ]);
 }
