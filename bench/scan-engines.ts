@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { systemClock } from '../src/lib/clock.js';
 import { type HostPorts, portListOf, scanPorts, WELL_KNOWN_PORTS } from '../src/scanning/ports/index.js';
 import { systemScan } from '../src/scanning/system/index.js';
-import type { SystemHostResult, SystemTemplate } from '../src/scanning/types.js';
+import type { SystemHostResult, SystemTemplate, WebTemplate, WebUrlResult } from '../src/scanning/types.js';
+import { webScan } from '../src/scanning/web/index.js';
 import { createLab, type Lab, type LabHostSpec } from '../test/lab/lab.js';
 import { compareWithNmap, nmapVersionScan } from '../test/lab/nmap.js';
 
@@ -27,6 +28,12 @@ interface PortsJob {
   /** A template's port text: top1000, all or a list. */
   ports: string;
   options: PortScanSettings;
+}
+
+interface WebJob {
+  url: string;
+  address: string;
+  template: WebTemplate;
 }
 
 interface SystemJob {
@@ -48,6 +55,7 @@ export interface PortScanSettings {
 const CHILD_MODES: Record<string, (job: never) => Promise<unknown>> = {
   ports: portsChild,
   system: systemChild,
+  web: webChild,
 };
 
 if (process.argv[2] === '--child') {
@@ -94,6 +102,20 @@ async function systemChild(job: SystemJob): Promise<SystemHostResult[]> {
     },
   });
   return hosts;
+}
+
+/** A web scan of one lab URL, allowed only its address. */
+async function webChild(job: WebJob): Promise<WebUrlResult[]> {
+  const results: WebUrlResult[] = [];
+  await webScan([job.url], job.template, {
+    signal: new AbortController().signal,
+    check: (a) => (a === job.address ? null : { rule: 'NotAllowed', message: `${a} is not the bench host` }),
+    now: systemClock,
+    onUrl: (r) => {
+      results.push(r);
+    },
+  });
+  return results;
 }
 
 function runChild<T>(
@@ -171,6 +193,17 @@ export const DEFAULT_SYSTEM: SystemTemplate = {
   tlsChecks: true,
   safeChecks: true,
   useNmapVersionDetection: false,
+};
+
+/** The default web template (W1, `DEFAULT_WEB_SETTINGS` in src/modules/scantemplates/built-in.ts). */
+export const DEFAULT_WEB: WebTemplate = {
+  requestTimeoutMs: 10_000,
+  urlBudgetMs: 120_000,
+  runBudgetMs: 3_600_000,
+  requestsPerSecond: 5,
+  tlsChecks: true,
+  headerChecks: true,
+  exposedFiles: true,
 };
 
 const pace = (t: SystemTemplate): PortScanSettings => ({
@@ -326,6 +359,26 @@ async function silence(lab: Lab) {
   );
 }
 
+/** One URL's full web check: the web engine on the legacy TLS site, default template. */
+async function web(lab: Lab) {
+  const address = lab.hosts.get('legacy')!.address;
+  const url = `https://${address}/`;
+  for (const [label, template] of [
+    ['default template (5 requests/s)', DEFAULT_WEB],
+    ['50 requests/s', { ...DEFAULT_WEB, requestsPerSecond: 50 }],
+  ] as const) {
+    const ours = note(
+      `webScan of one URL, ${label}`,
+      await runChild<WebUrlResult[]>('web', { url, address, template }),
+    );
+    const r = ours.result[0];
+    console.log(
+      `one URL's full web check (${url}, ${label}): ${seconds(ours.ms)} (status ${r?.status}, ` +
+        `${r?.checks.length} findings, peak RSS ${mb(ours.maxRssMb)}); goal ≤ 5 s ${met(ours.ms <= 5000)}`,
+    );
+  }
+}
+
 export async function benchEngines() {
   const lab = await createLab(ENGINE_LAB);
   try {
@@ -336,6 +389,7 @@ export async function benchEngines() {
     await top1000(legacy);
     await detection(lab);
     await silence(lab);
+    await web(lab);
     const top = peaks.reduce((a, b) => (b.mb > a.mb ? b : a));
     console.log(
       `engine peak RSS: ${peaks.map((p) => `${p.what} ${mb(p.mb)}`).join('; ')}\n` +
