@@ -308,28 +308,30 @@ async function top1000(address: string) {
 async function detection(lab: Lab) {
   const addresses = DAEMON_HOSTS.map((n) => lab.hosts.get(n)!.address);
   const legacy = lab.hosts.get('legacy')!;
-  const ours = note(
-    'systemScan of the lab, default template',
-    await runChild<SystemHostResult[]>('system', {
-      addresses,
-      template: DEFAULT_SYSTEM,
-      hostnames: [[legacy.address, legacy.spec.hostname!]],
-    }),
-  );
   const nmap = await nmapVersionScan(addresses, [...WELL_KNOWN_PORTS], 600_000);
-  const c = compareWithNmap(ours.result, nmap.services);
-  const share = c.identified === 0 ? 0 : c.same / c.identified;
   console.log(
-    `service detection of ${addresses.length} daemon hosts (top1000): Rampart system engine ${seconds(ours.ms)} ` +
-      `(peak RSS ${mb(ours.maxRssMb)}) | nmap -sV ${seconds(nmap.ms)} | ratio nmap/Rampart ${ratio(nmap.ms, ours.ms)}`,
+    `service detection of ${addresses.length} daemon hosts (top1000): nmap -sV ${seconds(nmap.ms)}`,
   );
-  console.log(
-    `  nmap named a product on ${c.identified} ports; Rampart the same product and version on ${c.same} ` +
-      `(${(share * 100).toFixed(0)} %): goal 100 % ${met(share === 1)}`,
-  );
-  for (const d of c.differences) console.log(`  differs: ${d}`);
-  const checks = ours.result.flatMap((h) => h.checks.map((x) => `${x.checkId}@${h.address}:${x.port}`));
-  console.log(`  findings: ${checks.join(' ')}`);
+  for (const { label, settings } of PACES.slice(0, 2)) {
+    const ours = note(
+      `systemScan of the lab, ${label}`,
+      await runChild<SystemHostResult[]>('system', {
+        addresses,
+        template: { ...DEFAULT_SYSTEM, ...settings },
+        hostnames: [[legacy.address, legacy.spec.hostname!]],
+      }),
+    );
+    const c = compareWithNmap(ours.result, nmap.services);
+    const share = c.identified === 0 ? 0 : c.same / c.identified;
+    console.log(
+      `  Rampart system engine, ${label}: ${seconds(ours.ms)} (peak RSS ${mb(ours.maxRssMb)}), ` +
+        `ratio nmap/Rampart ${ratio(nmap.ms, ours.ms)}; nmap named a product on ${c.identified} ports, ` +
+        `Rampart the same product and version on ${c.same} (${(share * 100).toFixed(0)} %): goal 100 % ${met(share === 1)}`,
+    );
+    for (const d of c.differences) console.log(`    differs: ${d}`);
+    const checks = ours.result.flatMap((h) => h.checks.map((x) => `${x.checkId}@${h.address}:${x.port}`));
+    console.log(`    findings: ${checks.join(' ')}`);
+  }
 }
 
 /** What a silent port and a silent host cost with the default template. */
@@ -379,17 +381,30 @@ async function web(lab: Lab) {
   }
 }
 
-export async function benchEngines() {
+const ENGINE_PARTS = ['ports', 'top1000', 'detection', 'silence', 'web'] as const;
+
+/** BENCH_ENGINES (default every part): which of the engine measurements to run. */
+export function engineParts(): Set<string> {
+  const parts = new Set((process.env.BENCH_ENGINES ?? ENGINE_PARTS.join(',')).split(','));
+  const unknown = [...parts].filter((p) => !(ENGINE_PARTS as readonly string[]).includes(p));
+  if (unknown.length > 0)
+    throw new RangeError(
+      `BENCH_ENGINES: unknown part ${unknown.join(', ')} (known: ${ENGINE_PARTS.join(', ')})`,
+    );
+  return parts;
+}
+
+export async function benchEngines(parts: Set<string>) {
   const lab = await createLab(ENGINE_LAB);
   try {
     lab.assertRoutedIntoLab();
     const legacy = lab.hosts.get('legacy')!.address;
     console.log(`\nengines: lab ${lab.subnet}; node ${process.version}`);
-    await allPorts(legacy);
-    await top1000(legacy);
-    await detection(lab);
-    await silence(lab);
-    await web(lab);
+    if (parts.has('ports')) await allPorts(legacy);
+    if (parts.has('top1000')) await top1000(legacy);
+    if (parts.has('detection')) await detection(lab);
+    if (parts.has('silence')) await silence(lab);
+    if (parts.has('web')) await web(lab);
     const top = peaks.reduce((a, b) => (b.mb > a.mb ? b : a));
     console.log(
       `engine peak RSS: ${peaks.map((p) => `${p.what} ${mb(p.mb)}`).join('; ')}\n` +

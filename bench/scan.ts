@@ -17,7 +17,9 @@
  *
  * BENCH_ROUNDS (default 3), BENCH_HOSTS (live hosts, default 42), BENCH_WALL=0 (no host that drops
  * every TCP packet: shows what that one host costs), BENCH_PARTS (default
- * `discovery,memory,engines,claims`: the parts to run). Traffic goes only to the lab.
+ * `discovery,memory,engines,claims`: the parts to run), BENCH_ENGINES (default
+ * `ports,top1000,detection,silence,web`: the engine measurements to run). Traffic goes only to
+ * the lab.
  */
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -34,7 +36,7 @@ import { DEFAULT_DISCOVERY_TEMPLATE, discoverHosts, nmapAvailable } from '../src
 import { nmapArguments } from '../src/scanning/discovery/nmap.js';
 import type { DiscoveryTemplate } from '../src/scanning/types.js';
 import { createLab, type LabHostSpec, labAvailable } from '../test/lab/lab.js';
-import { benchEngines } from './scan-engines.js';
+import { benchEngines, engineParts } from './scan-engines.js';
 
 const TEMPLATE: DiscoveryTemplate = { ...DEFAULT_DISCOVERY_TEMPLATE, reverseDns: false };
 const WIDE_RATE = 5000;
@@ -213,9 +215,17 @@ async function main() {
     console.error(`BENCH_PARTS: unknown part ${unknown.join(', ')} (known: ${BENCH_PARTS.join(', ')})`);
     process.exit(1);
   }
+  // Read before anything runs: a mistyped part fails now, not after the discovery rounds.
+  let engines: Set<string>;
+  try {
+    engines = engineParts();
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
   if (parts.has('discovery')) await benchDiscovery();
   if (parts.has('memory')) await benchMemory();
-  if (parts.has('engines')) await benchEngines();
+  if (parts.has('engines')) await benchEngines(engines);
   if (parts.has('claims')) await benchClaims();
 }
 
