@@ -12,7 +12,6 @@ export {
   parsePortList,
   portListOf,
 } from './port-list.js';
-export { WELL_KNOWN_PORTS } from './well-known.js';
 export {
   type BudgetExhausted,
   CLOSED_LIST_LIMIT,
@@ -22,3 +21,4 @@ export {
   scanPorts,
   validatePortScan,
 } from './scanner.js';
+export { WELL_KNOWN_PORTS } from './well-known.js';
