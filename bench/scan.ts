@@ -11,8 +11,15 @@
  * by default as root on a local segment (ARP requests instead of the TCP probes) and with
  * --disable-arp-ping (the same TCP SYN probes as Rampart's connects).
  *
+ * Then the engines of system and web scans (bench/scan-engines.ts): all ports of one host against
+ * nmap -sT, the top1000 list, service detection of a lab of real daemons against nmap -sV, what a
+ * silent port and a silent host cost, one URL's web check, each engine's peak RSS.
+ *
  * BENCH_ROUNDS (default 3), BENCH_HOSTS (live hosts, default 42), BENCH_WALL=0 (no host that drops
- * every TCP packet: shows what that one host costs). Traffic goes only to the lab.
+ * every TCP packet: shows what that one host costs), BENCH_PARTS (default
+ * `discovery,memory,engines,claims`: the parts to run), BENCH_ENGINES (default
+ * `ports,top1000,detection,silence,web`: the engine measurements to run). Traffic goes only to
+ * the lab.
  */
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -29,6 +36,7 @@ import { DEFAULT_DISCOVERY_TEMPLATE, discoverHosts, nmapAvailable } from '../src
 import { nmapArguments } from '../src/scanning/discovery/nmap.js';
 import type { DiscoveryTemplate } from '../src/scanning/types.js';
 import { createLab, type LabHostSpec, labAvailable } from '../test/lab/lab.js';
+import { benchEngines, engineParts } from './scan-engines.js';
 
 const TEMPLATE: DiscoveryTemplate = { ...DEFAULT_DISCOVERY_TEMPLATE, reverseDns: false };
 const WIDE_RATE = 5000;
@@ -190,6 +198,8 @@ async function claimLatency(kind: 'embedded' | 'postgresql'): Promise<number[]> 
   }
 }
 
+const BENCH_PARTS = ['discovery', 'memory', 'engines', 'claims'] as const;
+
 async function main() {
   if (!labAvailable()) {
     console.error('bench:scan needs root, iproute2, nftables and the lab daemons (see test/lab/README.md)');
@@ -199,6 +209,27 @@ async function main() {
     console.error('bench:scan needs nmap (apt-get install -y nmap)');
     process.exit(1);
   }
+  const parts = new Set((process.env.BENCH_PARTS ?? BENCH_PARTS.join(',')).split(','));
+  const unknown = [...parts].filter((p) => !(BENCH_PARTS as readonly string[]).includes(p));
+  if (unknown.length > 0) {
+    console.error(`BENCH_PARTS: unknown part ${unknown.join(', ')} (known: ${BENCH_PARTS.join(', ')})`);
+    process.exit(1);
+  }
+  // Read before anything runs: a mistyped part fails now, not after the discovery rounds.
+  let engines: Set<string>;
+  try {
+    engines = engineParts();
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
+  if (parts.has('discovery')) await benchDiscovery();
+  if (parts.has('memory')) await benchMemory();
+  if (parts.has('engines')) await benchEngines(engines);
+  if (parts.has('claims')) await benchClaims();
+}
+
+async function benchDiscovery() {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const live = Number(process.env.BENCH_HOSTS ?? 42);
   // Live hosts spread over the /24; most run nothing (a closed port answers a reset), two run an
@@ -252,7 +283,9 @@ async function main() {
   } finally {
     lab.teardown();
   }
+}
 
+async function benchMemory() {
   // A closed port: found free on 127.78.0.1, then released.
   const probe = await new Promise<number>((resolve) => {
     const server = net.createServer().listen(0, '127.78.0.1', () => {
@@ -270,7 +303,9 @@ async function main() {
         `(${wide.startRssMb.toFixed(1)} MB before it)`,
     );
   }
+}
 
+async function benchClaims() {
   for (const kind of ['embedded', ...(process.env.DATABASE_URL ? ['postgresql' as const] : [])] as const) {
     const times = await claimLatency(kind);
     console.log(

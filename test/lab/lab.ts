@@ -2,7 +2,8 @@
 // and one network namespace per test host with a veth into the bridge, on a /24 inside
 // 198.18.0.0/15 (RFC 2544 benchmarking space, routed nowhere else) that is only ever routed into
 // this bridge. Some hosts run real daemons from Debian packages, some drop probes with nftables,
-// some are down. Each lab takes its own /24 with an exclusive lock directory, so parallel test
+// some are down. Web and database daemons come with the weaknesses scans must find (legacy TLS, an
+// expired self-signed certificate, exposed files, Redis without a password). Each lab takes its own /24 with an exclusive lock directory, so parallel test
 // files never collide; labs left by dead processes are swept away. Needs root and iproute2.
 
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -10,15 +11,34 @@ import dgram from 'node:dgram';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { type Clock, systemClock } from '../../src/lib/clock.js';
 
 /** The /24s of 198.18.0.0/15: 198.18.0.0/24 … 198.19.255.0/24. */
 const LAB_SLOTS = 512;
 const LOCK_PREFIX = 'rampart-lab-';
 
-export type LabDaemon = 'sshd' | 'nginx' | 'http';
+export type LabDaemon = 'sshd' | 'nginx' | 'http' | 'redis' | 'nginx-legacy-tls' | 'nginx-soft404';
 
 /** Where each daemon listens. */
-export const DAEMON_PORTS: Record<LabDaemon, number> = { sshd: 22, nginx: 80, http: 8080 };
+export const DAEMON_PORTS: Record<LabDaemon, readonly number[]> = {
+  sshd: [22],
+  nginx: [80],
+  http: [8080],
+  redis: [6379],
+  'nginx-legacy-tls': [443, 80],
+  'nginx-soft404': [80],
+};
+
+/** The first 400 days, counted back from the lab's start, of an expired certificate's life. */
+const EXPIRED_LIFETIME_DAYS = 400;
+/** How long before the lab's start the legacy host's certificate expired. */
+const EXPIRED_SINCE_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+export interface CertificateValidity {
+  notBefore: Date;
+  notAfter: Date;
+}
 
 export interface LabHostSpec {
   /** Short name, unique in the lab. */
@@ -34,6 +54,16 @@ export interface LabHostSpec {
   dropAllTcp?: boolean;
   /** PTR name served by the lab's DNS server. */
   hostname?: string;
+  /**
+   * nginx-legacy-tls: the validity of its self-signed certificate. By default it expired 30 days
+   * before the lab's clock said the lab started, after 400 days.
+   */
+  certificate?: CertificateValidity;
+}
+
+export interface LabOptions {
+  /** The time that certificates are made relative to; the tests' own clock. */
+  clock?: Clock;
 }
 
 export interface LabHost {
@@ -62,13 +92,22 @@ export interface Lab {
   packetsReceived(name: string): { ip: number; arp: number };
   /** Takes a host away: its daemons stop, its namespace and link go. */
   removeHost(name: string): void;
+  /**
+   * An nginx-legacy-tls host's nginx restarts with TLS 1.2 and 1.3 only and OpenSSL's default
+   * ciphers (same site, same certificate); resolves once it listens again.
+   */
+  disableLegacyTls(name: string): Promise<void>;
+  /** Deletes `.git/` from an nginx-legacy-tls host's document root (it answers 404 from then on). */
+  removeGitDirectory(name: string): void;
   teardown(): void;
 }
 
 /** Root, network namespaces and the tools of the lab. */
 export function labAvailable(): boolean {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
-  return ['ip', 'nft', 'sshd', 'ssh-keygen', 'nginx', 'dnsmasq', 'python3'].every(commandExists);
+  return ['ip', 'nft', 'sshd', 'ssh-keygen', 'nginx', 'dnsmasq', 'python3', 'redis-server', 'openssl'].every(
+    commandExists,
+  );
 }
 
 export function commandExists(name: string): boolean {
@@ -196,7 +235,7 @@ async function waitForListen(
   throw new Error(`${what} did not start listening on port ${port}: ${log()}`);
 }
 
-export async function createLab(specs: LabHostSpec[]): Promise<Lab> {
+export async function createLab(specs: LabHostSpec[], options: LabOptions = {}): Promise<Lab> {
   if (!labAvailable()) throw new Error('the lab needs root, iproute2, nftables and the daemons');
   sweepStaleLabs();
   const slot = claimSlot();
@@ -206,6 +245,8 @@ export async function createLab(specs: LabHostSpec[]): Promise<Lab> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rampart-lab-files-${slot}-`));
   const children: ChildProcess[] = [];
   const hosts = new Map<string, LabHost>();
+  const legacySites = new Map<string, LegacySite>();
+  const clock = options.clock ?? systemClock;
   const saveState = () =>
     fs.writeFileSync(
       path.join(n.lock, 'state.json'),
@@ -223,7 +264,7 @@ export async function createLab(specs: LabHostSpec[]): Promise<Lab> {
   // A test process that dies without afterAll still takes its lab with it when it exits normally.
   process.on('exit', teardown);
 
-  const start = (what: string, file: string, args: string[], namespace: string | null) => {
+  const start = (what: string, file: string, args: string[], namespace: string | null): Started => {
     const full = namespace ? ['netns', 'exec', namespace, file, ...args] : [file, ...args];
     const child = spawn(namespace ? 'ip' : file, namespace ? full : args, {
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -355,6 +396,8 @@ export async function createLab(specs: LabHostSpec[]): Promise<Lab> {
         tryRun('ip', ['neigh', 'del', host.address, 'dev', n.bridge]);
         hosts.delete(name);
       },
+      disableLegacyTls,
+      removeGitDirectory,
       teardown,
     };
   } catch (error) {
@@ -365,52 +408,254 @@ export async function createLab(specs: LabHostSpec[]): Promise<Lab> {
   async function startDaemon(host: LabHost, daemon: LabDaemon) {
     const own = path.join(dir, `${host.spec.name}-${daemon}`);
     fs.mkdirSync(own, { recursive: true });
-    const port = DAEMON_PORTS[daemon];
-    let started: ReturnType<typeof start>;
-    if (daemon === 'sshd') {
-      fs.mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
-      const key = path.join(own, 'host_ed25519');
-      run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
-      const config = path.join(own, 'sshd_config');
-      fs.writeFileSync(
-        config,
-        [
-          `Port ${port}`,
-          `ListenAddress ${host.address}`,
-          `HostKey ${key}`,
-          `PidFile ${own}/sshd.pid`,
-          'UsePAM no',
-          '',
-        ].join('\n'),
-      );
-      started = start('sshd', '/usr/sbin/sshd', ['-D', '-e', '-f', config], host.namespace);
-    } else if (daemon === 'nginx') {
-      const config = path.join(own, 'nginx.conf');
-      const temp = (what: string) => `${what}_temp_path ${own}/${what};`;
-      fs.writeFileSync(
-        config,
-        `daemon off; master_process off; pid ${own}/nginx.pid; error_log ${own}/error.log;
-events { worker_connections 64; }
-http { access_log off; ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp).join(' ')}
-  server { listen ${host.address}:${port}; location / { return 200 "lab\\n"; } } }
-`,
-      );
-      started = start(
-        'nginx',
-        '/usr/sbin/nginx',
-        ['-e', `${own}/error.log`, '-p', own, '-c', config],
-        host.namespace,
-      );
-    } else {
-      started = start(
-        'http.server',
-        'python3',
-        ['-m', 'http.server', String(port), '--bind', host.address, '--directory', own],
-        host.namespace,
-      );
-    }
-    await waitForListen(host.namespace, port, `${daemon} on ${host.spec.name}`, started.child, started.log);
+    const started = launch(host, daemon, own);
+    await waitForPorts(host, daemon, started);
   }
+
+  async function waitForPorts(host: LabHost, daemon: LabDaemon, started: Started) {
+    for (const port of DAEMON_PORTS[daemon])
+      await waitForListen(host.namespace, port, `${daemon} on ${host.spec.name}`, started.child, started.log);
+  }
+
+  function launch(host: LabHost, daemon: LabDaemon, own: string): Started {
+    const address = host.address;
+    switch (daemon) {
+      case 'sshd':
+        return startSshd(host, own);
+      case 'nginx':
+        return startNginx(host, own, `server { listen ${address}:80; location / { return 200 "lab\\n"; } }`);
+      case 'nginx-legacy-tls': {
+        makeLegacySite(host, own, host.spec.certificate ?? expiredValidity(clock()));
+        const started = startNginx(host, own, legacyServers(host, own, true));
+        legacySites.set(host.spec.name, { host, own, started });
+        return started;
+      }
+      case 'nginx-soft404': {
+        const www = path.join(own, 'www');
+        fs.mkdirSync(www);
+        fs.writeFileSync(path.join(www, 'index.html'), SOFT404_PAGE);
+        // Every path that is no file answers 200 with the start page, as single-page apps do.
+        return startNginx(
+          host,
+          own,
+          `server { listen ${address}:80; root ${www}; location / { try_files $uri /index.html; } }`,
+        );
+      }
+      case 'redis':
+        return start(
+          'redis',
+          'redis-server',
+          [
+            '--bind',
+            address,
+            '--port',
+            '6379',
+            '--protected-mode',
+            'no',
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+            '--dir',
+            own,
+            '--logfile',
+            path.join(own, 'redis.log'),
+          ],
+          host.namespace,
+        );
+      case 'http':
+        return start(
+          'http.server',
+          'python3',
+          ['-m', 'http.server', '8080', '--bind', address, '--directory', own],
+          host.namespace,
+        );
+    }
+  }
+
+  function startSshd(host: LabHost, own: string): Started {
+    fs.mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+    const key = path.join(own, 'host_ed25519');
+    run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
+    const config = path.join(own, 'sshd_config');
+    fs.writeFileSync(
+      config,
+      [
+        `Port 22`,
+        `ListenAddress ${host.address}`,
+        `HostKey ${key}`,
+        `PidFile ${own}/sshd.pid`,
+        'UsePAM no',
+        '',
+      ].join('\n'),
+    );
+    return start('sshd', '/usr/sbin/sshd', ['-D', '-e', '-f', config], host.namespace);
+  }
+
+  /** One nginx in the foreground, single process, with its files in `own`. */
+  function startNginx(host: LabHost, own: string, servers: string): Started {
+    const config = path.join(own, 'nginx.conf');
+    const temp = (what: string) => `${what}_temp_path ${own}/${what};`;
+    fs.writeFileSync(
+      config,
+      `daemon off; master_process off; pid ${own}/nginx.pid; error_log ${own}/error.log;
+events { worker_connections 64; }
+http { access_log off; server_tokens on; include /etc/nginx/mime.types; default_type application/octet-stream;
+  ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp).join(' ')}
+  ${servers} }
+`,
+    );
+    return start(
+      'nginx',
+      '/usr/sbin/nginx',
+      ['-e', `${own}/error.log`, '-p', own, '-c', config],
+      host.namespace,
+    );
+  }
+
+  function legacySite(name: string): LegacySite {
+    const site = legacySites.get(name);
+    if (!site) throw new Error(`lab host ${name} runs no nginx-legacy-tls`);
+    return site;
+  }
+
+  async function disableLegacyTls(name: string) {
+    const site = legacySite(name);
+    const old = site.started.child;
+    if (old.exitCode === null) {
+      const exited = new Promise((resolve) => old.once('exit', resolve));
+      old.kill('SIGTERM');
+      await exited;
+    }
+    site.started = startNginx(site.host, site.own, legacyServers(site.host, site.own, false));
+    await waitForPorts(site.host, 'nginx-legacy-tls', site.started);
+  }
+
+  function removeGitDirectory(name: string) {
+    fs.rmSync(path.join(legacySite(name).own, 'www', '.git'), { recursive: true });
+  }
+}
+
+type Started = { child: ChildProcess; log: () => string };
+
+/** An nginx-legacy-tls host's files and the nginx that serves them now. */
+interface LegacySite {
+  host: LabHost;
+  own: string;
+  started: Started;
+}
+
+const LEGACY_PAGE =
+  '<!doctype html><html><head><title>Legacy</title></head><body>legacy lab site</body></html>\n';
+const SOFT404_PAGE =
+  '<!doctype html><html><head><title>App</title></head><body>every path is this page</body></html>\n';
+
+/** Expired before `now`: valid for 400 days until 30 days ago. */
+export function expiredValidity(now: Date): CertificateValidity {
+  const notAfter = new Date(now.getTime() - EXPIRED_SINCE_DAYS * DAY_MS);
+  return { notBefore: new Date(notAfter.getTime() - EXPIRED_LIFETIME_DAYS * DAY_MS), notAfter };
+}
+
+/**
+ * The legacy site's files: a self-signed certificate with the given validity (made with
+ * `openssl ca -selfsign`, which takes start and end dates in the past), and a document root with
+ * a Git directory and a `.env` left in it.
+ */
+function makeLegacySite(host: LabHost, own: string, validity: CertificateValidity) {
+  const www = path.join(own, 'www');
+  fs.mkdirSync(path.join(www, '.git'), { recursive: true });
+  fs.writeFileSync(path.join(www, 'index.html'), LEGACY_PAGE);
+  fs.writeFileSync(path.join(www, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+  fs.writeFileSync(
+    path.join(www, '.git', 'config'),
+    '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n',
+  );
+  fs.writeFileSync(path.join(www, '.env'), 'APP_ENV=production\nDB_HOST=db\nDB_PASSWORD=lab-not-a-secret\n');
+  selfSignedCertificate(own, host.spec.hostname ?? `${host.spec.name}.lab.test`, host.address, validity);
+}
+
+/** `own/cert.pem` and `own/key.pem`: RSA 2048, CN `name`, subjectAltName the name and `address`. */
+function selfSignedCertificate(own: string, name: string, address: string, validity: CertificateValidity) {
+  const ca = path.join(own, 'ca');
+  fs.mkdirSync(ca);
+  fs.writeFileSync(path.join(ca, 'index.txt'), '');
+  fs.writeFileSync(path.join(ca, 'serial'), `${Date.now().toString(16).padStart(16, '0')}\n`);
+  const config = path.join(ca, 'ca.cnf');
+  fs.writeFileSync(
+    config,
+    `[ca]
+default_ca = lab
+[lab]
+database = ${ca}/index.txt
+new_certs_dir = ${ca}
+serial = ${ca}/serial
+default_md = sha256
+policy = anything
+unique_subject = no
+[anything]
+commonName = supplied
+[site]
+basicConstraints = critical, CA:FALSE
+subjectAltName = DNS:${name}, IP:${address}
+`,
+  );
+  const key = path.join(own, 'key.pem');
+  const request = path.join(ca, 'request.csr');
+  run('openssl', [
+    'req',
+    '-new',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    key,
+    '-subj',
+    `/CN=${name}`,
+    '-out',
+    request,
+  ]);
+  run('openssl', [
+    'ca',
+    '-batch',
+    '-config',
+    config,
+    '-selfsign',
+    '-keyfile',
+    key,
+    '-in',
+    request,
+    '-out',
+    path.join(own, 'cert.pem'),
+    '-startdate',
+    opensslDate(validity.notBefore),
+    '-enddate',
+    opensslDate(validity.notAfter),
+    '-extfile',
+    config,
+    '-extensions',
+    'site',
+    '-notext',
+  ]);
+}
+
+/** YYYYMMDDHHMMSSZ, as `openssl ca -startdate/-enddate` take it. */
+function opensslDate(date: Date): string {
+  return `${date.toISOString().slice(0, 19).replace(/[-T:]/g, '')}Z`;
+}
+
+/**
+ * The legacy site on 443 (TLS) and 80 (the same site, no redirect), no security headers, the
+ * version in the Server header. `legacy`: TLS 1.0–1.2 with every cipher OpenSSL still has at
+ * security level 0 (OpenSSL 3 refuses TLS 1.0 and 1.1 above it); otherwise TLS 1.2 and 1.3 with
+ * nginx's default ciphers.
+ */
+function legacyServers(host: LabHost, own: string, legacy: boolean): string {
+  const tls = legacy
+    ? 'ssl_protocols TLSv1 TLSv1.1 TLSv1.2; ssl_ciphers DEFAULT:@SECLEVEL=0;'
+    : 'ssl_protocols TLSv1.2 TLSv1.3; ssl_ciphers HIGH:!aNULL:!MD5;';
+  return `server { listen ${host.address}:443 ssl; listen ${host.address}:80;
+    ssl_certificate ${own}/cert.pem; ssl_certificate_key ${own}/key.pem; ${tls}
+    root ${own}/www; index index.html; }`;
 }
 
 /** One namespace with its veth into the bridge, its address, MAC, link state and drop rules. */
