@@ -144,7 +144,12 @@ export class FindingRepository {
 
   findById(organizationId: string, id: string, db: Db = this.db): Promise<Finding | undefined> {
     return this.base(organizationId, db)
-      .select([...FINDING_COLUMNS, 'f.evidence'])
+      .select([
+        ...FINDING_COLUMNS,
+        'f.evidence',
+        'f.last_import_id as lastImportId',
+        'f.scope_name as scopeName',
+      ])
       .where('f.id', '=', id)
       .executeTakeFirst();
   }

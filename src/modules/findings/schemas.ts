@@ -90,6 +90,22 @@ export const FindingDetailSchema = Type.Object(
   {
     ...FindingSchema.properties,
     Evidence: Type.Union([Type.String(), Type.Null()]),
+    FoundBy: Type.Union(
+      [
+        Type.Object(
+          {
+            Kind: Type.Union([Type.Literal('System'), Type.Literal('Web')]),
+            ScanId: Type.String({ format: 'uuid' }),
+            ImportId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+              description: 'The results of the run that reported it last (an import).',
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      { description: 'The Rampart scan that found it; null for findings imported from other tools.' },
+    ),
     Events: Type.Array(
       Type.Object({
         Id: Type.String(),

@@ -5925,6 +5925,14 @@ export interface operations {
                         /** Format: date-time */
                         UpdatedAt: string;
                         Evidence: string | null;
+                        /** @description The Rampart scan that found it; null for findings imported from other tools. */
+                        FoundBy: {
+                            Kind: "System" | "Web";
+                            /** Format: uuid */
+                            ScanId: string;
+                            /** @description The results of the run that reported it last (an import). */
+                            ImportId: string | null;
+                        } | null;
                         Events: {
                             Id: string;
                             /** Format: date-time */
@@ -5993,6 +6001,14 @@ export interface operations {
                         /** Format: date-time */
                         UpdatedAt: string;
                         Evidence: string | null;
+                        /** @description The Rampart scan that found it; null for findings imported from other tools. */
+                        FoundBy: {
+                            Kind: "System" | "Web";
+                            /** Format: uuid */
+                            ScanId: string;
+                            /** @description The results of the run that reported it last (an import). */
+                            ImportId: string | null;
+                        } | null;
                         Events: {
                             Id: string;
                             /** Format: date-time */
@@ -6209,6 +6225,14 @@ export interface operations {
                         /** Format: date-time */
                         UpdatedAt: string;
                         Evidence: string | null;
+                        /** @description The Rampart scan that found it; null for findings imported from other tools. */
+                        FoundBy: {
+                            Kind: "System" | "Web";
+                            /** Format: uuid */
+                            ScanId: string;
+                            /** @description The results of the run that reported it last (an import). */
+                            ImportId: string | null;
+                        } | null;
                         Events: {
                             Id: string;
                             /** Format: date-time */
@@ -6419,6 +6443,14 @@ export interface operations {
                         /** Format: date-time */
                         UpdatedAt: string;
                         Evidence: string | null;
+                        /** @description The Rampart scan that found it; null for findings imported from other tools. */
+                        FoundBy: {
+                            Kind: "System" | "Web";
+                            /** Format: uuid */
+                            ScanId: string;
+                            /** @description The results of the run that reported it last (an import). */
+                            ImportId: string | null;
+                        } | null;
                         Events: {
                             Id: string;
                             /** Format: date-time */
@@ -6661,6 +6693,14 @@ export interface operations {
                         /** Format: date-time */
                         UpdatedAt: string;
                         Evidence: string | null;
+                        /** @description The Rampart scan that found it; null for findings imported from other tools. */
+                        FoundBy: {
+                            Kind: "System" | "Web";
+                            /** Format: uuid */
+                            ScanId: string;
+                            /** @description The results of the run that reported it last (an import). */
+                            ImportId: string | null;
+                        } | null;
                         Events: {
                             Id: string;
                             /** Format: date-time */
