@@ -1,5 +1,6 @@
 import { Group, Select, TextInput } from '@mantine/core';
 import { useState } from 'react';
+import { ApiError } from '../../api/client';
 import type { DiscoveryScan } from '../../api/discovery';
 
 /** The schedule every scan kind and a scan group's settings share (the server's ScheduleOption). */
@@ -87,7 +88,26 @@ export function ScheduleFields({
   );
 }
 
-/** A scan's schedule in words: "On demand only", or the mode and the next run. */
-export function describeSchedule(schedule: ScheduleOption): string {
-  return schedule.SchedulingMode === 'None' ? 'On demand only' : schedule.SchedulingMode;
+/**
+ * The server's field errors placed on the form's fields: each field takes the first error whose
+ * JSON pointer starts with one of its prefixes. Null when none of them names a field of the form
+ * (the form then shows the problem as a whole).
+ */
+export function fieldErrors<F extends string>(
+  error: unknown,
+  fields: Record<F, readonly string[]>,
+): Partial<Record<F, string>> | null {
+  if (!(error instanceof ApiError)) return null;
+  const found: Partial<Record<F, string>> = {};
+  let any = false;
+  for (const [field, prefixes] of Object.entries(fields) as [F, readonly string[]][]) {
+    const match = error.problem.errors?.find((e) =>
+      prefixes.some((p) => e.path === p || e.path.startsWith(`${p}/`)),
+    );
+    if (match) {
+      found[field] = match.message;
+      any = true;
+    }
+  }
+  return any ? found : null;
 }
