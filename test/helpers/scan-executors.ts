@@ -3,6 +3,7 @@
 // between runs. No packet is sent: what the hosts "have" is what the script says they have.
 import type {
   CheckResult,
+  DiscoveredHost,
   RunExecutor,
   ScannedService,
   SystemHostResult,
@@ -152,4 +153,20 @@ export async function fieldError(input: import('playwright-core').Locator): Prom
   const id = ids.find((i) => i.endsWith('-error'));
   if (!id) return '';
   return (await input.page().locator(`[id="${id}"]`).textContent()) ?? '';
+}
+
+/** A discovery executor that finds the hosts the script lists (address → open ports). */
+export function discoveryExecutor(hosts: Map<string, number[]>): RunExecutor {
+  return async (_spec, context) => {
+    const found: DiscoveredHost[] = [...hosts].map(([address, openPorts]) => ({
+      address,
+      hostname: null,
+      openPorts,
+      closedPorts: [],
+      macAddress: null,
+      osGuess: null,
+    }));
+    context.progress({ done: found.length, total: found.length, found: found.length });
+    await context.emit(found);
+  };
 }
