@@ -31,6 +31,7 @@ import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
 import { ScanNodeRepository } from './modules/scannodes/repository.js';
 import { ScanNodeService } from './modules/scannodes/service.js';
+import { ScanResultsService } from './modules/scanresults/service.js';
 import { ScanRunRepository } from './modules/scanruns/repository.js';
 import { ScanRunService } from './modules/scanruns/service.js';
 import { ScanTemplateRepository } from './modules/scantemplates/repository.js';
@@ -81,6 +82,8 @@ export interface Services {
   scanTemplates: ScanTemplateService;
   /** Discovery scans: saved ranges whose runs the scan nodes execute; their reports and assets. */
   discoveryScans: DiscoveryScanService;
+  /** Findings from Rampart's own system and web scans, merged through the imports module. */
+  scanResults: ScanResultsService;
   /** The durable job queue (src/jobs): GET /jobs shows it to Admins. */
   jobs: JobQueue;
   /** Scan nodes: enrolment, node keys, heartbeats, the local node. */
@@ -210,6 +213,15 @@ export function buildServices(
     tempDir: importDirectory(config.importDir),
   });
   const intelMatcher = new IntelMatcher(intel);
+  const scanResults = new ScanResultsService(
+    imports,
+    {
+      match: (input) => intelMatcher.match(input),
+      cve: (cveId) => intel.cve(cveId),
+      osvForPackages: (keys) => intel.osvForPackages(keys),
+    },
+    findings,
+  );
   const scanNodes = new ScanNodeService(new ScanNodeRepository(db), audit, clock);
   const scanRuns = new ScanRunService(new ScanRunRepository(db), scanNodes, clock);
   const allowedTargets = new AllowedTargetsService(new AllowedTargetRepository(db), audit, clock, {
@@ -287,6 +299,7 @@ export function buildServices(
     scanTemplates,
     allowedTargets,
     discoveryScans,
+    scanResults,
     scheduler,
     importFailedUnexpectedly,
     clock,

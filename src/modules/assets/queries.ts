@@ -9,7 +9,7 @@ import type { DB } from '../../db/schema.js';
 export function joinableAssets<A extends string>(alias: A) {
   return expressionBuilder<DB>()
     .selectFrom('assets')
-    .select(['organization_id', 'id', 'name', 'tags', 'criticality', 'internet_facing'])
+    .select(['organization_id', 'id', 'name', 'tags', 'criticality', 'internet_facing', 'ip_addresses'])
     .as(alias);
 }
 

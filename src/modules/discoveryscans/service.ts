@@ -206,7 +206,7 @@ export class DiscoveryScanService {
         },
       );
     await this.targets.assertAllowed(ctx, scan.targets, scan.exclusions);
-    const template = await this.templates.get(ctx, scan.templateId);
+    const template = await this.templates.getOf(ctx, scan.templateId, 'Discovery');
     const spec: DiscoverySpec = {
       targets: scan.targets,
       exclusions: scan.exclusions,

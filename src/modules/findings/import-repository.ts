@@ -58,6 +58,11 @@ export interface FindingMergeOptions {
   stagedFindings: number;
   actorType: string;
   actorId: string | null;
+  /**
+   * Where a scan looked: only these findings of the scope may become Fixed when not seen again
+   * (a port a budget left unscanned, a Verify run's other findings stay as they are); null: all.
+   */
+  fixOnly?: string[] | null;
 }
 
 /** How the findings merge went, for the Import's counts. */
@@ -326,11 +331,13 @@ export class FindingImportRepository {
     const scope = o.scopeName
       ? sql`f.scope_name = ${o.scopeName}::text`
       : sql`f.source = ${o.source}::text and f.asset_id in (select asset_id from import_merge_assets)`;
+    if (o.fixOnly && o.fixOnly.length === 0) return [];
+    const only = o.fixOnly ? sql`and f.id = any(${o.fixOnly}::uuid[])` : sql``;
     const fixed = await sql<Transition>`
       with gone as (
         select f.id, f.state from findings f
         where f.organization_id = ${organizationId} and f.state in (${sql.join(rules.map((r) => lit(r.from)))})
-          and ${scope} and f.last_import_id is distinct from ${o.importId}::uuid
+          and ${scope} ${only} and f.last_import_id is distinct from ${o.importId}::uuid
       )
       update findings f set state = ${state.state}, state_reason = ${state.reason}, fixed_at = ${state.fixedAt},
         updated_at = ${o.seenAt}::timestamptz

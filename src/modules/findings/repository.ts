@@ -3,7 +3,14 @@ import type { DB, FindingState, LocationKind, Severity } from '../../db/schema.j
 import { isoText } from '../../db/text.js';
 import { assetTagged, joinableAssets } from '../assets/queries.js';
 import { joinableVulnerabilities, vulnerabilityHasCve } from '../vulnerabilities/queries.js';
-import type { Finding, FindingEvent, FindingExport, FindingPageItem, FindingSummary } from './types.js';
+import type {
+  Finding,
+  FindingEvent,
+  FindingExport,
+  FindingPageItem,
+  FindingSummary,
+  ScanLocation,
+} from './types.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -100,6 +107,8 @@ export interface FindingFilter {
   importId?: string;
   importChange?: 'New' | 'Fixed' | 'Reopened';
   ids?: string[];
+  /** Findings last reported in this scope (a Rampart scan's `system-scan:<id>`). */
+  scopeName?: string;
 }
 
 /** Sort orders with the expressions their keyset cursors compare. */
@@ -133,6 +142,35 @@ type BaseSources = BaseQuery extends SelectQueryBuilder<infer D, infer T, infer 
 
 export class FindingRepository {
   constructor(private readonly db: Kysely<DB>) {}
+
+  /** Findings of a scope, or these ids, with where they are (at most `limit`). */
+  async scanLocations(
+    organizationId: string,
+    q: { scopeName?: string; ids?: string[]; states?: FindingState[] },
+    limit: number,
+  ): Promise<ScanLocation[]> {
+    let query = this.db
+      .selectFrom('findings as f')
+      .innerJoin(joinableAssets('a'), (j) =>
+        j.onRef('a.organization_id', '=', 'f.organization_id').onRef('a.id', '=', 'f.asset_id'),
+      )
+      .select([
+        'f.id',
+        'f.asset_id as assetId',
+        'f.state',
+        'f.scope_name as scopeName',
+        'f.source',
+        'f.location_kind as locationKind',
+        'f.port',
+        'f.url',
+        'a.ip_addresses as ipAddresses',
+      ])
+      .where('f.organization_id', '=', organizationId);
+    if (q.scopeName !== undefined) query = query.where('f.scope_name', '=', q.scopeName);
+    if (q.ids) query = q.ids.length ? query.where('f.id', 'in', q.ids) : query.where(sql<boolean>`false`);
+    if (q.states) query = query.where('f.state', 'in', q.states);
+    return query.orderBy('f.id').limit(limit).execute();
+  }
 
   transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(fn);
@@ -373,6 +411,7 @@ export class FindingRepository {
       q = q.where((eb) => (assetIds.length ? eb.or([words, eb('f.asset_id', 'in', assetIds)]) : words));
     }
     if (f.ids?.length) q = q.where('f.id', 'in', f.ids);
+    if (f.scopeName !== undefined) q = q.where('f.scope_name', '=', f.scopeName);
     if (f.importId) {
       const change =
         f.importChange === 'New'

@@ -28,7 +28,7 @@ import {
   scanChangeReason,
   TRANSITIONS,
 } from './rules.js';
-import type { Finding, FindingEvent, FindingExport, FindingSummary } from './types.js';
+import type { Finding, FindingEvent, FindingExport, FindingSummary, ScanLocation } from './types.js';
 
 export type { StagedFinding } from './import-repository.js';
 
@@ -412,6 +412,18 @@ export class FindingService {
       ),
     );
     return { ...result, skipped: result.matched - result.changed };
+  }
+
+  /**
+   * Findings of a scan's scope, or these ids, with where they are: what a Rampart scan needs to
+   * judge whether it looked there again (at most `limit`).
+   */
+  scanLocations(
+    organizationId: string,
+    q: { scopeName?: string; ids?: string[]; states?: FindingState[] },
+    limit = 100_000,
+  ): Promise<ScanLocation[]> {
+    return this.repo.scanLocations(organizationId, q, limit);
   }
 
   /** The ids of the findings that match, up to `limit` (bulk linking to a ticket). */

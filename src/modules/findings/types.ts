@@ -112,3 +112,17 @@ export interface HistoryEvent {
 export interface FindingEvent extends HistoryEvent {
   reason: string | null;
 }
+
+/** Where a finding is, as a Rampart scan judges whether it looked there again. */
+export interface ScanLocation {
+  id: string;
+  assetId: string;
+  state: FindingState;
+  scopeName: string | null;
+  source: string;
+  locationKind: LocationKind;
+  port: number | null;
+  url: string | null;
+  /** The finding's asset's addresses. */
+  ipAddresses: string[];
+}

@@ -112,8 +112,8 @@ export class ImportRepository {
     return Number(row.n);
   }
 
-  async markRunning(organizationId: string, id: string, at: Date): Promise<void> {
-    await this.db
+  async markRunning(organizationId: string, id: string, at: Date, db: Db = this.db): Promise<void> {
+    await db
       .updateTable('imports')
       .set({ state: 'Running', started_at: at, heartbeat_at: at })
       .where('organization_id', '=', organizationId)

@@ -1,7 +1,8 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import type { Severity } from '../../db/schema.js';
+import type { Transaction } from 'kysely';
+import type { DB, Severity } from '../../db/schema.js';
 import type { ImporterRegistry } from '../../importers/registry.js';
 import type {
   AssetRef,
@@ -57,6 +58,28 @@ export interface ImportOwners {
   vulnerabilities: VulnerabilityService;
   findings: FindingService;
   software: SoftwareService;
+}
+
+/**
+ * Results that are records already (a Rampart scan's): staged and merged exactly as a report's,
+ * recorded as an Import of the given format and name, with no file and no detection.
+ */
+export interface RecordsIngest {
+  /** The Import's id: a retry of the same results passes the same id and gets the same Import. */
+  importId: string;
+  /** The findings' Source (`Rampart system scan`). */
+  source: string;
+  /** The Import's format (`rampart-system-scan`). */
+  format: string;
+  /** Findings last reported in this scope and not seen again may become Fixed. */
+  scopeName: string;
+  /** What the import history shows as the file name: the scan's name. */
+  displayName: string;
+  /** The SHA-256 and size of the results as received (the Import's file fields). */
+  content: { sha256: string; size: number };
+  records: Iterable<ImportRecord> | AsyncIterable<ImportRecord>;
+  /** Only these findings may become Fixed when not seen again (where the scan looked); null: all. */
+  fixOnly?: string[] | null;
 }
 
 export interface ImportRequest {
@@ -656,12 +679,14 @@ export class ImportService {
     scopeName: string | null,
     stager: Stager,
     meta: { format: string; confidence: number; parseMs: number },
+    options: { fixOnly?: string[] | null; begin?: (trx: Transaction<DB>) => Promise<void> } = {},
   ) {
     const org = ctx.organizationId;
     const { assets, vulnerabilities, findings, software } = this.owners;
     const sla = await this.settings.sla(org);
     const started = performance.now();
     return this.repo.transaction(async (trx) => {
+      await options.begin?.(trx);
       // Two attempts of one import (a lease lost to a slow renewal) merge one after the other:
       // the second finds the import ended and stops.
       if ((await this.repo.lockState(org, id, trx)) !== 'Running') throw new Superseded();
@@ -681,6 +706,7 @@ export class ImportService {
           seenAt,
           sla,
           stagedFindings: stager.findings,
+          fixOnly: options.fixOnly ?? null,
         },
         trx,
       );
@@ -712,6 +738,66 @@ export class ImportService {
       );
       return { counts, changedIds: result.changedIds };
     });
+  }
+
+  /**
+   * Results that are records already (a Rampart scan's run): staged and merged like a report, in
+   * one transaction that also records the Import (Completed), so that no unfinished Import is
+   * left for the sweep while it runs. The same importId again answers the Import it made.
+   */
+  async ingestRecords(
+    ctx: ServiceContext,
+    input: RecordsIngest,
+  ): Promise<{ importId: string; counts: ImportCounts; changedIds: string[] }> {
+    const org = ctx.organizationId;
+    const id = input.importId;
+    const done = await this.repo.findById(org, id);
+    if (done?.state === 'Completed') return { importId: id, counts: done.counts, changedIds: [] };
+    if (done?.state === 'Failed')
+      throw AppError.of(Problems.Conflict, `Import ${id} of ${input.displayName} failed: ${done.error}`);
+    const stager = new Stager(this.owners, org, id, input.source);
+    try {
+      await this.clearStaging(org, id);
+      const parseStarted = performance.now();
+      for await (const record of input.records) await stager.add(record);
+      await stager.flush();
+      const { counts, changedIds } = await this.merge(
+        ctx,
+        id,
+        input.source,
+        input.scopeName,
+        stager,
+        { format: input.format, confidence: 1, parseMs: Math.round(performance.now() - parseStarted) },
+        {
+          fixOnly: input.fixOnly ?? null,
+          begin: async (trx) => {
+            const now = this.clock();
+            await this.repo.create(
+              org,
+              {
+                id,
+                fileName: input.displayName.slice(0, 255),
+                fileSha256: input.content.sha256,
+                fileSize: input.content.size,
+                format: input.format,
+                scopeName: input.scopeName,
+                actorType: ctx.actor.type,
+                actorId: ctx.actor.id,
+                createdAt: now,
+              },
+              trx,
+            );
+            await this.repo.markRunning(org, id, now, trx);
+          },
+        },
+      );
+      await this.clearStaging(org, id);
+      if (changedIds.length > 0) await this.findingsChanged(org, changedIds);
+      return { importId: id, counts, changedIds };
+    } catch (error) {
+      await this.clearStaging(org, id).catch(() => {});
+      throw error;
+    }
   }
 
   /** Each owner removes its own staged rows of the import. */

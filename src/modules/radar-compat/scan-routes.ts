@@ -144,10 +144,7 @@ export const radarScanRoutes =
         schema: {
           operationId,
           summary: `${kind} scan templates by name and id, as the original lists them`,
-          description:
-            kind === 'Discovery'
-              ? 'The built-in and the organisation’s own discovery templates.'
-              : `Empty until ${kind.toLowerCase()} scans arrive (the next release): the list is real, there are no such templates yet.`,
+          description: `The built-in and the organisation’s own ${kind.toLowerCase()} templates.`,
           tags,
           response: { 200: NameIdList },
         },

@@ -1,5 +1,5 @@
-import type { DiscoveryTemplate } from '../../scanning/types.js';
-import type { ScanTemplate } from './types.js';
+import type { DiscoveryTemplate, SystemTemplate, WebTemplate } from '../../scanning/types.js';
+import type { ScanTemplate, ScanTemplateOf } from './types.js';
 
 // The templates every organisation has. Their ids are fixed so that a scan saved with one keeps
 // it across versions; their settings may be tuned in a release.
@@ -108,7 +108,7 @@ const builtIn = (
   name: string,
   description: string,
   settings: DiscoveryTemplate,
-): ScanTemplate => ({
+): ScanTemplateOf<'Discovery'> => ({
   id,
   kind: 'Discovery',
   name,
@@ -120,7 +120,7 @@ const builtIn = (
 });
 
 /** The original service's "Host Discovery [T1]" and three variants. */
-export const BUILT_IN_TEMPLATES: readonly ScanTemplate[] = [
+const DISCOVERY_TEMPLATES: readonly ScanTemplate[] = [
   builtIn(
     '01900000-0000-7000-8000-0000000000d1',
     'Host Discovery [T1]',
@@ -155,4 +155,89 @@ export const BUILT_IN_TEMPLATES: readonly ScanTemplate[] = [
   ),
 ];
 
-export const DEFAULT_DISCOVERY_TEMPLATE_ID = BUILT_IN_TEMPLATES[0]!.id;
+/**
+ * A system scan that finishes a /24 of ordinary hosts in minutes: a second per connect, 30 s for
+ * an open port's banners, TLS and checks, 10 minutes a host and 4 hours a run.
+ */
+export const DEFAULT_SYSTEM_SETTINGS: SystemTemplate = {
+  ports: 'top1000',
+  timeoutMs: 1000,
+  retries: 0,
+  maxInFlight: 256,
+  connectionsPerSecond: 500,
+  perHostInFlight: 8,
+  portBudgetMs: 30_000,
+  hostBudgetMs: 600_000,
+  runBudgetMs: 4 * 3_600_000,
+  serviceDetection: true,
+  tlsChecks: true,
+  safeChecks: true,
+  useNmapVersionDetection: false,
+};
+
+/** A web scan of a few sites: 10 s a request, 2 minutes a URL, 5 requests a second. */
+export const DEFAULT_WEB_SETTINGS: WebTemplate = {
+  requestTimeoutMs: 10_000,
+  urlBudgetMs: 120_000,
+  runBudgetMs: 3_600_000,
+  requestsPerSecond: 5,
+  tlsChecks: true,
+  headerChecks: true,
+  exposedFiles: true,
+};
+
+const system = (id: string, name: string, description: string, settings: SystemTemplate): ScanTemplate => ({
+  id,
+  kind: 'System',
+  name,
+  description,
+  builtIn: true,
+  settings,
+  createdAt: null,
+  updatedAt: null,
+});
+
+const SYSTEM_TEMPLATES: readonly ScanTemplate[] = [
+  system(
+    '01900000-0000-7000-8000-0000000000e1',
+    'System scan, well-known ports [S1]',
+    'Rampart’s 1,000 well-known TCP ports: banners and fingerprints, TLS and the safe checks, CVEs of what answers. The default.',
+    DEFAULT_SYSTEM_SETTINGS,
+  ),
+  system(
+    '01900000-0000-7000-8000-0000000000e2',
+    'System scan, all ports [S2]',
+    'All 65,535 TCP ports, with the same checks: finds services on unusual ports, and takes much longer.',
+    { ...DEFAULT_SYSTEM_SETTINGS, ports: 'all', hostBudgetMs: 1_800_000, runBudgetMs: 12 * 3_600_000 },
+  ),
+  system(
+    '01900000-0000-7000-8000-0000000000e3',
+    'System scan with nmap -sV [S3]',
+    'The well-known ports, with `nmap -sV` detections added when nmap is installed on the scan node.',
+    { ...DEFAULT_SYSTEM_SETTINGS, useNmapVersionDetection: true },
+  ),
+];
+
+const WEB_TEMPLATES: readonly ScanTemplate[] = [
+  {
+    id: '01900000-0000-7000-8000-0000000000f1',
+    kind: 'Web',
+    name: 'Web scan [W1]',
+    description:
+      'TLS and certificate, security headers and cookies, exposed files and paths, and CVEs of the software the server names.',
+    builtIn: true,
+    settings: DEFAULT_WEB_SETTINGS,
+    createdAt: null,
+    updatedAt: null,
+  },
+];
+
+export const BUILT_IN_TEMPLATES: readonly ScanTemplate[] = [
+  ...DISCOVERY_TEMPLATES,
+  ...SYSTEM_TEMPLATES,
+  ...WEB_TEMPLATES,
+];
+
+export const DEFAULT_DISCOVERY_TEMPLATE_ID = DISCOVERY_TEMPLATES[0]!.id;
+export const DEFAULT_SYSTEM_TEMPLATE_ID = SYSTEM_TEMPLATES[0]!.id;
+export const DEFAULT_WEB_TEMPLATE_ID = WEB_TEMPLATES[0]!.id;

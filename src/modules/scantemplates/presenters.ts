@@ -1,5 +1,41 @@
-import type { DiscoveryTemplate } from '../../scanning/types.js';
+import type { DiscoveryTemplate, SystemTemplate, WebTemplate } from '../../scanning/types.js';
 import type { ScanTemplate } from './types.js';
+
+export function toSystemSettingsDto(s: SystemTemplate) {
+  return {
+    Ports: s.ports,
+    TimeoutMs: s.timeoutMs,
+    Retries: s.retries,
+    MaxInFlight: s.maxInFlight,
+    ConnectionsPerSecond: s.connectionsPerSecond,
+    PerHostInFlight: s.perHostInFlight,
+    PortBudgetMs: s.portBudgetMs,
+    HostBudgetMs: s.hostBudgetMs,
+    RunBudgetMs: s.runBudgetMs,
+    ServiceDetection: s.serviceDetection,
+    TlsChecks: s.tlsChecks,
+    SafeChecks: s.safeChecks,
+    UseNmapVersionDetection: s.useNmapVersionDetection,
+  };
+}
+
+export function toWebSettingsDto(s: WebTemplate) {
+  return {
+    RequestTimeoutMs: s.requestTimeoutMs,
+    UrlBudgetMs: s.urlBudgetMs,
+    RunBudgetMs: s.runBudgetMs,
+    RequestsPerSecond: s.requestsPerSecond,
+    TlsChecks: s.tlsChecks,
+    HeaderChecks: s.headerChecks,
+    ExposedFiles: s.exposedFiles,
+  };
+}
+
+function settingsDtoOf(t: ScanTemplate) {
+  if (t.kind === 'System') return toSystemSettingsDto(t.settings);
+  if (t.kind === 'Web') return toWebSettingsDto(t.settings);
+  return toSettingsDto(t.settings);
+}
 
 export function toSettingsDto(s: DiscoveryTemplate) {
   return {
@@ -21,7 +57,7 @@ export function toScanTemplateDto(t: ScanTemplate) {
     Name: t.name,
     Description: t.description,
     BuiltIn: t.builtIn,
-    Settings: toSettingsDto(t.settings),
+    Settings: settingsDtoOf(t),
     CreatedAt: t.createdAt?.toISOString() ?? null,
     UpdatedAt: t.updatedAt?.toISOString() ?? null,
   };
@@ -38,5 +74,35 @@ export function settingsFromDto(s: ReturnType<typeof toSettingsDto>): DiscoveryT
     perHostInFlight: s.PerHostInFlight,
     reverseDns: s.ReverseDns,
     useNmap: s.UseNmap,
+  };
+}
+
+export function systemSettingsFromDto(s: ReturnType<typeof toSystemSettingsDto>): SystemTemplate {
+  return {
+    ports: s.Ports,
+    timeoutMs: s.TimeoutMs,
+    retries: s.Retries,
+    maxInFlight: s.MaxInFlight,
+    connectionsPerSecond: s.ConnectionsPerSecond,
+    perHostInFlight: s.PerHostInFlight,
+    portBudgetMs: s.PortBudgetMs,
+    hostBudgetMs: s.HostBudgetMs,
+    runBudgetMs: s.RunBudgetMs,
+    serviceDetection: s.ServiceDetection,
+    tlsChecks: s.TlsChecks,
+    safeChecks: s.SafeChecks,
+    useNmapVersionDetection: s.UseNmapVersionDetection,
+  };
+}
+
+export function webSettingsFromDto(s: ReturnType<typeof toWebSettingsDto>): WebTemplate {
+  return {
+    requestTimeoutMs: s.RequestTimeoutMs,
+    urlBudgetMs: s.UrlBudgetMs,
+    runBudgetMs: s.RunBudgetMs,
+    requestsPerSecond: s.RequestsPerSecond,
+    tlsChecks: s.TlsChecks,
+    headerChecks: s.HeaderChecks,
+    exposedFiles: s.ExposedFiles,
   };
 }

@@ -1,25 +1,60 @@
 import type { Static } from 'typebox';
+import { Value } from 'typebox/value';
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
-import { settingsFromDto, toScanTemplateDto } from './presenters.js';
+import { invalid } from '../../problems/app-error.js';
 import {
+  settingsFromDto,
+  systemSettingsFromDto,
+  toScanTemplateDto,
+  webSettingsFromDto,
+} from './presenters.js';
+import {
+  DiscoverySettingsSchema,
   ScanTemplateBody,
   ScanTemplateIdParams,
   ScanTemplateListQuery,
   ScanTemplateListSchema,
   ScanTemplateSchema,
+  SystemSettingsSchema,
+  WebSettingsSchema,
 } from './schemas.js';
 import type { ScanTemplateService } from './service.js';
+import type { ScanTemplateInput } from './types.js';
 
 export const scanTemplateRoutes =
   (templates: ScanTemplateService): ChannelRoutes =>
   (app, ctx) => {
     const tags = ['Scan templates'];
-    const input = (b: Static<typeof ScanTemplateBody>) => ({
-      name: b.Name,
-      description: b.Description ?? null,
-      settings: settingsFromDto(b.Settings),
-    });
+    /** The body as the service takes it: Settings must be those of the Kind (400 naming Settings). */
+    const input = (b: Static<typeof ScanTemplateBody>): ScanTemplateInput => {
+      const common = { name: b.Name, description: b.Description ?? null };
+      const kind = b.Kind ?? 'Discovery';
+      const schema = {
+        Discovery: DiscoverySettingsSchema,
+        System: SystemSettingsSchema,
+        Web: WebSettingsSchema,
+      }[kind];
+      if (!Value.Check(schema, b.Settings))
+        throw invalid('settings', `are not the settings of a ${kind} template (see the schema of Settings).`);
+      if (kind === 'System')
+        return {
+          ...common,
+          kind,
+          settings: systemSettingsFromDto(b.Settings as Static<typeof SystemSettingsSchema>),
+        };
+      if (kind === 'Web')
+        return {
+          ...common,
+          kind,
+          settings: webSettingsFromDto(b.Settings as Static<typeof WebSettingsSchema>),
+        };
+      return {
+        ...common,
+        kind,
+        settings: settingsFromDto(b.Settings as Static<typeof DiscoverySettingsSchema>),
+      };
+    };
 
     route(app, ctx, {
       method: 'GET',
@@ -64,9 +99,9 @@ export const scanTemplateRoutes =
       access: { role: 'Admin' },
       schema: {
         operationId: 'createScanTemplate',
-        summary: 'Create a discovery scan template',
+        summary: 'Create a scan template',
         description:
-          'Ports, timing and rates of a discovery scan. `PerHostInFlight` may not exceed `MaxInFlight`; names are unique per kind (409).',
+          'Ports, timing, rates and budgets of a scan of its `Kind` (Discovery when left out); `Settings` must be that kind’s. `PerHostInFlight` may not exceed `MaxInFlight`, budgets nest (port ≤ host ≤ run, request ≤ URL ≤ run); names are unique per kind (409).',
         tags,
         body: ScanTemplateBody,
         response: { 201: ScanTemplateSchema },

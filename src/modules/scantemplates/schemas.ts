@@ -3,7 +3,7 @@ import { SCAN_KINDS } from '../../scanning/types.js';
 
 export const ScanKindSchema = Type.Enum(SCAN_KINDS, {
   description:
-    'What a scan does: Discovery finds live hosts; System and Web scans arrive in a later release.',
+    'What a scan does: Discovery finds live hosts; System scans probe their ports, services and CVEs; Web scans check sites.',
 });
 
 /** Bounds that keep a template from flooding a network or a node. */
@@ -61,6 +61,87 @@ export const DiscoverySettingsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Bounds of a system scan's template: budgets long enough to finish, short enough to end. */
+export const SYSTEM_LIMITS = {
+  portBudgetMs: { min: 1_000, max: 600_000 },
+  hostBudgetMs: { min: 10_000, max: 86_400_000 },
+  runBudgetMs: { min: 60_000, max: 7 * 86_400_000 },
+} as const;
+
+export const SystemSettingsSchema = Type.Object(
+  {
+    Ports: Type.String({
+      minLength: 1,
+      maxLength: 4000,
+      description:
+        '`top1000` (Rampart’s well-known ports), `all` (1–65535) or a list such as `22,80,8000-8100`.',
+      examples: ['top1000', '22,80,443,8000-8100'],
+    }),
+    TimeoutMs: Type.Integer({ minimum: L.timeoutMs.min, maximum: L.timeoutMs.max }),
+    Retries: Type.Integer({ minimum: L.retries.min, maximum: L.retries.max }),
+    MaxInFlight: Type.Integer({ minimum: L.maxInFlight.min, maximum: L.maxInFlight.max }),
+    ConnectionsPerSecond: Type.Integer({
+      minimum: L.connectionsPerSecond.min,
+      maximum: L.connectionsPerSecond.max,
+    }),
+    PerHostInFlight: Type.Integer({ minimum: L.perHostInFlight.min, maximum: L.perHostInFlight.max }),
+    PortBudgetMs: Type.Integer({
+      minimum: SYSTEM_LIMITS.portBudgetMs.min,
+      maximum: SYSTEM_LIMITS.portBudgetMs.max,
+      description: 'What one open port may take for banners, TLS and checks, all together.',
+    }),
+    HostBudgetMs: Type.Integer({
+      minimum: SYSTEM_LIMITS.hostBudgetMs.min,
+      maximum: SYSTEM_LIMITS.hostBudgetMs.max,
+      description: 'What one host may take; its results so far are kept when it runs out.',
+    }),
+    RunBudgetMs: Type.Integer({
+      minimum: SYSTEM_LIMITS.runBudgetMs.min,
+      maximum: SYSTEM_LIMITS.runBudgetMs.max,
+      description: 'What the whole run may take; results so far are kept when it runs out.',
+    }),
+    ServiceDetection: Type.Boolean({ description: 'Banner grabbing and fingerprints on open ports.' }),
+    TlsChecks: Type.Boolean({ description: 'TLS versions, ciphers and certificate.' }),
+    SafeChecks: Type.Boolean({
+      description: 'Cleartext protocols, databases without authentication, weak SSH algorithms.',
+    }),
+    UseNmapVersionDetection: Type.Boolean({
+      description: 'Add `nmap -sV` detections when nmap is installed on the scan node.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const WEB_LIMITS = {
+  requestTimeoutMs: { min: 500, max: 120_000 },
+  urlBudgetMs: { min: 5_000, max: 3_600_000 },
+  runBudgetMs: { min: 60_000, max: 7 * 86_400_000 },
+  requestsPerSecond: { min: 1, max: 100 },
+} as const;
+
+export const WebSettingsSchema = Type.Object(
+  {
+    RequestTimeoutMs: Type.Integer({
+      minimum: WEB_LIMITS.requestTimeoutMs.min,
+      maximum: WEB_LIMITS.requestTimeoutMs.max,
+    }),
+    UrlBudgetMs: Type.Integer({ minimum: WEB_LIMITS.urlBudgetMs.min, maximum: WEB_LIMITS.urlBudgetMs.max }),
+    RunBudgetMs: Type.Integer({ minimum: WEB_LIMITS.runBudgetMs.min, maximum: WEB_LIMITS.runBudgetMs.max }),
+    RequestsPerSecond: Type.Integer({
+      minimum: WEB_LIMITS.requestsPerSecond.min,
+      maximum: WEB_LIMITS.requestsPerSecond.max,
+    }),
+    TlsChecks: Type.Boolean(),
+    HeaderChecks: Type.Boolean({
+      description: 'Security headers (Observatory-style score) and cookie flags.',
+    }),
+    ExposedFiles: Type.Boolean({
+      description: 'Exposed files and paths, judged against a soft-404 baseline.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const ScanTemplateSchema = Type.Object(
   {
     Id: Type.String({ format: 'uuid' }),
@@ -70,7 +151,9 @@ export const ScanTemplateSchema = Type.Object(
     BuiltIn: Type.Boolean({
       description: 'Built-in templates belong to every organisation and cannot be changed.',
     }),
-    Settings: DiscoverySettingsSchema,
+    Settings: Type.Union([DiscoverySettingsSchema, SystemSettingsSchema, WebSettingsSchema], {
+      description: 'The settings of the template’s Kind.',
+    }),
     CreatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     UpdatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   },
@@ -89,9 +172,12 @@ export const ScanTemplateListQuery = Type.Object(
 
 export const ScanTemplateBody = Type.Object(
   {
+    Kind: Type.Optional(ScanKindSchema),
     Name: Type.String({ minLength: 1, maxLength: 200 }),
     Description: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
-    Settings: DiscoverySettingsSchema,
+    Settings: Type.Union([DiscoverySettingsSchema, SystemSettingsSchema, WebSettingsSchema], {
+      description: 'The settings of the template’s Kind (Discovery when left out).',
+    }),
   },
   { additionalProperties: false },
 );

@@ -2,12 +2,13 @@ import type { Clock } from '../../lib/clock.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
-import type { DiscoveryTemplate, ScanKind } from '../../scanning/types.js';
+import { parsePortList } from '../../scanning/ports/index.js';
+import type { DiscoveryTemplate, ScanKind, SystemTemplate, WebTemplate } from '../../scanning/types.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
 import { BUILT_IN_TEMPLATES } from './built-in.js';
 import type { ScanTemplateRepository } from './repository.js';
-import type { ScanTemplate, ScanTemplateInput } from './types.js';
+import type { ScanTemplate, ScanTemplateInput, ScanTemplateOf, TemplateSettings } from './types.js';
 
 /** Whether a scan of the organisation uses the template (it may then not be deleted). */
 export type TemplateInUse = (organizationId: string, templateId: string) => Promise<boolean>;
@@ -37,20 +38,34 @@ export class ScanTemplateService {
     return template;
   }
 
+  /** The template of that kind: 404 when absent, 400 naming `field` when it is another kind's. */
+  async getOf<K extends ScanKind>(
+    ctx: ServiceContext,
+    id: string,
+    kind: K,
+    field = 'templateId',
+  ): Promise<ScanTemplateOf<K>> {
+    const template = await this.get(ctx, id);
+    if (template.kind !== kind)
+      throw invalid(field, `'${template.name}' is a ${template.kind} template, not a ${kind} one.`);
+    return template as ScanTemplateOf<K>;
+  }
+
   async find(ctx: ServiceContext, id: string): Promise<ScanTemplate | undefined> {
     return BUILT_IN_TEMPLATES.find((t) => t.id === id) ?? (await this.repo.find(ctx.organizationId, id));
   }
 
   async create(ctx: ServiceContext, input: ScanTemplateInput): Promise<ScanTemplate> {
-    const name = await this.checkName(ctx, 'Discovery', input.name);
+    const kind = input.kind ?? 'Discovery';
+    const name = await this.checkName(ctx, kind, input.name);
     const template = await this.repo.insert(
       ctx.organizationId,
       {
         id: uuidv7(),
-        kind: 'Discovery',
+        kind,
         name,
         description: input.description?.trim() || null,
-        settings: checkSettings(input.settings),
+        settings: checkSettings(kind, input.settings),
       },
       ctx.userId ?? null,
       this.clock(),
@@ -67,11 +82,17 @@ export class ScanTemplateService {
   async update(ctx: ServiceContext, id: string, input: ScanTemplateInput): Promise<ScanTemplate> {
     const current = await this.get(ctx, id);
     if (current.builtIn) throw builtInRefusal(current);
+    if ((input.kind ?? 'Discovery') !== current.kind)
+      throw invalid('kind', `The template is a ${current.kind} template; its kind cannot change.`);
     const name = await this.checkName(ctx, current.kind, input.name, id);
     const template = await this.repo.update(
       ctx.organizationId,
       id,
-      { name, description: input.description?.trim() || null, settings: checkSettings(input.settings) },
+      {
+        name,
+        description: input.description?.trim() || null,
+        settings: checkSettings(current.kind, input.settings),
+      },
       this.clock(),
     );
     if (!template) throw AppError.of(Problems.NotFound, `No scan template ${id} in this organisation.`);
@@ -119,8 +140,48 @@ function builtInRefusal(t: ScanTemplate): AppError {
   );
 }
 
+/** The settings of a kind, checked by its rules. */
+function checkSettings<K extends ScanKind>(kind: K, settings: unknown): TemplateSettings[K] {
+  if (kind === 'System') return checkSystemSettings(settings as SystemTemplate) as TemplateSettings[K];
+  if (kind === 'Web') return checkWebSettings(settings as WebTemplate) as TemplateSettings[K];
+  return checkDiscoverySettings(settings as DiscoveryTemplate) as TemplateSettings[K];
+}
+
+/** Rules the schema cannot say: a port list a node can read, budgets that nest. */
+export function checkSystemSettings(s: SystemTemplate): SystemTemplate {
+  const ports = s.ports.trim().toLowerCase();
+  if (ports !== 'top1000' && ports !== 'all') {
+    try {
+      parsePortList(ports);
+    } catch (error) {
+      throw invalid(
+        ['settings', 'ports'],
+        `is not top1000, all or a port list: ${(error as Error).message}.`,
+      );
+    }
+  }
+  if (s.perHostInFlight > s.maxInFlight)
+    throw invalid(
+      ['settings', 'perHostInFlight'],
+      `PerHostInFlight (${s.perHostInFlight}) cannot exceed MaxInFlight (${s.maxInFlight}).`,
+    );
+  if (s.portBudgetMs > s.hostBudgetMs)
+    throw invalid(['settings', 'portBudgetMs'], 'PortBudgetMs cannot exceed HostBudgetMs.');
+  if (s.hostBudgetMs > s.runBudgetMs)
+    throw invalid(['settings', 'hostBudgetMs'], 'HostBudgetMs cannot exceed RunBudgetMs.');
+  return { ...s, ports };
+}
+
+export function checkWebSettings(s: WebTemplate): WebTemplate {
+  if (s.requestTimeoutMs > s.urlBudgetMs)
+    throw invalid(['settings', 'requestTimeoutMs'], 'RequestTimeoutMs cannot exceed UrlBudgetMs.');
+  if (s.urlBudgetMs > s.runBudgetMs)
+    throw invalid(['settings', 'urlBudgetMs'], 'UrlBudgetMs cannot exceed RunBudgetMs.');
+  return { ...s };
+}
+
 /** Rules the schema cannot say: a node must be able to keep the per-host limit within the global one. */
-function checkSettings(s: DiscoveryTemplate): DiscoveryTemplate {
+function checkDiscoverySettings(s: DiscoveryTemplate): DiscoveryTemplate {
   if (s.perHostInFlight > s.maxInFlight)
     throw invalid(
       ['settings', 'perHostInFlight'],

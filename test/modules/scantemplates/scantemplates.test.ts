@@ -54,7 +54,101 @@ describe.each(DB_KINDS)('scan templates [%s]', (kind) => {
       expect(res.json().Items[0].Settings.Ports).toContain(22);
     }
     const systems = await call('GET', '/scantemplates?Kind=System', analyst);
-    expect(systems.json()).toEqual({ Items: [], TotalCount: 0 });
+    expect(systems.json().Items.map((i: { Name: string }) => i.Name)).toEqual([
+      'System scan, well-known ports [S1]',
+      'System scan, all ports [S2]',
+      'System scan with nmap -sV [S3]',
+    ]);
+    expect(systems.json().Items[0].Settings).toMatchObject({
+      Ports: 'top1000',
+      ServiceDetection: true,
+      TlsChecks: true,
+      SafeChecks: true,
+      UseNmapVersionDetection: false,
+    });
+    expect(systems.json().Items[1].Settings.Ports).toBe('all');
+    expect(systems.json().Items[2].Settings.UseNmapVersionDetection).toBe(true);
+    const webs = await call('GET', '/scantemplates?Kind=Web', analyst);
+    expect(webs.json().Items).toEqual([
+      expect.objectContaining({ Name: 'Web scan [W1]', Kind: 'Web', BuiltIn: true }),
+    ]);
+    const one = await call('GET', `/scantemplates/${systems.json().Items[0].Id}`, analyst);
+    expect(one.json()).toMatchObject({ Kind: 'System', Name: 'System scan, well-known ports [S1]' });
+    for (const [path, kind] of [
+      ['/scantemplates/systemscan/simple', 'System'],
+      ['/scantemplates/webscan/simple', 'Web'],
+    ] as const) {
+      const simple = await call('GET', path, analyst, undefined, 'integration');
+      const listed = (await call('GET', `/scantemplates?Kind=${kind}`, analyst)).json().Items;
+      expect(simple.json()).toEqual(
+        listed.map((i: { Name: string; Id: string }) => ({ Name: i.Name, Id: i.Id })),
+      );
+    }
+  });
+
+  it('lets an Admin create system and web templates, settings checked for their kind', async () => {
+    const system = {
+      Ports: '22,80,8000-8100',
+      TimeoutMs: 1000,
+      Retries: 0,
+      MaxInFlight: 64,
+      ConnectionsPerSecond: 100,
+      PerHostInFlight: 4,
+      PortBudgetMs: 10_000,
+      HostBudgetMs: 60_000,
+      RunBudgetMs: 600_000,
+      ServiceDetection: true,
+      TlsChecks: false,
+      SafeChecks: true,
+      UseNmapVersionDetection: false,
+    };
+    const created = await call('POST', '/scantemplates', admin, {
+      Kind: 'System',
+      Name: 'Quick',
+      Settings: system,
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json()).toMatchObject({ Kind: 'System', BuiltIn: false, Settings: system });
+
+    const bad = async (body: Record<string, unknown>, pointer: string) => {
+      const res = await call('POST', '/scantemplates', admin, body);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(JSON.stringify(res.json()), res.body).toContain(pointer);
+    };
+    await bad({ Kind: 'System', Name: 'P', Settings: { ...system, Ports: '0-10' } }, '/Settings/Ports');
+    await bad({ Kind: 'System', Name: 'P', Settings: { ...system, Ports: 'everything' } }, '/Settings/Ports');
+    await bad(
+      { Kind: 'System', Name: 'P', Settings: { ...system, PortBudgetMs: 120_000 } },
+      '/Settings/PortBudgetMs',
+    );
+    await bad(
+      { Kind: 'System', Name: 'P', Settings: { ...system, HostBudgetMs: 6_000_000 } },
+      '/Settings/HostBudgetMs',
+    );
+    await bad({ Kind: 'System', Name: 'P', Settings: { TimeoutMs: 1000 } }, '/Settings');
+    await bad({ Kind: 'Web', Name: 'P', Settings: system }, '/Settings');
+    const web = {
+      RequestTimeoutMs: 5000,
+      UrlBudgetMs: 60_000,
+      RunBudgetMs: 600_000,
+      RequestsPerSecond: 2,
+      TlsChecks: true,
+      HeaderChecks: true,
+      ExposedFiles: false,
+    };
+    await bad(
+      { Kind: 'Web', Name: 'P', Settings: { ...web, RequestTimeoutMs: 90_000 } },
+      '/Settings/RequestTimeoutMs',
+    );
+    const w = await call('POST', '/scantemplates', admin, { Kind: 'Web', Name: 'Gentle web', Settings: web });
+    expect(w.statusCode, w.body).toBe(201);
+    const change = await call('PUT', `/scantemplates/${w.json().Id}`, admin, {
+      Kind: 'System',
+      Name: 'X',
+      Settings: system,
+    });
+    expect(change.statusCode).toBe(400);
+    expect(change.json().errors[0].path).toBe('/Kind');
   });
 
   it('lets an Admin create, change and delete a template of their own, in their organisation only', async () => {

@@ -1,0 +1,437 @@
+import { createHash } from 'node:crypto';
+import type { AssetRef, ImportRecord, Severity, VulnerabilityRef } from '../../importers/types.js';
+import { cvssSeverity } from '../../intel/cvss/cvss.js';
+import { type BackportDecision, type DistroAdvisory, decideBackports } from '../../intel/distro/backports.js';
+import { type DistroBuild, parseDistroBanner } from '../../intel/distro/banners.js';
+import { packageKey } from '../../intel/osv/package-key.js';
+import type { CvssVersion } from '../../intel/types.js';
+import { checkById } from '../../scanning/checks/index.js';
+import type {
+  CheckResult,
+  ScannedService,
+  SystemHostResult,
+  WebSoftware,
+  WebUrlResult,
+} from '../../scanning/types.js';
+import type { ServiceContext } from '../context.js';
+import type { ScanLocation } from '../findings/types.js';
+import type { ImportCounts } from '../imports/types.js';
+import type { MatchInput, MatchItem } from '../intel/matcher.js';
+import type { CveIntel, OsvPackageAdvisory } from '../intel/types.js';
+
+// What this module asks of the modules it works with, by the little it uses of each.
+
+/** The imports module: records merged like a report's, recorded as an Import. */
+export interface ResultsImports {
+  ingestRecords(
+    ctx: ServiceContext,
+    input: {
+      importId: string;
+      source: string;
+      format: string;
+      scopeName: string;
+      displayName: string;
+      content: { sha256: string; size: number };
+      records: Iterable<ImportRecord>;
+      fixOnly?: string[] | null;
+    },
+  ): Promise<{ importId: string; counts: ImportCounts }>;
+}
+
+/** The intelligence: CVEs of CPEs, a CVE's records, a distribution's OSV records of a package. */
+export interface ResultsIntel {
+  match(input: MatchInput): Promise<MatchItem[]>;
+  cve(cveId: string): Promise<CveIntel | null>;
+  osvForPackages(keys: string[]): Promise<OsvPackageAdvisory[]>;
+}
+
+/** The findings module: where the findings of a scope are (to judge where a scan looked). */
+export interface ResultsFindings {
+  scanLocations(
+    organizationId: string,
+    q: { scopeName?: string; ids?: string[]; states?: ('Open' | 'Reopened')[] },
+  ): Promise<ScanLocation[]>;
+}
+
+export const SYSTEM_SCAN_SOURCE = 'Rampart system scan';
+export const WEB_SCAN_SOURCE = 'Rampart web scan';
+export const SYSTEM_SCAN_FORMAT = 'rampart-system-scan';
+export const WEB_SCAN_FORMAT = 'rampart-web-scan';
+
+/** The scope of a system scan's findings: a re-scan fixes only what this scan found. */
+export const systemScanScope = (scanId: string) => `system-scan:${scanId}`;
+export const webScanScope = (scanId: string) => `web-scan:${scanId}`;
+
+/** A Rampart scan's scope read back: which scan found a finding. */
+export function scanOfScope(scope: string | null): { kind: 'System' | 'Web'; scanId: string } | null {
+  const m = /^(system|web)-scan:([0-9a-f-]{36})$/i.exec(scope ?? '');
+  if (!m) return null;
+  return { kind: m[1]!.toLowerCase() === 'system' ? 'System' : 'Web', scanId: m[2]!.toLowerCase() };
+}
+
+/** A distribution's decision about an upstream CVE match on one service, kept with the run. */
+export interface BackportNote {
+  address: string;
+  port: number | null;
+  url: string | null;
+  banner: string;
+  cveId: string;
+  status: 'Fixed' | 'Affected' | 'BannerOnly';
+  evidence: string;
+}
+
+export interface IngestResult {
+  importId: string;
+  counts: ImportCounts;
+  /** Upstream CVE matches the distribution's records decided (Fixed ones made no finding). */
+  backports: BackportNote[];
+}
+
+export interface SystemIngest {
+  scanId: string;
+  scanName: string;
+  /** Also the Import's id: ingesting the same run again answers the same Import. */
+  runId: string;
+  hosts: SystemHostResult[];
+  /** A Verify run: only these findings may become Fixed. */
+  verify?: { findingIds: string[] } | null;
+  /**
+   * Whether the run probed a port (its template's or Verify's port list); null when not known,
+   * then only the hosts' unscannedPorts say what was left out.
+   */
+  portScanned?: ((port: number) => boolean) | null;
+}
+
+export interface WebIngest {
+  scanId: string;
+  scanName: string;
+  runId: string;
+  urls: WebUrlResult[];
+  verify?: { findingIds: string[] } | null;
+}
+
+const OPEN: ('Open' | 'Reopened')[] = ['Open', 'Reopened'];
+
+/**
+ * Findings from Rampart's own scans: a run's results become records (hosts, services, findings
+ * of checks and of CVEs matched from the services' CPEs, less what the distribution fixed) and go
+ * through the imports module like a report, in the scan's scope. A re-scan fixes only the
+ * findings where it looked again: their host and port (or URL) were scanned to the end.
+ */
+export class ScanResultsService {
+  constructor(
+    private readonly imports: ResultsImports,
+    private readonly intel: ResultsIntel,
+    private readonly findings: ResultsFindings,
+  ) {}
+
+  /** A system run's hosts → services on assets, findings (CVE matches + checks), in the scan's scope. */
+  async ingestSystem(ctx: ServiceContext, input: SystemIngest): Promise<IngestResult> {
+    const scope = systemScanScope(input.scanId);
+    const records: ImportRecord[] = [];
+    const backports: BackportNote[] = [];
+    const distro = new DistroRecords(this.intel);
+    for (const host of input.hosts) {
+      const asset = hostRef(host);
+      records.push({ type: 'asset', asset });
+      for (const s of host.services) {
+        records.push({
+          type: 'service',
+          asset,
+          port: s.port,
+          protocol: 'tcp',
+          ...(s.service ? { name: s.service } : {}),
+          ...(s.product ? { product: s.product } : {}),
+          ...(s.version ? { version: s.version } : {}),
+          ...(s.cpes[0] ? { cpe: s.cpes[0] } : {}),
+          ...(s.banner ? { banner: s.banner } : {}),
+        });
+        const matched = await this.cveFindings(s.cpes, s.banner, describeService(s), distro);
+        for (const m of matched.findings)
+          records.push({ ...m, asset, location: { kind: 'Port', port: s.port, protocol: 'tcp' } });
+        for (const n of matched.notes)
+          backports.push({ ...n, address: host.address, port: s.port, url: null });
+      }
+      for (const c of host.checks) {
+        const finding = checkFinding(c);
+        if (!finding) continue;
+        records.push({
+          ...finding,
+          asset,
+          location: c.port === null ? { kind: 'None' } : { kind: 'Port', port: c.port, protocol: 'tcp' },
+        });
+      }
+    }
+    const fixOnly = await this.fixableSystem(ctx.organizationId, scope, input);
+    const result = await this.imports.ingestRecords(ctx, {
+      importId: input.runId,
+      source: SYSTEM_SCAN_SOURCE,
+      format: SYSTEM_SCAN_FORMAT,
+      scopeName: scope,
+      displayName: input.scanName,
+      content: contentOf(input.hosts),
+      records,
+      fixOnly,
+    });
+    return { ...result, backports };
+  }
+
+  /** A web run's URLs → findings per URL, in the scan's scope. */
+  async ingestWeb(ctx: ServiceContext, input: WebIngest): Promise<IngestResult> {
+    const scope = webScanScope(input.scanId);
+    const records: ImportRecord[] = [];
+    const backports: BackportNote[] = [];
+    const distro = new DistroRecords(this.intel);
+    for (const u of input.urls) {
+      const asset = webRef(u);
+      if (!asset) continue;
+      records.push({ type: 'asset', asset });
+      for (const sw of u.software) {
+        const banner = `${sw.header}: ${sw.value}`;
+        const matched = await this.cveFindings(sw.cpes, sw.value, describeSoftware(sw), distro);
+        for (const m of matched.findings)
+          records.push({ ...m, asset, location: { kind: 'Url', url: u.url } });
+        for (const n of matched.notes)
+          backports.push({ ...n, banner, address: u.address ?? '', port: null, url: u.url });
+      }
+      for (const c of u.checks) {
+        const finding = checkFinding(c);
+        if (finding) records.push({ ...finding, asset, location: { kind: 'Url', url: c.url ?? u.url } });
+      }
+    }
+    const fixOnly = await this.fixableWeb(ctx.organizationId, scope, input);
+    const result = await this.imports.ingestRecords(ctx, {
+      importId: input.runId,
+      source: WEB_SCAN_SOURCE,
+      format: WEB_SCAN_FORMAT,
+      scopeName: scope,
+      displayName: input.scanName,
+      content: contentOf(input.urls),
+      records,
+      fixOnly,
+    });
+    return { ...result, backports };
+  }
+
+  /**
+   * The open findings of the scope this run looked at again: their host answered and their port
+   * was probed to the end (not left out by a budget); a host-wide one, when the host's budget
+   * held. A Verify run narrows them to the findings it was asked about.
+   */
+  private async fixableSystem(org: string, scope: string, input: SystemIngest): Promise<string[]> {
+    const hosts = new Map(input.hosts.map((h) => [h.address, h]));
+    const located = await this.findings.scanLocations(org, { scopeName: scope, states: OPEN });
+    const eligible = located.filter((f) => {
+      const host = f.ipAddresses.map((a) => hosts.get(a)).find((h) => h !== undefined);
+      if (!host) return false;
+      if (f.locationKind !== 'Port' || f.port === null)
+        return host.budgetExhausted === null || host.budgetExhausted === 'port';
+      if (host.unscannedPorts.includes(f.port)) return false;
+      return input.portScanned ? input.portScanned(f.port) : true;
+    });
+    return narrow(
+      eligible.map((f) => f.id),
+      input.verify,
+    );
+  }
+
+  /** The open findings of the scope on a URL this run checked to the end, without an error. */
+  private async fixableWeb(org: string, scope: string, input: WebIngest): Promise<string[]> {
+    const origins = new Set(
+      input.urls
+        .filter((u) => u.error === null && u.budgetExhausted === null)
+        .flatMap((u) => [originOf(u.url), u.finalUrl ? originOf(u.finalUrl) : null])
+        .filter((o): o is string => o !== null),
+    );
+    const located = await this.findings.scanLocations(org, { scopeName: scope, states: OPEN });
+    const eligible = located.filter((f) => {
+      const origin = f.url ? originOf(f.url) : null;
+      return origin !== null && origins.has(origin);
+    });
+    return narrow(
+      eligible.map((f) => f.id),
+      input.verify,
+    );
+  }
+
+  /**
+   * Findings of the CVEs matched from CPEs, less those the distribution's records say the build
+   * (read from the banner) carries the fix for.
+   */
+  private async cveFindings(
+    cpes: string[],
+    banner: string | null,
+    identified: string,
+    distro: DistroRecords,
+  ): Promise<{
+    findings: Omit<Extract<ImportRecord, { type: 'finding' }>, 'asset' | 'location'>[];
+    notes: Omit<BackportNote, 'address' | 'port' | 'url'>[];
+  }> {
+    const findings: Omit<Extract<ImportRecord, { type: 'finding' }>, 'asset' | 'location'>[] = [];
+    const notes: Omit<BackportNote, 'address' | 'port' | 'url'>[] = [];
+    if (cpes.length === 0) return { findings, notes };
+    const matches = (await this.intel.match({ Cpes: cpes })).filter((m) => m.Cve !== null);
+    if (matches.length === 0) return { findings, notes };
+    const build = banner ? parseDistroBanner(banner) : null;
+    const decisions = build?.distribution ? await distro.decide(build) : new Map<string, BackportDecision>();
+    for (const m of matches) {
+      const cveId = m.Cve!;
+      const decision = decisions.get(cveId);
+      const distribution = distributionLine(build, decision);
+      if (banner && (build?.distribution || decision))
+        notes.push({
+          banner,
+          cveId,
+          status:
+            decision?.status === 'Fixed' || decision?.status === 'Affected' ? decision.status : 'BannerOnly',
+          evidence: distribution,
+        });
+      if (decision?.status === 'Fixed') continue;
+      const intel = await this.intel.cve(cveId);
+      const record = intel?.records[0];
+      findings.push({
+        type: 'finding',
+        vulnerability: cveVulnerability(cveId, record),
+        severity: severityOf(record),
+        evidence: [
+          banner ? `Banner: ${banner}` : null,
+          `Identified: ${identified}`,
+          `Matched: ${m.MatchedBy}${m.PlatformAssumed ? ' (platform assumed)' : ''}`,
+          `Distribution: ${distribution}`,
+        ]
+          .filter((l) => l !== null)
+          .join('\n'),
+      });
+    }
+    return { findings, notes };
+  }
+}
+
+/** The records of a distribution's package, read once per run. */
+class DistroRecords {
+  private readonly byPackage = new Map<string, Promise<DistroAdvisory[]>>();
+
+  constructor(private readonly intel: ResultsIntel) {}
+
+  async decide(build: DistroBuild): Promise<Map<string, BackportDecision>> {
+    const key = packageKey(build.distribution!, build.packageName);
+    let records = this.byPackage.get(key);
+    if (!records) {
+      // Every release of the package: the build's release is told from the records' versions.
+      records = this.intel.osvForPackages([key]).then((rows) =>
+        rows
+          .filter((r) => r.withdrawnAt === null)
+          .map((r) => ({
+            id: r.id,
+            aliases: r.aliases,
+            affected: r.affected as DistroAdvisory['affected'],
+          })),
+      );
+      this.byPackage.set(key, records);
+    }
+    return new Map(decideBackports(build, await records).map((d) => [d.cveId, d]));
+  }
+}
+
+function distributionLine(build: DistroBuild | null, decision: BackportDecision | undefined): string {
+  if (decision)
+    return decision.status === 'Undecidable' ? `banner-only: ${decision.evidence}` : decision.evidence;
+  if (build?.distribution)
+    return `banner-only: ${build.distribution} has no record of this CVE for ${build.packageName}; the upstream match stays`;
+  return 'banner-only: the banner names no distribution build; the upstream match stays';
+}
+
+function narrow(eligible: string[], verify: { findingIds: string[] } | null | undefined): string[] {
+  if (!verify) return eligible;
+  const asked = new Set(verify.findingIds);
+  return eligible.filter((id) => asked.has(id));
+}
+
+/** The finding a check result makes, from the catalogue; an id the catalogue lacks makes none. */
+function checkFinding(
+  c: CheckResult,
+): Omit<Extract<ImportRecord, { type: 'finding' }>, 'asset' | 'location'> | null {
+  const check = checkById(c.checkId);
+  if (!check) return null;
+  return {
+    type: 'finding',
+    vulnerability: {
+      ruleId: check.id,
+      title: check.title,
+      description: check.description,
+      solution: check.solution,
+      cweIds: check.cweIds,
+      references: check.references,
+      ...(check.cvss3Vector ? { cvss3Vector: check.cvss3Vector } : {}),
+    },
+    severity: check.severity,
+    evidence: c.evidence,
+  };
+}
+
+function cveVulnerability(cveId: string, record: CveIntel['records'][number] | undefined): VulnerabilityRef {
+  return {
+    ruleId: cveId,
+    title: cveId,
+    cveIds: [cveId],
+    ...(record?.description ? { description: record.description } : {}),
+    ...(record?.cweIds.length ? { cweIds: record.cweIds } : {}),
+    ...(record?.cvss3Vector ? { cvss3Vector: record.cvss3Vector } : {}),
+    ...(record?.cvss3Score != null ? { cvss3Score: record.cvss3Score } : {}),
+    ...(record?.referenceUrls.length ? { references: record.referenceUrls.slice(0, 100) } : {}),
+  };
+}
+
+/** The knowledge base's CVSS (v3, else v4, else v2) as a severity; Medium when it has none. */
+function severityOf(record: CveIntel['records'][number] | undefined): Severity {
+  const scored: [number | null | undefined, CvssVersion][] = [
+    [record?.cvss3Score, '3.1'],
+    [record?.cvss4Score, '4.0'],
+    [record?.cvss2Score, '2.0'],
+  ];
+  for (const [score, version] of scored)
+    if (typeof score === 'number') {
+      const s = cvssSeverity(score, version);
+      return s === 'None' ? 'Info' : s;
+    }
+  return 'Medium';
+}
+
+function hostRef(h: SystemHostResult): AssetRef {
+  const name = h.hostname?.replace(/\.$/, '') || undefined;
+  return {
+    kind: 'Host',
+    ipAddresses: [h.address],
+    ...(name?.includes('.') ? { fqdn: name, hostname: name.split('.')[0] } : name ? { hostname: name } : {}),
+  };
+}
+
+function webRef(u: WebUrlResult): AssetRef | null {
+  const origin = originOf(u.url);
+  return origin ? { kind: 'WebApplication', url: origin } : null;
+}
+
+function originOf(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+function describeService(s: ScannedService): string {
+  const what = [s.product, s.version].filter(Boolean).join(' ') || s.service || 'a service';
+  return `${what} on ${s.port}/tcp by ${s.detectedBy}, confidence ${s.confidence} (${s.evidence})`;
+}
+
+function describeSoftware(sw: WebSoftware): string {
+  const what = [sw.product, sw.version].filter(Boolean).join(' ') || sw.value;
+  return `${what} from the ${sw.header} header`;
+}
+
+/** The results' checksum and size, as the Import records a report file's. */
+function contentOf(results: unknown[]): { sha256: string; size: number } {
+  const text = JSON.stringify(results);
+  return { sha256: createHash('sha256').update(text).digest('hex'), size: Buffer.byteLength(text) };
+}
