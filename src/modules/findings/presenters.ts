@@ -142,6 +142,8 @@ export const filterFromQuery = (q: Static<typeof FindingListQuery>): FindingFilt
   search: q.Search,
   importId: q.ImportId,
   importChange: q.ImportChange,
+  // A scan's id is unique across kinds: its findings are in one of the two scan scopes.
+  scopeNames: q.ScanId ? [`system-scan:${q.ScanId}`, `web-scan:${q.ScanId}`] : undefined,
 });
 
 /** The filter of a bulk action (`Filter` in its body). */

@@ -184,6 +184,12 @@ export const FindingListQuery = Type.Object(
         description: 'With ImportId: only the findings it created (New), fixed or reopened.',
       }),
     ),
+    ScanId: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description: 'Only the findings of this Rampart system or web scan (the ones it reported last).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1174,8 +1174,8 @@ export interface paths {
         get: operations["listScanTemplates"];
         put?: never;
         /**
-         * Create a discovery scan template
-         * @description Ports, timing and rates of a discovery scan. `PerHostInFlight` may not exceed `MaxInFlight`; names are unique per kind (409).
+         * Create a scan template
+         * @description Ports, timing, rates and budgets of a scan of its `Kind` (Discovery when left out); `Settings` must be that kind’s. `PerHostInFlight` may not exceed `MaxInFlight`, budgets nest (port ≤ host ≤ run, request ≤ URL ≤ run); names are unique per kind (409).
          *
          *     **Access:** Requires an API key or a web session of a user with role Admin.
          */
@@ -1421,7 +1421,7 @@ export interface paths {
         };
         /**
          * System scan templates by name and id, as the original lists them
-         * @description Empty until system scans arrive (the next release): the list is real, there are no such templates yet.
+         * @description The built-in and the organisation’s own system templates.
          *
          *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
          */
@@ -1443,7 +1443,7 @@ export interface paths {
         };
         /**
          * Web scan templates by name and id, as the original lists them
-         * @description Empty until web scans arrive (the next release): the list is real, there are no such templates yet.
+         * @description The built-in and the organisation’s own web templates.
          *
          *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
          */
@@ -5659,6 +5659,8 @@ export interface operations {
                 ImportId?: string;
                 /** @description With ImportId: only the findings it created (New), fixed or reopened. */
                 ImportChange?: "New" | "Fixed" | "Reopened";
+                /** @description Only the findings of this Rampart system or web scan (the ones it reported last). */
+                ScanId?: string;
             };
             header?: never;
             path?: never;
@@ -13396,7 +13398,7 @@ export interface operations {
     listScanTemplates: {
         parameters: {
             query?: {
-                /** @description What a scan does: Discovery finds live hosts; System and Web scans arrive in a later release. */
+                /** @description What a scan does: Discovery finds live hosts; System scans probe their ports, services and CVEs; Web scans check sites. */
                 Kind?: "Discovery" | "System" | "Web";
             };
             header?: never;
@@ -13416,7 +13418,7 @@ export interface operations {
                             /** Format: uuid */
                             Id: string;
                             /**
-                             * @description What a scan does: Discovery finds live hosts; System and Web scans arrive in a later release.
+                             * @description What a scan does: Discovery finds live hosts; System scans probe their ports, services and CVEs; Web scans check sites.
                              * @enum {unknown}
                              */
                             Kind: "Discovery" | "System" | "Web";
@@ -13424,6 +13426,7 @@ export interface operations {
                             Description: string | null;
                             /** @description Built-in templates belong to every organisation and cannot be changed. */
                             BuiltIn: boolean;
+                            /** @description The settings of the template’s Kind. */
                             Settings: {
                                 /**
                                  * @description TCP ports probed with a connect on every address; any answer (open or refused) means the host is up.
@@ -13450,6 +13453,42 @@ export interface operations {
                                 ReverseDns: boolean;
                                 /** @description Probe through `nmap -sn` with the same ports when nmap is installed on the scan node. */
                                 UseNmap: boolean;
+                            } | {
+                                /**
+                                 * @description `top1000` (Rampart’s well-known ports), `all` (1–65535) or a list such as `22,80,8000-8100`.
+                                 * @example top1000
+                                 * @example 22,80,443,8000-8100
+                                 */
+                                Ports: string;
+                                TimeoutMs: number;
+                                Retries: number;
+                                MaxInFlight: number;
+                                ConnectionsPerSecond: number;
+                                PerHostInFlight: number;
+                                /** @description What one open port may take for banners, TLS and checks, all together. */
+                                PortBudgetMs: number;
+                                /** @description What one host may take; its results so far are kept when it runs out. */
+                                HostBudgetMs: number;
+                                /** @description What the whole run may take; results so far are kept when it runs out. */
+                                RunBudgetMs: number;
+                                /** @description Banner grabbing and fingerprints on open ports. */
+                                ServiceDetection: boolean;
+                                /** @description TLS versions, ciphers and certificate. */
+                                TlsChecks: boolean;
+                                /** @description Cleartext protocols, databases without authentication, weak SSH algorithms. */
+                                SafeChecks: boolean;
+                                /** @description Add `nmap -sV` detections when nmap is installed on the scan node. */
+                                UseNmapVersionDetection: boolean;
+                            } | {
+                                RequestTimeoutMs: number;
+                                UrlBudgetMs: number;
+                                RunBudgetMs: number;
+                                RequestsPerSecond: number;
+                                TlsChecks: boolean;
+                                /** @description Security headers (Observatory-style score) and cookie flags. */
+                                HeaderChecks: boolean;
+                                /** @description Exposed files and paths, judged against a soft-404 baseline. */
+                                ExposedFiles: boolean;
                             };
                             CreatedAt: string | null;
                             UpdatedAt: string | null;
@@ -13569,8 +13608,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description What a scan does: Discovery finds live hosts; System scans probe their ports, services and CVEs; Web scans check sites.
+                     * @enum {unknown}
+                     */
+                    Kind?: "Discovery" | "System" | "Web";
                     Name: string;
                     Description?: string | null;
+                    /** @description The settings of the template’s Kind (Discovery when left out). */
                     Settings: {
                         /**
                          * @description TCP ports probed with a connect on every address; any answer (open or refused) means the host is up.
@@ -13597,6 +13642,42 @@ export interface operations {
                         ReverseDns: boolean;
                         /** @description Probe through `nmap -sn` with the same ports when nmap is installed on the scan node. */
                         UseNmap: boolean;
+                    } | {
+                        /**
+                         * @description `top1000` (Rampart’s well-known ports), `all` (1–65535) or a list such as `22,80,8000-8100`.
+                         * @example top1000
+                         * @example 22,80,443,8000-8100
+                         */
+                        Ports: string;
+                        TimeoutMs: number;
+                        Retries: number;
+                        MaxInFlight: number;
+                        ConnectionsPerSecond: number;
+                        PerHostInFlight: number;
+                        /** @description What one open port may take for banners, TLS and checks, all together. */
+                        PortBudgetMs: number;
+                        /** @description What one host may take; its results so far are kept when it runs out. */
+                        HostBudgetMs: number;
+                        /** @description What the whole run may take; results so far are kept when it runs out. */
+                        RunBudgetMs: number;
+                        /** @description Banner grabbing and fingerprints on open ports. */
+                        ServiceDetection: boolean;
+                        /** @description TLS versions, ciphers and certificate. */
+                        TlsChecks: boolean;
+                        /** @description Cleartext protocols, databases without authentication, weak SSH algorithms. */
+                        SafeChecks: boolean;
+                        /** @description Add `nmap -sV` detections when nmap is installed on the scan node. */
+                        UseNmapVersionDetection: boolean;
+                    } | {
+                        RequestTimeoutMs: number;
+                        UrlBudgetMs: number;
+                        RunBudgetMs: number;
+                        RequestsPerSecond: number;
+                        TlsChecks: boolean;
+                        /** @description Security headers (Observatory-style score) and cookie flags. */
+                        HeaderChecks: boolean;
+                        /** @description Exposed files and paths, judged against a soft-404 baseline. */
+                        ExposedFiles: boolean;
                     };
                 };
             };
@@ -13612,7 +13693,7 @@ export interface operations {
                         /** Format: uuid */
                         Id: string;
                         /**
-                         * @description What a scan does: Discovery finds live hosts; System and Web scans arrive in a later release.
+                         * @description What a scan does: Discovery finds live hosts; System scans probe their ports, services and CVEs; Web scans check sites.
                          * @enum {unknown}
                          */
                         Kind: "Discovery" | "System" | "Web";
@@ -13620,6 +13701,7 @@ export interface operations {
                         Description: string | null;
                         /** @description Built-in templates belong to every organisation and cannot be changed. */
                         BuiltIn: boolean;
+                        /** @description The settings of the template’s Kind. */
                         Settings: {
                             /**
                              * @description TCP ports probed with a connect on every address; any answer (open or refused) means the host is up.
@@ -13646,6 +13728,42 @@ export interface operations {
                             ReverseDns: boolean;
                             /** @description Probe through `nmap -sn` with the same ports when nmap is installed on the scan node. */
                             UseNmap: boolean;
+                        } | {
+                            /**
+                             * @description `top1000` (Rampart’s well-known ports), `all` (1–65535) or a list such as `22,80,8000-8100`.
+                             * @example top1000
+                             * @example 22,80,443,8000-8100
+                             */
+                            Ports: string;
+                            TimeoutMs: number;
+                            Retries: number;
+                            MaxInFlight: number;
+                            ConnectionsPerSecond: number;
+                            PerHostInFlight: number;
+                            /** @description What one open port may take for banners, TLS and checks, all together. */
+                            PortBudgetMs: number;
+                            /** @description What one host may take; its results so far are kept when it runs out. */
+                            HostBudgetMs: number;
+                            /** @description What the whole run may take; results so far are kept when it runs out. */
+                            RunBudgetMs: number;
+                            /** @description Banner grabbing and fingerprints on open ports. */
+                            ServiceDetection: boolean;
+                            /** @description TLS versions, ciphers and certificate. */
+                            TlsChecks: boolean;
+                            /** @description Cleartext protocols, databases without authentication, weak SSH algorithms. */
+                            SafeChecks: boolean;
+                            /** @description Add `nmap -sV` detections when nmap is installed on the scan node. */
+                            UseNmapVersionDetection: boolean;
+                        } | {
+                            RequestTimeoutMs: number;
+                            UrlBudgetMs: number;
+                            RunBudgetMs: number;
+                            RequestsPerSecond: number;
+                            TlsChecks: boolean;
+                            /** @description Security headers (Observatory-style score) and cookie flags. */
+                            HeaderChecks: boolean;
+                            /** @description Exposed files and paths, judged against a soft-404 baseline. */
+                            ExposedFiles: boolean;
                         };
                         CreatedAt: string | null;
                         UpdatedAt: string | null;
@@ -13810,7 +13928,7 @@ export interface operations {
                         /** Format: uuid */
                         Id: string;
                         /**
-                         * @description What a scan does: Discovery finds live hosts; System and Web scans arrive in a later release.
+                         * @description What a scan does: Discovery finds live hosts; System scans probe their ports, services and CVEs; Web scans check sites.
                          * @enum {unknown}
                          */
                         Kind: "Discovery" | "System" | "Web";
@@ -13818,6 +13936,7 @@ export interface operations {
                         Description: string | null;
                         /** @description Built-in templates belong to every organisation and cannot be changed. */
                         BuiltIn: boolean;
+                        /** @description The settings of the template’s Kind. */
                         Settings: {
                             /**
                              * @description TCP ports probed with a connect on every address; any answer (open or refused) means the host is up.
@@ -13844,6 +13963,42 @@ export interface operations {
                             ReverseDns: boolean;
                             /** @description Probe through `nmap -sn` with the same ports when nmap is installed on the scan node. */
                             UseNmap: boolean;
+                        } | {
+                            /**
+                             * @description `top1000` (Rampart’s well-known ports), `all` (1–65535) or a list such as `22,80,8000-8100`.
+                             * @example top1000
+                             * @example 22,80,443,8000-8100
+                             */
+                            Ports: string;
+                            TimeoutMs: number;
+                            Retries: number;
+                            MaxInFlight: number;
+                            ConnectionsPerSecond: number;
+                            PerHostInFlight: number;
+                            /** @description What one open port may take for banners, TLS and checks, all together. */
+                            PortBudgetMs: number;
+                            /** @description What one host may take; its results so far are kept when it runs out. */
+                            HostBudgetMs: number;
+                            /** @description What the whole run may take; results so far are kept when it runs out. */
+                            RunBudgetMs: number;
+                            /** @description Banner grabbing and fingerprints on open ports. */
+                            ServiceDetection: boolean;
+                            /** @description TLS versions, ciphers and certificate. */
+                            TlsChecks: boolean;
+                            /** @description Cleartext protocols, databases without authentication, weak SSH algorithms. */
+                            SafeChecks: boolean;
+                            /** @description Add `nmap -sV` detections when nmap is installed on the scan node. */
+                            UseNmapVersionDetection: boolean;
+                        } | {
+                            RequestTimeoutMs: number;
+                            UrlBudgetMs: number;
+                            RunBudgetMs: number;
+                            RequestsPerSecond: number;
+                            TlsChecks: boolean;
+                            /** @description Security headers (Observatory-style score) and cookie flags. */
+                            HeaderChecks: boolean;
+                            /** @description Exposed files and paths, judged against a soft-404 baseline. */
+                            ExposedFiles: boolean;
                         };
                         CreatedAt: string | null;
                         UpdatedAt: string | null;
@@ -13981,8 +14136,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description What a scan does: Discovery finds live hosts; System scans probe their ports, services and CVEs; Web scans check sites.
+                     * @enum {unknown}
+                     */
+                    Kind?: "Discovery" | "System" | "Web";
                     Name: string;
                     Description?: string | null;
+                    /** @description The settings of the template’s Kind (Discovery when left out). */
                     Settings: {
                         /**
                          * @description TCP ports probed with a connect on every address; any answer (open or refused) means the host is up.
@@ -14009,6 +14170,42 @@ export interface operations {
                         ReverseDns: boolean;
                         /** @description Probe through `nmap -sn` with the same ports when nmap is installed on the scan node. */
                         UseNmap: boolean;
+                    } | {
+                        /**
+                         * @description `top1000` (Rampart’s well-known ports), `all` (1–65535) or a list such as `22,80,8000-8100`.
+                         * @example top1000
+                         * @example 22,80,443,8000-8100
+                         */
+                        Ports: string;
+                        TimeoutMs: number;
+                        Retries: number;
+                        MaxInFlight: number;
+                        ConnectionsPerSecond: number;
+                        PerHostInFlight: number;
+                        /** @description What one open port may take for banners, TLS and checks, all together. */
+                        PortBudgetMs: number;
+                        /** @description What one host may take; its results so far are kept when it runs out. */
+                        HostBudgetMs: number;
+                        /** @description What the whole run may take; results so far are kept when it runs out. */
+                        RunBudgetMs: number;
+                        /** @description Banner grabbing and fingerprints on open ports. */
+                        ServiceDetection: boolean;
+                        /** @description TLS versions, ciphers and certificate. */
+                        TlsChecks: boolean;
+                        /** @description Cleartext protocols, databases without authentication, weak SSH algorithms. */
+                        SafeChecks: boolean;
+                        /** @description Add `nmap -sV` detections when nmap is installed on the scan node. */
+                        UseNmapVersionDetection: boolean;
+                    } | {
+                        RequestTimeoutMs: number;
+                        UrlBudgetMs: number;
+                        RunBudgetMs: number;
+                        RequestsPerSecond: number;
+                        TlsChecks: boolean;
+                        /** @description Security headers (Observatory-style score) and cookie flags. */
+                        HeaderChecks: boolean;
+                        /** @description Exposed files and paths, judged against a soft-404 baseline. */
+                        ExposedFiles: boolean;
                     };
                 };
             };
@@ -14024,7 +14221,7 @@ export interface operations {
                         /** Format: uuid */
                         Id: string;
                         /**
-                         * @description What a scan does: Discovery finds live hosts; System and Web scans arrive in a later release.
+                         * @description What a scan does: Discovery finds live hosts; System scans probe their ports, services and CVEs; Web scans check sites.
                          * @enum {unknown}
                          */
                         Kind: "Discovery" | "System" | "Web";
@@ -14032,6 +14229,7 @@ export interface operations {
                         Description: string | null;
                         /** @description Built-in templates belong to every organisation and cannot be changed. */
                         BuiltIn: boolean;
+                        /** @description The settings of the template’s Kind. */
                         Settings: {
                             /**
                              * @description TCP ports probed with a connect on every address; any answer (open or refused) means the host is up.
@@ -14058,6 +14256,42 @@ export interface operations {
                             ReverseDns: boolean;
                             /** @description Probe through `nmap -sn` with the same ports when nmap is installed on the scan node. */
                             UseNmap: boolean;
+                        } | {
+                            /**
+                             * @description `top1000` (Rampart’s well-known ports), `all` (1–65535) or a list such as `22,80,8000-8100`.
+                             * @example top1000
+                             * @example 22,80,443,8000-8100
+                             */
+                            Ports: string;
+                            TimeoutMs: number;
+                            Retries: number;
+                            MaxInFlight: number;
+                            ConnectionsPerSecond: number;
+                            PerHostInFlight: number;
+                            /** @description What one open port may take for banners, TLS and checks, all together. */
+                            PortBudgetMs: number;
+                            /** @description What one host may take; its results so far are kept when it runs out. */
+                            HostBudgetMs: number;
+                            /** @description What the whole run may take; results so far are kept when it runs out. */
+                            RunBudgetMs: number;
+                            /** @description Banner grabbing and fingerprints on open ports. */
+                            ServiceDetection: boolean;
+                            /** @description TLS versions, ciphers and certificate. */
+                            TlsChecks: boolean;
+                            /** @description Cleartext protocols, databases without authentication, weak SSH algorithms. */
+                            SafeChecks: boolean;
+                            /** @description Add `nmap -sV` detections when nmap is installed on the scan node. */
+                            UseNmapVersionDetection: boolean;
+                        } | {
+                            RequestTimeoutMs: number;
+                            UrlBudgetMs: number;
+                            RunBudgetMs: number;
+                            RequestsPerSecond: number;
+                            TlsChecks: boolean;
+                            /** @description Security headers (Observatory-style score) and cookie flags. */
+                            HeaderChecks: boolean;
+                            /** @description Exposed files and paths, judged against a soft-404 baseline. */
+                            ExposedFiles: boolean;
                         };
                         CreatedAt: string | null;
                         UpdatedAt: string | null;

@@ -61,8 +61,8 @@ type Field = 'name' | 'description' | 'system' | 'web' | 'monitors';
 
 function ScanGroupForm({ group, onDone }: { group?: ScanGroup; onDone: (group: ScanGroup) => void }) {
   const save = useSaveScanGroup(group?.Id);
-  const [name, setName] = useState(group?.Name ?? '');
-  const [description, setDescription] = useState(group?.Description ?? '');
+  const [name, setName] = useState(group?.ScanGroupName ?? '');
+  const [description, setDescription] = useState(group?.ScanDescription ?? '');
   const [system, setSystem] = useState<SettingsForm>(settingsOf(group, 'System'));
   const [web, setWeb] = useState<SettingsForm>(settingsOf(group, 'Web'));
   const systemSchedule = useScheduleState(system.schedule);
@@ -89,7 +89,7 @@ function ScanGroupForm({ group, onDone }: { group?: ScanGroup; onDone: (group: S
     };
     save.mutate(toBody(form), {
       onSuccess: (saved) => {
-        notifications.show({ color: 'green', message: `Scan group “${saved.Name}” saved.` });
+        notifications.show({ color: 'green', message: `Scan group “${saved.ScanGroupName}” saved.` });
         onDone(saved);
       },
       onError: (error) => {
@@ -339,9 +339,9 @@ function MonitorFields({
 }
 
 const FIELD_POINTERS: Record<Field, readonly string[]> = {
-  name: ['/Name'],
-  description: ['/Description'],
-  system: ['/SystemScanSettings'],
-  web: ['/WebScanSettings'],
+  name: ['/ScanGroupName', '/Name'],
+  description: ['/ScanDescription', '/Description'],
+  system: ['/MaxSystemScans', '/SystemScanTemplateId', '/SystemScanNodeId', '/SystemScanSchedule'],
+  web: ['/MaxWebScans', '/WebScanTemplateId', '/WebScanNodeId', '/WebScanSchedule'],
   monitors: ['/AssetMonitoringConfigurations'],
 };

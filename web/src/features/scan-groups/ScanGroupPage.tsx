@@ -19,12 +19,13 @@ import { PageSkeleton, TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { IconArrowLeft, IconPencil, IconTrash } from '../../icons';
 import { labelOf, ScheduleText } from '../scans/ScanParts';
+import { settingsOf } from './groupForm';
 import { ScanGroupFormModal } from './ScanGroupFormModal';
 
 export default function ScanGroupPage() {
   const { id = '' } = useParams();
   const group = useScanGroup(id);
-  useDocumentTitle(`${group.data?.Name ?? 'Scan group'} · Rampart`);
+  useDocumentTitle(`${group.data?.ScanGroupName ?? 'Scan group'} · Rampart`);
   return (
     <Stack gap="lg">
       <Anchor component={Link} to="/scan-groups" size="sm">
@@ -55,10 +56,10 @@ function GroupView({ group }: { group: ScanGroup }) {
     <Stack gap="lg">
       <Group justify="space-between" align="flex-start">
         <div>
-          <Title order={1}>{group.Name}</Title>
-          {group.Description && (
+          <Title order={1}>{group.ScanGroupName}</Title>
+          {group.ScanDescription && (
             <Text size="sm" c="dimmed">
-              {group.Description}
+              {group.ScanDescription}
             </Text>
           )}
         </div>
@@ -100,7 +101,7 @@ function GroupView({ group }: { group: ScanGroup }) {
         error={remove.error}
         onConfirm={() => remove.mutate(group.Id, { onSuccess: () => navigate('/scan-groups') })}
       >
-        <Text size="sm">Delete “{group.Name}”? Its scans stay, outside any group.</Text>
+        <Text size="sm">Delete “{group.ScanGroupName}”? Its scans stay, outside any group.</Text>
       </ConfirmModal>
     </Stack>
   );
@@ -109,8 +110,7 @@ function GroupView({ group }: { group: ScanGroup }) {
 function SettingsCard({ kind, group }: { kind: 'System' | 'Web'; group: ScanGroup }) {
   const templates = useTemplateOptions(kind).data;
   const nodes = useNodeOptions(kind).data;
-  const s = kind === 'System' ? group.SystemScanSettings : group.WebScanSettings;
-  const max = kind === 'System' ? group.SystemScanSettings.MaxSystemScans : group.WebScanSettings.MaxWebScans;
+  const s = settingsOf(group, kind);
   const title = kind === 'System' ? 'System scans' : 'Web scans';
   return (
     <Card withBorder radius="md" component="section" aria-label={`${title} settings`}>
@@ -118,11 +118,11 @@ function SettingsCard({ kind, group }: { kind: 'System' | 'Web'; group: ScanGrou
         {title}
       </Title>
       <Stack gap={6} component="dl" m={0}>
-        <Fact label="Made">{s.Enabled ? `Yes, up to ${max}` : 'No'}</Fact>
-        <Fact label="Template">{labelOf(templates, s.TemplateId) ?? 'The built-in template'}</Fact>
-        <Fact label="Scan node">{labelOf(nodes, s.NodeId) ?? 'Any node'}</Fact>
+        <Fact label="Made">{s.enabled ? `Yes, up to ${s.max}` : 'No'}</Fact>
+        <Fact label="Template">{labelOf(templates, s.templateId) ?? 'The built-in template'}</Fact>
+        <Fact label="Scan node">{labelOf(nodes, s.nodeId) ?? 'Any node'}</Fact>
         <Fact label="Schedule">
-          <ScheduleText schedule={s.Schedule} next={null} />
+          <ScheduleText schedule={s.schedule} next={null} />
         </Fact>
       </Stack>
     </Card>

@@ -81,16 +81,12 @@ function GroupList() {
               <Table.Tr key={g.Id}>
                 <Table.Td>
                   <Anchor component={Link} to={`/scan-groups/${g.Id}`} size="sm">
-                    {g.Name}
+                    {g.ScanGroupName}
                   </Anchor>
                 </Table.Td>
-                <Table.Td>{g.Description || '—'}</Table.Td>
-                <Table.Td>
-                  {g.SystemScanSettings.Enabled ? `up to ${g.SystemScanSettings.MaxSystemScans}` : 'Off'}
-                </Table.Td>
-                <Table.Td>
-                  {g.WebScanSettings.Enabled ? `up to ${g.WebScanSettings.MaxWebScans}` : 'Off'}
-                </Table.Td>
+                <Table.Td>{g.ScanDescription || '—'}</Table.Td>
+                <Table.Td>{g.SystemScanSettingsEnabled ? `up to ${g.MaxSystemScans}` : 'Off'}</Table.Td>
+                <Table.Td>{g.WebScanSettingsEnabled ? `up to ${g.MaxWebScans}` : 'Off'}</Table.Td>
                 <Table.Td ta="right">{g.AssetMonitoringConfigurations.length}</Table.Td>
               </Table.Tr>
             ))}

@@ -39,19 +39,25 @@ export interface GroupForm {
   monitors: MonitorForm[];
 }
 
-type Settings = ScanGroup['SystemScanSettings'];
 type Monitor = ScanGroup['AssetMonitoringConfigurations'][number];
 
 export function settingsOf(group: ScanGroup | undefined, kind: 'System' | 'Web'): SettingsForm {
   if (!group) return { enabled: true, max: 50, templateId: null, nodeId: null, schedule: null };
-  const s: Settings = kind === 'System' ? group.SystemScanSettings : group.WebScanSettings;
-  return {
-    enabled: s.Enabled,
-    max: kind === 'System' ? group.SystemScanSettings.MaxSystemScans : group.WebScanSettings.MaxWebScans,
-    templateId: s.TemplateId,
-    nodeId: s.NodeId,
-    schedule: s.Schedule,
-  };
+  return kind === 'System'
+    ? {
+        enabled: group.SystemScanSettingsEnabled,
+        max: group.MaxSystemScans,
+        templateId: group.SystemScanTemplateId,
+        nodeId: group.SystemScanNodeId,
+        schedule: group.SystemScanSchedule,
+      }
+    : {
+        enabled: group.WebScanSettingsEnabled,
+        max: group.MaxWebScans,
+        templateId: group.WebScanTemplateId,
+        nodeId: group.WebScanNodeId,
+        schedule: group.WebScanSchedule,
+      };
 }
 
 export function newMonitor(): MonitorForm {
@@ -90,26 +96,23 @@ export function monitorsOf(group: ScanGroup | undefined): MonitorForm[] {
 
 export function toBody(form: GroupForm): ScanGroupBody {
   return {
-    Name: form.name,
-    Description: form.description || null,
-    SystemScanSettings: {
-      Enabled: form.system.enabled,
-      MaxSystemScans: form.system.max,
-      TemplateId: form.system.templateId,
-      NodeId: form.system.nodeId,
-      Schedule: form.system.schedule,
-    },
-    WebScanSettings: {
-      Enabled: form.web.enabled,
-      MaxWebScans: form.web.max,
-      TemplateId: form.web.templateId,
-      NodeId: form.web.nodeId,
-      Schedule: form.web.schedule,
-    },
+    ScanGroupName: form.name,
+    ScanDescription: form.description || null,
+    ScanningMode: 'RegularScan',
+    SystemScanSettingsEnabled: form.system.enabled,
+    MaxSystemScans: form.system.max,
+    SystemScanTemplateId: form.system.templateId,
+    SystemScanNodeId: form.system.nodeId,
+    SystemScanSchedule: form.system.schedule,
+    WebScanSettingsEnabled: form.web.enabled,
+    MaxWebScans: form.web.max,
+    WebScanTemplateId: form.web.templateId,
+    WebScanNodeId: form.web.nodeId,
+    WebScanSchedule: form.web.schedule,
     AssetMonitoringConfigurations: form.monitors.map((m) => ({
       ...(m.id ? { Id: m.id } : {}),
       IsActive: m.isActive,
-      AssetSourceType: 'DiscoveryScan' as const,
+      AssetSourceType: 'DiscoveryScan',
       DiscoveryScanId: m.discoveryScanId ?? '',
       TrackSystemScans: m.trackSystem,
       RemoveSystemScanWhenUndiscovered: m.removeSystem,
