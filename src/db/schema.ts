@@ -657,6 +657,82 @@ export interface DiscoveryHostsTable {
   last_run_id: string;
 }
 
+export interface WebScansTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  urls: ColumnType<unknown, string, string>;
+  template_id: string;
+  node_id: string | null;
+  schedule: ColumnType<unknown, string | null, string | null>;
+  scan_group_id: string | null;
+  created_by: string | null;
+  last_run_id: string | null;
+  last_completed_run_id: string | null;
+  last_completed_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** One URL a web run reported (the node's WebUrlResult, checked). */
+export interface WebRunUrlsTable {
+  organization_id: string;
+  run_id: string;
+  scan_id: string;
+  url: string;
+  result: ColumnType<unknown, string, string>;
+  seen_at: Timestamp;
+}
+
+/** What became of a web run: a Verify run's findings, the import of its results. */
+export interface WebRunsTable {
+  organization_id: string;
+  run_id: string;
+  scan_id: string;
+  verify_finding_ids: ColumnType<unknown, string | null, string | null>;
+  import_id: string | null;
+  counts: ColumnType<unknown, string | null, string | null>;
+  ingest_error: string | null;
+  created_at: CreatedAt;
+}
+
+export interface ScanGroupsTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  description: string | null;
+  responsible_user_id: string | null;
+  scanning_mode: string;
+  system_settings: ColumnType<unknown, string, string>;
+  web_settings: ColumnType<unknown, string, string>;
+  notifications: ColumnType<unknown, string, string>;
+  notes: ColumnType<unknown, string, string>;
+  created_by: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface ScanGroupMonitorsTable {
+  organization_id: string;
+  group_id: string;
+  id: string;
+  position: number;
+  is_active: boolean;
+  discovery_scan_id: string;
+  options: ColumnType<unknown, string, string>;
+}
+
+export interface ScanGroupTrackedTable {
+  organization_id: string;
+  group_id: string;
+  kind: 'System' | 'Web';
+  address: string;
+  port: number;
+  scan_id: string;
+  known_ports: ColumnType<number[], number[], number[]>;
+  created_at: CreatedAt;
+}
+
 export const ALLOWED_TARGET_KINDS = ['Allowed', 'Excluded'] as const;
 export type AllowedTargetKind = (typeof ALLOWED_TARGET_KINDS)[number];
 
@@ -678,6 +754,12 @@ export interface DB {
   discovery_scans: DiscoveryScansTable;
   discovery_run_hosts: DiscoveryRunHostsTable;
   discovery_hosts: DiscoveryHostsTable;
+  web_scans: WebScansTable;
+  web_run_urls: WebRunUrlsTable;
+  web_runs: WebRunsTable;
+  scan_groups: ScanGroupsTable;
+  scan_group_monitors: ScanGroupMonitorsTable;
+  scan_group_tracked: ScanGroupTrackedTable;
   jobs: JobsTable;
   scan_nodes: ScanNodesTable;
   scan_node_enrolments: ScanNodeEnrolmentsTable;

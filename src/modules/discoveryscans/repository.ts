@@ -396,6 +396,24 @@ export class DiscoveryScanRepository {
     };
   }
 
+  /** A completed run's hosts with their status and open ports (Gone ones with none). */
+  async reportedHosts(organizationId: string, runId: string) {
+    const rows = await this.db
+      .selectFrom('discovery_run_hosts')
+      .select(['address', 'hostname', 'open_ports', 'status'])
+      .where('organization_id', '=', organizationId)
+      .where('run_id', '=', runId)
+      .where('status', 'in', ['New', 'Seen', 'Gone'])
+      .orderBy('address')
+      .execute();
+    return rows.map((r) => ({
+      address: r.address,
+      hostname: r.hostname,
+      openPorts: r.status === 'Gone' ? [] : r.open_ports,
+      status: r.status as 'New' | 'Seen' | 'Gone',
+    }));
+  }
+
   /** How many hosts of each status a run's report holds. */
   async reportCounts(organizationId: string, runId: string): Promise<Record<HostStatus, number>> {
     const rows = await this.db

@@ -4,6 +4,7 @@ import type { DB } from '../../db/schema.js';
 import type { ScheduleOption } from '../../jobs/schedule-option.js';
 import type { Clock } from '../../lib/clock.js';
 import { createdAtPage, decodeCreatedAtCursor } from '../../lib/cursor.js';
+import type { Listeners } from '../../lib/listeners.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
@@ -62,6 +63,42 @@ export interface DiscoveryNodes {
 
 const ACTIVE = new Set(['Queued', 'Running', 'Stopping']);
 
+/** A host of a completed run's report, as those who follow the reports see it. */
+export interface ReportedHost {
+  address: string;
+  hostname: string | null;
+  openPorts: number[];
+  status: 'New' | 'Seen' | 'Gone';
+}
+
+/** A completed run's report: its New, Seen and Gone hosts with their open ports. */
+export interface DiscoveryReport {
+  organizationId: string;
+  scanId: string;
+  scanName: string;
+  runId: string;
+  hosts: ReportedHost[];
+}
+
+/** Raised after a run's report is complete (scan groups follow it to add and remove scans). */
+export type DiscoveryReported = Listeners<[DiscoveryReport]>;
+
+/**
+ * The job that tells the followers of the reports, enqueued in the run's transaction: they change
+ * other modules' scans, which they cannot do inside that transaction.
+ */
+export const DISCOVERY_REPORTED_JOB = 'discovery-scan.reported';
+
+/** The durable job queue. */
+export interface DiscoveryJobs {
+  enqueue(
+    kind: string,
+    payload: unknown,
+    options: { organizationId?: string; dedupKey?: string; maxAttempts?: number },
+    trx?: Transaction<DB>,
+  ): Promise<string>;
+}
+
 /** The asset a discovered host becomes, by the identifiers imports use (address, MAC, name). */
 export function hostAsset(h: DiscoveredHost, seenAt: Date): AssetInput {
   const name = h.hostname?.replace(/\.$/, '') ?? undefined;
@@ -92,6 +129,8 @@ export class DiscoveryScanService {
     private readonly assets: AssetService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    private readonly reported?: DiscoveryReported,
+    private readonly jobs?: DiscoveryJobs,
   ) {}
 
   async create(ctx: ServiceContext, input: DiscoveryScanInput): Promise<DiscoveryScan> {
@@ -324,6 +363,21 @@ export class DiscoveryScanService {
       trx,
     );
     await this.repo.completeReport(org, scan.id, run.id, scan.lastCompletedRunId, now, trx);
+    if (this.reported?.followed && this.jobs)
+      await this.jobs.enqueue(
+        DISCOVERY_REPORTED_JOB,
+        { scanId: scan.id, runId: run.id },
+        { organizationId: org, dedupKey: `discovery-reported:${run.id}`, maxAttempts: 3 },
+        trx,
+      );
+  }
+
+  /** The job: tells those who follow the reports what a completed run found, new, seen and gone. */
+  async announceReport(organizationId: string, scanId: string, runId: string): Promise<void> {
+    const scan = await this.repo.find(organizationId, scanId);
+    if (!scan || !this.reported) return;
+    const hosts = await this.repo.reportedHosts(organizationId, runId);
+    await this.reported.notify({ organizationId, scanId, scanName: scan.name, runId, hosts });
   }
 
   /** Checked again when a node claims the run: the allowed ranges may have changed since. */
