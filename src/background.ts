@@ -5,8 +5,9 @@ import type { Database, DatabaseKind } from './db/database.js';
 import { IMPORT_JOB, importJobHandler } from './jobs/import-job.js';
 import { JobRunner } from './jobs/runner.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './lib/invalidation-bus.js';
-import { SCHEDULED_DISCOVERY_JOB } from './modules/discoveryscans/service.js';
+import { DISCOVERY_REPORTED_JOB, SCHEDULED_DISCOVERY_JOB } from './modules/discoveryscans/service.js';
 import { INTEL_SYNC_JOB, IntelSync } from './modules/intel/sync.js';
+import { SCHEDULED_WEB_JOB, WEB_INGEST_JOB } from './modules/webscans/service.js';
 import type { ScanNodeAgent } from './scanning/node/agent.js';
 import { createLocalNode } from './scanning/node/local.js';
 import type { RunExecutor, ScanKind } from './scanning/types.js';
@@ -116,6 +117,20 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
   runner.register(SCHEDULED_DISCOVERY_JOB, async (job) => {
     const { scanId } = job.payload as { scanId: string };
     if (job.organizationId) await services.discoveryScans.startScheduled(job.organizationId, scanId);
+  });
+  // A discovery run's report, told to those who follow it (scan groups add and remove scans).
+  runner.register(DISCOVERY_REPORTED_JOB, async (job) => {
+    const { scanId, runId } = job.payload as { scanId: string; runId: string };
+    if (job.organizationId) await services.discoveryScans.announceReport(job.organizationId, scanId, runId);
+  });
+  // A web scan's schedule, and a completed web run's results becoming findings.
+  runner.register(SCHEDULED_WEB_JOB, async (job) => {
+    const { scanId } = job.payload as { scanId: string };
+    if (job.organizationId) await services.webScans.startScheduled(job.organizationId, scanId);
+  });
+  runner.register(WEB_INGEST_JOB, async (job) => {
+    const { scanId, runId } = job.payload as { scanId: string; runId: string };
+    if (job.organizationId) await services.webScans.ingest(job.organizationId, scanId, runId);
   });
   runner
     .register(JOB_PURGE_JOB, async () => {

@@ -16,8 +16,14 @@ import { AssetRepository } from './modules/assets/repository.js';
 import { AssetService, type RiskContextChanged } from './modules/assets/service.js';
 import { AuditRepository } from './modules/audit/repository.js';
 import { AuditService } from './modules/audit/service.js';
+import type { ServiceContext } from './modules/context.js';
 import { DiscoveryScanRepository } from './modules/discoveryscans/repository.js';
-import { DiscoveryScanService, SCHEDULED_DISCOVERY_JOB } from './modules/discoveryscans/service.js';
+import {
+  type DiscoveryReported,
+  DiscoveryScanService,
+  SCHEDULED_DISCOVERY_JOB,
+  type ScanSchedules,
+} from './modules/discoveryscans/service.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { FindingRepository } from './modules/findings/repository.js';
 import { FindingService } from './modules/findings/service.js';
@@ -29,6 +35,8 @@ import { IntelRepository } from './modules/intel/repository.js';
 import { IntelService } from './modules/intel/service.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
+import { ScanGroupRepository } from './modules/scangroups/repository.js';
+import { type GroupSystemScans, ScanGroupService } from './modules/scangroups/service.js';
 import { ScanNodeRepository } from './modules/scannodes/repository.js';
 import { ScanNodeService } from './modules/scannodes/service.js';
 import { ScanResultsService } from './modules/scanresults/service.js';
@@ -50,11 +58,41 @@ import { type UserAccessChanged, UserService } from './modules/users/service.js'
 import { VulnerabilityImportRepository } from './modules/vulnerabilities/import-repository.js';
 import { VulnerabilityRepository } from './modules/vulnerabilities/repository.js';
 import { VulnerabilityService } from './modules/vulnerabilities/service.js';
+import { WebScanRepository } from './modules/webscans/repository.js';
+import { SCHEDULED_WEB_JOB, WebScanService } from './modules/webscans/service.js';
 import { setParseLimits } from './parsing/parse-limits.js';
 import { compilePolicy } from './scanning/targets/index.js';
-import type { ScanTarget, TargetPolicy } from './scanning/types.js';
+import type { ScanKind, ScanTarget, TargetPolicy } from './scanning/types.js';
 
 /** The first of these targets the policy refuses, as a sentence; null when it allows them all. */
+/** A scan's ScheduleOption as a schedule `<prefix>:<scanId>` that enqueues `jobKind`. */
+function scanSchedules(scheduler: Scheduler, prefix: string, jobKind: string): ScanSchedules {
+  return {
+    check: (option) => {
+      if (option) ruleOfScheduleOption(option, ['schedule']);
+    },
+    apply: async (organizationId, scanId, option) => {
+      const key = `${prefix}:${scanId}`;
+      const rule = option ? ruleOfScheduleOption(option, ['schedule']) : null;
+      if (!rule) {
+        await scheduler.remove(organizationId, key);
+        return null;
+      }
+      const schedule = await scheduler.upsert({
+        organizationId,
+        key,
+        rule,
+        jobKind,
+        payload: { scanId },
+        maxAttempts: 1,
+      });
+      return schedule.nextRunAt;
+    },
+    nextRunAt: async (organizationId, scanId) =>
+      (await scheduler.get(organizationId, `${prefix}:${scanId}`))?.nextRunAt ?? null,
+  };
+}
+
 function firstRefusal(targets: ScanTarget[], exclusions: string[], policy: TargetPolicy): string | null {
   const compiled = compilePolicy(policy);
   for (const t of targets) {
@@ -82,6 +120,10 @@ export interface Services {
   scanTemplates: ScanTemplateService;
   /** Discovery scans: saved ranges whose runs the scan nodes execute; their reports and assets. */
   discoveryScans: DiscoveryScanService;
+  /** Web scans: saved URLs whose runs the scan nodes execute; their results become findings. */
+  webScans: WebScanService;
+  /** Scan groups: system and web scan settings, and monitoring that follows discovery reports. */
+  scanGroups: ScanGroupService;
   /** Findings from Rampart's own system and web scans, merged through the imports module. */
   scanResults: ScanResultsService;
   /** The durable job queue (src/jobs): GET /jobs shows it to Admins. */
@@ -228,9 +270,27 @@ export function buildServices(
     allowLoopback: config.scanAllowLoopback ?? false,
   });
   const discoveryRepo = new DiscoveryScanRepository(db);
-  const scanTemplates = new ScanTemplateService(new ScanTemplateRepository(db), audit, clock, (org, id) =>
-    discoveryRepo.usesTemplate(org, id),
+  const webRepo = new WebScanRepository(db);
+  const scanTemplates = new ScanTemplateService(
+    new ScanTemplateRepository(db),
+    audit,
+    clock,
+    async (org, id) => (await discoveryRepo.usesTemplate(org, id)) || (await webRepo.usesTemplate(org, id)),
   );
+  const targetRules = {
+    policy: (org: string) => allowedTargets.policy(org),
+    assertAllowed: (ctx: ServiceContext, targets: ScanTarget[], exclusions: string[]) =>
+      allowedTargets.assertAllowed(ctx, targets, exclusions),
+    refusal: firstRefusal,
+  };
+  const nodeServes = {
+    servesKind: async (ctx: ServiceContext, nodeId: string, kind: ScanKind) => {
+      const node = await scanNodes.get(ctx, nodeId).catch(() => null);
+      return !!node && !node.revokedAt && node.kinds.includes(kind);
+    },
+  };
+  // Scan groups follow discovery reports (a durable job tells them, after the run's transaction).
+  const discoveryReported: DiscoveryReported = new Listeners();
   const discoveryScans = new DiscoveryScanService(
     discoveryRepo,
     scanTemplates,
@@ -273,11 +333,68 @@ export function buildServices(
     assets,
     audit,
     clock,
+    discoveryReported,
+    jobs,
   );
   // A run's results and end come back to the scan that queued it.
   scanRuns.onBatch('Discovery', (run, items, trx) => discoveryScans.applyBatch(run, items, trx));
   scanRuns.onFinished('Discovery', (run, trx) => discoveryScans.finish(run, trx));
   scanRuns.onBeforeStart('Discovery', (run) => discoveryScans.refusalAtStart(run, run.spec));
+  const webScans = new WebScanService(
+    webRepo,
+    scanTemplates,
+    targetRules,
+    scanRuns,
+    nodeServes,
+    scanSchedules(scheduler, 'web-scan', SCHEDULED_WEB_JOB),
+    jobs,
+    audit,
+    clock,
+    scanResults,
+  );
+  scanRuns.onBatch('Web', (run, items, trx) => webScans.applyBatch(run, items, trx));
+  scanRuns.onFinished('Web', (run, trx) => webScans.finish(run, trx));
+  scanRuns.onBeforeStart('Web', (run) => webScans.refusalAtStart(run, run.spec));
+  // System scans come from their own module; until it is wired in, groups make web scans only.
+  const groupSystemScans: GroupSystemScans | null = null;
+  const scanGroups = new ScanGroupService(
+    new ScanGroupRepository(db),
+    {
+      user: async (ctx, id) => {
+        const user = await users.get(ctx, id).catch(() => undefined);
+        return user ? { id: user.id, name: user.name, email: user.email } : undefined;
+      },
+      template: (ctx, id) => scanTemplates.find(ctx, id),
+      nodeServes: (ctx, id, kind) => nodeServes.servesKind(ctx, id, kind),
+      discoveryScanExists: async (ctx, id) => !!(await discoveryScans.get(ctx, id).catch(() => undefined)),
+    },
+    groupSystemScans,
+    {
+      create: (ctx, input) =>
+        webScans.create(ctx, {
+          name: input.name,
+          urls: [input.url],
+          templateId: input.templateId,
+          nodeId: input.nodeId,
+          schedule: input.schedule,
+          scanGroupId: input.groupId,
+        }),
+      start: async (ctx, id) => {
+        await webScans.start(ctx, id);
+      },
+      remove: (ctx, id) => webScans.remove(ctx, id),
+      listByGroup: async (ctx, groupId) =>
+        (await webScans.listByGroup(ctx, groupId)).map((s) => ({
+          id: s.id,
+          name: s.name,
+          hostname: s.urls[0] ? new URL(s.urls[0]).hostname.replace(/^\[|\]$/g, '') : null,
+          lastCompletedAt: s.lastCompletedAt,
+        })),
+    },
+    audit,
+    clock,
+  );
+  discoveryReported.subscribe((report) => scanGroups.discoveryReported(report));
   return {
     audit,
     users,
@@ -299,6 +416,8 @@ export function buildServices(
     scanTemplates,
     allowedTargets,
     discoveryScans,
+    webScans,
+    scanGroups,
     scanResults,
     scheduler,
     importFailedUnexpectedly,

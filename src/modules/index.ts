@@ -16,6 +16,8 @@ import { intelRoutes } from './intel/routes.js';
 import { jobRoutes } from './jobs/routes.js';
 import { radarCompatRoutes } from './radar-compat/routes.js';
 import { radarScanRoutes } from './radar-compat/scan-routes.js';
+import { radarWebScanRoutes } from './radar-compat/webscan-routes.js';
+import { scanGroupRoutes } from './scangroups/routes.js';
 import { scanNodeRoutes } from './scannodes/routes.js';
 import { scanRunRoutes } from './scanruns/routes.js';
 import { scanTemplateRoutes } from './scantemplates/routes.js';
@@ -26,6 +28,7 @@ import { statusRoutes } from './status/routes.js';
 import { ticketRoutes } from './tickets/routes.js';
 import { userRoutes } from './users/routes.js';
 import { vulnerabilityRoutes } from './vulnerabilities/routes.js';
+import { webScanRoutes } from './webscans/routes.js';
 
 /** Every module's routes, registered in each channel that serves them. */
 export function moduleRoutes(s: Services, config: Config, databaseKind: DatabaseKind): ChannelRoutes[] {
@@ -52,6 +55,9 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
       serving: async (ctx, kind) =>
         (await s.scanNodes.list(ctx)).filter((n) => !n.revokedAt && n.kinds.includes(kind)),
     }),
+    webScanRoutes(s.webScans),
+    radarWebScanRoutes(s.webScans, s.findings),
+    scanGroupRoutes(s.scanGroups),
     allowedTargetRoutes(s.allowedTargets),
     radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities),
     demoRoutes(s),

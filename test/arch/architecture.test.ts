@@ -314,6 +314,12 @@ describe('table ownership', () => {
     discovery_scans: 'discoveryscans',
     discovery_run_hosts: 'discoveryscans',
     discovery_hosts: 'discoveryscans',
+    web_scans: 'webscans',
+    web_run_urls: 'webscans',
+    web_runs: 'webscans',
+    scan_groups: 'scangroups',
+    scan_group_monitors: 'scangroups',
+    scan_group_tracked: 'scangroups',
     // Not a module's: the record of applied SQL functions belongs to the database layer.
     sql_functions: 'db',
     // Not a module's: the durable job queue of src/jobs.

@@ -2,13 +2,11 @@ import { Type } from 'typebox';
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
 import type { FindingService } from '../findings/service.js';
+import { webScanScope } from '../scanresults/service.js';
 import type { WebScanService } from '../webscans/service.js';
 import { toRadarFinding } from './presenters.js';
 import { trimPathParams } from './quirks.js';
 import { FindingPageSchema, OptionalFilters, Paging } from './schemas.js';
-
-/** The scope a web scan's findings are reported in (the scan results module names it so). */
-export const webScanScope = (scanId: string) => `web-scan:${scanId}`;
 
 /**
  * The original service's web scan report, answered as its clients read it: the open findings the

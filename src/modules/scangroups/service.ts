@@ -111,11 +111,16 @@ export class ScanGroupService {
   constructor(
     private readonly repo: ScanGroupRepository,
     private readonly refs: GroupReferences,
-    private readonly systemScans: GroupSystemScans,
+    private systemScans: GroupSystemScans | null,
     private readonly webScans: GroupWebScans,
     private readonly audit: AuditService,
     private readonly clock: Clock,
   ) {}
+
+  /** The system scans module, once wired in (until then a group's monitoring says it cannot add them). */
+  setSystemScans(systemScans: GroupSystemScans): void {
+    this.systemScans = systemScans;
+  }
 
   async create(ctx: ServiceContext, input: ScanGroupInput): Promise<ScanGroup> {
     const write = await this.check(ctx, input);
@@ -169,7 +174,7 @@ export class ScanGroupService {
 
   async systemScansOf(ctx: ServiceContext, id: string): Promise<GroupScanSummary[]> {
     await this.get(ctx, id);
-    return this.systemScans.listByGroup(ctx, id);
+    return this.systemScans ? this.systemScans.listByGroup(ctx, id) : [];
   }
 
   async webScansOf(ctx: ServiceContext, id: string): Promise<GroupScanSummary[]> {
@@ -183,7 +188,9 @@ export class ScanGroupService {
    */
   async remove(ctx: ServiceContext, id: string): Promise<void> {
     const group = await this.get(ctx, id);
-    for (const s of await this.systemScans.listByGroup(ctx, id)) await this.systemScans.remove(ctx, s.id);
+    const systemScans = this.systemScans;
+    if (systemScans)
+      for (const s of await systemScans.listByGroup(ctx, id)) await systemScans.remove(ctx, s.id);
     for (const s of await this.webScans.listByGroup(ctx, id)) await this.webScans.remove(ctx, s.id);
     await this.repo.delete(ctx.organizationId, id);
     await this.audit.record(ctx, 'scan-group.deleted', { type: 'scan-group', id }, { name: group.name });
@@ -219,8 +226,13 @@ export class ScanGroupService {
     notes: string[],
   ): Promise<void> {
     const org = group.organizationId;
+    const systemScans = this.systemScans;
+    if (!systemScans) {
+      notes.push('no system scans added: this server has no system scans module wired in.');
+      return;
+    }
     const tracked = new Map((await this.repo.tracked(org, group.id, 'System')).map((t) => [t.address, t]));
-    let count = (await this.systemScans.listByGroup(ctx, group.id)).length;
+    let count = (await systemScans.listByGroup(ctx, group.id)).length;
     for (const host of hosts) {
       const t = tracked.get(host.address);
       if (host.status === 'Gone') {
@@ -256,7 +268,7 @@ export class ScanGroupService {
         continue;
       }
       try {
-        const scan = await this.systemScans.create(ctx, {
+        const scan = await systemScans.create(ctx, {
           groupId: group.id,
           name: host.hostname?.replace(/\.$/, '') || host.address,
           target: host.address,
@@ -353,7 +365,7 @@ export class ScanGroupService {
     notes: string[],
   ): Promise<void> {
     try {
-      await (kind === 'System' ? this.systemScans : this.webScans).start(ctx, scanId);
+      await this.scansOf(kind).start(ctx, scanId);
     } catch (error) {
       notes.push(`${why}, but its ${kind.toLowerCase()} scan did not start: ${messageOf(error)}`);
     }
@@ -362,13 +374,19 @@ export class ScanGroupService {
   /** Removes a tracked scan; true when it is gone (already gone counts), false when it must wait. */
   private async removeScan(ctx: ServiceContext, kind: 'System' | 'Web', t: TrackedScan, notes: string[]) {
     try {
-      await (kind === 'System' ? this.systemScans : this.webScans).remove(ctx, t.scanId);
+      await this.scansOf(kind).remove(ctx, t.scanId);
       return true;
     } catch (error) {
       if (error instanceof AppError && error.problem === Problems.NotFound) return true;
       notes.push(`the ${kind.toLowerCase()} scan of ${t.address} was not removed: ${messageOf(error)}`);
       return false;
     }
+  }
+
+  private scansOf(kind: 'System' | 'Web'): GroupSystemScans | GroupWebScans {
+    const scans = kind === 'System' ? this.systemScans : this.webScans;
+    if (!scans) throw AppError.of(Problems.Conflict, 'This server has no system scans module wired in.');
+    return scans;
   }
 
   // ---- checks ----
