@@ -37,6 +37,37 @@ function useRefreshWhenEnded(key: readonly string[], state: DiscoveryRunState | 
   }, [client, key, state]);
 }
 
+interface RunResults {
+  Run?: { State?: string };
+  Import?: { Id: string } | null;
+}
+
+/** The import a completed run's results became, once there is one. */
+function resultsOf(data: unknown): string | null {
+  return (data as RunResults | undefined)?.Import?.Id ?? null;
+}
+
+// A run's results become findings in a job after the run ends: until then the page keeps asking.
+function awaitingResults(data: unknown): boolean {
+  const report = data as RunResults | undefined;
+  return report?.Run?.State === 'Completed' && !report.Import;
+}
+
+// Once a run's results are findings, the findings lists (the scan's own too) are out of date.
+function useRefreshWhenIngested(importId: string | null) {
+  const client = useQueryClient();
+  const previous = useRef(importId);
+  useEffect(() => {
+    const was = previous.current;
+    previous.current = importId;
+    if (importId && importId !== was) {
+      for (const k of [['findings'], ['assets'], ['imports'], ['tickets']]) {
+        void client.invalidateQueries({ queryKey: k });
+      }
+    }
+  }, [client, importId]);
+}
+
 /**
  * The hooks of one scan kind's routes (`/systemscans`, `/webscans`): list, one scan, its latest
  * run's results, save, start, stop and delete. System and web scans answer the same way, only
@@ -70,14 +101,16 @@ export function scanHooks<Scan extends ScanLike, Body, Latest>(path: string, nam
       useRefreshWhenEnded(key, query.data?.RunState);
       return query;
     },
-    /** The latest run with what it found; followed while the scan runs. */
+    /** The latest run with what it found; followed while the scan runs and its results become findings. */
     useLatestRun(id: string, active: boolean) {
-      return useQuery({
+      const query = useQuery({
         queryKey: [...key, 'latest', id],
         queryFn: ({ signal }) => api<Latest>(`${one(id)}/runs/latest`, { signal }),
-        refetchInterval: active ? 2000 : false,
+        refetchInterval: (q) => (active || awaitingResults(q.state.data) ? 2000 : false),
         retry: false,
       });
+      useRefreshWhenIngested(resultsOf(query.data));
+      return query;
     },
     useSave(id?: string) {
       const invalidate = useInvalidate(key);

@@ -1584,6 +1584,282 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/latest/webscans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Web scans, newest first, each with its latest run
+         * @description **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["listWebScans"];
+        put?: never;
+        /**
+         * Create a web scan
+         * @description Saves the scan; it runs when started (`POST /webscans/{Id}/start`) or on its schedule. The template defaults to the built-in web template. Each URL must be absolute http or https without credentials, and its host inside the organisation’s allowed scan targets (a host name by the name rules, an address by the ranges, never an always-refused address): otherwise 400 or 422 `scan-target-refused` naming `/Urls/{i}`.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Manager (or Admin).
+         */
+        post: operations["createWebScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/webscans/{Id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One web scan with its latest run
+         * @description **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["getWebScan"];
+        /**
+         * Change a web scan
+         * @description Takes effect from the next run. Each URL must be absolute http or https without credentials, and its host inside the organisation’s allowed scan targets (a host name by the name rules, an address by the ranges, never an always-refused address): otherwise 400 or 422 `scan-target-refused` naming `/Urls/{i}`.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Manager (or Admin).
+         */
+        put: operations["updateWebScan"];
+        post?: never;
+        /**
+         * Delete a web scan and its runs’ results
+         * @description A scan with a run under way answers 409: stop it first. Its findings stay.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Manager (or Admin).
+         */
+        delete: operations["deleteWebScan"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/webscans/{Id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a web scan now
+         * @description Queues a run for its node (or any node serving web scans). A scan already queued or running answers 409. Each URL must be absolute http or https without credentials, and its host inside the organisation’s allowed scan targets (a host name by the name rules, an address by the ranges, never an always-refused address): otherwise 400 or 422 `scan-target-refused` naming `/Urls/{i}`.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        post: operations["startWebScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/webscans/{Id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop the run under way
+         * @description A queued run stops at once; a running one becomes Stopping, then Stopped. No run under way: 409.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        post: operations["stopWebScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/webscans/{Id}/runs/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latest run of a web scan: each URL’s checks, header score, notes and software
+         * @description With the counts of the import its results became (New, Fixed, Reopened …) once the run completed and they were ingested. 404 when the scan never ran.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["getLatestWebScanRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/webscans/{Id}/reports/latest/vulnerabilitiesandfindings/withstartindex/{StartIndex}/andpagesize/{PageSize}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A web scan’s open findings by offset, as the original service lists them
+         * @description The findings the scan’s runs reported and that are Open or Reopened, in the shape of an asset’s findings report. `PluginGuidId` resolves through `vulnerabilities/webscan/{PluginGuidId}/detailed`. A scan that never completed a run answers an empty list. An id in the path may carry surrounding spaces.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        post: operations["listWebScanFindingsByOffset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/scangroups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Scan groups, oldest first
+         * @description **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["listScanGroups"];
+        put?: never;
+        /**
+         * Create a scan group
+         * @description The body is the original service’s scan group object, as its clients send it to either channel: `ScanGroupName` (or `Name`), `ScanDescription`, `ResponsiblePersonId`, `ScanningMode` (`RegularScan`), the system and web scan settings (`SystemScanSettingsEnabled`, `MaxSystemScans`, `SystemScanTemplateId`, `SystemScanNodeId`, `SystemScanSchedule`, and the same for `Web`), `MessageNotification` and `AssetMonitoringConfigurations` (system and web variants in one shape). Booleans and counts may be text (`"true"`, `"True"`, `"10"`); fields Rampart has no use for are accepted and ignored.
+         *
+         *     Asset monitoring: when a followed discovery scan completes a run, each new host gets a system scan (named after it, its address the target, the group’s template, node and schedule) up to MaxSystemScans, started at once with RunSystemScanImmediatelyAfterAdd; a host reported gone loses it with RemoveSystemScanWhenUndiscovered; a host with open ports not seen before has its scan started with RunSystemScanImmediatelyIfNewServicesDiscovered. Web monitoring adds a web scan per host and open port inside TrackedHttpPortRangeForWebScan (http) or TrackedHttpsPortRangeForWebScan (https), up to MaxWebScans. What was not done, and why, is listed in `Notes`.
+         *
+         *     Answers 200 with the created group, `AssignedToUser` included, as the original does (its clients read it).
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Manager (or Admin).
+         */
+        post: operations["createScanGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/scangroups/simple": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every scan group by name and id, as the original lists them
+         * @description **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["listScanGroupsSimple"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/scangroups/{Id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One scan group, with what its monitoring did not do
+         * @description **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["getScanGroup"];
+        /**
+         * Change a scan group
+         * @description The body is the original service’s scan group object, as its clients send it to either channel: `ScanGroupName` (or `Name`), `ScanDescription`, `ResponsiblePersonId`, `ScanningMode` (`RegularScan`), the system and web scan settings (`SystemScanSettingsEnabled`, `MaxSystemScans`, `SystemScanTemplateId`, `SystemScanNodeId`, `SystemScanSchedule`, and the same for `Web`), `MessageNotification` and `AssetMonitoringConfigurations` (system and web variants in one shape). Booleans and counts may be text (`"true"`, `"True"`, `"10"`); fields Rampart has no use for are accepted and ignored.
+         *
+         *     Asset monitoring: when a followed discovery scan completes a run, each new host gets a system scan (named after it, its address the target, the group’s template, node and schedule) up to MaxSystemScans, started at once with RunSystemScanImmediatelyAfterAdd; a host reported gone loses it with RemoveSystemScanWhenUndiscovered; a host with open ports not seen before has its scan started with RunSystemScanImmediatelyIfNewServicesDiscovered. Web monitoring adds a web scan per host and open port inside TrackedHttpPortRangeForWebScan (http) or TrackedHttpsPortRangeForWebScan (https), up to MaxWebScans. What was not done, and why, is listed in `Notes`.
+         *
+         *     The scans the group holds stay; the new settings apply to the scans its monitoring adds from now on.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Manager (or Admin).
+         */
+        put: operations["updateScanGroup"];
+        post?: never;
+        /**
+         * Delete a scan group with its system and web scans
+         * @description A scan of the group with a run under way answers 409: stop it first. Findings stay.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Manager (or Admin).
+         */
+        delete: operations["deleteScanGroup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/scangroups/{Id}/systemscans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The system scans of a scan group, as the original lists them
+         * @description `Hostname` is the host the scan checks; `ScanLastCompleted` when its latest completed run ended.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["listScanGroupSystemScans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/scangroups/{Id}/webscans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The web scans of a scan group, as the original lists them
+         * @description `Hostname` is the host the scan checks; `ScanLastCompleted` when its latest completed run ended.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["listScanGroupWebScans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/latest/allowedtargets": {
         parameters: {
             query?: never;
@@ -17572,6 +17848,3575 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
                      *       "instance": "/api/latest/discoveryscans/{Id}/reports/latest/hosts/withStartIndex/{StartIndex}/andPageSize/{PageSize}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebScans: {
+        parameters: {
+            query?: {
+                PageSize?: number;
+                Cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Items: {
+                            /** Format: uuid */
+                            Id: string;
+                            Name: string;
+                            Urls: string[];
+                            /** Format: uuid */
+                            TemplateId: string;
+                            /** @description The node that runs it; any node serving web scans when null. */
+                            ScanNodeId: string | null;
+                            /** @description The scan group the scan belongs to. */
+                            ScanGroupId: string | null;
+                            /** @description When it runs. */
+                            Schedule: {
+                                /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                                SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                                /**
+                                 * Format: date-time
+                                 * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                                 */
+                                StartTime?: string;
+                                /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                                Interval?: number;
+                                /** @description Weekly only: the days it runs on. */
+                                DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                                /** @description Monthly only: the day of the month it runs on. */
+                                DayOfMonth?: number;
+                                /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                                Cron?: string;
+                                /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                                TimeZone?: string;
+                            };
+                            /** @description When the schedule starts the scan next. */
+                            NextRunAt: string | null;
+                            /**
+                             * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                             * @enum {unknown}
+                             */
+                            RunState: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                            LastRun: {
+                                /** Format: uuid */
+                                Id: string;
+                                /**
+                                 * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                                 * @enum {unknown}
+                                 */
+                                State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                                /** @description Attempts so far: a run whose node fell silent is queued again. */
+                                Attempt: number;
+                                Progress: {
+                                    /** @description Addresses probed so far. */
+                                    Done: number;
+                                    /** @description Addresses to probe in all. */
+                                    Total: number;
+                                    /** @description Live hosts found so far. */
+                                    Found: number;
+                                };
+                                /** @description The node running it, once claimed. */
+                                ScanNodeId: string | null;
+                                StartedAt: string | null;
+                                FinishedAt: string | null;
+                                /** @description Why a Failed run failed. */
+                                Error: string | null;
+                                /** Format: date-time */
+                                CreatedAt: string;
+                            } | null;
+                            /** @description The latest completed run. */
+                            LastCompletedRunId: string | null;
+                            /** @description When the latest completed run ended. */
+                            ScanLastCompleted: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            /** Format: date-time */
+                            UpdatedAt: string;
+                        }[];
+                        NextCursor: string | null;
+                        TotalCount: number;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/webscans",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/webscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/webscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/webscans",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/webscans",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createWebScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Name: string;
+                    /** @description Absolute http or https URLs. Each URL’s host must lie inside the allowed scan targets: host names by the name rules (a name or a *. wildcard above it), addresses by the ranges; otherwise 422 naming `/Urls/{i}`. */
+                    Urls: string[];
+                    /** @description A web template; the built-in one when left out. */
+                    TemplateId?: string | null;
+                    /** @description The node that runs it; any node serving web scans when null. */
+                    ScanNodeId?: string | null;
+                    /** @description When it runs. */
+                    Schedule?: {
+                        /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                        SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                        /**
+                         * Format: date-time
+                         * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                         */
+                        StartTime?: string;
+                        /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                        Interval?: number;
+                        /** @description Weekly only: the days it runs on. */
+                        DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                        /** @description Monthly only: the day of the month it runs on. */
+                        DayOfMonth?: number;
+                        /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                        Cron?: string;
+                        /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                        TimeZone?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        Urls: string[];
+                        /** Format: uuid */
+                        TemplateId: string;
+                        /** @description The node that runs it; any node serving web scans when null. */
+                        ScanNodeId: string | null;
+                        /** @description The scan group the scan belongs to. */
+                        ScanGroupId: string | null;
+                        /** @description When it runs. */
+                        Schedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        /** @description When the schedule starts the scan next. */
+                        NextRunAt: string | null;
+                        /**
+                         * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                         * @enum {unknown}
+                         */
+                        RunState: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                        LastRun: {
+                            /** Format: uuid */
+                            Id: string;
+                            /**
+                             * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                             * @enum {unknown}
+                             */
+                            State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                            /** @description Attempts so far: a run whose node fell silent is queued again. */
+                            Attempt: number;
+                            Progress: {
+                                /** @description Addresses probed so far. */
+                                Done: number;
+                                /** @description Addresses to probe in all. */
+                                Total: number;
+                                /** @description Live hosts found so far. */
+                                Found: number;
+                            };
+                            /** @description The node running it, once claimed. */
+                            ScanNodeId: string | null;
+                            StartedAt: string | null;
+                            FinishedAt: string | null;
+                            /** @description Why a Failed run failed. */
+                            Error: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        } | null;
+                        /** @description The latest completed run. */
+                        LastCompletedRunId: string | null;
+                        /** @description When the latest completed run ended. */
+                        ScanLastCompleted: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/webscans",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/webscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/webscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/webscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/webscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/webscans",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/webscans",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        Urls: string[];
+                        /** Format: uuid */
+                        TemplateId: string;
+                        /** @description The node that runs it; any node serving web scans when null. */
+                        ScanNodeId: string | null;
+                        /** @description The scan group the scan belongs to. */
+                        ScanGroupId: string | null;
+                        /** @description When it runs. */
+                        Schedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        /** @description When the schedule starts the scan next. */
+                        NextRunAt: string | null;
+                        /**
+                         * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                         * @enum {unknown}
+                         */
+                        RunState: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                        LastRun: {
+                            /** Format: uuid */
+                            Id: string;
+                            /**
+                             * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                             * @enum {unknown}
+                             */
+                            State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                            /** @description Attempts so far: a run whose node fell silent is queued again. */
+                            Attempt: number;
+                            Progress: {
+                                /** @description Addresses probed so far. */
+                                Done: number;
+                                /** @description Addresses to probe in all. */
+                                Total: number;
+                                /** @description Live hosts found so far. */
+                                Found: number;
+                            };
+                            /** @description The node running it, once claimed. */
+                            ScanNodeId: string | null;
+                            StartedAt: string | null;
+                            FinishedAt: string | null;
+                            /** @description Why a Failed run failed. */
+                            Error: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        } | null;
+                        /** @description The latest completed run. */
+                        LastCompletedRunId: string | null;
+                        /** @description When the latest completed run ended. */
+                        ScanLastCompleted: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/webscans/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/webscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/webscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/webscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/webscans/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/webscans/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateWebScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Name: string;
+                    /** @description Absolute http or https URLs. Each URL’s host must lie inside the allowed scan targets: host names by the name rules (a name or a *. wildcard above it), addresses by the ranges; otherwise 422 naming `/Urls/{i}`. */
+                    Urls: string[];
+                    /** @description A web template; the built-in one when left out. */
+                    TemplateId?: string | null;
+                    /** @description The node that runs it; any node serving web scans when null. */
+                    ScanNodeId?: string | null;
+                    /** @description When it runs. */
+                    Schedule?: {
+                        /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                        SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                        /**
+                         * Format: date-time
+                         * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                         */
+                        StartTime?: string;
+                        /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                        Interval?: number;
+                        /** @description Weekly only: the days it runs on. */
+                        DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                        /** @description Monthly only: the day of the month it runs on. */
+                        DayOfMonth?: number;
+                        /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                        Cron?: string;
+                        /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                        TimeZone?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        Urls: string[];
+                        /** Format: uuid */
+                        TemplateId: string;
+                        /** @description The node that runs it; any node serving web scans when null. */
+                        ScanNodeId: string | null;
+                        /** @description The scan group the scan belongs to. */
+                        ScanGroupId: string | null;
+                        /** @description When it runs. */
+                        Schedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        /** @description When the schedule starts the scan next. */
+                        NextRunAt: string | null;
+                        /**
+                         * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                         * @enum {unknown}
+                         */
+                        RunState: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                        LastRun: {
+                            /** Format: uuid */
+                            Id: string;
+                            /**
+                             * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                             * @enum {unknown}
+                             */
+                            State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                            /** @description Attempts so far: a run whose node fell silent is queued again. */
+                            Attempt: number;
+                            Progress: {
+                                /** @description Addresses probed so far. */
+                                Done: number;
+                                /** @description Addresses to probe in all. */
+                                Total: number;
+                                /** @description Live hosts found so far. */
+                                Found: number;
+                            };
+                            /** @description The node running it, once claimed. */
+                            ScanNodeId: string | null;
+                            StartedAt: string | null;
+                            FinishedAt: string | null;
+                            /** @description Why a Failed run failed. */
+                            Error: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        } | null;
+                        /** @description The latest completed run. */
+                        LastCompletedRunId: string | null;
+                        /** @description When the latest completed run ended. */
+                        ScanLastCompleted: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/webscans/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/webscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/webscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/webscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/webscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/webscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/webscans/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/webscans/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/webscans/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/webscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/webscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/webscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/webscans/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/webscans/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startWebScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        /**
+                         * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                         * @enum {unknown}
+                         */
+                        State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                        /** @description Attempts so far: a run whose node fell silent is queued again. */
+                        Attempt: number;
+                        Progress: {
+                            /** @description Addresses probed so far. */
+                            Done: number;
+                            /** @description Addresses to probe in all. */
+                            Total: number;
+                            /** @description Live hosts found so far. */
+                            Found: number;
+                        };
+                        /** @description The node running it, once claimed. */
+                        ScanNodeId: string | null;
+                        StartedAt: string | null;
+                        FinishedAt: string | null;
+                        /** @description Why a Failed run failed. */
+                        Error: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/webscans/{Id}/start",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/webscans/{Id}/start"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/webscans/{Id}/start"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/webscans/{Id}/start"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/webscans/{Id}/start",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/webscans/{Id}/start",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    stopWebScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        /**
+                         * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                         * @enum {unknown}
+                         */
+                        State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                        /** @description Attempts so far: a run whose node fell silent is queued again. */
+                        Attempt: number;
+                        Progress: {
+                            /** @description Addresses probed so far. */
+                            Done: number;
+                            /** @description Addresses to probe in all. */
+                            Total: number;
+                            /** @description Live hosts found so far. */
+                            Found: number;
+                        };
+                        /** @description The node running it, once claimed. */
+                        ScanNodeId: string | null;
+                        StartedAt: string | null;
+                        FinishedAt: string | null;
+                        /** @description Why a Failed run failed. */
+                        Error: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/webscans/{Id}/stop",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/webscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/webscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/webscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/webscans/{Id}/stop",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/webscans/{Id}/stop",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLatestWebScanRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Run: {
+                            /** Format: uuid */
+                            Id: string;
+                            /**
+                             * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                             * @enum {unknown}
+                             */
+                            State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                            /** @description Attempts so far: a run whose node fell silent is queued again. */
+                            Attempt: number;
+                            Progress: {
+                                /** @description Addresses probed so far. */
+                                Done: number;
+                                /** @description Addresses to probe in all. */
+                                Total: number;
+                                /** @description Live hosts found so far. */
+                                Found: number;
+                            };
+                            /** @description The node running it, once claimed. */
+                            ScanNodeId: string | null;
+                            StartedAt: string | null;
+                            FinishedAt: string | null;
+                            /** @description Why a Failed run failed. */
+                            Error: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        };
+                        /** @description A Verify run: the findings it may close. */
+                        Verify: {
+                            FindingIds: string[];
+                        } | null;
+                        Urls: {
+                            Url: string;
+                            FinalUrl: string | null;
+                            Status: number | null;
+                            /** @description What the host resolved to and was checked. */
+                            Address: string | null;
+                            Checks: {
+                                CheckId: string;
+                                /** @description From the catalogue of Rampart’s checks; the id when unknown. */
+                                Title: string;
+                                Severity: string;
+                                /** @description The check’s id as the original service’s clients know it. */
+                                PluginGuidId: string;
+                                Url: string | null;
+                                Evidence: string;
+                            }[];
+                            HeaderScore: {
+                                Score: number;
+                                Grade: string;
+                            } | null;
+                            /** @description Checks that could not be judged, and why. */
+                            Notes: string[];
+                            Software: {
+                                Header: string;
+                                Value: string;
+                                Product: string | null;
+                                Version: string | null;
+                                Cpes: string[];
+                            }[];
+                            /** @description Why the URL could not be scanned. */
+                            Error: string | null;
+                            BudgetExhausted: "url" | "run" | null;
+                        }[];
+                        /** @description The import the completed run’s results became (null until it is done). */
+                        Import: {
+                            /** Format: uuid */
+                            Id: string;
+                            Counts: {
+                                [key: string]: number;
+                            };
+                        } | null;
+                        /** @description Why the results could not become findings (tried again). */
+                        IngestError: string | null;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/webscans/{Id}/runs/latest",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/webscans/{Id}/runs/latest"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/webscans/{Id}/runs/latest"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/webscans/{Id}/runs/latest"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/webscans/{Id}/runs/latest",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/webscans/{Id}/runs/latest",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebScanFindingsByOffset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+                StartIndex: number;
+                PageSize: number;
+            };
+            cookie?: never;
+        };
+        /** @description Filters (ignored); `""` and `null` mean none. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                } | null | "";
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Items: {
+                            Id: string;
+                            PluginGuidId: string;
+                            Name: string;
+                            RiskLevel: string;
+                            CVEReferences: {
+                                Name: string;
+                            }[];
+                            Port: number | null;
+                            Protocol: string | null;
+                            State: string;
+                            FirstSeen: string;
+                            LastSeen: string;
+                        }[];
+                        TotalCount: number;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/webscans/{Id}/reports/latest/vulnerabilitiesandfindings/withstartindex/{StartIndex}/andpagesize/{PageSize}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/webscans/{Id}/reports/latest/vulnerabilitiesandfindings/withstartindex/{StartIndex}/andpagesize/{PageSize}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/webscans/{Id}/reports/latest/vulnerabilitiesandfindings/withstartindex/{StartIndex}/andpagesize/{PageSize}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/webscans/{Id}/reports/latest/vulnerabilitiesandfindings/withstartindex/{StartIndex}/andpagesize/{PageSize}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/webscans/{Id}/reports/latest/vulnerabilitiesandfindings/withstartindex/{StartIndex}/andpagesize/{PageSize}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/webscans/{Id}/reports/latest/vulnerabilitiesandfindings/withstartindex/{StartIndex}/andpagesize/{PageSize}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/webscans/{Id}/reports/latest/vulnerabilitiesandfindings/withstartindex/{StartIndex}/andpagesize/{PageSize}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/webscans/{Id}/reports/latest/vulnerabilitiesandfindings/withstartindex/{StartIndex}/andpagesize/{PageSize}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listScanGroups: {
+        parameters: {
+            query?: {
+                PageSize?: number;
+                Cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Items: {
+                            /** Format: uuid */
+                            Id: string;
+                            ScanGroupName: string;
+                            ScanDescription: string | null;
+                            ScanningMode: string;
+                            ResponsiblePersonId: string | null;
+                            /** @description The responsible person. */
+                            AssignedToUser: {
+                                Id: string;
+                                Name: string;
+                                Email: string;
+                            } | null;
+                            /** @description Always empty: scans come from monitoring. */
+                            ScanTargets: string[];
+                            SystemScanSettingsEnabled: boolean;
+                            MaxSystemScans: number;
+                            SystemScanTemplateId: string | null;
+                            SystemScanNodeId: string | null;
+                            SystemScanScheduleId: string | null;
+                            /** @description When it runs. */
+                            SystemScanSchedule: {
+                                /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                                SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                                /**
+                                 * Format: date-time
+                                 * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                                 */
+                                StartTime?: string;
+                                /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                                Interval?: number;
+                                /** @description Weekly only: the days it runs on. */
+                                DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                                /** @description Monthly only: the day of the month it runs on. */
+                                DayOfMonth?: number;
+                                /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                                Cron?: string;
+                                /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                                TimeZone?: string;
+                            };
+                            WebScanSettingsEnabled: boolean;
+                            MaxWebScans: number;
+                            WebScanTemplateId: string | null;
+                            WebScanNodeId: string | null;
+                            WebScanScheduleId: string | null;
+                            /** @description When it runs. */
+                            WebScanSchedule: {
+                                /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                                SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                                /**
+                                 * Format: date-time
+                                 * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                                 */
+                                StartTime?: string;
+                                /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                                Interval?: number;
+                                /** @description Weekly only: the days it runs on. */
+                                DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                                /** @description Monthly only: the day of the month it runs on. */
+                                DayOfMonth?: number;
+                                /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                                Cron?: string;
+                                /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                                TimeZone?: string;
+                            };
+                            MessageNotification: {
+                                EmailAddresses: string[];
+                                NotificationLevel: string;
+                                NotificationLevelId: string | null;
+                            }[];
+                            AssetMonitoringConfigurations: {
+                                Id: string;
+                                IsActive: boolean;
+                                /** @enum {string} */
+                                AssetSourceType: "DiscoveryScan";
+                                DiscoveryScanId: string;
+                                ScheduleId: string | null;
+                                TrackSystemScans: boolean;
+                                RemoveSystemScanWhenUndiscovered: boolean;
+                                RunSystemScanImmediatelyAfterAdd: boolean;
+                                RunSystemScanImmediatelyIfNewServicesDiscovered: boolean;
+                                TrackWebScans: boolean;
+                                RemoveWebScanWhenUndiscovered: boolean;
+                                RunWebScanImmediatelyAfterAdd: boolean;
+                                TrackedHttpPortRangeForWebScan: string;
+                                TrackedHttpsPortRangeForWebScan: string;
+                            }[];
+                            /** @description What the monitoring did not do, and why (scans not added beyond the maximum, …), newest last. */
+                            Notes: {
+                                /** Format: date-time */
+                                At: string;
+                                Message: string;
+                            }[];
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            /** Format: date-time */
+                            UpdatedAt: string;
+                        }[];
+                        NextCursor: string | null;
+                        TotalCount: number;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/scangroups",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/scangroups"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/scangroups"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/scangroups",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/scangroups",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createScanGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The group’s name (or `Name`). */
+                    ScanGroupName?: string | null;
+                    /** @description Another spelling of ScanGroupName. */
+                    Name?: string | null;
+                    /** @description The group’s description (or `Description`). */
+                    ScanDescription?: string | null;
+                    Description?: string | null;
+                    /** @description Only `RegularScan` (the default). */
+                    ScanningMode?: string | null;
+                    /** @description A user of the organisation (`GET users`). */
+                    ResponsiblePersonId?: string | null;
+                    ScanTargets?: unknown[] | null;
+                    /** @description Whether the group makes system scans (default false). */
+                    SystemScanSettingsEnabled?: boolean | string | null;
+                    /** @description System scans the group may hold (default 100, at most 10,000). */
+                    MaxSystemScans?: number | string | null;
+                    /** @description A system template; the first built-in one when absent. */
+                    SystemScanTemplateId?: string | null;
+                    /** @description The node its system scans run on; any node serving system scans when absent. */
+                    SystemScanNodeId?: string | null;
+                    /** @description Kept and answered as sent; Rampart schedules by SystemScanSchedule. */
+                    SystemScanScheduleId?: string | null;
+                    SystemScanSchedule?: {
+                        /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                        SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                        /**
+                         * Format: date-time
+                         * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                         */
+                        StartTime?: string;
+                        /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                        Interval?: number;
+                        /** @description Weekly only: the days it runs on. */
+                        DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                        /** @description Monthly only: the day of the month it runs on. */
+                        DayOfMonth?: number;
+                        /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                        Cron?: string;
+                        /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                        TimeZone?: string;
+                    } | null;
+                    /** @description Whether the group makes web scans (default false). */
+                    WebScanSettingsEnabled?: boolean | string | null;
+                    /** @description Web scans the group may hold (default 100, at most 10,000). */
+                    MaxWebScans?: number | string | null;
+                    /** @description A web template; the first built-in one when absent. */
+                    WebScanTemplateId?: string | null;
+                    /** @description The node its web scans run on; any node serving web scans when absent. */
+                    WebScanNodeId?: string | null;
+                    /** @description Kept and answered as sent; Rampart schedules by WebScanSchedule. */
+                    WebScanScheduleId?: string | null;
+                    WebScanSchedule?: {
+                        /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                        SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                        /**
+                         * Format: date-time
+                         * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                         */
+                        StartTime?: string;
+                        /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                        Interval?: number;
+                        /** @description Weekly only: the days it runs on. */
+                        DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                        /** @description Monthly only: the day of the month it runs on. */
+                        DayOfMonth?: number;
+                        /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                        Cron?: string;
+                        /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                        TimeZone?: string;
+                    } | null;
+                    MessageNotification?: ({
+                        EmailAddresses?: string | string[] | null;
+                        NotificationLevel?: string | null;
+                        NotificationLevelId?: string | number | null;
+                    } & {
+                        [key: string]: unknown;
+                    })[] | null;
+                    AssetMonitoringConfigurations?: ({
+                        /** @description The configuration’s id; a new one is given when absent. */
+                        Id?: string | null;
+                        /** @description An inactive configuration does nothing (default true). */
+                        IsActive?: boolean | string | null;
+                        /** @description Only `DiscoveryScan`. */
+                        AssetSourceType?: string | null;
+                        /** @description The discovery scan whose reports are followed. */
+                        DiscoveryScanId: string;
+                        /** @description Kept and answered as sent. */
+                        ScheduleId?: string | null;
+                        /** @description Add a system scan for each host the discovery scan finds. */
+                        TrackSystemScans?: boolean | string | null;
+                        /** @description Remove a host’s system scan when the discovery scan reports it gone. */
+                        RemoveSystemScanWhenUndiscovered?: boolean | string | null;
+                        /** @description Start a system scan as soon as it is added. */
+                        RunSystemScanImmediatelyAfterAdd?: boolean | string | null;
+                        /** @description Start a host’s system scan when the discovery scan finds open ports it had not found before. */
+                        RunSystemScanImmediatelyIfNewServicesDiscovered?: boolean | string | null;
+                        /** @description Add a web scan for each host and HTTP(S) port the discovery scan finds open. */
+                        TrackWebScans?: boolean | string | null;
+                        /** @description Remove a host’s web scans when the discovery scan reports it gone. */
+                        RemoveWebScanWhenUndiscovered?: boolean | string | null;
+                        /** @description Start a web scan as soon as it is added. */
+                        RunWebScanImmediatelyAfterAdd?: boolean | string | null;
+                        /** @description Ports scanned as http://, such as `80,8080-8090` (default 80). */
+                        TrackedHttpPortRangeForWebScan?: string | null;
+                        /** @description Ports scanned as https:// (default 443). */
+                        TrackedHttpsPortRangeForWebScan?: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    })[] | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        ScanGroupName: string;
+                        ScanDescription: string | null;
+                        ScanningMode: string;
+                        ResponsiblePersonId: string | null;
+                        /** @description The responsible person. */
+                        AssignedToUser: {
+                            Id: string;
+                            Name: string;
+                            Email: string;
+                        } | null;
+                        /** @description Always empty: scans come from monitoring. */
+                        ScanTargets: string[];
+                        SystemScanSettingsEnabled: boolean;
+                        MaxSystemScans: number;
+                        SystemScanTemplateId: string | null;
+                        SystemScanNodeId: string | null;
+                        SystemScanScheduleId: string | null;
+                        /** @description When it runs. */
+                        SystemScanSchedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        WebScanSettingsEnabled: boolean;
+                        MaxWebScans: number;
+                        WebScanTemplateId: string | null;
+                        WebScanNodeId: string | null;
+                        WebScanScheduleId: string | null;
+                        /** @description When it runs. */
+                        WebScanSchedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        MessageNotification: {
+                            EmailAddresses: string[];
+                            NotificationLevel: string;
+                            NotificationLevelId: string | null;
+                        }[];
+                        AssetMonitoringConfigurations: {
+                            Id: string;
+                            IsActive: boolean;
+                            /** @enum {string} */
+                            AssetSourceType: "DiscoveryScan";
+                            DiscoveryScanId: string;
+                            ScheduleId: string | null;
+                            TrackSystemScans: boolean;
+                            RemoveSystemScanWhenUndiscovered: boolean;
+                            RunSystemScanImmediatelyAfterAdd: boolean;
+                            RunSystemScanImmediatelyIfNewServicesDiscovered: boolean;
+                            TrackWebScans: boolean;
+                            RemoveWebScanWhenUndiscovered: boolean;
+                            RunWebScanImmediatelyAfterAdd: boolean;
+                            TrackedHttpPortRangeForWebScan: string;
+                            TrackedHttpsPortRangeForWebScan: string;
+                        }[];
+                        /** @description What the monitoring did not do, and why (scans not added beyond the maximum, …), newest last. */
+                        Notes: {
+                            /** Format: date-time */
+                            At: string;
+                            Message: string;
+                        }[];
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/scangroups",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/scangroups"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/scangroups"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/scangroups"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/scangroups"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/scangroups",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/scangroups",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listScanGroupsSimple: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Name: string;
+                        Id: string;
+                    }[];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/scangroups/simple"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/scangroups/simple"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/scangroups/simple",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/scangroups/simple",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getScanGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        ScanGroupName: string;
+                        ScanDescription: string | null;
+                        ScanningMode: string;
+                        ResponsiblePersonId: string | null;
+                        /** @description The responsible person. */
+                        AssignedToUser: {
+                            Id: string;
+                            Name: string;
+                            Email: string;
+                        } | null;
+                        /** @description Always empty: scans come from monitoring. */
+                        ScanTargets: string[];
+                        SystemScanSettingsEnabled: boolean;
+                        MaxSystemScans: number;
+                        SystemScanTemplateId: string | null;
+                        SystemScanNodeId: string | null;
+                        SystemScanScheduleId: string | null;
+                        /** @description When it runs. */
+                        SystemScanSchedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        WebScanSettingsEnabled: boolean;
+                        MaxWebScans: number;
+                        WebScanTemplateId: string | null;
+                        WebScanNodeId: string | null;
+                        WebScanScheduleId: string | null;
+                        /** @description When it runs. */
+                        WebScanSchedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        MessageNotification: {
+                            EmailAddresses: string[];
+                            NotificationLevel: string;
+                            NotificationLevelId: string | null;
+                        }[];
+                        AssetMonitoringConfigurations: {
+                            Id: string;
+                            IsActive: boolean;
+                            /** @enum {string} */
+                            AssetSourceType: "DiscoveryScan";
+                            DiscoveryScanId: string;
+                            ScheduleId: string | null;
+                            TrackSystemScans: boolean;
+                            RemoveSystemScanWhenUndiscovered: boolean;
+                            RunSystemScanImmediatelyAfterAdd: boolean;
+                            RunSystemScanImmediatelyIfNewServicesDiscovered: boolean;
+                            TrackWebScans: boolean;
+                            RemoveWebScanWhenUndiscovered: boolean;
+                            RunWebScanImmediatelyAfterAdd: boolean;
+                            TrackedHttpPortRangeForWebScan: string;
+                            TrackedHttpsPortRangeForWebScan: string;
+                        }[];
+                        /** @description What the monitoring did not do, and why (scans not added beyond the maximum, …), newest last. */
+                        Notes: {
+                            /** Format: date-time */
+                            At: string;
+                            Message: string;
+                        }[];
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/scangroups/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/scangroups/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/scangroups/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/scangroups/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/scangroups/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/scangroups/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateScanGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The group’s name (or `Name`). */
+                    ScanGroupName?: string | null;
+                    /** @description Another spelling of ScanGroupName. */
+                    Name?: string | null;
+                    /** @description The group’s description (or `Description`). */
+                    ScanDescription?: string | null;
+                    Description?: string | null;
+                    /** @description Only `RegularScan` (the default). */
+                    ScanningMode?: string | null;
+                    /** @description A user of the organisation (`GET users`). */
+                    ResponsiblePersonId?: string | null;
+                    ScanTargets?: unknown[] | null;
+                    /** @description Whether the group makes system scans (default false). */
+                    SystemScanSettingsEnabled?: boolean | string | null;
+                    /** @description System scans the group may hold (default 100, at most 10,000). */
+                    MaxSystemScans?: number | string | null;
+                    /** @description A system template; the first built-in one when absent. */
+                    SystemScanTemplateId?: string | null;
+                    /** @description The node its system scans run on; any node serving system scans when absent. */
+                    SystemScanNodeId?: string | null;
+                    /** @description Kept and answered as sent; Rampart schedules by SystemScanSchedule. */
+                    SystemScanScheduleId?: string | null;
+                    SystemScanSchedule?: {
+                        /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                        SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                        /**
+                         * Format: date-time
+                         * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                         */
+                        StartTime?: string;
+                        /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                        Interval?: number;
+                        /** @description Weekly only: the days it runs on. */
+                        DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                        /** @description Monthly only: the day of the month it runs on. */
+                        DayOfMonth?: number;
+                        /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                        Cron?: string;
+                        /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                        TimeZone?: string;
+                    } | null;
+                    /** @description Whether the group makes web scans (default false). */
+                    WebScanSettingsEnabled?: boolean | string | null;
+                    /** @description Web scans the group may hold (default 100, at most 10,000). */
+                    MaxWebScans?: number | string | null;
+                    /** @description A web template; the first built-in one when absent. */
+                    WebScanTemplateId?: string | null;
+                    /** @description The node its web scans run on; any node serving web scans when absent. */
+                    WebScanNodeId?: string | null;
+                    /** @description Kept and answered as sent; Rampart schedules by WebScanSchedule. */
+                    WebScanScheduleId?: string | null;
+                    WebScanSchedule?: {
+                        /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                        SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                        /**
+                         * Format: date-time
+                         * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                         */
+                        StartTime?: string;
+                        /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                        Interval?: number;
+                        /** @description Weekly only: the days it runs on. */
+                        DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                        /** @description Monthly only: the day of the month it runs on. */
+                        DayOfMonth?: number;
+                        /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                        Cron?: string;
+                        /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                        TimeZone?: string;
+                    } | null;
+                    MessageNotification?: ({
+                        EmailAddresses?: string | string[] | null;
+                        NotificationLevel?: string | null;
+                        NotificationLevelId?: string | number | null;
+                    } & {
+                        [key: string]: unknown;
+                    })[] | null;
+                    AssetMonitoringConfigurations?: ({
+                        /** @description The configuration’s id; a new one is given when absent. */
+                        Id?: string | null;
+                        /** @description An inactive configuration does nothing (default true). */
+                        IsActive?: boolean | string | null;
+                        /** @description Only `DiscoveryScan`. */
+                        AssetSourceType?: string | null;
+                        /** @description The discovery scan whose reports are followed. */
+                        DiscoveryScanId: string;
+                        /** @description Kept and answered as sent. */
+                        ScheduleId?: string | null;
+                        /** @description Add a system scan for each host the discovery scan finds. */
+                        TrackSystemScans?: boolean | string | null;
+                        /** @description Remove a host’s system scan when the discovery scan reports it gone. */
+                        RemoveSystemScanWhenUndiscovered?: boolean | string | null;
+                        /** @description Start a system scan as soon as it is added. */
+                        RunSystemScanImmediatelyAfterAdd?: boolean | string | null;
+                        /** @description Start a host’s system scan when the discovery scan finds open ports it had not found before. */
+                        RunSystemScanImmediatelyIfNewServicesDiscovered?: boolean | string | null;
+                        /** @description Add a web scan for each host and HTTP(S) port the discovery scan finds open. */
+                        TrackWebScans?: boolean | string | null;
+                        /** @description Remove a host’s web scans when the discovery scan reports it gone. */
+                        RemoveWebScanWhenUndiscovered?: boolean | string | null;
+                        /** @description Start a web scan as soon as it is added. */
+                        RunWebScanImmediatelyAfterAdd?: boolean | string | null;
+                        /** @description Ports scanned as http://, such as `80,8080-8090` (default 80). */
+                        TrackedHttpPortRangeForWebScan?: string | null;
+                        /** @description Ports scanned as https:// (default 443). */
+                        TrackedHttpsPortRangeForWebScan?: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    })[] | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        ScanGroupName: string;
+                        ScanDescription: string | null;
+                        ScanningMode: string;
+                        ResponsiblePersonId: string | null;
+                        /** @description The responsible person. */
+                        AssignedToUser: {
+                            Id: string;
+                            Name: string;
+                            Email: string;
+                        } | null;
+                        /** @description Always empty: scans come from monitoring. */
+                        ScanTargets: string[];
+                        SystemScanSettingsEnabled: boolean;
+                        MaxSystemScans: number;
+                        SystemScanTemplateId: string | null;
+                        SystemScanNodeId: string | null;
+                        SystemScanScheduleId: string | null;
+                        /** @description When it runs. */
+                        SystemScanSchedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        WebScanSettingsEnabled: boolean;
+                        MaxWebScans: number;
+                        WebScanTemplateId: string | null;
+                        WebScanNodeId: string | null;
+                        WebScanScheduleId: string | null;
+                        /** @description When it runs. */
+                        WebScanSchedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        MessageNotification: {
+                            EmailAddresses: string[];
+                            NotificationLevel: string;
+                            NotificationLevelId: string | null;
+                        }[];
+                        AssetMonitoringConfigurations: {
+                            Id: string;
+                            IsActive: boolean;
+                            /** @enum {string} */
+                            AssetSourceType: "DiscoveryScan";
+                            DiscoveryScanId: string;
+                            ScheduleId: string | null;
+                            TrackSystemScans: boolean;
+                            RemoveSystemScanWhenUndiscovered: boolean;
+                            RunSystemScanImmediatelyAfterAdd: boolean;
+                            RunSystemScanImmediatelyIfNewServicesDiscovered: boolean;
+                            TrackWebScans: boolean;
+                            RemoveWebScanWhenUndiscovered: boolean;
+                            RunWebScanImmediatelyAfterAdd: boolean;
+                            TrackedHttpPortRangeForWebScan: string;
+                            TrackedHttpsPortRangeForWebScan: string;
+                        }[];
+                        /** @description What the monitoring did not do, and why (scans not added beyond the maximum, …), newest last. */
+                        Notes: {
+                            /** Format: date-time */
+                            At: string;
+                            Message: string;
+                        }[];
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/scangroups/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/scangroups/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/scangroups/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/scangroups/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/scangroups/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/scangroups/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/scangroups/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/scangroups/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteScanGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/scangroups/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/scangroups/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/scangroups/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/scangroups/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/scangroups/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/scangroups/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listScanGroupSystemScans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Id: string;
+                        Name: string;
+                        Hostname: string | null;
+                        ScanLastCompleted: string | null;
+                    }[];
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/scangroups/{Id}/systemscans",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/scangroups/{Id}/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/scangroups/{Id}/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/scangroups/{Id}/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/scangroups/{Id}/systemscans",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/scangroups/{Id}/systemscans",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listScanGroupWebScans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Id: string;
+                        Name: string;
+                        Hostname: string | null;
+                        ScanLastCompleted: string | null;
+                    }[];
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/scangroups/{Id}/webscans",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/scangroups/{Id}/webscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/scangroups/{Id}/webscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/scangroups/{Id}/webscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/scangroups/{Id}/webscans",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/scangroups/{Id}/webscans",
                      *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
                      *     }
                      */

@@ -4,7 +4,7 @@ import type { RequestOf, ResponseOf } from './types';
 export type WebScanPage = ResponseOf<'listWebScans'>;
 export type WebScan = WebScanPage['Items'][number];
 export type WebScanBody = RequestOf<'createWebScan'>;
-export type WebLatestRun = ResponseOf<'getWebScanLatestRun'>;
+export type WebLatestRun = ResponseOf<'getLatestWebScanRun'>;
 export type WebUrl = WebLatestRun['Urls'][number];
 
 export const webScans = scanHooks<WebScan, WebScanBody, WebLatestRun>('/webscans', 'web-scans');

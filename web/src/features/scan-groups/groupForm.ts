@@ -138,7 +138,7 @@ export function placeMonitorErrors(
   monitors: MonitorForm[],
   error: unknown,
 ): { monitors: MonitorForm[]; placed: boolean } {
-  const cleared = monitors.map((m) => ({
+  const cleared: MonitorForm[] = monitors.map((m) => ({
     ...m,
     error: undefined,
     httpError: undefined,

@@ -20,7 +20,7 @@ export interface ListedScan {
   Name: string;
   RunState: DiscoveryRunState;
   TemplateId: string;
-  NodeId: string | null;
+  ScanNodeId: string | null;
   NextRunAt: string | null;
   LastRun: { Error: string | null } | null;
 }
@@ -129,7 +129,7 @@ export function ScanTable<S extends ListedScan>({
                 {targets(scan)}
               </Table.Td>
               <Table.Td>{labelOf(templates, scan.TemplateId)}</Table.Td>
-              <Table.Td>{labelOf(nodes, scan.NodeId) ?? 'Any node'}</Table.Td>
+              <Table.Td>{labelOf(nodes, scan.ScanNodeId) ?? 'Any node'}</Table.Td>
               <Table.Td>
                 <RunStateBadge state={scan.RunState} title={scan.LastRun?.Error} />
               </Table.Td>
@@ -145,36 +145,77 @@ export function ScanTable<S extends ListedScan>({
   );
 }
 
-/** The counts of what a run's results changed, each linking to those findings. */
+/** What a run's results became: the counts of findings it changed (each linking to them), or why not yet. */
 export function ImportCounts({
-  importId,
-  counts,
+  report,
 }: {
-  importId: string | null;
-  counts: { New?: number; Fixed?: number; Reopened?: number; Unchanged?: number } | null;
+  report: {
+    Run: { State: DiscoveryRunState };
+    Import: { Id: string; Counts: Record<string, number> } | null;
+    IngestError: string | null;
+    Verify: { FindingIds: string[] } | null;
+  };
 }) {
-  if (!counts) return null;
-  const link = (change: 'New' | 'Fixed' | 'Reopened', n: number | undefined) =>
-    importId && n ? (
-      <Anchor
-        component={Link}
-        to={`/findings?${new URLSearchParams({ ImportId: importId, ImportChange: change })}`}
-        size="sm"
-      >
-        {n} {change}
-      </Anchor>
-    ) : (
+  const { Import: results, IngestError: failed } = report;
+  return (
+    <Stack gap={2} data-testid="run-counts">
+      {report.Verify && (
+        <Text size="sm" c="dimmed">
+          A Verify run: only its{' '}
+          {report.Verify.FindingIds.length === 1 ? 'finding' : `${report.Verify.FindingIds.length} findings`}{' '}
+          may be closed by it.
+        </Text>
+      )}
+      {failed && (
+        <Text size="sm" c="red">
+          The results could not become findings yet: {failed}
+        </Text>
+      )}
+      {results ? (
+        <Text size="sm">
+          {(['New', 'Fixed', 'Reopened'] as const).map((change) => (
+            <span key={change}>
+              <CountLink importId={results.Id} change={change} n={results.Counts[change] ?? 0} /> ·{' '}
+            </span>
+          ))}
+          {results.Counts.Unchanged ?? 0} unchanged
+        </Text>
+      ) : (
+        report.Run.State === 'Completed' &&
+        !failed && (
+          <Text size="sm" c="dimmed">
+            Turning the results into findings…
+          </Text>
+        )
+      )}
+    </Stack>
+  );
+}
+
+function CountLink({
+  importId,
+  change,
+  n,
+}: {
+  importId: string;
+  change: 'New' | 'Fixed' | 'Reopened';
+  n: number;
+}) {
+  const text = `${n} ${change}`;
+  if (n === 0)
+    return (
       <Text component="span" size="sm">
-        {n ?? 0} {change}
+        {text}
       </Text>
     );
   return (
-    <Stack gap={2} data-testid="run-counts">
-      <Text size="sm">
-        {link('New', counts.New)} · {link('Fixed', counts.Fixed)} · {link('Reopened', counts.Reopened)} ·{' '}
-        {counts.Unchanged ?? 0} unchanged
-      </Text>
-    </Stack>
+    <Anchor
+      component={Link}
+      to={`/findings?${new URLSearchParams({ ImportId: importId, ImportChange: change })}`}
+      size="sm"
+    >
+      {text}
+    </Anchor>
   );
 }
 

@@ -48,7 +48,7 @@ const FIELDS: Record<Field, readonly string[]> = {
   targets: ['/ScanTargets'],
   exclusions: ['/Exclusions'],
   template: ['/TemplateId'],
-  node: ['/NodeId'],
+  node: ['/ScanNodeId'],
   schedule: ['/Schedule'],
 };
 
@@ -60,7 +60,7 @@ function SystemScanForm({ scan, onDone }: { scan?: SystemScan; onDone: (scan: Sy
   const [targets, setTargets] = useState(targetsText(scan));
   const [exclusions, setExclusions] = useState((scan?.Exclusions ?? []).join('\n'));
   const [templateId, setTemplateId] = useState<string | null>(scan?.TemplateId ?? null);
-  const [nodeId, setNodeId] = useState<string | null>(scan?.NodeId ?? null);
+  const [nodeId, setNodeId] = useState<string | null>(scan?.ScanNodeId ?? null);
   const schedule = useScheduleState(scan?.Schedule);
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
   const [formError, setFormError] = useState<unknown>(null);
@@ -84,7 +84,7 @@ function SystemScanForm({ scan, onDone }: { scan?: SystemScan; onDone: (scan: Sy
         ScanTargets: parsedTargets,
         Exclusions: parsedExclusions,
         ...(templateId ? { TemplateId: templateId } : {}),
-        NodeId: nodeId,
+        ScanNodeId: nodeId,
         Schedule: schedule.option(),
       },
       {

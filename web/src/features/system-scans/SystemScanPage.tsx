@@ -70,7 +70,7 @@ function ScanView({ scan }: { scan: SystemScan }) {
             </span>
           </Fact>
           <Fact label="Template">{labelOf(templates, scan.TemplateId)}</Fact>
-          <Fact label="Scan node">{labelOf(nodes, scan.NodeId) ?? 'Any node serving system scans'}</Fact>
+          <Fact label="Scan node">{labelOf(nodes, scan.ScanNodeId) ?? 'Any node serving system scans'}</Fact>
           <Fact label="Schedule">
             <ScheduleText schedule={scan.Schedule} next={scan.NextRunAt} />
           </Fact>
@@ -87,7 +87,7 @@ function RunReport({ report }: { report: SystemLatestRun }) {
   return (
     <Stack gap="md" component="section" aria-labelledby="latest-run-title">
       <RunHeading run={report.Run} />
-      <ImportCounts importId={report.ImportId} counts={report.Counts} />
+      <ImportCounts report={report} />
       <BudgetNotes hosts={report.Hosts} />
       <Backports report={report} />
       {report.Hosts.length === 0 ? (

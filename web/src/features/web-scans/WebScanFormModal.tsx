@@ -54,7 +54,7 @@ const FIELDS: Record<Field, readonly string[]> = {
   name: ['/Name'],
   urls: ['/Urls'],
   template: ['/TemplateId'],
-  node: ['/NodeId'],
+  node: ['/ScanNodeId'],
   schedule: ['/Schedule'],
 };
 
@@ -65,7 +65,7 @@ function WebScanForm({ scan, onDone }: { scan?: WebScan; onDone: (scan: WebScan)
   const [name, setName] = useState(scan?.Name ?? '');
   const [urls, setUrls] = useState((scan?.Urls ?? []).join('\n'));
   const [templateId, setTemplateId] = useState<string | null>(scan?.TemplateId ?? null);
-  const [nodeId, setNodeId] = useState<string | null>(scan?.NodeId ?? null);
+  const [nodeId, setNodeId] = useState<string | null>(scan?.ScanNodeId ?? null);
   const schedule = useScheduleState(scan?.Schedule);
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
   const [formError, setFormError] = useState<unknown>(null);
@@ -87,7 +87,7 @@ function WebScanForm({ scan, onDone }: { scan?: WebScan; onDone: (scan: WebScan)
         Name: name.trim(),
         Urls: parsedUrls,
         ...(templateId ? { TemplateId: templateId } : {}),
-        NodeId: nodeId,
+        ScanNodeId: nodeId,
         Schedule: schedule.option(),
       },
       {

@@ -67,7 +67,7 @@ function ScanView({ scan }: { scan: WebScan }) {
             <span style={{ fontFamily: 'var(--mantine-font-family-monospace)' }}>{scan.Urls.join(', ')}</span>
           </Fact>
           <Fact label="Template">{labelOf(templates, scan.TemplateId)}</Fact>
-          <Fact label="Scan node">{labelOf(nodes, scan.NodeId) ?? 'Any node serving web scans'}</Fact>
+          <Fact label="Scan node">{labelOf(nodes, scan.ScanNodeId) ?? 'Any node serving web scans'}</Fact>
           <Fact label="Schedule">
             <ScheduleText schedule={scan.Schedule} next={scan.NextRunAt} />
           </Fact>
@@ -84,7 +84,7 @@ function RunReport({ report }: { report: WebLatestRun }) {
   return (
     <Stack gap="md" component="section" aria-labelledby="latest-run-title">
       <RunHeading run={report.Run} />
-      <ImportCounts importId={report.ImportId} counts={report.Counts} />
+      <ImportCounts report={report} />
       {report.Urls.length === 0 ? (
         <Paper withBorder p="lg" ta="center">
           <Text size="sm" c="dimmed">
