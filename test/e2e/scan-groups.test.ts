@@ -96,7 +96,9 @@ describe.runIf(HAS_CHROMIUM)('scan groups in the web app [browser]', () => {
       .waitFor();
   });
 
-  it('lists the system and web scans the discovery run added to the group', async () => {
+  it('lists the system and web scans the discovery run added to the group', {
+    timeout: 150_000,
+  }, async () => {
     const groupUrl = page.url();
     await page.goto('/discovery');
     await page
@@ -105,22 +107,23 @@ describe.runIf(HAS_CHROMIUM)('scan groups in the web app [browser]', () => {
       .getByRole('button', { name: 'Run now' })
       .click();
     await page.goto(groupUrl);
-    const systemScans = page.getByRole('region', { name: 'System scans', exact: true });
-    await expect
-      .poll(
-        async () => {
-          await page.reload();
-          return systemScans.getByRole('link').count();
-        },
-        { timeout: 60_000, interval: 1000 },
-      )
-      .toBe(2);
-    await systemScans.getByRole('link', { name: new RegExp(SSH_HOST.replaceAll('.', '\\.')) }).waitFor();
-    const webScans = page.getByRole('region', { name: 'Web scans', exact: true });
-    await webScans.getByRole('link').first().waitFor({ timeout: 30_000 });
-    expect(await webScans.getByRole('link').count()).toBe(2); // http on 80, https on 443 of the web host
+    const links = (name: string) => page.getByRole('region', { name, exact: true }).getByRole('link');
+    // The page asks again on load: reload until the monitoring (a durable job) has done its work.
+    const countAfterReload = async (name: string) => {
+      await page.reload();
+      await page.getByRole('heading', { name: 'Office', level: 1 }).waitFor();
+      const region = page.getByRole('region', { name, exact: true });
+      await region.getByRole('table').or(region.getByText('None yet.')).waitFor();
+      return links(name).count();
+    };
+    // A web scan for each HTTP(S) port of the web host: http on 80, https on 443.
+    await expect.poll(() => countAfterReload('Web scans'), { timeout: 60_000, interval: 1000 }).toBe(2);
+    await links('Web scans').filter({ hasText: WEB_HOST }).first().waitFor();
+    // A system scan for each host.
+    await expect.poll(() => countAfterReload('System scans'), { timeout: 60_000, interval: 1000 }).toBe(2);
+    await links('System scans').filter({ hasText: SSH_HOST }).waitFor();
     await rig.shot(page, '91-scan-group');
-    await systemScans.getByRole('link', { name: new RegExp(SSH_HOST.replaceAll('.', '\\.')) }).click();
+    await links('System scans').filter({ hasText: SSH_HOST }).click();
     await page.waitForURL(/\/system-scans\/[0-9a-f-]{36}$/);
   });
 });
