@@ -7,6 +7,7 @@ import { JobRunner } from './jobs/runner.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './lib/invalidation-bus.js';
 import { DISCOVERY_REPORTED_JOB, SCHEDULED_DISCOVERY_JOB } from './modules/discoveryscans/service.js';
 import { INTEL_SYNC_JOB, IntelSync } from './modules/intel/sync.js';
+import { SCHEDULED_SYSTEM_JOB, SYSTEM_INGEST_JOB } from './modules/systemscans/service.js';
 import { SCHEDULED_WEB_JOB, WEB_INGEST_JOB } from './modules/webscans/service.js';
 import type { ScanNodeAgent } from './scanning/node/agent.js';
 import { createLocalNode } from './scanning/node/local.js';
@@ -117,6 +118,15 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
   runner.register(SCHEDULED_DISCOVERY_JOB, async (job) => {
     const { scanId } = job.payload as { scanId: string };
     if (job.organizationId) await services.discoveryScans.startScheduled(job.organizationId, scanId);
+  });
+  // A system scan's schedule starts it; a finished run's hosts become services and findings.
+  runner.register(SCHEDULED_SYSTEM_JOB, async (job) => {
+    const { scanId } = job.payload as { scanId: string };
+    if (job.organizationId) await services.systemScans.startScheduled(job.organizationId, scanId);
+  });
+  runner.register(SYSTEM_INGEST_JOB, async (job) => {
+    const { runId } = job.payload as { runId: string };
+    if (job.organizationId) await services.systemScans.ingestRun(job.organizationId, runId);
   });
   // A discovery run's report, told to those who follow it (scan groups add and remove scans).
   runner.register(DISCOVERY_REPORTED_JOB, async (job) => {

@@ -2,7 +2,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { defaultRegistry } from './importers/index.js';
 import { JobQueue } from './jobs/queue.js';
-import { ruleOfScheduleOption } from './jobs/schedule-option.js';
+import { ruleOfScheduleOption, type ScheduleOption } from './jobs/schedule-option.js';
 import { Scheduler } from './jobs/scheduler.js';
 import type { Clock } from './lib/clock.js';
 import type { InvalidationBus } from './lib/invalidation-bus.js';
@@ -22,7 +22,6 @@ import {
   type DiscoveryReported,
   DiscoveryScanService,
   SCHEDULED_DISCOVERY_JOB,
-  type ScanSchedules,
 } from './modules/discoveryscans/service.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { FindingRepository } from './modules/findings/repository.js';
@@ -36,7 +35,7 @@ import { IntelService } from './modules/intel/service.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
 import { ScanGroupRepository } from './modules/scangroups/repository.js';
-import { type GroupSystemScans, ScanGroupService } from './modules/scangroups/service.js';
+import { ScanGroupService } from './modules/scangroups/service.js';
 import { ScanNodeRepository } from './modules/scannodes/repository.js';
 import { ScanNodeService } from './modules/scannodes/service.js';
 import { ScanResultsService } from './modules/scanresults/service.js';
@@ -51,6 +50,8 @@ import { SettingsService } from './modules/settings/service.js';
 import { SoftwareImportRepository } from './modules/software/import-repository.js';
 import { SoftwareRepository } from './modules/software/repository.js';
 import { SoftwareService } from './modules/software/service.js';
+import { SystemScanRepository } from './modules/systemscans/repository.js';
+import { SCHEDULED_SYSTEM_JOB, SystemScanService } from './modules/systemscans/service.js';
 import { TicketRepository } from './modules/tickets/repository.js';
 import { TicketService } from './modules/tickets/service.js';
 import { UserRepository } from './modules/users/repository.js';
@@ -65,34 +66,6 @@ import { compilePolicy } from './scanning/targets/index.js';
 import type { ScanKind, ScanTarget, TargetPolicy } from './scanning/types.js';
 
 /** The first of these targets the policy refuses, as a sentence; null when it allows them all. */
-/** A scan's ScheduleOption as a schedule `<prefix>:<scanId>` that enqueues `jobKind`. */
-function scanSchedules(scheduler: Scheduler, prefix: string, jobKind: string): ScanSchedules {
-  return {
-    check: (option) => {
-      if (option) ruleOfScheduleOption(option, ['schedule']);
-    },
-    apply: async (organizationId, scanId, option) => {
-      const key = `${prefix}:${scanId}`;
-      const rule = option ? ruleOfScheduleOption(option, ['schedule']) : null;
-      if (!rule) {
-        await scheduler.remove(organizationId, key);
-        return null;
-      }
-      const schedule = await scheduler.upsert({
-        organizationId,
-        key,
-        rule,
-        jobKind,
-        payload: { scanId },
-        maxAttempts: 1,
-      });
-      return schedule.nextRunAt;
-    },
-    nextRunAt: async (organizationId, scanId) =>
-      (await scheduler.get(organizationId, `${prefix}:${scanId}`))?.nextRunAt ?? null,
-  };
-}
-
 function firstRefusal(targets: ScanTarget[], exclusions: string[], policy: TargetPolicy): string | null {
   const compiled = compilePolicy(policy);
   for (const t of targets) {
@@ -126,6 +99,8 @@ export interface Services {
   scanGroups: ScanGroupService;
   /** Findings from Rampart's own system and web scans, merged through the imports module. */
   scanResults: ScanResultsService;
+  /** System scans: saved targets whose runs probe ports, services and CVEs; their findings. */
+  systemScans: SystemScanService;
   /** The durable job queue (src/jobs): GET /jobs shows it to Admins. */
   jobs: JobQueue;
   /** Scan nodes: enrolment, node keys, heartbeats, the local node. */
@@ -270,25 +245,57 @@ export function buildServices(
     allowLoopback: config.scanAllowLoopback ?? false,
   });
   const discoveryRepo = new DiscoveryScanRepository(db);
+  const systemRepo = new SystemScanRepository(db);
   const webRepo = new WebScanRepository(db);
   const scanTemplates = new ScanTemplateService(
     new ScanTemplateRepository(db),
     audit,
     clock,
-    async (org, id) => (await discoveryRepo.usesTemplate(org, id)) || (await webRepo.usesTemplate(org, id)),
+    async (org, id) =>
+      (await discoveryRepo.usesTemplate(org, id)) ||
+      (await systemRepo.usesTemplate(org, id)) ||
+      webRepo.usesTemplate(org, id),
   );
   const targetRules = {
     policy: (org: string) => allowedTargets.policy(org),
-    assertAllowed: (ctx: ServiceContext, targets: ScanTarget[], exclusions: string[]) =>
-      allowedTargets.assertAllowed(ctx, targets, exclusions),
+    assertAllowed: (
+      ctx: Parameters<AllowedTargetsService['assertAllowed']>[0],
+      targets: ScanTarget[],
+      exclusions: string[],
+    ) => allowedTargets.assertAllowed(ctx, targets, exclusions),
     refusal: firstRefusal,
   };
-  const nodeServes = {
-    servesKind: async (ctx: ServiceContext, nodeId: string, kind: ScanKind) => {
+  const nodeKinds = {
+    servesKind: async (ctx: Parameters<ScanNodeService['get']>[0], nodeId: string, kind: ScanKind) => {
       const node = await scanNodes.get(ctx, nodeId).catch(() => null);
       return !!node && !node.revokedAt && node.kinds.includes(kind);
     },
   };
+  /** A scan's ScheduleOption as a schedule that enqueues `jobKind` with the scan's id. */
+  const scanSchedules = (prefix: string, jobKind: string) => ({
+    check: (option: ScheduleOption | null) => {
+      if (option) ruleOfScheduleOption(option, ['schedule']);
+    },
+    apply: async (organizationId: string, scanId: string, option: ScheduleOption | null) => {
+      const key = `${prefix}:${scanId}`;
+      const rule = option ? ruleOfScheduleOption(option, ['schedule']) : null;
+      if (!rule) {
+        await scheduler.remove(organizationId, key);
+        return null;
+      }
+      const schedule = await scheduler.upsert({
+        organizationId,
+        key,
+        rule,
+        jobKind,
+        payload: { scanId },
+        maxAttempts: 1,
+      });
+      return schedule.nextRunAt;
+    },
+    nextRunAt: async (organizationId: string, scanId: string) =>
+      (await scheduler.get(organizationId, `${prefix}:${scanId}`))?.nextRunAt ?? null,
+  });
   // Scan groups follow discovery reports (a durable job tells them, after the run's transaction).
   const discoveryReported: DiscoveryReported = new Listeners();
   const discoveryScans = new DiscoveryScanService(
@@ -336,6 +343,22 @@ export function buildServices(
     discoveryReported,
     jobs,
   );
+  const systemScans = new SystemScanService(
+    systemRepo,
+    scanTemplates,
+    targetRules,
+    scanRuns,
+    nodeKinds,
+    scanSchedules('system-scan', SCHEDULED_SYSTEM_JOB),
+    assets,
+    scanResults,
+    jobs,
+    audit,
+    clock,
+  );
+  scanRuns.onBatch('System', (run, items, trx) => systemScans.applyBatch(run, items, trx));
+  scanRuns.onFinished('System', (run, trx) => systemScans.finish(run, trx));
+  scanRuns.onBeforeStart('System', (run) => systemScans.refusalAtStart(run, run.spec));
   // A run's results and end come back to the scan that queued it.
   scanRuns.onBatch('Discovery', (run, items, trx) => discoveryScans.applyBatch(run, items, trx));
   scanRuns.onFinished('Discovery', (run, trx) => discoveryScans.finish(run, trx));
@@ -345,8 +368,8 @@ export function buildServices(
     scanTemplates,
     targetRules,
     scanRuns,
-    nodeServes,
-    scanSchedules(scheduler, 'web-scan', SCHEDULED_WEB_JOB),
+    nodeKinds,
+    scanSchedules('web-scan', SCHEDULED_WEB_JOB),
     jobs,
     audit,
     clock,
@@ -355,8 +378,12 @@ export function buildServices(
   scanRuns.onBatch('Web', (run, items, trx) => webScans.applyBatch(run, items, trx));
   scanRuns.onFinished('Web', (run, trx) => webScans.finish(run, trx));
   scanRuns.onBeforeStart('Web', (run) => webScans.refusalAtStart(run, run.spec));
-  // System scans come from their own module; until it is wired in, groups make web scans only.
-  const groupSystemScans: GroupSystemScans | null = null;
+  /** The first template of a kind (a built-in one): what a group's scans take when it names none. */
+  const firstTemplate = async (ctx: ServiceContext, kind: 'System' | 'Web', id: string | null) => {
+    const template = id ?? (await scanTemplates.list(ctx, kind))[0]?.id;
+    if (!template) throw new Error(`No ${kind} template exists.`);
+    return template;
+  };
   const scanGroups = new ScanGroupService(
     new ScanGroupRepository(db),
     {
@@ -365,10 +392,33 @@ export function buildServices(
         return user ? { id: user.id, name: user.name, email: user.email } : undefined;
       },
       template: (ctx, id) => scanTemplates.find(ctx, id),
-      nodeServes: (ctx, id, kind) => nodeServes.servesKind(ctx, id, kind),
+      nodeServes: (ctx, id, kind) => nodeKinds.servesKind(ctx, id, kind),
       discoveryScanExists: async (ctx, id) => !!(await discoveryScans.get(ctx, id).catch(() => undefined)),
     },
-    groupSystemScans,
+    {
+      create: async (ctx, input) =>
+        systemScans.create(ctx, {
+          name: input.name,
+          targets: [{ range: input.target, name: input.name, exclude: [] }],
+          assetId: null,
+          exclusions: [],
+          templateId: await firstTemplate(ctx, 'System', input.templateId),
+          nodeId: input.nodeId,
+          schedule: input.schedule,
+          scanGroupId: input.groupId,
+        }),
+      start: async (ctx, id) => {
+        await systemScans.start(ctx, id);
+      },
+      remove: (ctx, id) => systemScans.remove(ctx, id),
+      listByGroup: async (ctx, groupId) =>
+        (await systemScans.listByGroup(ctx, groupId)).map((s) => ({
+          id: s.id,
+          name: s.name,
+          hostname: s.targets[0]?.range ?? null,
+          lastCompletedAt: s.lastCompletedAt,
+        })),
+    },
     {
       create: (ctx, input) =>
         webScans.create(ctx, {
@@ -416,9 +466,10 @@ export function buildServices(
     scanTemplates,
     allowedTargets,
     discoveryScans,
+    scanResults,
+    systemScans,
     webScans,
     scanGroups,
-    scanResults,
     scheduler,
     importFailedUnexpectedly,
     clock,

@@ -657,6 +657,48 @@ export interface DiscoveryHostsTable {
   last_run_id: string;
 }
 
+export interface SystemScansTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  targets: ColumnType<unknown, string, string>;
+  exclusions: ColumnType<unknown, string, string>;
+  template_id: string;
+  node_id: string | null;
+  schedule: ColumnType<unknown, string | null, string | null>;
+  scan_group_id: string | null;
+  created_by: string | null;
+  last_run_id: string | null;
+  last_completed_run_id: string | null;
+  last_completed_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** What a system scan's run was asked (Verify) and what its ingestion made. */
+export interface SystemScanRunsTable {
+  organization_id: string;
+  run_id: string;
+  scan_id: string;
+  verify_finding_ids: string[] | null;
+  ports: string;
+  import_id: string | null;
+  counts: ColumnType<unknown, string | null, string | null>;
+  backports: ColumnType<unknown, string | undefined, string>;
+  ingest_error: string | null;
+  ingested_at: Timestamp | null;
+}
+
+/** One host of a system scan's run, as the node reported it (a SystemHostResult). */
+export interface SystemRunHostsTable {
+  organization_id: string;
+  run_id: string;
+  scan_id: string;
+  address: string;
+  result: ColumnType<unknown, string, string>;
+  seen_at: Timestamp;
+}
+
 export interface WebScansTable {
   organization_id: string;
   id: string;
@@ -754,6 +796,9 @@ export interface DB {
   discovery_scans: DiscoveryScansTable;
   discovery_run_hosts: DiscoveryRunHostsTable;
   discovery_hosts: DiscoveryHostsTable;
+  system_scans: SystemScansTable;
+  system_scan_runs: SystemScanRunsTable;
+  system_run_hosts: SystemRunHostsTable;
   web_scans: WebScansTable;
   web_run_urls: WebRunUrlsTable;
   web_runs: WebRunsTable;

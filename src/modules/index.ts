@@ -25,6 +25,7 @@ import { sessionRoutes } from './sessions/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { softwareRoutes } from './software/routes.js';
 import { statusRoutes } from './status/routes.js';
+import { systemScanRoutes } from './systemscans/routes.js';
 import { ticketRoutes } from './tickets/routes.js';
 import { userRoutes } from './users/routes.js';
 import { vulnerabilityRoutes } from './vulnerabilities/routes.js';
@@ -51,6 +52,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     scanRunRoutes(s.scanRuns),
     scanTemplateRoutes(s.scanTemplates),
     discoveryScanRoutes(s.discoveryScans),
+    systemScanRoutes(s.systemScans),
     radarScanRoutes(s.discoveryScans, s.scanTemplates, {
       serving: async (ctx, kind) =>
         (await s.scanNodes.list(ctx)).filter((n) => !n.revokedAt && n.kinds.includes(kind)),

@@ -58,6 +58,7 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
       '0015_create_allowed_targets',
       '0016_create_scan_nodes_and_runs',
       '0017_create_discovery_scans',
+      '0018_create_system_scans',
       '0019_create_web_scans',
       '0020_create_scan_groups',
     ]);

@@ -40,6 +40,12 @@ export interface Estate {
   discoveryScan: string;
   /** Another, for the sweep that deletes one. */
   discoveryScanToDelete: string;
+  /** A web scan (changed by Managers, run and stopped by Analysts), and one to delete. */
+  webScan: string;
+  webScanToDelete: string;
+  /** A scan group (changed by Managers), and one to delete. */
+  scanGroup: string;
+  scanGroupToDelete: string;
 }
 
 export const TEMPLATE_SETTINGS = {
@@ -199,6 +205,30 @@ export function sweepCalls(e: Estate): Record<string, () => SweepCall> {
       path: `/discoveryscans/${e.discoveryScan}/reports/latest/hosts/withStartIndex/0/andPageSize/10`,
       body: {},
     }),
+    'POST /webscans': () => ({
+      path: '/webscans',
+      body: { Name: `Swept web scan ${n()}`, Urls: ['http://198.18.0.5/'] },
+    }),
+    'PUT /webscans/:Id': () => ({
+      path: `/webscans/${e.webScan}`,
+      body: { Name: `Swept web scan ${n()}`, Urls: ['http://198.18.0.5/'] },
+    }),
+    'DELETE /webscans/:Id': () => ({ path: `/webscans/${e.webScanToDelete}` }),
+    // Queued (no node runs in these apps), then stopped.
+    'POST /webscans/:Id/start': () => ({ path: `/webscans/${e.webScan}/start` }),
+    'POST /webscans/:Id/stop': () => ({ path: `/webscans/${e.webScan}/stop` }),
+    'POST /webscans/:Id/reports/latest/vulnerabilitiesandfindings/withstartindex/:StartIndex/andpagesize/:PageSize':
+      () => ({
+        path: `/webscans/${e.webScan}/reports/latest/vulnerabilitiesandfindings/withstartindex/0/andpagesize/10`,
+        body: {},
+      }),
+    // Both channels take the original's body.
+    'POST /scangroups': () => ({ path: '/scangroups', body: { ScanGroupName: `Swept group ${n()}` } }),
+    'PUT /scangroups/:Id': () => ({
+      path: `/scangroups/${e.scanGroup}`,
+      body: { ScanGroupName: `Swept group ${n()}`, MaxSystemScans: '5' },
+    }),
+    'DELETE /scangroups/:Id': () => ({ path: `/scangroups/${e.scanGroupToDelete}` }),
     'POST /demo': () => ({ path: '/demo', body: {} }),
     'DELETE /demo': () => ({ path: '/demo' }),
     'DELETE /session': () => ({ path: '/session' }),
@@ -330,6 +360,12 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
     ok('POST', '/discoveryscans', { Name: name, ScanTargets: [{ Range: '198.18.0.0/28' }] });
   const discoveryScan = await scan('Estate scan');
   const discoveryScanToDelete = await scan('Estate scan to delete');
+  const webScan = (name: string) => ok('POST', '/webscans', { Name: name, Urls: ['http://198.18.0.5/'] });
+  const group = (name: string) =>
+    ok('POST', '/scangroups', {
+      ScanGroupName: name,
+      AssetMonitoringConfigurations: [{ DiscoveryScanId: discoveryScan.Id, TrackWebScans: 'true' }],
+    });
   return {
     asset: asset.Id,
     webApp: webApp.Id,
@@ -346,6 +382,10 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
     scanTemplate: scanTemplate.Id,
     discoveryScan: discoveryScan.Id,
     discoveryScanToDelete: discoveryScanToDelete.Id,
+    webScan: (await webScan('Estate web scan')).Id,
+    webScanToDelete: (await webScan('Estate web scan to delete')).Id,
+    scanGroup: (await group('Estate group')).Id,
+    scanGroupToDelete: (await group('Estate group to delete')).Id,
   };
 }
 

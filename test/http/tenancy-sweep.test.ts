@@ -31,6 +31,8 @@ interface Ids {
   scanTemplate: string;
   discoveryScan: string;
   allowedTarget: string;
+  webScan: string;
+  scanGroup: string;
 }
 interface Call {
   path: (a: Ids) => string;
@@ -132,6 +134,29 @@ const FOREIGN_CALLS: Record<string, Call> = {
     body: () => ({}),
   },
   'DELETE /allowedtargets/:Id': { path: (a) => `/allowedtargets/${a.allowedTarget}` },
+  'GET /webscans/:Id': { path: (a) => `/webscans/${a.webScan}` },
+  'PUT /webscans/:Id': {
+    path: (a) => `/webscans/${a.webScan}`,
+    body: () => ({ Name: 'taken over', Urls: ['http://198.18.0.5/'] }),
+  },
+  'DELETE /webscans/:Id': { path: (a) => `/webscans/${a.webScan}` },
+  'POST /webscans/:Id/start': { path: (a) => `/webscans/${a.webScan}/start` },
+  'POST /webscans/:Id/stop': { path: (a) => `/webscans/${a.webScan}/stop` },
+  'GET /webscans/:Id/runs/latest': { path: (a) => `/webscans/${a.webScan}/runs/latest` },
+  'POST /webscans/:Id/reports/latest/vulnerabilitiesandfindings/withstartindex/:StartIndex/andpagesize/:PageSize':
+    {
+      path: (a) =>
+        `/webscans/${a.webScan}/reports/latest/vulnerabilitiesandfindings/withstartindex/0/andpagesize/10`,
+      body: () => ({}),
+    },
+  'GET /scangroups/:Id': { path: (a) => `/scangroups/${a.scanGroup}` },
+  'PUT /scangroups/:Id': {
+    path: (a) => `/scangroups/${a.scanGroup}`,
+    body: () => ({ ScanGroupName: 'taken over' }),
+  },
+  'DELETE /scangroups/:Id': { path: (a) => `/scangroups/${a.scanGroup}` },
+  'GET /scangroups/:Id/systemscans': { path: (a) => `/scangroups/${a.scanGroup}/systemscans` },
+  'GET /scangroups/:Id/webscans': { path: (a) => `/scangroups/${a.scanGroup}/webscans` },
 };
 
 // Routes with path parameters that name no resource (offset paging of the caller's own data).
@@ -162,6 +187,27 @@ const FOREIGN_REFERENCES: {
     method: 'POST',
     path: () => '/discoveryscans',
     body: (a) => ({ Name: 'x', ScanTargets: [{ Range: '198.18.0.0/28' }], ScanNodeId: a.scanNode }),
+  },
+  {
+    name: 'a scan group following A’s discovery scan',
+    method: 'POST',
+    path: () => '/scangroups',
+    body: (a) => ({
+      ScanGroupName: 'x',
+      AssetMonitoringConfigurations: [{ DiscoveryScanId: a.discoveryScan }],
+    }),
+  },
+  {
+    name: 'a scan group answered for by A’s user',
+    method: 'POST',
+    path: () => '/scangroups',
+    body: (a) => ({ ScanGroupName: 'x', ResponsiblePersonId: a.user }),
+  },
+  {
+    name: 'a web scan on A’s scan node',
+    method: 'POST',
+    path: () => '/webscans',
+    body: (a) => ({ Name: 'x', Urls: ['http://198.18.0.5/'], ScanNodeId: a.scanNode }),
   },
   {
     name: 'a finding on A’s asset',
@@ -330,7 +376,18 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       Target: `*.${mark}.example.com`,
       Description: `${mark} lab`,
     });
+    const webScan = await ok(admin, 'POST', '/webscans', {
+      Name: `${mark} web scan`,
+      Urls: [`http://198.18.0.5/${mark}`],
+    });
+    const scanGroup = await ok(admin, 'POST', '/scangroups', {
+      ScanGroupName: `${mark} group`,
+      ScanDescription: `${mark} servers`,
+      AssetMonitoringConfigurations: [{ DiscoveryScanId: discoveryScan.Id, TrackSystemScans: 'true' }],
+    });
     return {
+      webScan: webScan.Id,
+      scanGroup: scanGroup.Id,
       asset: asset.Id,
       webApp: webApp.Id,
       software: software.Id,
@@ -368,6 +425,8 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     scanTemplates: await ok(adminA, 'GET', '/scantemplates'),
     discoveryScan: await ok(adminA, 'GET', `/discoveryscans/${a.discoveryScan}`),
     allowedTargets: await ok(adminA, 'GET', '/allowedtargets'),
+    webScan: await ok(adminA, 'GET', `/webscans/${a.webScan}`),
+    scanGroup: await ok(adminA, 'GET', `/scangroups/${a.scanGroup}`),
   });
 
   beforeAll(async () => {

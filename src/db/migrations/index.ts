@@ -16,6 +16,7 @@ import * as m0014 from './0014_create_schedules.js';
 import * as m0015 from './0015_create_allowed_targets.js';
 import * as m0016 from './0016_create_scan_nodes_and_runs.js';
 import * as m0017 from './0017_create_discovery_scans.js';
+import * as m0018 from './0018_create_system_scans.js';
 import * as m0019 from './0019_create_web_scans.js';
 import * as m0020 from './0020_create_scan_groups.js';
 
@@ -38,6 +39,7 @@ export const migrations: Record<string, Migration> = {
   '0015_create_allowed_targets': m0015,
   '0016_create_scan_nodes_and_runs': m0016,
   '0017_create_discovery_scans': m0017,
+  '0018_create_system_scans': m0018,
   '0019_create_web_scans': m0019,
   '0020_create_scan_groups': m0020,
 };

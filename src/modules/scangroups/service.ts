@@ -111,16 +111,11 @@ export class ScanGroupService {
   constructor(
     private readonly repo: ScanGroupRepository,
     private readonly refs: GroupReferences,
-    private systemScans: GroupSystemScans | null,
+    private readonly systemScans: GroupSystemScans,
     private readonly webScans: GroupWebScans,
     private readonly audit: AuditService,
     private readonly clock: Clock,
   ) {}
-
-  /** The system scans module, once wired in (until then a group's monitoring says it cannot add them). */
-  setSystemScans(systemScans: GroupSystemScans): void {
-    this.systemScans = systemScans;
-  }
 
   async create(ctx: ServiceContext, input: ScanGroupInput): Promise<ScanGroup> {
     const write = await this.check(ctx, input);
@@ -174,7 +169,7 @@ export class ScanGroupService {
 
   async systemScansOf(ctx: ServiceContext, id: string): Promise<GroupScanSummary[]> {
     await this.get(ctx, id);
-    return this.systemScans ? this.systemScans.listByGroup(ctx, id) : [];
+    return this.systemScans.listByGroup(ctx, id);
   }
 
   async webScansOf(ctx: ServiceContext, id: string): Promise<GroupScanSummary[]> {
@@ -188,9 +183,7 @@ export class ScanGroupService {
    */
   async remove(ctx: ServiceContext, id: string): Promise<void> {
     const group = await this.get(ctx, id);
-    const systemScans = this.systemScans;
-    if (systemScans)
-      for (const s of await systemScans.listByGroup(ctx, id)) await systemScans.remove(ctx, s.id);
+    for (const s of await this.systemScans.listByGroup(ctx, id)) await this.systemScans.remove(ctx, s.id);
     for (const s of await this.webScans.listByGroup(ctx, id)) await this.webScans.remove(ctx, s.id);
     await this.repo.delete(ctx.organizationId, id);
     await this.audit.record(ctx, 'scan-group.deleted', { type: 'scan-group', id }, { name: group.name });
@@ -227,10 +220,6 @@ export class ScanGroupService {
   ): Promise<void> {
     const org = group.organizationId;
     const systemScans = this.systemScans;
-    if (!systemScans) {
-      notes.push('no system scans added: this server has no system scans module wired in.');
-      return;
-    }
     const tracked = new Map((await this.repo.tracked(org, group.id, 'System')).map((t) => [t.address, t]));
     let count = (await systemScans.listByGroup(ctx, group.id)).length;
     for (const host of hosts) {
@@ -384,9 +373,7 @@ export class ScanGroupService {
   }
 
   private scansOf(kind: 'System' | 'Web'): GroupSystemScans | GroupWebScans {
-    const scans = kind === 'System' ? this.systemScans : this.webScans;
-    if (!scans) throw AppError.of(Problems.Conflict, 'This server has no system scans module wired in.');
-    return scans;
+    return kind === 'System' ? this.systemScans : this.webScans;
   }
 
   // ---- checks ----

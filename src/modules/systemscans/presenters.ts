@@ -1,0 +1,59 @@
+import { toRunSummaryDto } from '../discoveryscans/presenters.js';
+import type { SystemRun, SystemRunReport, SystemScan } from './types.js';
+
+export function toSystemScanDto(s: SystemScan, lastRun: SystemRun | null, nextRunAt: Date | null) {
+  return {
+    Id: s.id,
+    Name: s.name,
+    ScanTargets: s.targets.map((t) => ({ Range: t.range, Name: t.name ?? null, Exclude: t.exclude ?? [] })),
+    Exclusions: s.exclusions,
+    TemplateId: s.templateId,
+    ScanNodeId: s.nodeId,
+    Schedule: s.schedule ?? { SchedulingMode: 'None' as const },
+    ScanGroupId: s.scanGroupId,
+    NextRunAt: nextRunAt?.toISOString() ?? null,
+    RunState: lastRun?.state ?? 'Idle',
+    LastRun: lastRun ? toRunSummaryDto(lastRun) : null,
+    LastCompletedRunId: s.lastCompletedRunId,
+    ScanLastCompleted: s.lastCompletedAt?.toISOString() ?? null,
+    CreatedAt: s.createdAt.toISOString(),
+    UpdatedAt: s.updatedAt.toISOString(),
+  };
+}
+
+export function toSystemRunReportDto(r: SystemRunReport) {
+  const record = r.record;
+  return {
+    Run: toRunSummaryDto(r.run),
+    Verify: record?.verifyFindingIds ? { FindingIds: record.verifyFindingIds } : null,
+    Ports: record?.ports ?? '',
+    Hosts: r.hosts.map((h) => ({
+      IpAddress: h.address,
+      Hostname: h.hostname,
+      OpenPorts: h.openPorts,
+      UnscannedPorts: h.unscannedPorts,
+      BudgetExhausted: h.budgetExhausted,
+      Services: h.services.map((s) => ({
+        Port: s.port,
+        Service: s.service,
+        Product: s.product,
+        Version: s.version,
+        Cpes: s.cpes,
+        Banner: s.banner,
+        Tls: s.tls,
+        DetectedBy: s.detectedBy,
+      })),
+      Checks: h.checks.map((c) => ({ CheckId: c.checkId, Port: c.port, Evidence: c.evidence })),
+    })),
+    Backports: (record?.backports ?? []).map((b) => ({
+      IpAddress: b.address,
+      Port: b.port,
+      Banner: b.banner,
+      Cve: b.cveId,
+      Status: b.status,
+      Evidence: b.evidence,
+    })),
+    Import: record?.importId ? { Id: record.importId, Counts: record.counts ?? {} } : null,
+    IngestError: record?.ingestError ?? null,
+  };
+}

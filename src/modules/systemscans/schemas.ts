@@ -1,0 +1,164 @@
+import { Type } from 'typebox';
+import { ScheduleOptionSchema } from '../../jobs/schedule-option.js';
+import { RunSummarySchema, ScanTargetSchema } from '../discoveryscans/schemas.js';
+
+const Uuid = (description?: string) =>
+  Type.String({ format: 'uuid', ...(description ? { description } : {}) });
+const NullableUuid = (description: string) =>
+  Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description });
+const DateTime = Type.String({ format: 'date-time' });
+const TargetText = Type.String({ minLength: 1, maxLength: 255 });
+
+export const SystemScanBody = Type.Object(
+  {
+    Name: Type.String({ minLength: 1, maxLength: 200 }),
+    ScanTargets: Type.Optional(Type.Array(ScanTargetSchema, { maxItems: 256 })),
+    AssetId: Type.Optional(
+      NullableUuid('A host asset whose addresses are the targets (instead of ScanTargets).'),
+    ),
+    Exclusions: Type.Optional(
+      Type.Array(TargetText, { maxItems: 256, description: 'Left out of every target.' }),
+    ),
+    TemplateId: Type.Optional(Uuid('A System template; "System scan, well-known ports [S1]" when left out.')),
+    ScanNodeId: Type.Optional(
+      NullableUuid('The node that runs it; any node serving system scans when null.'),
+    ),
+    Schedule: Type.Optional(ScheduleOptionSchema),
+    ScanGroupId: Type.Optional(NullableUuid('The scan group it belongs to.')),
+  },
+  { additionalProperties: false },
+);
+
+export const SystemScanSchema = Type.Object(
+  {
+    Id: Uuid(),
+    Name: Type.String(),
+    ScanTargets: Type.Array(
+      Type.Object(
+        {
+          Range: Type.String(),
+          Name: Type.Union([Type.String(), Type.Null()]),
+          Exclude: Type.Array(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    Exclusions: Type.Array(Type.String()),
+    TemplateId: Uuid(),
+    ScanNodeId: NullableUuid('The node that runs it; any node serving system scans when null.'),
+    Schedule: ScheduleOptionSchema,
+    ScanGroupId: NullableUuid('The scan group it belongs to.'),
+    NextRunAt: Type.Union([DateTime, Type.Null()]),
+    RunState: Type.String({ description: 'Idle (never ran), or its latest run’s state.' }),
+    LastRun: Type.Union([RunSummarySchema, Type.Null()]),
+    LastCompletedRunId: NullableUuid('Its latest completed run.'),
+    ScanLastCompleted: Type.Union([DateTime, Type.Null()]),
+    CreatedAt: DateTime,
+    UpdatedAt: DateTime,
+  },
+  { additionalProperties: false },
+);
+
+export const SystemScanListSchema = Type.Object(
+  {
+    Items: Type.Array(SystemScanSchema),
+    NextCursor: Type.Union([Type.String(), Type.Null()]),
+    TotalCount: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+
+export const SystemScanListQuery = Type.Object(
+  {
+    ScanGroupId: Type.Optional(Uuid('Only the scans of this group.')),
+    PageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+    Cursor: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { additionalProperties: false },
+);
+
+export const SystemScanIdParams = Type.Object({ Id: Uuid() }, { additionalProperties: false });
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+export const SystemRunReportSchema = Type.Object(
+  {
+    Run: RunSummarySchema,
+    Verify: Type.Union([Type.Object({ FindingIds: Type.Array(Uuid()) }), Type.Null()], {
+      description: 'A Verify run: the findings it was asked about (only they may become Fixed).',
+    }),
+    Ports: Type.String({ description: 'The ports it probes: the template’s, or the Verify run’s list.' }),
+    Hosts: Type.Array(
+      Type.Object(
+        {
+          IpAddress: Type.String(),
+          Hostname: Nullable(Type.String()),
+          OpenPorts: Type.Array(Type.Integer()),
+          UnscannedPorts: Type.Array(Type.Integer(), {
+            description: 'Not scanned because a budget ran out: their earlier findings were not judged.',
+          }),
+          BudgetExhausted: Type.Union([
+            Type.Literal('port'),
+            Type.Literal('host'),
+            Type.Literal('run'),
+            Type.Null(),
+          ]),
+          Services: Type.Array(
+            Type.Object(
+              {
+                Port: Type.Integer(),
+                Service: Nullable(Type.String()),
+                Product: Nullable(Type.String()),
+                Version: Nullable(Type.String()),
+                Cpes: Type.Array(Type.String()),
+                Banner: Nullable(Type.String()),
+                Tls: Type.Boolean(),
+                DetectedBy: Type.String(),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+          Checks: Type.Array(
+            Type.Object(
+              {
+                CheckId: Type.String(),
+                Port: Type.Union([Type.Integer(), Type.Null()]),
+                Evidence: Type.String(),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    Backports: Type.Array(
+      Type.Object(
+        {
+          IpAddress: Type.String(),
+          Port: Type.Union([Type.Integer(), Type.Null()]),
+          Banner: Type.String(),
+          Cve: Type.String(),
+          Status: Type.String({
+            description:
+              'Fixed (no finding: the build carries the fix), Affected, or BannerOnly (undecided).',
+          }),
+          Evidence: Type.String(),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    Import: Type.Union(
+      [
+        Type.Object(
+          { Id: Uuid(), Counts: Type.Record(Type.String(), Type.Number()) },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      { description: 'The import its findings were stored by (New, Fixed, Reopened…); null until stored.' },
+    ),
+    IngestError: Nullable(Type.String()),
+  },
+  { additionalProperties: false },
+);
