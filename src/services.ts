@@ -56,6 +56,7 @@ import { TicketRepository } from './modules/tickets/repository.js';
 import { TicketService } from './modules/tickets/service.js';
 import { UserRepository } from './modules/users/repository.js';
 import { type UserAccessChanged, UserService } from './modules/users/service.js';
+import { VerifyService } from './modules/verify/service.js';
 import { VulnerabilityImportRepository } from './modules/vulnerabilities/import-repository.js';
 import { VulnerabilityRepository } from './modules/vulnerabilities/repository.js';
 import { VulnerabilityService } from './modules/vulnerabilities/service.js';
@@ -101,6 +102,8 @@ export interface Services {
   scanResults: ScanResultsService;
   /** System scans: saved targets whose runs probe ports, services and CVEs; their findings. */
   systemScans: SystemScanService;
+  /** Verify: findings of Rampart's scans checked again by narrowed runs of those scans. */
+  verify: VerifyService;
   /** The durable job queue (src/jobs): GET /jobs shows it to Admins. */
   jobs: JobQueue;
   /** Scan nodes: enrolment, node keys, heartbeats, the local node. */
@@ -356,6 +359,7 @@ export function buildServices(
     audit,
     clock,
   );
+  const verify = new VerifyService(findings, systemScans, tickets);
   scanRuns.onBatch('System', (run, items, trx) => systemScans.applyBatch(run, items, trx));
   scanRuns.onFinished('System', (run, trx) => systemScans.finish(run, trx));
   scanRuns.onBeforeStart('System', (run) => systemScans.refusalAtStart(run, run.spec));
@@ -470,6 +474,7 @@ export function buildServices(
     systemScans,
     webScans,
     scanGroups,
+    verify,
     scheduler,
     importFailedUnexpectedly,
     clock,

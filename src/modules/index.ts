@@ -19,6 +19,7 @@ import { radarScanRoutes } from './radar-compat/scan-routes.js';
 import { radarWebScanRoutes } from './radar-compat/webscan-routes.js';
 import { scanGroupRoutes } from './scangroups/routes.js';
 import { scanNodeRoutes } from './scannodes/routes.js';
+import { systemScanScope } from './scanresults/service.js';
 import { scanRunRoutes } from './scanruns/routes.js';
 import { scanTemplateRoutes } from './scantemplates/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
@@ -28,6 +29,7 @@ import { statusRoutes } from './status/routes.js';
 import { systemScanRoutes } from './systemscans/routes.js';
 import { ticketRoutes } from './tickets/routes.js';
 import { userRoutes } from './users/routes.js';
+import { verifyRoutes } from './verify/routes.js';
 import { vulnerabilityRoutes } from './vulnerabilities/routes.js';
 import { webScanRoutes } from './webscans/routes.js';
 
@@ -53,6 +55,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     scanTemplateRoutes(s.scanTemplates),
     discoveryScanRoutes(s.discoveryScans),
     systemScanRoutes(s.systemScans),
+    verifyRoutes(s.verify),
     radarScanRoutes(s.discoveryScans, s.scanTemplates, {
       serving: async (ctx, kind) =>
         (await s.scanNodes.list(ctx)).filter((n) => !n.revokedAt && n.kinds.includes(kind)),
@@ -61,7 +64,12 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     radarWebScanRoutes(s.webScans, s.findings),
     scanGroupRoutes(s.scanGroups),
     allowedTargetRoutes(s.allowedTargets),
-    radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities),
+    radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities, {
+      scopeOf: async (ctx, scanId) => {
+        const scan = await s.systemScans.get(ctx, scanId).catch(() => null);
+        return scan ? systemScanScope(scan.id) : null;
+      },
+    }),
     demoRoutes(s),
     sessionRoutes({
       sessions: s.sessions,

@@ -46,6 +46,9 @@ export interface Estate {
   /** A scan group (changed by Managers), and one to delete. */
   scanGroup: string;
   scanGroupToDelete: string;
+  /** A system scan (changed by Managers, run and stopped by Analysts). */
+  systemScan: string;
+  systemScanToDelete: string;
 }
 
 export const TEMPLATE_SETTINGS = {
@@ -229,6 +232,20 @@ export function sweepCalls(e: Estate): Record<string, () => SweepCall> {
       body: { ScanGroupName: `Swept group ${n()}`, MaxSystemScans: '5' },
     }),
     'DELETE /scangroups/:Id': () => ({ path: `/scangroups/${e.scanGroupToDelete}` }),
+    'POST /systemscans': () => ({
+      path: '/systemscans',
+      body: { Name: `Swept system scan ${n()}`, ScanTargets: [{ Range: '198.18.0.0/28' }] },
+    }),
+    'PUT /systemscans/:Id': () => ({
+      path: `/systemscans/${e.systemScan}`,
+      body: { Name: `Swept system scan ${n()}`, ScanTargets: [{ Range: '198.18.0.0/28' }] },
+    }),
+    'DELETE /systemscans/:Id': () => ({ path: `/systemscans/${e.systemScanToDelete}` }),
+    'POST /systemscans/:Id/start': () => ({ path: `/systemscans/${e.systemScan}/start` }),
+    'POST /systemscans/:Id/stop': () => ({ path: `/systemscans/${e.systemScan}/stop` }),
+    // The estate's findings were imported, not found by a Rampart scan: answered as skipped.
+    'POST /findings/verify': () => ({ path: '/findings/verify', body: { FindingIds: [e.finding] } }),
+    'POST /tickets/:Id/verify': () => ({ path: `/tickets/${e.ticket}/verify` }),
     'POST /demo': () => ({ path: '/demo', body: {} }),
     'DELETE /demo': () => ({ path: '/demo' }),
     'DELETE /session': () => ({ path: '/session' }),
@@ -366,6 +383,10 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
       ScanGroupName: name,
       AssetMonitoringConfigurations: [{ DiscoveryScanId: discoveryScan.Id, TrackWebScans: 'true' }],
     });
+  const systemScan = (name: string) =>
+    ok('POST', '/systemscans', { Name: name, ScanTargets: [{ Range: '198.18.0.0/28' }] });
+  const estateSystemScan = await systemScan('Estate system scan');
+  const systemScanToDelete = await systemScan('Estate system scan to delete');
   return {
     asset: asset.Id,
     webApp: webApp.Id,
@@ -386,6 +407,8 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
     webScanToDelete: (await webScan('Estate web scan to delete')).Id,
     scanGroup: (await group('Estate group')).Id,
     scanGroupToDelete: (await group('Estate group to delete')).Id,
+    systemScan: estateSystemScan.Id,
+    systemScanToDelete: systemScanToDelete.Id,
   };
 }
 

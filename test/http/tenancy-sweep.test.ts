@@ -30,6 +30,7 @@ interface Ids {
   scanRun: string;
   scanTemplate: string;
   discoveryScan: string;
+  systemScan: string;
   allowedTarget: string;
   webScan: string;
   scanGroup: string;
@@ -133,6 +134,16 @@ const FOREIGN_CALLS: Record<string, Call> = {
     path: (a) => `/discoveryscans/${a.discoveryScan}/reports/latest/hosts/withStartIndex/0/andPageSize/10`,
     body: () => ({}),
   },
+  'GET /systemscans/:Id': { path: (a) => `/systemscans/${a.systemScan}` },
+  'PUT /systemscans/:Id': {
+    path: (a) => `/systemscans/${a.systemScan}`,
+    body: () => ({ Name: 'taken over', ScanTargets: [{ Range: '198.18.0.0/28' }] }),
+  },
+  'DELETE /systemscans/:Id': { path: (a) => `/systemscans/${a.systemScan}` },
+  'POST /systemscans/:Id/start': { path: (a) => `/systemscans/${a.systemScan}/start` },
+  'POST /systemscans/:Id/stop': { path: (a) => `/systemscans/${a.systemScan}/stop` },
+  'GET /systemscans/:Id/runs/latest': { path: (a) => `/systemscans/${a.systemScan}/runs/latest` },
+  'POST /tickets/:Id/verify': { path: (a) => `/tickets/${a.ticket}/verify` },
   'DELETE /allowedtargets/:Id': { path: (a) => `/allowedtargets/${a.allowedTarget}` },
   'GET /webscans/:Id': { path: (a) => `/webscans/${a.webScan}` },
   'PUT /webscans/:Id': {
@@ -208,6 +219,24 @@ const FOREIGN_REFERENCES: {
     method: 'POST',
     path: () => '/webscans',
     body: (a) => ({ Name: 'x', Urls: ['http://198.18.0.5/'], ScanNodeId: a.scanNode }),
+  },
+  {
+    name: 'a system scan with A’s template',
+    method: 'POST',
+    path: () => '/systemscans',
+    body: (a) => ({ Name: 'x', ScanTargets: [{ Range: '198.18.0.0/28' }], TemplateId: a.scanTemplate }),
+  },
+  {
+    name: 'a system scan on A’s scan node',
+    method: 'POST',
+    path: () => '/systemscans',
+    body: (a) => ({ Name: 'x', ScanTargets: [{ Range: '198.18.0.0/28' }], ScanNodeId: a.scanNode }),
+  },
+  {
+    name: 'a system scan of A’s asset',
+    method: 'POST',
+    path: () => '/systemscans',
+    body: (a) => ({ Name: 'x', AssetId: a.asset }),
   },
   {
     name: 'a finding on A’s asset',
@@ -371,6 +400,10 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       Name: `${mark} scan`,
       ScanTargets: [{ Range: '198.18.0.0/28', Name: `${mark} range` }],
     });
+    const systemScan = await ok(admin, 'POST', '/systemscans', {
+      Name: `${mark} system scan`,
+      ScanTargets: [{ Range: '198.18.0.0/28', Name: `${mark} range` }],
+    });
     const allowedTarget = await ok(admin, 'POST', '/allowedtargets', {
       Kind: 'Allowed',
       Target: `*.${mark}.example.com`,
@@ -404,6 +437,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       scanRun: scanRun.id,
       scanTemplate: scanTemplate.Id,
       discoveryScan: discoveryScan.Id,
+      systemScan: systemScan.Id,
       allowedTarget: allowedTarget.Id,
     };
   };
@@ -424,6 +458,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     scanRun: await ok(adminA, 'GET', `/scanruns/${a.scanRun}`),
     scanTemplates: await ok(adminA, 'GET', '/scantemplates'),
     discoveryScan: await ok(adminA, 'GET', `/discoveryscans/${a.discoveryScan}`),
+    systemScan: await ok(adminA, 'GET', `/systemscans/${a.systemScan}`),
     allowedTargets: await ok(adminA, 'GET', '/allowedtargets'),
     webScan: await ok(adminA, 'GET', `/webscans/${a.webScan}`),
     scanGroup: await ok(adminA, 'GET', `/scangroups/${a.scanGroup}`),

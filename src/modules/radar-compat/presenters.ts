@@ -1,8 +1,33 @@
 import type { LocationKind } from '../../db/schema.js';
+import { scoreCvss } from '../../intel/cvss/cvss.js';
+import { type CheckDefinition, checkById, checkGuid } from '../../scanning/checks/index.js';
 import type { Asset, AssetService } from '../assets/service.js';
 import type { FindingSummary } from '../findings/types.js';
 import type { SoftwareService } from '../software/service.js';
 import { categoryOf, cvssBaseScoreOf, RISK_LEVEL, type Vulnerability } from './quirks.js';
+
+/** Rampart's own scans: their check findings are known by the check's stable PluginGuidId. */
+const RAMPART_SOURCES = new Set(['Rampart system scan', 'Rampart web scan']);
+
+/** The check's PluginGuidId when a Rampart scan's check found it, else the vulnerability's id. */
+function pluginGuidIdOf(f: Pick<FindingSummary, 'source' | 'pluginId' | 'vulnerabilityId'>): string {
+  if (RAMPART_SOURCES.has(f.source) && f.pluginId && checkById(f.pluginId)) return checkGuid(f.pluginId);
+  return f.vulnerabilityId;
+}
+
+/** A Rampart check in detail: its category is the check's own; its score, its vector's. */
+export const toRadarCheckDetailed = (c: CheckDefinition) => {
+  const scored = c.cvss3Vector ? scoreCvss(c.cvss3Vector) : null;
+  return {
+    Name: c.title,
+    RiskLevel: RISK_LEVEL[c.severity] ?? 'Information',
+    VulnerabilityCategory: c.category,
+    Synopsis: c.description,
+    CVEReferences: [] as { Name: string }[],
+    CVSSBaseScore: scored?.ok ? scored.baseScore : ('' as const),
+    Solution: c.solution,
+  };
+};
 
 // Answers shaped as the original service's clients read them (see quirks.ts for the habits).
 
@@ -41,7 +66,7 @@ export const toRadarRatings = (
 
 export const toRadarFinding = (f: FindingSummary) => ({
   Id: f.id,
-  PluginGuidId: f.vulnerabilityId,
+  PluginGuidId: pluginGuidIdOf(f),
   Name: f.title,
   RiskLevel: RISK_LEVEL[f.effectiveSeverity] ?? 'Information',
   CVEReferences: f.cveIds.map((Name) => ({ Name })),

@@ -3,12 +3,14 @@ import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
+import { checkByGuid } from '../../scanning/checks/index.js';
 import type { AssetService } from '../assets/service.js';
 import type { ServiceContext } from '../context.js';
 import type { FindingService } from '../findings/service.js';
 import type { SoftwareService } from '../software/service.js';
 import type { VulnerabilityService } from '../vulnerabilities/service.js';
 import {
+  toRadarCheckDetailed,
   toRadarDetailed,
   toRadarFinding,
   toRadarHosts,
@@ -31,6 +33,13 @@ import {
   WebScanDetailedSchema,
 } from './schemas.js';
 
+/** Which findings a Rampart scan reported: the scope of a system (or web) scan, null for an unknown id. */
+export interface ScanScopes {
+  scopeOf(ctx: ServiceContext, scanId: string): Promise<string | null>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Said of every route whose path carries an id. */
 const PATH_IDS = 'An id in the path may carry surrounding spaces (`%20{Id}`), as some clients send it.';
 
@@ -47,6 +56,7 @@ export const radarCompatRoutes =
     findings: FindingService,
     software: SoftwareService,
     vulnerabilities: VulnerabilityService,
+    scans: ScanScopes = { scopeOf: async () => null },
   ): ChannelRoutes =>
   (app, ctx) => {
     const tags = ['Compatibility'];
@@ -66,11 +76,25 @@ export const radarCompatRoutes =
       return vulnerabilities.byPluginId(context, id);
     };
 
+    /** The body's ScanId as the scope of that scan's findings; an unknown one is a 404, as the original answers. */
+    const scanScopeOf = async (context: ServiceContext, body: unknown): Promise<string | null> => {
+      const raw =
+        typeof body === 'object' && body !== null ? (body as Record<string, unknown>).ScanId : undefined;
+      if (raw === undefined || raw === null || raw === '') return null;
+      const id = String(raw).trim();
+      const scope = UUID.test(id) ? await scans.scopeOf(context, id.toLowerCase()) : null;
+      if (!scope) throw AppError.of(Problems.NotFound, `No scan ${id.slice(0, 100)} in your organisation.`);
+      return scope;
+    };
+
     const detailedOf = async (context: ServiceContext, id: string) => {
+      // A Rampart check's PluginGuidId: the catalogue defines the check for every organisation.
+      const check = checkByGuid(id);
+      if (check) return { referenceId: check.id, body: toRadarCheckDetailed(check) };
       const v = await byPluginGuidId(context, id);
       // Where the check's findings are says what kind of check it is.
       const first = await findings.listOffset(context, { vulnerabilityId: v.id }, 0, 1);
-      return { v, body: toRadarDetailed(v, first.items[0]?.locationKind) };
+      return { referenceId: v.pluginId ?? '', body: toRadarDetailed(v, first.items[0]?.locationKind) };
     };
 
     route(app, ctx, {
@@ -147,7 +171,7 @@ export const radarCompatRoutes =
       schema: {
         operationId: 'listAssetFindingsByOffset',
         summary: 'An asset’s open findings by offset, as the original service lists them',
-        description: `\`PluginGuidId\` is the vulnerability's id: \`vulnerabilities/systemscan/{PluginGuidId}/detailed\` (or \`webscan\`) resolves every one. ${PATH_IDS}`,
+        description: `\`PluginGuidId\` is the vulnerability's id (a Rampart check's stable id for findings of Rampart's own scans): \`vulnerabilities/systemscan/{PluginGuidId}/detailed\` (or \`webscan\`) resolves every one. A body \`ScanId\` (a system scan's id) keeps only the findings that scan reported; an unknown ScanId answers 404, as the original does. ${PATH_IDS}`,
         tags,
         params: AssetPaging,
         body: Type.Optional(OptionalFilters),
@@ -159,9 +183,10 @@ export const radarCompatRoutes =
         const { AssetId, StartIndex, PageSize } = request.params;
         const context = contextOf(request);
         await assets.get(context, AssetId);
+        const scopeName = await scanScopeOf(context, request.body);
         const page = await findings.listOffset(
           context,
-          { assetId: AssetId, states: ['Open', 'Reopened'] },
+          { assetId: AssetId, states: ['Open', 'Reopened'], ...(scopeName ? { scopeName } : {}) },
           StartIndex,
           PageSize,
         );
@@ -243,8 +268,8 @@ export const radarCompatRoutes =
         },
       },
       handler: async (request) => {
-        const { v, body } = await detailedOf(contextOf(request), request.params.PluginGuidId);
-        return { ...body, ReferenceId: v.pluginId ?? '' };
+        const { referenceId, body } = await detailedOf(contextOf(request), request.params.PluginGuidId);
+        return { ...body, ReferenceId: referenceId };
       },
     });
   };

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkGuid } from '../../../src/scanning/checks/index.js';
 import type { RunExecutor, SystemHostResult, SystemSpec } from '../../../src/scanning/types.js';
 import { buildTestApp, type Credentials, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
@@ -285,5 +286,187 @@ describe.each(DB_KINDS)('system scans [%s]', (kind) => {
     expect(stopped.json().State).toBe('Stopped');
     expect((await call('GET', `/systemscans/${id}`, reader)).json().RunState).toBe('Stopped');
     expect((await call('POST', `/systemscans/${id}/stop`, reader)).statusCode).toBe(403);
+  });
+
+  it('Verify: one finding → a run on its address and port only; it closes when gone, the others stay', async () => {
+    const scan = await call('POST', '/systemscans', manager, {
+      Name: 'Verify me',
+      ScanTargets: [{ Range: '198.18.30.48/28' }],
+    });
+    const id = scan.json().Id;
+    const [a, b] = ['198.18.30.49', '198.18.30.50'];
+    await runWith(id, [host(a), host(b)]);
+    const telnetA = (await findingsOn(a)).find((f) => f.Title.startsWith('Telnet'))!;
+    const telnetB = (await findingsOn(b)).find((f) => f.Title.startsWith('Telnet'))!;
+
+    // An imported finding (another tool's) on the same host.
+    const ctx = { organizationId: t.org.id, actor: { type: 'system' as const, id: null } };
+    await t.services.imports.ingestRecords(ctx, {
+      importId: '01900000-0000-7000-8000-00000000c001',
+      source: 'Nessus',
+      format: 'nessus',
+      scopeName: 'weekly',
+      displayName: 'weekly.nessus',
+      content: { sha256: '0'.repeat(64), size: 1 },
+      records: [
+        {
+          type: 'finding',
+          asset: { kind: 'Host', ipAddresses: [a] },
+          vulnerability: { ruleId: '10881', title: 'SSH Protocol Versions Supported' },
+          location: { kind: 'Port', port: 22, protocol: 'tcp' },
+          severity: 'Info',
+        },
+      ],
+    });
+    const imported = (await findingsOn(a)).find((f) => f.Title === 'SSH Protocol Versions Supported')!;
+
+    const bad = await call('POST', '/findings/verify', analyst, { FindingIds: [] });
+    expectBadRequest(bad, 'FindingIds');
+    expectBadRequest(await call('POST', '/findings/verify', analyst, { FindingIds: ['nope'] }), 'FindingIds');
+    expectBadRequest(await call('POST', '/findings/verify', analyst, {}), 'FindingIds');
+    expect((await call('POST', '/findings/verify', reader, { FindingIds: [telnetA.Id] })).statusCode).toBe(
+      403,
+    );
+
+    t.clock.now = new Date(t.clock.now.getTime() + 60_000);
+    emit = [host(a, { checks: [], openPorts: [80] })];
+    const res = await call('POST', '/findings/verify', analyst, {
+      FindingIds: [telnetA.Id, imported.Id, '0193a5c4-7f10-7c3e-9d41-000000000000'],
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json().Runs).toEqual([
+      { RunId: expect.any(String), ScanId: id, Kind: 'System', FindingIds: [telnetA.Id] },
+    ]);
+    expect(res.json().Skipped).toEqual(
+      expect.arrayContaining([
+        {
+          FindingId: imported.Id,
+          Reason: 'found by Nessus; Rampart can only verify what its own scans found',
+        },
+        {
+          FindingId: '0193a5c4-7f10-7c3e-9d41-000000000000',
+          Reason: expect.stringContaining('No such finding'),
+        },
+      ]),
+    );
+    const report = await settled(id);
+    expect(report.Run.Id).toBe(res.json().Runs[0].RunId);
+    expect(report.Verify).toEqual({ FindingIds: [telnetA.Id] });
+    expect(specs.at(-1)).toMatchObject({ targets: [{ range: a }], portsOverride: '23' });
+    expect(report.Import.Counts.Fixed).toBe(1);
+    expect((await findingsOn(a)).find((f) => f.Id === telnetA.Id)?.State).toBe('Fixed');
+    // The CVE finding on port 80 of the same host, and host b's finding, were not asked about.
+    expect((await findingsOn(a)).find((f) => f.Title === 'CVE-2021-23017')?.State).toBe('Open');
+    expect((await findingsOn(b)).find((f) => f.Id === telnetB.Id)?.State).toBe('Open');
+    expect((await findingsOn(a)).find((f) => f.Id === imported.Id)?.State).toBe('Open');
+  });
+
+  it('Verify of a ticket: its findings checked again, the ticket resolves itself when all are Fixed', async () => {
+    const scan = await call('POST', '/systemscans', manager, {
+      Name: 'Ticket scan',
+      ScanTargets: [{ Range: '198.18.30.64/28' }],
+    });
+    const id = scan.json().Id;
+    const address = '198.18.30.65';
+    await runWith(id, [host(address)]);
+    const telnet = (await findingsOn(address)).find((f) => f.Title.startsWith('Telnet'))!;
+    const ticket = await call('POST', '/tickets', analyst, {
+      Title: 'Turn Telnet off',
+      FindingIds: [telnet.Id],
+    });
+    expect(ticket.statusCode, ticket.body).toBe(201);
+    const ticketId = ticket.json().Id;
+
+    expect((await call('POST', '/tickets/not-a-uuid/verify', analyst)).statusCode).toBe(400);
+    expect(
+      (await call('POST', '/tickets/0193a5c4-7f10-7c3e-9d41-000000000000/verify', analyst)).statusCode,
+    ).toBe(404);
+
+    t.clock.now = new Date(t.clock.now.getTime() + 60_000);
+    emit = [host(address, { checks: [] })];
+    const res = await call('POST', `/tickets/${ticketId}/verify`, analyst);
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json().Runs).toHaveLength(1);
+    await settled(id);
+    expect((await findingsOn(address)).find((f) => f.Id === telnet.Id)?.State).toBe('Fixed');
+    expect((await call('GET', `/tickets/${ticketId}`, reader)).json().State).toBe('Resolved');
+  });
+
+  it('radar-compat: a check finding’s PluginGuidId resolves through both detailed calls; ScanId filters', async () => {
+    const scan = await call('POST', '/systemscans', manager, {
+      Name: 'Compat scan',
+      ScanTargets: [{ Range: '198.18.30.80/28' }],
+    });
+    const id = scan.json().Id;
+    const address = '198.18.30.81';
+    await runWith(id, [host(address)]);
+    const assetId = (await call('GET', `/assets?Search=${address}`, reader))
+      .json()
+      .Items.find((a: { IpAddresses: string[] }) => a.IpAddresses.includes(address)).Id;
+    // A finding another tool reported on the same asset.
+    await t.services.imports.ingestRecords(
+      { organizationId: t.org.id, actor: { type: 'system', id: null } },
+      {
+        importId: '01900000-0000-7000-8000-00000000c002',
+        source: 'Nessus',
+        format: 'nessus',
+        scopeName: 'weekly-compat',
+        displayName: 'weekly.nessus',
+        content: { sha256: '1'.repeat(64), size: 1 },
+        records: [
+          {
+            type: 'finding',
+            asset: { kind: 'Host', ipAddresses: [address] },
+            vulnerability: { ruleId: '10882', title: 'SSH Weak Algorithms Supported' },
+            location: { kind: 'Port', port: 22, protocol: 'tcp' },
+            severity: 'Medium',
+          },
+        ],
+      },
+    );
+    const report = (body: unknown) =>
+      apiCall(
+        t,
+        'POST',
+        `/assets/${assetId}/reports/latest/vulnerabilitiesandfindings/withStartIndex/0/andPageSize/100`,
+        { who: reader, body, channel: 'integration' },
+      );
+    const all = await report({ Findings: 'All' });
+    expect(all.json().TotalCount).toBe(3);
+    const scoped = await report({ ScanId: id, Findings: 'All' });
+    expect(scoped.statusCode, scoped.body).toBe(200);
+    const names = scoped
+      .json()
+      .Items.map((i: { Name: string }) => i.Name)
+      .sort();
+    expect(names).toEqual(['CVE-2021-23017', 'Telnet service (cleartext logins)']);
+    expect(
+      (await report({ ScanId: '0193a5c4-7f10-7c3e-9d41-000000000000', Findings: 'All' })).statusCode,
+    ).toBe(404);
+    expect((await report({ ScanId: 'garbage', Findings: 'All' })).statusCode).toBe(404);
+
+    const telnet = scoped.json().Items.find((i: { Name: string }) => i.Name.startsWith('Telnet'));
+    expect(telnet.PluginGuidId).toBe(checkGuid('cleartext.telnet'));
+    for (const kind of ['systemscan', 'webscan']) {
+      const detailed = await apiCall(t, 'GET', `/vulnerabilities/${kind}/${telnet.PluginGuidId}/detailed`, {
+        who: reader,
+        channel: 'integration',
+      });
+      expect(detailed.statusCode, detailed.body).toBe(200);
+      expect(detailed.json()).toMatchObject({
+        Name: 'Telnet service (cleartext logins)',
+        RiskLevel: 'High',
+        VulnerabilityCategory: 'Encryption',
+        CVSSBaseScore: expect.any(Number),
+      });
+    }
+    // Every PluginGuidId the report answers resolves, the CVE's too.
+    for (const item of all.json().Items) {
+      const detailed = await apiCall(t, 'GET', `/vulnerabilities/systemscan/${item.PluginGuidId}/detailed`, {
+        who: reader,
+        channel: 'integration',
+      });
+      expect(detailed.statusCode, item.Name).toBe(200);
+    }
   });
 });

@@ -1346,6 +1346,176 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/latest/systemscans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * System scans, newest first, each with its latest run
+         * @description **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["listSystemScans"];
+        put?: never;
+        /**
+         * Create a system scan
+         * @description Saves the scan; it runs when started (`POST /systemscans/{Id}/start`) or by its schedule. Give `ScanTargets` or a host asset’s `AssetId`. The template defaults to "System scan, well-known ports [S1]".
+         *
+         *     Every target (or the asset’s addresses) must lie inside the organisation’s allowed scan targets: otherwise 422 `scan-target-refused` naming the target and the rule. Checked again at every start.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Manager (or Admin).
+         */
+        post: operations["createSystemScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/systemscans/{Id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One system scan with its latest run
+         * @description **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["getSystemScan"];
+        /**
+         * Change a system scan
+         * @description Takes effect from the next run. Every target (or the asset’s addresses) must lie inside the organisation’s allowed scan targets: otherwise 422 `scan-target-refused` naming the target and the rule. Checked again at every start.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Manager (or Admin).
+         */
+        put: operations["updateSystemScan"];
+        post?: never;
+        /**
+         * Delete a system scan and its runs’ results
+         * @description A scan with a run under way answers 409: stop it first. Its findings and assets stay.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Manager (or Admin).
+         */
+        delete: operations["deleteSystemScan"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/systemscans/{Id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a system scan now
+         * @description Queues a run for its node (or any node serving system scans). A scan already queued or running answers 409. Every target (or the asset’s addresses) must lie inside the organisation’s allowed scan targets: otherwise 422 `scan-target-refused` naming the target and the rule. Checked again at every start.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        post: operations["startSystemScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/systemscans/{Id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop the run under way
+         * @description The hosts it finished are kept and become findings; no run under way: 409.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        post: operations["stopSystemScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/systemscans/{Id}/runs/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latest run: its hosts, services, checks, budgets, backport decisions and import counts
+         * @description `Backports` lists the upstream CVE matches the distribution’s records decided: Fixed ones made no finding. `Import` is null until the run’s findings are stored (a moment after it ends). A scan that never ran answers 404.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["getLatestSystemScanRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/findings/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check findings again with the scans that found them
+         * @description Each Rampart scan that found some of the findings runs again on their addresses and ports (or URLs) only, and only they may become Fixed by that run. Findings other tools reported, and scans that cannot run now (a run under way: 409 in words), are listed in `Skipped` with the reason.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        post: operations["verifyFindings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/tickets/{Id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a ticket’s findings again with the scans that found them
+         * @description Each Rampart scan that found some of the findings runs again on their addresses and ports (or URLs) only, and only they may become Fixed by that run. Findings other tools reported, and scans that cannot run now (a run under way: 409 in words), are listed in `Skipped` with the reason. A ticket whose findings all end Fixed resolves itself.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        post: operations["verifyTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/latest/scannodes/discoveryscan": {
         parameters: {
             query?: never;
@@ -2019,7 +2189,7 @@ export interface paths {
         put?: never;
         /**
          * An asset’s open findings by offset, as the original service lists them
-         * @description `PluginGuidId` is the vulnerability's id: `vulnerabilities/systemscan/{PluginGuidId}/detailed` (or `webscan`) resolves every one. An id in the path may carry surrounding spaces (`%20{Id}`), as some clients send it.
+         * @description `PluginGuidId` is the vulnerability's id (a Rampart check's stable id for findings of Rampart's own scans): `vulnerabilities/systemscan/{PluginGuidId}/detailed` (or `webscan`) resolves every one. A body `ScanId` (a system scan's id) keeps only the findings that scan reported; an unknown ScanId answers 404, as the original does. An id in the path may carry surrounding spaces (`%20{Id}`), as some clients send it.
          *
          *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
          */
@@ -16549,6 +16719,2000 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
                      *       "instance": "/api/latest/discoveryscans/{Id}/reports/{RunId}/hosts",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSystemScans: {
+        parameters: {
+            query?: {
+                /** @description Only the scans of this group. */
+                ScanGroupId?: string;
+                PageSize?: number;
+                Cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Items: {
+                            /** Format: uuid */
+                            Id: string;
+                            Name: string;
+                            ScanTargets: {
+                                Range: string;
+                                Name: string | null;
+                                Exclude: string[];
+                            }[];
+                            Exclusions: string[];
+                            /** Format: uuid */
+                            TemplateId: string;
+                            /** @description The node that runs it; any node serving system scans when null. */
+                            ScanNodeId: string | null;
+                            /** @description When it runs. */
+                            Schedule: {
+                                /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                                SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                                /**
+                                 * Format: date-time
+                                 * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                                 */
+                                StartTime?: string;
+                                /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                                Interval?: number;
+                                /** @description Weekly only: the days it runs on. */
+                                DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                                /** @description Monthly only: the day of the month it runs on. */
+                                DayOfMonth?: number;
+                                /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                                Cron?: string;
+                                /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                                TimeZone?: string;
+                            };
+                            /** @description The scan group it belongs to. */
+                            ScanGroupId: string | null;
+                            NextRunAt: string | null;
+                            /** @description Idle (never ran), or its latest run’s state. */
+                            RunState: string;
+                            LastRun: {
+                                /** Format: uuid */
+                                Id: string;
+                                /**
+                                 * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                                 * @enum {unknown}
+                                 */
+                                State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                                /** @description Attempts so far: a run whose node fell silent is queued again. */
+                                Attempt: number;
+                                Progress: {
+                                    /** @description Addresses probed so far. */
+                                    Done: number;
+                                    /** @description Addresses to probe in all. */
+                                    Total: number;
+                                    /** @description Live hosts found so far. */
+                                    Found: number;
+                                };
+                                /** @description The node running it, once claimed. */
+                                ScanNodeId: string | null;
+                                StartedAt: string | null;
+                                FinishedAt: string | null;
+                                /** @description Why a Failed run failed. */
+                                Error: string | null;
+                                /** Format: date-time */
+                                CreatedAt: string;
+                            } | null;
+                            /** @description Its latest completed run. */
+                            LastCompletedRunId: string | null;
+                            ScanLastCompleted: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            /** Format: date-time */
+                            UpdatedAt: string;
+                        }[];
+                        NextCursor: string | null;
+                        TotalCount: number;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/systemscans",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/systemscans",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/systemscans",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createSystemScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Name: string;
+                    ScanTargets?: {
+                        /** @description A CIDR (`198.18.0.0/24`), a first–last range (`10.0.0.1-10.0.0.40`), an address or a host name. */
+                        Range: string;
+                        Name?: string | null;
+                        /** @description Parts of this target to leave out. */
+                        Exclude?: string[];
+                    }[];
+                    /** @description A host asset whose addresses are the targets (instead of ScanTargets). */
+                    AssetId?: string | null;
+                    /** @description Left out of every target. */
+                    Exclusions?: string[];
+                    /**
+                     * Format: uuid
+                     * @description A System template; "System scan, well-known ports [S1]" when left out.
+                     */
+                    TemplateId?: string;
+                    /** @description The node that runs it; any node serving system scans when null. */
+                    ScanNodeId?: string | null;
+                    /** @description When it runs. */
+                    Schedule?: {
+                        /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                        SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                        /**
+                         * Format: date-time
+                         * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                         */
+                        StartTime?: string;
+                        /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                        Interval?: number;
+                        /** @description Weekly only: the days it runs on. */
+                        DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                        /** @description Monthly only: the day of the month it runs on. */
+                        DayOfMonth?: number;
+                        /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                        Cron?: string;
+                        /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                        TimeZone?: string;
+                    };
+                    /** @description The scan group it belongs to. */
+                    ScanGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        ScanTargets: {
+                            Range: string;
+                            Name: string | null;
+                            Exclude: string[];
+                        }[];
+                        Exclusions: string[];
+                        /** Format: uuid */
+                        TemplateId: string;
+                        /** @description The node that runs it; any node serving system scans when null. */
+                        ScanNodeId: string | null;
+                        /** @description When it runs. */
+                        Schedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        /** @description The scan group it belongs to. */
+                        ScanGroupId: string | null;
+                        NextRunAt: string | null;
+                        /** @description Idle (never ran), or its latest run’s state. */
+                        RunState: string;
+                        LastRun: {
+                            /** Format: uuid */
+                            Id: string;
+                            /**
+                             * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                             * @enum {unknown}
+                             */
+                            State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                            /** @description Attempts so far: a run whose node fell silent is queued again. */
+                            Attempt: number;
+                            Progress: {
+                                /** @description Addresses probed so far. */
+                                Done: number;
+                                /** @description Addresses to probe in all. */
+                                Total: number;
+                                /** @description Live hosts found so far. */
+                                Found: number;
+                            };
+                            /** @description The node running it, once claimed. */
+                            ScanNodeId: string | null;
+                            StartedAt: string | null;
+                            FinishedAt: string | null;
+                            /** @description Why a Failed run failed. */
+                            Error: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        } | null;
+                        /** @description Its latest completed run. */
+                        LastCompletedRunId: string | null;
+                        ScanLastCompleted: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/systemscans",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/systemscans",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/systemscans",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSystemScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        ScanTargets: {
+                            Range: string;
+                            Name: string | null;
+                            Exclude: string[];
+                        }[];
+                        Exclusions: string[];
+                        /** Format: uuid */
+                        TemplateId: string;
+                        /** @description The node that runs it; any node serving system scans when null. */
+                        ScanNodeId: string | null;
+                        /** @description When it runs. */
+                        Schedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        /** @description The scan group it belongs to. */
+                        ScanGroupId: string | null;
+                        NextRunAt: string | null;
+                        /** @description Idle (never ran), or its latest run’s state. */
+                        RunState: string;
+                        LastRun: {
+                            /** Format: uuid */
+                            Id: string;
+                            /**
+                             * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                             * @enum {unknown}
+                             */
+                            State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                            /** @description Attempts so far: a run whose node fell silent is queued again. */
+                            Attempt: number;
+                            Progress: {
+                                /** @description Addresses probed so far. */
+                                Done: number;
+                                /** @description Addresses to probe in all. */
+                                Total: number;
+                                /** @description Live hosts found so far. */
+                                Found: number;
+                            };
+                            /** @description The node running it, once claimed. */
+                            ScanNodeId: string | null;
+                            StartedAt: string | null;
+                            FinishedAt: string | null;
+                            /** @description Why a Failed run failed. */
+                            Error: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        } | null;
+                        /** @description Its latest completed run. */
+                        LastCompletedRunId: string | null;
+                        ScanLastCompleted: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateSystemScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Name: string;
+                    ScanTargets?: {
+                        /** @description A CIDR (`198.18.0.0/24`), a first–last range (`10.0.0.1-10.0.0.40`), an address or a host name. */
+                        Range: string;
+                        Name?: string | null;
+                        /** @description Parts of this target to leave out. */
+                        Exclude?: string[];
+                    }[];
+                    /** @description A host asset whose addresses are the targets (instead of ScanTargets). */
+                    AssetId?: string | null;
+                    /** @description Left out of every target. */
+                    Exclusions?: string[];
+                    /**
+                     * Format: uuid
+                     * @description A System template; "System scan, well-known ports [S1]" when left out.
+                     */
+                    TemplateId?: string;
+                    /** @description The node that runs it; any node serving system scans when null. */
+                    ScanNodeId?: string | null;
+                    /** @description When it runs. */
+                    Schedule?: {
+                        /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                        SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                        /**
+                         * Format: date-time
+                         * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                         */
+                        StartTime?: string;
+                        /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                        Interval?: number;
+                        /** @description Weekly only: the days it runs on. */
+                        DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                        /** @description Monthly only: the day of the month it runs on. */
+                        DayOfMonth?: number;
+                        /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                        Cron?: string;
+                        /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                        TimeZone?: string;
+                    };
+                    /** @description The scan group it belongs to. */
+                    ScanGroupId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        ScanTargets: {
+                            Range: string;
+                            Name: string | null;
+                            Exclude: string[];
+                        }[];
+                        Exclusions: string[];
+                        /** Format: uuid */
+                        TemplateId: string;
+                        /** @description The node that runs it; any node serving system scans when null. */
+                        ScanNodeId: string | null;
+                        /** @description When it runs. */
+                        Schedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        };
+                        /** @description The scan group it belongs to. */
+                        ScanGroupId: string | null;
+                        NextRunAt: string | null;
+                        /** @description Idle (never ran), or its latest run’s state. */
+                        RunState: string;
+                        LastRun: {
+                            /** Format: uuid */
+                            Id: string;
+                            /**
+                             * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                             * @enum {unknown}
+                             */
+                            State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                            /** @description Attempts so far: a run whose node fell silent is queued again. */
+                            Attempt: number;
+                            Progress: {
+                                /** @description Addresses probed so far. */
+                                Done: number;
+                                /** @description Addresses to probe in all. */
+                                Total: number;
+                                /** @description Live hosts found so far. */
+                                Found: number;
+                            };
+                            /** @description The node running it, once claimed. */
+                            ScanNodeId: string | null;
+                            StartedAt: string | null;
+                            FinishedAt: string | null;
+                            /** @description Why a Failed run failed. */
+                            Error: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        } | null;
+                        /** @description Its latest completed run. */
+                        LastCompletedRunId: string | null;
+                        ScanLastCompleted: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteSystemScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/systemscans/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/systemscans/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startSystemScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        /**
+                         * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                         * @enum {unknown}
+                         */
+                        State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                        /** @description Attempts so far: a run whose node fell silent is queued again. */
+                        Attempt: number;
+                        Progress: {
+                            /** @description Addresses probed so far. */
+                            Done: number;
+                            /** @description Addresses to probe in all. */
+                            Total: number;
+                            /** @description Live hosts found so far. */
+                            Found: number;
+                        };
+                        /** @description The node running it, once claimed. */
+                        ScanNodeId: string | null;
+                        StartedAt: string | null;
+                        FinishedAt: string | null;
+                        /** @description Why a Failed run failed. */
+                        Error: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/systemscans/{Id}/start",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/systemscans/{Id}/start"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/systemscans/{Id}/start"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/systemscans/{Id}/start"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/systemscans/{Id}/start",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/systemscans/{Id}/start",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    stopSystemScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        /**
+                         * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                         * @enum {unknown}
+                         */
+                        State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                        /** @description Attempts so far: a run whose node fell silent is queued again. */
+                        Attempt: number;
+                        Progress: {
+                            /** @description Addresses probed so far. */
+                            Done: number;
+                            /** @description Addresses to probe in all. */
+                            Total: number;
+                            /** @description Live hosts found so far. */
+                            Found: number;
+                        };
+                        /** @description The node running it, once claimed. */
+                        ScanNodeId: string | null;
+                        StartedAt: string | null;
+                        FinishedAt: string | null;
+                        /** @description Why a Failed run failed. */
+                        Error: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/systemscans/{Id}/stop",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/systemscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/systemscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/systemscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/systemscans/{Id}/stop",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/systemscans/{Id}/stop",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLatestSystemScanRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Run: {
+                            /** Format: uuid */
+                            Id: string;
+                            /**
+                             * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                             * @enum {unknown}
+                             */
+                            State: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                            /** @description Attempts so far: a run whose node fell silent is queued again. */
+                            Attempt: number;
+                            Progress: {
+                                /** @description Addresses probed so far. */
+                                Done: number;
+                                /** @description Addresses to probe in all. */
+                                Total: number;
+                                /** @description Live hosts found so far. */
+                                Found: number;
+                            };
+                            /** @description The node running it, once claimed. */
+                            ScanNodeId: string | null;
+                            StartedAt: string | null;
+                            FinishedAt: string | null;
+                            /** @description Why a Failed run failed. */
+                            Error: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        };
+                        /** @description A Verify run: the findings it was asked about (only they may become Fixed). */
+                        Verify: {
+                            FindingIds: string[];
+                        } | null;
+                        /** @description The ports it probes: the template’s, or the Verify run’s list. */
+                        Ports: string;
+                        Hosts: {
+                            IpAddress: string;
+                            Hostname: string | null;
+                            OpenPorts: number[];
+                            /** @description Not scanned because a budget ran out: their earlier findings were not judged. */
+                            UnscannedPorts: number[];
+                            BudgetExhausted: "port" | "host" | "run" | null;
+                            Services: {
+                                Port: number;
+                                Service: string | null;
+                                Product: string | null;
+                                Version: string | null;
+                                Cpes: string[];
+                                Banner: string | null;
+                                Tls: boolean;
+                                DetectedBy: string;
+                            }[];
+                            Checks: {
+                                CheckId: string;
+                                Port: number | null;
+                                Evidence: string;
+                            }[];
+                        }[];
+                        Backports: {
+                            IpAddress: string;
+                            Port: number | null;
+                            Banner: string;
+                            Cve: string;
+                            /** @description Fixed (no finding: the build carries the fix), Affected, or BannerOnly (undecided). */
+                            Status: string;
+                            Evidence: string;
+                        }[];
+                        /** @description The import its findings were stored by (New, Fixed, Reopened…); null until stored. */
+                        Import: {
+                            /** Format: uuid */
+                            Id: string;
+                            Counts: {
+                                [key: string]: number;
+                            };
+                        } | null;
+                        IngestError: string | null;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/systemscans/{Id}/runs/latest",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/systemscans/{Id}/runs/latest"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/systemscans/{Id}/runs/latest"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/systemscans/{Id}/runs/latest"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/systemscans/{Id}/runs/latest",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/systemscans/{Id}/runs/latest",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verifyFindings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    FindingIds: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One run per scan that found the findings; only they may become Fixed by it. */
+                        Runs: {
+                            /** Format: uuid */
+                            RunId: string;
+                            /** Format: uuid */
+                            ScanId: string;
+                            /** @enum {unknown} */
+                            Kind: "System" | "Web";
+                            FindingIds: string[];
+                        }[];
+                        /** @description Findings not verified, each with why (another tool found it, the scan is busy…). */
+                        Skipped: {
+                            FindingId: string;
+                            Reason: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/findings/verify",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/findings/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/findings/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/findings/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/findings/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/findings/verify",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/findings/verify",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verifyTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One run per scan that found the findings; only they may become Fixed by it. */
+                        Runs: {
+                            /** Format: uuid */
+                            RunId: string;
+                            /** Format: uuid */
+                            ScanId: string;
+                            /** @enum {unknown} */
+                            Kind: "System" | "Web";
+                            FindingIds: string[];
+                        }[];
+                        /** @description Findings not verified, each with why (another tool found it, the scan is busy…). */
+                        Skipped: {
+                            FindingId: string;
+                            Reason: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/tickets/{Id}/verify",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify",
                      *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
                      *     }
                      */
