@@ -16785,8 +16785,11 @@ export interface operations {
                             /** @description The scan group it belongs to. */
                             ScanGroupId: string | null;
                             NextRunAt: string | null;
-                            /** @description Idle (never ran), or its latest run’s state. */
-                            RunState: string;
+                            /**
+                             * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                             * @enum {unknown}
+                             */
+                            RunState: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
                             LastRun: {
                                 /** Format: uuid */
                                 Id: string;
@@ -17026,8 +17029,11 @@ export interface operations {
                         /** @description The scan group it belongs to. */
                         ScanGroupId: string | null;
                         NextRunAt: string | null;
-                        /** @description Idle (never ran), or its latest run’s state. */
-                        RunState: string;
+                        /**
+                         * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                         * @enum {unknown}
+                         */
+                        RunState: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
                         LastRun: {
                             /** Format: uuid */
                             Id: string;
@@ -17256,8 +17262,11 @@ export interface operations {
                         /** @description The scan group it belongs to. */
                         ScanGroupId: string | null;
                         NextRunAt: string | null;
-                        /** @description Idle (never ran), or its latest run’s state. */
-                        RunState: string;
+                        /**
+                         * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                         * @enum {unknown}
+                         */
+                        RunState: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
                         LastRun: {
                             /** Format: uuid */
                             Id: string;
@@ -17514,8 +17523,11 @@ export interface operations {
                         /** @description The scan group it belongs to. */
                         ScanGroupId: string | null;
                         NextRunAt: string | null;
-                        /** @description Idle (never ran), or its latest run’s state. */
-                        RunState: string;
+                        /**
+                         * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                         * @enum {unknown}
+                         */
+                        RunState: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
                         LastRun: {
                             /** Format: uuid */
                             Id: string;
@@ -18245,6 +18257,9 @@ export interface operations {
                             }[];
                             Checks: {
                                 CheckId: string;
+                                /** @description From the catalogue of Rampart’s checks; the id when unknown. */
+                                Title: string;
+                                Severity: string;
                                 Port: number | null;
                                 Evidence: string;
                             }[];

@@ -3,7 +3,7 @@ import { api } from './client';
 import type { ResponseOf } from './types';
 
 /** What a Verify started (one run per scan that found the findings) and what it could not verify. */
-export type VerifyResult = ResponseOf<'verifyFindings'>;
+export type VerifyResult = ResponseOf<'verifyFindings', 202>;
 export type VerifyRun = VerifyResult['Runs'][number];
 export type VerifySkip = VerifyResult['Skipped'][number];
 

@@ -97,7 +97,7 @@ function RunReport({ report }: { report: SystemLatestRun }) {
           </Text>
         </Paper>
       ) : (
-        report.Hosts.map((host) => <HostCard key={host.Address} host={host} />)
+        report.Hosts.map((host) => <HostCard key={host.IpAddress} host={host} />)
       )}
     </Stack>
   );
@@ -119,8 +119,8 @@ function BudgetNotes({ hosts }: { hosts: SystemHost[] }) {
         Budget notes
       </Text>
       {short.map((h) => (
-        <Text size="sm" key={h.Address}>
-          {h.Address}: {h.BudgetExhausted ? BUDGET_WORDS[h.BudgetExhausted] : ''}
+        <Text size="sm" key={h.IpAddress}>
+          {h.IpAddress}: {h.BudgetExhausted ? BUDGET_WORDS[h.BudgetExhausted] : ''}
           {h.UnscannedPorts.length > 0 &&
             `; not scanned: ${h.UnscannedPorts.slice(0, 20).join(', ')}${h.UnscannedPorts.length > 20 ? ', …' : ''}`}
         </Text>
@@ -131,7 +131,7 @@ function BudgetNotes({ hosts }: { hosts: SystemHost[] }) {
 
 /** CVEs a distribution fixed in the build the banner names: not reported, and why. */
 function Backports({ report }: { report: SystemLatestRun }) {
-  const fixed = report.Backports.filter((b) => b.Decision === 'Fixed');
+  const fixed = report.Backports.filter((b) => b.Status === 'Fixed');
   if (fixed.length === 0) return null;
   return (
     <Paper withBorder p="sm" radius="md" data-testid="backports">
@@ -139,8 +139,9 @@ function Backports({ report }: { report: SystemLatestRun }) {
         Backported fixes
       </Text>
       {fixed.map((b) => (
-        <Text size="sm" key={`${b.Address}:${b.Port}:${b.Cve}`}>
-          {b.Cve} on {b.Address}:{b.Port} not reported: {b.Evidence}
+        <Text size="sm" key={`${b.IpAddress}:${b.Port}:${b.Cve}`}>
+          {b.Cve} on {b.IpAddress}
+          {b.Port === null ? '' : `:${b.Port}`} not reported: {b.Evidence}
         </Text>
       ))}
     </Paper>
@@ -152,7 +153,7 @@ function HostCard({ host }: { host: SystemHost }) {
     <Card withBorder radius="md" data-testid="system-host">
       <Group gap="sm" mb="xs">
         <Text fw={600} ff="monospace">
-          {host.Address}
+          {host.IpAddress}
         </Text>
         {host.Hostname && <Text c="dimmed">{host.Hostname}</Text>}
         <Text size="sm" c="dimmed">
@@ -161,7 +162,7 @@ function HostCard({ host }: { host: SystemHost }) {
       </Group>
       {host.Services.length > 0 && (
         <Table.ScrollContainer minWidth={760}>
-          <Table fz="sm" verticalSpacing={4} striped aria-label={`Services on ${host.Address}`}>
+          <Table fz="sm" verticalSpacing={4} striped aria-label={`Services on ${host.IpAddress}`}>
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Port</Table.Th>
@@ -176,7 +177,7 @@ function HostCard({ host }: { host: SystemHost }) {
               {host.Services.map((s) => (
                 <Table.Tr key={s.Port}>
                   <Table.Td>
-                    {s.Port}/{s.Protocol}
+                    {s.Port}/tcp
                     {s.Tls && (
                       <Badge size="xs" variant="light" ml={4}>
                         TLS
