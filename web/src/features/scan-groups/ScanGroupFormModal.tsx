@@ -230,7 +230,6 @@ function MonitorsFields({
         {error && <ErrorAlert error={new Error(error)} />}
         {monitors.map((m, i) => (
           <MonitorFields
-            // biome-ignore lint/suspicious/noArrayIndexKey: new configurations have no id yet
             key={m.id ?? `new-${i}`}
             index={i}
             monitor={m}

@@ -318,7 +318,7 @@ export function LatestRunQuery<T>({
       );
     return <QueryError error={query.error} onRetry={() => query.refetch()} />;
   }
-  return query.data === undefined ? null : <>{children(query.data)}</>;
+  return query.data === undefined ? null : children(query.data);
 }
 
 /** The heading of the latest run: its state and when it started. */

@@ -1,4 +1,4 @@
-import { Anchor, Badge, Card, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Card, Group, Paper, SimpleGrid, Stack, Table, Text } from '@mantine/core';
 import { useDisclosure, useDocumentTitle } from '@mantine/hooks';
 import { Link, useParams } from 'react-router';
 import { isActive } from '../../api/discovery';
