@@ -34,9 +34,11 @@ export { default as IconRadar } from '@tabler/icons-react/dist/esm/icons/IconRad
 export { default as IconRefresh } from '@tabler/icons-react/dist/esm/icons/IconRefresh.mjs';
 export { default as IconSearch } from '@tabler/icons-react/dist/esm/icons/IconSearch.mjs';
 export { default as IconServer } from '@tabler/icons-react/dist/esm/icons/IconServer.mjs';
+export { default as IconServerBolt } from '@tabler/icons-react/dist/esm/icons/IconServerBolt.mjs';
 export { default as IconSettings } from '@tabler/icons-react/dist/esm/icons/IconSettings.mjs';
 export { default as IconShieldCheck } from '@tabler/icons-react/dist/esm/icons/IconShieldCheck.mjs';
 export { default as IconSkull } from '@tabler/icons-react/dist/esm/icons/IconSkull.mjs';
+export { default as IconStack } from '@tabler/icons-react/dist/esm/icons/IconStack.mjs';
 export { default as IconSun } from '@tabler/icons-react/dist/esm/icons/IconSun.mjs';
 export { default as IconTarget } from '@tabler/icons-react/dist/esm/icons/IconTarget.mjs';
 export { default as IconTicket } from '@tabler/icons-react/dist/esm/icons/IconTicket.mjs';
@@ -47,4 +49,5 @@ export { default as IconUserCog } from '@tabler/icons-react/dist/esm/icons/IconU
 export { default as IconUserOff } from '@tabler/icons-react/dist/esm/icons/IconUserOff.mjs';
 export { default as IconUsers } from '@tabler/icons-react/dist/esm/icons/IconUsers.mjs';
 export { default as IconWorld } from '@tabler/icons-react/dist/esm/icons/IconWorld.mjs';
+export { default as IconWorldSearch } from '@tabler/icons-react/dist/esm/icons/IconWorldSearch.mjs';
 export { default as IconX } from '@tabler/icons-react/dist/esm/icons/IconX.mjs';

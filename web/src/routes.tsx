@@ -26,6 +26,12 @@ const FeedStatusPage = lazy(() => import('./features/feeds/FeedStatusPage'));
 const ScanNodesPage = lazy(() => import('./features/scan-nodes/ScanNodesPage'));
 const DiscoveryScansPage = lazy(() => import('./features/discovery/DiscoveryScansPage'));
 const DiscoveryScanPage = lazy(() => import('./features/discovery/DiscoveryScanPage'));
+const SystemScansPage = lazy(() => import('./features/system-scans/SystemScansPage'));
+const SystemScanPage = lazy(() => import('./features/system-scans/SystemScanPage'));
+const WebScansPage = lazy(() => import('./features/web-scans/WebScansPage'));
+const WebScanPage = lazy(() => import('./features/web-scans/WebScanPage'));
+const ScanGroupsPage = lazy(() => import('./features/scan-groups/ScanGroupsPage'));
+const ScanGroupPage = lazy(() => import('./features/scan-groups/ScanGroupPage'));
 
 export const router = createBrowserRouter([
   { path: '/sign-in', element: <SignInPage />, errorElement: <RouteError /> },
@@ -54,6 +60,12 @@ export const router = createBrowserRouter([
           { path: 'imports/:id', element: <ImportDetailPage /> },
           { path: 'discovery', element: <DiscoveryScansPage /> },
           { path: 'discovery/:id', element: <DiscoveryScanPage /> },
+          { path: 'system-scans', element: <SystemScansPage /> },
+          { path: 'system-scans/:id', element: <SystemScanPage /> },
+          { path: 'web-scans', element: <WebScansPage /> },
+          { path: 'web-scans/:id', element: <WebScanPage /> },
+          { path: 'scan-groups', element: <ScanGroupsPage /> },
+          { path: 'scan-groups/:id', element: <ScanGroupPage /> },
           { path: 'settings', element: <SettingsPage /> },
           { path: 'profile', element: <ProfilePage /> },
           {

@@ -80,10 +80,25 @@ export const toEventDto = (e: HistoryEvent) => ({
 
 export const toFindingEventDto = (e: FindingEvent) => ({ ...toEventDto(e), Reason: e.reason });
 
+// A Rampart scan's findings live in its scope: `system-scan:<id>` or `web-scan:<id>`.
+const SCAN_SCOPE = /^(system|web)-scan:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+/** The Rampart scan that found the finding, read from its scope; null for imported findings. */
+export function foundBy(f: Pick<Finding, 'scopeName' | 'lastImportId'>) {
+  const match = f.scopeName ? SCAN_SCOPE.exec(f.scopeName) : null;
+  if (!match) return null;
+  return {
+    Kind: match[1] === 'web' ? ('Web' as const) : ('System' as const),
+    ScanId: match[2] ?? '',
+    ImportId: f.lastImportId,
+  };
+}
+
 /** One finding with its evidence and history. */
 export const toFindingDetailDto = (f: Finding, events: FindingEvent[]) => ({
   ...toFindingDto(f),
   Evidence: f.evidence,
+  FoundBy: foundBy(f),
   Events: events.map(toFindingEventDto),
 });
 
@@ -127,6 +142,8 @@ export const filterFromQuery = (q: Static<typeof FindingListQuery>): FindingFilt
   search: q.Search,
   importId: q.ImportId,
   importChange: q.ImportChange,
+  // A scan's id is unique across kinds: its findings are in one of the two scan scopes.
+  scopeNames: q.ScanId ? [`system-scan:${q.ScanId}`, `web-scan:${q.ScanId}`] : undefined,
 });
 
 /** The filter of a bulk action (`Filter` in its body). */

@@ -109,6 +109,8 @@ export interface FindingFilter {
   ids?: string[];
   /** Findings last reported in this scope (a Rampart scan's `system-scan:<id>`). */
   scopeName?: string;
+  /** Findings last reported in any of these scopes. */
+  scopeNames?: string[];
 }
 
 /** Sort orders with the expressions their keyset cursors compare. */
@@ -182,7 +184,12 @@ export class FindingRepository {
 
   findById(organizationId: string, id: string, db: Db = this.db): Promise<Finding | undefined> {
     return this.base(organizationId, db)
-      .select([...FINDING_COLUMNS, 'f.evidence'])
+      .select([
+        ...FINDING_COLUMNS,
+        'f.evidence',
+        'f.last_import_id as lastImportId',
+        'f.scope_name as scopeName',
+      ])
       .where('f.id', '=', id)
       .executeTakeFirst();
   }
@@ -407,6 +414,7 @@ export class FindingRepository {
     }
     if (f.ids?.length) q = q.where('f.id', 'in', f.ids);
     if (f.scopeName !== undefined) q = q.where('f.scope_name', '=', f.scopeName);
+    if (f.scopeNames?.length) q = q.where('f.scope_name', 'in', f.scopeNames);
     if (f.importId) {
       const change =
         f.importChange === 'New'

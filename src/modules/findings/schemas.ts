@@ -90,6 +90,22 @@ export const FindingDetailSchema = Type.Object(
   {
     ...FindingSchema.properties,
     Evidence: Type.Union([Type.String(), Type.Null()]),
+    FoundBy: Type.Union(
+      [
+        Type.Object(
+          {
+            Kind: Type.Union([Type.Literal('System'), Type.Literal('Web')]),
+            ScanId: Type.String({ format: 'uuid' }),
+            ImportId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+              description: 'The results of the run that reported it last (an import).',
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      { description: 'The Rampart scan that found it; null for findings imported from other tools.' },
+    ),
     Events: Type.Array(
       Type.Object({
         Id: Type.String(),
@@ -166,6 +182,12 @@ export const FindingListQuery = Type.Object(
     ImportChange: Type.Optional(
       Type.Union([Type.Literal('New'), Type.Literal('Fixed'), Type.Literal('Reopened')], {
         description: 'With ImportId: only the findings it created (New), fixed or reopened.',
+      }),
+    ),
+    ScanId: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description: 'Only the findings of this Rampart system or web scan (the ones it reported last).',
       }),
     ),
   },

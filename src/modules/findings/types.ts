@@ -59,6 +59,10 @@ export interface FindingSummary extends FindingLocationFields {
 /** One finding, with its evidence. */
 export interface Finding extends FindingSummary {
   evidence: string | null;
+  /** The import that reported it last (for a Rampart scan: its run's results). */
+  lastImportId: string | null;
+  /** Where re-imports judge it (`system-scan:<id>` for a Rampart system scan, …). */
+  scopeName: string | null;
 }
 
 /** A finding of a keyset page, with the value its sort compares (the next page's cursor). */

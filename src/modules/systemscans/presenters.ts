@@ -1,3 +1,4 @@
+import { checkById } from '../../scanning/checks/index.js';
 import { toRunSummaryDto } from '../discoveryscans/presenters.js';
 import type { SystemRun, SystemRunReport, SystemScan } from './types.js';
 
@@ -12,7 +13,7 @@ export function toSystemScanDto(s: SystemScan, lastRun: SystemRun | null, nextRu
     Schedule: s.schedule ?? { SchedulingMode: 'None' as const },
     ScanGroupId: s.scanGroupId,
     NextRunAt: nextRunAt?.toISOString() ?? null,
-    RunState: lastRun?.state ?? 'Idle',
+    RunState: lastRun?.state ?? ('Idle' as const),
     LastRun: lastRun ? toRunSummaryDto(lastRun) : null,
     LastCompletedRunId: s.lastCompletedRunId,
     ScanLastCompleted: s.lastCompletedAt?.toISOString() ?? null,
@@ -43,7 +44,13 @@ export function toSystemRunReportDto(r: SystemRunReport) {
         Tls: s.tls,
         DetectedBy: s.detectedBy,
       })),
-      Checks: h.checks.map((c) => ({ CheckId: c.checkId, Port: c.port, Evidence: c.evidence })),
+      Checks: h.checks.map((c) => ({
+        CheckId: c.checkId,
+        Title: checkById(c.checkId)?.title ?? c.checkId,
+        Severity: checkById(c.checkId)?.severity ?? 'Info',
+        Port: c.port,
+        Evidence: c.evidence,
+      })),
     })),
     Backports: (record?.backports ?? []).map((b) => ({
       IpAddress: b.address,

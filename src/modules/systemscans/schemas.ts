@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { ScheduleOptionSchema } from '../../jobs/schedule-option.js';
-import { RunSummarySchema, ScanTargetSchema } from '../discoveryscans/schemas.js';
+import { RunStateSchema, RunSummarySchema, ScanTargetSchema } from '../discoveryscans/schemas.js';
 
 const Uuid = (description?: string) =>
   Type.String({ format: 'uuid', ...(description ? { description } : {}) });
@@ -49,7 +49,7 @@ export const SystemScanSchema = Type.Object(
     Schedule: ScheduleOptionSchema,
     ScanGroupId: NullableUuid('The scan group it belongs to.'),
     NextRunAt: Type.Union([DateTime, Type.Null()]),
-    RunState: Type.String({ description: 'Idle (never ran), or its latest run’s state.' }),
+    RunState: RunStateSchema,
     LastRun: Type.Union([RunSummarySchema, Type.Null()]),
     LastCompletedRunId: NullableUuid('Its latest completed run.'),
     ScanLastCompleted: Type.Union([DateTime, Type.Null()]),
@@ -122,6 +122,10 @@ export const SystemRunReportSchema = Type.Object(
             Type.Object(
               {
                 CheckId: Type.String(),
+                Title: Type.String({
+                  description: 'From the catalogue of Rampart’s checks; the id when unknown.',
+                }),
+                Severity: Type.String(),
                 Port: Type.Union([Type.Integer(), Type.Null()]),
                 Evidence: Type.String(),
               },

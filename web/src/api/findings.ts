@@ -56,6 +56,7 @@ export function filterQuery(filter: FindingFilter) {
     Search: filter.Search || undefined,
     ImportId: filter.ImportId || undefined,
     ImportChange: filter.ImportId ? filter.ImportChange : undefined,
+    ScanId: filter.ScanId || undefined,
   };
 }
 

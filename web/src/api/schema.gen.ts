@@ -6105,6 +6105,8 @@ export interface operations {
                 ImportId?: string;
                 /** @description With ImportId: only the findings it created (New), fixed or reopened. */
                 ImportChange?: "New" | "Fixed" | "Reopened";
+                /** @description Only the findings of this Rampart system or web scan (the ones it reported last). */
+                ScanId?: string;
             };
             header?: never;
             path?: never;
@@ -6371,6 +6373,14 @@ export interface operations {
                         /** Format: date-time */
                         UpdatedAt: string;
                         Evidence: string | null;
+                        /** @description The Rampart scan that found it; null for findings imported from other tools. */
+                        FoundBy: {
+                            Kind: "System" | "Web";
+                            /** Format: uuid */
+                            ScanId: string;
+                            /** @description The results of the run that reported it last (an import). */
+                            ImportId: string | null;
+                        } | null;
                         Events: {
                             Id: string;
                             /** Format: date-time */
@@ -6439,6 +6449,14 @@ export interface operations {
                         /** Format: date-time */
                         UpdatedAt: string;
                         Evidence: string | null;
+                        /** @description The Rampart scan that found it; null for findings imported from other tools. */
+                        FoundBy: {
+                            Kind: "System" | "Web";
+                            /** Format: uuid */
+                            ScanId: string;
+                            /** @description The results of the run that reported it last (an import). */
+                            ImportId: string | null;
+                        } | null;
                         Events: {
                             Id: string;
                             /** Format: date-time */
@@ -6655,6 +6673,14 @@ export interface operations {
                         /** Format: date-time */
                         UpdatedAt: string;
                         Evidence: string | null;
+                        /** @description The Rampart scan that found it; null for findings imported from other tools. */
+                        FoundBy: {
+                            Kind: "System" | "Web";
+                            /** Format: uuid */
+                            ScanId: string;
+                            /** @description The results of the run that reported it last (an import). */
+                            ImportId: string | null;
+                        } | null;
                         Events: {
                             Id: string;
                             /** Format: date-time */
@@ -6865,6 +6891,14 @@ export interface operations {
                         /** Format: date-time */
                         UpdatedAt: string;
                         Evidence: string | null;
+                        /** @description The Rampart scan that found it; null for findings imported from other tools. */
+                        FoundBy: {
+                            Kind: "System" | "Web";
+                            /** Format: uuid */
+                            ScanId: string;
+                            /** @description The results of the run that reported it last (an import). */
+                            ImportId: string | null;
+                        } | null;
                         Events: {
                             Id: string;
                             /** Format: date-time */
@@ -7107,6 +7141,14 @@ export interface operations {
                         /** Format: date-time */
                         UpdatedAt: string;
                         Evidence: string | null;
+                        /** @description The Rampart scan that found it; null for findings imported from other tools. */
+                        FoundBy: {
+                            Kind: "System" | "Web";
+                            /** Format: uuid */
+                            ScanId: string;
+                            /** @description The results of the run that reported it last (an import). */
+                            ImportId: string | null;
+                        } | null;
                         Events: {
                             Id: string;
                             /** Format: date-time */
@@ -16743,8 +16785,11 @@ export interface operations {
                             /** @description The scan group it belongs to. */
                             ScanGroupId: string | null;
                             NextRunAt: string | null;
-                            /** @description Idle (never ran), or its latest run’s state. */
-                            RunState: string;
+                            /**
+                             * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                             * @enum {unknown}
+                             */
+                            RunState: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
                             LastRun: {
                                 /** Format: uuid */
                                 Id: string;
@@ -16984,8 +17029,11 @@ export interface operations {
                         /** @description The scan group it belongs to. */
                         ScanGroupId: string | null;
                         NextRunAt: string | null;
-                        /** @description Idle (never ran), or its latest run’s state. */
-                        RunState: string;
+                        /**
+                         * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                         * @enum {unknown}
+                         */
+                        RunState: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
                         LastRun: {
                             /** Format: uuid */
                             Id: string;
@@ -17214,8 +17262,11 @@ export interface operations {
                         /** @description The scan group it belongs to. */
                         ScanGroupId: string | null;
                         NextRunAt: string | null;
-                        /** @description Idle (never ran), or its latest run’s state. */
-                        RunState: string;
+                        /**
+                         * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                         * @enum {unknown}
+                         */
+                        RunState: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
                         LastRun: {
                             /** Format: uuid */
                             Id: string;
@@ -17472,8 +17523,11 @@ export interface operations {
                         /** @description The scan group it belongs to. */
                         ScanGroupId: string | null;
                         NextRunAt: string | null;
-                        /** @description Idle (never ran), or its latest run’s state. */
-                        RunState: string;
+                        /**
+                         * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
+                         * @enum {unknown}
+                         */
+                        RunState: "Idle" | "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
                         LastRun: {
                             /** Format: uuid */
                             Id: string;
@@ -18203,6 +18257,9 @@ export interface operations {
                             }[];
                             Checks: {
                                 CheckId: string;
+                                /** @description From the catalogue of Rampart’s checks; the id when unknown. */
+                                Title: string;
+                                Severity: string;
                                 Port: number | null;
                                 Evidence: string;
                             }[];

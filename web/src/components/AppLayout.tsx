@@ -11,10 +11,13 @@ import {
   IconLayoutDashboard,
   IconRadar,
   IconServer,
+  IconServerBolt,
   IconSettings,
+  IconStack,
   IconTarget,
   IconTicket,
   IconUsers,
+  IconWorldSearch,
 } from '../icons';
 import { ColorSchemeToggle } from './ColorSchemeToggle';
 import { Logo } from './Logo';
@@ -40,6 +43,14 @@ export function AppLayout() {
     { to: '/tickets', label: 'Tickets', icon: IconTicket, active: under(pathname, '/tickets') },
     { to: '/imports', label: 'Imports', icon: IconFileImport, active: under(pathname, '/imports') },
     { to: '/discovery', label: 'Discovery scans', icon: IconRadar, active: under(pathname, '/discovery') },
+    {
+      to: '/system-scans',
+      label: 'System scans',
+      icon: IconServerBolt,
+      active: under(pathname, '/system-scans'),
+    },
+    { to: '/web-scans', label: 'Web scans', icon: IconWorldSearch, active: under(pathname, '/web-scans') },
+    { to: '/scan-groups', label: 'Scan groups', icon: IconStack, active: under(pathname, '/scan-groups') },
     ...(session.User.Role === 'Admin'
       ? [
           { to: '/users', label: 'Users', icon: IconUsers, active: under(pathname, '/users') },

@@ -13,28 +13,10 @@ import {
 } from '../../api/discovery';
 import type { ResponseOf } from '../../api/types';
 import { ErrorAlert } from '../../components/QueryError';
+import { ScheduleFields, useScheduleState } from '../scans/ScheduleFields';
 import { TargetCheck, useTargetCheck } from './TargetCheck';
 
 type NodePage = ResponseOf<'listScanNodes'>;
-type ScheduleMode = DiscoveryScan['Schedule']['SchedulingMode'];
-
-const SCHEDULE_MODES: { value: ScheduleMode; label: string }[] = [
-  { value: 'None', label: 'On demand only' },
-  { value: 'Once', label: 'Once' },
-  { value: 'Hourly', label: 'Every hour' },
-  { value: 'Daily', label: 'Every day' },
-  { value: 'Weekly', label: 'Every week' },
-  { value: 'Monthly', label: 'Every month' },
-];
-
-/** A datetime-local input's value (local time, to the minute) for an ISO time. */
-function localInput(iso: string | undefined): string {
-  if (!iso) return '';
-  const d = new Date(iso);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
-
 export function ScanFormModal({
   opened,
   onClose,
@@ -82,8 +64,7 @@ function ScanForm({ scan, onDone }: { scan?: DiscoveryScan; onDone: (scan: Disco
   const [exclusions, setExclusions] = useState((scan?.Exclusions ?? []).join('\n'));
   const [templateId, setTemplateId] = useState<string | null>(scan?.TemplateId ?? null);
   const [nodeId, setNodeId] = useState<string | null>(scan?.ScanNodeId ?? null);
-  const [mode, setMode] = useState<ScheduleMode>(scan?.Schedule.SchedulingMode ?? 'None');
-  const [startTime, setStartTime] = useState(localInput(scan?.Schedule.StartTime));
+  const schedule = useScheduleState(scan?.Schedule);
   const [errors, setErrors] = useState<{
     name?: string;
     targets?: string;
@@ -107,7 +88,7 @@ function ScanForm({ scan, onDone }: { scan?: DiscoveryScan; onDone: (scan: Disco
     const found: typeof errors = {};
     if (!name.trim()) found.name = 'Give the scan a name.';
     if (parsedTargets.length === 0) found.targets = 'Enter at least one range, one per line.';
-    if (mode !== 'None' && !startTime) found.schedule = 'Pick when the schedule starts.';
+    if (schedule.missingStart) found.schedule = 'Pick when the schedule starts.';
     setErrors(found);
     if (found.name || found.targets || found.schedule) return;
     save.mutate(
@@ -117,15 +98,7 @@ function ScanForm({ scan, onDone }: { scan?: DiscoveryScan; onDone: (scan: Disco
         Exclusions: parsedExclusions,
         ...(templateId ? { TemplateId: templateId } : {}),
         ScanNodeId: nodeId,
-        Schedule:
-          mode === 'None'
-            ? { SchedulingMode: 'None' }
-            : {
-                SchedulingMode: mode,
-                StartTime: new Date(startTime).toISOString(),
-                // Daily, weekly and monthly runs keep their time of day in the browser's zone.
-                TimeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-              },
+        Schedule: schedule.option(),
       },
       {
         onSuccess: (saved) => {
@@ -200,24 +173,7 @@ function ScanForm({ scan, onDone }: { scan?: DiscoveryScan; onDone: (scan: Disco
             clearable
           />
         </Group>
-        <Group grow align="flex-start">
-          <Select
-            label="Schedule"
-            data={SCHEDULE_MODES}
-            value={mode}
-            onChange={(value) => value && setMode(value as ScheduleMode)}
-            allowDeselect={false}
-          />
-          {mode !== 'None' && (
-            <TextInput
-              label={mode === 'Once' ? 'At' : 'Starting'}
-              type="datetime-local"
-              value={startTime}
-              onChange={(e) => setStartTime(e.currentTarget.value)}
-              error={errors.schedule}
-            />
-          )}
-        </Group>
+        <ScheduleFields state={schedule} error={errors.schedule} />
         <Anchor component={Link} to="/settings#allowed-targets" size="xs">
           Allowed scan targets
         </Anchor>

@@ -1,4 +1,5 @@
 import { Button, Group, Tooltip } from '@mantine/core';
+import type { ReactNode } from 'react';
 import type { FindingState } from '../../api/types';
 import type { JustifiedState } from './StateModal';
 
@@ -10,6 +11,7 @@ export function FindingActions({
   direct,
   ask,
   onOverride,
+  verify,
 }: {
   /** The states the finding may move to from its own. */
   allowed: readonly FindingState[];
@@ -22,6 +24,8 @@ export function FindingActions({
   /** Moves after a dialog asks why. */
   ask: (target: JustifiedState) => void;
   onOverride: () => void;
+  /** Verify, for findings of Rampart's own scans. */
+  verify?: ReactNode;
 }) {
   return (
     <Group gap="sm" role="group" aria-label="Actions">
@@ -57,6 +61,7 @@ export function FindingActions({
           Back to open
         </Button>
       )}
+      {verify}
       <Button variant="subtle" onClick={onOverride}>
         Override severity…
       </Button>

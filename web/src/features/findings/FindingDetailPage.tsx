@@ -17,10 +17,12 @@ import { PageSkeleton } from '../../components/PageSkeleton';
 import { ErrorAlert, QueryError } from '../../components/QueryError';
 import { KevBadge } from '../../components/Risk';
 import { findingStateLabel } from '../../labels';
+import { VerifyFindingsButton } from '../verify/VerifyButton';
 import { EventTimeline } from './EventTimeline';
 import { EvidenceCard } from './EvidenceCard';
 import { FindingActions } from './FindingActions';
 import { FindingFactsCard } from './FindingFactsCard';
+import { ScanEvidenceCard } from './ScanEvidenceCard';
 import { SeverityModal } from './SeverityModal';
 import { type JustifiedState, StateModal } from './StateModal';
 import { VulnerabilityCard } from './VulnerabilityCard';
@@ -101,6 +103,15 @@ function FindingView({ finding }: { finding: FindingDetail }) {
 
       {canChange && (
         <FindingActions
+          verify={
+            finding.FoundBy && (
+              <VerifyFindingsButton
+                variant="default"
+                findingIds={[finding.Id]}
+                titles={new Map([[finding.Id, finding.Title]])}
+              />
+            )
+          }
           allowed={allowed}
           canAccept={canAccept}
           moving={change.isPending && !modal}
@@ -116,7 +127,11 @@ function FindingView({ finding }: { finding: FindingDetail }) {
 
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
         <FindingFactsCard finding={finding} />
-        <EvidenceCard evidence={finding.Evidence} />
+        {finding.FoundBy ? (
+          <ScanEvidenceCard foundBy={finding.FoundBy} evidence={finding.Evidence} />
+        ) : (
+          <EvidenceCard evidence={finding.Evidence} />
+        )}
       </SimpleGrid>
 
       <VulnerabilityCard id={finding.VulnerabilityId} />

@@ -18,6 +18,7 @@ import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { IconFlame } from '../../icons';
+import { VerifyFindingsButton } from '../verify/VerifyButton';
 import { AddToTicketModal } from './AddToTicketModal';
 import { LocationCell } from './location';
 import { type JustifiedState, StateModal } from './StateModal';
@@ -163,6 +164,13 @@ export function FindingsTable({ filter, sort, hideAsset = false, emptyText, labe
               <Button size="compact-sm" variant="light" onClick={() => setLinking(true)}>
                 Add to ticket…
               </Button>
+              <VerifyFindingsButton
+                size="compact-sm"
+                variant="light"
+                findingIds={ids}
+                titles={new Map(rows.filter((row) => selected.has(row.Id)).map((row) => [row.Id, row.Title]))}
+                onDone={() => setSelected(new Set())}
+              />
               <Button size="compact-sm" variant="subtle" color="gray" onClick={() => setSelected(new Set())}>
                 Clear selection
               </Button>

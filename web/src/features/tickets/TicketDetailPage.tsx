@@ -14,6 +14,7 @@ import { ErrorAlert, QueryError } from '../../components/QueryError';
 import { ticketStateLabel } from '../../labels';
 import { EventTimeline } from '../findings/EventTimeline';
 import { plural } from '../findings/FindingsTable';
+import { VerifyTicketButton } from '../verify/VerifyButton';
 import { useUserName } from './assignees';
 import { LinkedFindings } from './LinkedFindings';
 import { TicketComments } from './TicketComments';
@@ -79,8 +80,8 @@ function TicketView({ ticket }: { ticket: TicketDetail }) {
         </Group>
       </div>
 
-      {canChange && allowed.length > 0 && (
-        <Group gap="sm" role="group" aria-label="Move ticket">
+      {canChange && (
+        <Group gap="sm" role="group" aria-label="Ticket actions">
           {MOVE_ORDER.filter((state) => allowed.includes(state)).map((state) => (
             <Button
               key={state}
@@ -92,6 +93,7 @@ function TicketView({ ticket }: { ticket: TicketDetail }) {
               {TICKET_MOVE_LABELS[state]}
             </Button>
           ))}
+          {ticket.FindingCount > 0 && <VerifyTicketButton ticketId={ticket.Id} />}
         </Group>
       )}
       {moving === null && <ErrorAlert error={update.error} />}

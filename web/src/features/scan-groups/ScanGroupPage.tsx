@@ -1,0 +1,249 @@
+import { Anchor, Button, Card, Group, List, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useDisclosure, useDocumentTitle } from '@mantine/hooks';
+import { Link, useNavigate, useParams } from 'react-router';
+import { useDiscoveryScans } from '../../api/discovery';
+import {
+  type GroupSystemScans,
+  type ScanGroup,
+  useDeleteScanGroup,
+  useGroupScans,
+  useScanGroup,
+} from '../../api/scangroups';
+import { useNodeOptions, useTemplateOptions } from '../../api/scans';
+import { useSignedInSession } from '../../api/session';
+import { hasRole } from '../../api/types';
+import { ConfirmModal } from '../../components/ConfirmModal';
+import { DateTime } from '../../components/DateTime';
+import { Fact } from '../../components/Fact';
+import { PageSkeleton, TableSkeleton } from '../../components/PageSkeleton';
+import { QueryError } from '../../components/QueryError';
+import { IconArrowLeft, IconPencil, IconTrash } from '../../icons';
+import { labelOf, ScheduleText } from '../scans/ScanParts';
+import { settingsOf } from './groupForm';
+import { ScanGroupFormModal } from './ScanGroupFormModal';
+
+export default function ScanGroupPage() {
+  const { id = '' } = useParams();
+  const group = useScanGroup(id);
+  useDocumentTitle(`${group.data?.ScanGroupName ?? 'Scan group'} · Rampart`);
+  return (
+    <Stack gap="lg">
+      <Anchor component={Link} to="/scan-groups" size="sm">
+        <Group gap={4} component="span">
+          <IconArrowLeft size={14} aria-hidden />
+          All scan groups
+        </Group>
+      </Anchor>
+      {group.isPending ? (
+        <PageSkeleton />
+      ) : group.isError ? (
+        <QueryError error={group.error} onRetry={() => group.refetch()} />
+      ) : (
+        <GroupView group={group.data} />
+      )}
+    </Stack>
+  );
+}
+
+function GroupView({ group }: { group: ScanGroup }) {
+  const canEdit = hasRole(useSignedInSession().User.Role, 'Manager');
+  const [editOpened, edit] = useDisclosure(false);
+  const [deleteOpened, confirmDelete] = useDisclosure(false);
+  const remove = useDeleteScanGroup();
+  const navigate = useNavigate();
+  const scans = useGroupScans(group.Id);
+  return (
+    <Stack gap="lg">
+      <Group justify="space-between" align="flex-start">
+        <div>
+          <Title order={1}>{group.ScanGroupName}</Title>
+          {group.ScanDescription && (
+            <Text size="sm" c="dimmed">
+              {group.ScanDescription}
+            </Text>
+          )}
+        </div>
+        {canEdit && (
+          <Group gap="xs">
+            <Button size="xs" variant="default" leftSection={<IconPencil size={14} />} onClick={edit.open}>
+              Edit
+            </Button>
+            <Button
+              size="xs"
+              variant="default"
+              color="red"
+              leftSection={<IconTrash size={14} />}
+              onClick={confirmDelete.open}
+            >
+              Delete
+            </Button>
+          </Group>
+        )}
+      </Group>
+
+      <SimpleGrid cols={{ base: 1, md: 2 }}>
+        <SettingsCard kind="System" group={group} />
+        <SettingsCard kind="Web" group={group} />
+      </SimpleGrid>
+      <MonitorsCard group={group} />
+
+      <ScansTable title="System scans" basePath="/system-scans" query={scans.system} />
+      <ScansTable title="Web scans" basePath="/web-scans" query={scans.web} />
+
+      <ScanGroupFormModal opened={editOpened} onClose={edit.close} group={group} />
+      <ConfirmModal
+        opened={deleteOpened}
+        onClose={confirmDelete.close}
+        title="Delete scan group"
+        confirmLabel="Delete"
+        confirmColor="red"
+        pending={remove.isPending}
+        error={remove.error}
+        onConfirm={() => remove.mutate(group.Id, { onSuccess: () => navigate('/scan-groups') })}
+      >
+        <Text size="sm">Delete “{group.ScanGroupName}”? Its scans stay, outside any group.</Text>
+      </ConfirmModal>
+    </Stack>
+  );
+}
+
+function SettingsCard({ kind, group }: { kind: 'System' | 'Web'; group: ScanGroup }) {
+  const templates = useTemplateOptions(kind).data;
+  const nodes = useNodeOptions(kind).data;
+  const s = settingsOf(group, kind);
+  const title = kind === 'System' ? 'System scans' : 'Web scans';
+  return (
+    <Card withBorder radius="md" component="section" aria-label={`${title} settings`}>
+      <Title order={2} size="h5" mb="xs">
+        {title}
+      </Title>
+      <Stack gap={6} component="dl" m={0}>
+        <Fact label="Made">{s.enabled ? `Yes, up to ${s.max}` : 'No'}</Fact>
+        <Fact label="Template">{labelOf(templates, s.templateId) ?? 'The built-in template'}</Fact>
+        <Fact label="Scan node">{labelOf(nodes, s.nodeId) ?? 'Any node'}</Fact>
+        <Fact label="Schedule">
+          <ScheduleText schedule={s.schedule} next={null} />
+        </Fact>
+      </Stack>
+    </Card>
+  );
+}
+
+function MonitorsCard({ group }: { group: ScanGroup }) {
+  const discovery = useDiscoveryScans();
+  const names = new Map((discovery.data?.pages.flatMap((p) => p.Items) ?? []).map((s) => [s.Id, s.Name]));
+  const monitors = group.AssetMonitoringConfigurations;
+  return (
+    <Card withBorder radius="md" component="section" aria-labelledby="monitoring-title">
+      <Title order={2} size="h5" mb="xs" id="monitoring-title">
+        Asset monitoring
+      </Title>
+      {monitors.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          This group follows no discovery scan.
+        </Text>
+      ) : (
+        <List size="sm" spacing={6}>
+          {monitors.map((m) => (
+            <List.Item key={m.Id}>
+              <Anchor component={Link} to={`/discovery/${m.DiscoveryScanId}`} size="sm">
+                {names.get(m.DiscoveryScanId) ?? m.DiscoveryScanId}
+              </Anchor>
+              {m.IsActive ? '' : ' (paused)'}: {monitorWords(m).join('; ')}
+            </List.Item>
+          ))}
+        </List>
+      )}
+      {group.Notes.length > 0 && (
+        <Stack gap={2} mt="sm">
+          <Text size="sm" fw={600}>
+            Not done
+          </Text>
+          {group.Notes.map((n) => (
+            <Text size="sm" key={`${n.At}:${n.Message}`}>
+              <DateTime value={n.At} /> {n.Message}
+            </Text>
+          ))}
+        </Stack>
+      )}
+    </Card>
+  );
+}
+
+/** What a monitoring configuration does, in words. */
+function monitorWords(m: ScanGroup['AssetMonitoringConfigurations'][number]): string[] {
+  const words: string[] = [];
+  if (m.TrackSystemScans) {
+    words.push('a system scan per host');
+    if (m.RunSystemScanImmediatelyAfterAdd) words.push('run when added');
+    if (m.RunSystemScanImmediatelyIfNewServicesDiscovered) words.push('run when new services appear');
+    if (m.RemoveSystemScanWhenUndiscovered) words.push('removed when the host is gone');
+  }
+  if (m.TrackWebScans) {
+    words.push(
+      `a web scan per HTTP port ${m.TrackedHttpPortRangeForWebScan || '—'} and HTTPS port ${m.TrackedHttpsPortRangeForWebScan || '—'}`,
+    );
+    if (m.RunWebScanImmediatelyAfterAdd) words.push('web scans run when added');
+    if (m.RemoveWebScanWhenUndiscovered) words.push('web scans removed when the host is gone');
+  }
+  return words.length ? words : ['tracks nothing'];
+}
+
+function ScansTable({
+  title,
+  basePath,
+  query,
+}: {
+  title: string;
+  basePath: string;
+  query: {
+    isPending: boolean;
+    isError: boolean;
+    error: unknown;
+    data: GroupSystemScans | undefined;
+    refetch: () => unknown;
+  };
+}) {
+  const id = `${basePath.slice(1)}-title`;
+  return (
+    <Stack gap="sm" component="section" aria-labelledby={id}>
+      <Title order={2} size="h4" id={id}>
+        {title}
+      </Title>
+      {query.isPending ? (
+        <TableSkeleton rows={2} />
+      ) : query.isError || !query.data ? (
+        <QueryError error={query.error} onRetry={() => query.refetch()} />
+      ) : query.data.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          None yet.
+        </Text>
+      ) : (
+        <Table fz="sm" verticalSpacing={4} striped>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Name</Table.Th>
+              <Table.Th>Host</Table.Th>
+              <Table.Th>Last completed</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {query.data.map((s) => (
+              <Table.Tr key={s.Id}>
+                <Table.Td>
+                  <Anchor component={Link} to={`${basePath}/${s.Id}`} size="sm">
+                    {s.Name}
+                  </Anchor>
+                </Table.Td>
+                <Table.Td>{s.Hostname ?? '—'}</Table.Td>
+                <Table.Td>
+                  {s.ScanLastCompleted ? <DateTime value={s.ScanLastCompleted} /> : 'Never'}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+    </Stack>
+  );
+}

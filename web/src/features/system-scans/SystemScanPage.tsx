@@ -1,0 +1,217 @@
+import { Anchor, Badge, Card, Group, Paper, SimpleGrid, Stack, Table, Text } from '@mantine/core';
+import { useDisclosure, useDocumentTitle } from '@mantine/hooks';
+import { Link, useParams } from 'react-router';
+import { isActive } from '../../api/discovery';
+import { useNodeOptions, useTemplateOptions } from '../../api/scans';
+import { type SystemHost, type SystemLatestRun, type SystemScan, systemScans } from '../../api/systemscans';
+import { Fact } from '../../components/Fact';
+import { PageSkeleton } from '../../components/PageSkeleton';
+import { QueryError } from '../../components/QueryError';
+import { IconArrowLeft } from '../../icons';
+import { ScanFindings } from '../scans/ScanFindings';
+import {
+  ImportCounts,
+  LatestRunQuery,
+  labelOf,
+  RunHeading,
+  ScanHeader,
+  ScheduleText,
+} from '../scans/ScanParts';
+import { SystemScanFormModal, targetsText } from './SystemScanFormModal';
+
+export default function SystemScanPage() {
+  const { id = '' } = useParams();
+  const scan = systemScans.useOne(id);
+  useDocumentTitle(`${scan.data?.Name ?? 'System scan'} · Rampart`);
+  return (
+    <Stack gap="lg">
+      <Anchor component={Link} to="/system-scans" size="sm">
+        <Group gap={4} component="span">
+          <IconArrowLeft size={14} aria-hidden />
+          All system scans
+        </Group>
+      </Anchor>
+      {scan.isPending ? (
+        <PageSkeleton />
+      ) : scan.isError ? (
+        <QueryError error={scan.error} onRetry={() => scan.refetch()} />
+      ) : (
+        <ScanView scan={scan.data} />
+      )}
+    </Stack>
+  );
+}
+
+function ScanView({ scan }: { scan: SystemScan }) {
+  const templates = useTemplateOptions('System').data;
+  const nodes = useNodeOptions('System').data;
+  const [editOpened, edit] = useDisclosure(false);
+  const start = systemScans.useStart();
+  const stop = systemScans.useStop();
+  const remove = systemScans.useDelete();
+  const latest = systemScans.useLatestRun(scan.Id, isActive(scan.RunState));
+
+  return (
+    <Stack gap="lg">
+      <ScanHeader
+        scan={scan}
+        what="system scan"
+        listPath="/system-scans"
+        start={start}
+        stop={stop}
+        remove={remove}
+        onEdit={edit.open}
+      />
+      <Card withBorder radius="md">
+        <SimpleGrid cols={{ base: 1, md: 2 }} spacing="xs" component="dl" m={0}>
+          <Fact label="Targets">
+            <span style={{ fontFamily: 'var(--mantine-font-family-monospace)' }}>
+              {targetsText(scan, ', ')}
+            </span>
+          </Fact>
+          <Fact label="Template">{labelOf(templates, scan.TemplateId)}</Fact>
+          <Fact label="Scan node">{labelOf(nodes, scan.ScanNodeId) ?? 'Any node serving system scans'}</Fact>
+          <Fact label="Schedule">
+            <ScheduleText schedule={scan.Schedule} next={scan.NextRunAt} />
+          </Fact>
+        </SimpleGrid>
+      </Card>
+      <LatestRunQuery query={latest}>{(report) => <RunReport report={report} />}</LatestRunQuery>
+      <ScanFindings scanId={scan.Id} />
+      <SystemScanFormModal opened={editOpened} onClose={edit.close} scan={scan} />
+    </Stack>
+  );
+}
+
+function RunReport({ report }: { report: SystemLatestRun }) {
+  return (
+    <Stack gap="md" component="section" aria-labelledby="latest-run-title">
+      <RunHeading run={report.Run} />
+      <ImportCounts report={report} />
+      <BudgetNotes hosts={report.Hosts} />
+      <Backports report={report} />
+      {report.Hosts.length === 0 ? (
+        <Paper withBorder p="lg" ta="center">
+          <Text size="sm" c="dimmed">
+            {isActive(report.Run.State) ? 'No host finished yet.' : 'No host answered.'}
+          </Text>
+        </Paper>
+      ) : (
+        report.Hosts.map((host) => <HostCard key={host.IpAddress} host={host} />)
+      )}
+    </Stack>
+  );
+}
+
+const BUDGET_WORDS = {
+  port: 'some ports’ probes were cut short',
+  host: 'the host’s time budget ran out',
+  run: 'the run’s time budget ran out',
+} as const;
+
+/** Where a budget ran out: those ports were not judged, so their findings were left as they were. */
+function BudgetNotes({ hosts }: { hosts: SystemHost[] }) {
+  const short = hosts.filter((h) => h.BudgetExhausted);
+  if (short.length === 0) return null;
+  return (
+    <Paper withBorder p="sm" radius="md" data-testid="budget-notes">
+      <Text size="sm" fw={600}>
+        Budget notes
+      </Text>
+      {short.map((h) => (
+        <Text size="sm" key={h.IpAddress}>
+          {h.IpAddress}: {h.BudgetExhausted ? BUDGET_WORDS[h.BudgetExhausted] : ''}
+          {h.UnscannedPorts.length > 0 &&
+            `; not scanned: ${h.UnscannedPorts.slice(0, 20).join(', ')}${h.UnscannedPorts.length > 20 ? ', …' : ''}`}
+        </Text>
+      ))}
+    </Paper>
+  );
+}
+
+/** CVEs a distribution fixed in the build the banner names: not reported, and why. */
+function Backports({ report }: { report: SystemLatestRun }) {
+  const fixed = report.Backports.filter((b) => b.Status === 'Fixed');
+  if (fixed.length === 0) return null;
+  return (
+    <Paper withBorder p="sm" radius="md" data-testid="backports">
+      <Text size="sm" fw={600}>
+        Backported fixes
+      </Text>
+      {fixed.map((b) => (
+        <Text size="sm" key={`${b.IpAddress}:${b.Port}:${b.Cve}`}>
+          {b.Cve} on {b.IpAddress}
+          {b.Port === null ? '' : `:${b.Port}`} not reported: {b.Evidence}
+        </Text>
+      ))}
+    </Paper>
+  );
+}
+
+function HostCard({ host }: { host: SystemHost }) {
+  return (
+    <Card withBorder radius="md" data-testid="system-host">
+      <Group gap="sm" mb="xs">
+        <Text fw={600} ff="monospace">
+          {host.IpAddress}
+        </Text>
+        {host.Hostname && <Text c="dimmed">{host.Hostname}</Text>}
+        <Text size="sm" c="dimmed">
+          Open ports: {host.OpenPorts.length ? host.OpenPorts.join(', ') : 'none'}
+        </Text>
+      </Group>
+      {host.Services.length > 0 && (
+        <Table.ScrollContainer minWidth={760}>
+          <Table fz="sm" verticalSpacing={4} striped aria-label={`Services on ${host.IpAddress}`}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Port</Table.Th>
+                <Table.Th>Service</Table.Th>
+                <Table.Th>Product</Table.Th>
+                <Table.Th>Version</Table.Th>
+                <Table.Th>CPE</Table.Th>
+                <Table.Th>Detected by</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {host.Services.map((s) => (
+                <Table.Tr key={s.Port}>
+                  <Table.Td>
+                    {s.Port}/tcp
+                    {s.Tls && (
+                      <Badge size="xs" variant="light" ml={4}>
+                        TLS
+                      </Badge>
+                    )}
+                  </Table.Td>
+                  <Table.Td>{s.Service ?? '—'}</Table.Td>
+                  <Table.Td>{s.Product ?? '—'}</Table.Td>
+                  <Table.Td>{s.Version ?? '—'}</Table.Td>
+                  <Table.Td
+                    style={{ fontFamily: 'var(--mantine-font-family-monospace)', overflowWrap: 'anywhere' }}
+                  >
+                    {s.Cpes.length ? s.Cpes.join(' ') : '—'}
+                  </Table.Td>
+                  <Table.Td>{s.DetectedBy === 'nmap' ? 'nmap -sV' : 'Rampart'}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {host.Checks.length > 0 && (
+        <Stack gap={2} mt="xs">
+          <Text size="sm" fw={600}>
+            Checks that found something
+          </Text>
+          {host.Checks.map((c) => (
+            <Text size="sm" key={`${c.CheckId}:${c.Port ?? ''}`}>
+              {c.Title ?? c.CheckId}
+              {c.Port !== null && ` (port ${c.Port})`}
+            </Text>
+          ))}
+        </Stack>
+      )}
+    </Card>
+  );
+}
