@@ -8,6 +8,11 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { systemClock } from '../src/lib/clock.js';
+import {
+  BUILT_IN_TEMPLATES,
+  DEFAULT_SYSTEM_SETTINGS,
+  DEFAULT_WEB_SETTINGS,
+} from '../src/modules/scantemplates/built-in.js';
 import { type HostPorts, portListOf, scanPorts, WELL_KNOWN_PORTS } from '../src/scanning/ports/index.js';
 import { systemScan } from '../src/scanning/system/index.js';
 import type { SystemHostResult, SystemTemplate, WebTemplate, WebUrlResult } from '../src/scanning/types.js';
@@ -174,37 +179,16 @@ const mb = (x: number) => `${x.toFixed(1)} MB`;
 const ratio = (nmap: number, ours: number) => (nmap / ours).toFixed(2);
 const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
 
-/**
- * The default system template (S1, `DEFAULT_SYSTEM_SETTINGS` in
- * src/modules/scantemplates/built-in.ts): top1000, 1 s a connect, no retry, 256 in flight,
- * 500 connections/s, 8 per host, 30 s a port, 10 minutes a host.
- */
-export const DEFAULT_SYSTEM: SystemTemplate = {
-  ports: 'top1000',
-  timeoutMs: 1000,
-  retries: 0,
-  maxInFlight: 256,
-  connectionsPerSecond: 500,
-  perHostInFlight: 8,
-  portBudgetMs: 30_000,
-  hostBudgetMs: 600_000,
-  runBudgetMs: 4 * 3_600_000,
-  serviceDetection: true,
-  tlsChecks: true,
-  safeChecks: true,
-  useNmapVersionDetection: false,
-};
+/** The built-in templates, as shipped: S1 (top1000, the default), S2 (all ports) and W1. */
+export const DEFAULT_SYSTEM: SystemTemplate = DEFAULT_SYSTEM_SETTINGS;
+const ALL_PORTS_SYSTEM: SystemTemplate = builtInTemplate('01900000-0000-7000-8000-0000000000e2');
+export const DEFAULT_WEB: WebTemplate = DEFAULT_WEB_SETTINGS;
 
-/** The default web template (W1, `DEFAULT_WEB_SETTINGS` in src/modules/scantemplates/built-in.ts). */
-export const DEFAULT_WEB: WebTemplate = {
-  requestTimeoutMs: 10_000,
-  urlBudgetMs: 120_000,
-  runBudgetMs: 3_600_000,
-  requestsPerSecond: 5,
-  tlsChecks: true,
-  headerChecks: true,
-  exposedFiles: true,
-};
+function builtInTemplate(id: string): SystemTemplate {
+  const found = BUILT_IN_TEMPLATES.find((t) => t.id === id);
+  if (found?.kind !== 'System') throw new Error(`no built-in system template ${id}`);
+  return found.settings as SystemTemplate;
+}
 
 const pace = (t: SystemTemplate): PortScanSettings => ({
   timeoutMs: t.timeoutMs,
@@ -216,24 +200,13 @@ const pace = (t: SystemTemplate): PortScanSettings => ({
 
 /** The paces the port scanner is measured at. */
 const PACES: { label: string; settings: PortScanSettings }[] = [
-  { label: 'default template: 500/s, 8 per host', settings: pace(DEFAULT_SYSTEM) },
   {
-    label: "the templates' maxima: 10,000/s, 64 per host",
-    settings: {
-      ...pace(DEFAULT_SYSTEM),
-      connectionsPerSecond: 10_000,
-      perHostInFlight: 64,
-      maxInFlight: 4096,
-    },
+    label: `S1, the default template: ${DEFAULT_SYSTEM.connectionsPerSecond}/s, ${DEFAULT_SYSTEM.perHostInFlight} per host`,
+    settings: pace(DEFAULT_SYSTEM),
   },
   {
-    label: 'unbounded: 100,000/s, 512 per host (beyond what a template allows)',
-    settings: {
-      ...pace(DEFAULT_SYSTEM),
-      connectionsPerSecond: 100_000,
-      perHostInFlight: 512,
-      maxInFlight: 4096,
-    },
+    label: `S2, the all-ports template: ${ALL_PORTS_SYSTEM.connectionsPerSecond}/s, ${ALL_PORTS_SYSTEM.perHostInFlight} per host`,
+    settings: pace(ALL_PORTS_SYSTEM),
   },
 ];
 
@@ -366,8 +339,7 @@ async function web(lab: Lab) {
   const address = lab.hosts.get('legacy')!.address;
   const url = `https://${address}/`;
   for (const [label, template] of [
-    ['default template (5 requests/s)', DEFAULT_WEB],
-    ['50 requests/s', { ...DEFAULT_WEB, requestsPerSecond: 50 }],
+    [`W1, the default template (${DEFAULT_WEB.requestsPerSecond} requests/s)`, DEFAULT_WEB],
   ] as const) {
     const ours = note(
       `webScan of one URL, ${label}`,

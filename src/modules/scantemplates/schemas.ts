@@ -62,7 +62,13 @@ export const DiscoverySettingsSchema = Type.Object(
 );
 
 /** Bounds of a system scan's template: budgets long enough to finish, short enough to end. */
+/**
+ * A system scan probes many ports of few hosts: like nmap on a local network, it may go much
+ * faster than discovery, which probes few ports of many addresses.
+ */
 export const SYSTEM_LIMITS = {
+  connectionsPerSecond: { min: 1, max: 100_000 },
+  perHostInFlight: { min: 1, max: 1024 },
   portBudgetMs: { min: 1_000, max: 600_000 },
   hostBudgetMs: { min: 10_000, max: 86_400_000 },
   runBudgetMs: { min: 60_000, max: 7 * 86_400_000 },
@@ -81,10 +87,15 @@ export const SystemSettingsSchema = Type.Object(
     Retries: Type.Integer({ minimum: L.retries.min, maximum: L.retries.max }),
     MaxInFlight: Type.Integer({ minimum: L.maxInFlight.min, maximum: L.maxInFlight.max }),
     ConnectionsPerSecond: Type.Integer({
-      minimum: L.connectionsPerSecond.min,
-      maximum: L.connectionsPerSecond.max,
+      minimum: SYSTEM_LIMITS.connectionsPerSecond.min,
+      maximum: SYSTEM_LIMITS.connectionsPerSecond.max,
+      description: 'New connections started per second, all hosts together.',
     }),
-    PerHostInFlight: Type.Integer({ minimum: L.perHostInFlight.min, maximum: L.perHostInFlight.max }),
+    PerHostInFlight: Type.Integer({
+      minimum: SYSTEM_LIMITS.perHostInFlight.min,
+      maximum: SYSTEM_LIMITS.perHostInFlight.max,
+      description: 'Connections in flight to one host at once: a silent port holds one for TimeoutMs.',
+    }),
     PortBudgetMs: Type.Integer({
       minimum: SYSTEM_LIMITS.portBudgetMs.min,
       maximum: SYSTEM_LIMITS.portBudgetMs.max,
