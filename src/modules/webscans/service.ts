@@ -187,18 +187,21 @@ export class WebScanService {
   ): Promise<WebRun> {
     const scan = await this.get(ctx, id);
     if (verify.urls.length === 0) throw invalid('urls', 'A Verify run needs at least one URL.');
-    const origins = new Set(scan.urls.map((u) => new URL(u).origin));
-    const urls = [...new Set(verify.urls.map((u) => u.trim()))];
-    urls.forEach((text, i) => {
-      const url = parseWebUrl(text);
+    // A finding's URL (`https://site/.git/HEAD`) is checked again by the scan's URL it came from
+    // (`https://site/`): checked on its own it would be a new site, with new findings.
+    const urls = new Set<string>();
+    verify.urls.forEach((text, i) => {
+      const url = parseWebUrl(text.trim());
       if (typeof url === 'string') throw invalid(['urls', String(i)], url);
-      if (!origins.has(url.origin))
+      const from = scanUrlOf(scan.urls, url);
+      if (!from)
         throw invalid(
           ['urls', String(i)],
           `'${text}' is not on a host and port the scan '${scan.name}' checks.`,
         );
+      urls.add(from);
     });
-    return this.queue(ctx, id, { urls, findingIds: [...new Set(verify.findingIds)] });
+    return this.queue(ctx, id, { urls: [...urls], findingIds: [...new Set(verify.findingIds)] });
   }
 
   private async queue(
@@ -473,4 +476,16 @@ export function isWebUrlResult(item: unknown): item is WebUrlResult {
     nullableText(r.error, 2000) &&
     (r.budgetExhausted === null || r.budgetExhausted === 'url' || r.budgetExhausted === 'run')
   );
+}
+
+/**
+ * The scan's URL a URL was found under: same origin, the longest path that leads to it (else any
+ * of the origin's); undefined when the scan checks nothing on that host and port.
+ */
+export function scanUrlOf(scanUrls: readonly string[], url: URL): string | undefined {
+  const sameOrigin = scanUrls.filter((u) => new URL(u).origin === url.origin);
+  const leading = sameOrigin
+    .filter((u) => url.pathname.startsWith(new URL(u).pathname))
+    .sort((a, b) => new URL(b).pathname.length - new URL(a).pathname.length);
+  return leading[0] ?? sameOrigin[0];
 }

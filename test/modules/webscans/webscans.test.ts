@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scanUrlOf } from '../../../src/modules/webscans/service.js';
 import { checkById, checkGuid } from '../../../src/scanning/checks/index.js';
 import type { RunExecutor, WebSpec, WebUrlResult } from '../../../src/scanning/types.js';
 import { buildTestApp, type Credentials, type TestApp } from '../../helpers/app.js';
@@ -283,6 +284,14 @@ describe.each(DB_KINDS)('web scans [%s]', (kind) => {
     expect(foreign.statusCode).toBe(404);
   });
 
+  it('finds the scan URL a finding was found under: same origin, longest leading path', () => {
+    const urls = ['https://site.test/', 'https://site.test/app/', 'http://site.test:8080/'];
+    expect(scanUrlOf(urls, new URL('https://site.test/app/.env'))).toBe('https://site.test/app/');
+    expect(scanUrlOf(urls, new URL('https://site.test/.git/HEAD'))).toBe('https://site.test/');
+    expect(scanUrlOf(urls, new URL('http://site.test:8080/x'))).toBe('http://site.test:8080/');
+    expect(scanUrlOf(urls, new URL('http://site.test/'))).toBeUndefined();
+  });
+
   it('starts a Verify run of some URLs only, and refuses URLs the scan does not check', async () => {
     const base = 'http://198.18.0.40/';
     const scan = (await call('POST', '/webscans', manager, { Name: 'Verify', Urls: [base] })).json();
@@ -300,7 +309,8 @@ describe.each(DB_KINDS)('web scans [%s]', (kind) => {
     });
     expect(run.state).toBe('Queued');
     await expect.poll(() => asked.length, { timeout: 30_000, interval: 100 }).toBe(1);
-    expect(asked[0]).toEqual([`${base}.env`]);
+    // The finding's URL is checked again by the scan's URL it was found under, not as a site of its own.
+    expect(asked[0]).toEqual([base]);
     await expect
       .poll(async () => (await call('GET', `/webscans/${scan.Id}/runs/latest`, reader)).json().Verify, {
         timeout: 30_000,
