@@ -13909,7 +13909,9 @@ export interface operations {
                                 TimeoutMs: number;
                                 Retries: number;
                                 MaxInFlight: number;
+                                /** @description New connections started per second, all hosts together. */
                                 ConnectionsPerSecond: number;
+                                /** @description Connections in flight to one host at once: a silent port holds one for TimeoutMs. */
                                 PerHostInFlight: number;
                                 /** @description What one open port may take for banners, TLS and checks, all together. */
                                 PortBudgetMs: number;
@@ -14098,7 +14100,9 @@ export interface operations {
                         TimeoutMs: number;
                         Retries: number;
                         MaxInFlight: number;
+                        /** @description New connections started per second, all hosts together. */
                         ConnectionsPerSecond: number;
+                        /** @description Connections in flight to one host at once: a silent port holds one for TimeoutMs. */
                         PerHostInFlight: number;
                         /** @description What one open port may take for banners, TLS and checks, all together. */
                         PortBudgetMs: number;
@@ -14184,7 +14188,9 @@ export interface operations {
                             TimeoutMs: number;
                             Retries: number;
                             MaxInFlight: number;
+                            /** @description New connections started per second, all hosts together. */
                             ConnectionsPerSecond: number;
+                            /** @description Connections in flight to one host at once: a silent port holds one for TimeoutMs. */
                             PerHostInFlight: number;
                             /** @description What one open port may take for banners, TLS and checks, all together. */
                             PortBudgetMs: number;
@@ -14419,7 +14425,9 @@ export interface operations {
                             TimeoutMs: number;
                             Retries: number;
                             MaxInFlight: number;
+                            /** @description New connections started per second, all hosts together. */
                             ConnectionsPerSecond: number;
+                            /** @description Connections in flight to one host at once: a silent port holds one for TimeoutMs. */
                             PerHostInFlight: number;
                             /** @description What one open port may take for banners, TLS and checks, all together. */
                             PortBudgetMs: number;
@@ -14626,7 +14634,9 @@ export interface operations {
                         TimeoutMs: number;
                         Retries: number;
                         MaxInFlight: number;
+                        /** @description New connections started per second, all hosts together. */
                         ConnectionsPerSecond: number;
+                        /** @description Connections in flight to one host at once: a silent port holds one for TimeoutMs. */
                         PerHostInFlight: number;
                         /** @description What one open port may take for banners, TLS and checks, all together. */
                         PortBudgetMs: number;
@@ -14712,7 +14722,9 @@ export interface operations {
                             TimeoutMs: number;
                             Retries: number;
                             MaxInFlight: number;
+                            /** @description New connections started per second, all hosts together. */
                             ConnectionsPerSecond: number;
+                            /** @description Connections in flight to one host at once: a silent port holds one for TimeoutMs. */
                             PerHostInFlight: number;
                             /** @description What one open port may take for banners, TLS and checks, all together. */
                             PortBudgetMs: number;
