@@ -13,11 +13,45 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+/** How long a line may wait in the log buffer when the server is quiet. */
+export const LOG_FLUSH_MS = 1000;
+
+/** What createLogger writes to: pino's buffered destination, or another for a test. */
+export interface LogDestination {
+  write(line: string): boolean;
+  flush(): void;
+}
+
+export function createLogger(
+  config: Pick<Config, 'logLevel'>,
+  // Buffered and flushed by pino on exit: a synchronous write per line costs more than a request.
+  destination: LogDestination = pino.destination({ dest: 1, sync: false, minLength: 4096 }),
+): Logger {
+  // Under load the 4 KiB buffer fills in milliseconds; on a quiet server a line (a warning, "knowledge
+  // base loaded") would wait for the next 4 KiB of traffic: it is written within a second instead.
+  let pending = false;
+  const timer = setInterval(() => {
+    if (!pending) return;
+    pending = false;
+    try {
+      destination.flush();
+    } catch {
+      // Not open yet, or closed at shutdown: the next tick or pino's final flush writes it.
+    }
+  }, LOG_FLUSH_MS);
+  timer.unref();
   return pino(
-    { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
-    // Buffered and flushed by pino on exit: a synchronous write per line costs more than a request.
-    pino.destination({ dest: 1, sync: false, minLength: 4096 }),
+    {
+      level: config.logLevel,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      hooks: {
+        streamWrite: (line) => {
+          pending = true;
+          return line;
+        },
+      },
+    },
+    destination,
   );
 }
 

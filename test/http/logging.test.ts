@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type RampartApp } from '../../src/app.js';
-import { REDACTED_PATHS } from '../../src/http/logging.js';
+import { createLogger, LOG_FLUSH_MS, REDACTED_PATHS } from '../../src/http/logging.js';
 import { authHeaders, testConfig } from '../helpers/app.js';
 import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
@@ -82,6 +82,36 @@ describe('request logs', () => {
       signIn.json().CsrfToken,
     ]) {
       expect(all).not.toContain(secret);
+    }
+  });
+});
+
+describe('the server log', () => {
+  it('writes a buffered line within LOG_FLUSH_MS on a quiet server, and flushes nothing when nothing waits', () => {
+    vi.useFakeTimers();
+    try {
+      const written: string[] = [];
+      let flushes = 0;
+      const destination = {
+        write(line: string) {
+          written.push(line);
+          return true;
+        },
+        flush() {
+          flushes += 1;
+        },
+      };
+      const logger = createLogger({ logLevel: 'info' }, destination);
+      vi.advanceTimersByTime(LOG_FLUSH_MS * 3);
+      expect(flushes).toBe(0);
+      logger.warn('knowledge base loaded');
+      expect(written.join('')).toContain('knowledge base loaded');
+      vi.advanceTimersByTime(LOG_FLUSH_MS);
+      expect(flushes).toBe(1);
+      vi.advanceTimersByTime(LOG_FLUSH_MS * 3);
+      expect(flushes).toBe(1);
+    } finally {
+      vi.useRealTimers();
     }
   });
 });
