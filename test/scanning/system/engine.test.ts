@@ -385,3 +385,45 @@ describe('validateSystemTemplate', () => {
       expect(() => validateSystemTemplate(bad)).toThrow(/must be an object/);
   });
 });
+
+describe('system scans of several hosts', () => {
+  it('examines hosts at once: two services that each answer only once the other is being examined are both identified', async () => {
+    // A port-scan probe is reset at once; an examining connection stays open waiting for a banner.
+    // Each server marks itself examined when a connection is still open after 200 ms, and sends
+    // its banner only once the other is examined too. One host after the other, the first would
+    // wait in vain (and not be identified); at once, both are.
+    const examined = new Set<string>();
+    const serve = (self: string, other: string) => (socket: import('node:net').Socket) => {
+      setTimeout(() => {
+        if (socket.destroyed) return;
+        examined.add(self);
+        const started = Date.now();
+        const send = () => {
+          if (socket.destroyed) return;
+          if (examined.has(other)) socket.write('SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n');
+          else if (Date.now() - started < 5000) setTimeout(send, 20);
+        };
+        send();
+      }, 200);
+    };
+    const a = keep(await tcpServer('127.0.0.2', serve('a', 'b')));
+    const b = keep(await tcpServer('127.0.0.3', serve('b', 'a')));
+    const hosts: SystemHostResult[] = [];
+    await systemScan(
+      ['127.0.0.2', '127.0.0.3'],
+      template({ ports: `${a.port},${b.port}`, tlsChecks: false }),
+      {
+        signal: new AbortController().signal,
+        check: () => null,
+        now: () => NOW,
+        onHost: (h) => {
+          hosts.push(h);
+        },
+      },
+    );
+    const product = (address: string) =>
+      hosts.find((h) => h.address === address)?.services.map((s) => `${s.product} ${s.version}`);
+    expect(product('127.0.0.2')).toEqual(['OpenSSH 9.2p1']);
+    expect(product('127.0.0.3')).toEqual(['OpenSSH 9.2p1']);
+  });
+});
