@@ -61,6 +61,7 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
   const background = await startBackground({
     services,
     databaseKind: database.kind,
+    db: database.db,
     exclusive: database.exclusive,
     bus,
     redis,

@@ -1,7 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
 import { type Config, syncUrlsOf } from './config.js';
 import type { Database, DatabaseKind } from './db/database.js';
+import { maintainTables } from './db/maintenance.js';
+import type { DB } from './db/schema.js';
 import { IMPORT_JOB, importJobHandler } from './jobs/import-job.js';
 import { JobRunner } from './jobs/runner.js';
 import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './lib/invalidation-bus.js';
@@ -42,6 +45,8 @@ export async function connectRedis(url: string): Promise<Redis> {
 export interface BackgroundOptions {
   services: Services;
   databaseKind: DatabaseKind;
+  /** The database itself: the embedded one gets autovacuum's work done here (src/db/maintenance.ts). */
+  db?: Kysely<DB>;
   /** Runs the intelligence sync under the installation-wide knowledge-base lock (Database.exclusive). */
   exclusive: Database['exclusive'];
   /** Closed by `stop`, after the last use of the services. */
@@ -67,6 +72,8 @@ export interface Background {
 export const RISK_ACCEPTANCE_EXPIRY_JOB = 'risk-acceptance-expiry';
 export const IMPORT_SWEEP_JOB = 'import-sweep';
 export const JOB_PURGE_JOB = 'job-purge';
+/** How often the embedded database's activity counters are read (autovacuum's naptime is 60 s). */
+const EMBEDDED_MAINTENANCE_MS = 10_000;
 /** Finished jobs are kept this long for GET /jobs, then purged. */
 const KEEP_FINISHED_JOBS_DAYS = 7;
 
@@ -172,6 +179,23 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
         maxAttempts: 3,
       });
   } else runner.unschedule(INTEL_SYNC_JOB);
+  // PGlite is PostgreSQL without its autovacuum workers: this process analyses and vacuums the
+  // tables that changed, as autovacuum would (PostgreSQL does it itself).
+  const db = options.db;
+  if (options.databaseKind === 'embedded' && db) {
+    // One pass at a time: a vacuum of a large table may outlast the interval.
+    let pass: Promise<unknown> | undefined;
+    runner.local({
+      name: 'embedded table maintenance',
+      everyMs: EMBEDDED_MAINTENANCE_MS,
+      run: () => {
+        pass ??= maintainTables(db).finally(() => {
+          pass = undefined;
+        });
+        return pass;
+      },
+    });
+  }
   // API keys' last use is buffered in this process's memory: only this process can flush it, so
   // it is a local task of the runner, not a job another instance might claim.
   runner.local({
