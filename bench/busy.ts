@@ -13,7 +13,7 @@
  * For each phase it prints p50/p99/max of both routes and the server's event-loop delay
  * (perf_hooks.monitorEventLoopDelay). On the embedded database, and on PostgreSQL too when
  * DATABASE_URL is set (a fresh database, dropped afterwards). BENCH_IMPORT_FINDINGS and
- * BENCH_IMPORT_HOSTS scale the reports.
+ * BENCH_IMPORT_HOSTS scale the reports; BENCH_BUSY_DB=embedded|postgresql runs one database.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -32,6 +32,10 @@ const AUTH_RATE = positive('BENCH_BUSY_AUTH_RATE', 50);
 const LIST_RATE = positive('BENCH_BUSY_LIST_RATE', 10);
 const IDLE_SECONDS = positive('BENCH_BUSY_IDLE', 10);
 const WITH_SCAN = process.env.BENCH_BUSY_SCAN !== '0';
+/** BENCH_BUSY_DB=embedded or postgresql: one database only. */
+const ONLY = process.env.BENCH_BUSY_DB;
+if (ONLY !== undefined && ONLY !== 'embedded' && ONLY !== 'postgresql')
+  throw new Error(`BENCH_BUSY_DB must be embedded or postgresql, not '${ONLY}'`);
 const IMPORT_LIMIT_MS = 600_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 const GOAL_P99_MS = 50;
@@ -311,8 +315,9 @@ try {
     '| database | phase | took | authenticationcheck p50 / p99 / max ms (answers) | findings list p50 / p99 / max ms (answers) | event-loop delay p50 / p99 / max ms | goal |',
   );
   console.log('|---|---|---|---|---|---|---|');
-  await runOn('embedded', undefined, files, lab);
-  if (process.env.DATABASE_URL) await withPostgres((url) => runOn('postgresql', url, files, lab));
+  if (ONLY !== 'postgresql') await runOn('embedded', undefined, files, lab);
+  if (process.env.DATABASE_URL && ONLY !== 'embedded')
+    await withPostgres((url) => runOn('postgresql', url, files, lab));
 } finally {
   lab?.teardown();
   rmSync(dir, { recursive: true, force: true });

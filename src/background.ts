@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type Config, syncUrlsOf } from './config.js';
 import type { Database, DatabaseKind } from './db/database.js';
 import { maintainTables } from './db/maintenance.js';
@@ -45,8 +45,13 @@ export async function connectRedis(url: string): Promise<Redis> {
 export interface BackgroundOptions {
   services: Services;
   databaseKind: DatabaseKind;
-  /** The database itself: the embedded one gets autovacuum's work done here (src/db/maintenance.ts). */
+  /** The database itself, for the table maintenance below. */
   db?: Kysely<DB>;
+  /**
+   * Analyse and vacuum the tables that changed, as autovacuum would (src/db/maintenance.ts);
+   * startBackground decides it with tablesNeedUs.
+   */
+  maintainTables?: boolean;
   /** Runs the intelligence sync under the installation-wide knowledge-base lock (Database.exclusive). */
   exclusive: Database['exclusive'];
   /** Closed by `stop`, after the last use of the services. */
@@ -72,8 +77,8 @@ export interface Background {
 export const RISK_ACCEPTANCE_EXPIRY_JOB = 'risk-acceptance-expiry';
 export const IMPORT_SWEEP_JOB = 'import-sweep';
 export const JOB_PURGE_JOB = 'job-purge';
-/** How often the embedded database's activity counters are read (autovacuum's naptime is 60 s). */
-const EMBEDDED_MAINTENANCE_MS = 10_000;
+/** How often the activity counters are read for table maintenance (autovacuum's naptime is 60 s). */
+const TABLE_MAINTENANCE_MS = 10_000;
 /** Finished jobs are kept this long for GET /jobs, then purged. */
 const KEEP_FINISHED_JOBS_DAYS = 7;
 
@@ -179,15 +184,14 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
         maxAttempts: 3,
       });
   } else runner.unschedule(INTEL_SYNC_JOB);
-  // PGlite is PostgreSQL without its autovacuum workers: this process analyses and vacuums the
-  // tables that changed, as autovacuum would (PostgreSQL does it itself).
+  // Autovacuum's work, where nobody else does it (see tablesNeedUs).
   const db = options.db;
-  if (options.databaseKind === 'embedded' && db) {
+  if (options.maintainTables && db) {
     // One pass at a time: a vacuum of a large table may outlast the interval.
     let pass: Promise<unknown> | undefined;
     runner.local({
-      name: 'embedded table maintenance',
-      everyMs: EMBEDDED_MAINTENANCE_MS,
+      name: 'table maintenance',
+      everyMs: TABLE_MAINTENANCE_MS,
       run: () => {
         pass ??= maintainTables(db).finally(() => {
           pass = undefined;
@@ -206,6 +210,19 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
   return runner;
 }
 
+/**
+ * Whether this process must do autovacuum's work: always on the embedded database (PGlite runs
+ * PostgreSQL as one process, so no autovacuum worker ever starts, although `autovacuum` reads
+ * on), and on a PostgreSQL server whose autovacuum is off. Without it, imported tables are never
+ * analysed: the planner takes 100,000 findings for one row and a findings page costs 0.3–0.9 s
+ * instead of milliseconds.
+ */
+export async function tablesNeedUs(kind: DatabaseKind, db: Kysely<DB>): Promise<boolean> {
+  if (kind === 'embedded') return true;
+  const { rows } = await sql<{ autovacuum: string }>`show autovacuum`.execute(db);
+  return rows[0]?.autovacuum !== 'on';
+}
+
 export async function startBackground(options: BackgroundOptions): Promise<Background> {
   const { services, log } = options;
   const embedded = options.databaseKind === 'embedded';
@@ -217,7 +234,10 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
     await services.intel
       .failInterrupted(embedded ? 0 : 24 * 3600)
       .catch((error) => log.warn({ err: error }, 'could not end interrupted intelligence loads'));
-  const runner = buildRunner(options);
+  const maintain = options.db ? await tablesNeedUs(options.databaseKind, options.db) : false;
+  if (maintain && !embedded)
+    log.warn('autovacuum is off on this PostgreSQL server: Rampart analyses and vacuums its own tables');
+  const runner = buildRunner({ ...options, maintainTables: maintain });
   // Only this process uses the embedded database: the jobs it finds Running were left by a
   // process that stopped, and are taken up now rather than when their leases run out.
   await runner.start({ expireLeases: resume && embedded });

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tablesNeedUs } from '../../src/background.js';
 import { AUTOVACUUM_RULES, dueMaintenance, maintainTables } from '../../src/db/maintenance.js';
-import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 const stats = (over: Partial<Parameters<typeof dueMaintenance>[0][number]>) => ({
   table: 't',
@@ -117,5 +118,23 @@ describe('maintainTables on the embedded database [pglite]', () => {
     const estimate = Number(/Index Scan.*rows=(\d+)/.exec(plan)?.[1]);
     expect(estimate).toBeGreaterThan(900);
     expect(estimate).toBeLessThan(1100);
+  });
+});
+
+describe.each(DB_KINDS)('who maintains the tables [%s]', (kind) => {
+  let tdb: TestDatabase;
+
+  beforeAll(async () => {
+    tdb = await newTestDatabase(kind);
+  });
+  afterAll(async () => {
+    await tdb?.drop();
+  });
+
+  it('Rampart on the embedded database, and on PostgreSQL only when its autovacuum is off', async () => {
+    const { rows } = await sql<{ autovacuum: string }>`show autovacuum`.execute(tdb.database.db);
+    // PGlite says "on", yet runs no autovacuum worker.
+    const expected = kind === 'pglite' ? true : rows[0]?.autovacuum !== 'on';
+    expect(await tablesNeedUs(tdb.database.kind, tdb.database.db)).toBe(expected);
   });
 });

@@ -56,6 +56,10 @@ export class ApiKeyService {
   // A verified secret is kept with its entry so that repeat requests compare bytes instead of
   // computing an HMAC; entries live at most cacheSeconds and go on revoke.
   private readonly cache = new Map<string, CacheEntry>();
+  /** Keys being reloaded while their entry, just past its time, still answers. */
+  private readonly reloading = new Set<string>();
+  /** Counts invalidations: a load that read the key before one must not cache what it read. */
+  private generation = 0;
   private readonly lastUsed = new Map<string, { organizationId: string; id: string; at: Date }>();
 
   constructor(
@@ -170,6 +174,7 @@ export class ApiKeyService {
   }
 
   private onInvalidate(message: string): void {
+    this.generation++;
     const [kind, value] = message.split(':', 2);
     if (kind === 'apikey' && value) this.cache.delete(value);
     if (kind === 'user' && value) {
@@ -178,16 +183,45 @@ export class ApiKeyService {
     }
   }
 
+  /**
+   * The cached entry while it is fresh. In the period after that it still answers, while one
+   * reload runs beside the request: a busy database (an import merging on the embedded
+   * database's one connection) then never holds up a request whose key it verified moments
+   * ago. A revoked key or a changed user is dropped at once through the bus, so this lengthens
+   * nothing but the safety net for a lost message: 2 × RAMPART_AUTH_CACHE_SECONDS.
+   */
   private cached(accessKey: string): CacheEntry | undefined {
     const entry = this.cache.get(accessKey);
-    return entry && entry.until > Date.now() ? entry : undefined;
+    if (!entry) return undefined;
+    const now = Date.now();
+    if (entry.until > now) return entry;
+    if (entry.until + this.cacheSeconds * 1000 <= now) return undefined;
+    this.reload(accessKey);
+    return entry;
+  }
+
+  private reload(accessKey: string): void {
+    if (this.reloading.has(accessKey)) return;
+    this.reloading.add(accessKey);
+    this.load(accessKey)
+      .then(
+        (entry) => {
+          // A key gone from the database (deleted) is not answered from its old entry again.
+          if (!entry) this.cache.delete(accessKey);
+        },
+        // The database did not answer: the old entry serves until its period ends.
+        () => {},
+      )
+      .finally(() => this.reloading.delete(accessKey));
   }
 
   private async load(accessKey: string): Promise<CacheEntry | undefined> {
+    const generation = this.generation;
     const row = await this.repo.findForAuthentication(accessKey);
     if (!row) return undefined;
     const entry: CacheEntry = { row, until: Date.now() + this.cacheSeconds * 1000 };
-    if (this.cacheSeconds > 0) {
+    // Cached unless an invalidation came while the row was read (it may predate a revoke).
+    if (this.cacheSeconds > 0 && generation === this.generation) {
       if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
       this.cache.set(accessKey, entry);
     }
