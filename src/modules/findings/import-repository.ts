@@ -305,6 +305,12 @@ export class FindingImportRepository {
           ${o.seenAt}::timestamptz,
           ${first.fixedAt}, ${o.seenAt}::timestamptz, ${o.seenAt}::timestamptz
         from import_merge m where m.finding_id is null
+        -- In vulnerability order, not key (hash) order: each row's foreign-key check visits its
+        -- vulnerability and its entry goes into findings_vulnerability_idx, and a Trivy report's
+        -- many vulnerabilities visited at random cost PGlite (128 MB of buffers) about twice what
+        -- Nessus' few did once other imports' rows filled the table (bench:import, 20,000
+        -- findings after Nessus: 12.0 s against 5.5 s in key order; 4.0 s against 2.9 s now).
+        order by m.vulnerability_id
         returning id, state, state_reason
       ), logged as (
         insert into finding_events (organization_id, id, finding_id, occurred_at, actor_type, actor_id, kind, to_state, reason, details)
