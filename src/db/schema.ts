@@ -194,6 +194,8 @@ export interface FindingsTable {
   source: string;
   scope_name: string | null;
   last_import_id: string | null;
+  /** The group of findings last reported together (finding_sightings); null before migration 0021. */
+  sighting_id: string | null;
   tool_finding_id: string | null;
   first_seen_at: Timestamp;
   last_seen_at: Timestamp;
@@ -201,6 +203,15 @@ export interface FindingsTable {
   created_at: CreatedAt;
   updated_at: Timestamp;
   search_vector: ColumnType<string, never, never>;
+}
+
+/** Findings one import reported, moved as a whole to a later import that reports them all. */
+export interface FindingSightingsTable {
+  organization_id: string;
+  id: string;
+  import_id: string;
+  seen_at: Timestamp;
+  findings: number;
 }
 
 export interface FindingEventsTable {
@@ -837,6 +848,7 @@ export interface DB {
   import_software: ImportSoftwareTable;
   vulnerabilities: VulnerabilitiesTable;
   findings: FindingsTable;
+  finding_sightings: FindingSightingsTable;
   finding_events: FindingEventsTable;
   tickets: TicketsTable;
   ticket_findings: TicketFindingsTable;

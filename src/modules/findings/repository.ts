@@ -14,6 +14,10 @@ import type {
 
 type Db = Kysely<DB> | Transaction<DB>;
 
+// When the finding was last seen: a re-import that reports every finding of a sighting moves the
+// sighting instead of rewriting each finding (finding_sightings, migration 0021).
+const LAST_SEEN = sql<Date>`greatest(f.last_seen_at, s.seen_at)`;
+
 const FINDING_COLUMNS = [
   'f.id',
   'f.organization_id as organizationId',
@@ -41,7 +45,7 @@ const FINDING_COLUMNS = [
   'f.source',
   'f.tool_finding_id as toolFindingId',
   'f.first_seen_at as firstSeenAt',
-  'f.last_seen_at as lastSeenAt',
+  LAST_SEEN.as('lastSeenAt'),
   'f.fixed_at as fixedAt',
   'f.created_at as createdAt',
   'f.updated_at as updatedAt',
@@ -118,7 +122,7 @@ export const FINDING_SORTS = {
   '-Risk': { expr: sql`f.risk_score`, cast: 'numeric', desc: true },
   '-Severity': { expr: sql`f.severity_rank`, cast: 'smallint', desc: true },
   '-FirstSeen': { expr: sql`f.first_seen_at`, cast: 'timestamptz', desc: true },
-  '-LastSeen': { expr: sql`f.last_seen_at`, cast: 'timestamptz', desc: true },
+  '-LastSeen': { expr: LAST_SEEN, cast: 'timestamptz', desc: true },
   DueAt: { expr: sql`coalesce(f.due_at, 'infinity'::timestamptz)`, cast: 'timestamptz', desc: false },
 } as const;
 export type FindingSort = keyof typeof FINDING_SORTS;
@@ -128,15 +132,21 @@ export const TOTAL_COUNT_CAP = 1_000;
 
 /** The organisation's findings `f` with their asset `a` and vulnerability `v`: what lists read. */
 function baseQuery(organizationId: string, db: Db) {
-  return db
-    .selectFrom('findings as f')
-    .innerJoin(joinableAssets('a'), (j) =>
-      j.onRef('a.organization_id', '=', 'f.organization_id').onRef('a.id', '=', 'f.asset_id'),
-    )
-    .innerJoin(joinableVulnerabilities('v'), (j) =>
-      j.onRef('v.organization_id', '=', 'f.organization_id').onRef('v.id', '=', 'f.vulnerability_id'),
-    )
-    .where('f.organization_id', '=', organizationId);
+  return (
+    db
+      .selectFrom('findings as f')
+      .innerJoin(joinableAssets('a'), (j) =>
+        j.onRef('a.organization_id', '=', 'f.organization_id').onRef('a.id', '=', 'f.asset_id'),
+      )
+      .innerJoin(joinableVulnerabilities('v'), (j) =>
+        j.onRef('v.organization_id', '=', 'f.organization_id').onRef('v.id', '=', 'f.vulnerability_id'),
+      )
+      // By primary key and left: a query that reads nothing of it (counts, ids) does not join it.
+      .leftJoin('finding_sightings as s', (j) =>
+        j.onRef('s.organization_id', '=', 'f.organization_id').onRef('s.id', '=', 'f.sighting_id'),
+      )
+      .where('f.organization_id', '=', organizationId)
+  );
 }
 
 type BaseQuery = ReturnType<typeof baseQuery>;
@@ -187,7 +197,8 @@ export class FindingRepository {
       .select([
         ...FINDING_COLUMNS,
         'f.evidence',
-        'f.last_import_id as lastImportId',
+        // The sighting's import when it was carried past the finding's own last writer.
+        sql<string | null>`coalesce(s.import_id, f.last_import_id)`.as('lastImportId'),
         'f.scope_name as scopeName',
       ])
       .where('f.id', '=', id)
@@ -404,7 +415,7 @@ export class FindingRepository {
     if (f.riskMin !== undefined) q = q.where('f.risk_score', '>=', String(f.riskMin));
     if (f.dueBefore) q = q.where('f.due_at', '<', f.dueBefore);
     if (f.firstSeenAfter) q = q.where('f.first_seen_at', '>', f.firstSeenAfter);
-    if (f.lastSeenBefore) q = q.where('f.last_seen_at', '<', f.lastSeenBefore);
+    if (f.lastSeenBefore) q = q.where(sql<boolean>`${LAST_SEEN} < ${f.lastSeenBefore}`);
     if (f.search) {
       // Words of the title (GIN index), or an asset whose name matches (ids looked up first, so
       // that the two conditions combine as a bitmap OR instead of a per-row subquery).
@@ -482,7 +493,7 @@ export class FindingRepository {
         'f.package_version as packageVersion',
         'f.source',
         isoText('f.first_seen_at').as('firstSeenAt'),
-        isoText('f.last_seen_at').as('lastSeenAt'),
+        isoText(LAST_SEEN).as('lastSeenAt'),
       ]),
       filter,
     )

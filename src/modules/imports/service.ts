@@ -458,6 +458,8 @@ const MAX_REMEMBERED = 10_000;
  */
 export class ImportService {
   private readonly running = new Set<Promise<void>>();
+  /** The runs of this process by import id: settled() waits for what a run does after Completed. */
+  private readonly runningById = new Map<string, Promise<void>>();
   /** Organisations of the imports submitted here, for `settled`. */
   private readonly submitted = new Map<string, string>();
   private readonly waiters = new Set<() => void>();
@@ -548,6 +550,9 @@ export class ImportService {
       const row = await this.repo.findById(org, id);
       if (!row || row.state === 'Completed' || row.state === 'Failed') {
         this.submitted.delete(id);
+        // Completed is committed before the run has told the tickets which findings changed:
+        // a run in this process is waited for, so that its caller sees them too.
+        await this.runningById.get(id)?.catch(() => {});
         return;
       }
       await new Promise<void>((resolve) => {
@@ -608,10 +613,12 @@ export class ImportService {
   async runJob(job: ImportJob, lastAttempt: boolean, signal?: AbortSignal): Promise<void> {
     const run = this.runImport(job, lastAttempt, signal);
     this.running.add(run);
+    this.runningById.set(job.importId, run);
     try {
       await run;
     } finally {
       this.running.delete(run);
+      if (this.runningById.get(job.importId) === run) this.runningById.delete(job.importId);
       for (const wake of [...this.waiters]) wake();
     }
   }
