@@ -7,7 +7,20 @@ export interface EmbeddedServer {
   /** Directory holding the Unix socket `.s.PGSQL.5432`, as `pg` expects in `host`. */
   socketDir: string;
   port: number;
+  /** The database thread's own figures (the process-wide RSS includes them). */
+  memory(): Promise<EmbeddedMemory>;
   stop(): Promise<void>;
+}
+
+export interface EmbeddedMemory {
+  /** Bytes of the worker thread's JavaScript heap in use, and reserved. */
+  heapUsed: number;
+  heapTotal: number;
+  /** Memory outside that heap: ArrayBuffers (PGlite's in-memory files) and the WebAssembly memory. */
+  external: number;
+  arrayBuffers: number;
+  /** Bytes of PGlite's WebAssembly memory: PostgreSQL's whole address space; it only grows. */
+  wasm: number;
 }
 
 const STARTUP_TIMEOUT_MS = 120_000;
@@ -51,10 +64,13 @@ export async function startEmbeddedServer(dataDir: string): Promise<EmbeddedServ
     stopped ??= (async () => {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 10_000);
-        worker.once('message', () => {
+        const onMessage = (message: { type: string }) => {
+          if (message.type !== 'stopped') return;
+          worker.off('message', onMessage);
           clearTimeout(timer);
           resolve();
-        });
+        };
+        worker.on('message', onMessage);
         worker.postMessage({ type: 'stop' });
       });
       await worker.terminate();
@@ -62,5 +78,16 @@ export async function startEmbeddedServer(dataDir: string): Promise<EmbeddedServ
     })();
     return stopped;
   };
-  return { socketDir, port, stop };
+  const memory = () =>
+    new Promise<EmbeddedMemory>((resolve) => {
+      const onMessage = (message: { type: string } & EmbeddedMemory) => {
+        if (message.type !== 'memory') return;
+        worker.off('message', onMessage);
+        const { type: _, ...figures } = message;
+        resolve(figures);
+      };
+      worker.on('message', onMessage);
+      worker.postMessage({ type: 'memory' });
+    });
+  return { socketDir, port, memory, stop };
 }

@@ -20,7 +20,24 @@ try {
   parentPort.postMessage({ type: 'error', message: error instanceof Error ? error.message : String(error) });
 }
 
+/** This thread's heap and the WebAssembly memory that PostgreSQL runs in (it never shrinks). */
+function memory() {
+  const { heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
+  return {
+    type: 'memory',
+    heapUsed,
+    heapTotal,
+    external,
+    arrayBuffers,
+    wasm: db?.Module?.HEAPU8?.buffer?.byteLength ?? 0,
+  };
+}
+
 parentPort.on('message', async (message) => {
+  if (message?.type === 'memory') {
+    parentPort.postMessage(memory());
+    return;
+  }
   if (message?.type !== 'stop') return;
   try {
     await server?.stop();
