@@ -91,15 +91,25 @@ interface Peak {
 }
 
 /** Samples the process every 50 ms; BENCH_IMPORT_TRACE=1 also prints each sample to stderr. */
-function peakRss() {
+function peakRss(database: Database) {
   const trace = process.env.BENCH_IMPORT_TRACE === '1';
   const started = performance.now();
+  let worker = '';
+  let asked = 0;
   const sample = (): Peak => {
-    const { rss, heapUsed, external } = process.memoryUsage();
-    if (trace)
+    const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+    if (trace) {
+      // The database thread answers between statements: its last answer is shown.
+      if (database.embeddedMemory && performance.now() - asked > 1000) {
+        asked = performance.now();
+        void database.embeddedMemory().then((m) => {
+          worker = ` | worker heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} wasm ${mb(m.wasm)}`;
+        });
+      }
       console.error(
-        `  ${((performance.now() - started) / 1000).toFixed(1)} s rss ${mb(rss)} heap ${mb(heapUsed)} external ${mb(external)}`,
+        `  ${((performance.now() - started) / 1000).toFixed(1)} s rss ${mb(rss)} heap ${mb(heapUsed)}/${mb(heapTotal)} external ${mb(external)}${worker}`,
       );
+    }
     return { rss, heapUsed, external };
   };
   let peak = sample();
@@ -151,7 +161,7 @@ async function steps(label: string, database: Database, services: ReturnType<typ
     ] as const) {
       global.gc?.();
       const before = process.memoryUsage.rss();
-      const stop = peakRss();
+      const stop = peakRss(database);
       const started = performance.now();
       const report = await spoolReport(createReadStream(join(dir, file)), importDirectory(), 4 * 1024 ** 3);
       const submitted = await services.imports.submit(ctx, { report, fileName: file, format });
