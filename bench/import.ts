@@ -96,7 +96,11 @@ function peakRss(database: Database) {
   const started = performance.now();
   let worker = '';
   let asked = 0;
+  // BENCH_IMPORT_GC=1 (with node --expose-gc): a full collection before each traced sample, so
+  // that the trace shows what is live rather than what awaits collection.
+  const collect = trace && process.env.BENCH_IMPORT_GC === '1' ? global.gc : undefined;
   const sample = (): Peak => {
+    collect?.();
     const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
     if (trace) {
       // The database thread answers between statements: its last answer is shown.
