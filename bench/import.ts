@@ -16,7 +16,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { type Database, openEmbedded, openPostgres } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { importJobHandler } from '../src/jobs/import-job.js';
+import { JobRunner } from '../src/jobs/runner.js';
 import { LocalInvalidationBus } from '../src/lib/invalidation-bus.js';
+import { IMPORT_JOB } from '../src/modules/imports/service.js';
 import { importDirectory, spoolReport } from '../src/modules/imports/upload.js';
 import { buildServices } from '../src/services.js';
 
@@ -27,6 +30,9 @@ const PER_HOST = Math.ceil(FINDINGS / HOSTS);
 // own, so that one database's memory does not count against the other.
 const CHILD_DB = process.env.BENCH_IMPORT_DB as 'embedded' | 'postgresql' | undefined;
 const dir = process.env.BENCH_IMPORT_DIR ?? mkdtempSync(join(tmpdir(), 'rampart-bench-import-'));
+
+const wanted = (format: string) =>
+  !process.env.BENCH_IMPORT_FORMATS || process.env.BENCH_IMPORT_FORMATS.split(',').includes(format);
 
 /** Streams a file line by line so that generating it takes no memory either. */
 async function writeLines(path: string, lines: Iterable<string>): Promise<void> {
@@ -77,16 +83,52 @@ function* trivy(variant: boolean): Generator<string> {
   yield ']}\n';
 }
 
-function peakRss() {
-  let peak = process.memoryUsage.rss();
+interface Peak {
+  rss: number;
+  /** The main thread's V8 heap, and memory outside it (Buffers, ArrayBuffers), at the peak. */
+  heapUsed: number;
+  external: number;
+}
+
+/** Samples the process every 50 ms; BENCH_IMPORT_TRACE=1 also prints each sample to stderr. */
+function peakRss(database: Database) {
+  const trace = process.env.BENCH_IMPORT_TRACE === '1';
+  const started = performance.now();
+  let worker = '';
+  let asked = 0;
+  // BENCH_IMPORT_GC=1 (with node --expose-gc): a full collection before each traced sample, so
+  // that the trace shows what is live rather than what awaits collection.
+  const collect = trace && process.env.BENCH_IMPORT_GC === '1' ? global.gc : undefined;
+  const sample = (): Peak => {
+    collect?.();
+    const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+    if (trace) {
+      // The database thread answers between statements: its last answer is shown.
+      if (database.embeddedMemory && performance.now() - asked > 1000) {
+        asked = performance.now();
+        void database.embeddedMemory().then((m) => {
+          worker = ` | worker heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} wasm ${mb(m.wasm)}`;
+        });
+      }
+      console.error(
+        `  ${((performance.now() - started) / 1000).toFixed(1)} s rss ${mb(rss)} heap ${mb(heapUsed)}/${mb(heapTotal)} external ${mb(external)}${worker}`,
+      );
+    }
+    return { rss, heapUsed, external };
+  };
+  let peak = sample();
   const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage.rss());
+    const now = sample();
+    if (now.rss > peak.rss) peak = now;
   }, 50);
-  return () => {
+  return (): Peak => {
     clearInterval(timer);
-    return Math.max(peak, process.memoryUsage.rss());
+    const now = sample();
+    return now.rss > peak.rss ? now : peak;
   };
 }
+
+const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 async function runOn(label: string, database: Database) {
   await migrateToLatest(database.db);
@@ -95,6 +137,19 @@ async function runOn(label: string, database: Database) {
     sessionIdleMinutes: 30,
     sessionMaxHours: 12,
   });
+  // Imports run as jobs: this process runs the import worker, as `rampart import` does.
+  const runner = new JobRunner(services.jobs, services.scheduler, {
+    worker: { concurrency: 1, onError: (error) => console.error(error) },
+  }).register(IMPORT_JOB, importJobHandler(services.imports));
+  await runner.start({ schedules: false });
+  try {
+    return await steps(label, database, services);
+  } finally {
+    await runner.stop();
+  }
+}
+
+async function steps(label: string, database: Database, services: ReturnType<typeof buildServices>) {
   const { organization } = await services.organizations.ensureFirst();
   const ctx = { organizationId: organization.id, actor: { type: 'system' as const, id: null } };
   const rows: string[] = [];
@@ -102,8 +157,7 @@ async function runOn(label: string, database: Database) {
     ['nessus', 'bench.nessus', 'bench-variant.nessus'],
     ['trivy', 'bench-trivy.json', 'bench-trivy-variant.json'],
   ] as const) {
-    if (process.env.BENCH_IMPORT_FORMATS && !process.env.BENCH_IMPORT_FORMATS.split(',').includes(format))
-      continue;
+    if (!wanted(format)) continue;
     for (const [step, file] of [
       ['first import', base],
       ['unchanged re-import', base],
@@ -111,18 +165,20 @@ async function runOn(label: string, database: Database) {
     ] as const) {
       global.gc?.();
       const before = process.memoryUsage.rss();
-      const stop = peakRss();
+      const stop = peakRss(database);
       const started = performance.now();
       const report = await spoolReport(createReadStream(join(dir, file)), importDirectory(), 4 * 1024 ** 3);
       const submitted = await services.imports.submit(ctx, { report, fileName: file, format });
       await services.imports.settled(submitted.id);
       const seconds = (performance.now() - started) / 1000;
-      const rss = stop();
+      const peak = stop();
+      // The embedded database's WebAssembly memory only grows, so after the step is its peak.
+      const wasm = database.embeddedMemory ? `${mb((await database.embeddedMemory()).wasm)} MB` : '-';
       const done = await services.imports.get(ctx, submitted.id);
       if (done.state !== 'Completed') throw new Error(`${format} ${step} failed: ${done.error}`);
       const c = done.counts;
       rows.push(
-        `| ${label} | ${format} | ${step} | ${c.Findings?.toLocaleString()} | ${seconds.toFixed(1)} s | ${Math.round((c.Findings ?? 0) / seconds).toLocaleString()} | ${(c.ParseMs ?? 0) / 1000} s / ${(c.MergeMs ?? 0) / 1000} s | ${Math.round(rss / 1024 / 1024)} MB (${Math.round(before / 1024 / 1024)} MB before) | new ${c.New}, fixed ${c.Fixed}, reopened ${c.Reopened}, unchanged ${c.Unchanged} |`,
+        `| ${label} | ${format} | ${step} | ${c.Findings?.toLocaleString()} | ${seconds.toFixed(1)} s | ${Math.round((c.Findings ?? 0) / seconds).toLocaleString()} | ${(c.ParseMs ?? 0) / 1000} s / ${(c.MergeMs ?? 0) / 1000} s | ${mb(peak.rss)} MB (${mb(before)} MB before) | new ${c.New}, fixed ${c.Fixed}, reopened ${c.Reopened}, unchanged ${c.Unchanged} | ${mb(peak.heapUsed)} / ${mb(peak.external)} MB | ${wasm} |`,
       );
       console.log(rows.at(-1));
     }
@@ -181,16 +237,20 @@ if (CHILD_DB) {
     console.log(
       `bench:import — generating reports: ${FINDINGS.toLocaleString()} findings over ${HOSTS.toLocaleString()} hosts`,
     );
-    await writeLines(join(dir, 'bench.nessus'), nessus(false));
-    await writeLines(join(dir, 'bench-variant.nessus'), nessus(true));
-    await writeLines(join(dir, 'bench-trivy.json'), trivy(false));
-    await writeLines(join(dir, 'bench-trivy-variant.json'), trivy(true));
+    if (wanted('nessus')) {
+      await writeLines(join(dir, 'bench.nessus'), nessus(false));
+      await writeLines(join(dir, 'bench-variant.nessus'), nessus(true));
+    }
+    if (wanted('trivy')) {
+      await writeLines(join(dir, 'bench-trivy.json'), trivy(false));
+      await writeLines(join(dir, 'bench-trivy-variant.json'), trivy(true));
+    }
     const rows = await inChild('embedded');
     if (process.env.DATABASE_URL) rows.push(...(await inChild('postgresql')));
     console.log(
-      '\n| database | format | step | findings | wall time | findings/s | parse / merge | peak RSS of the process | result |',
+      '\n| database | format | step | findings | wall time | findings/s | parse / merge | peak RSS of the process | result | heap / external at the peak | WebAssembly memory |',
     );
-    console.log('|---|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|');
     for (const r of rows) console.log(r);
   } finally {
     rmSync(dir, { recursive: true, force: true });

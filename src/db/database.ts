@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import type { Config } from '../config.js';
-import { startEmbeddedServer } from './embedded.js';
+import { type EmbeddedMemory, startEmbeddedServer } from './embedded.js';
 import { acquireDataDirLock } from './lock.js';
 import type { DB } from './schema.js';
 
@@ -17,6 +17,8 @@ export interface Database {
    */
   exclusive<T>(name: string, work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** The embedded database thread's memory (benchmarks, diagnostics); absent on PostgreSQL. */
+  embeddedMemory?(): Promise<EmbeddedMemory>;
 }
 
 export interface OpenOptions {
@@ -92,6 +94,7 @@ export async function openEmbedded(dataDir: string, command: string): Promise<Da
       kind: 'embedded',
       // One process holds the embedded database (the data directory's lock): nobody to wait for.
       exclusive: (_name, work) => work(),
+      embeddedMemory: () => server.memory(),
       close: async () => {
         await db.destroy();
         await server.stop();
