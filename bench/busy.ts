@@ -61,10 +61,17 @@ interface Delay {
   max: number;
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+/** Connections of the import upload and its polling (each route's load has its own). */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+/**
+ * Per route: as many connections as requests outstanding, up to this many, so that one route's
+ * slow answers do not hold up the other's requests in this process (they are separate clients).
+ */
+const ROUTE_SOCKETS = 512;
 
 function request(
   target: Target,
+  agentOf: http.Agent,
   method: string,
   path: string,
   body?: NodeJS.ReadableStream,
@@ -74,7 +81,7 @@ function request(
       `${target.url}${path}`,
       {
         method,
-        agent,
+        agent: agentOf,
         timeout: REQUEST_TIMEOUT_MS,
         headers: {
           ApiAccessKey: target.accessKey,
@@ -108,6 +115,7 @@ class SteadyLoad {
   private timer: NodeJS.Timeout | undefined;
   private sent = 0;
   private started = 0;
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: ROUTE_SOCKETS });
 
   constructor(
     private readonly target: Target,
@@ -126,7 +134,7 @@ class SteadyLoad {
 
   private send(dueAt: number): void {
     const histogram = this.histogram;
-    request(this.target, 'GET', this.path).then(
+    request(this.target, this.agent, 'GET', this.path).then(
       ({ status }) => {
         if (status !== 200) this.errors++;
         else histogram.record(Math.max(1, Math.round((performance.now() - dueAt) * 1000)));
@@ -152,6 +160,7 @@ class SteadyLoad {
 
   stop(): void {
     clearInterval(this.timer);
+    this.agent.destroy();
   }
 }
 
@@ -170,12 +179,12 @@ function ask<T>(child: ChildProcess, message: object, answer: string): Promise<T
 
 async function importReport(target: Target, file: string): Promise<{ ms: number; counts: unknown }> {
   const started = performance.now();
-  const submitted = await request(target, 'POST', '/api/latest/imports', createReadStream(file));
+  const submitted = await request(target, agent, 'POST', '/api/latest/imports', createReadStream(file));
   if (submitted.status !== 202)
     throw new Error(`POST /imports answered ${submitted.status}: ${submitted.text}`);
   const { Id } = JSON.parse(submitted.text) as { Id: string };
   while (performance.now() - started < IMPORT_LIMIT_MS) {
-    const { status, text } = await request(target, 'GET', `/api/latest/imports/${Id}`);
+    const { status, text } = await request(target, agent, 'GET', `/api/latest/imports/${Id}`);
     if (status !== 200) throw new Error(`GET /imports/${Id} answered ${status}`);
     const row = JSON.parse(text) as { State: string; Counts: unknown; Error: unknown };
     if (row.State === 'Failed') throw new Error(`the import failed: ${JSON.stringify(row.Error)}`);
