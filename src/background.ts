@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { type Config, syncUrlsOf } from './config.js';
 import type { Database, DatabaseKind } from './db/database.js';
-import { maintainTables } from './db/maintenance.js';
+import { maintainTables, tablesNeedUs } from './db/maintenance.js';
 import type { DB } from './db/schema.js';
 import { IMPORT_JOB, importJobHandler } from './jobs/import-job.js';
 import { JobRunner } from './jobs/runner.js';
@@ -208,19 +208,6 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
     run: () => services.apiKeys.flushLastUsed(),
   });
   return runner;
-}
-
-/**
- * Whether this process must do autovacuum's work: always on the embedded database (PGlite runs
- * PostgreSQL as one process, so no autovacuum worker ever starts, although `autovacuum` reads
- * on), and on a PostgreSQL server whose autovacuum is off. Without it, imported tables are never
- * analysed: the planner takes 100,000 findings for one row and a findings page costs 0.3–0.9 s
- * instead of milliseconds.
- */
-export async function tablesNeedUs(kind: DatabaseKind, db: Kysely<DB>): Promise<boolean> {
-  if (kind === 'embedded') return true;
-  const { rows } = await sql<{ autovacuum: string }>`show autovacuum`.execute(db);
-  return rows[0]?.autovacuum !== 'on';
 }
 
 export async function startBackground(options: BackgroundOptions): Promise<Background> {

@@ -298,6 +298,7 @@ describe('table ownership', () => {
     import_vulnerabilities: 'vulnerabilities',
     findings: 'findings',
     finding_events: 'findings',
+    finding_sightings: 'findings',
     import_findings: 'findings',
     imports: 'imports',
     tickets: 'tickets',

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tablesNeedUs } from '../../src/background.js';
-import { AUTOVACUUM_RULES, dueMaintenance, maintainTables } from '../../src/db/maintenance.js';
+import { AUTOVACUUM_RULES, dueMaintenance, maintainTables, tablesNeedUs } from '../../src/db/maintenance.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 const stats = (over: Partial<Parameters<typeof dueMaintenance>[0][number]>) => ({
