@@ -11,7 +11,7 @@ import { type NodeAuthenticator, registerAuth } from './auth.js';
 import { CHANNELS, type ChannelRoutes, requireAccessDeclarations } from './channels.js';
 import { checkDeprecation, type DeprecationRegistry } from './deprecations.js';
 import { registerJsonBodyParser } from './json-body.js';
-import { RequestLogController } from './logging.js';
+import { lazyChildLogger, RequestLogController } from './logging.js';
 import { registerChannelDocs } from './openapi.js';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './problems/framework.js';
 import { registerErrorHandler } from './problems/handlers.js';
@@ -38,6 +38,7 @@ export function createServer(
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     logController: new RequestLogController(),
+    childLoggerFactory: lazyChildLogger,
     genReqId: () => randomUUID(),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
