@@ -172,7 +172,6 @@ describe('the server log', () => {
     expect(numbers).toEqual(Array.from({ length: 1000 }, (_, i) => i));
   });
 
-
   it('writes a buffered line within LOG_FLUSH_MS on a quiet server, and flushes nothing when nothing waits', () => {
     vi.useFakeTimers();
     try {
