@@ -94,13 +94,13 @@ export async function registerPlugins(app: FastifyInstance, options: PluginOptio
   });
   await app.register(cookie);
   registerAuth(app, options.apiKeys, options.sessions, options.scanNodes);
-  await registerThrottle(app, {
+  const throttle = registerThrottle(app, {
     limit: config.throttleLimit,
     windowSeconds: config.throttleWindowSeconds,
     redis: options.redis,
     redisPrefix: config.redisPrefix,
   });
-  registerNotFound(app, app.rateLimit(), await registerWebApp(app, options.webDir));
+  registerNotFound(app, throttle, await registerWebApp(app, options.webDir));
 }
 
 /** Every module's routes under /api/<channel>, beside that channel's OpenAPI document. */
