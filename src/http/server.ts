@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type onRequestHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Clock } from '../lib/clock.js';
@@ -79,28 +79,37 @@ export async function registerPlugins(app: FastifyInstance, options: PluginOptio
   registerJsonBodyParser(app);
   registerRequestGuards(app);
 
+  // The same three headers on every answer; the deprecation header only on the routes that are
+  // deprecated, decided when each is registered rather than looked up on every request.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
-    const deprecation = request.routeOptions.config.deprecation;
-    if (!deprecation) return done();
-    try {
-      reply.header('deprecated', checkDeprecation(deprecation, clock).header);
-      done();
-    } catch (error) {
-      done(error as Error);
-    }
+    reply
+      .header('x-request-id', request.id)
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer');
+    done();
+  });
+  app.addHook('onRoute', (route) => {
+    const deprecation = route.config?.deprecation;
+    if (!deprecation) return;
+    const announce: onRequestHookHandler = (_request, reply, done) => {
+      try {
+        reply.header('deprecated', checkDeprecation(deprecation, clock).header);
+        done();
+      } catch (error) {
+        done(error as Error);
+      }
+    };
+    route.onRequest = [announce, ...[route.onRequest ?? []].flat()];
   });
   await app.register(cookie);
-  registerAuth(app, options.apiKeys, options.sessions, options.scanNodes);
+  const authenticate = registerAuth(app, options.apiKeys, options.sessions, options.scanNodes);
   const throttle = registerThrottle(app, {
     limit: config.throttleLimit,
     windowSeconds: config.throttleWindowSeconds,
     redis: options.redis,
     redisPrefix: config.redisPrefix,
   });
-  registerNotFound(app, throttle, await registerWebApp(app, options.webDir));
+  registerNotFound(app, [authenticate, throttle], await registerWebApp(app, options.webDir));
 }
 
 /** Every module's routes under /api/<channel>, beside that channel's OpenAPI document. */

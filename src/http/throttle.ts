@@ -40,8 +40,10 @@ declare module 'fastify' {
 export function isExemptFromThrottle(request: FastifyRequest): boolean {
   if (request.method !== 'GET' && request.method !== 'HEAD') return false;
   const path = request.routeOptions.url ?? request.url.split('?', 1)[0] ?? '/';
-  return !/^\/+api(\/|$)/i.test(path);
+  return !API_PATH.test(path);
 }
+
+const API_PATH = /^\/+api(\/|$)/i;
 
 /** A client is its API key, its signed-in user or its scan node, when authenticated; else its source address. */
 export function throttleKey(request: FastifyRequest): string {
@@ -95,7 +97,7 @@ function countRequest(
   done: (error?: Error) => void,
 ): void {
   const counted = request as unknown as Record<symbol, boolean>;
-  if (counted[COUNTED] || isExemptFromThrottle(request)) {
+  if (counted[COUNTED]) {
     done();
     return;
   }
@@ -118,8 +120,8 @@ function countRequest(
 }
 
 /**
- * Every route is counted against the global budget, or against its own (`config.throttle`) with
- * counters of its own. The hook is added to each route, after the global onRequest hooks, so that
+ * Every route that is not exempt (isExemptFromThrottle) is counted against the global budget, or
+ * against its own (`config.throttle`) with counters of its own. The hook is added to each route, after the global onRequest hooks, so that
  * authentication has named the client. Returns the global budget's handler for the 404 handler,
  * which no route hook reaches.
  */
@@ -134,6 +136,9 @@ export function registerThrottle(app: FastifyInstance, options: ThrottleOptions)
     };
   const globalHook = hookFor(global);
   app.addHook('onRoute', (route) => {
+    // Whether a route is exempt depends on its methods and path only: such a route gets no hook.
+    const methods = [route.method].flat();
+    if (methods.every((m) => m === 'GET' || m === 'HEAD') && !API_PATH.test(route.url)) return;
     const own = route.config?.throttle;
     const hook = own
       ? hookFor({
@@ -145,7 +150,11 @@ export function registerThrottle(app: FastifyInstance, options: ThrottleOptions)
     route.onRequest = [route.onRequest ?? []].flat().concat(hook);
   });
   decorateExtraLimitStore(app, store);
-  return globalHook as unknown as preHandlerHookHandler;
+  // The 404 handler: here the exemption depends on the raw path of each request.
+  return function throttleUnmatched(request, reply, done) {
+    if (isExemptFromThrottle(request)) return done();
+    countRequest(global, request, reply, done);
+  };
 }
 
 const EXTRA_STORE = Symbol('rampart.throttleStore');
