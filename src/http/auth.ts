@@ -42,6 +42,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 type Done = (error?: Error) => void;
 
+const NO_COOKIES: Readonly<Record<string, string | undefined>> = Object.freeze({});
+
 /**
  * Authentication and authorisation, as hooks chosen for each route when it is registered (from
  * its `access`), so that a request does not look its route's options up (Fastify builds a new
@@ -60,6 +62,10 @@ export function registerAuth(
 
   // Callback-style hooks: these run on every request, and a cached key needs no promise at all.
   function authenticateUser(request: FastifyRequest, _reply: FastifyReply, done: Done): void {
+    // The cookie plugin's own hook is off (server.ts): cookies are parsed here, and only when
+    // there are some; a request without (an API client's) shares one empty object.
+    const cookieHeader = request.headers.cookie;
+    request.cookies = cookieHeader === undefined ? NO_COOKIES : app.parseCookie(cookieHeader);
     const accessKey = request.headers.apiaccesskey;
     const secretKey = request.headers.apisecretkey;
     if (accessKey === undefined && secretKey === undefined) {

@@ -101,7 +101,9 @@ export async function registerPlugins(app: FastifyInstance, options: PluginOptio
     };
     route.onRequest = [announce, ...[route.onRequest ?? []].flat()];
   });
-  await app.register(cookie);
+  // Without its onRequest hook, which made a cookie object and a Map for every request: the
+  // authentication hook parses the Cookie header when there is one.
+  await app.register(cookie, { hook: false });
   const authenticate = registerAuth(app, options.apiKeys, options.sessions, options.scanNodes);
   const throttle = registerThrottle(app, {
     limit: config.throttleLimit,
