@@ -2,8 +2,8 @@ import type {
   FastifyInstance,
   FastifyReply,
   FastifyRequest,
+  onRequestHookHandler,
   preHandlerHookHandler,
-  preParsingHookHandler,
 } from 'fastify';
 import type { ApiKeyService } from '../modules/apikeys/service.js';
 import type { ScanNode } from '../modules/scannodes/types.js';
@@ -18,7 +18,8 @@ export const UNAUTHENTICATED_DETAIL =
 
 /**
  * Authentication runs first (so the throttle can count per API key), authorisation after the
- * throttle and before the body is read (so an unauthenticated client cannot make us parse it).
+ * throttle and before the body is read (so an unauthenticated client cannot make us parse it):
+ * all three are a route's onRequest hooks, in that order.
  */
 export const SESSION_COOKIE = 'rampart_session';
 export const CSRF_HEADER = 'x-csrf-token';
@@ -108,18 +109,26 @@ export function registerAuth(
     const access = route.config?.access;
     const node = access !== undefined && 'scanNode' in access;
     route.onRequest = [route.onRequest ?? []].flat().concat(node ? authenticateNode : authenticateUser);
-    const check = access && authorise(access, sessions);
-    if (check) route.preParsing = [route.preParsing ?? []].flat().concat(check);
   });
   return authenticateUser as preHandlerHookHandler;
 }
 
-/** The preParsing check of a route's `access`, before the body is read; none for a public route. */
-function authorise(access: Access, sessions: SessionService): preParsingHookHandler | undefined {
+/**
+ * Each route's check of its `access`, the last of its onRequest hooks (after the throttle, before
+ * the body is read): register after the throttle. A public route gets none.
+ */
+export function registerAuthorisation(app: FastifyInstance, sessions: SessionService): void {
+  app.addHook('onRoute', (route) => {
+    const check = route.config?.access && authorise(route.config.access, sessions);
+    if (check) route.onRequest = [route.onRequest ?? []].flat().concat(check);
+  });
+}
+
+function authorise(access: Access, sessions: SessionService): onRequestHookHandler | undefined {
   if ('public' in access) return undefined;
   if ('scanNode' in access) {
-    return (request, _reply, payload, done) => {
-      if (request.scanNode) return done(null, payload);
+    return (request, _reply, done) => {
+      if (request.scanNode) return done();
       done(
         AppError.of(
           Problems.Unauthenticated,
@@ -132,7 +141,7 @@ function authorise(access: Access, sessions: SessionService): preParsingHookHand
   }
   const via = access.via ?? DEFAULT_AUTH_METHODS;
   const detail = via.includes('apiKey') ? UNAUTHENTICATED_DETAIL : SESSION_ONLY_DETAIL;
-  return (request, _reply, payload, done) => {
+  return (request, _reply, done) => {
     if (!request.auth || !via.includes(request.auth.kind)) {
       return done(AppError.of(Problems.Unauthenticated, detail, {}, { 'www-authenticate': 'ApiKey' }));
     }
@@ -158,6 +167,6 @@ function authorise(access: Access, sessions: SessionService): preParsingHookHand
         ),
       );
     }
-    done(null, payload);
+    done();
   };
 }

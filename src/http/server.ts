@@ -7,7 +7,7 @@ import type { Clock } from '../lib/clock.js';
 import type { ApiKeyService } from '../modules/apikeys/service.js';
 import type { SessionService } from '../modules/sessions/service.js';
 import type { Access } from './access.js';
-import { type NodeAuthenticator, registerAuth } from './auth.js';
+import { type NodeAuthenticator, registerAuth, registerAuthorisation } from './auth.js';
 import { CHANNELS, type ChannelRoutes, requireAccessDeclarations } from './channels.js';
 import { checkDeprecation, type DeprecationRegistry } from './deprecations.js';
 import { registerJsonBodyParser } from './json-body.js';
@@ -111,6 +111,7 @@ export async function registerPlugins(app: FastifyInstance, options: PluginOptio
     redis: options.redis,
     redisPrefix: config.redisPrefix,
   });
+  registerAuthorisation(app, options.sessions);
   registerNotFound(app, [authenticate, throttle], await registerWebApp(app, options.webDir));
 }
 

@@ -65,8 +65,11 @@ interface Budget {
 }
 
 /** The RateLimit header fields (draft-ietf-httpapi-ratelimit-headers) of an answer. */
-function rateHeaders(limit: number, remaining: number, resetSeconds: number) {
-  return { 'ratelimit-limit': limit, 'ratelimit-remaining': remaining, 'ratelimit-reset': resetSeconds };
+function setRateHeaders(reply: FastifyReply, limit: number, remaining: number, resetSeconds: number): void {
+  reply
+    .header('ratelimit-limit', limit)
+    .header('ratelimit-remaining', remaining)
+    .header('ratelimit-reset', resetSeconds);
 }
 
 function tooMany(budget: Budget, ttlMs: number): AppError {
@@ -106,12 +109,12 @@ function countRequest(
     throttleKey(request),
     (error, result) => {
       if (error || !result) {
-        reply.headers(rateHeaders(budget.limit, budget.limit, 0));
+        setRateHeaders(reply, budget.limit, budget.limit, 0);
         done();
       } else if (result.current > budget.limit) {
         done(tooMany(budget, result.ttl));
       } else {
-        reply.headers(rateHeaders(budget.limit, budget.limit - result.current, Math.ceil(result.ttl / 1000)));
+        setRateHeaders(reply, budget.limit, budget.limit - result.current, Math.ceil(result.ttl / 1000));
         done();
       }
     },
@@ -180,7 +183,7 @@ export function extraLimit(
       (error, result) => {
         if (error || !result || result.current <= options.limit) return done();
         const seconds = Math.max(1, Math.ceil(result.ttl / 1000));
-        reply.headers(rateHeaders(options.limit, 0, seconds));
+        setRateHeaders(reply, options.limit, 0, seconds);
         done(
           AppError.of(
             Problems.RateLimited,
