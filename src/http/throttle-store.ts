@@ -57,7 +57,8 @@ export class MemoryThrottleStore implements ThrottleStore {
     callback(null, { current: window.count, ttl: window.endsAt - now });
   }
 
-  child(): ThrottleStore {
+  /** A budget's own counters; in memory the scope needs no naming. */
+  child(_scope: ThrottleScope): ThrottleStore {
     return new MemoryThrottleStore(this.maxKeys);
   }
 
