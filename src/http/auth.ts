@@ -1,10 +1,16 @@
-import type { FastifyInstance } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  preHandlerHookHandler,
+} from 'fastify';
 import type { ApiKeyService } from '../modules/apikeys/service.js';
 import type { ScanNode } from '../modules/scannodes/types.js';
 import type { SessionService } from '../modules/sessions/service.js';
 import { AppError } from '../problems/app-error.js';
 import { Problems } from '../problems/catalogue.js';
-import { DEFAULT_AUTH_METHODS, roleAllows } from './access.js';
+import { type Access, DEFAULT_AUTH_METHODS, roleAllows } from './access.js';
 
 /** One message for every failure: missing, malformed, unknown, wrong secret, revoked, expired. */
 export const UNAUTHENTICATED_DETAIL =
@@ -12,7 +18,8 @@ export const UNAUTHENTICATED_DETAIL =
 
 /**
  * Authentication runs first (so the throttle can count per API key), authorisation after the
- * throttle and before the body is read (so an unauthenticated client cannot make us parse it).
+ * throttle and before the body is read (so an unauthenticated client cannot make us parse it):
+ * all three are a route's onRequest hooks, in that order.
  */
 export const SESSION_COOKIE = 'rampart_session';
 export const CSRF_HEADER = 'x-csrf-token';
@@ -34,32 +41,40 @@ export function bearerOf(header: string | undefined): string | undefined {
 const SESSION_ONLY_DETAIL = 'Sign in first: this endpoint needs a web session.';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+type Done = (error?: Error) => void;
+
+const NO_COOKIES: Readonly<Record<string, string | undefined>> = Object.freeze({});
+
+/**
+ * Authentication and authorisation, as hooks chosen for each route when it is registered (from
+ * its `access`), so that a request does not look its route's options up (Fastify builds a new
+ * `request.routeOptions` object on every read) and a public route runs no check at all.
+ * Returns the hook that authenticates a request no route matched (the 404 handler's), so that
+ * probing unknown paths with a key is still counted against that key.
+ */
 export function registerAuth(
   app: FastifyInstance,
   apiKeys: ApiKeyService,
   sessions: SessionService,
   scanNodes?: NodeAuthenticator,
-): void {
+): preHandlerHookHandler {
   app.decorateRequest('auth', null);
   app.decorateRequest('scanNode', null);
 
-  // Callback-style hooks: this runs on every request, and a cached key needs no promise at all.
-  app.addHook('onRequest', (request, _reply, done) => {
-    // The node protocol takes only a node key: user credentials are not looked at there.
-    const access = request.routeOptions.config.access;
-    if (access && 'scanNode' in access) {
-      if (!scanNodes) return done();
-      scanNodes.authenticate(bearerOf(request.headers.authorization)).then((node) => {
-        request.scanNode = node;
-        done();
-      }, done);
-      return;
-    }
+  // Callback-style hooks: these run on every request, and a cached key needs no promise at all.
+  function authenticateUser(request: FastifyRequest, _reply: FastifyReply, done: Done): void {
+    // The cookie plugin's own hook is off (server.ts): cookies are parsed here, and only when
+    // there are some; a request without (an API client's) shares one empty object.
+    const cookieHeader = request.headers.cookie;
+    request.cookies = cookieHeader === undefined ? NO_COOKIES : app.parseCookie(cookieHeader);
     const accessKey = request.headers.apiaccesskey;
     const secretKey = request.headers.apisecretkey;
     if (accessKey === undefined && secretKey === undefined) {
       const token = request.cookies[SESSION_COOKIE];
-      if (!token) return done();
+      if (!token) {
+        done();
+        return;
+      }
       sessions.authenticate(token).then((principal) => {
         request.auth = principal;
         done();
@@ -76,14 +91,45 @@ export function registerAuth(
       request.auth = result;
       done();
     }
-  });
+  }
 
-  app.addHook('preParsing', (request, _reply, payload, done) => {
-    const access = request.routeOptions.config.access;
-    if (!access || 'public' in access) return done(null, payload);
-    if ('scanNode' in access) {
-      if (request.scanNode) return done(null, payload);
-      return done(
+  // The node protocol takes only a node key: user credentials are not looked at there.
+  function authenticateNode(request: FastifyRequest, _reply: FastifyReply, done: Done): void {
+    if (!scanNodes) {
+      done();
+      return;
+    }
+    scanNodes.authenticate(bearerOf(request.headers.authorization)).then((node) => {
+      request.scanNode = node;
+      done();
+    }, done);
+  }
+
+  app.addHook('onRoute', (route) => {
+    const access = route.config?.access;
+    const node = access !== undefined && 'scanNode' in access;
+    route.onRequest = [route.onRequest ?? []].flat().concat(node ? authenticateNode : authenticateUser);
+  });
+  return authenticateUser as preHandlerHookHandler;
+}
+
+/**
+ * Each route's check of its `access`, the last of its onRequest hooks (after the throttle, before
+ * the body is read): register after the throttle. A public route gets none.
+ */
+export function registerAuthorisation(app: FastifyInstance, sessions: SessionService): void {
+  app.addHook('onRoute', (route) => {
+    const check = route.config?.access && authorise(route.config.access, sessions);
+    if (check) route.onRequest = [route.onRequest ?? []].flat().concat(check);
+  });
+}
+
+function authorise(access: Access, sessions: SessionService): onRequestHookHandler | undefined {
+  if ('public' in access) return undefined;
+  if ('scanNode' in access) {
+    return (request, _reply, done) => {
+      if (request.scanNode) return done();
+      done(
         AppError.of(
           Problems.Unauthenticated,
           NODE_UNAUTHENTICATED_DETAIL,
@@ -91,10 +137,12 @@ export function registerAuth(
           { 'www-authenticate': 'Bearer' },
         ),
       );
-    }
-    const via = access.via ?? DEFAULT_AUTH_METHODS;
+    };
+  }
+  const via = access.via ?? DEFAULT_AUTH_METHODS;
+  const detail = via.includes('apiKey') ? UNAUTHENTICATED_DETAIL : SESSION_ONLY_DETAIL;
+  return (request, _reply, done) => {
     if (!request.auth || !via.includes(request.auth.kind)) {
-      const detail = via.includes('apiKey') ? UNAUTHENTICATED_DETAIL : SESSION_ONLY_DETAIL;
       return done(AppError.of(Problems.Unauthenticated, detail, {}, { 'www-authenticate': 'ApiKey' }));
     }
     // A browser sends the session cookie with any site's request; the CSRF header proves the
@@ -119,6 +167,6 @@ export function registerAuth(
         ),
       );
     }
-    done(null, payload);
-  });
+    done();
+  };
 }

@@ -143,7 +143,7 @@ export function route<S extends FastifySchema>(
       access,
       channel: ctx.channel,
       deprecation,
-      ...(limit ? { rateLimit: { max: limit.limit, timeWindow: limit.windowSeconds * 1000 } } : {}),
+      ...(limit ? { throttle: limit } : {}),
     },
   } as unknown as RouteOptions);
 }

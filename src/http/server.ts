@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type onRequestHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Clock } from '../lib/clock.js';
 import type { ApiKeyService } from '../modules/apikeys/service.js';
 import type { SessionService } from '../modules/sessions/service.js';
 import type { Access } from './access.js';
-import { type NodeAuthenticator, registerAuth } from './auth.js';
+import { type NodeAuthenticator, registerAuth, registerAuthorisation } from './auth.js';
 import { CHANNELS, type ChannelRoutes, requireAccessDeclarations } from './channels.js';
 import { checkDeprecation, type DeprecationRegistry } from './deprecations.js';
 import { registerJsonBodyParser } from './json-body.js';
-import { RequestLogController } from './logging.js';
+import { lazyChildLogger, RequestLogController } from './logging.js';
 import { registerChannelDocs } from './openapi.js';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './problems/framework.js';
 import { registerErrorHandler } from './problems/handlers.js';
@@ -38,6 +38,7 @@ export function createServer(
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     logController: new RequestLogController(),
+    childLoggerFactory: lazyChildLogger,
     genReqId: () => randomUUID(),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
@@ -78,28 +79,40 @@ export async function registerPlugins(app: FastifyInstance, options: PluginOptio
   registerJsonBodyParser(app);
   registerRequestGuards(app);
 
+  // The same three headers on every answer; the deprecation header only on the routes that are
+  // deprecated, decided when each is registered rather than looked up on every request.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
-    const deprecation = request.routeOptions.config.deprecation;
-    if (!deprecation) return done();
-    try {
-      reply.header('deprecated', checkDeprecation(deprecation, clock).header);
-      done();
-    } catch (error) {
-      done(error as Error);
-    }
+    reply
+      .header('x-request-id', request.id)
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer');
+    done();
   });
-  await app.register(cookie);
-  registerAuth(app, options.apiKeys, options.sessions, options.scanNodes);
-  await registerThrottle(app, {
+  app.addHook('onRoute', (route) => {
+    const deprecation = route.config?.deprecation;
+    if (!deprecation) return;
+    const announce: onRequestHookHandler = (_request, reply, done) => {
+      try {
+        reply.header('deprecated', checkDeprecation(deprecation, clock).header);
+        done();
+      } catch (error) {
+        done(error as Error);
+      }
+    };
+    route.onRequest = [announce, ...[route.onRequest ?? []].flat()];
+  });
+  // Without its onRequest hook, which made a cookie object and a Map for every request: the
+  // authentication hook parses the Cookie header when there is one.
+  await app.register(cookie, { hook: false });
+  const authenticate = registerAuth(app, options.apiKeys, options.sessions, options.scanNodes);
+  const throttle = registerThrottle(app, {
     limit: config.throttleLimit,
     windowSeconds: config.throttleWindowSeconds,
     redis: options.redis,
     redisPrefix: config.redisPrefix,
   });
-  registerNotFound(app, app.rateLimit(), await registerWebApp(app, options.webDir));
+  registerAuthorisation(app, options.sessions);
+  registerNotFound(app, [authenticate, throttle], await registerWebApp(app, options.webDir));
 }
 
 /** Every module's routes under /api/<channel>, beside that channel's OpenAPI document. */

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type RampartApp } from '../../src/app.js';
-import { createLogger, LOG_FLUSH_MS, REDACTED_PATHS } from '../../src/http/logging.js';
+import { createLogger, LOG_BATCH_CHARS, LOG_FLUSH_MS, REDACTED_PATHS } from '../../src/http/logging.js';
 import { authHeaders, testConfig } from '../helpers/app.js';
 import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
@@ -70,6 +70,23 @@ describe('request logs', () => {
       reqId: ok.headers['x-request-id'],
     });
     expect(typeof first.ms).toBe('number');
+    // The line is written beside pino, not by it: it must be the line pino would write.
+    const byPino: string[] = [];
+    const reference = pino(
+      { level: 'info' },
+      {
+        write: (line: string) => {
+          byPino.push(line);
+        },
+      },
+    );
+    reference
+      .child({ reqId: first.reqId })
+      .info({ method: 'GET', url: first.url, statusCode: 200, ms: first.ms }, 'request completed');
+    const expected = JSON.parse(byPino[0]!);
+    expect(Object.keys(first)).toEqual(Object.keys(expected));
+    expect({ ...first, time: 0 }).toEqual({ ...expected, time: 0 });
+    expect(Math.abs(first.time - expected.time)).toBeLessThan(60_000);
     expect(lines).toHaveLength(3);
     const all = lines.join('\n');
     const sessionToken = /rampart_session=([^;]+)/.exec(String(signIn.headers['set-cookie']))?.[1];
@@ -86,7 +103,75 @@ describe('request logs', () => {
   });
 });
 
+describe('the request line', () => {
+  let tdb: TestDatabase;
+  let rampart: RampartApp;
+  const lines: string[] = [];
+
+  beforeAll(async () => {
+    tdb = await newTestDatabase('pglite');
+    const logger = pino(
+      { level: 'info' },
+      {
+        write: (line: string) => {
+          lines.push(line);
+        },
+      },
+    );
+    rampart = await buildApp({ config: testConfig(), database: tdb.database, logger });
+  });
+  afterAll(async () => {
+    await rampart?.app.close();
+    await tdb?.drop();
+  });
+
+  it('is valid JSON whatever the URL holds', async () => {
+    // inject sends the URL as a client would (quotes and non-ASCII percent-encoded); a backslash stays.
+    const url = '/api/latest/nope?q=a\\b%22c%C3%A9';
+    const res = await rampart.app.inject({ method: 'GET', url });
+    expect(res.statusCode).toBe(404);
+    const line = JSON.parse(lines.at(-1)!);
+    expect(line).toMatchObject({ url, statusCode: 404, reqId: res.headers['x-request-id'] });
+  });
+
+  it('is not written below the info level', async () => {
+    rampart.app.log.level = 'warn';
+    try {
+      const before = lines.length;
+      await rampart.app.inject({ method: 'GET', url: '/api/latest/status' });
+      expect(lines.length).toBe(before);
+    } finally {
+      rampart.app.log.level = 'info';
+    }
+  });
+});
+
 describe('the server log', () => {
+  it('hands lines over in order, in batches, and the rest on flush', () => {
+    const written: string[] = [];
+    const logger = createLogger(
+      { logLevel: 'info' },
+      {
+        write(chunk: string) {
+          written.push(chunk);
+          return true;
+        },
+        flush() {},
+      },
+    );
+    for (let i = 0; i < 1000; i++) logger.info({ i }, 'line');
+    expect(written.length).toBeGreaterThan(0);
+    expect(written.length).toBeLessThan(1000 / 10);
+    for (const chunk of written) expect(chunk.length).toBeGreaterThanOrEqual(LOG_BATCH_CHARS);
+    logger.flush();
+    const numbers = written
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).i);
+    expect(numbers).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+  });
+
   it('writes a buffered line within LOG_FLUSH_MS on a quiet server, and flushes nothing when nothing waits', () => {
     vi.useFakeTimers();
     try {
@@ -105,8 +190,8 @@ describe('the server log', () => {
       vi.advanceTimersByTime(LOG_FLUSH_MS * 3);
       expect(flushes).toBe(0);
       logger.warn('knowledge base loaded');
-      expect(written.join('')).toContain('knowledge base loaded');
       vi.advanceTimersByTime(LOG_FLUSH_MS);
+      expect(written.join('')).toContain('knowledge base loaded');
       expect(flushes).toBe(1);
       vi.advanceTimersByTime(LOG_FLUSH_MS * 3);
       expect(flushes).toBe(1);

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { Problems } from '../../problems/catalogue.js';
 import { isAppPath } from '../web-app.js';
@@ -12,7 +12,8 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
  */
 export function registerNotFound(
   app: FastifyInstance,
-  throttle: unknown,
+  /** Authentication and the throttle: no route's hooks reach a request no route matched. */
+  preHandler: preHandlerHookHandler[],
   webApp?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply,
 ): void {
   const paths = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true });
@@ -27,7 +28,7 @@ export function registerNotFound(
     }
   });
 
-  app.setNotFoundHandler({ preHandler: throttle as never }, (request, reply) => {
+  app.setNotFoundHandler({ preHandler }, (request, reply) => {
     const path = request.url.split('?', 1)[0] ?? '/';
     if (webApp && (request.method === 'GET' || request.method === 'HEAD') && isAppPath(path)) {
       return webApp(request, reply);
