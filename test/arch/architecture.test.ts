@@ -74,6 +74,8 @@ describe('architecture rules', () => {
       'src/lib/uuidv7.ts': 'ids are ordered by the system clock; no rule compares them with a time',
       'src/modules/apikeys/service.ts': 'the expiry of its in-memory cache of keys, never returned',
       'src/db/lock.ts': 'when a process took the data directory, for the operator reading the lock file',
+      'src/http/throttle-store.ts':
+        'the in-memory throttle windows, as the Redis store keeps them by its own clock (expiry), like @fastify/rate-limit before it',
     };
     // Migrations before 0011 are history (0011 dropped their column defaults).
     const history = /^src\/db\/migrations\/(000\d|0010)_/;
