@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import { analyzeGrown } from './db/maintenance.js';
 import { defaultRegistry } from './importers/index.js';
 import { JobQueue } from './jobs/queue.js';
 import { ruleOfScheduleOption, type ScheduleOption } from './jobs/schedule-option.js';
@@ -226,6 +227,17 @@ export function buildServices(
     findingsChanged,
     importFailedUnexpectedly,
     jobs,
+    // The embedded database's one connection goes from a merge to whatever waited for it: the
+    // tables an import filled are analysed before, in its transaction (src/db/maintenance.ts).
+    database.kind === 'embedded'
+      ? async (trx, counts) => {
+          await analyzeGrown(trx, {
+            findings: counts.New ?? 0,
+            vulnerabilities: counts.New ?? 0,
+            assets: counts.AssetsCreated ?? 0,
+          });
+        }
+      : undefined,
   );
   const organizations = new OrganizationService(new OrganizationRepository(db), clock);
   const intel = new IntelService(new IntelRepository(db), vulnerabilities, findings, organizations, clock, {

@@ -1,6 +1,12 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTOVACUUM_RULES, dueMaintenance, maintainTables, tablesNeedUs } from '../../src/db/maintenance.js';
+import {
+  AUTOVACUUM_RULES,
+  analyzeGrown,
+  dueMaintenance,
+  maintainTables,
+  tablesNeedUs,
+} from '../../src/db/maintenance.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 const stats = (over: Partial<Parameters<typeof dueMaintenance>[0][number]>) => ({
@@ -98,6 +104,23 @@ describe('maintainTables on the embedded database [pglite]', () => {
     expect(await maintainTables(db)).toContainEqual({ table: 'maintenance_probe', action: 'vacuum' });
     const after = await countersOf('maintenance_probe', (c) => c.dead === 0);
     expect(after).toMatchObject({ dead: 0, modified: 0, rows: 5000 });
+  });
+
+  it('analyses, inside a transaction, a table that grew past the threshold by its own inserts', async () => {
+    const db = tdb.database.db;
+    await sql`create table maintenance_grown (id int primary key)`.execute(db);
+    const grown = await db.transaction().execute(async (trx) => {
+      await sql`insert into maintenance_grown select g from generate_series(1, 4000) g`.execute(trx);
+      return analyzeGrown(trx, { maintenance_grown: 4000 });
+    });
+    expect(grown).toEqual(['maintenance_grown']);
+    // Known at once, with no maintenance pass: the rows the transaction itself inserted count.
+    const { rows } = await sql<{ rows: number }>`
+      select reltuples::int as rows from pg_class where relname = 'maintenance_grown'`.execute(db);
+    expect(rows[0]?.rows).toBe(4000);
+    // 300 more rows of 4,000 is under 50 + 10 %.
+    expect(await analyzeGrown(db, { maintenance_grown: 300 })).toEqual([]);
+    expect(await analyzeGrown(db, { maintenance_grown: 20 })).toEqual([]);
   });
 
   it('gives a 100-row page of a large table from an index once analysed', async () => {

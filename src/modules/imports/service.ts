@@ -474,6 +474,8 @@ export class ImportService {
     private readonly findingsChanged: FindingsChanged,
     private readonly failedUnexpectedly: ImportFailedUnexpectedly,
     private readonly jobs: JobQueue,
+    /** Runs last in each merge's transaction with its counts (the embedded database's statistics). */
+    private readonly afterMerge?: (trx: Transaction<DB>, counts: ImportCounts) => Promise<void>,
   ) {}
 
   formats() {
@@ -727,8 +729,10 @@ export class ImportService {
         Records: stager.records,
         Skipped: stager.skipped,
         ParseMs: meta.parseMs,
-        MergeMs: Math.round(performance.now() - started),
+        MergeMs: 0,
       };
+      await this.afterMerge?.(trx, counts);
+      counts.MergeMs = Math.round(performance.now() - started);
       await this.repo.finish(
         org,
         id,
