@@ -129,7 +129,8 @@ class SteadyLoad {
     this.started = performance.now();
     // A 5 ms tick sends whatever fell due since the last one.
     this.timer = setInterval(() => {
-      const due = Math.floor(((performance.now() - this.started) * this.rate) / 1000);
+      // Request k is due at k / rate seconds: those with k <= elapsed × rate are due now.
+      const due = Math.floor(((performance.now() - this.started) * this.rate) / 1000) + 1;
       while (this.sent < due) this.send(this.started + (this.sent++ * 1000) / this.rate);
     }, 5);
   }

@@ -227,17 +227,16 @@ export function buildServices(
     findingsChanged,
     importFailedUnexpectedly,
     jobs,
-    // The embedded database's one connection goes from a merge to whatever waited for it: the
-    // tables an import filled are analysed before, in its transaction (src/db/maintenance.ts).
-    database.kind === 'embedded'
-      ? async (trx, counts) => {
-          await analyzeGrown(trx, {
-            findings: counts.New ?? 0,
-            vulnerabilities: counts.New ?? 0,
-            assets: counts.AssetsCreated ?? 0,
-          });
-        }
-      : undefined,
+    // The tables an import filled are analysed in its transaction (src/db/maintenance.ts): the
+    // requests that waited for the embedded database's one connection, and PostgreSQL's until
+    // autovacuum's next round (up to a minute), would be planned on the empty table's statistics.
+    async (trx, counts) => {
+      await analyzeGrown(trx, {
+        findings: counts.New ?? 0,
+        vulnerabilities: counts.New ?? 0,
+        assets: counts.AssetsCreated ?? 0,
+      });
+    },
   );
   const organizations = new OrganizationService(new OrganizationRepository(db), clock);
   const intel = new IntelService(new IntelRepository(db), vulnerabilities, findings, organizations, clock, {

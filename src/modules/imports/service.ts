@@ -474,7 +474,7 @@ export class ImportService {
     private readonly findingsChanged: FindingsChanged,
     private readonly failedUnexpectedly: ImportFailedUnexpectedly,
     private readonly jobs: JobQueue,
-    /** Runs last in each merge's transaction with its counts (the embedded database's statistics). */
+    /** Runs last in each merge's transaction with its counts (statistics of the tables it filled). */
     private readonly afterMerge?: (trx: Transaction<DB>, counts: ImportCounts) => Promise<void>,
   ) {}
 
