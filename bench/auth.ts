@@ -9,10 +9,11 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { positiveKnob } from './knobs.js';
 
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DURATION = positiveKnob('BENCH_DURATION', 10);
+const CONNECTIONS = positiveKnob('BENCH_CONNECTIONS', 50);
+const ROUNDS = positiveKnob('BENCH_ROUNDS', 3);
 
 interface Target {
   url: string;

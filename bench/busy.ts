@@ -24,13 +24,14 @@ import { join } from 'node:path';
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import pg from 'pg';
 import { createLab, type Lab, type LabHostSpec, labAvailable } from '../test/lab/lab.js';
+import { positiveKnob } from './knobs.js';
 import { nessusReport, writeLines } from './synthetic-reports.js';
 
-const FINDINGS = positive('BENCH_IMPORT_FINDINGS', 100_000);
-const HOSTS = positive('BENCH_IMPORT_HOSTS', 2_000);
-const AUTH_RATE = positive('BENCH_BUSY_AUTH_RATE', 50);
-const LIST_RATE = positive('BENCH_BUSY_LIST_RATE', 10);
-const IDLE_SECONDS = positive('BENCH_BUSY_IDLE', 10);
+const FINDINGS = positiveKnob('BENCH_IMPORT_FINDINGS', 100_000);
+const HOSTS = positiveKnob('BENCH_IMPORT_HOSTS', 2_000);
+const AUTH_RATE = positiveKnob('BENCH_BUSY_AUTH_RATE', 50);
+const LIST_RATE = positiveKnob('BENCH_BUSY_LIST_RATE', 10);
+const IDLE_SECONDS = positiveKnob('BENCH_BUSY_IDLE', 10);
 const WITH_SCAN = process.env.BENCH_BUSY_SCAN !== '0';
 /** BENCH_BUSY_DB=embedded or postgresql: one database only. */
 const ONLY = process.env.BENCH_BUSY_DB;
@@ -40,14 +41,6 @@ const IMPORT_LIMIT_MS = 600_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 const GOAL_P99_MS = 50;
 const GOAL_DELAY_P99_MS = 20;
-
-function positive(name: string, fallback: number): number {
-  const text = process.env[name];
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, not '${text}'`);
-  return n;
-}
 
 interface Target {
   url: string;
