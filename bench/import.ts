@@ -9,8 +9,7 @@
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -22,10 +21,11 @@ import { LocalInvalidationBus } from '../src/lib/invalidation-bus.js';
 import { IMPORT_JOB } from '../src/modules/imports/service.js';
 import { importDirectory, spoolReport } from '../src/modules/imports/upload.js';
 import { buildServices } from '../src/services.js';
+import { nessusReport, trivyReport, writeLines } from './synthetic-reports.js';
 
 const FINDINGS = Number(process.env.BENCH_IMPORT_FINDINGS ?? 100_000);
 const HOSTS = Number(process.env.BENCH_IMPORT_HOSTS ?? 2_000);
-const PER_HOST = Math.ceil(FINDINGS / HOSTS);
+const SIZE = { findings: FINDINGS, hosts: HOSTS };
 // The parent generates the reports once, then measures each database in a child process of its
 // own, so that one database's memory does not count against the other.
 const CHILD_DB = process.env.BENCH_IMPORT_DB as 'embedded' | 'postgresql' | undefined;
@@ -33,55 +33,6 @@ const dir = process.env.BENCH_IMPORT_DIR ?? mkdtempSync(join(tmpdir(), 'rampart-
 
 const wanted = (format: string) =>
   !process.env.BENCH_IMPORT_FORMATS || process.env.BENCH_IMPORT_FORMATS.split(',').includes(format);
-
-/** Streams a file line by line so that generating it takes no memory either. */
-async function writeLines(path: string, lines: Iterable<string>): Promise<void> {
-  const out = createWriteStream(path);
-  for (const line of lines) if (!out.write(line)) await once(out, 'drain');
-  out.end();
-  await once(out, 'finish');
-}
-
-// Finding i of host h exists in a variant unless it is one of the 10 % fixed; 5 % more are new.
-const keep = (variant: boolean, h: number, i: number) => !variant || (h * PER_HOST + i) % 10 !== 0;
-const extra = (variant: boolean) => (variant ? Math.ceil(PER_HOST * 0.05) : 0);
-
-function* nessus(variant: boolean): Generator<string> {
-  yield '<?xml version="1.0" ?>\n<NessusClientData_v2>\n<Report name="bench" xmlns:cm="http://www.nessus.org/cm">\n';
-  for (let h = 0; h < HOSTS; h++) {
-    const ip = `10.${Math.floor(h / 65536) % 256}.${Math.floor(h / 256) % 256}.${h % 256}`;
-    yield `<ReportHost name="${ip}"><HostProperties><tag name="host-ip">${ip}</tag><tag name="host-fqdn">bench-${h}.example.com</tag><tag name="operating-system">Linux Kernel 5.15</tag></HostProperties>\n`;
-    for (let i = 0; i < PER_HOST + extra(variant); i++) {
-      if (i < PER_HOST && !keep(variant, h, i)) continue;
-      const plugin = 100000 + (i % 5000) + (i >= PER_HOST ? 50000 : 0);
-      const port = [22, 80, 443, 8080, 3306][i % 5];
-      yield `<ReportItem port="${port}" svc_name="www" protocol="tcp" severity="${(i % 4) + 1}" pluginID="${plugin}" pluginName="Synthetic plugin ${plugin}" pluginFamily="General">
-<description>Synthetic vulnerability ${plugin} found by the benchmark.</description><solution>Upgrade.</solution><risk_factor>High</risk_factor>
-<cve>CVE-2024-${10000 + (plugin % 40000)}</cve><cvss3_base_score>${((i % 90) / 10 + 1).toFixed(1)}</cvss3_base_score>
-<plugin_output>Installed version : 1.${i}\nFixed version : 1.${i + 1}</plugin_output></ReportItem>\n`;
-    }
-    yield '</ReportHost>\n';
-  }
-  yield '</Report>\n</NessusClientData_v2>\n';
-}
-
-function* trivy(variant: boolean): Generator<string> {
-  yield '{"SchemaVersion":2,"ArtifactName":"registry.example.com/bench/app:1.0","ArtifactType":"container_image","Results":[';
-  const targets = 20;
-  const perTarget = Math.ceil(FINDINGS / targets);
-  for (let t = 0; t < targets; t++) {
-    yield `${t ? ',' : ''}{"Target":"layer-${t}","Class":"lang-pkgs","Type":"npm","Vulnerabilities":[`;
-    let first = true;
-    for (let i = 0; i < perTarget + (variant ? Math.ceil(perTarget * 0.05) : 0); i++) {
-      if (i < perTarget && variant && (t * perTarget + i) % 10 === 0) continue;
-      const id = i >= perTarget ? 900000 + i : i;
-      yield `${first ? '' : ','}{"VulnerabilityID":"CVE-2023-${10000 + (id % 80000)}","PkgName":"pkg-${t}-${id}","InstalledVersion":"1.0.${id % 100}","FixedVersion":"1.1.0","Severity":"${['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'][id % 4]}","Title":"Synthetic vulnerability ${id}","Description":"A synthetic description of vulnerability ${id} for the benchmark.","References":["https://example.com/${id}"],"CVSS":{"nvd":{"V3Vector":"CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H","V3Score":9.8}}}`;
-      first = false;
-    }
-    yield ']}';
-  }
-  yield ']}\n';
-}
 
 interface Peak {
   rss: number;
@@ -238,12 +189,12 @@ if (CHILD_DB) {
       `bench:import — generating reports: ${FINDINGS.toLocaleString()} findings over ${HOSTS.toLocaleString()} hosts`,
     );
     if (wanted('nessus')) {
-      await writeLines(join(dir, 'bench.nessus'), nessus(false));
-      await writeLines(join(dir, 'bench-variant.nessus'), nessus(true));
+      await writeLines(join(dir, 'bench.nessus'), nessusReport(SIZE, false));
+      await writeLines(join(dir, 'bench-variant.nessus'), nessusReport(SIZE, true));
     }
     if (wanted('trivy')) {
-      await writeLines(join(dir, 'bench-trivy.json'), trivy(false));
-      await writeLines(join(dir, 'bench-trivy-variant.json'), trivy(true));
+      await writeLines(join(dir, 'bench-trivy.json'), trivyReport(SIZE, false));
+      await writeLines(join(dir, 'bench-trivy-variant.json'), trivyReport(SIZE, true));
     }
     const rows = await inChild('embedded');
     if (process.env.DATABASE_URL) rows.push(...(await inChild('postgresql')));
