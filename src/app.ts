@@ -3,7 +3,7 @@ import { connectRedis, openInvalidationBus, startBackground } from './background
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { DEPRECATIONS, DeprecationRegistry } from './http/deprecations.js';
-import { createLogger } from './http/logging.js';
+import { closeLogger, createLogger } from './http/logging.js';
 import { createServer, type RegisteredRoute, registerChannels, registerPlugins } from './http/server.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import type { InvalidationBus } from './lib/invalidation-bus.js';
@@ -47,10 +47,8 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
   const services =
     options.graph?.services ?? buildServices(database, options.clock ?? systemClock, bus, config);
   const deprecations = new DeprecationRegistry([...DEPRECATIONS, ...config.deprecations]);
-  const { app, routes } = createServer(
-    config,
-    options.logger === undefined ? createLogger(config) : options.logger,
-  );
+  const ownLogger = options.logger === undefined ? createLogger(config) : undefined;
+  const { app, routes } = createServer(config, ownLogger ?? options.logger ?? false);
   const { apiKeys, sessions, scanNodes, clock } = services;
   await registerPlugins(app, { config, clock, apiKeys, sessions, scanNodes, redis, webDir: options.webDir });
   await registerChannels(app, moduleRoutes(services, config, database.kind), {
@@ -70,7 +68,10 @@ export async function buildApp(options: AppOptions): Promise<RampartApp> {
     resumeInterrupted: options.resumeInterrupted,
     localScanNode: config.localScanNode && { executors: options.scanExecutors ?? builtInExecutors(clock) },
   });
-  app.addHook('onClose', () => background.stop());
+  app.addHook('onClose', async () => {
+    await background.stop();
+    if (ownLogger) closeLogger(ownLogger);
+  });
   await app.ready();
   return { app, services, routes };
 }

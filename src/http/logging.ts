@@ -111,7 +111,32 @@ export function createLogger(
   // loaded") would wait for the next batch of traffic: it is written within a second instead.
   const timer = setInterval(() => sink.tick(), LOG_FLUSH_MS);
   timer.unref();
-  return pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
+  const logger = pino(
+    { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+    sink,
+  );
+  closers.set(logger, () => {
+    clearInterval(timer);
+    live.delete(sink);
+    try {
+      sink.flush();
+    } catch {
+      // A destination not open yet, or closed: pino's final flush at exit writes what is left.
+    }
+  });
+  return logger;
+}
+
+const closers = new WeakMap<object, () => void>();
+
+/**
+ * Hands over what a logger made by createLogger collected and lets go of its timer and its place
+ * in the exit handler (an app that closes; the process may go on, as in tests). It may still log:
+ * lines then wait for pino's own flush at exit.
+ */
+export function closeLogger(logger: object): void {
+  closers.get(logger)?.();
+  closers.delete(logger);
 }
 
 type PinoInternals = {

@@ -2,7 +2,13 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type RampartApp } from '../../src/app.js';
-import { createLogger, LOG_BATCH_CHARS, LOG_FLUSH_MS, REDACTED_PATHS } from '../../src/http/logging.js';
+import {
+  closeLogger,
+  createLogger,
+  LOG_BATCH_CHARS,
+  LOG_FLUSH_MS,
+  REDACTED_PATHS,
+} from '../../src/http/logging.js';
 import { authHeaders, testConfig } from '../helpers/app.js';
 import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
@@ -170,6 +176,38 @@ describe('the server log', () => {
       .filter(Boolean)
       .map((l) => JSON.parse(l).i);
     expect(numbers).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+  });
+
+  it('hands over what it collected when closed, and its timer stops', () => {
+    vi.useFakeTimers();
+    try {
+      const written: string[] = [];
+      let flushes = 0;
+      const logger = createLogger(
+        { logLevel: 'info' },
+        {
+          write(line: string) {
+            written.push(line);
+            return true;
+          },
+          flush() {
+            flushes += 1;
+          },
+        },
+      );
+      logger.info('last words');
+      expect(written).toEqual([]);
+      closeLogger(logger);
+      expect(written.join('')).toContain('last words');
+      expect(flushes).toBe(1);
+      logger.info('after close');
+      vi.advanceTimersByTime(LOG_FLUSH_MS * 3);
+      expect(flushes).toBe(1);
+      expect(written.join('')).not.toContain('after close');
+      closeLogger(logger);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('writes a buffered line within LOG_FLUSH_MS on a quiet server, and flushes nothing when nothing waits', () => {
