@@ -77,7 +77,8 @@ async function createPostgresDatabase(): Promise<{ url: string; drop: () => Prom
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /**
- * The three servers (the bare baseline, Rampart as shipped, Rampart with request logging off) run
+ * The four servers (the bare baseline, the floor of bench/minimal-auth.ts, Rampart as shipped,
+ * Rampart with request logging off) run
  * side by side, and are loaded in turn, ROUNDS times: the machine is shared, and a ratio of two
  * runs made a minute apart measured the load on the machine as much as the servers (a single
  * baseline run once gave Rampart 1.09× the bare server). The ratio is the median of each round's
@@ -87,6 +88,8 @@ async function measureKind(kind: string) {
   const servers: { name: string; child: ChildProcess; target: Target; drop?: () => Promise<void> }[] = [];
   try {
     servers.push({ name: 'bare', ...(await start('./bare-server.ts', [], 'info')) });
+    // The floor: what the check must do, written as plainly as Fastify allows (bench/minimal-auth.ts).
+    servers.push({ name: 'minimal', ...(await start('./minimal-server.ts', [], 'info')) });
     for (const logLevel of ['info', 'warn']) {
       const database = kind === 'postgresql' ? await createPostgresDatabase() : undefined;
       const args = database ? [kind, database.url] : [kind];
@@ -105,6 +108,10 @@ async function measureKind(kind: string) {
       );
     }
     const bare = results.get('bare')!;
+    const minimal = results.get('minimal')!;
+    floors.push(
+      `| ${kind} run | ${median(minimal.map((r) => r.rps)).toFixed(0)} | ${median(minimal.map((r) => r.p99))} ms | ${median(minimal.map((r, i) => r.rps / bare[i]!.rps)).toFixed(2)} |`,
+    );
     for (const logLevel of ['info', 'warn']) {
       const rampart = results.get(logLevel)!;
       const ratio = median(rampart.map((r, i) => r.rps / bare[i]!.rps));
@@ -121,6 +128,7 @@ async function measureKind(kind: string) {
 }
 
 const rows: string[] = [];
+const floors: string[] = [];
 const kinds = process.env.DATABASE_URL ? ['embedded', 'postgresql'] : ['embedded'];
 console.log(
   `bench:auth — ${os.cpus().length} cores, Node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds`,
@@ -131,3 +139,9 @@ console.log(
 );
 console.log('|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
+console.log(
+  '\nThe floor (bench/minimal-auth.ts: the same behaviours written as plainly as Fastify allows), in the same rounds:',
+);
+console.log('\n| rounds of | minimal req/s | p99 | ratio to bare |');
+console.log('|---|---|---|---|');
+for (const r of floors) console.log(r);

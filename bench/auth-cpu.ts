@@ -1,0 +1,176 @@
+/**
+ * npm run bench:auth-cpu — the JavaScript time of one authentication check, without the network:
+ * requests are driven through Node's own IncomingMessage and ServerResponse on a socket that
+ * writes nowhere, and each server's CPU time is divided by the requests it answered. Three servers:
+ *
+ * - `bare`: the baseline of bench:auth, a Fastify route answering the same text;
+ * - `minimal`: the same route with what the check must do written as plainly as Fastify allows
+ *   (bench/minimal-auth.ts), as the floor of any implementation on Fastify;
+ * - `rampart`: the app as `rampart serve` builds it (embedded database, the key cached), with its
+ *   request log written to a sink that keeps nothing, at `info` (as shipped) and `warn`.
+ *
+ * bench:auth measures what a client sees; this measures what the JavaScript costs, which a
+ * shared machine disturbs far less (the network's cost is the same for every server). Each
+ * server runs in a process of its own (sharing one would make V8's inline caches see the
+ * others' objects), BENCH_ROUNDS times in turn; each process reports the least of its rounds'
+ * per-request times (the least disturbed).
+ */
+import { execFileSync, fork } from 'node:child_process';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import os from 'node:os';
+import { Duplex } from 'node:stream';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { positiveKnob } from './knobs.js';
+import { minimalAuthApp } from './minimal-auth.js';
+
+const ROUNDS = positiveKnob('BENCH_ROUNDS', 3);
+const REQUESTS = positiveKnob('BENCH_REQUESTS', 8000);
+const SAMPLES = positiveKnob('BENCH_SAMPLES', 12);
+const PATH = '/api/integration/authenticationcheck';
+const SERVERS = ['bare', 'minimal', 'rampart-info', 'rampart-warn'] as const;
+type ServerName = (typeof SERVERS)[number];
+
+interface Server {
+  app: FastifyInstance;
+  headers: Record<string, string>;
+}
+
+/** A socket that takes every write and says it is done: no network, no kernel. */
+class NullSocket extends Duplex {
+  remoteAddress = '127.0.0.1';
+  remotePort = 40000;
+  override _read() {}
+  override _write(_chunk: unknown, _encoding: unknown, done: () => void) {
+    done();
+  }
+  setTimeout() {
+    return this;
+  }
+}
+
+async function bare(): Promise<Server> {
+  const app = Fastify({ logger: false });
+  app.get(PATH, async (_request, reply) => reply.type('text/plain; charset=utf-8').send('Authenticated'));
+  await app.ready();
+  return { app, headers: {} };
+}
+
+async function minimal(): Promise<Server> {
+  const { app, accessKey, secretKey } = await minimalAuthApp();
+  await app.ready();
+  return { app, headers: { apiaccesskey: accessKey, apisecretkey: secretKey } };
+}
+
+async function rampart(logLevel: string): Promise<Server> {
+  const { buildApp } = await import('../src/app.js');
+  const { loadConfig } = await import('../src/config.js');
+  const { openEmbedded } = await import('../src/db/database.js');
+  const { migrateToLatest } = await import('../src/db/migrate.js');
+  const { createLogger } = await import('../src/http/logging.js');
+  const database = await openEmbedded('memory://', 'bench');
+  await migrateToLatest(database.db);
+  const { DATABASE_URL: _postgres, ...env } = process.env;
+  const config = loadConfig({
+    ...env,
+    RAMPART_THROTTLE_LIMIT: '1000000000',
+    RAMPART_LOG_LEVEL: logLevel,
+  });
+  const nowhere = { write: () => true, flush: (done?: (error?: Error) => void) => done?.() };
+  const { app, services } = await buildApp({ config, database, logger: createLogger(config, nowhere) });
+  const { organization } = await services.organizations.ensureFirst();
+  const ctx = { organizationId: organization.id, actor: { type: 'system' as const, id: null } };
+  const user = await services.users.create(ctx, { email: 'bench@example.com', role: 'Analyst' });
+  const { key, secretKey } = await services.apiKeys.create(ctx, { userId: user.id, name: 'bench' });
+  return { app, headers: { apiaccesskey: key.accessKey, apisecretkey: secretKey } };
+}
+
+const socket = new NullSocket();
+
+/** One request through the app's own request handler, as Node's server would make it. */
+function request(server: Server): Promise<number> {
+  const req = new IncomingMessage(socket as never);
+  req.method = 'GET';
+  req.url = PATH;
+  req.httpVersion = '1.1';
+  req.httpVersionMajor = 1;
+  req.httpVersionMinor = 1;
+  req.headers = { host: '127.0.0.1', connection: 'keep-alive', ...server.headers };
+  req.push(null);
+  const res = new ServerResponse(req);
+  res.assignSocket(socket as never);
+  return new Promise((resolve) => {
+    res.once('finish', () => {
+      res.detachSocket(socket as never);
+      resolve(res.statusCode);
+    });
+    server.app.routing(req, res);
+  });
+}
+
+/** Child: builds one server, checks it answers 200, warms it up, and reports µs per request. */
+async function measureOne(name: ServerName): Promise<void> {
+  const server =
+    name === 'bare'
+      ? await bare()
+      : name === 'minimal'
+        ? await minimal()
+        : await rampart(name === 'rampart-info' ? 'info' : 'warn');
+  const status = await request(server);
+  if (status !== 200) throw new Error(`${name} answered ${status}, not 200`);
+  for (let i = 0; i < 20_000; i++) await request(server);
+  const samples: number[] = [];
+  for (let s = 0; s < SAMPLES; s++) {
+    const before = process.cpuUsage();
+    for (let i = 0; i < REQUESTS; i++) await request(server);
+    const used = process.cpuUsage(before);
+    samples.push((used.user + used.system) / REQUESTS);
+  }
+  process.send?.({ least: Math.min(...samples) });
+  process.exit(0);
+}
+
+function runChild(name: ServerName): Promise<number> {
+  const child = fork(new URL(import.meta.url), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, BENCH_AUTH_CPU_SERVER: name },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (m) => resolve((m as { least: number }).least));
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before reporting`)));
+  });
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function main(): Promise<void> {
+  console.log(
+    `bench:auth-cpu — ${os.cpus().length} cores, Node ${process.version}, ${ROUNDS} rounds of a process per server, ` +
+      `${SAMPLES} × ${REQUESTS} requests each (least taken); load average ${os.loadavg()[0]!.toFixed(1)}`,
+  );
+  const results = new Map<ServerName, number[]>(SERVERS.map((s) => [s, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of SERVERS) results.get(name)!.push(await runChild(name));
+    console.log(
+      `round ${round + 1}: ${SERVERS.map((s) => `${s} ${results.get(s)![round]!.toFixed(2)} µs`).join(', ')}`,
+    );
+  }
+  const bareUs = median(results.get('bare')!);
+  console.log('\n| server | JavaScript per request (median of rounds) | over bare |');
+  console.log('|---|---|---|');
+  for (const name of SERVERS) {
+    const us = median(results.get(name)!);
+    console.log(
+      `| ${name} | ${us.toFixed(2)} µs | ${name === 'bare' ? '-' : `+${(us - bareUs).toFixed(2)} µs`} |`,
+    );
+  }
+  console.log(`\n(${execFileSync('git', ['rev-parse', '--short', 'HEAD']).toString().trim()})`);
+}
+
+const child = process.env.BENCH_AUTH_CPU_SERVER as ServerName | undefined;
+if (child) {
+  if (!SERVERS.includes(child)) throw new Error(`BENCH_AUTH_CPU_SERVER must be one of ${SERVERS.join(', ')}`);
+  await measureOne(child);
+} else {
+  await main();
+}
