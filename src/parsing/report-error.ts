@@ -11,17 +11,4 @@ export class ReportError extends Error {
     super(line === undefined ? message : `${message} (line ${line}, column ${column ?? 0})`);
     this.name = 'ReportError';
   }
-
-  /**
-   * The same error from its fields (`message` with its location already in it), as it arrives
-   * from an import's parser thread: errors cross threads without their class and fields.
-   */
-  static revive(fields: { message: string; line?: number; column?: number }): ReportError {
-    const error = new ReportError(fields.message);
-    Object.defineProperties(error, {
-      line: { value: fields.line, enumerable: true },
-      column: { value: fields.column, enumerable: true },
-    });
-    return error;
-  }
 }

@@ -322,8 +322,38 @@ export class AssetService {
 
   /** Checks what a report says of an asset and normalises it; throws a 400 naming the field. */
   prepare(input: AssetInput): PreparedAsset {
-    const { fqdn, hostname, ipAddresses, macAddresses, url, image, repository, identifiers } =
-      checkAssetIdentity(input);
+    const ipAddresses = (input.ipAddresses ?? []).map((ip) => normaliseIp(ip) ?? '').filter(Boolean);
+    if (ipAddresses.length !== (input.ipAddresses ?? []).length)
+      throw invalid('ipAddresses', 'holds a value that is not an IP address');
+    const macAddresses = (input.macAddresses ?? []).map((m) => normaliseMac(m) ?? '').filter(Boolean);
+    if (macAddresses.length !== (input.macAddresses ?? []).length)
+      throw invalid('macAddresses', 'holds a value that is not a MAC address');
+    const fqdn = input.fqdn ? normaliseFqdn(input.fqdn) : undefined;
+    if (input.fqdn && !fqdn) throw invalid('fqdn', 'is not a fully qualified domain name');
+    const hostname = input.hostname
+      ? (normaliseHostname(input.hostname) ?? normaliseFqdn(input.hostname))
+      : undefined;
+    if (input.hostname && !hostname) throw invalid('hostname', 'is not a host name');
+    const url = input.url ? normaliseUrl(input.url) : undefined;
+    if (input.url && !url) throw invalid('url', 'is not an http(s) URL');
+    if (input.kind === 'WebApplication' && !url) throw invalid('url', 'is required for a web application');
+    const image = input.image ? normaliseImage(input.image) : undefined;
+    if (input.image && !image) throw invalid('image', 'is not an image reference');
+    if (input.kind === 'ContainerImage' && !image)
+      throw invalid('image', 'is required for a container image');
+    const repository = input.repository ? normaliseRepository(input.repository) : undefined;
+    if (input.repository && !repository) throw invalid('repository', 'is not a repository');
+    if (input.kind === 'CodeRepository' && !repository)
+      throw invalid('repository', 'is required for a code repository');
+
+    const identity = { kind: input.kind, fqdn, hostname, ipAddresses, macAddresses, url, image, repository };
+    const identifiers = identifiersOf(identity);
+    if (identifiers.length === 0) {
+      throw AppError.of(
+        Problems.ValidationFailed,
+        'An asset needs something that identifies it: IpAddresses, Fqdn, Hostname or MacAddresses for a host, Url for a web application, Image for a container image, Repository for a code repository.',
+      );
+    }
     const name = (
       input.name?.trim() ||
       fqdn ||
@@ -499,43 +529,4 @@ export class AssetService {
       throw AppError.of(Problems.NotFound, `No asset ${id} in your organisation.`);
     await this.audit.record(ctx, 'asset.deleted', { type: 'asset', id });
   }
-}
-
-/**
- * Checks and normalises what identifies an asset a report names; throws a 400 naming the field.
- * A function of its input only: an import's parser thread checks its assets with it.
- */
-export function checkAssetIdentity(input: AssetInput) {
-  const ipAddresses = (input.ipAddresses ?? []).map((ip) => normaliseIp(ip) ?? '').filter(Boolean);
-  if (ipAddresses.length !== (input.ipAddresses ?? []).length)
-    throw invalid('ipAddresses', 'holds a value that is not an IP address');
-  const macAddresses = (input.macAddresses ?? []).map((m) => normaliseMac(m) ?? '').filter(Boolean);
-  if (macAddresses.length !== (input.macAddresses ?? []).length)
-    throw invalid('macAddresses', 'holds a value that is not a MAC address');
-  const fqdn = input.fqdn ? normaliseFqdn(input.fqdn) : undefined;
-  if (input.fqdn && !fqdn) throw invalid('fqdn', 'is not a fully qualified domain name');
-  const hostname = input.hostname
-    ? (normaliseHostname(input.hostname) ?? normaliseFqdn(input.hostname))
-    : undefined;
-  if (input.hostname && !hostname) throw invalid('hostname', 'is not a host name');
-  const url = input.url ? normaliseUrl(input.url) : undefined;
-  if (input.url && !url) throw invalid('url', 'is not an http(s) URL');
-  if (input.kind === 'WebApplication' && !url) throw invalid('url', 'is required for a web application');
-  const image = input.image ? normaliseImage(input.image) : undefined;
-  if (input.image && !image) throw invalid('image', 'is not an image reference');
-  if (input.kind === 'ContainerImage' && !image) throw invalid('image', 'is required for a container image');
-  const repository = input.repository ? normaliseRepository(input.repository) : undefined;
-  if (input.repository && !repository) throw invalid('repository', 'is not a repository');
-  if (input.kind === 'CodeRepository' && !repository)
-    throw invalid('repository', 'is required for a code repository');
-
-  const identity = { kind: input.kind, fqdn, hostname, ipAddresses, macAddresses, url, image, repository };
-  const identifiers = identifiersOf(identity);
-  if (identifiers.length === 0) {
-    throw AppError.of(
-      Problems.ValidationFailed,
-      'An asset needs something that identifies it: IpAddresses, Fqdn, Hostname or MacAddresses for a host, Url for a web application, Image for a container image, Repository for a code repository.',
-    );
-  }
-  return { fqdn, hostname, ipAddresses, macAddresses, url, image, repository, identifiers };
 }

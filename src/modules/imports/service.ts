@@ -2,32 +2,48 @@ import { createReadStream, existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { DB, Severity } from '../../db/schema.js';
 import type { ImporterRegistry } from '../../importers/registry.js';
-import type { Importer, ImportRecord } from '../../importers/types.js';
+import type {
+  AssetRef,
+  FindingRecord,
+  Importer,
+  ImportRecord,
+  VulnerabilityRef,
+} from '../../importers/types.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { JobDeferred } from '../../jobs/worker.js';
 import type { Clock } from '../../lib/clock.js';
 import { createdAtPage, decodeCreatedAtCursor } from '../../lib/cursor.js';
+import { JsonRows } from '../../lib/json-rows.js';
 import type { Listeners } from '../../lib/listeners.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { locateJsonError } from '../../parsing/json.js';
 import { ReportError } from '../../parsing/report-error.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
-import type { AssetService } from '../assets/service.js';
+import { keepValidIdentifiers } from '../assets/identity.js';
+import type { AssetInput, AssetService, StagedService } from '../assets/service.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
-import type { FindingService } from '../findings/service.js';
+import { EVIDENCE_CAP, type FindingService, locationKey, type StagedFinding } from '../findings/service.js';
 import type { SettingsService } from '../settings/service.js';
-import type { SoftwareService } from '../software/service.js';
+import type { SoftwareService, StagedSoftware } from '../software/service.js';
 import type { Page } from '../users/service.js';
-import type { VulnerabilityService } from '../vulnerabilities/service.js';
-import { parseOnThread } from './parse-thread.js';
+import {
+  type StagedVulnerability,
+  type VulnerabilityService,
+  vulnerabilityKey,
+} from '../vulnerabilities/service.js';
 import type { ImportRepository } from './repository.js';
-import { ReportStaging, type StagedBatch, type StagingCounts } from './staging.js';
 import type { Import, ImportCounts } from './types.js';
 import { readHead, type SpooledReport } from './upload.js';
+
+const BATCH = 1000;
+const MAX_WARNINGS = 100;
+const TEXT_CAP = 32_768;
+const CVE = /^CVE-\d{4}-\d{4,}$/;
+const SEVERITIES: readonly Severity[] = ['Critical', 'High', 'Medium', 'Low', 'Info'];
 
 export type FindingsChanged = (organizationId: string, findingIds: string[]) => Promise<void>;
 
@@ -74,43 +90,288 @@ export interface ImportRequest {
   scopeName?: string;
 }
 
-/** Writes a batch of staged records through the modules that own them, in short statements. */
-async function stageBatch(
-  owners: ImportOwners,
-  organizationId: string,
-  importId: string,
-  batch: StagedBatch,
-) {
-  const { assets, vulnerabilities, findings, software } = owners;
-  // One after the other: the embedded database has one connection.
-  await assets.stageFromImport(organizationId, importId, batch.assets);
-  await vulnerabilities.stageFromImport(organizationId, importId, batch.vulnerabilities);
-  await findings.stageFromImport(organizationId, importId, batch.findings);
-  await assets.stageServicesFromImport(organizationId, importId, batch.services);
-  await software.stageFromImport(organizationId, importId, batch.software);
-}
-
-/** Records that are no report's (a Rampart scan's), staged beside the database as they come. */
+/** Collected while a report is parsed and staged. */
 class Stager {
-  readonly staging: ReportStaging;
+  readonly warnings: string[] = [];
+  private warned = 0;
+  private seq = 0;
+  private assets = new Map<string, unknown>();
+  private vulnerabilities = new Set<string>();
+  private pending = {
+    assets: [] as { key: string; input: AssetInput }[],
+    // Serialised as they come (lib/json-rows.ts): they are the bulk of an import's records.
+    vulnerabilities: new JsonRows<StagedVulnerability>(),
+    findings: new JsonRows<StagedFinding>(),
+    services: [] as StagedService[],
+    software: [] as StagedSoftware[],
+  };
+  records = 0;
+  skipped = 0;
+  findings = 0;
 
   constructor(
     private readonly owners: ImportOwners,
     private readonly organizationId: string,
     private readonly importId: string,
-    source: string,
-  ) {
-    this.staging = new ReportStaging(source, (input) => owners.assets.prepare(input));
-  }
+    private readonly source: string,
+  ) {}
+
+  warn = (message: string) => {
+    this.warned += 1;
+    if (this.warnings.length < MAX_WARNINGS) this.warnings.push(message.slice(0, 500));
+    else if (this.warned === MAX_WARNINGS + 1) this.warnings.push('More warnings were left out.');
+  };
 
   async add(record: ImportRecord): Promise<void> {
-    this.staging.add(record);
-    if (this.staging.full()) await this.flush();
+    this.records += 1;
+    const assetKey = this.asset(record.asset);
+    if (!assetKey) {
+      this.skipped += 1;
+      return;
+    }
+    if (record.type === 'finding') this.finding(record, assetKey);
+    else if (record.type === 'service') this.service(record, assetKey);
+    else if (record.type === 'software') this.software(record, assetKey);
+    if (this.size() >= BATCH) await this.flush();
   }
 
-  async flush(): Promise<void> {
-    await stageBatch(this.owners, this.organizationId, this.importId, this.staging.take());
+  private size(): number {
+    const p = this.pending;
+    return p.findings.length + p.services.length + p.software.length + p.assets.length;
   }
+
+  // The staged asset's key: what identifies it in the report. Two spellings of one host resolve
+  // to one asset when the merge matches their identifiers.
+  private asset(ref: AssetRef): string | undefined {
+    const input: AssetInput = {
+      kind: ref.kind,
+      name: ref.name?.slice(0, 255),
+      hostname: ref.hostname,
+      fqdn: ref.fqdn,
+      ipAddresses: ref.ipAddresses,
+      macAddresses: ref.macAddresses,
+      operatingSystem: ref.operatingSystem,
+      url: ref.url,
+      image: ref.image,
+      repository: ref.repository,
+      source: this.source,
+    };
+    const key = JSON.stringify([
+      ref.kind,
+      [...(ref.ipAddresses ?? [])].sort(),
+      ref.fqdn?.toLowerCase(),
+      ref.hostname?.toLowerCase(),
+      [...(ref.macAddresses ?? [])].sort(),
+      ref.url,
+      ref.image,
+      ref.repository,
+      ref.operatingSystem,
+      ref.name,
+    ]);
+    if (this.assets.has(key)) return this.assets.get(key) === null ? undefined : key;
+    // An identifier that is not valid is left out, not the asset: its other identifiers name it.
+    const { identity, dropped } = keepValidIdentifiers(input);
+    const label = assetLabel(ref);
+    const reasons = dropped.map((d) => `${d.field} '${d.value}' ${d.reason}`);
+    try {
+      this.owners.assets.prepare(identity);
+    } catch (error) {
+      const why = [...reasons, (error as Error).message].join('; ');
+      this.warn(`${label} was skipped with everything reported on it: ${why}`);
+      this.assets.set(key, null);
+      return undefined;
+    }
+    for (const reason of reasons)
+      this.warn(
+        `${label}: ${reason} and was left out; the ${KIND_NOUNS[ref.kind]} is known by its other identifiers.`,
+      );
+    this.assets.set(key, identity);
+    this.pending.assets.push({ key, input: identity });
+    return key;
+  }
+
+  private vulnerability(ref: VulnerabilityRef, severity: Severity): string {
+    const cveIds = [...new Set((ref.cveIds ?? []).map((c) => c.trim().toUpperCase()))]
+      .filter((c) => CVE.test(c))
+      .sort();
+    const title = (ref.title.trim() || ref.ruleId).slice(0, 500);
+    const key = vulnerabilityKey({ source: this.source, ruleId: ref.ruleId, title, cveIds });
+    if (this.vulnerabilities.has(key)) return key;
+    this.vulnerabilities.add(key);
+    const score = (n: number | undefined) =>
+      n !== undefined && Number.isFinite(n) && n >= 0 && n <= 10 ? Math.round(n * 10) / 10 : undefined;
+    const published =
+      ref.publishedAt && !Number.isNaN(Date.parse(ref.publishedAt)) ? ref.publishedAt : undefined;
+    this.pending.vulnerabilities.add({
+      key,
+      input: {
+        ruleId: ref.ruleId.slice(0, 255),
+        cveIds,
+        aliases: [...new Set([...(ref.aliases ?? []), ref.ruleId])].map((a) => a.slice(0, 255)).slice(0, 100),
+        title,
+        description: ref.description?.slice(0, TEXT_CAP),
+        solution: ref.solution?.slice(0, TEXT_CAP),
+        cweIds: [...new Set(ref.cweIds ?? [])].slice(0, 50),
+        severity,
+        cvss3Vector: ref.cvss3Vector?.slice(0, 200),
+        cvss3Score: score(ref.cvss3Score),
+        cvss4Vector: ref.cvss4Vector?.slice(0, 300),
+        cvss4Score: score(ref.cvss4Score),
+        references: (ref.references ?? []).map((r) => r.slice(0, 2048)).slice(0, 100),
+        publishedAt: published,
+      },
+    });
+    return key;
+  }
+
+  private finding(r: FindingRecord, assetKey: string): void {
+    const l = r.location;
+    const problem = !SEVERITIES.includes(r.severity)
+      ? `severity '${r.severity}' is not one of ${SEVERITIES.join(', ')}`
+      : l.kind === 'Port' &&
+          (l.port === undefined || !Number.isInteger(l.port) || l.port < 0 || l.port > 65535)
+        ? `port ${l.port} is not 0–65535`
+        : l.kind === 'Url' && !l.url
+          ? 'a URL location without a URL'
+          : l.kind === 'File' && !l.filePath
+            ? 'a file location without a file'
+            : l.kind === 'Package' && !l.packageName
+              ? 'a package location without a package'
+              : !r.vulnerability.ruleId && !r.vulnerability.title
+                ? 'no rule id and no title'
+                : undefined;
+    if (problem) {
+      this.skipped += 1;
+      this.warn(`A finding was skipped: ${problem} (${r.vulnerability.title || r.vulnerability.ruleId}).`);
+      return;
+    }
+    const vulnerabilityKeyOf = this.vulnerability(r.vulnerability, r.severity);
+    const location = {
+      kind: l.kind,
+      port: l.port,
+      protocol: l.protocol,
+      url: l.url?.slice(0, 2048),
+      parameter: l.parameter?.slice(0, 255),
+      filePath: l.filePath?.slice(0, 1024),
+      line: l.line !== undefined && Number.isInteger(l.line) && l.line >= 0 ? l.line : undefined,
+      packageName: l.packageName?.slice(0, 255),
+      packageVersion: l.packageVersion?.slice(0, 255),
+    };
+    this.findings += 1;
+    this.pending.findings.add({
+      seq: this.seq++,
+      assetKey,
+      vulnerabilityKey: vulnerabilityKeyOf,
+      locationKey: locationKey(location),
+      locationKind: location.kind,
+      port: location.kind === 'Port' ? (location.port ?? null) : null,
+      protocol: location.kind === 'Port' ? (location.protocol ?? 'tcp') : null,
+      url: location.url ?? null,
+      parameter: location.parameter ?? null,
+      filePath: location.filePath ?? null,
+      line: location.line ?? null,
+      packageName: location.packageName ?? null,
+      packageVersion: location.packageVersion ?? null,
+      title: (r.vulnerability.title.trim() || r.vulnerability.ruleId).slice(0, 500),
+      severity: r.severity,
+      evidence: r.evidence ? r.evidence.slice(0, EVIDENCE_CAP) : null,
+      toolFindingId: r.toolFindingId?.slice(0, 255) ?? null,
+      state: r.state?.state ?? null,
+      stateReason: r.state ? r.state.reason.slice(0, 4000) : null,
+    });
+  }
+
+  private service(r: Extract<ImportRecord, { type: 'service' }>, assetKey: string): void {
+    if (
+      !Number.isInteger(r.port) ||
+      r.port < 0 ||
+      r.port > 65535 ||
+      (r.protocol !== 'tcp' && r.protocol !== 'udp')
+    ) {
+      this.skipped += 1;
+      this.warn(`A service was skipped: ${r.port}/${r.protocol} is not a port and protocol.`);
+      return;
+    }
+    const cpe = r.cpe && /^cpe:(2\.3:|\/)[aho]/.test(r.cpe) ? r.cpe.slice(0, 500) : null;
+    this.pending.services.push({
+      assetKey,
+      port: r.port,
+      protocol: r.protocol,
+      name: r.name?.slice(0, 100) ?? null,
+      product: r.product?.slice(0, 255) ?? null,
+      version: r.version?.slice(0, 100) ?? null,
+      cpe,
+      banner: r.banner?.slice(0, 2048) ?? null,
+    });
+  }
+
+  private software(r: Extract<ImportRecord, { type: 'software' }>, assetKey: string): void {
+    const name = r.name.trim().slice(0, 255);
+    if (!name) {
+      this.skipped += 1;
+      return;
+    }
+    this.pending.software.push({
+      assetKey,
+      name,
+      version: r.version?.trim().slice(0, 100) ?? '',
+      vendor: r.vendor?.slice(0, 255) || null,
+      category: r.category ?? 'Application',
+      cpe: r.cpe && /^cpe:(2\.3:|\/)[aho]/.test(r.cpe) ? r.cpe.slice(0, 500) : null,
+      purl: r.purl?.startsWith('pkg:') ? r.purl.slice(0, 1000) : null,
+    });
+  }
+
+  /**
+   * Writes what is pending through the modules that own it, in short statements (the embedded
+   * database has one connection).
+   */
+  async flush(): Promise<void> {
+    const p = this.pending;
+    const { assets, vulnerabilities, findings, software } = this.owners;
+    const [org, id] = [this.organizationId, this.importId];
+    await assets.stageFromImport(org, id, p.assets.splice(0));
+    await vulnerabilities.stageFromImport(org, id, p.vulnerabilities.take());
+    await findings.stageFromImport(org, id, p.findings.take());
+    await assets.stageServicesFromImport(
+      org,
+      id,
+      dedupe(p.services.splice(0), (s) => `${s.assetKey}|${s.port}|${s.protocol}`),
+    );
+    await software.stageFromImport(
+      org,
+      id,
+      dedupe(p.software.splice(0), (s) => `${s.assetKey}|${s.name.toLowerCase()}|${s.version}`),
+    );
+  }
+}
+
+const KIND_NOUNS: Record<AssetRef['kind'], string> = {
+  Host: 'host',
+  WebApplication: 'web application',
+  ContainerImage: 'container image',
+  CodeRepository: 'code repository',
+};
+
+/** "Host 'qa3app01'": an asset as a warning names it, by what the report calls it. */
+function assetLabel(ref: AssetRef): string {
+  const name =
+    ref.name ??
+    ref.fqdn ??
+    ref.hostname ??
+    ref.ipAddresses?.[0] ??
+    ref.macAddresses?.[0] ??
+    ref.url ??
+    ref.image ??
+    ref.repository;
+  const noun = KIND_NOUNS[ref.kind] ?? 'asset';
+  const capital = noun.charAt(0).toUpperCase() + noun.slice(1);
+  return name === undefined ? `A ${noun}` : `${capital} '${name.slice(0, 200)}'`;
+}
+
+// One statement may not touch the same row twice (ON CONFLICT DO UPDATE): last one wins.
+function dedupe<T>(rows: T[], key: (row: T) => string): T[] {
+  return [...new Map(rows.map((r) => [key(r), r])).values()];
 }
 
 /** Why a Completed import should be looked at: it stored little or nothing of what it read. */
@@ -385,7 +646,7 @@ export class ImportService {
       actor: job.actor,
       ...(job.userId ? { userId: job.userId } : {}),
     };
-    const staged: StagingCounts = { records: 0, skipped: 0, findings: 0, warnings: [] };
+    const stager = new Stager(this.owners, org, id, importer?.tool ?? job.format);
     try {
       if (!importer)
         throw AppError.of(Problems.UnknownReportFormat, `Rampart no longer reads ${job.format} reports.`);
@@ -393,20 +654,20 @@ export class ImportService {
       await this.clearStaging(org, id);
       await this.repo.markRunning(org, id, this.clock());
       const parseStarted = performance.now();
-      // Parsed on a thread of its own (parse-thread.ts); each batch is staged here, in order.
-      await parseOnThread(
-        { path: job.path, format: importer.format, source: importer.tool },
-        async (batch, beat) => {
-          if (batch) await stageBatch(this.owners, org, id, batch);
-          if (beat) {
-            if (signal?.aborted) throw new Superseded();
-            await this.repo.heartbeat(org, id, this.clock());
-          }
-        },
-        staged,
-      );
+      for await (const record of importer.parse(createReadStream(job.path), {
+        warn: stager.warn,
+        maxEvidenceChars: EVIDENCE_CAP,
+        maxFieldChars: TEXT_CAP,
+      })) {
+        await stager.add(record);
+        if (stager.records % 10_000 === 0) {
+          if (signal?.aborted) throw new Superseded();
+          await this.repo.heartbeat(org, id, this.clock());
+        }
+      }
+      await stager.flush();
       await this.repo.heartbeat(org, id, this.clock());
-      const { changedIds } = await this.merge(ctx, id, importer.tool, job.scopeName, staged, {
+      const { changedIds } = await this.merge(ctx, id, importer.tool, job.scopeName, stager, {
         format: importer.format,
         confidence: job.confidence,
         parseMs: Math.round(performance.now() - parseStarted),
@@ -416,7 +677,7 @@ export class ImportService {
     } catch (error) {
       if (error instanceof Superseded) return;
       if (!lastAttempt && isTransient(error)) throw error;
-      await this.fail(org, id, job, staged, error);
+      await this.fail(org, id, job, stager, error);
     }
     await removeReport(job.path);
   }
@@ -427,7 +688,7 @@ export class ImportService {
     id: string,
     source: string,
     scopeName: string | null,
-    stager: StagingCounts,
+    stager: Stager,
     meta: { format: string; confidence: number; parseMs: number },
     options: { fixOnly?: string[] | null; begin?: (trx: Transaction<DB>) => Promise<void> } = {},
   ) {
@@ -518,7 +779,7 @@ export class ImportService {
         id,
         input.source,
         input.scopeName,
-        stager.staging,
+        stager,
         { format: input.format, confidence: 1, parseMs: Math.round(performance.now() - parseStarted) },
         {
           fixOnly: input.fixOnly ?? null,
@@ -561,13 +822,7 @@ export class ImportService {
     await vulnerabilities.clearImport(organizationId, importId);
   }
 
-  private async fail(
-    org: string,
-    id: string,
-    job: ImportJob,
-    stager: StagingCounts,
-    error: unknown,
-  ): Promise<void> {
+  private async fail(org: string, id: string, job: ImportJob, stager: Stager, error: unknown): Promise<void> {
     const reason = await this.describeFailure(error, job.format, job.path, id);
     try {
       await this.clearStaging(org, id);
