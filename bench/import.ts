@@ -21,7 +21,7 @@ import { JobRunner } from '../src/jobs/runner.js';
 import { LocalInvalidationBus } from '../src/lib/invalidation-bus.js';
 import { IMPORT_JOB } from '../src/modules/imports/service.js';
 import { importDirectory, spoolReport } from '../src/modules/imports/upload.js';
-import { missingNodeFlags } from '../src/node-flags.js';
+import { missingNodeEnv, missingNodeFlags } from '../src/node-flags.js';
 import { buildServices } from '../src/services.js';
 import { nessusReport, trivyReport, writeLines } from './synthetic-reports.js';
 
@@ -31,20 +31,18 @@ const SIZE = { findings: FINDINGS, hosts: HOSTS };
 // The parent generates the reports once, then measures each database in a child process of its
 // own, so that one database's memory does not count against the other.
 const CHILD_DB = process.env.BENCH_IMPORT_DB as 'embedded' | 'postgresql' | undefined;
-// Measured with the V8 flags `rampart` runs with (src/node-flags.ts), which only a new Node
-// process takes: the measuring process starts again with them. BENCH_IMPORT_NODE_FLAGS=0 measures
-// Node's defaults instead.
-const missingFlags =
-  process.env.BENCH_IMPORT_NODE_FLAGS === '0'
-    ? []
-    : missingNodeFlags(process.execArgv, process.env.NODE_OPTIONS);
-if (CHILD_DB && missingFlags.length > 0)
-  process.execve?.(process.execPath, [
+// Measured with the V8 flags and allocator settings `rampart` runs with (src/node-flags.ts),
+// which only a new process takes: the measuring process starts again with them.
+// BENCH_IMPORT_NODE_FLAGS=0 measures Node's and glibc's defaults instead.
+const defaults = process.env.BENCH_IMPORT_NODE_FLAGS === '0';
+const missingFlags = defaults ? [] : missingNodeFlags(process.execArgv, process.env.NODE_OPTIONS);
+const missingEnv = defaults ? {} : missingNodeEnv(process.env);
+if (CHILD_DB && (missingFlags.length > 0 || Object.keys(missingEnv).length > 0))
+  process.execve?.(
     process.execPath,
-    ...missingFlags,
-    ...process.execArgv,
-    ...process.argv.slice(1),
-  ]);
+    [process.execPath, ...missingFlags, ...process.execArgv, ...process.argv.slice(1)],
+    { ...process.env, ...missingEnv },
+  );
 const dir = process.env.BENCH_IMPORT_DIR ?? mkdtempSync(join(tmpdir(), 'rampart-bench-import-'));
 
 const wanted = (format: string) =>

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { missingNodeFlags, NODE_FLAGS } from '../src/node-flags.js';
+import { missingNodeEnv, missingNodeFlags, NODE_FLAGS } from '../src/node-flags.js';
 
 describe('the V8 flags rampart runs with', () => {
   it('are missing until Node’s arguments or NODE_OPTIONS set them, whatever the value', () => {
@@ -13,6 +13,13 @@ describe('the V8 flags rampart runs with', () => {
     expect(missingNodeFlags([], '  --max-old-space-size=512 --max-semi-space-size=8 ')).toEqual([]);
     // A flag whose name only starts like it is another flag.
     expect(missingNodeFlags(['--max-semi-space-size-x=1'])).toEqual(['--max-semi-space-size=16']);
+  });
+
+  it('come with glibc’s mmap threshold unless the environment sets its own', () => {
+    expect(missingNodeEnv({})).toEqual({ MALLOC_MMAP_THRESHOLD_: '131072' });
+    expect(missingNodeEnv({ PATH: '/usr/bin' })).toEqual({ MALLOC_MMAP_THRESHOLD_: '131072' });
+    expect(missingNodeEnv({ MALLOC_MMAP_THRESHOLD_: '65536' })).toEqual({});
+    expect(missingNodeEnv({ MALLOC_MMAP_THRESHOLD_: '' })).toEqual({});
   });
 
   it('keep the young generation of a Node process under 2 × 16 MB while it churns through records', () => {
