@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import v8 from 'node:v8';
 import pg from 'pg';
 import { type Database, openEmbedded, openPostgres } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -20,6 +21,7 @@ import { JobRunner } from '../src/jobs/runner.js';
 import { LocalInvalidationBus } from '../src/lib/invalidation-bus.js';
 import { IMPORT_JOB } from '../src/modules/imports/service.js';
 import { importDirectory, spoolReport } from '../src/modules/imports/upload.js';
+import { missingNodeEnv, missingNodeFlags } from '../src/node-flags.js';
 import { buildServices } from '../src/services.js';
 import { nessusReport, trivyReport, writeLines } from './synthetic-reports.js';
 
@@ -29,6 +31,18 @@ const SIZE = { findings: FINDINGS, hosts: HOSTS };
 // The parent generates the reports once, then measures each database in a child process of its
 // own, so that one database's memory does not count against the other.
 const CHILD_DB = process.env.BENCH_IMPORT_DB as 'embedded' | 'postgresql' | undefined;
+// Measured with the V8 flags and allocator settings `rampart` runs with (src/node-flags.ts),
+// which only a new process takes: the measuring process starts again with them.
+// BENCH_IMPORT_NODE_FLAGS=0 measures Node's and glibc's defaults instead.
+const defaults = process.env.BENCH_IMPORT_NODE_FLAGS === '0';
+const missingFlags = defaults ? [] : missingNodeFlags(process.execArgv, process.env.NODE_OPTIONS);
+const missingEnv = defaults ? {} : missingNodeEnv(process.env);
+if (CHILD_DB && (missingFlags.length > 0 || Object.keys(missingEnv).length > 0))
+  process.execve?.(
+    process.execPath,
+    [process.execPath, ...missingFlags, ...process.execArgv, ...process.argv.slice(1)],
+    { ...process.env, ...missingEnv },
+  );
 const dir = process.env.BENCH_IMPORT_DIR ?? mkdtempSync(join(tmpdir(), 'rampart-bench-import-'));
 
 const wanted = (format: string) =>
@@ -61,8 +75,14 @@ function peakRss(database: Database) {
           worker = ` | worker heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} wasm ${mb(m.wasm)}`;
         });
       }
+      // What each of V8's spaces holds (used/committed MB): new space is committed whole.
+      const spaces = v8
+        .getHeapSpaceStatistics()
+        .filter((s) => s.space_size > 1024 ** 2)
+        .map((s) => `${s.space_name.replace('_space', '')} ${mb(s.space_used_size)}/${mb(s.space_size)}`)
+        .join(' ');
       console.error(
-        `  ${((performance.now() - started) / 1000).toFixed(1)} s rss ${mb(rss)} heap ${mb(heapUsed)}/${mb(heapTotal)} external ${mb(external)}${worker}`,
+        `  ${((performance.now() - started) / 1000).toFixed(1)} s rss ${mb(rss)} heap ${mb(heapUsed)}/${mb(heapTotal)} external ${mb(external)} [${spaces}]${worker}`,
       );
     }
     return { rss, heapUsed, external };

@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { DB, FindingState } from '../../db/schema.js';
+import type { JsonArrayOf } from '../../lib/json-rows.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import type { ImportedAsset } from '../assets/service.js';
 import type { ImportedVulnerability } from '../vulnerabilities/service.js';
@@ -150,8 +151,8 @@ export class FindingImportRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
   // One JSON parameter per batch: binding 20 parameters a row costs more than the insert.
-  async stage(organizationId: string, importId: string, findings: StagedFinding[]): Promise<void> {
-    if (findings.length === 0) return;
+  async stage(organizationId: string, importId: string, findings: JsonArrayOf<StagedFinding>): Promise<void> {
+    if (findings === '[]') return;
     await sql`
       insert into import_findings (organization_id, import_id, seq, asset_key, vulnerability_key, location_key,
         location_kind, port, protocol, url, parameter, file_path, line, package_name, package_version, title,
@@ -159,7 +160,7 @@ export class FindingImportRepository {
       select ${organizationId}::uuid, ${importId}::uuid, r.seq, r."assetKey", r."vulnerabilityKey", r."locationKey",
         r."locationKind", r.port, r.protocol, r.url, r.parameter, r."filePath", r.line, r."packageName",
         r."packageVersion", r.title, r.severity, r.evidence, r."toolFindingId", r.state, r."stateReason"
-      from jsonb_to_recordset(${JSON.stringify(findings)}::jsonb) as r(seq int, "assetKey" text,
+      from jsonb_to_recordset(${findings}::jsonb) as r(seq int, "assetKey" text,
         "vulnerabilityKey" text, "locationKey" text, "locationKind" text, port int, protocol text, url text,
         parameter text, "filePath" text, line int, "packageName" text, "packageVersion" text, title text,
         severity text, evidence text, "toolFindingId" text, state text, "stateReason" text)

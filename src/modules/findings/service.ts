@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely';
 import type { DB, FindingState, LocationKind, Severity } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import type { JsonArrayOf } from '../../lib/json-rows.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
@@ -506,7 +507,11 @@ export class FindingService {
   // ---- scanner-report imports (the imports module runs them; findings own the rows) ----
 
   /** Stages a report's findings while it streams in (short statements, no transaction). */
-  stageFromImport(organizationId: string, importId: string, findings: StagedFinding[]): Promise<void> {
+  stageFromImport(
+    organizationId: string,
+    importId: string,
+    findings: JsonArrayOf<StagedFinding>,
+  ): Promise<void> {
     return this.imports.stage(organizationId, importId, findings);
   }
 

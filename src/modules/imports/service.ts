@@ -15,6 +15,7 @@ import type { JobQueue } from '../../jobs/queue.js';
 import { JobDeferred } from '../../jobs/worker.js';
 import type { Clock } from '../../lib/clock.js';
 import { createdAtPage, decodeCreatedAtCursor } from '../../lib/cursor.js';
+import { JsonRows } from '../../lib/json-rows.js';
 import type { Listeners } from '../../lib/listeners.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { locateJsonError } from '../../parsing/json.js';
@@ -98,8 +99,9 @@ class Stager {
   private vulnerabilities = new Set<string>();
   private pending = {
     assets: [] as { key: string; input: AssetInput }[],
-    vulnerabilities: [] as StagedVulnerability[],
-    findings: [] as StagedFinding[],
+    // Serialised as they come (lib/json-rows.ts): they are the bulk of an import's records.
+    vulnerabilities: new JsonRows<StagedVulnerability>(),
+    findings: new JsonRows<StagedFinding>(),
     services: [] as StagedService[],
     software: [] as StagedSoftware[],
   };
@@ -200,7 +202,7 @@ class Stager {
       n !== undefined && Number.isFinite(n) && n >= 0 && n <= 10 ? Math.round(n * 10) / 10 : undefined;
     const published =
       ref.publishedAt && !Number.isNaN(Date.parse(ref.publishedAt)) ? ref.publishedAt : undefined;
-    this.pending.vulnerabilities.push({
+    this.pending.vulnerabilities.add({
       key,
       input: {
         ruleId: ref.ruleId.slice(0, 255),
@@ -256,7 +258,7 @@ class Stager {
       packageVersion: l.packageVersion?.slice(0, 255),
     };
     this.findings += 1;
-    this.pending.findings.push({
+    this.pending.findings.add({
       seq: this.seq++,
       assetKey,
       vulnerabilityKey: vulnerabilityKeyOf,
@@ -329,8 +331,8 @@ class Stager {
     const { assets, vulnerabilities, findings, software } = this.owners;
     const [org, id] = [this.organizationId, this.importId];
     await assets.stageFromImport(org, id, p.assets.splice(0));
-    await vulnerabilities.stageFromImport(org, id, p.vulnerabilities.splice(0));
-    await findings.stageFromImport(org, id, p.findings.splice(0));
+    await vulnerabilities.stageFromImport(org, id, p.vulnerabilities.take());
+    await findings.stageFromImport(org, id, p.findings.take());
     await assets.stageServicesFromImport(
       org,
       id,

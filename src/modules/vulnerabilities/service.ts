@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB, Severity } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
+import type { JsonArrayOf } from '../../lib/json-rows.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
@@ -137,7 +138,11 @@ export class VulnerabilityService {
   // ---- scanner-report imports (the imports module runs them; vulnerabilities own the rows) ----
 
   /** Stages the vulnerabilities a report names while it streams in. */
-  stageFromImport(organizationId: string, importId: string, vulnerabilities: StagedVulnerability[]) {
+  stageFromImport(
+    organizationId: string,
+    importId: string,
+    vulnerabilities: JsonArrayOf<StagedVulnerability>,
+  ) {
     return this.imports.stage(organizationId, importId, vulnerabilities);
   }
 

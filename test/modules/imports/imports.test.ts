@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultRegistry } from '../../../src/importers/index.js';
 import { authHeaders, buildTestApp, type Credentials, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
 import { fixturePath } from '../../importers/helpers.js';
@@ -221,6 +223,45 @@ describe.each(DB_KINDS)('scanner report imports [%s]', (kind) => {
     expect(body.State).toBe('Failed');
     expect(body.Error).toMatch(/line \d+, column \d+/);
     expect(await counts()).toEqual(before);
+  });
+
+  it('fails a report that breaks after batches were staged as parsing it here would, leaving nothing staged', async () => {
+    const before = await counts();
+    // 40 hosts of 30 items: past the first staged batch of 1,000 records before the break.
+    const whole = nessusReport(estate(40, 30).map((h) => ({ ...h, ip: h.ip.replace('10.50', '10.42') })));
+    const cut = whole.slice(0, whole.lastIndexOf('<ReportHost') + 60);
+    const here = await (async () => {
+      const parse = defaultRegistry()
+        .byFormat('nessus')!
+        .parse(Readable.from([cut]), { warn: () => {}, maxEvidenceChars: 65_536, maxFieldChars: 32_768 });
+      let read = 0;
+      try {
+        for await (const _ of parse) read += 1;
+      } catch (error) {
+        return { read, message: (error as Error).message };
+      }
+      throw new Error('the cut report parsed');
+    })();
+    expect(here.read).toBeGreaterThan(1000);
+    const { body } = await upload(cut);
+    expect(body.State).toBe('Failed');
+    expect(body.Error).toBe(here.message);
+    expect(body.Counts.Records).toBe(here.read);
+    expect(await counts()).toEqual(before);
+    const db = tdb.database.db;
+    for (const table of [
+      'import_findings',
+      'import_vulnerabilities',
+      'import_assets',
+      'import_services',
+    ] as const) {
+      const staged = await db
+        .selectFrom(table)
+        .select(db.fn.countAll<number>().as('n'))
+        .where('import_id', '=', body.Id)
+        .executeTakeFirstOrThrow();
+      expect(Number(staged.n), table).toBe(0);
+    }
   });
 
   it('says where a JSON report breaks', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalInvalidationBus } from '../../../src/lib/invalidation-bus.js';
+import { jsonArrayOf } from '../../../src/lib/json-rows.js';
 import { VulnerabilityImportRepository } from '../../../src/modules/vulnerabilities/import-repository.js';
 import { buildServices } from '../../../src/services.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
@@ -33,19 +34,21 @@ describe.each(DB_KINDS)('an import’s vulnerabilities, merged and read back in 
     await repo.stage(
       org,
       importId,
-      keys.map((key, i) => ({
-        key,
-        input: {
-          ruleId: `R${i}`,
-          cveIds: key.startsWith('cve:') ? [key.slice(4)] : [],
-          aliases: [`R${i}`],
-          title: `Vulnerability ${i}`,
-          cweIds: [],
-          severity: 'High' as const,
-          cvss3Score: i === 0 ? 9.8 : undefined,
-          references: [],
-        },
-      })),
+      jsonArrayOf(
+        keys.map((key, i) => ({
+          key,
+          input: {
+            ruleId: `R${i}`,
+            cveIds: key.startsWith('cve:') ? [key.slice(4)] : [],
+            aliases: [`R${i}`],
+            title: `Vulnerability ${i}`,
+            cweIds: [],
+            severity: 'High' as const,
+            cvss3Score: i === 0 ? 9.8 : undefined,
+            references: [],
+          },
+        })),
+      ),
     );
     const read = await tdb.database.db.transaction().execute(async (trx) => {
       await repo.merge(org, importId, 'Test', new Date('2026-01-05T10:00:00Z'), trx);
