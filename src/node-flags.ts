@@ -39,3 +39,32 @@ export function missingNodeFlags(execArgv: readonly string[], nodeOptions = ''):
   const given = new Set([...execArgv, ...nodeOptions.split(/\s+/)].filter(Boolean).map(flagName));
   return NODE_FLAGS.filter((flag) => !given.has(flagName(flag)));
 }
+
+/** What `restartWithNodeSettings` needs of the running process (the real one, or a test's). */
+export interface RunningNode {
+  execPath: string;
+  execArgv: readonly string[];
+  argv: readonly string[];
+  env: Readonly<Record<string, string | undefined>>;
+  /** Node's `process.execve`: absent where Node cannot replace its process (Windows). */
+  execve?: (file: string, args: string[], env: Record<string, string | undefined>) => void;
+}
+
+/**
+ * Starts Node again in this process with the flags and environment above when they are missing
+ * (V8 and glibc read them only at start), once: the restarted process carries
+ * RAMPART_NODE_FLAGS=applied, and an operator's RAMPART_NODE_FLAGS (`off`) keeps it from
+ * happening. Returns without doing anything when nothing is missing or it cannot restart;
+ * otherwise `execve` does not return.
+ */
+export function restartWithNodeSettings(node: RunningNode): void {
+  if (node.env.RAMPART_NODE_FLAGS || typeof node.execve !== 'function') return;
+  const flags = missingNodeFlags(node.execArgv, node.env.NODE_OPTIONS);
+  const env = missingNodeEnv(node.env);
+  if (flags.length === 0 && Object.keys(env).length === 0) return;
+  node.execve(node.execPath, [node.execPath, ...flags, ...node.execArgv, ...node.argv.slice(1)], {
+    ...node.env,
+    ...env,
+    RAMPART_NODE_FLAGS: 'applied',
+  });
+}
