@@ -20,6 +20,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import os from 'node:os';
 import { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { startBenchApp } from './bench-app.js';
 import { positiveKnob } from './knobs.js';
 import { minimalAuthApp } from './minimal-auth.js';
 
@@ -62,26 +63,14 @@ async function minimal(): Promise<Server> {
 }
 
 async function rampart(logLevel: string): Promise<Server> {
-  const { buildApp } = await import('../src/app.js');
-  const { loadConfig } = await import('../src/config.js');
-  const { openEmbedded } = await import('../src/db/database.js');
-  const { migrateToLatest } = await import('../src/db/migrate.js');
-  const { createLogger } = await import('../src/http/logging.js');
-  const database = await openEmbedded('memory://', 'bench');
-  await migrateToLatest(database.db);
-  const { DATABASE_URL: _postgres, ...env } = process.env;
-  const config = loadConfig({
-    ...env,
-    RAMPART_THROTTLE_LIMIT: '1000000000',
-    RAMPART_LOG_LEVEL: logLevel,
-  });
   const nowhere = { write: () => true, flush: (done?: (error?: Error) => void) => done?.() };
-  const { app, services } = await buildApp({ config, database, logger: createLogger(config, nowhere) });
-  const { organization } = await services.organizations.ensureFirst();
-  const ctx = { organizationId: organization.id, actor: { type: 'system' as const, id: null } };
-  const user = await services.users.create(ctx, { email: 'bench@example.com', role: 'Analyst' });
-  const { key, secretKey } = await services.apiKeys.create(ctx, { userId: user.id, name: 'bench' });
-  return { app, headers: { apiaccesskey: key.accessKey, apisecretkey: secretKey } };
+  const bench = await startBenchApp({
+    kind: 'embedded',
+    inMemory: true,
+    env: { RAMPART_LOG_LEVEL: logLevel },
+    logTo: nowhere,
+  });
+  return { app: bench.app, headers: { apiaccesskey: bench.accessKey, apisecretkey: bench.secretKey } };
 }
 
 const socket = new NullSocket();

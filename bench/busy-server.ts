@@ -7,38 +7,22 @@
  *                                            over the addresses → { type: 'scanned', ms, state, ... }
  *   'stop'                                 → closes and exits
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { openEmbedded, openPostgres } from '../src/db/database.js';
-import { migrateToLatest } from '../src/db/migrate.js';
+import { startBenchApp } from './bench-app.js';
 
 const DEFAULT_SYSTEM_TEMPLATE = '01900000-0000-7000-8000-0000000000e1';
 /** The histogram's sampling interval: every sample includes it, so it is taken off. */
 const RESOLUTION_MS = 10;
 const SCAN_LIMIT_MS = 300_000;
 
-const kind = process.argv[2];
-const url = process.argv[3];
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-bench-busy-'));
-const database =
-  kind === 'postgresql' && url ? await openPostgres(url, 10) : await openEmbedded(dataDir, 'bench');
-await migrateToLatest(database.db);
-const config = loadConfig({
-  ...process.env,
-  // One client sends the whole steady load: a limit it cannot reach (throttling is still on).
-  RAMPART_THROTTLE_LIMIT: '1000000000',
-  RAMPART_DATA_DIR: dataDir,
-  RAMPART_LOCAL_SCAN_NODE: 'true',
+const bench = await startBenchApp({
+  kind: process.argv[2] ?? 'embedded',
+  url: process.argv[3],
+  env: { RAMPART_LOCAL_SCAN_NODE: 'true' },
 });
-const { app, services } = await buildApp({ config, database });
+const { app, services } = bench;
 const { organization } = await services.organizations.ensureFirst();
 const ctx = { organizationId: organization.id, actor: { type: 'system' as const, id: null } };
-const user = await services.users.create(ctx, { email: 'bench@example.com', role: 'Analyst' });
-const { key, secretKey } = await services.apiKeys.create(ctx, { userId: user.id, name: 'bench' });
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
 
 const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
@@ -89,12 +73,10 @@ async function scan(subnet: string, addresses: string[]) {
   return { type: 'scanned', ms: performance.now() - started, state: 'TimedOut', hosts: 0, counts: null };
 }
 
-process.send?.({ type: 'ready', url: address, accessKey: key.accessKey, secretKey });
+process.send?.({ type: 'ready', url: address, accessKey: bench.accessKey, secretKey: bench.secretKey });
 process.on('message', async (message: { type?: string; subnet?: string; addresses?: string[] } | string) => {
   if (message === 'stop') {
-    await app.close();
-    await database.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
     process.exit(0);
   }
   if (typeof message !== 'object') return;
