@@ -137,6 +137,20 @@ export class AssetImportRepository {
     return Number(result.numAffectedRows ?? 0);
   }
 
+  /** The imports that have rows staged here: what a sweep looks at. */
+  async stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
+    const rows = [];
+    for (const table of ['import_services', 'import_assets'] as const)
+      rows.push(
+        ...(await this.db
+          .selectFrom(table)
+          .select(['organization_id as organizationId', 'import_id as importId'])
+          .distinct()
+          .execute()),
+      );
+    return rows;
+  }
+
   async clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {
     for (const table of ['import_services', 'import_assets'] as const) {
       await db

@@ -169,6 +169,15 @@ export class FindingImportRepository {
       on conflict (organization_id, import_id, seq) do nothing`.execute(this.db);
   }
 
+  /** The imports that have rows staged here: what a sweep looks at. */
+  async stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
+    return this.db
+      .selectFrom('import_findings')
+      .select(['organization_id as organizationId', 'import_id as importId'])
+      .distinct()
+      .execute();
+  }
+
   async clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {
     await db
       .deleteFrom('import_findings')

@@ -531,6 +531,11 @@ export class FindingService {
     );
   }
 
+  /** The imports that have findings staged: what the imports' sweep looks at. */
+  stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
+    return this.imports.stagedImports();
+  }
+
   /** Removes an import's staged findings (after its merge, or when it failed). */
   clearImport(organizationId: string, importId: string): Promise<void> {
     return this.imports.clear(organizationId, importId);
