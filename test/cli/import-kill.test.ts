@@ -120,7 +120,7 @@ describe.each(DB_KINDS)('an import killed at any moment [%s]', (kind: DbKind) =>
     expect(done).toBe(EXIT.ok);
     current = await restartAndInspect(env);
     expect(current).toMatchObject({ findings: 6, assets: 2, staged: {}, files: [] });
-  });
+  }, 300_000);
   afterAll(async () => {
     await drop();
     fs.rmSync(dir, { recursive: true, force: true });
