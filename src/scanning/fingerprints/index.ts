@@ -79,4 +79,10 @@ function identifyUnchecked(input: FingerprintInput): ServiceGuess | null {
   return http(seen, undefined);
 }
 
-export { readSshKexinit, type SshAlgorithms, weakSshAlgorithms } from './ssh-kex.js';
+export {
+  readSshKexinit,
+  type SshAlgorithmCategory,
+  type SshAlgorithms,
+  type WeakSshAlgorithm,
+  weakSshAlgorithms,
+} from './ssh-kex.js';

@@ -350,12 +350,11 @@ async function sshAlgorithms(talk: Conversation, line: string, check: Check): Pr
   if (!offer) return;
   const weak = weakSshAlgorithms(offer);
   if (weak.length > 0)
-    check('ssh.weak-algorithms', `${line}; weak algorithms offered: ${weak.join(', ')}`, {
-      weak,
-      kex: offer.kex,
-      ciphers: offer.ciphers,
-      macs: offer.macs,
-    });
+    check(
+      'ssh.weak-algorithms',
+      `${line}; weak algorithms offered: ${weak.map((w) => `${w.name} (${w.category}: ${w.reason})`).join('; ')}`,
+      { weak, kex: offer.kex, hostKey: offer.hostKey, ciphers: offer.ciphers, macs: offer.macs },
+    );
 }
 
 /** A reply whose last line is final (`211 End`, not `211-…`). */

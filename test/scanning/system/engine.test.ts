@@ -114,8 +114,16 @@ describe('system scans of node servers on 127.0.0.1', () => {
     expect(host.services[0]).toMatchObject({ service: 'ssh', product: 'OpenSSH', version: '7.4' });
     const weak = host.checks.find((c) => c.checkId === 'ssh.weak-algorithms');
     expect(weak?.evidence).toBe(
-      'SSH-2.0-OpenSSH_7.4; weak algorithms offered: diffie-hellman-group1-sha1, diffie-hellman-group14-sha1, aes256-cbc, arcfour128, hmac-md5, umac-64@openssh.com',
+      'SSH-2.0-OpenSSH_7.4; weak algorithms offered: diffie-hellman-group1-sha1 (kex: 1024-bit group with SHA-1 (RFC 9142: MUST NOT)); diffie-hellman-group14-sha1 (kex: SHA-1 exchange hash (RFC 9142: SHOULD NOT)); ssh-rsa (host-key: RSA signatures with SHA-1 (RFC 8332; off by default since OpenSSH 8.8)); aes256-cbc (cipher: CBC mode (plaintext recovery attacks on SSH, CVE-2008-5161)); arcfour128 (cipher: RC4 (RFC 8758: MUST NOT)); hmac-md5 (mac: MD5)',
     );
+    expect((weak!.details!.weak as { category: string }[]).map((w) => w.category)).toEqual([
+      'kex',
+      'kex',
+      'host-key',
+      'cipher',
+      'cipher',
+      'mac',
+    ]);
     expect(ids(host)).not.toContain(`ssh.protocol-1@${ssh.port}`);
   });
 
