@@ -20,6 +20,7 @@ export {
   smbDialect,
 } from './binary.js';
 export * from './probes.js';
+export { productToken } from './protocols.js';
 export { MAX_BANNER_BYTES, printable } from './text.js';
 
 export type { FingerprintInput, ServiceGuess } from './types.js';

@@ -1,8 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemScan, validateSystemTemplate } from '../../../src/scanning/system/index.js';
 import type { SystemHostResult, SystemTemplate, TargetRefusal } from '../../../src/scanning/types.js';
+import { softwareOf } from '../../../src/scanning/web/findings.js';
+import type { HttpAnswer } from '../../../src/scanning/web/http.js';
 import { makeCertificate } from '../tls/certs.js';
 import { type Running, redisServer, sshGreeting, tcpServer } from './servers.js';
+
+/** A response carrying only a Server header, as the web engine hands it to softwareOf. */
+function answerWith(server: string): HttpAnswer {
+  return { headerLines: [['Server', server]] } as unknown as HttpAnswer;
+}
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -159,6 +166,41 @@ describe('system scans of node servers on 127.0.0.1', () => {
     });
     expect(requests.some((r) => r.startsWith('GET / HTTP/1.0\r\nHost: web.test\r\n'))).toBe(true);
     expect(ids(host)).toEqual([`service.version-disclosed@${http.port}`]);
+  });
+
+  it('HTTP on an unknown port: the Server header names the product as a web scan reads it', async () => {
+    // Servers outside the fingerprint table (Python's http.server, Jetty, a vendor's appliance):
+    // the system scan's service and the web scan's software read the same header the same way.
+    for (const server of ['SimpleHTTP/0.6 Python/3.11.2', 'Jetty(9.4.51.v20230217)', 'Kestrel']) {
+      const http = keep(
+        await tcpServer('127.0.0.1', (socket) => {
+          socket.once('data', () =>
+            socket.end(`HTTP/1.1 404 Not Found\r\nServer: ${server}\r\nContent-Length: 0\r\n\r\n`),
+          );
+        }),
+      );
+      const { host } = await scan('127.0.0.1', [http.port]);
+      const web = softwareOf([answerWith(server)], http.port)[0]!;
+      expect(web.product, server).not.toBeNull();
+      expect(host.services[0], server).toMatchObject({
+        service: 'http',
+        product: web.product,
+        version: web.version,
+        cpes: web.cpes,
+        evidence: `Server: ${server}`,
+      });
+    }
+  });
+
+  it('HTTP whose Server header names no product token gives no product', async () => {
+    const http = keep(
+      await tcpServer('127.0.0.1', (socket) => {
+        socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\nServer: ***\r\nContent-Length: 0\r\n\r\n'));
+      }),
+    );
+    const { host } = await scan('127.0.0.1', [http.port]);
+    expect(host.services[0]).toMatchObject({ service: 'http', product: null, version: null, cpes: [] });
+    expect(ids(host)).toEqual([]);
   });
 
   it('FTP without AUTH TLS, SMTP without STARTTLS, POP3 with STLS, Telnet', async () => {
