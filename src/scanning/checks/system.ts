@@ -28,6 +28,20 @@ export const SYSTEM_CHECKS: CheckDefinition[] = [
     cvss3Vector: 'CVSS:3.1/AV:N/AC:H/PR:N/UI:N/S:U/C:H/I:N/A:N',
   },
   {
+    id: 'ftp.anonymous-login',
+    scan: 'System',
+    title: 'FTP allows anonymous login',
+    severity: 'Medium',
+    category: 'Authentication',
+    description:
+      'The FTP server accepted `USER anonymous` with an e-mail address as password (reply 230): anyone who reaches the port can read what the anonymous account sees, and upload where it may write. Rampart logs in and quits at once; it lists and transfers nothing.',
+    solution:
+      'Turn anonymous access off (vsftpd `anonymous_enable=NO`, ProFTPD: remove the `<Anonymous>` block) unless the server is a deliberate public mirror, and then keep it read-only.',
+    references: ['https://www.rfc-editor.org/rfc/rfc1635', 'https://cwe.mitre.org/data/definitions/287.html'],
+    cweIds: ['CWE-287'],
+    cvss3Vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N',
+  },
+  {
     id: 'cleartext.mail',
     scan: 'System',
     title: 'Mail service offers logins without TLS',

@@ -14,6 +14,8 @@ import {
   baselinePaths,
   EXPOSED_PROBES,
   isDirectoryListing,
+  LISTED_BACKUPS_CHECKED,
+  listedBackups,
   reduce,
   sameAsBaseline,
 } from './exposed.js';
@@ -347,13 +349,15 @@ class UrlScan {
       final.status < 300 &&
       isDirectoryListing(final.body) &&
       !sameAsBaseline(reduce(final, base.pathname), baseline)
-    )
+    ) {
       this.result.checks.push({
         checkId: 'web.directory-listing',
         port: null,
         url: base.href,
         evidence: exchangeEvidence(final),
       });
+      await this.listedBackups(base, final, baseline);
+    }
     for (const probe of EXPOSED_PROBES) {
       const url = new URL(probe.path, base);
       const answer = await this.fetch(url);
@@ -367,6 +371,40 @@ class UrlScan {
         evidence: exchangeEvidence(answer),
       });
     }
+  }
+
+  /**
+   * Backup and dump files a directory listing names: each fetched (GET) and kept only when it
+   * answers 2xx with something other than the site's soft-404 page; one finding names them all.
+   */
+  private async listedBackups(base: URL, listing: HttpAnswer, baseline: BaselineAnswer[]): Promise<void> {
+    const names = listedBackups(listing.body);
+    const served: { name: string; status: number; bytes: number }[] = [];
+    for (const name of names.slice(0, LISTED_BACKUPS_CHECKED)) {
+      const url = new URL(encodeURIComponent(name), base);
+      const answer = await this.fetch(url);
+      if (answer.status < 200 || answer.status >= 300) continue;
+      if (sameAsBaseline(reduce(answer, url.pathname), baseline)) continue;
+      served.push({ name, status: answer.status, bytes: answer.body.length });
+    }
+    if (served.length === 0) return;
+    const skipped = names.length - Math.min(names.length, LISTED_BACKUPS_CHECKED);
+    this.result.checks.push({
+      checkId: 'web.listed-backup',
+      port: null,
+      url: base.href,
+      evidence: [
+        `Listed and downloadable: ${served.map((f) => f.name).join(', ')}`,
+        ...served.map(
+          (f) =>
+            `GET ${new URL(encodeURIComponent(f.name), base).pathname} → ${f.status}, ${f.bytes} bytes read`,
+        ),
+        ...(skipped > 0 ? [`${skipped} more listed backup names not fetched`] : []),
+      ]
+        .join('\n')
+        .slice(0, 4000),
+      details: { files: served.map((f) => f.name) },
+    });
   }
 }
 

@@ -203,6 +203,51 @@ describe('system scans of node servers on 127.0.0.1', () => {
     expect(ids(host)).toEqual([]);
   });
 
+  /** An FTP server that logs what it was sent and answers the login as `accept` says. */
+  async function ftpServer(accept: 'anonymous' | 'nobody', sent: string[]) {
+    return keep(
+      await tcpServer('127.0.0.1', (s) => {
+        s.write('220 (vsFTPd 3.0.3)\r\n');
+        s.on('data', (d) => {
+          for (const command of d.toString('latin1').split('\r\n').filter(Boolean)) {
+            sent.push(command);
+            if (command === 'FEAT') s.write('211-Features:\r\n PASV\r\n211 End\r\n');
+            else if (command.startsWith('USER ')) s.write('331 Please specify the password.\r\n');
+            else if (command.startsWith('PASS '))
+              s.write(accept === 'anonymous' ? '230 Login successful.\r\n' : '530 Login incorrect.\r\n');
+            else if (command === 'QUIT') s.end('221 Goodbye.\r\n');
+          }
+        });
+      }),
+    );
+  }
+
+  it('FTP that lets anonymous log in: USER anonymous, PASS, 230, then QUIT and nothing else', async () => {
+    const sent: string[] = [];
+    const ftp = await ftpServer('anonymous', sent);
+    const { host } = await scan('127.0.0.1', [ftp.port]);
+    const found = host.checks.find((c) => c.checkId === 'ftp.anonymous-login');
+    expect(found).toMatchObject({ port: ftp.port });
+    expect(found?.evidence).toBe(
+      '220 (vsFTPd 3.0.3); USER anonymous → 331 Please specify the password.; PASS → 230 Login successful.',
+    );
+    // A login and a goodbye: no listing, no transfer, no write.
+    expect(sent).toEqual(['FEAT', 'USER anonymous', 'PASS rampart@example.invalid', 'QUIT']);
+  });
+
+  it('FTP that refuses anonymous: no finding; with safe checks off, no login is tried at all', async () => {
+    const sent: string[] = [];
+    const ftp = await ftpServer('nobody', sent);
+    const { host } = await scan('127.0.0.1', [ftp.port]);
+    expect(ids(host)).not.toContain(`ftp.anonymous-login@${ftp.port}`);
+    expect(sent).toEqual(['FEAT', 'USER anonymous', 'PASS rampart@example.invalid', 'QUIT']);
+    const quiet: string[] = [];
+    const other = await ftpServer('anonymous', quiet);
+    const off = await scan('127.0.0.1', [other.port], { safeChecks: false });
+    expect(off.host.checks).toEqual([]);
+    expect(quiet).toEqual([]);
+  });
+
   it('FTP without AUTH TLS, SMTP without STARTTLS, POP3 with STLS, Telnet', async () => {
     const ftp = keep(
       await tcpServer('127.0.0.1', (s) => {
