@@ -7,7 +7,7 @@
 import { lookup } from 'node:dns/promises';
 import { performance } from 'node:perf_hooks';
 import { abortReason, refusalOf, TokenBucket } from '../discovery/limits.js';
-import { probeTls, tlsChecks } from '../tls/index.js';
+import { endpointTlsChecks, probeTls } from '../tls/index.js';
 import type { CheckResult, ScanProgress, TargetRefusal, WebTemplate, WebUrlResult } from '../types.js';
 import {
   type BaselineAnswer,
@@ -121,6 +121,8 @@ class UrlScan {
       notes: [],
       error: null,
       budgetExhausted: null,
+      tlsPort: null,
+      httpCounterpart: null,
     };
   }
 
@@ -276,11 +278,18 @@ class UrlScan {
         chain = await this.follow(variant);
       } catch (error) {
         if (error instanceof BudgetExhausted || this.options.signal.aborted) throw error;
+        this.result.httpCounterpart = variant.href;
         return 'redirection-not-needed-no-http';
       }
+      this.result.httpCounterpart = variant.href;
       const result = redirectionOf(chain, (u) => this.sameHost(u));
+      // Filed on the http URL: it is the one that lacks the redirect, not the https one.
       if (!isHttpsRedirect(result) && chain.answers[0]?.status === 200)
-        this.noHttpsRedirect(chain.answers[0], `the site answers https at ${this.target.url.origin}`);
+        this.noHttpsRedirect(
+          chain.answers[0],
+          variant.href,
+          `the site answers https at ${this.target.url.origin}`,
+        );
       return result;
     }
     const result = redirectionOf(main, (u) => this.sameHost(u));
@@ -291,18 +300,22 @@ class UrlScan {
     try {
       const answer = await this.fetch(httpsVariant, 'HEAD');
       if (answer.status > 0)
-        this.noHttpsRedirect(main.answers[0], `the host answers https on port ${ports.https}`);
+        this.noHttpsRedirect(
+          main.answers[0],
+          this.result.url,
+          `the host answers https on port ${ports.https}`,
+        );
     } catch (error) {
       if (error instanceof BudgetExhausted || this.options.signal.aborted) throw error;
     }
     return result;
   }
 
-  private noHttpsRedirect(answer: HttpAnswer, why: string): void {
+  private noHttpsRedirect(answer: HttpAnswer, httpUrl: string, why: string): void {
     this.result.checks.push({
       checkId: 'web.no-https-redirect',
       port: null,
-      url: this.result.url,
+      url: httpUrl,
       evidence: `${exchangeEvidence(answer)}\n\n(no redirect to https, and ${why})`.slice(0, 4000),
     });
   }
@@ -331,12 +344,15 @@ class UrlScan {
       return;
     }
     for (const n of report.notes) this.note(n);
-    const checks: CheckResult[] = tlsChecks(report, {
+    // The endpoint's checks, on its port: the same findings a system scan of the port makes.
+    const checks: CheckResult[] = endpointTlsChecks(report, {
       now: this.options.now(),
-      hostname: this.target.hostname ?? this.target.literal,
-      port: null,
+      address: this.address,
+      hostname: this.target.hostname,
+      port,
       url: this.result.url,
     });
+    this.result.tlsPort = port;
     this.result.checks.push(...checks);
   }
 

@@ -320,6 +320,33 @@ describe('system scans of node servers on 127.0.0.1', () => {
     expect(ids(during.host)).not.toContain(`tls.certificate-expired@${server.port}`);
     const off = await scan('127.0.0.1', [server.port], { tlsChecks: false });
     expect(off.host.checks.filter((c) => c.checkId.startsWith('tls.'))).toEqual([]);
+    expect(host.tlsChecked).toBe(true);
+    expect(off.host.tlsChecked).toBe(false);
+  });
+
+  it('TLS on an address target: the certificate is checked against the address, as web scans do', async () => {
+    const named = makeCertificate({ commonName: 'tls.test', altNames: ['DNS:tls.test'] });
+    const withAddress = makeCertificate({
+      commonName: 'tls.test',
+      altNames: ['DNS:tls.test', 'IP:127.0.0.1'],
+    });
+    const answer = (socket: import('node:net').Socket) =>
+      socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\nServer: nginx/1.22.1\r\n\r\n'));
+    const wrong = keep(await tcpServer('127.0.0.1', answer, named));
+    const right = keep(await tcpServer('127.0.0.1', answer, withAddress));
+    const during = { now: () => new Date(named.notBefore.getTime() + 3_600_000) };
+    const { host } = await scan('127.0.0.1', [wrong.port, right.port], {}, during);
+    const mismatch = host.checks.filter((c) => c.checkId === 'tls.certificate-name-mismatch');
+    expect(mismatch.map((c) => c.port)).toEqual([wrong.port]);
+    expect(mismatch[0]?.evidence).toBe('Reached as 127.0.0.1; certificate names: CN=tls.test, DNS:tls.test');
+    // Reached by a name the certificate carries: no mismatch.
+    const byName = await scan(
+      '127.0.0.1',
+      [wrong.port],
+      {},
+      { ...during, hostnames: new Map([['127.0.0.1', 'tls.test']]) },
+    );
+    expect(byName.host.checks.map((c) => c.checkId)).not.toContain('tls.certificate-name-mismatch');
   });
 });
 

@@ -137,6 +137,17 @@ describe('a neglected site: TLS 1.0, an expired self-signed certificate, no head
     expect(by('service.version-disclosed')?.evidence).toBe('Server: nginx/1.22.1; X-Powered-By: PHP/8.1.2');
   });
 
+  it("files TLS findings on the endpoint's port, and no-https-redirect on the http counterpart", () => {
+    const tls = result!.checks.filter((c) => c.checkId.startsWith('tls.'));
+    expect(tls.length).toBeGreaterThan(0);
+    for (const c of tls)
+      expect(c).toMatchObject({ port: httpsSite.port, url: `https://legacy.test:${httpsSite.port}/` });
+    expect(result?.tlsPort).toBe(httpsSite.port);
+    const counterpart = `http://legacy.test:${httpSite.port}/`;
+    expect(result?.httpCounterpart).toBe(counterpart);
+    expect(result!.checks.find((c) => c.checkId === 'web.no-https-redirect')?.url).toBe(counterpart);
+  });
+
   it('sends only GET and HEAD to the paths of its fixed list', () => {
     for (const p of httpsSite.paths)
       expect(p).toMatch(
