@@ -255,9 +255,15 @@ export class ScanResultsService {
     );
   }
 
-  /** The open TLS findings at a port that another Rampart scan (system or web) saw last. */
+  /**
+   * The open TLS findings at a port that another Rampart scan (system or web) saw last. A name
+   * mismatch is left to the scans that saw it: it depends on the name the endpoint was reached by
+   * (an address, a URL's host), and a scan that came by a name the certificate carries must not
+   * close what a scan by address found, only for the next one to open it again.
+   */
   private async otherScansTls(org: string, scope: string): Promise<ScanLocation[]> {
-    const located = await this.findings.scanLocations(org, { pluginIds: [...TLS_CHECK_IDS], states: OPEN });
+    const ids = TLS_CHECK_IDS.filter((id) => id !== 'tls.certificate-name-mismatch');
+    const located = await this.findings.scanLocations(org, { pluginIds: ids, states: OPEN });
     return located.filter(
       (f) => f.scopeName !== scope && scanOfScope(f.scopeName) !== null && f.locationKind === 'Port',
     );

@@ -373,6 +373,47 @@ describe.each(DB_KINDS)('findings from scans [%s]', (kind) => {
     expect(await tlsFindings()).toMatchObject([{ state: 'Reopened' }]);
   });
 
+  it('a name mismatch seen by address is not closed by a scan that reached the endpoint by name', async () => {
+    const address = '198.18.30.3';
+    const mismatch = {
+      checkId: 'tls.certificate-name-mismatch',
+      port: 443,
+      url: null,
+      evidence: `Reached as ${address}; certificate names: CN=site.test, DNS:site.test`,
+    };
+    await system([
+      host(address, {
+        openPorts: [443],
+        services: [service(443, { service: 'https', tls: true })],
+        checks: [mismatch],
+        tlsChecked: true,
+      }),
+    ]);
+    // A web scan of https://site.test/ on the same address: the name matches there.
+    const byName = await results.ingestWeb(ctx, {
+      scanId: WEB_SCAN,
+      scanName: 'Site by name',
+      runId: runId(),
+      urls: [
+        {
+          url: 'https://site.test/',
+          finalUrl: 'https://site.test/',
+          status: 200,
+          address,
+          software: [],
+          checks: [],
+          headerScore: null,
+          notes: [],
+          error: null,
+          budgetExhausted: null,
+          tlsPort: 443,
+        },
+      ],
+    });
+    expect(byName.counts.Fixed).toBe(0);
+    expect(await byRule(address, 'tls.certificate-name-mismatch')).toMatchObject({ state: 'Open' });
+  });
+
   it("no-https-redirect found through an https URL is filed on its http counterpart's site", async () => {
     const address = '198.18.30.2';
     const https = `https://${address}/`;
