@@ -204,10 +204,10 @@ export class ScanResultsService {
           records.push({ ...finding, asset: endpoint.asset, location: endpoint.location });
           continue;
         }
-        // Filed on the site of the URL it was found on: an https URL's http counterpart lacks
-        // the redirect to https, not the https site.
+        // An https URL's http counterpart lacks the redirect to https, not the https site: filed
+        // on the http site. Other checks stay on the scanned URL's site.
         const url = c.url ?? u.url;
-        const site = webRef({ url }) ?? asset;
+        const site = (c.checkId === 'web.no-https-redirect' ? webRef({ url }) : null) ?? asset;
         if (site.url !== asset.url) records.push({ type: 'asset', asset: site });
         records.push({ ...finding, asset: site, location: { kind: 'Url', url } });
       }
