@@ -106,6 +106,9 @@ describe.runIf(labAvailable())('[lab] TLS findings of system and web scans of on
       expect(tlsOf(urls[0]!.checks)).toEqual(
         expect.arrayContaining(['tls.certificate-expired@443', 'tls.legacy-version@443']),
       );
+      // Both reached it by address, which the certificate names (IP subjectAltName): no mismatch.
+      expect(hosts[0]!.hostname).toBeNull();
+      expect(tlsOf(hosts[0]!.checks)).not.toContain('tls.certificate-name-mismatch@443');
 
       await t.services.scanResults.ingestSystem(ctx, {
         scanId: SYSTEM_SCAN,
