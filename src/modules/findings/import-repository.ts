@@ -61,8 +61,9 @@ export interface FindingMergeOptions {
   actorType: string;
   actorId: string | null;
   /**
-   * Where a scan looked: only these findings of the scope may become Fixed when not seen again
-   * (a port a budget left unscanned, a Verify run's other findings stay as they are); null: all.
+   * Where a scan looked: only these findings may become Fixed when not seen again (a port a budget
+   * left unscanned, a Verify run's other findings stay as they are), of this scope or, for the
+   * endpoint issues both scan kinds judge (TLS), of another scan's; null: all of the scope.
    */
   fixOnly?: string[] | null;
 }
@@ -380,16 +381,20 @@ export class FindingImportRepository {
   private async fixNotSeen(organizationId: string, o: FindingMergeOptions, sightings: Sightings, trx: Db) {
     const rules = notSeenAgainRules();
     const state = stateColumns(rules, o.seenAt, sql`null`);
-    const scope = o.scopeName
-      ? sql`f.scope_name = ${o.scopeName}::text`
-      : sql`f.source = ${o.source}::text and f.asset_id in (select asset_id from import_merge_assets)`;
     if (o.fixOnly && o.fixOnly.length === 0) return [];
-    const only = o.fixOnly ? sql`and f.id = any(${o.fixOnly}::uuid[])` : sql``;
+    // The findings a Rampart scan judged are named by it, whatever scope last saw them: a TLS
+    // issue of an endpoint is one finding that system and web scans both confirm and close.
+    const scope = o.fixOnly
+      ? sql`f.id = any(${o.fixOnly}::uuid[])`
+      : o.scopeName
+        ? sql`f.scope_name = ${o.scopeName}::text`
+        : sql`f.source = ${o.source}::text and f.asset_id in (select asset_id from import_merge_assets)`;
+
     const fixed = await sql<Transition>`
       with gone as (
         select f.id, f.state from findings f
         where f.organization_id = ${organizationId} and f.state in (${sql.join(rules.map((r) => lit(r.from)))})
-          and ${scope} ${only} and f.last_import_id is distinct from ${o.importId}::uuid
+          and ${scope} and f.last_import_id is distinct from ${o.importId}::uuid
           and not coalesce(f.sighting_id = any(${sightings.carried}::uuid[]), false)
       )
       update findings f set state = ${state.state}, state_reason = ${state.reason}, fixed_at = ${state.fixedAt},

@@ -158,13 +158,16 @@ export class FindingRepository {
   /** Findings of a scope, or these ids, with where they are (at most `limit`). */
   async scanLocations(
     organizationId: string,
-    q: { scopeName?: string; ids?: string[]; states?: FindingState[] },
+    q: { scopeName?: string; ids?: string[]; states?: FindingState[]; pluginIds?: string[] },
     limit: number,
   ): Promise<ScanLocation[]> {
     let query = this.db
       .selectFrom('findings as f')
       .innerJoin(joinableAssets('a'), (j) =>
         j.onRef('a.organization_id', '=', 'f.organization_id').onRef('a.id', '=', 'f.asset_id'),
+      )
+      .innerJoin(joinableVulnerabilities('v'), (j) =>
+        j.onRef('v.organization_id', '=', 'f.organization_id').onRef('v.id', '=', 'f.vulnerability_id'),
       )
       .select([
         'f.id',
@@ -176,9 +179,14 @@ export class FindingRepository {
         'f.port',
         'f.url',
         'a.ip_addresses as ipAddresses',
+        'v.plugin_id as pluginId',
       ])
       .where('f.organization_id', '=', organizationId);
     if (q.scopeName !== undefined) query = query.where('f.scope_name', '=', q.scopeName);
+    if (q.pluginIds)
+      query = q.pluginIds.length
+        ? query.where('v.plugin_id', 'in', q.pluginIds)
+        : query.where(sql<boolean>`false`);
     if (q.ids) query = q.ids.length ? query.where('f.id', 'in', q.ids) : query.where(sql<boolean>`false`);
     if (q.states) query = query.where('f.state', 'in', q.states);
     return query.orderBy('f.id').limit(limit).execute();

@@ -421,7 +421,7 @@ export class FindingService {
    */
   scanLocations(
     organizationId: string,
-    q: { scopeName?: string; ids?: string[]; states?: FindingState[] },
+    q: { scopeName?: string; ids?: string[]; states?: FindingState[]; pluginIds?: string[] },
     limit = 100_000,
   ): Promise<ScanLocation[]> {
     return this.repo.scanLocations(organizationId, q, limit);

@@ -125,4 +125,6 @@ export interface ScanLocation {
   url: string | null;
   /** The finding's asset's addresses. */
   ipAddresses: string[];
+  /** The vulnerability's rule id (a Rampart check's id). */
+  pluginId: string | null;
 }

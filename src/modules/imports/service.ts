@@ -194,7 +194,12 @@ class Stager {
       .filter((c) => CVE.test(c))
       .sort();
     const title = (ref.title.trim() || ref.ruleId).slice(0, 500);
-    const key = vulnerabilityKey({ source: this.source, ruleId: ref.ruleId, title, cveIds });
+    const key = vulnerabilityKey({
+      source: ref.ruleSource ?? this.source,
+      ruleId: ref.ruleId,
+      title,
+      cveIds,
+    });
     if (this.vulnerabilities.has(key)) return key;
     this.vulnerabilities.add(key);
     const score = (n: number | undefined) =>
