@@ -3,7 +3,7 @@ import type { DB, Severity } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
-import type { SettingsRepository } from './repository.js';
+import type { SettingsRepository, SlaDays as SlaColumns } from './repository.js';
 
 /** Days to fix a finding, by severity; null means no deadline. */
 export type SlaDays = Record<Severity, number | null>;
@@ -35,18 +35,23 @@ export class SettingsService {
    * its settings; taken inside the caller's transaction, whose row lock orders concurrent tickets.
    */
   nextTicketNumber(organizationId: string, at: Date, trx: Transaction<DB>): Promise<number> {
-    return this.repo.nextTicketNumber(organizationId, at, trx);
+    // The row this may create must hold the SLAs the organisation had until now: the defaults.
+    return this.repo.nextTicketNumber(organizationId, at, slaRow(DEFAULT_SLA), trx);
   }
 
   async setSla(ctx: ServiceContext, sla: SlaDays): Promise<SlaDays> {
-    await this.repo.save(ctx.organizationId, this.clock(), {
-      sla_critical_days: sla.Critical,
-      sla_high_days: sla.High,
-      sla_medium_days: sla.Medium,
-      sla_low_days: sla.Low,
-      sla_info_days: sla.Info,
-    });
+    await this.repo.save(ctx.organizationId, this.clock(), slaRow(sla));
     await this.audit.record(ctx, 'settings.sla_changed', null, { sla });
     return this.sla(ctx.organizationId);
   }
+}
+
+function slaRow(sla: SlaDays): SlaColumns {
+  return {
+    sla_critical_days: sla.Critical,
+    sla_high_days: sla.High,
+    sla_medium_days: sla.Medium,
+    sla_low_days: sla.Low,
+    sla_info_days: sla.Info,
+  };
 }
