@@ -5,7 +5,7 @@ import { migrations } from '../../../src/db/migrations/index.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
 
 // Databases whose first ticket emptied the SLAs get the defaults back; SLAs someone set stay.
-describe.each(DB_KINDS)('migration 0022_restore_default_slas [%s]', (kind) => {
+describe.each(DB_KINDS)('migration 0022_a_restore_default_slas [%s]', (kind) => {
   let tdb: TestDatabase;
   const at = '2026-11-21T12:00:00Z';
   const emptied = '00000000-0000-7000-8000-000000000001';
