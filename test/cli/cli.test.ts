@@ -63,6 +63,7 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
       '0020_create_scan_groups',
       '0021_create_finding_sightings',
       '0022_a_restore_default_slas',
+      '0022_b_add_kev_sla',
     ]);
     expect(first.OrganizationCreated).toBe(true);
     const again = await cli.run('migrate');

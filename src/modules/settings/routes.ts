@@ -1,7 +1,9 @@
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
-import { SettingsSchema } from './schemas.js';
-import type { SettingsService } from './service.js';
+import { SettingsChangeSchema, SettingsSchema } from './schemas.js';
+import type { SettingsService, SlaDays } from './service.js';
+
+const toSettingsDto = ({ Kev, ...severities }: SlaDays) => ({ SlaDays: severities, KevSlaDays: Kev });
 
 export const settingsRoutes =
   (settings: SettingsService): ChannelRoutes =>
@@ -17,7 +19,7 @@ export const settingsRoutes =
         tags: ['Settings'],
         response: { 200: SettingsSchema },
       },
-      handler: async (request) => ({ SlaDays: await settings.sla(contextOf(request).organizationId) }),
+      handler: async (request) => toSettingsDto(await settings.sla(contextOf(request).organizationId)),
     });
 
     route(app, ctx, {
@@ -30,11 +32,12 @@ export const settingsRoutes =
         summary: 'Change organisation settings',
         description: 'New due dates apply to findings created or re-scored from now on.',
         tags: ['Settings'],
-        body: SettingsSchema,
+        body: SettingsChangeSchema,
         response: { 200: SettingsSchema },
       },
-      handler: async (request) => ({
-        SlaDays: await settings.setSla(contextOf(request), request.body.SlaDays),
-      }),
+      handler: async (request) =>
+        toSettingsDto(
+          await settings.setSla(contextOf(request), request.body.SlaDays, request.body.KevSlaDays),
+        ),
     });
   };

@@ -64,7 +64,10 @@ describe.each(DB_KINDS)('organisation settings [%s]', (kind) => {
 
   it('keeps the default SLAs when the first ticket is created', async () => {
     const before = await settings();
-    expect(before.SlaDays).toEqual({ Critical: 7, High: 30, Medium: 90, Low: 180, Info: null });
+    expect(before).toEqual({
+      SlaDays: { Critical: 7, High: 30, Medium: 90, Low: 180, Info: null },
+      KevSlaDays: 14,
+    });
     const ticket = await send('POST', '/tickets', analyst, { Title: 'x' });
     expect(ticket.statusCode).toBe(201);
     expect(await settings()).toEqual(before);
@@ -114,5 +117,34 @@ describe.each(DB_KINDS)('organisation settings [%s]', (kind) => {
     const sla = { Critical: 1, High: 2, Medium: 3, Low: 4, Info: null };
     expect((await send('PUT', '/settings', own, { SlaDays: sla })).statusCode).toBe(200);
     expect((await send('POST', '/tickets', own, { Title: 'b' })).json().Number).toBe(2);
+  });
+
+  it('sets the KEV SLA next to the severity SLAs, and refuses what is not a number of days', async () => {
+    const org = await t.services.organizations.create('KEV SLA');
+    const own = await t.userWithKey('Manager', org);
+    const reader = await t.userWithKey('ReadOnly', org);
+    const sla = { Critical: 7, High: 30, Medium: 90, Low: 180, Info: null };
+    const put = (body: unknown, who = own) => send('PUT', '/settings', who, body);
+    expect((await put({ SlaDays: sla, KevSlaDays: 5 })).json()).toEqual({ SlaDays: sla, KevSlaDays: 5 });
+    expect(await settings(reader)).toEqual({ SlaDays: sla, KevSlaDays: 5 });
+    // Left out: unchanged (clients that know only the severity SLAs keep working).
+    expect((await put({ SlaDays: { ...sla, High: 20 } })).json()).toEqual({
+      SlaDays: { ...sla, High: 20 },
+      KevSlaDays: 5,
+    });
+    // null: KEV findings are due by their severity alone.
+    expect((await put({ SlaDays: sla, KevSlaDays: null })).json().KevSlaDays).toBeNull();
+    for (const bad of [0, -3, 3651, 2.5, '14', true]) {
+      const res = await put({ SlaDays: sla, KevSlaDays: bad });
+      expect(res.statusCode, String(bad)).toBe(400);
+      expect(res.headers['content-type']).toContain('application/problem+json');
+      expect(JSON.stringify(res.json().errors)).toContain('KevSlaDays');
+    }
+    expect((await put({ SlaDays: sla, KevSlaDays: 5 }, reader)).statusCode).toBe(403);
+    expect((await settings(reader)).KevSlaDays).toBeNull();
+    // A first ticket keeps it too.
+    await put({ SlaDays: sla, KevSlaDays: 9 });
+    expect((await send('POST', '/tickets', own, { Title: 'first' })).statusCode).toBe(201);
+    expect((await settings(reader)).KevSlaDays).toBe(9);
   });
 });

@@ -8361,6 +8361,8 @@ export interface operations {
                             Low: number | null;
                             Info: number | null;
                         };
+                        /** @description Days to fix a finding whose vulnerability is in CISA KEV, counted from first seen; the sooner of this and its severity SLA applies. null: by severity alone. (CISA's own due date is shown on the finding as KevDueDate.) */
+                        KevSlaDays: number | null;
                     };
                 };
             };
@@ -8458,6 +8460,8 @@ export interface operations {
                         Low: number | null;
                         Info: number | null;
                     };
+                    /** @description Days to fix a finding whose vulnerability is in CISA KEV, counted from first seen; the sooner of this and its severity SLA applies. null: by severity alone. (CISA's own due date is shown on the finding as KevDueDate.) */
+                    KevSlaDays?: number | null;
                 };
             };
         };
@@ -8477,6 +8481,8 @@ export interface operations {
                             Low: number | null;
                             Info: number | null;
                         };
+                        /** @description Days to fix a finding whose vulnerability is in CISA KEV, counted from first seen; the sooner of this and its severity SLA applies. null: by severity alone. (CISA's own due date is shown on the finding as KevDueDate.) */
+                        KevSlaDays: number | null;
                     };
                 };
             };
