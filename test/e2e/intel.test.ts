@@ -284,7 +284,7 @@ describe.runIf(HAS_CHROMIUM)('vulnerability intelligence pages [browser]', () =>
     await epss.getByRole('progressbar', { name: 'EPSS percentile' }).waitFor();
 
     const kev = page.getByRole('region', { name: 'Known exploited (CISA KEV)' });
-    await kev.getByText(/^Known exploited, due/).waitFor();
+    await kev.getByText(/^Known exploited, CISA's due date/).waitFor();
     await kev.getByText('Used in ransomware campaigns').waitFor();
     expect(await page.getByTestId('kev-due-date').locator('time').getAttribute('datetime')).toBe(
       '2021-11-17',
@@ -306,7 +306,7 @@ describe.runIf(HAS_CHROMIUM)('vulnerability intelligence pages [browser]', () =>
       .getByText(/nvd-cves\.json\.gz/)
       .waitFor();
 
-    await shots('66-vulnerability', () => kev.getByText(/^Known exploited, due/).waitFor());
+    await shots('66-vulnerability', () => kev.getByText(/^Known exploited, CISA's due date/).waitFor());
     await page.getByRole('region', { name: 'CVSS v3.1' }).scrollIntoViewIfNeeded();
     await shot('67-vulnerability-cvss');
     await affected.scrollIntoViewIfNeeded();
