@@ -64,6 +64,7 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
       '0021_create_finding_sightings',
       '0022_a_restore_default_slas',
       '0022_b_add_kev_sla',
+      '0022_c_index_imports_by_file',
     ]);
     expect(first.OrganizationCreated).toBe(true);
     const again = await cli.run('migrate');

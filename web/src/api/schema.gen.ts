@@ -7733,6 +7733,13 @@ export interface operations {
                             FileSha256: string;
                             /** @description Bytes as uploaded (compressed, when gzipped). */
                             FileSize: number;
+                            /** @description The latest earlier import of your organisation whose upload had the same SHA-256 (FileSha256): the same file imported again. It is imported all the same, as a re-import. null when no earlier import had it. */
+                            SameFileAs: {
+                                /** Format: uuid */
+                                Id: string;
+                                /** Format: date-time */
+                                CreatedAt: string;
+                            } | null;
                             Counts: {
                                 /** @description Findings first seen in this report. */
                                 New?: number;
@@ -7910,6 +7917,13 @@ export interface operations {
                         FileSha256: string;
                         /** @description Bytes as uploaded (compressed, when gzipped). */
                         FileSize: number;
+                        /** @description The latest earlier import of your organisation whose upload had the same SHA-256 (FileSha256): the same file imported again. It is imported all the same, as a re-import. null when no earlier import had it. */
+                        SameFileAs: {
+                            /** Format: uuid */
+                            Id: string;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        } | null;
                         Counts: {
                             /** @description Findings first seen in this report. */
                             New?: number;
@@ -8178,6 +8192,13 @@ export interface operations {
                         FileSha256: string;
                         /** @description Bytes as uploaded (compressed, when gzipped). */
                         FileSize: number;
+                        /** @description The latest earlier import of your organisation whose upload had the same SHA-256 (FileSha256): the same file imported again. It is imported all the same, as a re-import. null when no earlier import had it. */
+                        SameFileAs: {
+                            /** Format: uuid */
+                            Id: string;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        } | null;
                         Counts: {
                             /** @description Findings first seen in this report. */
                             New?: number;
