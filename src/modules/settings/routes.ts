@@ -1,9 +1,8 @@
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
+import { toSettingsDto } from './presenters.js';
 import { SettingsChangeSchema, SettingsSchema } from './schemas.js';
-import type { SettingsService, SlaDays } from './service.js';
-
-const toSettingsDto = ({ Kev, ...severities }: SlaDays) => ({ SlaDays: severities, KevSlaDays: Kev });
+import type { SettingsService } from './service.js';
 
 export const settingsRoutes =
   (settings: SettingsService): ChannelRoutes =>
