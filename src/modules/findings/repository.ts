@@ -635,8 +635,8 @@ export class FindingRepository {
 /** Which findings to re-score. */
 export type RescoreScope = { findingIds: string[] } | { vulnerabilityIds: string[] } | { assetId: string };
 
-/** SLA days per severity (null: no due date). */
-export type SlaDaysSql = Record<Severity, number | null>;
+/** SLA days per severity and for a vulnerability in KEV (null: no due date of that kind). */
+export type SlaDaysSql = Record<Severity | 'Kev', number | null>;
 
 /**
  * The risk score of finding `f` of vulnerability `v` on asset `a`, in SQL (imports compute it
@@ -651,10 +651,10 @@ export function riskScoreSql(f: string, v: string, a: string) {
     ${col(a, 'criticality')}, ${col(a, 'internet_facing')})`;
 }
 
-/** The due date of finding `f` of vulnerability `v`: the SLA from first sight, or KEV's when sooner. */
+/** The due date of finding `f` of vulnerability `v`: its severity's SLA from first sight, or KEV's when sooner. */
 export function dueAtSql(f: string, v: string, sla: SlaDaysSql) {
   const col = (t: string, c: string) => sql.ref(`${t}.${c}`);
   return sql<Date>`rampart_due_at(coalesce(${col(f, 'severity_override')}, ${col(f, 'severity')}),
-    ${col(f, 'first_seen_at')}, ${col(v, 'kev_due_date')}, ${sla.Critical}::int, ${sla.High}::int,
-    ${sla.Medium}::int, ${sla.Low}::int, ${sla.Info}::int)`;
+    ${col(f, 'first_seen_at')}, ${col(v, 'kev')}, ${sla.Critical}::int, ${sla.High}::int,
+    ${sla.Medium}::int, ${sla.Low}::int, ${sla.Info}::int, ${sla.Kev}::int)`;
 }

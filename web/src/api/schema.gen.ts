@@ -7733,6 +7733,13 @@ export interface operations {
                             FileSha256: string;
                             /** @description Bytes as uploaded (compressed, when gzipped). */
                             FileSize: number;
+                            /** @description The latest earlier import of your organisation whose upload had the same SHA-256 (FileSha256): the same file imported again. It is imported all the same, as a re-import. null when no earlier import had it. */
+                            SameFileAs: {
+                                /** Format: uuid */
+                                Id: string;
+                                /** Format: date-time */
+                                CreatedAt: string;
+                            } | null;
                             Counts: {
                                 /** @description Findings first seen in this report. */
                                 New?: number;
@@ -7910,6 +7917,13 @@ export interface operations {
                         FileSha256: string;
                         /** @description Bytes as uploaded (compressed, when gzipped). */
                         FileSize: number;
+                        /** @description The latest earlier import of your organisation whose upload had the same SHA-256 (FileSha256): the same file imported again. It is imported all the same, as a re-import. null when no earlier import had it. */
+                        SameFileAs: {
+                            /** Format: uuid */
+                            Id: string;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        } | null;
                         Counts: {
                             /** @description Findings first seen in this report. */
                             New?: number;
@@ -8178,6 +8192,13 @@ export interface operations {
                         FileSha256: string;
                         /** @description Bytes as uploaded (compressed, when gzipped). */
                         FileSize: number;
+                        /** @description The latest earlier import of your organisation whose upload had the same SHA-256 (FileSha256): the same file imported again. It is imported all the same, as a re-import. null when no earlier import had it. */
+                        SameFileAs: {
+                            /** Format: uuid */
+                            Id: string;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        } | null;
                         Counts: {
                             /** @description Findings first seen in this report. */
                             New?: number;
@@ -8361,6 +8382,8 @@ export interface operations {
                             Low: number | null;
                             Info: number | null;
                         };
+                        /** @description Days to fix a finding whose vulnerability is in CISA KEV, counted from first seen; the sooner of this and its severity SLA applies. null: by severity alone. (CISA's own due date is shown on the finding as KevDueDate.) */
+                        KevSlaDays: number | null;
                     };
                 };
             };
@@ -8458,6 +8481,8 @@ export interface operations {
                         Low: number | null;
                         Info: number | null;
                     };
+                    /** @description Days to fix a finding whose vulnerability is in CISA KEV, counted from first seen; the sooner of this and its severity SLA applies. null: by severity alone. (CISA's own due date is shown on the finding as KevDueDate.) */
+                    KevSlaDays?: number | null;
                 };
             };
         };
@@ -8477,6 +8502,8 @@ export interface operations {
                             Low: number | null;
                             Info: number | null;
                         };
+                        /** @description Days to fix a finding whose vulnerability is in CISA KEV, counted from first seen; the sooner of this and its severity SLA applies. null: by severity alone. (CISA's own due date is shown on the finding as KevDueDate.) */
+                        KevSlaDays: number | null;
                     };
                 };
             };

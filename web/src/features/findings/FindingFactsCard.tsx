@@ -63,8 +63,12 @@ export function FindingFactsCard({ finding }: { finding: FindingDetail }) {
           )}
         </Fact>
         {finding.KevDueDate && (
-          <Fact label="KEV due date">
+          <Fact label="CISA KEV due date">
             <Day value={finding.KevDueDate} />
+            <Text component="span" size="sm" c="dimmed">
+              {' '}
+              (CISA's deadline for US federal agencies, for context; this finding is due by your KEV SLA)
+            </Text>
           </Fact>
         )}
         <Fact label="Location">{describeLocation(finding.Location)}</Fact>
