@@ -362,3 +362,90 @@ describe('nessus importer: bad input', () => {
     expect(records).toEqual([]);
   });
 });
+
+describe('nessus importer: CVSS of every version', () => {
+  it('nessus_with_cvssv3.nessus: keeps the CVSS v2 score and vector beside the v3 ones', async () => {
+    const { findings } = await parseFixture(nessusImporter, 'tenable/nessus/nessus_with_cvssv3.nessus');
+    // Plugin 58988 (PHP CGI query string code execution) has only a CVSS v2 assessment.
+    const phpCgi = findings.find((f) => f.vulnerability.ruleId === '58988')!;
+    expect(phpCgi.vulnerability).toMatchObject({
+      cvss2Score: 7.5,
+      cvss2Vector: 'AV:N/AC:L/Au:N/C:P/I:P/A:P',
+    });
+    expect(phpCgi.vulnerability.cvss3Score).toBeUndefined();
+    // Plugin 17797 has both, v2 rating it higher than v3: each keeps its own score and vector.
+    const both = findings.find((f) => f.vulnerability.ruleId === '17797')!;
+    expect(both.vulnerability).toMatchObject({
+      cvss2Score: 7.8,
+      cvss2Vector: 'AV:N/AC:L/Au:N/C:C/I:N/A:N',
+      cvss3Score: 7.5,
+      cvss3Vector: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
+    });
+    // 49 ReportItems: 27 carry <cvss_base_score> with <cvss_vector>, 9 of them <cvss3_*> too.
+    expect(findings.filter((f) => f.vulnerability.cvss2Score !== undefined)).toHaveLength(27);
+    expect(findings.filter((f) => f.vulnerability.cvss2Vector !== undefined)).toHaveLength(27);
+    expect(findings.filter((f) => f.vulnerability.cvss3Score !== undefined)).toHaveLength(9);
+  });
+
+  it('reads CVSS v2 from the three CSV layouts, with or without the CVSS2# mark', async () => {
+    // Tenable.sc: "CVSS V2 Base Score" and "CVSS V2 Vector", temporal metrics in the vector.
+    const sc = await parseFixture(nessusImporter, 'tenable/nessus/nessus_many_vuln.csv');
+    expect(
+      sc.findings.map((f) => [
+        f.vulnerability.ruleId,
+        f.vulnerability.cvss2Score,
+        f.vulnerability.cvss2Vector,
+      ]),
+    ).toEqual([
+      ['35291', 5, 'AV:N/AC:L/Au:N/C:N/I:P/A:N/E:POC/RL:OF/RC:C'],
+      ['51192', 6.4, 'AV:N/AC:L/Au:N/C:P/I:P/A:N'],
+      ['57582', 6.4, 'AV:N/AC:L/Au:N/C:P/I:P/A:N'],
+      // RL:ND ("not defined") changes nothing and is left out.
+      ['65821', 4.3, 'AV:N/AC:M/Au:N/C:P/I:N/A:N/E:U/RC:C'],
+    ]);
+    // Tenable Vulnerability Management: definition.cvss2.base_score / base_vector ("CVSS2#…").
+    const vm = await parseFixture(nessusImporter, 'tenable/nessus/nessus_new.csv');
+    const first = vm.findings.find((f) => f.asset.hostname === 'Blah1')!;
+    expect(first.vulnerability).toMatchObject({
+      cvss2Score: 2.1,
+      cvss2Vector: 'AV:N/AC:H/Au:S/C:N/I:P/A:N',
+      cvss3Score: 3.1,
+    });
+    // Nessus Professional: "CVSS v2.0 Base Score", or plain "CVSS" in older exports; no vector.
+    const csv = (column: string, value: string) =>
+      [
+        `Plugin ID,CVE,${column},Risk,Host,Protocol,Port,Name,Synopsis,Description,Solution,See Also,Plugin Output`,
+        `97833,CVE-2017-0143,${value},Critical,192.0.2.10,tcp,445,MS17-010,s,d,Apply MS17-010.,,Vulnerable.`,
+      ].join('\n');
+    for (const column of ['CVSS v2.0 Base Score', 'CVSS']) {
+      const { findings } = await parseText(nessusImporter, csv(column, '9.3'));
+      expect(findings[0]?.vulnerability.cvss2Score, column).toBe(9.3);
+      expect(findings[0]?.vulnerability.cvss2Vector).toBeUndefined();
+    }
+  });
+
+  it('leaves out a CVSS v2 score or vector that is not valid, and keeps the other', async () => {
+    const item = (score: string, vector: string) =>
+      `<ReportItem port="80" svc_name="www" protocol="tcp" severity="2" pluginID="1" pluginName="p">
+<cvss_base_score>${score}</cvss_base_score><cvss_vector>${vector}</cvss_vector></ReportItem>`;
+    const { findings } = await parseText(
+      nessusImporter,
+      nessusFile(
+        item('11.5', 'CVSS2#AV:N/AC:L/Au:N/C:P/I:P/A:P') +
+          item('5.0', 'CVSS2#AV:Q/AC:L/Au:N/C:P/I:N/A:N') +
+          item('n/a', 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H'),
+      ),
+    );
+    // A score outside 0–10 is not one; the vector still scores 7.5, which is kept.
+    expect(findings[0]?.vulnerability).toMatchObject({
+      cvss2Vector: 'AV:N/AC:L/Au:N/C:P/I:P/A:P',
+      cvss2Score: 7.5,
+    });
+    // AV:Q is no access vector: the vector goes, the stated score stays.
+    expect(findings[1]?.vulnerability.cvss2Vector).toBeUndefined();
+    expect(findings[1]?.vulnerability.cvss2Score).toBe(5);
+    // A v3 vector in the v2 field is not taken as v2, nor "n/a" as a score.
+    expect(findings[2]?.vulnerability.cvss2Vector).toBeUndefined();
+    expect(findings[2]?.vulnerability.cvss2Score).toBeUndefined();
+  });
+});

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { cveIdsIn } from '../../parsing/ids.js';
 import { ReportError } from '../../parsing/report-error.js';
 import { child, children, childText, type XmlElement, xmlElements } from '../../parsing/xml.js';
-import { cvss3VectorOf } from '../common/cvss-score.js';
+import { cvss2Of, cvss3VectorOf } from '../common/cvss-score.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { webUrl } from '../common/network-target.js';
 import {
@@ -165,6 +165,8 @@ function findingOf(item: XmlElement, asset: AssetRef, limits: TextLimits): Findi
       description: limits.field(childText(item, 'description') ?? childText(item, 'synopsis'), 'description'),
       solution: limits.field(solution?.toLowerCase() === 'n/a' ? undefined : solution, 'solution'),
       cweIds: nonEmpty(unique([...cweIdsOf(texts(item, 'cwe')), ...ids.cweIds])),
+      // CVSS v2 ("CVSS2#AV:N/…"): older plugins have no other assessment.
+      ...cvss2Of(leadingScore(childText(item, 'cvss_base_score')), childText(item, 'cvss_vector')),
       cvss3Vector: cvss3VectorOf(childText(item, 'cvss3_vector'), '3.0'),
       // Web App Scanning writes the v3 base score as <cvssv3>.
       cvss3Score: leadingScore(childText(item, 'cvss3_base_score') ?? childText(item, 'cvssv3')),
