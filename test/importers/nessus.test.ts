@@ -449,3 +449,55 @@ describe('nessus importer: CVSS of every version', () => {
     expect(findings[2]?.vulnerability.cvss2Score).toBeUndefined();
   });
 });
+
+describe('nessus importer: text layout', () => {
+  /** No line starts or ends with blanks, and no more than one empty line runs. */
+  const expectTidy = (text: string | undefined, what: string) => {
+    if (text === undefined) return;
+    expect(text, what).not.toMatch(/^[ \t]+\S/m);
+    expect(text, what).not.toMatch(/[ \t]+$/m);
+    expect(text, what).not.toMatch(/\n{3,}/);
+  };
+
+  it("nessus_with_cvssv3.nessus: drops the indentation of the file's layout from texts and output, keeping lines and paragraphs", async () => {
+    const { findings } = await parseFixture(nessusImporter, 'tenable/nessus/nessus_with_cvssv3.nessus');
+    const cpe = findings.find((f) => f.vulnerability.ruleId === '45590')!;
+    expect(cpe.vulnerability.description).toBe(
+      'By using information obtained from a Nessus scan, this plugin reports CPE (Common Platform\n' +
+        'Enumeration) matches for various hardware and software products found on a host.\n\n' +
+        'Note that if an official CPE is not available for the product, this plugin computes the best\n' +
+        'possible CPE based on the information available from the scan.',
+    );
+    expect(cpe.evidence).toMatch(
+      /^The remote operating system matched the following CPE :\n\ncpe:\/o:linux:linux_kernel -> Linux Kernel\n\nFollowing application CPE's matched on the remote system :\n\ncpe:\/a:igor_sysoev:nginx:1\.19\.0 -> Nginx\ncpe:\/a:nginx:nginx:1\.19\.0 -> Nginx\n/,
+    );
+    for (const f of findings) {
+      for (const [what, text] of Object.entries({
+        description: f.vulnerability.description,
+        solution: f.vulnerability.solution,
+        evidence: f.evidence,
+      }))
+        expectTidy(text, `${f.vulnerability.ruleId} ${what}`);
+    }
+  });
+
+  it('issue_6992.nessus: the output lines up again, and the fixed version is still read from it', async () => {
+    const { findings } = await parseFixture(nessusImporter, 'tenable/nessus/issue_6992.nessus');
+    expect(findings[0]!.evidence).toBe(
+      'URL : http://testphp.vulnweb.com/ (5.1.6 under http://testphp.vulnweb.com/secured/phpinfo.php)\n' +
+        'Installed version : 5.1.6\nFixed version : 7.3.24',
+    );
+    expect(findings[0]!.fixedIn).toBe('7.3.24');
+  });
+
+  it('keeps the indentation a plugin gives some lines relative to others', async () => {
+    const item = `<ReportItem port="0" svc_name="general" protocol="tcp" severity="0" pluginID="9" pluginName="p">
+<plugin_output>
+        Supported :
+          - TLSv1.2
+          - TLSv1.3
+      </plugin_output></ReportItem>`;
+    const { findings } = await parseText(nessusImporter, nessusFile(item));
+    expect(findings[0]!.evidence).toBe('Supported :\n  - TLSv1.2\n  - TLSv1.3');
+  });
+});

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { nessusImporter } from '../../src/importers/nessus/index.js';
 import { openvasImporter } from '../../src/importers/openvas/index.js';
@@ -7,6 +8,7 @@ import {
   assets,
   byTitle,
   failure,
+  fixturePath,
   head,
   manifestEntries,
   parseFixture,
@@ -448,5 +450,55 @@ describe('openvas importer: CVSS of every version', () => {
     ).findings[0]!;
     expect(broken.vulnerability.cvss2Vector).toBeUndefined();
     expect(broken.vulnerability.cvss3Vector).toBeUndefined();
+  });
+});
+
+describe('openvas importer: text layout', () => {
+  /** No line of a text starts or ends with blanks, and no more than one empty line runs. */
+  const expectTidy = (text: string | undefined) => {
+    expect(text).toBeDefined();
+    expect(text).not.toMatch(/^[ \t]+\S/m);
+    expect(text).not.toMatch(/[ \t]+$/m);
+    expect(text).not.toMatch(/\n{3,}/);
+  };
+
+  it('report_using_openVAS.csv: joins a wrapped list item indented four spaces, keeping paragraphs and items', async () => {
+    const { findings } = await parseFixture(openvasImporter, 'openvas/report_using_openVAS.csv');
+    const cgi = byTitle(findings, 'CGI Scanning Consolidation');
+    expectTidy(cgi.vulnerability.description);
+    const lines = cgi.vulnerability.description!.split('\n');
+    expect(lines).toContain(
+      "- The configured 'Enable CGI scanning', 'Enable generic web application scanning' and 'Add historic /scripts and /cgi-bin to directories for CGI scanning' within the 'Global variable settings' of the scan config in use",
+    );
+    expect(lines).toContain('- No 404 check (OID: 1.3.6.1.4.1.25623.1.0.10386)');
+    expect(cgi.vulnerability.description).toMatch(
+      /^The script consolidates various information for CGI \(Web application\) scanning\.\n\n/,
+    );
+    for (const f of findings) {
+      expectTidy(f.vulnerability.description);
+      if (f.vulnerability.solution) expectTidy(f.vulnerability.solution);
+    }
+  });
+
+  it('the same in XML: a wrapped list item of the tags is one line, the list and its paragraphs stay', async () => {
+    const report = readFileSync(fixturePath('openvas/report_detail_v2.xml'), 'utf8').replace(
+      '  - Microsoft Windows Server 2019|impact=',
+      '  - Microsoft Windows Server 2019 and Microsoft Windows Server 2019\n    (Server Core installation)|impact=',
+    );
+    const { findings } = await parseText(openvasImporter, report);
+    const kb = findings[0]!;
+    expectTidy(kb.vulnerability.description);
+    expect(kb.vulnerability.description).toContain(
+      'Affected software/OS: - Microsoft Windows 10 Version 1809 for 32-bit Systems\n\n' +
+        '- Microsoft Windows 10 Version 1809 for x64-based Systems\n\n' +
+        '- Microsoft Windows Server 2019 and Microsoft Windows Server 2019 (Server Core installation)\n\n',
+    );
+    expect(kb.vulnerability.solution).toBe(
+      'The vendor has released updates. Please see the references for more information.',
+    );
+    // Evidence keeps its own alignment (the result's columns), only the trailing blank lines go.
+    expect(kb.evidence).toBe(
+      'Vulnerable range:  10.0.17763.0 - 10.0.17763.7557\nFile checked:      C:\\Windows\\system32\\Ntoskrnl.exe\nFile version:      10.0.17763.7434',
+    );
   });
 });
