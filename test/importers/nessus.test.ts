@@ -387,6 +387,18 @@ describe('nessus importer: CVSS of every version', () => {
     expect(findings.filter((f) => f.vulnerability.cvss3Score !== undefined)).toHaveLength(9);
   });
 
+  it('nessus_was_*.xml (Web App Scanning): <cvss> is the v2 base score beside <cvssv3>', async () => {
+    for (const file of [
+      'tenable/nessus_was/nessus_was_one_vuln.xml',
+      'tenable/nessus_was/nessus_was_many_vuln.xml',
+    ]) {
+      const { findings } = await parseFixture(nessusImporter, file);
+      const xss = byTitle(findings, 'Cross-Site Scripting (XSS)');
+      expect(xss.vulnerability, file).toMatchObject({ cvss2Score: 7.5, cvss3Score: 7.1 });
+      expect(xss.vulnerability.cvss2Vector).toBeUndefined();
+    }
+  });
+
   it('reads CVSS v2 from the three CSV layouts, with or without the CVSS2# mark', async () => {
     // Tenable.sc: "CVSS V2 Base Score" and "CVSS V2 Vector", temporal metrics in the vector.
     const sc = await parseFixture(nessusImporter, 'tenable/nessus/nessus_many_vuln.csv');

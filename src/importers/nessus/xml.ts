@@ -174,8 +174,12 @@ function findingOf(item: XmlElement, asset: AssetRef, limits: TextLimits): Findi
       ),
       solution: limits.field(solution?.toLowerCase() === 'n/a' ? undefined : solution, 'solution'),
       cweIds: nonEmpty(unique([...cweIdsOf(texts(item, 'cwe')), ...ids.cweIds])),
-      // CVSS v2 ("CVSS2#AV:N/…"): older plugins have no other assessment.
-      ...cvss2Of(leadingScore(childText(item, 'cvss_base_score')), childText(item, 'cvss_vector')),
+      // CVSS v2 ("CVSS2#AV:N/…"): older plugins have no other assessment. Web App Scanning
+      // writes the v2 base score as <cvss>, beside <cvssv3>.
+      ...cvss2Of(
+        leadingScore(childText(item, 'cvss_base_score') ?? childText(item, 'cvss')),
+        childText(item, 'cvss_vector'),
+      ),
       cvss3Vector: cvss3VectorOf(childText(item, 'cvss3_vector'), '3.0'),
       // Web App Scanning writes the v3 base score as <cvssv3>.
       cvss3Score: leadingScore(childText(item, 'cvss3_base_score') ?? childText(item, 'cvssv3')),
