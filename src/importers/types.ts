@@ -43,6 +43,10 @@ export interface VulnerabilityRef {
   description?: string;
   solution?: string;
   cweIds?: string[];
+  /** CVSS v2 as v2 writes it (no prefix), e.g. "AV:N/AC:L/Au:N/C:P/I:P/A:P". */
+  cvss2Vector?: string;
+  cvss2Score?: number;
+  /** CVSS v3 with its "CVSS:3.0/" or "CVSS:3.1/" prefix, which says the version. */
   cvss3Vector?: string;
   cvss3Score?: number;
   cvss4Vector?: string;

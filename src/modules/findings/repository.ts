@@ -2,7 +2,11 @@ import { type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kys
 import type { DB, FindingState, LocationKind, Severity } from '../../db/schema.js';
 import { isoText } from '../../db/text.js';
 import { assetTagged, joinableAssets } from '../assets/queries.js';
-import { joinableVulnerabilities, vulnerabilityHasCve } from '../vulnerabilities/queries.js';
+import {
+  joinableVulnerabilities,
+  rankingCvssScore,
+  vulnerabilityHasCve,
+} from '../vulnerabilities/queries.js';
 import type {
   Finding,
   FindingEvent,
@@ -56,6 +60,7 @@ const FINDING_COLUMNS = [
   'v.epss_percentile as epssPercentile',
   'v.kev_due_date as kevDueDate',
   'v.cvss3_score as cvss3Score',
+  'v.cvss3_vector as cvss3Vector',
   'v.cvss4_score as cvss4Score',
   'v.cvss2_score as cvss2Score',
   'v.plugin_id as pluginId',
@@ -646,7 +651,7 @@ export function riskScoreSql(f: string, v: string, a: string) {
   const col = (t: string, c: string) => sql.ref(`${t}.${c}`);
   return sql<string>`rampart_risk_score(
     case when ${col(f, 'severity_override')} is null
-      then coalesce(${col(v, 'cvss3_score')}, ${col(v, 'cvss4_score')}, ${col(v, 'cvss2_score')}) end,
+      then ${rankingCvssScore(v)} end,
     coalesce(${col(f, 'severity_override')}, ${col(f, 'severity')}), ${col(v, 'epss_percentile')}, ${col(v, 'kev')},
     ${col(a, 'criticality')}, ${col(a, 'internet_facing')})`;
 }

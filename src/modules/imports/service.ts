@@ -217,6 +217,8 @@ class Stager {
         solution: ref.solution?.slice(0, TEXT_CAP),
         cweIds: [...new Set(ref.cweIds ?? [])].slice(0, 50),
         severity,
+        cvss2Vector: ref.cvss2Vector?.slice(0, 200),
+        cvss2Score: score(ref.cvss2Score),
         cvss3Vector: ref.cvss3Vector?.slice(0, 200),
         cvss3Score: score(ref.cvss3Score),
         cvss4Vector: ref.cvss4Vector?.slice(0, 300),

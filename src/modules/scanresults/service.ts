@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AssetRef, ImportRecord, Severity, VulnerabilityRef } from '../../importers/types.js';
-import { cvssSeverity } from '../../intel/cvss/cvss.js';
+import { cvssSeverity, rankingCvss } from '../../intel/cvss/cvss.js';
 import { type BackportDecision, type DistroAdvisory, decideBackports } from '../../intel/distro/backports.js';
 import { type DistroBuild, parseDistroBanner } from '../../intel/distro/banners.js';
 import { packageKey } from '../../intel/osv/package-key.js';
@@ -425,25 +425,25 @@ function cveVulnerability(cveId: string, record: CveIntel['records'][number] | u
     cveIds: [cveId],
     ...(record?.description ? { description: record.description } : {}),
     ...(record?.cweIds.length ? { cweIds: record.cweIds } : {}),
+    ...(record?.cvss2Vector ? { cvss2Vector: record.cvss2Vector } : {}),
+    ...(record?.cvss2Score != null ? { cvss2Score: record.cvss2Score } : {}),
     ...(record?.cvss3Vector ? { cvss3Vector: record.cvss3Vector } : {}),
     ...(record?.cvss3Score != null ? { cvss3Score: record.cvss3Score } : {}),
+    ...(record?.cvss4Vector ? { cvss4Vector: record.cvss4Vector } : {}),
+    ...(record?.cvss4Score != null ? { cvss4Score: record.cvss4Score } : {}),
     ...(record?.referenceUrls.length ? { references: record.referenceUrls.slice(0, 100) } : {}),
   };
 }
 
-/** The knowledge base's CVSS (v3, else v4, else v2) as a severity; Medium when it has none. */
+/**
+ * The knowledge base's CVSS that ranks (rankingCvss: the highest version) as a severity; Medium
+ * when it has none.
+ */
 function severityOf(record: CveIntel['records'][number] | undefined): Severity {
-  const scored: [number | null | undefined, CvssVersion][] = [
-    [record?.cvss3Score, '3.1'],
-    [record?.cvss4Score, '4.0'],
-    [record?.cvss2Score, '2.0'],
-  ];
-  for (const [score, version] of scored)
-    if (typeof score === 'number') {
-      const s = cvssSeverity(score, version);
-      return s === 'None' ? 'Info' : s;
-    }
-  return 'Medium';
+  const ranking = record ? rankingCvss(record) : null;
+  if (!ranking) return 'Medium';
+  const s = cvssSeverity(ranking.score, ranking.version === '3' ? '3.1' : ranking.version);
+  return s === 'None' ? 'Info' : s;
 }
 
 function hostRef(h: SystemHostResult): AssetRef {

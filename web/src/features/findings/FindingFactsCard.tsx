@@ -46,7 +46,11 @@ export function FindingFactsCard({ finding }: { finding: FindingDetail }) {
             '—'
           )}
         </Fact>
-        <Fact label="CVSS">{finding.CVSSBaseScore ?? '—'}</Fact>
+        <Fact label="CVSS">
+          {finding.CVSSBaseScore === null
+            ? '—'
+            : `${finding.CVSSBaseScore}${finding.CvssVersion ? ` (v${finding.CvssVersion})` : ''}`}
+        </Fact>
         <Fact label="EPSS">
           {finding.EpssScore === null ? (
             '—'
