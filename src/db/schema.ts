@@ -448,6 +448,8 @@ export interface IntelEpssTable {
 export interface IntelOsvTable {
   id: string;
   aliases: string[];
+  upstream: Generated<string[]>;
+  related: Generated<string[]>;
   summary: string | null;
   details: string | null;
   published_at: Timestamp | null;

@@ -324,6 +324,8 @@ class DistroRecords {
           .map((r) => ({
             id: r.id,
             aliases: r.aliases,
+            upstream: r.upstream,
+            related: r.related,
             affected: r.affected as DistroAdvisory['affected'],
           })),
       );

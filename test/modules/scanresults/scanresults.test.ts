@@ -97,9 +97,11 @@ describe.each(DB_KINDS)('findings from scans [%s]', (kind) => {
     results = t.services.scanResults;
     for (const cve of ['CVE-2021-23017', 'CVE-2023-38408', 'CVE-2024-6387'])
       await t.services.intel.loadFile(join(FIXTURES, 'nvd', `${cve}.json`), { feed: 'nvd' });
-    const osv = join(FIXTURES, 'osv-ubuntu');
-    for (const file of readdirSync(osv).filter((f) => f.endsWith('.json')))
-      await t.services.intel.loadFile(join(osv, file), { feed: 'osv' });
+    for (const folder of ['osv-ubuntu', 'osv-debian']) {
+      const osv = join(FIXTURES, folder);
+      for (const file of readdirSync(osv).filter((f) => f.endsWith('.json')))
+        await t.services.intel.loadFile(join(osv, file), { feed: 'osv' });
+    }
   });
   afterAll(async () => {
     await t?.close();
@@ -225,6 +227,37 @@ describe.each(DB_KINDS)('findings from scans [%s]', (kind) => {
     const fixed = second.backports.find((n) => n.cveId === 'CVE-2024-6387');
     expect(fixed).toMatchObject({ status: 'Fixed', banner: patched });
     expect(fixed?.evidence).toMatch(/^fixed in 1:8\.9p1-3ubuntu0\.10 by /);
+  });
+
+  it('backports: Debian records naming their CVE in upstream (osv.dev now) decide a bookworm build', async () => {
+    const address = '198.18.10.10';
+    const bookworm = (revision: string) =>
+      service(22, {
+        service: 'ssh',
+        product: 'OpenSSH',
+        version: '9.2p1',
+        cpes: ['cpe:2.3:a:openbsd:openssh:9.2:p1:*:*:*:*:*:*'],
+        banner: `SSH-2.0-OpenSSH_9.2p1 Debian-${revision}`,
+        evidence: 'SSH identification line',
+      });
+    const stock = await system([
+      host(address, { services: [bookworm('2+deb12u10')], checks: [], openPorts: [22] }),
+    ]);
+    expect(stock.counts.New).toBe(0);
+    expect(Object.fromEntries(stock.backports.map((n) => [n.cveId, n.status]))).toEqual({
+      'CVE-2023-38408': 'Fixed',
+      'CVE-2024-6387': 'Fixed',
+    });
+    // deb12u2 came before the regreSSHion fix (deb12u3): that one is filed, affected.
+    const old = await system([
+      host(address, { services: [bookworm('2+deb12u2')], checks: [], openPorts: [22] }),
+    ]);
+    expect(old.counts.New).toBe(1);
+    const [regre] = (await findingsOf(address)).filter((f) => f.cveIds.length > 0);
+    expect(regre?.cveIds).toEqual(['CVE-2024-6387']);
+    expect((await t.services.findings.get(ctx, regre!.id)).evidence).toContain(
+      'Distribution: Debian:12 openssh 1:9.2p1-2+deb12u2 is affected: before the fix 1:9.2p1-2+deb12u3 (DEBIAN-CVE-2024-6387)',
+    );
   });
 
   it('backports: a banner without a distribution build keeps the upstream match, banner-only', async () => {
