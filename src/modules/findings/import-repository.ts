@@ -61,8 +61,8 @@ export interface FindingMergeOptions {
   actorType: string;
   actorId: string | null;
   /**
-   * Where a scan looked: only these findings of the scope may become Fixed when not seen again
-   * (a port a budget left unscanned, a Verify run's other findings stay as they are); null: all.
+   * Where a scan looked to the end: exactly these findings may become Fixed when not seen again,
+   * whichever scope they are in (a port a budget left unscanned stays as it is); null: the scope's.
    */
   fixOnly?: string[] | null;
 }
@@ -371,16 +371,19 @@ export class FindingImportRepository {
   private async fixNotSeen(organizationId: string, o: FindingMergeOptions, sightings: Sightings, trx: Db) {
     const rules = notSeenAgainRules();
     const state = stateColumns(rules, o.seenAt, sql`null`);
-    const scope = o.scopeName
-      ? sql`f.scope_name = ${o.scopeName}::text`
-      : sql`f.source = ${o.source}::text and f.asset_id in (select asset_id from import_merge_assets)`;
     if (o.fixOnly && o.fixOnly.length === 0) return [];
-    const only = o.fixOnly ? sql`and f.id = any(${o.fixOnly}::uuid[])` : sql``;
+    // A scan names the findings it has evidence about, whichever scan's scope they are in;
+    // a report fixes its own scope's (or its tool's on its assets).
+    const scope = o.fixOnly
+      ? sql`f.id = any(${o.fixOnly}::uuid[])`
+      : o.scopeName
+        ? sql`f.scope_name = ${o.scopeName}::text`
+        : sql`f.source = ${o.source}::text and f.asset_id in (select asset_id from import_merge_assets)`;
     const fixed = await sql<Transition>`
       with gone as (
         select f.id, f.state from findings f
         where f.organization_id = ${organizationId} and f.state in (${sql.join(rules.map((r) => lit(r.from)))})
-          and ${scope} ${only} and f.last_import_id is distinct from ${o.importId}::uuid
+          and ${scope} and f.last_import_id is distinct from ${o.importId}::uuid
           and not coalesce(f.sighting_id = any(${sightings.carried}::uuid[]), false)
       )
       update findings f set state = ${state.state}, state_reason = ${state.reason}, fixed_at = ${state.fixedAt},

@@ -158,7 +158,13 @@ export class FindingRepository {
   /** Findings of a scope, or these ids, with where they are (at most `limit`). */
   async scanLocations(
     organizationId: string,
-    q: { scopeName?: string; ids?: string[]; states?: FindingState[] },
+    q: {
+      scopeName?: string;
+      scopePrefix?: string;
+      addresses?: string[];
+      ids?: string[];
+      states?: FindingState[];
+    },
     limit: number,
   ): Promise<ScanLocation[]> {
     let query = this.db
@@ -179,6 +185,9 @@ export class FindingRepository {
       ])
       .where('f.organization_id', '=', organizationId);
     if (q.scopeName !== undefined) query = query.where('f.scope_name', '=', q.scopeName);
+    if (q.scopePrefix !== undefined)
+      query = query.where(sql<boolean>`starts_with(f.scope_name, ${q.scopePrefix}::text)`);
+    if (q.addresses) query = query.where(sql<boolean>`a.ip_addresses && ${q.addresses}::text[]`);
     if (q.ids) query = q.ids.length ? query.where('f.id', 'in', q.ids) : query.where(sql<boolean>`false`);
     if (q.states) query = query.where('f.state', 'in', q.states);
     return query.orderBy('f.id').limit(limit).execute();

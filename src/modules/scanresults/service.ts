@@ -45,11 +45,16 @@ export interface ResultsIntel {
   osvForPackages(keys: string[]): Promise<OsvPackageAdvisory[]>;
 }
 
-/** The findings module: where the findings of a scope are (to judge where a scan looked). */
+/** The findings module: where the findings of scans are (to judge where a scan looked). */
 export interface ResultsFindings {
   scanLocations(
     organizationId: string,
-    q: { scopeName?: string; ids?: string[]; states?: ('Open' | 'Reopened')[] },
+    q: {
+      scopePrefix?: string;
+      addresses?: string[];
+      ids?: string[];
+      states?: ('Open' | 'Reopened')[];
+    },
   ): Promise<ScanLocation[]>;
 }
 
@@ -58,9 +63,12 @@ export const WEB_SCAN_SOURCE = 'Rampart web scan';
 export const SYSTEM_SCAN_FORMAT = 'rampart-system-scan';
 export const WEB_SCAN_FORMAT = 'rampart-web-scan';
 
-/** The scope of a system scan's findings: a re-scan fixes only what this scan found. */
+/** The scope of a system scan's findings: the scan that last reported them. */
 export const systemScanScope = (scanId: string) => `system-scan:${scanId}`;
 export const webScanScope = (scanId: string) => `web-scan:${scanId}`;
+/** Every system (web) scan's scope starts so: any of them may close what another found. */
+const SYSTEM_SCOPES = 'system-scan:';
+const WEB_SCOPES = 'web-scan:';
 
 /** A Rampart scan's scope read back: which scan found a finding. */
 export function scanOfScope(scope: string | null): { kind: 'System' | 'Web'; scanId: string } | null {
@@ -115,8 +123,10 @@ const OPEN: ('Open' | 'Reopened')[] = ['Open', 'Reopened'];
 /**
  * Findings from Rampart's own scans: a run's results become records (hosts, services, findings
  * of checks and of CVEs matched from the services' CPEs, less what the distribution fixed) and go
- * through the imports module like a report, in the scan's scope. A re-scan fixes only the
- * findings where it looked again: their host and port (or URL) were scanned to the end.
+ * through the imports module like a report, in the scan's scope. A run is evidence wherever it
+ * looked to the end: the open findings there that it no longer reports become Fixed, whichever
+ * saved scan (system scan, scan group's scan, Verify run) reported them last. An interrupted or
+ * budget-exhausted examination is no evidence.
  */
 export class ScanResultsService {
   constructor(
@@ -162,7 +172,7 @@ export class ScanResultsService {
         });
       }
     }
-    const fixOnly = await this.fixableSystem(ctx.organizationId, scope, input);
+    const fixOnly = await this.fixableSystem(ctx.organizationId, input);
     const result = await this.imports.ingestRecords(ctx, {
       importId: input.runId,
       source: SYSTEM_SCAN_SOURCE,
@@ -199,7 +209,7 @@ export class ScanResultsService {
         if (finding) records.push({ ...finding, asset, location: { kind: 'Url', url: c.url ?? u.url } });
       }
     }
-    const fixOnly = await this.fixableWeb(ctx.organizationId, scope, input);
+    const fixOnly = await this.fixableWeb(ctx.organizationId, input);
     const result = await this.imports.ingestRecords(ctx, {
       importId: input.runId,
       source: WEB_SCAN_SOURCE,
@@ -214,14 +224,22 @@ export class ScanResultsService {
   }
 
   /**
-   * The open findings of the scope this run looked at again: their host answered and their port
-   * was probed to the end (not left out by a budget); a host-wide one, when the host's budget
-   * held. A Verify run narrows them to the findings it was asked about.
+   * The open findings of any system scan where this run looked again: their host answered and
+   * their port was probed to the end (in the run's port list, not left out by a budget); a
+   * host-wide one, when the host's budget held. A Verify run may close, besides the findings it
+   * was asked about, only other findings on the ports it probed to the end.
    */
-  private async fixableSystem(org: string, scope: string, input: SystemIngest): Promise<string[]> {
+  private async fixableSystem(org: string, input: SystemIngest): Promise<string[]> {
     const hosts = new Map(input.hosts.map((h) => [h.address, h]));
-    const located = await this.findings.scanLocations(org, { scopeName: scope, states: OPEN });
+    if (hosts.size === 0) return [];
+    const located = await this.findings.scanLocations(org, {
+      scopePrefix: SYSTEM_SCOPES,
+      addresses: [...hosts.keys()],
+      states: OPEN,
+    });
+    const asked = new Set(input.verify?.findingIds ?? []);
     const eligible = located.filter((f) => {
+      if (input.verify && !asked.has(f.id) && (f.locationKind !== 'Port' || f.port === null)) return false;
       const host = f.ipAddresses.map((a) => hosts.get(a)).find((h) => h !== undefined);
       if (!host) return false;
       if (f.locationKind !== 'Port' || f.port === null)
@@ -229,21 +247,23 @@ export class ScanResultsService {
       if (host.unscannedPorts.includes(f.port)) return false;
       return input.portScanned ? input.portScanned(f.port) : true;
     });
-    return narrow(
-      eligible.map((f) => f.id),
-      input.verify,
-    );
+    return eligible.map((f) => f.id);
   }
 
-  /** The open findings of the scope on a URL this run checked to the end, without an error. */
-  private async fixableWeb(org: string, scope: string, input: WebIngest): Promise<string[]> {
+  /**
+   * The open findings of any web scan on an origin this run checked to the end, without an
+   * error. A Verify run closes only the findings it was asked about (it fetches their URLs, not
+   * the whole site).
+   */
+  private async fixableWeb(org: string, input: WebIngest): Promise<string[]> {
     const origins = new Set(
       input.urls
         .filter((u) => u.error === null && u.budgetExhausted === null)
         .flatMap((u) => [originOf(u.url), u.finalUrl ? originOf(u.finalUrl) : null])
         .filter((o): o is string => o !== null),
     );
-    const located = await this.findings.scanLocations(org, { scopeName: scope, states: OPEN });
+    if (origins.size === 0) return [];
+    const located = await this.findings.scanLocations(org, { scopePrefix: WEB_SCOPES, states: OPEN });
     const eligible = located.filter((f) => {
       const origin = f.url ? originOf(f.url) : null;
       return origin !== null && origins.has(origin);
