@@ -163,6 +163,9 @@ export interface VulnerabilitiesTable {
   updated_at: Timestamp;
 }
 
+/** Whether a finding is confirmed, or an upstream match the distribution's data could not decide. */
+export type FindingConfidence = 'Confirmed' | 'Unconfirmed';
+
 export interface FindingsTable {
   organization_id: string;
   id: string;
@@ -188,6 +191,7 @@ export interface FindingsTable {
   state: FindingState;
   state_reason: string | null;
   risk_accepted_until: Timestamp | null;
+  confidence: Generated<FindingConfidence>;
   risk_score: Numeric;
   due_at: Timestamp | null;
   evidence: string | null;
@@ -367,6 +371,7 @@ export interface ImportFindingsTable {
   evidence: string | null;
   tool_finding_id: string | null;
   state: string | null;
+  confidence: FindingConfidence | null;
   state_reason: string | null;
 }
 

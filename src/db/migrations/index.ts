@@ -21,6 +21,7 @@ import * as m0019 from './0019_create_web_scans.js';
 import * as m0020 from './0020_create_scan_groups.js';
 import * as m0021 from './0021_create_finding_sightings.js';
 import * as m0024a from './0024_a_add_osv_upstream.js';
+import * as m0024b from './0024_b_add_finding_confidence.js';
 
 /** Every migration, in order. Listed explicitly so the same code runs from src/ and dist/. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0020_create_scan_groups': m0020,
   '0021_create_finding_sightings': m0021,
   '0024_a_add_osv_upstream': m0024a,
+  '0024_b_add_finding_confidence': m0024b,
 };

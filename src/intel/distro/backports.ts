@@ -70,6 +70,19 @@ export function decideBackports(build: DistroBuild, records: DistroAdvisory[]): 
   );
 }
 
+/**
+ * Whether the records hold any entry for the build's package in its release (told, as for the
+ * decisions, by the upstream version of the entry's fix or newest listed version). Without one
+ * nothing in them can decide for this build: the distribution's data for it is missing.
+ */
+export function holdsRelease(build: DistroBuild, records: DistroAdvisory[]): boolean {
+  if (!build.distribution || !build.packageVersion || !isDpkgVersion(build.packageVersion)) return false;
+  const upstream = parseDpkgVersion(build.packageVersion).upstream;
+  return records.some((record) =>
+    packageEntries(record, build).some((entry) => releaseUpstream(entry) === upstream),
+  );
+}
+
 function decideCve(build: DistroBuild, cveId: string, records: DistroAdvisory[]): BackportDecision {
   const own = records.filter((r) => isRecordOf(r, cveId));
   const notices = records.filter((r) => !isRecordOf(r, cveId));

@@ -58,6 +58,7 @@ export const toFindingDto = (f: FindingSummary) => ({
   RiskAcceptedUntil: iso(f.riskAcceptedUntil),
   RiskScore: Number(f.riskScore),
   DueAt: iso(f.dueAt),
+  Confidence: f.confidence,
   Location: toLocationDto(f),
   Source: f.source,
   FirstSeen: f.firstSeenAt.toISOString(),
@@ -128,6 +129,8 @@ export const FINDING_CSV: readonly CsvColumn<FindingExport>[] = [
 /** The filter of a findings list (GET /findings). */
 export const filterFromQuery = (q: Static<typeof FindingListQuery>): FindingFilter => ({
   states: q.State,
+  // Unconfirmed findings are hidden unless asked for.
+  confidence: q.Confidence === 'Any' ? undefined : (q.Confidence ?? 'Confirmed'),
   severities: q.Severity,
   assetId: q.AssetId,
   tag: q.Tag,

@@ -1,5 +1,5 @@
 import { type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
-import type { DB, FindingState, LocationKind, Severity } from '../../db/schema.js';
+import type { DB, FindingConfidence, FindingState, LocationKind, Severity } from '../../db/schema.js';
 import { isoText } from '../../db/text.js';
 import { assetTagged, joinableAssets } from '../assets/queries.js';
 import { joinableVulnerabilities, vulnerabilityHasCve } from '../vulnerabilities/queries.js';
@@ -42,6 +42,7 @@ const FINDING_COLUMNS = [
   'f.risk_accepted_until as riskAcceptedUntil',
   'f.risk_score as riskScore',
   'f.due_at as dueAt',
+  'f.confidence',
   'f.source',
   'f.tool_finding_id as toolFindingId',
   'f.first_seen_at as firstSeenAt',
@@ -91,6 +92,8 @@ export interface FindingInsert {
 
 export interface FindingFilter {
   states?: FindingState[];
+  /** Confirmed or Unconfirmed findings only; undefined: both. */
+  confidence?: FindingConfidence;
   severities?: Severity[];
   assetId?: string;
   tag?: string;
@@ -408,6 +411,7 @@ export class FindingRepository {
 
   private filtered<O>(q: SelectQueryBuilder<BaseSources[0], BaseSources[1], O>, f: FindingFilter) {
     if (f.states?.length) q = q.where('f.state', 'in', f.states);
+    if (f.confidence) q = q.where('f.confidence', '=', f.confidence);
     if (f.severities?.length) q = q.where('f.effective_severity', 'in', f.severities);
     if (f.assetId) q = q.where('f.asset_id', '=', f.assetId);
     if (f.vulnerabilityId) q = q.where('f.vulnerability_id', '=', f.vulnerabilityId);
@@ -645,17 +649,20 @@ export type SlaDaysSql = Record<Severity, number | null>;
  */
 export function riskScoreSql(f: string, v: string, a: string) {
   const col = (t: string, c: string) => sql.ref(`${t}.${c}`);
-  return sql<string>`rampart_risk_score(
+  // An Unconfirmed finding counts for no risk (migration 0024_b).
+  return sql<string>`case when ${col(f, 'confidence')} = 'Unconfirmed' then 0 else rampart_risk_score(
     case when ${col(f, 'severity_override')} is null
       then coalesce(${col(v, 'cvss3_score')}, ${col(v, 'cvss4_score')}, ${col(v, 'cvss2_score')}) end,
     coalesce(${col(f, 'severity_override')}, ${col(f, 'severity')}), ${col(v, 'epss_percentile')}, ${col(v, 'kev')},
-    ${col(a, 'criticality')}, ${col(a, 'internet_facing')})`;
+    ${col(a, 'criticality')}, ${col(a, 'internet_facing')}) end`;
 }
 
 /** The due date of finding `f` of vulnerability `v`: the SLA from first sight, or KEV's when sooner. */
 export function dueAtSql(f: string, v: string, sla: SlaDaysSql) {
   const col = (t: string, c: string) => sql.ref(`${t}.${c}`);
-  return sql<Date>`rampart_due_at(coalesce(${col(f, 'severity_override')}, ${col(f, 'severity')}),
+  // An Unconfirmed finding has no due date: no SLA runs on what is not confirmed.
+  return sql<Date>`case when ${col(f, 'confidence')} = 'Unconfirmed' then null else rampart_due_at(
+    coalesce(${col(f, 'severity_override')}, ${col(f, 'severity')}),
     ${col(f, 'first_seen_at')}, ${col(v, 'kev_due_date')}, ${sla.Critical}::int, ${sla.High}::int,
-    ${sla.Medium}::int, ${sla.Low}::int, ${sla.Info}::int)`;
+    ${sla.Medium}::int, ${sla.Low}::int, ${sla.Info}::int) end`;
 }

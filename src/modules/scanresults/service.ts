@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { AssetRef, ImportRecord, Severity, VulnerabilityRef } from '../../importers/types.js';
 import { cvssSeverity } from '../../intel/cvss/cvss.js';
-import { type BackportDecision, type DistroAdvisory, decideBackports } from '../../intel/distro/backports.js';
+import {
+  type BackportDecision,
+  type DistroAdvisory,
+  decideBackports,
+  holdsRelease,
+} from '../../intel/distro/backports.js';
 import { type DistroBuild, parseDistroBanner } from '../../intel/distro/banners.js';
 import { packageKey } from '../../intel/osv/package-key.js';
 import type { CvssVersion } from '../../intel/types.js';
@@ -84,7 +89,8 @@ export interface BackportNote {
   url: string | null;
   banner: string;
   cveId: string;
-  status: 'Fixed' | 'Affected' | 'BannerOnly';
+  /** Unconfirmed: the banner names a build but Rampart holds no advisory data to decide it. */
+  status: 'Fixed' | 'Affected' | 'BannerOnly' | 'Unconfirmed';
   evidence: string;
 }
 
@@ -293,17 +299,26 @@ export class ScanResultsService {
     const matches = (await this.intel.match({ Cpes: cpes })).filter((m) => m.Cve !== null);
     if (matches.length === 0) return { findings, notes };
     const build = banner ? parseDistroBanner(banner) : null;
-    const decisions = build?.distribution ? await distro.decide(build) : new Map<string, BackportDecision>();
+    const { decisions, held } = build?.distribution
+      ? await distro.decide(build)
+      : { decisions: new Map<string, BackportDecision>(), held: false };
+    // The banner names the build's package revision, but Rampart holds none of the distribution's
+    // records of the package in the build's release: the build may well carry the fix (Debian's
+    // bookworm openssh does for CVE-2024-6387), so the upstream match is not confirmed.
+    const unconfirmed = build?.distribution && build.decidable && !held ? missingData(build) : null;
     for (const m of matches) {
       const cveId = m.Cve!;
       const decision = decisions.get(cveId);
-      const distribution = distributionLine(build, decision);
+      const distribution = unconfirmed ? `unconfirmed: ${unconfirmed}` : distributionLine(build, decision);
       if (banner && (build?.distribution || decision))
         notes.push({
           banner,
           cveId,
-          status:
-            decision?.status === 'Fixed' || decision?.status === 'Affected' ? decision.status : 'BannerOnly',
+          status: unconfirmed
+            ? 'Unconfirmed'
+            : decision?.status === 'Fixed' || decision?.status === 'Affected'
+              ? decision.status
+              : 'BannerOnly',
           evidence: distribution,
         });
       if (decision?.status === 'Fixed') continue;
@@ -321,6 +336,7 @@ export class ScanResultsService {
         ]
           .filter((l) => l !== null)
           .join('\n'),
+        ...(unconfirmed ? { confidence: 'Unconfirmed' as const } : {}),
       });
     }
     return { findings, notes };
@@ -333,7 +349,8 @@ class DistroRecords {
 
   constructor(private readonly intel: ResultsIntel) {}
 
-  async decide(build: DistroBuild): Promise<Map<string, BackportDecision>> {
+  /** The decisions per CVE, and whether Rampart holds records of the build's package in its release. */
+  async decide(build: DistroBuild): Promise<{ decisions: Map<string, BackportDecision>; held: boolean }> {
     const key = packageKey(build.distribution!, build.packageName);
     let records = this.byPackage.get(key);
     if (!records) {
@@ -351,8 +368,22 @@ class DistroRecords {
       );
       this.byPackage.set(key, records);
     }
-    return new Map(decideBackports(build, await records).map((d) => [d.cveId, d]));
+    const list = await records;
+    return {
+      decisions: new Map(decideBackports(build, list).map((d) => [d.cveId, d])),
+      held: holdsRelease(build, list),
+    };
   }
+}
+
+/** What an unconfirmed match lacks, and how to get it. */
+function missingData(build: DistroBuild): string {
+  return (
+    `Rampart holds no ${build.distribution} advisory data for ${build.packageName} ${build.upstreamVersion} (OSV ${build.distribution} ecosystem), ` +
+    `so it cannot tell whether ${build.distribution}'s package ${build.packageVersion} carries the fix; load ` +
+    `${build.distribution}'s OSV records with \`rampart intel load <file>\`, POST /intel/loads or a feed URL ` +
+    `(RAMPART_INTEL_SYNC_URLS) and scan again`
+  );
 }
 
 function distributionLine(build: DistroBuild | null, decision: BackportDecision | undefined): string {

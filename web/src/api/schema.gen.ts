@@ -6087,6 +6087,8 @@ export interface operations {
                 IncludeTotal?: boolean;
                 Sort?: "-Risk" | "-Severity" | "-FirstSeen" | "-LastSeen" | "DueAt";
                 State?: ("Open" | "Fixed" | "Reopened" | "RiskAccepted" | "FalsePositive")[];
+                /** @description Confirmed (the default): Unconfirmed findings are left out; Unconfirmed: only those; Any: both. */
+                Confidence?: "Confirmed" | "Unconfirmed" | "Any";
                 Severity?: ("Critical" | "High" | "Medium" | "Low" | "Info")[];
                 AssetId?: string;
                 /** @description A tag of the asset. */
@@ -6147,6 +6149,8 @@ export interface operations {
                             RiskAcceptedUntil: string | null;
                             RiskScore: number;
                             DueAt: string | null;
+                            /** @description Unconfirmed: an upstream CVE on a distribution build whose advisory data Rampart does not hold (its evidence names the data); not counted in risk or SLA until a scan with the data decides it. */
+                            Confidence: "Confirmed" | "Unconfirmed";
                             Location: {
                                 Kind: string;
                                 Port: number | null;
@@ -6351,6 +6355,8 @@ export interface operations {
                         RiskAcceptedUntil: string | null;
                         RiskScore: number;
                         DueAt: string | null;
+                        /** @description Unconfirmed: an upstream CVE on a distribution build whose advisory data Rampart does not hold (its evidence names the data); not counted in risk or SLA until a scan with the data decides it. */
+                        Confidence: "Confirmed" | "Unconfirmed";
                         Location: {
                             Kind: string;
                             Port: number | null;
@@ -6427,6 +6433,8 @@ export interface operations {
                         RiskAcceptedUntil: string | null;
                         RiskScore: number;
                         DueAt: string | null;
+                        /** @description Unconfirmed: an upstream CVE on a distribution build whose advisory data Rampart does not hold (its evidence names the data); not counted in risk or SLA until a scan with the data decides it. */
+                        Confidence: "Confirmed" | "Unconfirmed";
                         Location: {
                             Kind: string;
                             Port: number | null;
@@ -6651,6 +6659,8 @@ export interface operations {
                         RiskAcceptedUntil: string | null;
                         RiskScore: number;
                         DueAt: string | null;
+                        /** @description Unconfirmed: an upstream CVE on a distribution build whose advisory data Rampart does not hold (its evidence names the data); not counted in risk or SLA until a scan with the data decides it. */
+                        Confidence: "Confirmed" | "Unconfirmed";
                         Location: {
                             Kind: string;
                             Port: number | null;
@@ -6869,6 +6879,8 @@ export interface operations {
                         RiskAcceptedUntil: string | null;
                         RiskScore: number;
                         DueAt: string | null;
+                        /** @description Unconfirmed: an upstream CVE on a distribution build whose advisory data Rampart does not hold (its evidence names the data); not counted in risk or SLA until a scan with the data decides it. */
+                        Confidence: "Confirmed" | "Unconfirmed";
                         Location: {
                             Kind: string;
                             Port: number | null;
@@ -7119,6 +7131,8 @@ export interface operations {
                         RiskAcceptedUntil: string | null;
                         RiskScore: number;
                         DueAt: string | null;
+                        /** @description Unconfirmed: an upstream CVE on a distribution build whose advisory data Rampart does not hold (its evidence names the data); not counted in risk or SLA until a scan with the data decides it. */
+                        Confidence: "Confirmed" | "Unconfirmed";
                         Location: {
                             Kind: string;
                             Port: number | null;
@@ -18281,7 +18295,7 @@ export interface operations {
                             Port: number | null;
                             Banner: string;
                             Cve: string;
-                            /** @description Fixed (no finding: the build carries the fix), Affected, or BannerOnly (undecided). */
+                            /** @description Fixed (no finding: the build carries the fix), Affected, BannerOnly (undecided), or Unconfirmed (the banner names the build but Rampart holds no advisory data of its distribution for the package: the finding is Unconfirmed). */
                             Status: string;
                             Evidence: string;
                         }[];
