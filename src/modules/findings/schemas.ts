@@ -269,6 +269,12 @@ export const FindingIdParams = Type.Object(
 export const FindingFilterSchema = Type.Object(
   {
     State: Type.Optional(Type.Array(StateSchema, { maxItems: 5 })),
+    Confidence: Type.Optional(
+      Type.Union([Type.Literal('Confirmed'), Type.Literal('Unconfirmed'), Type.Literal('Any')], {
+        description:
+          'As in the list: Confirmed (the default, unless Ids are given: then Any), Unconfirmed or Any.',
+      }),
+    ),
     Severity: Type.Optional(Type.Array(SeveritySchema, { maxItems: 5 })),
     AssetId: Type.Optional(Type.String({ format: 'uuid' })),
     Tag: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),

@@ -7344,6 +7344,8 @@ export interface operations {
                 "application/json": {
                     Filter: {
                         State?: ("Open" | "Fixed" | "Reopened" | "RiskAccepted" | "FalsePositive")[];
+                        /** @description As in the list: Confirmed (the default, unless Ids are given: then Any), Unconfirmed or Any. */
+                        Confidence?: "Confirmed" | "Unconfirmed" | "Any";
                         Severity?: ("Critical" | "High" | "Medium" | "Low" | "Info")[];
                         /** Format: uuid */
                         AssetId?: string;
@@ -7537,6 +7539,8 @@ export interface operations {
                 "application/json": {
                     Filter: {
                         State?: ("Open" | "Fixed" | "Reopened" | "RiskAccepted" | "FalsePositive")[];
+                        /** @description As in the list: Confirmed (the default, unless Ids are given: then Any), Unconfirmed or Any. */
+                        Confidence?: "Confirmed" | "Unconfirmed" | "Any";
                         Severity?: ("Critical" | "High" | "Medium" | "Low" | "Info")[];
                         /** Format: uuid */
                         AssetId?: string;
