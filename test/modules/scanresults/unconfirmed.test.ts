@@ -109,6 +109,19 @@ describe.each(DB_KINDS)('unconfirmed upstream CVEs on distribution builds [%s]',
     expect(detail.json().Evidence).toContain('rampart intel load <file>');
   });
 
+  it("the original's integration call for an asset's open findings leaves them out too", async () => {
+    const assets = await t.services.assets.list(ctx, { search: STOCK }, 10);
+    const asset = assets.items.find((a) => a.ipAddresses.includes(STOCK))!;
+    const res = await apiCall(
+      t,
+      'POST',
+      `/assets/${asset.id}/reports/latest/vulnerabilitiesandfindings/withStartIndex/0/andPageSize/50`,
+      { who: t.admin, body: {}, channel: 'integration' },
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().Items).toEqual([]);
+  });
+
   it('a value of Confidence other than the three is a 400 naming it', async () => {
     const res = await apiCall(t, 'GET', '/findings?Confidence=Maybe', { who: t.admin });
     expect(res.statusCode).toBe(400);
