@@ -164,6 +164,9 @@ export interface VulnerabilitiesTable {
   updated_at: Timestamp;
 }
 
+/** Whether a finding is confirmed, or an upstream match the distribution's data could not decide. */
+export type FindingConfidence = 'Confirmed' | 'Unconfirmed';
+
 export interface FindingsTable {
   organization_id: string;
   id: string;
@@ -189,6 +192,7 @@ export interface FindingsTable {
   state: FindingState;
   state_reason: string | null;
   risk_accepted_until: Timestamp | null;
+  confidence: Generated<FindingConfidence>;
   risk_score: Numeric;
   due_at: Timestamp | null;
   evidence: string | null;
@@ -368,6 +372,7 @@ export interface ImportFindingsTable {
   evidence: string | null;
   tool_finding_id: string | null;
   state: string | null;
+  confidence: FindingConfidence | null;
   state_reason: string | null;
 }
 
@@ -449,6 +454,8 @@ export interface IntelEpssTable {
 export interface IntelOsvTable {
   id: string;
   aliases: string[];
+  upstream: Generated<string[]>;
+  related: Generated<string[]>;
   summary: string | null;
   details: string | null;
   published_at: Timestamp | null;

@@ -86,6 +86,11 @@ export interface FindingRecord {
   state?: StateRef;
   /** The fixed version or the remedy for this instance, when the tool names one. */
   fixedIn?: string;
+  /**
+   * Unconfirmed: a match the data at hand cannot confirm (an upstream CVE on a distribution build
+   * whose advisories are not loaded); kept, but not scored, not due and hidden by default.
+   */
+  confidence?: 'Unconfirmed';
 }
 
 /** A port seen open on a host (Nmap, Nessus, OpenVAS, masscan). */

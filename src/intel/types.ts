@@ -137,6 +137,13 @@ export interface OsvAffected {
 export interface OsvAdvisory {
   id: string;
   aliases: string[];
+  /**
+   * The upstream vulnerabilities a distribution's record is about (osv.dev's Debian `DSA-…`,
+   * `DLA-…`, `DEBIAN-CVE-…` and Ubuntu `UBUNTU-CVE-…` records name their CVE here, not in aliases).
+   */
+  upstream?: string[];
+  /** Records about something related; Ubuntu's USN records name the CVEs they fix here. */
+  related?: string[];
   summary?: string;
   details?: string;
   publishedAt?: string;

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDemo } from '../../src/demo/seed.js';
@@ -150,4 +151,63 @@ describe.runIf(HAS_CHROMIUM)('findings, assets and tickets pages [browser]', () 
   async function fetchFindings(query: string): Promise<any> {
     return api(`/findings?${query}`);
   }
+
+  it('hides unconfirmed findings until one click shows them, marked Unconfirmed', async () => {
+    // A stock Debian 12 sshd scanned with no Debian advisory data: its upstream CVE is Unconfirmed.
+    const { rampart, ctx } = rig;
+    await rampart.services.intel.loadFile(
+      join(import.meta.dirname, '..', 'fixtures', 'intel', 'nvd', 'CVE-2024-6387.json'),
+      { feed: 'nvd' },
+    );
+    const address = '198.18.77.7';
+    await rampart.services.scanResults.ingestSystem(ctx, {
+      scanId: '01900000-0000-7000-8000-00000000e001',
+      scanName: 'Debian hosts',
+      runId: '01900000-0000-7000-8000-00000000e002',
+      hosts: [
+        {
+          address,
+          hostname: null,
+          openPorts: [22],
+          closedPorts: [],
+          filtered: 0,
+          unscannedPorts: [],
+          services: [
+            {
+              port: 22,
+              protocol: 'tcp',
+              service: 'ssh',
+              product: 'OpenSSH',
+              version: '9.2p1',
+              cpes: ['cpe:2.3:a:openbsd:openssh:9.2:p1:*:*:*:*:*:*'],
+              confidence: 0.9,
+              banner: 'SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u10',
+              evidence: 'SSH identification line',
+              tls: false,
+              detectedBy: 'rampart',
+            },
+          ],
+          checks: [],
+          budgetExhausted: null,
+        },
+      ],
+    });
+    // Not in the default list, so not in any count the app shows.
+    expect((await fetchFindings(`Search=${address}`)).TotalCount).toBe(0);
+    expect((await fetchFindings(`Search=${address}&Confidence=Any`)).TotalCount).toBe(1);
+    await page.goto(`/findings?Search=${address}`);
+    await page.getByRole('heading', { name: 'Findings', level: 1 }).waitFor();
+    const rows = () => page.getByRole('checkbox', { name: /^Select (?!all shown)/ });
+    const show = page.getByRole('checkbox', { name: /^Show unconfirmed/ });
+    // The box follows the address (the filter lives in the URL): click, then wait for it.
+    await show.click();
+    await expect.poll(() => page.url()).toContain('Confidence=Any');
+    await expect.poll(() => show.isChecked()).toBe(true);
+    await page.getByRole('checkbox', { name: 'Select CVE-2024-6387' }).waitFor();
+    await page.getByText('Unconfirmed', { exact: true }).first().waitFor();
+    await shot('22-findings-unconfirmed');
+    await show.click();
+    await expect.poll(() => page.url()).not.toContain('Confidence');
+    await expect.poll(() => rows().count()).toBe(0);
+  });
 });

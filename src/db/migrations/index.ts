@@ -23,6 +23,8 @@ import * as m0021 from './0021_create_finding_sightings.js';
 import * as m0022a from './0022_a_restore_default_slas.js';
 import * as m0022b from './0022_b_add_kev_sla.js';
 import * as m0022c from './0022_c_index_imports_by_file.js';
+import * as m0024a from './0024_a_add_osv_upstream.js';
+import * as m0024b from './0024_b_add_finding_confidence.js';
 import * as m0026 from './0026_rekey_check_vulnerabilities.js';
 
 /** Every migration, in order. Listed explicitly so the same code runs from src/ and dist/. */
@@ -51,5 +53,7 @@ export const migrations: Record<string, Migration> = {
   '0022_a_restore_default_slas': m0022a,
   '0022_b_add_kev_sla': m0022b,
   '0022_c_index_imports_by_file': m0022c,
+  '0024_a_add_osv_upstream': m0024a,
+  '0024_b_add_finding_confidence': m0024b,
   '0026_rekey_check_vulnerabilities': m0026,
 };

@@ -24,8 +24,11 @@ import { affectedBy } from '../osv/ranges.js';
 import type { OsvAdvisory, OsvAffected } from '../types.js';
 import type { DistroBuild } from './banners.js';
 
-/** An OSV record of the distribution; `related` is how a USN record names its CVEs. */
-export type DistroAdvisory = Pick<OsvAdvisory, 'id' | 'aliases' | 'affected'> & { related?: string[] };
+/**
+ * An OSV record of the distribution. Its CVEs are in `aliases` (older records), `upstream`
+ * (osv.dev's DSA-, DLA-, DEBIAN-CVE- and UBUNTU-CVE- records now) or `related` (a USN's).
+ */
+export type DistroAdvisory = Pick<OsvAdvisory, 'id' | 'aliases' | 'affected' | 'upstream' | 'related'>;
 
 export type BackportStatus = 'Fixed' | 'Affected' | 'Undecidable';
 
@@ -50,6 +53,8 @@ interface Verdict {
 }
 
 const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
+/** A record id that is a CVE's, bare or with the distribution's prefix. */
+const CVE_IN_ID = /^(?:[A-Z]+-)?(CVE-\d{4}-\d{4,})$/;
 
 /** One decision per CVE named by records that track the build's package in its distribution. */
 export function decideBackports(build: DistroBuild, records: DistroAdvisory[]): BackportDecision[] {
@@ -65,9 +70,22 @@ export function decideBackports(build: DistroBuild, records: DistroAdvisory[]): 
   );
 }
 
+/**
+ * Whether the records hold any entry for the build's package in its release (told, as for the
+ * decisions, by the upstream version of the entry's fix or newest listed version). Without one
+ * nothing in them can decide for this build: the distribution's data for it is missing.
+ */
+export function holdsRelease(build: DistroBuild, records: DistroAdvisory[]): boolean {
+  if (!build.distribution || !build.packageVersion || !isDpkgVersion(build.packageVersion)) return false;
+  const upstream = parseDpkgVersion(build.packageVersion).upstream;
+  return records.some((record) =>
+    packageEntries(record, build).some((entry) => releaseUpstream(entry) === upstream),
+  );
+}
+
 function decideCve(build: DistroBuild, cveId: string, records: DistroAdvisory[]): BackportDecision {
-  const own = records.filter((r) => r.id === cveId);
-  const notices = records.filter((r) => r.id !== cveId);
+  const own = records.filter((r) => isRecordOf(r, cveId));
+  const notices = records.filter((r) => !isRecordOf(r, cveId));
   if (!build.decidable || !build.packageVersion || !isDpkgVersion(build.packageVersion))
     return undecidableBuild(build, cveId, [...own, ...notices]);
   const verdicts = (list: DistroAdvisory[]) =>
@@ -159,7 +177,18 @@ function packageEntries(record: DistroAdvisory, build: DistroBuild): OsvAffected
 }
 
 function cveIdsOf(record: DistroAdvisory): string[] {
-  return [record.id, ...(record.aliases ?? []), ...(record.related ?? [])].filter((id) => CVE_ID.test(id));
+  const own = CVE_IN_ID.exec(record.id)?.[1];
+  return [
+    ...(own ? [own] : []),
+    ...(record.aliases ?? []),
+    ...(record.upstream ?? []),
+    ...(record.related ?? []),
+  ].filter((id) => CVE_ID.test(id));
+}
+
+/** The distribution's own record of the CVE (`CVE-…`, `DEBIAN-CVE-…`, `UBUNTU-CVE-…`), not a notice. */
+function isRecordOf(record: DistroAdvisory, cveId: string): boolean {
+  return CVE_IN_ID.exec(record.id)?.[1] === cveId;
 }
 
 function fixedOf(entry: OsvAffected): string | undefined {

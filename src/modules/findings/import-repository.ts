@@ -40,6 +40,8 @@ export interface StagedFinding {
   toolFindingId: string | null;
   state: ReportedState | null;
   stateReason: string | null;
+  /** Unconfirmed, or null: confirmed (every report's finding but a scan's undecided backport). */
+  confidence: 'Unconfirmed' | null;
 }
 
 export interface FindingMergeOptions {
@@ -61,9 +63,8 @@ export interface FindingMergeOptions {
   actorType: string;
   actorId: string | null;
   /**
-   * Where a scan looked: only these findings may become Fixed when not seen again (a port a budget
-   * left unscanned, a Verify run's other findings stay as they are), of this scope or, for the
-   * endpoint issues both scan kinds judge (TLS), of another scan's; null: all of the scope.
+   * Where a scan looked to the end: exactly these findings may become Fixed when not seen again,
+   * whichever scope they are in (a port a budget left unscanned stays as it is); null: the scope's.
    */
   fixOnly?: string[] | null;
 }
@@ -157,14 +158,14 @@ export class FindingImportRepository {
     await sql`
       insert into import_findings (organization_id, import_id, seq, asset_key, vulnerability_key, location_key,
         location_kind, port, protocol, url, parameter, file_path, line, package_name, package_version, title,
-        severity, evidence, tool_finding_id, state, state_reason)
+        severity, evidence, tool_finding_id, state, state_reason, confidence)
       select ${organizationId}::uuid, ${importId}::uuid, r.seq, r."assetKey", r."vulnerabilityKey", r."locationKey",
         r."locationKind", r.port, r.protocol, r.url, r.parameter, r."filePath", r.line, r."packageName",
-        r."packageVersion", r.title, r.severity, r.evidence, r."toolFindingId", r.state, r."stateReason"
+        r."packageVersion", r.title, r.severity, r.evidence, r."toolFindingId", r.state, r."stateReason", r.confidence
       from jsonb_to_recordset(${findings}::jsonb) as r(seq int, "assetKey" text,
         "vulnerabilityKey" text, "locationKey" text, "locationKind" text, port int, protocol text, url text,
         parameter text, "filePath" text, line int, "packageName" text, "packageVersion" text, title text,
-        severity text, evidence text, "toolFindingId" text, state text, "stateReason" text)
+        severity text, evidence text, "toolFindingId" text, state text, "stateReason" text, confidence text)
       -- A killed attempt's last insert can still commit on the server after the next attempt
       -- cleared the staging: the same report gives the same row for the same seq.
       on conflict (organization_id, import_id, seq) do nothing`.execute(this.db);
@@ -303,13 +304,14 @@ export class FindingImportRepository {
       with added as (
         insert into findings (organization_id, id, asset_id, vulnerability_id, dedup_key, location_kind, port, protocol,
           url, parameter, file_path, line, package_name, package_version, title, severity, state, state_reason,
-          risk_score, due_at, evidence, source, tool_finding_id, scope_name, last_import_id, sighting_id, first_seen_at,
-          last_seen_at, fixed_at, created_at, updated_at)
+          risk_score, due_at, confidence, evidence, source, tool_finding_id, scope_name, last_import_id, sighting_id,
+          first_seen_at, last_seen_at, fixed_at, created_at, updated_at)
         select ${organizationId}::uuid, rampart_uuidv7(), m.asset_id, m.vulnerability_id, m.dedup_key, m.location_kind, m.port,
           m.protocol, m.url, m.parameter, m.file_path, m.line, m.package_name, m.package_version, m.title, m.severity,
           ${first.state}, m.state_reason,
-          ${riskScore(sql`m.cvss_score`, sql`m.severity`)},
-          rampart_due_at(m.severity, ${o.seenAt}::timestamptz, m.kev, ${slaArgs(o.sla)}), m.evidence, ${o.source}::text,
+          ${counted(sql`m`, riskScore(sql`m.cvss_score`, sql`m.severity`), sql`0`)},
+          ${counted(sql`m`, sql`rampart_due_at(m.severity, ${o.seenAt}::timestamptz, m.kev, ${slaArgs(o.sla)})`, sql`null`)},
+          coalesce(m.confidence, 'Confirmed'), m.evidence, ${o.source}::text,
           m.tool_finding_id, ${o.scopeName}::text, ${o.importId}::uuid, ${sightings.id}::uuid, ${o.seenAt}::timestamptz,
           ${o.seenAt}::timestamptz,
           ${first.fixedAt}, ${o.seenAt}::timestamptz, ${o.seenAt}::timestamptz
@@ -337,7 +339,8 @@ export class FindingImportRepository {
    * carries applies to open ones).
    */
   private async updateSeen(organizationId: string, o: FindingMergeOptions, sightings: Sightings, trx: Db) {
-    const rescore = sql`(m.severity is distinct from f.severity or m.rescore)`;
+    const confidence = sql`coalesce(m.confidence, 'Confirmed')`;
+    const rescore = sql`(m.severity is distinct from f.severity or m.rescore or ${confidence} is distinct from f.confidence)`;
     const state = stateColumns(seenAgainRules(), o.seenAt, sql`m.state_reason`);
     const carried = sql`coalesce(f.sighting_id = any(${sightings.carried}::uuid[]), false)`;
     // What the SET below would change besides when it was seen: a finding of a carried sighting
@@ -355,8 +358,10 @@ export class FindingImportRepository {
         severity = m.severity,
         -- Re-scored only when the report changed the severity or intelligence changed the
         -- vulnerability: an unchanged re-import leaves both as they are (bench:import).
-        risk_score = case when ${rescore} then ${riskScore(sql`case when f.severity_override is null then m.cvss_score end`, sql`coalesce(f.severity_override, m.severity)`)} else f.risk_score end,
-        due_at = case when ${rescore} then rampart_due_at(coalesce(f.severity_override, m.severity), f.first_seen_at, m.kev, ${slaArgs(o.sla)}) else f.due_at end,
+        risk_score = case when ${rescore} then ${counted(sql`m`, riskScore(sql`case when f.severity_override is null then m.cvss_score end`, sql`coalesce(f.severity_override, m.severity)`), sql`0`)} else f.risk_score end,
+        due_at = case when ${rescore} then ${counted(sql`m`, sql`rampart_due_at(coalesce(f.severity_override, m.severity), f.first_seen_at, m.kev, ${slaArgs(o.sla)})`, sql`null`)} else f.due_at end,
+        -- The latest report decides: a scan with the distribution's data confirms (or closes) it.
+        confidence = ${confidence},
         scope_name = coalesce(${o.scopeName}::text, f.scope_name),
         last_import_id = ${o.importId}::uuid,
         sighting_id = case when ${carried} then f.sighting_id else ${sightings.id}::uuid end,
@@ -380,8 +385,9 @@ export class FindingImportRepository {
     const rules = notSeenAgainRules();
     const state = stateColumns(rules, o.seenAt, sql`null`);
     if (o.fixOnly && o.fixOnly.length === 0) return [];
-    // The findings a Rampart scan judged are named by it, whatever scope last saw them: a TLS
-    // issue of an endpoint is one finding that system and web scans both confirm and close.
+    // A scan names the findings it has evidence about, whichever scan's scope they are in (a TLS
+    // issue of an endpoint is one finding that system and web scans both confirm and close); a
+    // report fixes its own scope's (or its tool's on its assets).
     const scope = o.fixOnly
       ? sql`f.id = any(${o.fixOnly}::uuid[])`
       : o.scopeName
@@ -502,5 +508,8 @@ const actor = (o: FindingMergeOptions) => sql`${o.actorType}::text, ${o.actorId}
 // Risk and due date by the database's functions (src/db/functions/), as FindingRepository.rescore.
 const slaArgs = (sla: SlaDaysSql) =>
   sql`${sla.Critical}::int, ${sla.High}::int, ${sla.Medium}::int, ${sla.Low}::int, ${sla.Info}::int, ${sla.Kev}::int`;
+/** An Unconfirmed finding counts in neither risk nor SLA: scored 0, no due date. */
+const counted = (m: RawBuilder<unknown>, value: RawBuilder<unknown>, otherwise: RawBuilder<unknown>) =>
+  sql`case when ${m}.confidence = 'Unconfirmed' then ${otherwise} else ${value} end`;
 const riskScore = (cvss: RawBuilder<unknown>, severity: RawBuilder<unknown>) =>
   sql`rampart_risk_score(${cvss}, ${severity}, m.epss_percentile, m.kev, m.criticality, m.internet_facing)`;

@@ -64,6 +64,7 @@ export const toFindingDto = (f: FindingSummary) => ({
   RiskAcceptedUntil: iso(f.riskAcceptedUntil),
   RiskScore: Number(f.riskScore),
   DueAt: iso(f.dueAt),
+  Confidence: f.confidence,
   Location: toLocationDto(f),
   Source: f.source,
   FirstSeen: f.firstSeenAt.toISOString(),
@@ -131,9 +132,20 @@ export const FINDING_CSV: readonly CsvColumn<FindingExport>[] = [
   { header: 'LastSeen', value: (f) => f.lastSeenAt },
 ];
 
+/** The confidence a filter keeps (undefined: both), `fallback` when none is given. */
+function confidenceOf(
+  given: 'Confirmed' | 'Unconfirmed' | 'Any' | undefined,
+  fallback: 'Confirmed' | 'Any',
+): FindingFilter['confidence'] {
+  const value = given ?? fallback;
+  return value === 'Any' ? undefined : value;
+}
+
 /** The filter of a findings list (GET /findings). */
 export const filterFromQuery = (q: Static<typeof FindingListQuery>): FindingFilter => ({
   states: q.State,
+  // Unconfirmed findings are hidden unless asked for.
+  confidence: confidenceOf(q.Confidence, 'Confirmed'),
   severities: q.Severity,
   assetId: q.AssetId,
   tag: q.Tag,
@@ -155,6 +167,8 @@ export const filterFromQuery = (q: Static<typeof FindingListQuery>): FindingFilt
 /** The filter of a bulk action (`Filter` in its body). */
 export const filterFromBody = (b: Static<typeof FindingFilterSchema>): FindingFilter => ({
   states: b.State,
+  // As the list shows them; findings named by id are acted on whatever their confidence.
+  confidence: confidenceOf(b.Confidence, b.Ids ? 'Any' : 'Confirmed'),
   severities: b.Severity,
   assetId: b.AssetId,
   tag: b.Tag,

@@ -1,5 +1,5 @@
 import { type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
-import type { DB, FindingState, LocationKind, Severity } from '../../db/schema.js';
+import type { DB, FindingConfidence, FindingState, LocationKind, Severity } from '../../db/schema.js';
 import { isoText } from '../../db/text.js';
 import { assetTagged, joinableAssets } from '../assets/queries.js';
 import {
@@ -46,6 +46,7 @@ const FINDING_COLUMNS = [
   'f.risk_accepted_until as riskAcceptedUntil',
   'f.risk_score as riskScore',
   'f.due_at as dueAt',
+  'f.confidence',
   'f.source',
   'f.tool_finding_id as toolFindingId',
   'f.first_seen_at as firstSeenAt',
@@ -96,6 +97,8 @@ export interface FindingInsert {
 
 export interface FindingFilter {
   states?: FindingState[];
+  /** Confirmed or Unconfirmed findings only; undefined: both. */
+  confidence?: FindingConfidence;
   severities?: Severity[];
   assetId?: string;
   tag?: string;
@@ -163,7 +166,14 @@ export class FindingRepository {
   /** Findings of a scope, or these ids, with where they are (at most `limit`). */
   async scanLocations(
     organizationId: string,
-    q: { scopeName?: string; ids?: string[]; states?: FindingState[]; pluginIds?: string[] },
+    q: {
+      scopeName?: string;
+      scopePrefix?: string;
+      addresses?: string[];
+      ids?: string[];
+      states?: FindingState[];
+      pluginIds?: string[];
+    },
     limit: number,
   ): Promise<ScanLocation[]> {
     let query = this.db
@@ -192,6 +202,9 @@ export class FindingRepository {
       query = q.pluginIds.length
         ? query.where('v.plugin_id', 'in', q.pluginIds)
         : query.where(sql<boolean>`false`);
+    if (q.scopePrefix !== undefined)
+      query = query.where(sql<boolean>`starts_with(f.scope_name, ${q.scopePrefix}::text)`);
+    if (q.addresses) query = query.where(sql<boolean>`a.ip_addresses && ${q.addresses}::text[]`);
     if (q.ids) query = q.ids.length ? query.where('f.id', 'in', q.ids) : query.where(sql<boolean>`false`);
     if (q.states) query = query.where('f.state', 'in', q.states);
     return query.orderBy('f.id').limit(limit).execute();
@@ -412,6 +425,7 @@ export class FindingRepository {
 
   private filtered<O>(q: SelectQueryBuilder<BaseSources[0], BaseSources[1], O>, f: FindingFilter) {
     if (f.states?.length) q = q.where('f.state', 'in', f.states);
+    if (f.confidence) q = q.where('f.confidence', '=', f.confidence);
     if (f.severities?.length) q = q.where('f.effective_severity', 'in', f.severities);
     if (f.assetId) q = q.where('f.asset_id', '=', f.assetId);
     if (f.vulnerabilityId) q = q.where('f.vulnerability_id', '=', f.vulnerabilityId);
@@ -649,17 +663,20 @@ export type SlaDaysSql = Record<Severity | 'Kev', number | null>;
  */
 export function riskScoreSql(f: string, v: string, a: string) {
   const col = (t: string, c: string) => sql.ref(`${t}.${c}`);
-  return sql<string>`rampart_risk_score(
+  // An Unconfirmed finding counts for no risk (migration 0024_b).
+  return sql<string>`case when ${col(f, 'confidence')} = 'Unconfirmed' then 0 else rampart_risk_score(
     case when ${col(f, 'severity_override')} is null
       then ${rankingCvssScore(v)} end,
     coalesce(${col(f, 'severity_override')}, ${col(f, 'severity')}), ${col(v, 'epss_percentile')}, ${col(v, 'kev')},
-    ${col(a, 'criticality')}, ${col(a, 'internet_facing')})`;
+    ${col(a, 'criticality')}, ${col(a, 'internet_facing')}) end`;
 }
 
 /** The due date of finding `f` of vulnerability `v`: its severity's SLA from first sight, or KEV's when sooner. */
 export function dueAtSql(f: string, v: string, sla: SlaDaysSql) {
   const col = (t: string, c: string) => sql.ref(`${t}.${c}`);
-  return sql<Date>`rampart_due_at(coalesce(${col(f, 'severity_override')}, ${col(f, 'severity')}),
+  // An Unconfirmed finding has no due date: no SLA runs on what is not confirmed.
+  return sql<Date>`case when ${col(f, 'confidence')} = 'Unconfirmed' then null else rampart_due_at(
+    coalesce(${col(f, 'severity_override')}, ${col(f, 'severity')}),
     ${col(f, 'first_seen_at')}, ${col(v, 'kev')}, ${sla.Critical}::int, ${sla.High}::int,
-    ${sla.Medium}::int, ${sla.Low}::int, ${sla.Info}::int, ${sla.Kev}::int)`;
+    ${sla.Medium}::int, ${sla.Low}::int, ${sla.Info}::int, ${sla.Kev}::int) end`;
 }

@@ -16,6 +16,15 @@ export const StateSchema = Type.Union([
   Type.Literal('RiskAccepted'),
   Type.Literal('FalsePositive'),
 ]);
+
+/**
+ * Unconfirmed: an upstream CVE matched on a distribution build whose advisory data Rampart does
+ * not hold; scored 0, no due date, left out of lists unless asked for (Confidence=Unconfirmed|Any).
+ */
+export const ConfidenceSchema = Type.Union([Type.Literal('Confirmed'), Type.Literal('Unconfirmed')], {
+  description:
+    'Unconfirmed: an upstream CVE on a distribution build whose advisory data Rampart does not hold (its evidence names the data); not counted in risk or SLA until a scan with the data decides it.',
+});
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Type.Union([Time, Type.Null()]);
 
@@ -68,6 +77,7 @@ export const FindingSchema = Type.Object(
     RiskAcceptedUntil: NullableTime,
     RiskScore: Type.Number({ minimum: 0, maximum: 100 }),
     DueAt: NullableTime,
+    Confidence: ConfidenceSchema,
     Location: Type.Object({
       Kind: Type.String(),
       Port: Type.Union([Type.Integer(), Type.Null()]),
@@ -162,6 +172,13 @@ export const FindingListQuery = Type.Object(
       ),
     ),
     State: Type.Optional(Type.Array(StateSchema, { maxItems: 5 })),
+    Confidence: Type.Optional(
+      Type.Union([Type.Literal('Confirmed'), Type.Literal('Unconfirmed'), Type.Literal('Any')], {
+        default: 'Confirmed',
+        description:
+          'Confirmed (the default): Unconfirmed findings are left out; Unconfirmed: only those; Any: both.',
+      }),
+    ),
     Severity: Type.Optional(Type.Array(SeveritySchema, { maxItems: 5 })),
     AssetId: Type.Optional(Type.String({ format: 'uuid' })),
     Tag: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A tag of the asset.' })),
@@ -255,6 +272,12 @@ export const FindingIdParams = Type.Object(
 export const FindingFilterSchema = Type.Object(
   {
     State: Type.Optional(Type.Array(StateSchema, { maxItems: 5 })),
+    Confidence: Type.Optional(
+      Type.Union([Type.Literal('Confirmed'), Type.Literal('Unconfirmed'), Type.Literal('Any')], {
+        description:
+          'As in the list: Confirmed (the default, unless Ids are given: then Any), Unconfirmed or Any.',
+      }),
+    ),
     Severity: Type.Optional(Type.Array(SeveritySchema, { maxItems: 5 })),
     AssetId: Type.Optional(Type.String({ format: 'uuid' })),
     Tag: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),

@@ -416,12 +416,20 @@ export class FindingService {
   }
 
   /**
-   * Findings of a scan's scope, or these ids, with where they are: what a Rampart scan needs to
-   * judge whether it looked there again (at most `limit`).
+   * Findings of a scan's scope (or of every scope starting so, on these addresses), or these ids,
+   * with where they are: what a Rampart scan needs to judge whether it looked there again (at
+   * most `limit`).
    */
   scanLocations(
     organizationId: string,
-    q: { scopeName?: string; ids?: string[]; states?: FindingState[]; pluginIds?: string[] },
+    q: {
+      scopeName?: string;
+      scopePrefix?: string;
+      addresses?: string[];
+      ids?: string[];
+      states?: FindingState[];
+      pluginIds?: string[];
+    },
     limit = 100_000,
   ): Promise<ScanLocation[]> {
     return this.repo.scanLocations(organizationId, q, limit);

@@ -1,4 +1,4 @@
-import type { FindingState, LocationKind, Severity } from '../../db/schema.js';
+import type { FindingConfidence, FindingState, LocationKind, Severity } from '../../db/schema.js';
 
 // What the findings service speaks: findings as the domain sees them, not as the database stores
 // them. The repository selects its columns under these names (aliases, no per-row mapping).
@@ -35,6 +35,8 @@ export interface FindingSummary extends FindingLocationFields {
   /** A numeric, as PostgreSQL writes it. */
   riskScore: string;
   dueAt: Date | null;
+  /** Unconfirmed: not counted in risk or SLA (risk 0, no due date), hidden from lists by default. */
+  confidence: FindingConfidence;
   source: string;
   toolFindingId: string | null;
   firstSeenAt: Date;

@@ -284,6 +284,7 @@ class Stager {
       toolFindingId: r.toolFindingId?.slice(0, 255) ?? null,
       state: r.state?.state ?? null,
       stateReason: r.state ? r.state.reason.slice(0, 4000) : null,
+      confidence: r.confidence === 'Unconfirmed' ? 'Unconfirmed' : null,
     });
   }
 

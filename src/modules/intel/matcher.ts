@@ -92,7 +92,8 @@ export class IntelMatcher {
         version: pkg.Version,
       });
       if (!hit.affected) continue;
-      const cves = advisory.aliases.filter((a) => a.startsWith('CVE-'));
+      // A distribution's record names its CVE in upstream (osv.dev's DSA-, DEBIAN-CVE-…).
+      const cves = [...advisory.aliases, ...advisory.upstream].filter((a) => a.startsWith('CVE-'));
       items.push({
         Cve: cves[0] ?? null,
         Advisory: advisory.id,

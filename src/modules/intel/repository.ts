@@ -57,6 +57,8 @@ export interface EpssRow {
 export interface OsvRow {
   id: string;
   aliases: string[];
+  upstream: string[];
+  related: string[];
   summary: string | null;
   details: string | null;
   published_at: string | null;
@@ -212,19 +214,20 @@ export class IntelRepository {
     if (rows.length === 0) return { added: 0, updated: 0 };
     const result = await sql<{ added: string; updated: string }>`
       with input as (
-        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id text, aliases text[], summary text,
+        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id text, aliases text[], upstream text[], related text[], summary text,
           details text, published_at timestamptz, modified_at timestamptz, withdrawn_at timestamptz, severity text,
           cvss jsonb, cvss3_vector text, cvss3_score numeric, cwe_ids text[], reference_urls text[], affected jsonb,
           packages text[], content_hash text)
       ), written as (
-        insert into intel_osv (id, aliases, summary, details, published_at, modified_at, withdrawn_at, severity, cvss,
-          cvss3_vector, cvss3_score, cwe_ids, reference_urls, affected, packages, content_hash, source, loaded_at)
-        select distinct on (id) id, aliases, summary, details, published_at, modified_at, withdrawn_at, severity, cvss,
+        insert into intel_osv (id, aliases, upstream, related, summary, details, published_at, modified_at, withdrawn_at,
+          severity, cvss, cvss3_vector, cvss3_score, cwe_ids, reference_urls, affected, packages, content_hash, source,
+          loaded_at)
+        select distinct on (id) id, aliases, upstream, related, summary, details, published_at, modified_at, withdrawn_at, severity, cvss,
           cvss3_vector, cvss3_score, cwe_ids, reference_urls, affected, packages, content_hash, ${source}::text,
           ${loadedAt}::timestamptz
         from input order by id, modified_at desc
         on conflict (id) do update set
-          aliases = excluded.aliases, summary = excluded.summary, details = excluded.details,
+          aliases = excluded.aliases, upstream = excluded.upstream, related = excluded.related, summary = excluded.summary, details = excluded.details,
           published_at = excluded.published_at, modified_at = excluded.modified_at,
           withdrawn_at = excluded.withdrawn_at, severity = excluded.severity, cvss = excluded.cvss,
           cvss3_vector = excluded.cvss3_vector, cvss3_score = excluded.cvss3_score, cwe_ids = excluded.cwe_ids,
@@ -430,7 +433,7 @@ export class IntelRepository {
           'source',
           'loaded_at as loadedAt',
         ])
-        .where(sql<boolean>`aliases @> array[${cveId}]::text[]`)
+        .where(sql<boolean>`(aliases @> array[${cveId}]::text[] or upstream @> array[${cveId}]::text[])`)
         .orderBy('id')
         .limit(50)
         .execute(),
@@ -468,9 +471,8 @@ export class IntelRepository {
   async osvForPackages(keys: string[]): Promise<OsvPackageAdvisory[]> {
     if (keys.length === 0) return [];
     const result = await sql<OsvPackageAdvisory>`
-      select id, aliases, affected, withdrawn_at as "withdrawnAt" from intel_osv where packages && ${keys}::text[]`.execute(
-      this.db,
-    );
+      select id, aliases, upstream, related, affected, withdrawn_at as "withdrawnAt" from intel_osv
+      where packages && ${keys}::text[]`.execute(this.db);
     return result.rows;
   }
 
@@ -480,7 +482,7 @@ export class IntelRepository {
       select cve_id from intel_cves where loaded_at = ${loadedAt}::timestamptz
       union select cve_id from intel_kev where loaded_at = ${loadedAt}::timestamptz
       union select cve_id from intel_epss where loaded_at = ${loadedAt}::timestamptz
-      union select unnest(aliases) from intel_osv where loaded_at = ${loadedAt}::timestamptz`.execute(
+      union select unnest(aliases || upstream) from intel_osv where loaded_at = ${loadedAt}::timestamptz`.execute(
       this.db,
     );
     return result.rows.map((r) => r.cve_id);

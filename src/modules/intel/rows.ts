@@ -127,6 +127,8 @@ export function osvRow(a: OsvAdvisory, warn: (m: string) => void): OsvRow {
   return withHash({
     id: a.id,
     aliases: a.aliases,
+    upstream: a.upstream ?? [],
+    related: a.related ?? [],
     summary: a.summary ?? null,
     details: a.details ?? null,
     published_at: a.publishedAt ?? null,

@@ -119,6 +119,10 @@ export interface CveConfigurationsRecord {
 export interface OsvPackageAdvisory {
   id: string;
   aliases: string[];
+  /** The upstream CVEs of a distribution's record (osv.dev's DSA-, DEBIAN-CVE-, UBUNTU-CVE-…). */
+  upstream: string[];
+  /** Related records; a USN's CVEs. */
+  related: string[];
   affected: unknown[];
   withdrawnAt: Date | null;
 }

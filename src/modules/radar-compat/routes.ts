@@ -186,7 +186,13 @@ export const radarCompatRoutes =
         const scopeName = await scanScopeOf(context, request.body);
         const page = await findings.listOffset(
           context,
-          { assetId: AssetId, states: ['Open', 'Reopened'], ...(scopeName ? { scopeName } : {}) },
+          // Unconfirmed findings are left out, as GET /findings leaves them out by default.
+          {
+            assetId: AssetId,
+            states: ['Open', 'Reopened'],
+            confidence: 'Confirmed',
+            ...(scopeName ? { scopeName } : {}),
+          },
           StartIndex,
           PageSize,
         );

@@ -40,7 +40,7 @@ export const radarWebScanRoutes =
         await webScans.get(context, Id);
         const page = await findings.listOffset(
           context,
-          { scopeName: webScanScope(Id), states: ['Open', 'Reopened'] },
+          { scopeName: webScanScope(Id), states: ['Open', 'Reopened'], confidence: 'Confirmed' },
           StartIndex,
           PageSize,
         );

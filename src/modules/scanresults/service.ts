@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { AssetRef, ImportRecord, Severity, VulnerabilityRef } from '../../importers/types.js';
 import { cvssSeverity, rankingCvss } from '../../intel/cvss/cvss.js';
-import { type BackportDecision, type DistroAdvisory, decideBackports } from '../../intel/distro/backports.js';
+import {
+  type BackportDecision,
+  type DistroAdvisory,
+  decideBackports,
+  holdsRelease,
+} from '../../intel/distro/backports.js';
 import { type DistroBuild, parseDistroBanner } from '../../intel/distro/banners.js';
 import { packageKey } from '../../intel/osv/package-key.js';
 import type { CvssVersion } from '../../intel/types.js';
@@ -45,11 +50,18 @@ export interface ResultsIntel {
   osvForPackages(keys: string[]): Promise<OsvPackageAdvisory[]>;
 }
 
-/** The findings module: where the findings of a scope are (to judge where a scan looked). */
+/** The findings module: where the findings of scans are (to judge where a scan looked). */
 export interface ResultsFindings {
   scanLocations(
     organizationId: string,
-    q: { scopeName?: string; ids?: string[]; states?: ('Open' | 'Reopened')[]; pluginIds?: string[] },
+    q: {
+      scopeName?: string;
+      scopePrefix?: string;
+      addresses?: string[];
+      ids?: string[];
+      states?: ('Open' | 'Reopened')[];
+      pluginIds?: string[];
+    },
   ): Promise<ScanLocation[]>;
 }
 
@@ -58,9 +70,12 @@ export const WEB_SCAN_SOURCE = 'Rampart web scan';
 export const SYSTEM_SCAN_FORMAT = 'rampart-system-scan';
 export const WEB_SCAN_FORMAT = 'rampart-web-scan';
 
-/** The scope of a system scan's findings: a re-scan fixes only what this scan found. */
+/** The scope of a system scan's findings: the scan that last reported them. */
 export const systemScanScope = (scanId: string) => `system-scan:${scanId}`;
 export const webScanScope = (scanId: string) => `web-scan:${scanId}`;
+/** Every system (web) scan's scope starts so: any of them may close what another found. */
+const SYSTEM_SCOPES = 'system-scan:';
+const WEB_SCOPES = 'web-scan:';
 
 /** A Rampart scan's scope read back: which scan found a finding. */
 export function scanOfScope(scope: string | null): { kind: 'System' | 'Web'; scanId: string } | null {
@@ -76,7 +91,8 @@ export interface BackportNote {
   url: string | null;
   banner: string;
   cveId: string;
-  status: 'Fixed' | 'Affected' | 'BannerOnly';
+  /** Unconfirmed: the banner names a build but Rampart holds no advisory data to decide it. */
+  status: 'Fixed' | 'Affected' | 'BannerOnly' | 'Unconfirmed';
   evidence: string;
 }
 
@@ -115,8 +131,10 @@ const OPEN: ('Open' | 'Reopened')[] = ['Open', 'Reopened'];
 /**
  * Findings from Rampart's own scans: a run's results become records (hosts, services, findings
  * of checks and of CVEs matched from the services' CPEs, less what the distribution fixed) and go
- * through the imports module like a report, in the scan's scope. A re-scan fixes only the
- * findings where it looked again: their host and port (or URL) were scanned to the end.
+ * through the imports module like a report, in the scan's scope. A run is evidence wherever it
+ * looked to the end: the open findings there that it no longer reports become Fixed, whichever
+ * saved scan (system scan, scan group's scan, Verify run) reported them last. An interrupted or
+ * budget-exhausted examination is no evidence.
  */
 export class ScanResultsService {
   constructor(
@@ -227,32 +245,44 @@ export class ScanResultsService {
   }
 
   /**
-   * The open findings of the scope this run looked at again: their host answered and their port
-   * was probed to the end (not left out by a budget); a host-wide one, when the host's budget
-   * held. A Verify run narrows them to the findings it was asked about.
+   * The open findings of any system scan where this run looked again: their host answered and
+   * their port was probed to the end (in the run's port list, not left out by a budget); a
+   * host-wide one, when the host's budget held. A TLS finding only when this run judged the
+   * port's TLS (TLS checks on), whichever scan, system or web, saw it last — but a name mismatch
+   * only when this scan saw it last (see otherScansTls). A Verify run may close, besides the
+   * findings it was asked about, only other findings on the ports it probed to the end.
    */
   private async fixableSystem(org: string, scope: string, input: SystemIngest): Promise<string[]> {
     const hosts = new Map(input.hosts.map((h) => [h.address, h]));
-    const located = await this.findings.scanLocations(org, { scopeName: scope, states: OPEN });
+    if (hosts.size === 0) return [];
+    const located = await this.findings.scanLocations(org, {
+      scopePrefix: SYSTEM_SCOPES,
+      addresses: [...hosts.keys()],
+      states: OPEN,
+    });
     const portLooked = (host: SystemHostResult, port: number) =>
       !host.unscannedPorts.includes(port) && (input.portScanned ? input.portScanned(port) : true);
     const hostOf = (f: ScanLocation) => f.ipAddresses.map((a) => hosts.get(a)).find((h) => h !== undefined);
+    const asked = new Set(input.verify?.findingIds ?? []);
     const eligible = located.filter((f) => {
+      if (input.verify && !asked.has(f.id) && (f.locationKind !== 'Port' || f.port === null)) return false;
       const host = hostOf(f);
       if (!host) return false;
       if (f.locationKind !== 'Port' || f.port === null)
         return host.budgetExhausted === null || host.budgetExhausted === 'port';
+      if (f.pluginId !== null && isTlsCheck(f.pluginId)) {
+        if (f.pluginId === 'tls.certificate-name-mismatch' && f.scopeName !== scope) return false;
+        if (f.scopeName !== scope && host.tlsChecked !== true) return false;
+      }
       return portLooked(host, f.port);
     });
-    // Another scan's TLS findings on a port whose TLS this run judged (system or web scans).
+    // Web scans' TLS findings on a port whose TLS this run judged.
     const endpoints = (await this.otherScansTls(org, scope)).filter((f) => {
+      if (input.verify && !asked.has(f.id)) return false;
       const host = hostOf(f);
       return host?.tlsChecked === true && f.port !== null && portLooked(host, f.port);
     });
-    return narrow(
-      [...eligible, ...endpoints].map((f) => f.id),
-      input.verify,
-    );
+    return [...new Set([...eligible, ...endpoints].map((f) => f.id))];
   }
 
   /**
@@ -269,7 +299,12 @@ export class ScanResultsService {
     );
   }
 
-  /** The open findings of the scope on a URL this run checked to the end, without an error. */
+  /**
+   * The open findings of any web scan on an origin this run checked to the end, without an
+   * error, and the TLS findings (of any Rampart scan) of the endpoints whose TLS its URLs judged.
+   * A Verify run closes only the findings it was asked about (it fetches their URLs, not the
+   * whole site).
+   */
   private async fixableWeb(org: string, scope: string, input: WebIngest): Promise<string[]> {
     const finished = input.urls.filter((u) => u.error === null && u.budgetExhausted === null);
     const origins = new Set(
@@ -277,6 +312,7 @@ export class ScanResultsService {
         .flatMap((u) => [originOf(u.url), u.finalUrl ? originOf(u.finalUrl) : null])
         .filter((o): o is string => o !== null),
     );
+    if (origins.size === 0) return [];
     // An https URL's http counterpart was asked only about its redirect to https.
     const counterparts = new Set(
       finished.map((u) => (u.httpCounterpart ? originOf(u.httpCounterpart) : null)).filter((o) => o !== null),
@@ -287,19 +323,19 @@ export class ScanResultsService {
     );
     const tlsJudged = (f: ScanLocation) =>
       f.locationKind === 'Port' && f.port !== null && f.ipAddresses.some((a) => judged.has(`${a}:${f.port}`));
-    const located = await this.findings.scanLocations(org, { scopeName: scope, states: OPEN });
+    const located = await this.findings.scanLocations(org, { scopePrefix: WEB_SCOPES, states: OPEN });
     const eligible = located.filter((f) => {
-      if (f.pluginId !== null && isTlsCheck(f.pluginId) && f.locationKind === 'Port') return tlsJudged(f);
+      if (f.pluginId !== null && isTlsCheck(f.pluginId) && f.locationKind === 'Port') {
+        if (f.pluginId === 'tls.certificate-name-mismatch' && f.scopeName !== scope) return false;
+        return tlsJudged(f);
+      }
       const origin = f.url ? originOf(f.url) : null;
       if (origin === null) return false;
       if (origins.has(origin)) return true;
       return f.pluginId === 'web.no-https-redirect' && counterparts.has(origin);
     });
     const endpoints = (await this.otherScansTls(org, scope)).filter(tlsJudged);
-    return narrow(
-      [...eligible, ...endpoints].map((f) => f.id),
-      input.verify,
-    );
+    return narrow([...new Set([...eligible, ...endpoints].map((f) => f.id))], input.verify);
   }
 
   /**
@@ -321,17 +357,26 @@ export class ScanResultsService {
     const matches = (await this.intel.match({ Cpes: cpes })).filter((m) => m.Cve !== null);
     if (matches.length === 0) return { findings, notes };
     const build = banner ? parseDistroBanner(banner) : null;
-    const decisions = build?.distribution ? await distro.decide(build) : new Map<string, BackportDecision>();
+    const { decisions, held } = build?.distribution
+      ? await distro.decide(build)
+      : { decisions: new Map<string, BackportDecision>(), held: false };
+    // The banner names the build's package revision, but Rampart holds none of the distribution's
+    // records of the package in the build's release: the build may well carry the fix (Debian's
+    // bookworm openssh does for CVE-2024-6387), so the upstream match is not confirmed.
+    const unconfirmed = build?.distribution && build.decidable && !held ? missingData(build) : null;
     for (const m of matches) {
       const cveId = m.Cve!;
       const decision = decisions.get(cveId);
-      const distribution = distributionLine(build, decision);
+      const distribution = unconfirmed ? `unconfirmed: ${unconfirmed}` : distributionLine(build, decision);
       if (banner && (build?.distribution || decision))
         notes.push({
           banner,
           cveId,
-          status:
-            decision?.status === 'Fixed' || decision?.status === 'Affected' ? decision.status : 'BannerOnly',
+          status: unconfirmed
+            ? 'Unconfirmed'
+            : decision?.status === 'Fixed' || decision?.status === 'Affected'
+              ? decision.status
+              : 'BannerOnly',
           evidence: distribution,
         });
       if (decision?.status === 'Fixed') continue;
@@ -349,6 +394,7 @@ export class ScanResultsService {
         ]
           .filter((l) => l !== null)
           .join('\n'),
+        ...(unconfirmed ? { confidence: 'Unconfirmed' as const } : {}),
       });
     }
     return { findings, notes };
@@ -361,7 +407,8 @@ class DistroRecords {
 
   constructor(private readonly intel: ResultsIntel) {}
 
-  async decide(build: DistroBuild): Promise<Map<string, BackportDecision>> {
+  /** The decisions per CVE, and whether Rampart holds records of the build's package in its release. */
+  async decide(build: DistroBuild): Promise<{ decisions: Map<string, BackportDecision>; held: boolean }> {
     const key = packageKey(build.distribution!, build.packageName);
     let records = this.byPackage.get(key);
     if (!records) {
@@ -372,13 +419,29 @@ class DistroRecords {
           .map((r) => ({
             id: r.id,
             aliases: r.aliases,
+            upstream: r.upstream,
+            related: r.related,
             affected: r.affected as DistroAdvisory['affected'],
           })),
       );
       this.byPackage.set(key, records);
     }
-    return new Map(decideBackports(build, await records).map((d) => [d.cveId, d]));
+    const list = await records;
+    return {
+      decisions: new Map(decideBackports(build, list).map((d) => [d.cveId, d])),
+      held: holdsRelease(build, list),
+    };
   }
+}
+
+/** What an unconfirmed match lacks, and how to get it. */
+function missingData(build: DistroBuild): string {
+  return (
+    `Rampart holds no ${build.distribution} advisory data for ${build.packageName} ${build.upstreamVersion} (OSV ${build.distribution} ecosystem), ` +
+    `so it cannot tell whether ${build.distribution}'s package ${build.packageVersion} carries the fix; load ` +
+    `${build.distribution}'s OSV records with \`rampart intel load <file>\`, POST /intel/loads or a feed URL ` +
+    `(RAMPART_INTEL_SYNC_URLS) and scan again`
+  );
 }
 
 function distributionLine(build: DistroBuild | null, decision: BackportDecision | undefined): string {

@@ -145,7 +145,7 @@ export const SystemRunReportSchema = Type.Object(
           Cve: Type.String(),
           Status: Type.String({
             description:
-              'Fixed (no finding: the build carries the fix), Affected, or BannerOnly (undecided).',
+              'Fixed (no finding: the build carries the fix), Affected, BannerOnly (undecided), or Unconfirmed (the banner names the build but Rampart holds no advisory data of its distribution for the package: the finding is Unconfirmed).',
           }),
           Evidence: Type.String(),
         },

@@ -1,4 +1,4 @@
-import { createReadStream, readdirSync, readFileSync } from 'node:fs';
+import { createReadStream, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,18 +10,18 @@ import {
 import { parseDistroBanner } from '../../../src/intel/distro/banners.js';
 import { readOsv } from '../../../src/intel/feeds/osv/osv.js';
 
-const DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures', 'intel', 'osv-ubuntu');
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures', 'intel');
+const DIR = join(FIXTURES, 'osv-ubuntu');
 
-/** Every fixture read by the feed's OSV reader; `related` (which the reader leaves out) from the file. */
-async function loadRecords(): Promise<DistroAdvisory[]> {
+/** Every fixture of a folder as the feed's OSV reader reads it (`upstream` and `related` included). */
+async function loadRecords(dir = DIR): Promise<DistroAdvisory[]> {
   const records: DistroAdvisory[] = [];
-  for (const file of readdirSync(DIR).filter((f) => f.endsWith('.json'))) {
-    const path = join(DIR, file);
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
     const warnings: string[] = [];
-    for await (const advisory of readOsv(createReadStream(path), { warn: (w) => warnings.push(w) })) {
-      const raw = JSON.parse(readFileSync(path, 'utf8')) as { related?: string[] };
-      records.push({ ...advisory, related: raw.related ?? [] });
-    }
+    for await (const advisory of readOsv(createReadStream(join(dir, file)), {
+      warn: (w) => warnings.push(w),
+    }))
+      records.push(advisory);
     expect(warnings, file).toEqual([]);
   }
   return records;
@@ -199,5 +199,53 @@ describe('decideBackports on a build it cannot read', () => {
     expect(decideBackports({ ...build, packageVersion: '1:8.9p1-3ubuntu0.9' }, records)[0]?.status).toBe(
       'Affected',
     );
+  });
+});
+
+describe("decideBackports on Debian records in osv.dev's current shape (the CVE in upstream)", () => {
+  const BOOKWORM = 'SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u10';
+  let debian: DistroAdvisory[] = [];
+  beforeAll(async () => {
+    debian = await loadRecords(join(FIXTURES, 'osv-debian'));
+  });
+
+  const decideDebian = (banner: string, list = debian) =>
+    new Map(decideBackports(parseDistroBanner(banner)!, list).map((d) => [d.cveId, d]));
+
+  it('a DSA naming its CVE in upstream decides it, as the same record with the CVE in aliases does', () => {
+    const dsa = debian.find((r) => r.id === 'DSA-5454-1')!;
+    expect(dsa.aliases).toEqual([]);
+    const asUpstream = decideDebian(BOOKWORM, [dsa]).get('CVE-2023-38408');
+    const asAlias = decideDebian(BOOKWORM, [{ ...dsa, aliases: ['CVE-2023-38408'], upstream: [] }]).get(
+      'CVE-2023-38408',
+    );
+    expect(asUpstream).toMatchObject({
+      status: 'Fixed',
+      fixedVersion: '1:9.2p1-2+deb12u1',
+      ecosystem: 'Debian:12',
+    });
+    expect(asUpstream).toEqual(asAlias);
+  });
+
+  it('the stock bookworm sshd (deb12u10) carries both fixes; deb12u2 lacks the regreSSHion one', () => {
+    const stock = decideDebian(BOOKWORM);
+    expect(Object.fromEntries([...stock].map(([id, d]) => [id, d.status]))).toEqual({
+      'CVE-2023-38408': 'Fixed',
+      'CVE-2024-6387': 'Fixed',
+    });
+    expect(stock.get('CVE-2024-6387')?.evidence).toBe(
+      'fixed in 1:9.2p1-2+deb12u3 by DEBIAN-CVE-2024-6387 (Debian:12 openssh 1:9.2p1-2+deb12u10)',
+    );
+    const old = decideDebian('SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u2');
+    expect(old.get('CVE-2024-6387')?.status).toBe('Affected');
+    expect(old.get('CVE-2023-38408')?.status).toBe('Fixed');
+  });
+
+  it('a record whose upstream names no CVE decides nothing; a Debian record says nothing of an Ubuntu build', () => {
+    const dsa = debian.find((r) => r.id === 'DSA-5454-1')!;
+    expect(
+      decideBackports(parseDistroBanner(BOOKWORM)!, [{ ...dsa, upstream: ['not-a-cve', 'DLA-1-1'] }]),
+    ).toEqual([]);
+    expect(decideBackports(parseDistroBanner('SSH-2.0-OpenSSH_9.2p1 Ubuntu-2ubuntu1')!, debian)).toEqual([]);
   });
 });

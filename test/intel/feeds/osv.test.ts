@@ -1,10 +1,19 @@
-import { readFileSync } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readFeed } from '../../../src/intel/feeds/index.js';
 import { detectOsv, readOsv } from '../../../src/intel/feeds/osv/osv.js';
 import type { OsvAdvisory } from '../../../src/intel/types.js';
-import { collect, FIXTURES, failure, fileStream, intelFiles, readText, textStream } from './helpers.js';
+import {
+  collect,
+  FIXTURES,
+  failure,
+  fileStream,
+  intelFiles,
+  intelPath,
+  readText,
+  textStream,
+} from './helpers.js';
 
 const FILES = intelFiles('osv');
 
@@ -119,6 +128,40 @@ describe('OSV reader on the 21 real advisories', () => {
 });
 
 describe('OSV reader on other input', () => {
+  it('reads upstream and related as osv.dev writes them for distributions (Debian, Ubuntu)', async () => {
+    const debian = intelPath('osv-debian');
+    const read = async (dir: string, file: string) => {
+      const { records, warnings } = await collect(readOsv, createReadStream(join(dir, file)));
+      expect(warnings, file).toEqual([]);
+      return records[0]!;
+    };
+    expect(await read(debian, 'DSA-5454-1.json')).toMatchObject({
+      id: 'DSA-5454-1',
+      aliases: [],
+      upstream: ['CVE-2023-38408'],
+      related: [],
+    });
+    expect(await read(debian, 'DEBIAN-CVE-2024-6387.json')).toMatchObject({
+      upstream: ['CVE-2024-6387'],
+      related: ['DSA-5724-1'],
+    });
+    // A USN names its CVEs in related.
+    expect((await read(intelPath('osv-ubuntu'), 'USN-6859-1.json')).related).toEqual(['CVE-2024-6387']);
+    // Not lists of strings: left out, as aliases are.
+    const odd = await collect(
+      readOsv,
+      textStream(
+        JSON.stringify({
+          id: 'DSA-1-1',
+          modified: '2024-01-01T00:00:00Z',
+          upstream: 'CVE-2024-1',
+          related: [1, { a: 2 }, 'CVE-2024-2'],
+        }),
+      ),
+    );
+    expect(odd.records[0]).toMatchObject({ upstream: [], related: ['CVE-2024-2'] });
+  });
+
   const base = {
     id: 'GHSA-xxxx-yyyy-zzzz',
     modified: '2024-01-01T00:00:00Z',
@@ -152,6 +195,8 @@ describe('OSV reader on other input', () => {
       {
         id: 'GHSA-xxxx-yyyy-zzzz',
         aliases: ['CVE-2024-0001'],
+        upstream: [],
+        related: [],
         modifiedAt: '2024-01-01T00:00:00Z',
         withdrawnAt: '2024-02-01T00:00:00Z',
         cvss: [

@@ -72,7 +72,7 @@ describe.each(DB_KINDS)('findings from scans [%s]', (kind) => {
 
   const system = (
     hosts: SystemHostResult[],
-    extra: { verify?: { findingIds: string[] }; scanId?: string } = {},
+    extra: { verify?: { findingIds: string[] }; scanId?: string; ports?: number[] } = {},
   ) =>
     results.ingestSystem(ctx, {
       scanId: extra.scanId ?? SCAN,
@@ -80,6 +80,7 @@ describe.each(DB_KINDS)('findings from scans [%s]', (kind) => {
       runId: runId(),
       hosts,
       verify: extra.verify ?? null,
+      portScanned: extra.ports ? (port) => extra.ports!.includes(port) : null,
     });
 
   const findingsOf = async (address: string): Promise<FindingSummary[]> => {
@@ -98,9 +99,11 @@ describe.each(DB_KINDS)('findings from scans [%s]', (kind) => {
     results = t.services.scanResults;
     for (const cve of ['CVE-2021-23017', 'CVE-2023-38408', 'CVE-2024-6387'])
       await t.services.intel.loadFile(join(FIXTURES, 'nvd', `${cve}.json`), { feed: 'nvd' });
-    const osv = join(FIXTURES, 'osv-ubuntu');
-    for (const file of readdirSync(osv).filter((f) => f.endsWith('.json')))
-      await t.services.intel.loadFile(join(osv, file), { feed: 'osv' });
+    for (const folder of ['osv-ubuntu', 'osv-debian']) {
+      const osv = join(FIXTURES, folder);
+      for (const file of readdirSync(osv).filter((f) => f.endsWith('.json')))
+        await t.services.intel.loadFile(join(osv, file), { feed: 'osv' });
+    }
   });
   afterAll(async () => {
     await t?.close();
@@ -194,12 +197,55 @@ describe.each(DB_KINDS)('findings from scans [%s]', (kind) => {
     expect(full.counts.Fixed).toBe(2);
   });
 
-  it('findings of another scan are not judged by this one', async () => {
+  it('another saved scan that examined the host and port to the end closes what it no longer sees', async () => {
     const address = '198.18.10.5';
     await system([host(address)], { scanId: OTHER_SCAN });
-    const result = await system([host(address, { checks: [], services: [] })]);
-    // Seen by this scan for the first time: nothing of the other scan's scope is fixed.
-    expect(result.counts.Fixed).toBe(0);
+    const telnet = (await byRule(address, 'Telnet service (cleartext logins)'))!;
+    // This scan reached the host but a budget left port 23 unscanned: no evidence about telnet.
+    const partial = await system([
+      host(address, { checks: [], unscannedPorts: [23], budgetExhausted: 'port' }),
+    ]);
+    expect(partial.counts.Fixed).toBe(0);
+    expect((await t.services.findings.get(ctx, telnet.id)).state).toBe('Open');
+    // Now to the end, port 23 included: telnet is gone; the CVE on 80 is still reported.
+    const full = await system([host(address, { checks: [] })]);
+    expect(full.counts).toMatchObject({ Fixed: 1, New: 0 });
+    expect((await t.services.findings.get(ctx, telnet.id)).state).toBe('Fixed');
+    expect((await byRule(address, 'CVE-2021-23017'))?.state).toBe('Open');
+    // A host neither scan looked at keeps its findings.
+    await system([host('198.18.10.11')], { scanId: OTHER_SCAN });
+    await system([host(address, { checks: [] })]);
+    expect((await byRule('198.18.10.11', 'Telnet service (cleartext logins)'))?.state).toBe('Open');
+  });
+
+  it('a backport another scan newly decides Fixed closes the finding the first scan filed', async () => {
+    const address = '198.18.10.13';
+    await system(
+      [host(address, { services: [ssh('SSH-2.0-OpenSSH_8.9p1 Ubuntu-3ubuntu0.1')], checks: [] })],
+      {
+        scanId: OTHER_SCAN,
+      },
+    );
+    expect((await findingsOf(address)).filter((f) => f.state === 'Open')).toHaveLength(2);
+    const patched = await system([
+      host(address, { services: [ssh('SSH-2.0-OpenSSH_8.9p1 Ubuntu-3ubuntu0.10')], checks: [] }),
+    ]);
+    expect(patched.counts).toMatchObject({ New: 0, Fixed: 2 });
+    for (const f of await findingsOf(address)) expect(f.state).toBe('Fixed');
+  });
+
+  it('a port the run did not probe (its port list) is no evidence, whichever scan found the finding', async () => {
+    const address = '198.18.10.12';
+    await system([host(address)], { scanId: OTHER_SCAN });
+    const only80 = await results.ingestSystem(ctx, {
+      scanId: SCAN,
+      scanName: 'Web ports',
+      runId: runId(),
+      hosts: [host(address, { checks: [], openPorts: [80] })],
+      portScanned: (port) => port === 80,
+    });
+    expect(only80.counts.Fixed).toBe(0);
+    expect((await byRule(address, 'Telnet service (cleartext logins)'))?.state).toBe('Open');
   });
 
   it('backports: a build with the fix makes no finding and closes an open one', async () => {
@@ -228,6 +274,37 @@ describe.each(DB_KINDS)('findings from scans [%s]', (kind) => {
     expect(fixed?.evidence).toMatch(/^fixed in 1:8\.9p1-3ubuntu0\.10 by /);
   });
 
+  it('backports: Debian records naming their CVE in upstream (osv.dev now) decide a bookworm build', async () => {
+    const address = '198.18.10.10';
+    const bookworm = (revision: string) =>
+      service(22, {
+        service: 'ssh',
+        product: 'OpenSSH',
+        version: '9.2p1',
+        cpes: ['cpe:2.3:a:openbsd:openssh:9.2:p1:*:*:*:*:*:*'],
+        banner: `SSH-2.0-OpenSSH_9.2p1 Debian-${revision}`,
+        evidence: 'SSH identification line',
+      });
+    const stock = await system([
+      host(address, { services: [bookworm('2+deb12u10')], checks: [], openPorts: [22] }),
+    ]);
+    expect(stock.counts.New).toBe(0);
+    expect(Object.fromEntries(stock.backports.map((n) => [n.cveId, n.status]))).toEqual({
+      'CVE-2023-38408': 'Fixed',
+      'CVE-2024-6387': 'Fixed',
+    });
+    // deb12u2 came before the regreSSHion fix (deb12u3): that one is filed, affected.
+    const old = await system([
+      host(address, { services: [bookworm('2+deb12u2')], checks: [], openPorts: [22] }),
+    ]);
+    expect(old.counts.New).toBe(1);
+    const [regre] = (await findingsOf(address)).filter((f) => f.cveIds.length > 0);
+    expect(regre?.cveIds).toEqual(['CVE-2024-6387']);
+    expect((await t.services.findings.get(ctx, regre!.id)).evidence).toContain(
+      'Distribution: Debian:12 openssh 1:9.2p1-2+deb12u2 is affected: before the fix 1:9.2p1-2+deb12u3 (DEBIAN-CVE-2024-6387)',
+    );
+  });
+
   it('backports: a banner without a distribution build keeps the upstream match, banner-only', async () => {
     const address = '198.18.10.7';
     await system([host(address, { services: [ssh('SSH-2.0-OpenSSH_8.9p1')], checks: [], openPorts: [22] })]);
@@ -250,8 +327,10 @@ describe.each(DB_KINDS)('findings from scans [%s]', (kind) => {
     });
     await system([twoChecks]);
     const telnet = (await byRule(address, 'Telnet service (cleartext logins)'))!;
+    // A Verify run probes only the ports of the findings it was asked about.
     const verify = await system([host(address, { checks: [], services: [] })], {
       verify: { findingIds: [telnet.id] },
+      ports: [23],
     });
     expect(verify.counts.Fixed).toBe(1);
     expect((await byRule(address, 'Telnet service (cleartext logins)'))?.state).toBe('Fixed');
@@ -290,8 +369,8 @@ describe.each(DB_KINDS)('findings from scans [%s]', (kind) => {
       budgetExhausted: null,
       ...extra,
     });
-    const web = (urls: WebUrlResult[]) =>
-      results.ingestWeb(ctx, { scanId: SCAN, scanName: 'Lab site', runId: runId(), urls });
+    const web = (urls: WebUrlResult[], scanId = SCAN) =>
+      results.ingestWeb(ctx, { scanId, scanName: 'Lab site', runId: runId(), urls });
     const first = await web([url('http://198.18.20.1/')]);
     expect(first.counts).toMatchObject({ New: 2 });
     expect((await t.services.imports.get(ctx, first.importId)).format).toBe('rampart-web-scan');
@@ -301,6 +380,10 @@ describe.each(DB_KINDS)('findings from scans [%s]', (kind) => {
     expect(failed.counts.Fixed).toBe(0);
     const clean = await web([url('http://198.18.20.1/', { checks: [] })]);
     expect(clean.counts.Fixed).toBe(1);
+    // Another web scan of the same origin, checked to the end, closes what this one found.
+    await web([url('http://198.18.20.1/')]);
+    const other = await web([url('http://198.18.20.1/', { checks: [] })], OTHER_SCAN);
+    expect(other.counts).toMatchObject({ Fixed: 1 });
   });
 
   it('a TLS issue is one finding per host and port, confirmed and closed by system and web scans alike', async () => {

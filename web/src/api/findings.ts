@@ -46,6 +46,7 @@ export const MAX_RISK_ACCEPTANCE_DAYS = 365;
 export function filterQuery(filter: FindingFilter) {
   return {
     State: filter.State?.length ? filter.State : undefined,
+    Confidence: filter.Confidence,
     Severity: filter.Severity?.length ? filter.Severity : undefined,
     AssetId: filter.AssetId || undefined,
     VulnerabilityId: filter.VulnerabilityId || undefined,

@@ -6087,6 +6087,8 @@ export interface operations {
                 IncludeTotal?: boolean;
                 Sort?: "-Risk" | "-Severity" | "-FirstSeen" | "-LastSeen" | "DueAt";
                 State?: ("Open" | "Fixed" | "Reopened" | "RiskAccepted" | "FalsePositive")[];
+                /** @description Confirmed (the default): Unconfirmed findings are left out; Unconfirmed: only those; Any: both. */
+                Confidence?: "Confirmed" | "Unconfirmed" | "Any";
                 Severity?: ("Critical" | "High" | "Medium" | "Low" | "Info")[];
                 AssetId?: string;
                 /** @description A tag of the asset. */
@@ -6149,6 +6151,8 @@ export interface operations {
                             RiskAcceptedUntil: string | null;
                             RiskScore: number;
                             DueAt: string | null;
+                            /** @description Unconfirmed: an upstream CVE on a distribution build whose advisory data Rampart does not hold (its evidence names the data); not counted in risk or SLA until a scan with the data decides it. */
+                            Confidence: "Confirmed" | "Unconfirmed";
                             Location: {
                                 Kind: string;
                                 Port: number | null;
@@ -6355,6 +6359,8 @@ export interface operations {
                         RiskAcceptedUntil: string | null;
                         RiskScore: number;
                         DueAt: string | null;
+                        /** @description Unconfirmed: an upstream CVE on a distribution build whose advisory data Rampart does not hold (its evidence names the data); not counted in risk or SLA until a scan with the data decides it. */
+                        Confidence: "Confirmed" | "Unconfirmed";
                         Location: {
                             Kind: string;
                             Port: number | null;
@@ -6433,6 +6439,8 @@ export interface operations {
                         RiskAcceptedUntil: string | null;
                         RiskScore: number;
                         DueAt: string | null;
+                        /** @description Unconfirmed: an upstream CVE on a distribution build whose advisory data Rampart does not hold (its evidence names the data); not counted in risk or SLA until a scan with the data decides it. */
+                        Confidence: "Confirmed" | "Unconfirmed";
                         Location: {
                             Kind: string;
                             Port: number | null;
@@ -6659,6 +6667,8 @@ export interface operations {
                         RiskAcceptedUntil: string | null;
                         RiskScore: number;
                         DueAt: string | null;
+                        /** @description Unconfirmed: an upstream CVE on a distribution build whose advisory data Rampart does not hold (its evidence names the data); not counted in risk or SLA until a scan with the data decides it. */
+                        Confidence: "Confirmed" | "Unconfirmed";
                         Location: {
                             Kind: string;
                             Port: number | null;
@@ -6879,6 +6889,8 @@ export interface operations {
                         RiskAcceptedUntil: string | null;
                         RiskScore: number;
                         DueAt: string | null;
+                        /** @description Unconfirmed: an upstream CVE on a distribution build whose advisory data Rampart does not hold (its evidence names the data); not counted in risk or SLA until a scan with the data decides it. */
+                        Confidence: "Confirmed" | "Unconfirmed";
                         Location: {
                             Kind: string;
                             Port: number | null;
@@ -7131,6 +7143,8 @@ export interface operations {
                         RiskAcceptedUntil: string | null;
                         RiskScore: number;
                         DueAt: string | null;
+                        /** @description Unconfirmed: an upstream CVE on a distribution build whose advisory data Rampart does not hold (its evidence names the data); not counted in risk or SLA until a scan with the data decides it. */
+                        Confidence: "Confirmed" | "Unconfirmed";
                         Location: {
                             Kind: string;
                             Port: number | null;
@@ -7342,6 +7356,8 @@ export interface operations {
                 "application/json": {
                     Filter: {
                         State?: ("Open" | "Fixed" | "Reopened" | "RiskAccepted" | "FalsePositive")[];
+                        /** @description As in the list: Confirmed (the default, unless Ids are given: then Any), Unconfirmed or Any. */
+                        Confidence?: "Confirmed" | "Unconfirmed" | "Any";
                         Severity?: ("Critical" | "High" | "Medium" | "Low" | "Info")[];
                         /** Format: uuid */
                         AssetId?: string;
@@ -7535,6 +7551,8 @@ export interface operations {
                 "application/json": {
                     Filter: {
                         State?: ("Open" | "Fixed" | "Reopened" | "RiskAccepted" | "FalsePositive")[];
+                        /** @description As in the list: Confirmed (the default, unless Ids are given: then Any), Unconfirmed or Any. */
+                        Confidence?: "Confirmed" | "Unconfirmed" | "Any";
                         Severity?: ("Critical" | "High" | "Medium" | "Low" | "Info")[];
                         /** Format: uuid */
                         AssetId?: string;
@@ -18334,7 +18352,7 @@ export interface operations {
                             Port: number | null;
                             Banner: string;
                             Cve: string;
-                            /** @description Fixed (no finding: the build carries the fix), Affected, or BannerOnly (undecided). */
+                            /** @description Fixed (no finding: the build carries the fix), Affected, BannerOnly (undecided), or Unconfirmed (the banner names the build but Rampart holds no advisory data of its distribution for the package: the finding is Unconfirmed). */
                             Status: string;
                             Evidence: string;
                         }[];

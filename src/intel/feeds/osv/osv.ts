@@ -2,14 +2,15 @@
  * OSV advisories (GitHub Advisory Database, PyPA, Go, RustSec… in the OSV schema): one advisory
  * per file, or a JSON array of them. (The YAML form PyPA publishes is not read: convert it.)
  *
- * Read: id, aliases, summary, details (cut at 32 KiB), published, modified (required), withdrawn;
+ * Read: id, aliases, upstream and related (how osv.dev's distribution records name their CVEs:
+ * Debian's DSA-/DLA-/DEBIAN-CVE- and Ubuntu's UBUNTU-CVE- in upstream, a USN in related), summary, details (cut at 32 KiB), published, modified (required), withdrawn;
  * severity[] of type CVSS_V2 / CVSS_V3 / CVSS_V4 → cvss, each vector checked and its base score
  * computed by the CVSS module (OSV states no score; an invalid vector is a warning); other
  * severity types (Ubuntu's words) are not read. database_specific.severity (GHSA's "HIGH",
  * "MODERATE"…) → severity; database_specific.cwe_ids → cweIds; reference URLs without repeats;
  * affected[] → package ecosystem, name and purl, ranges (SEMVER / ECOSYSTEM / GIT with their
  * events and a GIT range's repo) and the explicit versions list.
- * Not read: related, credits, affected[].severity, ecosystem_specific and the other
+ * Not read: credits, affected[].severity, ecosystem_specific and the other
  * database_specific fields. An advisory without an id or a valid modified time is skipped with a
  * warning, as is an affected entry without a package ecosystem and name.
  */
@@ -53,6 +54,8 @@ const EVENT_KEYS = ['introduced', 'fixed', 'last_affected', 'limit'] as const;
 
 const MAX_ITEMS: Readonly<Record<string, number>> = {
   aliases: 100,
+  upstream: 100,
+  related: 1000,
   severity: 20,
   references: 1000,
   affected: 1000,
@@ -75,7 +78,7 @@ function pick(inner: JsonPath): boolean {
       return SCALARS.has(key as string);
     case 2:
       if (key === 'database_specific') return a === 'severity';
-      return index && (key === 'aliases' || key === 'severity');
+      return index && (key === 'aliases' || key === 'upstream' || key === 'related' || key === 'severity');
     case 3:
       if (key === 'references') return index && b === 'url';
       if (key === 'database_specific') return a === 'cwe_ids' && typeof b === 'number';
@@ -133,7 +136,9 @@ function advisoryOf(read: RecordRead, log: WarningLog): OsvAdvisory | undefined 
   const specific = asObject(raw.database_specific);
   const advisory: OsvAdvisory = {
     id,
-    aliases: distinct(items(raw.aliases).map(shortText)).filter((alias) => alias !== id),
+    aliases: idsOf(raw.aliases, id),
+    upstream: idsOf(raw.upstream, id),
+    related: idsOf(raw.related, id),
     modifiedAt,
     cvss: cvssOf(raw.severity, id, log),
     cweIds: distinct(items(specific?.cwe_ids).map(cweIdOf)),
@@ -151,6 +156,15 @@ function advisoryOf(read: RecordRead, log: WarningLog): OsvAdvisory | undefined 
   const severity = shortText(specific?.severity);
   if (severity) advisory.severity = severity;
   return advisory;
+}
+
+/** A list of record ids (aliases, upstream, related): strings only, without repeats or the record's own id. */
+function idsOf(list: unknown, id: string): string[] {
+  return distinct(
+    items(list)
+      .filter((item) => typeof item === 'string')
+      .map(shortText),
+  ).filter((other) => other !== id);
 }
 
 function cvssOf(severity: unknown, id: string, log: WarningLog): CvssMetric[] {

@@ -28,6 +28,14 @@ export function FindingFactsCard({ finding }: { finding: FindingDetail }) {
         <Fact label="Due">
           <DueDate value={finding.DueAt} done={!['Open', 'Reopened'].includes(finding.State)} />
         </Fact>
+        {finding.Confidence === 'Unconfirmed' && (
+          <Fact label="Confidence">
+            <Text component="span" size="sm">
+              Unconfirmed: not counted in risk or SLA until a scan with the distribution's advisory data
+              decides it (the evidence says which data is missing)
+            </Text>
+          </Fact>
+        )}
         <Fact label="CVEs">
           {finding.CVEReferences.length ? (
             <Group gap={4}>

@@ -52,6 +52,9 @@ export default function FindingsPage() {
   const tag = params.get('Tag') ?? '';
   const cve = params.get('Cve') ?? '';
   const kev = params.get('Kev') === 'true';
+  // Unconfirmed findings (upstream CVEs on a distribution build Rampart has no data for) are hidden
+  // by default, as the server does; one click shows them with the others.
+  const withUnconfirmed = params.get('Confidence') === 'Any';
   const riskMin = riskMinParam(params.get('RiskMin'));
   // Set by links from an asset's or a vulnerability's page; shown as a line that removes it.
   const assetId = params.get('AssetId') ?? '';
@@ -67,6 +70,7 @@ export default function FindingsPage() {
     tag,
     cve,
     kev,
+    withUnconfirmed,
     riskMin,
     assetId,
     vulnerabilityId,
@@ -82,6 +86,7 @@ export default function FindingsPage() {
       Tag: tag || undefined,
       Cve: cve || undefined,
       Kev: kev || undefined,
+      Confidence: withUnconfirmed ? 'Any' : undefined,
       RiskMin: riskMin,
       AssetId: assetId || undefined,
       VulnerabilityId: vulnerabilityId || undefined,
@@ -98,6 +103,7 @@ export default function FindingsPage() {
     !tag &&
     !cve &&
     !kev &&
+    !withUnconfirmed &&
     riskMin === undefined &&
     !assetId &&
     !vulnerabilityId &&
@@ -197,6 +203,12 @@ export default function FindingsPage() {
               checked={kev}
               onChange={(e) => update({ Kev: e.currentTarget.checked ? 'true' : undefined })}
             />
+            <Checkbox
+              label="Show unconfirmed"
+              description="Upstream CVEs on distribution builds Rampart has no advisory data for"
+              checked={withUnconfirmed}
+              onChange={(e) => update({ Confidence: e.currentTarget.checked ? 'Any' : undefined })}
+            />
           </Group>
         </SimpleGrid>
         <Group justify="flex-end" mt={6}>
@@ -213,6 +225,7 @@ export default function FindingsPage() {
                 Tag: undefined,
                 Cve: undefined,
                 Kev: undefined,
+                Confidence: undefined,
                 RiskMin: undefined,
                 AssetId: undefined,
                 VulnerabilityId: undefined,

@@ -1,4 +1,4 @@
-import { Anchor, Button, Checkbox, Group, Paper, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { Anchor, Badge, Button, Checkbox, Group, Paper, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { memo, useCallback, useState } from 'react';
 import { Link } from 'react-router';
@@ -289,6 +289,13 @@ const FindingRow = memo(function FindingRow({
                 aria-label="Known exploited"
                 role="img"
               />
+            </Tooltip>
+          )}
+          {finding.Confidence === 'Unconfirmed' && (
+            <Tooltip label="Not confirmed: Rampart holds no advisory data of this build's distribution (see its evidence). Not counted in risk or SLA.">
+              <Badge size="xs" variant="outline" color="gray">
+                Unconfirmed
+              </Badge>
             </Tooltip>
           )}
         </Group>
