@@ -1,7 +1,9 @@
 import { stat } from 'node:fs/promises';
+import { officialSourcesOf } from '../config.js';
 import type { FeedName } from '../intel/feeds/types.js';
+import { sourceList } from '../intel/sync/sources.js';
 import { ageInDays, REFRESH_HINT, STALE_AFTER_DAYS } from '../modules/intel/freshness.js';
-import { toFeedItems, toLoadDto } from '../modules/intel/presenters.js';
+import { syncSourceLines, toFeedItems, toLoadDto, toSyncSources } from '../modules/intel/presenters.js';
 import { AppError } from '../problems/app-error.js';
 import { Problems } from '../problems/catalogue.js';
 import { type CliEnv, openRuntime } from './runtime.js';
@@ -71,7 +73,8 @@ export async function intelLoadCommand(cli: CliEnv, paths: string[], opts: Intel
 
 /**
  * `rampart intel status`: records per feed, how current each feed's data is, and each feed's last
- * load; warns (with what to do) when a feed is older than STALE_AFTER_DAYS at the clock of the
+ * load; each official source's last sync, progress and last error (text only: --json keeps the
+ * feed rows it always printed; GET /intel/feeds has the sources); warns (with what to do) when a feed is older than STALE_AFTER_DAYS at the clock of the
  * application, so that a knowledge base shipped long ago is not taken for today's.
  */
 export async function intelStatusCommand(cli: CliEnv, opts: { json?: boolean }): Promise<void> {
@@ -101,6 +104,13 @@ export async function intelStatusCommand(cli: CliEnv, opts: { json?: boolean }):
             : '; never loaded') +
           '\n',
       );
+    const configured = sourceList(officialSourcesOf(rt.config));
+    cli.out.stdout(
+      configured.length > 0
+        ? `\nSync from the official sources: on, every ${rt.config.intelSyncHours} h\n`
+        : '\nSync from the official sources: off (RAMPART_INTEL_SYNC=off)\n',
+    );
+    for (const l of syncSourceLines(toSyncSources(status.sources, configured))) cli.out.stdout(`  ${l}\n`);
     const stale = rows.filter((r) => r.Stale);
     if (stale.length > 0)
       cli.out.stdout(

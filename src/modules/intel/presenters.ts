@@ -99,6 +99,26 @@ export function toSyncSources(states: SyncSourceState[], configured: SyncSetting
   });
 }
 
+type SyncSourceDto = ReturnType<typeof toSyncSources>[number];
+
+/** One line per official source, as `rampart intel status` prints them. */
+export function syncSourceLines(sources: SyncSourceDto[]): string[] {
+  return sources.map((s) => {
+    const parts = [s.LastSuccessAt ? `last synced ${s.LastSuccessAt}` : 'never synced'];
+    if (s.SyncedUntil) parts.push(`changes loaded up to ${s.SyncedUntil}`);
+    if (s.Progress) {
+      const what = s.Progress.WindowStart
+        ? `window ${s.Progress.WindowStart} to ${s.Progress.WindowEnd}`
+        : 'first full load';
+      parts.push(
+        `under way: ${what}, next from record ${s.Progress.NextIndex} of ${s.Progress.TotalResults ?? 'unknown'}`,
+      );
+    }
+    if (s.LastError) parts.push(`last error: ${s.LastError}`);
+    return `${s.Source.padEnd(14)} ${parts.join('; ')}`;
+  });
+}
+
 /** Feed status with the sync settings (GET /intel/feeds). */
 export function toFeedStatusDto(status: FeedStatus, sync: SyncSettings) {
   const items = toFeedItems(status);

@@ -26,7 +26,8 @@ export interface SyncOptions {
   /** Tests pass their own; real deployments use the global fetch and real waits. */
   fetch?: typeof fetch;
   sleep?: Sleep;
-  clock?: Clock;
+  /** The application's clock: windows, rate limits and the sources' times are read from it. */
+  clock: Clock;
 }
 
 export interface SyncOutcome {
@@ -42,6 +43,8 @@ const NVD_WINDOW_MS = 30_000;
 const NVD_LIMIT = 5;
 const NVD_LIMIT_WITH_KEY = 50;
 const DEFAULT_RETRIES = 5;
+const STOPPED =
+  'The sync stopped before this source was done (the server stopping); the next sync resumes it.';
 
 /**
  * The download of vulnerability intelligence: the official sources (NVD API 2.0 incrementally,
@@ -63,7 +66,7 @@ export class IntelSync {
   ) {
     this.fetch = options.fetch ?? fetch;
     this.sleep = options.sleep ?? realSleep;
-    this.clock = options.clock ?? (() => new Date());
+    this.clock = options.clock;
   }
 
   /**
@@ -124,7 +127,7 @@ export class IntelSync {
       await this.intel.saveSyncProgress(source, { lastFinishedAt: now, lastSuccessAt: now, lastError: null });
       this.log('intel source synced', { source, url, loads: loads.length });
     } catch (error) {
-      const message = describe(error);
+      const message = isAbort(error) ? STOPPED : describe(error);
       await this.intel.saveSyncProgress(source, { lastFinishedAt: this.clock(), lastError: message });
       if (isAbort(error)) throw error;
       outcome.errors.push({ url, error: `${source}: ${message}` });

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildRunner } from '../../../src/background.js';
 import { officialSourcesOf } from '../../../src/config.js';
 import { LocalInvalidationBus } from '../../../src/lib/invalidation-bus.js';
+import { syncSourceLines } from '../../../src/modules/intel/presenters.js';
 import { INTEL_SYNC_JOB, IntelSync, type SyncOptions } from '../../../src/modules/intel/sync.js';
 import { authHeaders, buildTestApp, type TestApp, testConfig } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
@@ -417,5 +418,14 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
       Progress: { WindowStart: null, WindowEnd: '2026-11-21T12:00:00.000Z', NextIndex: 2, TotalResults: 6 },
     });
     expect(status.SyncEnabled).toBe(false);
+    // `rampart intel status` prints the same, one line a source.
+    const lines = syncSourceLines(status.Sources);
+    expect(lines).toContain(
+      'nvd            never synced; under way: first full load, next from record 2 of 6; last error: The sync stopped before this source was done (the server stopping); the next sync resumes it.',
+    );
+    expect(lines).toContain('kev            last synced 2026-11-21T12:00:00.000Z');
+    expect(lines.find((l) => l.startsWith('epss'))).toMatch(
+      /^epss +never synced; last error: GET http:\/\/127\.0\.0\.1:\d+\/epss\.csv\.gz answered 500 Internal Server Error$/,
+    );
   });
 });
