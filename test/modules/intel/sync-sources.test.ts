@@ -1,7 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildRunner } from '../../../src/background.js';
 import { officialSourcesOf } from '../../../src/config.js';
@@ -10,140 +6,35 @@ import { syncSourceLines } from '../../../src/modules/intel/presenters.js';
 import { INTEL_SYNC_JOB, IntelSync, type SyncOptions } from '../../../src/modules/intel/sync.js';
 import { authHeaders, buildTestApp, type TestApp, testConfig } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
+import { IntelMirror, modified, NVD_PATH, RECORDS, type Seen } from '../../helpers/intel-mirror.js';
 
 // The sync from the official sources against a server on 127.0.0.1 that answers as they do, from
-// real records (test/fixtures/intel, see its SOURCES.md): NVD API 2.0 pages built from the NVD
-// records by lastModified window and startIndex, a KEV catalogue and an EPSS file cut from the
-// real ones, and osv.dev's ecosystem zips. No test here reaches the internet.
-
-const FIXTURES = new URL('../../fixtures/intel/', import.meta.url);
-const NVD_PATH = '/rest/json/cves/2.0';
-const DAY = 86_400_000;
-
-/** The real NVD records, by id, with their lastModified (NVD writes UTC without a zone). */
-const RECORDS = readdirSync(new URL('nvd/', FIXTURES))
-  .sort()
-  .map(
-    (f) =>
-      JSON.parse(readFileSync(new URL(`nvd/${f}`, FIXTURES), 'utf8')) as { id: string; lastModified: string },
-  )
-  .slice(0, 6);
-const modified = (r: { lastModified: string }) => new Date(`${r.lastModified}Z`).getTime();
-
-/** The real KEV catalogue's first three entries, as the catalogue. */
-function kevAnswer(): string {
-  const kev = JSON.parse(readFileSync(new URL('kev/known_exploited_vulnerabilities.json', FIXTURES), 'utf8'));
-  const vulnerabilities = kev.vulnerabilities.slice(0, 3);
-  return JSON.stringify({ ...kev, count: vulnerabilities.length, vulnerabilities });
-}
-/** The real EPSS file's comment line, header and first ten scores, gzipped as FIRST serves it. */
-function epssAnswer(): Buffer {
-  const lines = readFileSync(new URL('epss/epss_scores-subset.csv', FIXTURES), 'utf8').split('\n');
-  return gzipSync(`${lines.slice(0, 12).join('\n')}\n`);
-}
-
-/** NVD's answer to one page request: 404 for a window over 120 days, as NVD does. */
-function nvdAnswer(url: URL): { status: number; body: string } {
-  const p = url.searchParams;
-  const start = p.get('lastModStartDate');
-  const end = p.get('lastModEndDate');
-  if ((start === null) !== (end === null)) return { status: 404, body: '' };
-  let records = RECORDS;
-  if (start && end) {
-    const [from, to] = [Date.parse(start), Date.parse(end)];
-    if (!(to > from) || to - from > 120 * DAY) return { status: 404, body: '' };
-    records = RECORDS.filter((r) => modified(r) >= from && modified(r) <= to);
-  }
-  const startIndex = Number(p.get('startIndex') ?? 0);
-  const perPage = Number(p.get('resultsPerPage') ?? 2000);
-  const page = records.slice(startIndex, startIndex + perPage);
-  return {
-    status: 200,
-    body: JSON.stringify({
-      resultsPerPage: page.length,
-      startIndex,
-      totalResults: records.length,
-      format: 'NVD_CVE',
-      version: '2.0',
-      timestamp: '2026-11-21T12:00:00.000',
-      vulnerabilities: page.map((cve) => ({ cve })),
-    }),
-  };
-}
-
-interface Answer {
-  status: number;
-  body?: string | Buffer;
-  headers?: Record<string, string>;
-}
-interface Seen {
-  path: string;
-  url: URL;
-  at: number;
-  headers: IncomingHttpHeaders;
-}
+// real records (test/helpers/intel-mirror.ts). No test here reaches the internet.
 
 describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
   let tdb: TestDatabase;
   let t: TestApp;
-  let server: Server;
-  let base: string;
-  let seen: Seen[];
+  let mirror: IntelMirror;
   let sleeps: number[];
-  /** One-shot answers that come before the recorded ones: the first that matches is used and dropped. */
-  let special: { match: (url: URL) => boolean; answer: Answer }[];
-  /** Told of each request before it is answered (a test stops the sync there). */
-  let onRequest: (url: URL) => void;
-  const kev = kevAnswer();
-  const epss = epssAnswer();
 
   beforeEach(async () => {
     tdb = await newTestDatabase(kind);
     t = await buildTestApp(tdb.database);
-    seen = [];
     sleeps = [];
-    special = [];
-    onRequest = () => {};
-    server = createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      seen.push({ path: url.pathname, url, at: t.clock.now.getTime(), headers: req.headers });
-      onRequest(url);
-      const i = special.findIndex((s) => s.match(url));
-      const answer: Answer =
-        i >= 0 ? special.splice(i, 1)[0]!.answer : (recorded(url) ?? { status: 404, body: 'no such file' });
-      res.writeHead(answer.status, answer.headers ?? {});
-      res.end(answer.body ?? '');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    mirror = await new IntelMirror(() => t.clock.now.getTime()).start();
   });
   afterEach(async () => {
-    await new Promise((resolve) => server?.close(resolve));
+    await mirror?.close();
     await t?.close();
     await tdb?.drop();
   });
-
-  function recorded(url: URL): Answer | undefined {
-    if (url.pathname === NVD_PATH) return nvdAnswer(url);
-    if (url.pathname === '/kev.json') return { status: 200, body: kev };
-    if (url.pathname === '/epss.csv.gz') return { status: 200, body: epss };
-    const zip = /^\/osv\/([^/]+)\/all\.zip$/.exec(url.pathname);
-    if (zip?.[1] === 'npm' || zip?.[1] === 'PyPI')
-      return { status: 200, body: readFileSync(new URL(`osv-zip/${zip[1]}-all.zip`, FIXTURES)) };
-    return undefined;
-  }
 
   /** Waits by moving the application's clock: a test never sleeps. */
   const sleep = async (ms: number) => {
     sleeps.push(ms);
     t.clock.now = new Date(t.clock.now.getTime() + ms);
   };
-  const sources = (): NonNullable<SyncOptions['sources']> => ({
-    nvd: { url: `${base}${NVD_PATH}`, resultsPerPage: 2 },
-    kev: `${base}/kev.json`,
-    epss: `${base}/epss.csv.gz`,
-    osv: { url: `${base}/osv`, ecosystems: ['npm', 'PyPI'] },
-  });
+  const sources = () => mirror.sources();
   const sync = (options: Partial<SyncOptions> = {}) =>
     new IntelSync(t.services.intel, {
       urls: [],
@@ -153,7 +44,7 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
       retries: 3,
       ...options,
     });
-  const nvdRequests = () => seen.filter((s) => s.path === NVD_PATH);
+  const nvdRequests = () => mirror.seen.filter((s) => s.path === NVD_PATH);
   const pageParams = (s: Seen) => ({
     start: s.url.searchParams.get('lastModStartDate'),
     end: s.url.searchParams.get('lastModEndDate'),
@@ -166,8 +57,8 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
     const outcome = await sync().run();
     expect(outcome.errors).toEqual([]);
     // Nothing but the local server was asked, and the official addresses never.
-    expect(seen.length).toBeGreaterThan(0);
-    expect(seen.every((s) => s.headers.host === new URL(base).host)).toBe(true);
+    expect(mirror.seen.length).toBeGreaterThan(0);
+    expect(mirror.seen.every((s) => s.headers.host === new URL(mirror.base).host)).toBe(true);
     // No window on a first load: the whole catalogue, two records a page.
     expect(nvdRequests().map(pageParams)).toEqual([
       { start: null, end: null, startIndex: 0 },
@@ -175,7 +66,7 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
       { start: null, end: null, startIndex: 4 },
     ]);
     expect(nvdRequests()[0]!.url.searchParams.get('resultsPerPage')).toBe('2');
-    expect(seen.map((s) => s.path).filter((p) => p !== NVD_PATH)).toEqual([
+    expect(mirror.seen.map((s) => s.path).filter((p) => p !== NVD_PATH)).toEqual([
       '/kev.json',
       '/epss.csv.gz',
       '/osv/npm/all.zip',
@@ -201,7 +92,7 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
     // As if the full load had been made at the start of 2026: three windows to today.
     await t.services.intel.saveSyncProgress('nvd', { syncedUntil: new Date('2026-01-01T00:00:00Z') });
     const outcome = await sync({
-      sources: { ...sources(), nvd: { url: `${base}${NVD_PATH}`, resultsPerPage: 2 } },
+      sources: { ...sources(), nvd: { url: `${mirror.base}${NVD_PATH}`, resultsPerPage: 2 } },
     }).run();
     expect(outcome.errors).toEqual([]);
     const windows = [...new Set(nvdRequests().map((s) => `${pageParams(s).start} ${pageParams(s).end}`))];
@@ -219,7 +110,7 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
     expect((await progress('nvd')).syncedUntil).toEqual(new Date('2026-11-21T12:00:00Z'));
 
     // A day later only that day is asked.
-    seen = [];
+    mirror.seen = [];
     t.clock.advanceDays(1);
     await sync().run();
     expect(nvdRequests().map(pageParams)).toEqual([
@@ -228,7 +119,7 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
   });
 
   it("keeps to NVD's rate limit: 5 requests in 30 s without a key, 50 with one sent as apiKey", async () => {
-    const onePerPage = { ...sources(), nvd: { url: `${base}${NVD_PATH}`, resultsPerPage: 1 } };
+    const onePerPage = { ...sources(), nvd: { url: `${mirror.base}${NVD_PATH}`, resultsPerPage: 1 } };
     await sync({ sources: onePerPage }).run();
     const times = nvdRequests().map((s) => s.at);
     expect(times).toHaveLength(6);
@@ -239,7 +130,7 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
 
     // With a key: ten times the rate, and the key goes as the apiKey header.
     await t.services.intel.saveSyncProgress('nvd', { syncedUntil: null, windowEnd: null, nextIndex: 0 });
-    seen = [];
+    mirror.seen = [];
     sleeps = [];
     await sync({ sources: { ...onePerPage, nvd: { ...onePerPage.nvd, apiKey: 'test-key-1' } } }).run();
     expect(nvdRequests()).toHaveLength(6);
@@ -249,7 +140,7 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
 
   it('retries 403 and 503 after a pause; a source that keeps refusing fails after the retries and the others load', async () => {
     const nvdFirst = (u: URL) => u.pathname === NVD_PATH && u.searchParams.get('startIndex') === '2';
-    special.push(
+    mirror.special.push(
       { match: nvdFirst, answer: { status: 503, body: 'busy' } },
       { match: nvdFirst, answer: { status: 403, body: 'slow down', headers: { 'retry-after': '7' } } },
     );
@@ -263,24 +154,24 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
     // Refused every time: the NVD source fails with the status, after 1 + 3 attempts.
     await t.services.intel.saveSyncProgress('nvd', { syncedUntil: null });
     const refuse = { match: (u: URL) => u.pathname === NVD_PATH, answer: { status: 403, body: 'no' } };
-    special = [refuse, refuse, refuse, refuse, refuse];
-    seen = [];
+    mirror.special = [refuse, refuse, refuse, refuse, refuse];
+    mirror.seen = [];
     const failed = await sync().run();
     expect(nvdRequests()).toHaveLength(4);
     expect(failed.errors).toEqual([
       {
-        url: `${base}${NVD_PATH}`,
+        url: `${mirror.base}${NVD_PATH}`,
         error: expect.stringMatching(/^nvd: GET .* answered 403 Forbidden after 4 attempts$/),
       },
     ]);
     expect((await progress('nvd')).lastError).toMatch(/answered 403 Forbidden after 4 attempts/);
     // The others were synced as usual.
-    expect(seen.filter((s) => s.path === '/kev.json')).toHaveLength(1);
+    expect(mirror.seen.filter((s) => s.path === '/kev.json')).toHaveLength(1);
   });
 
   it('a sync stopped mid-way resumes on its next run from the last committed page', async () => {
     const stop = new AbortController();
-    onRequest = (url) => {
+    mirror.onRequest = (url) => {
       if (url.pathname === NVD_PATH && url.searchParams.get('startIndex') === '4') stop.abort();
     };
     await expect(sync({ freshForMs: 12 * 3_600_000 }).run(stop.signal)).rejects.toThrow(/abort/i);
@@ -288,8 +179,8 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
     expect((await counts()).nvd).toBe(4);
 
     // The next run (another process, say) asks only for what was not committed.
-    onRequest = () => {};
-    seen = [];
+    mirror.onRequest = () => {};
+    mirror.seen = [];
     t.clock.now = new Date(t.clock.now.getTime() + 60_000);
     const outcome = await sync({ freshForMs: 12 * 3_600_000 }).run();
     expect(outcome.errors).toEqual([]);
@@ -299,7 +190,7 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
       { start: '2026-11-21T12:00:00.000+00:00', end: '2026-11-21T12:01:00.000+00:00', startIndex: 0 },
     ]);
     // KEV and EPSS were synced before the stop: not fetched again. OSV had not been reached.
-    expect(seen.map((s) => s.path).filter((p) => p !== NVD_PATH)).toEqual([
+    expect(mirror.seen.map((s) => s.path).filter((p) => p !== NVD_PATH)).toEqual([
       '/osv/npm/all.zip',
       '/osv/PyPI/all.zip',
     ]);
@@ -309,7 +200,7 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
 
   it('bad answers fail their source clearly and lose nothing already loaded', async () => {
     const page = (i: string) => (u: URL) => u.pathname === NVD_PATH && u.searchParams.get('startIndex') === i;
-    special.push(
+    mirror.special.push(
       // Broken JSON on the second page.
       {
         match: page('2'),
@@ -327,21 +218,21 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
     expect(errors.kev).toMatch(/answered 404 Not Found$/);
     expect(errors.osv).toMatch(/not a readable zip/i);
     // The 404 was not retried; the first NVD page stays loaded, and the sync resumes at the broken one.
-    expect(seen.filter((s) => s.path === '/kev.json')).toHaveLength(1);
+    expect(mirror.seen.filter((s) => s.path === '/kev.json')).toHaveLength(1);
     expect((await counts()).nvd).toBe(2);
     expect(await progress('nvd')).toMatchObject({ nextIndex: 2, syncedUntil: null });
     expect((await progress('osv:PyPI')).lastError).toBeNull();
     expect((await counts()).osv).toBe(2);
 
     // An answer of the wrong shape: JSON, but no CVE API page.
-    special.push({ match: page('2'), answer: { status: 200, body: '{"message": "Invalid apiKey"}' } });
+    mirror.special.push({ match: page('2'), answer: { status: 200, body: '{"message": "Invalid apiKey"}' } });
     const wrong = await sync().run();
     expect(wrong.errors.find((e) => e.error.startsWith('nvd:'))?.error).toMatch(/not a CVE API 2.0 page|NVD/);
     expect((await counts()).nvd).toBe(2);
     expect((await progress('nvd')).nextIndex).toBe(2);
 
     // Once the answers are right again, everything loads, from where it stopped.
-    seen = [];
+    mirror.seen = [];
     const fixed = await sync().run();
     expect(fixed.errors).toEqual([]);
     expect(nvdRequests().map((s) => pageParams(s).startIndex)).toEqual([2, 4]);
@@ -367,22 +258,22 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
     await off.tick();
     await off.stop();
     expect(await jobs('Queued')).toBe(0);
-    expect(seen).toEqual([]);
+    expect(mirror.seen).toEqual([]);
 
     const mirrors = {
       RAMPART_INTEL_SYNC: 'on',
-      RAMPART_INTEL_NVD_URL: `${base}${NVD_PATH}`,
-      RAMPART_INTEL_KEV_URL: `${base}/kev.json`,
-      RAMPART_INTEL_EPSS_URL: `${base}/epss.csv.gz`,
-      RAMPART_INTEL_OSV_URL: `${base}/osv`,
+      RAMPART_INTEL_NVD_URL: `${mirror.base}${NVD_PATH}`,
+      RAMPART_INTEL_KEV_URL: `${mirror.base}/kev.json`,
+      RAMPART_INTEL_EPSS_URL: `${mirror.base}/epss.csv.gz`,
+      RAMPART_INTEL_OSV_URL: `${mirror.base}/osv`,
       RAMPART_INTEL_OSV_ECOSYSTEMS: 'npm',
     };
     // The sources the schedule reads are the configured mirrors, never the official addresses.
     expect(officialSourcesOf(testConfig(mirrors))).toEqual({
-      nvd: { url: `${base}${NVD_PATH}`, apiKey: undefined },
-      kev: `${base}/kev.json`,
-      epss: `${base}/epss.csv.gz`,
-      osv: { url: `${base}/osv`, ecosystems: ['npm'] },
+      nvd: { url: `${mirror.base}${NVD_PATH}`, apiKey: undefined },
+      kev: `${mirror.base}/kev.json`,
+      epss: `${mirror.base}/epss.csv.gz`,
+      osv: { url: `${mirror.base}/osv`, ecosystems: ['npm'] },
     });
     const on = instance(mirrors);
     try {
@@ -392,15 +283,18 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
     } finally {
       await on.stop();
     }
-    expect(seen.every((s) => s.headers.host === new URL(base).host)).toBe(true);
+    expect(mirror.seen.every((s) => s.headers.host === new URL(mirror.base).host)).toBe(true);
     expect(nvdRequests()).toHaveLength(1);
     expect(await counts()).toMatchObject({ nvd: 6, kev: 3, epss: 10, osv: 8 });
   });
 
   it('the feed status shows each source: its last sync, its progress and its last error', async () => {
     const stop = new AbortController();
-    special.push({ match: (u) => u.pathname === '/epss.csv.gz', answer: { status: 500, body: 'oops' } });
-    onRequest = (url) => {
+    mirror.special.push({
+      match: (u) => u.pathname === '/epss.csv.gz',
+      answer: { status: 500, body: 'oops' },
+    });
+    mirror.onRequest = (url) => {
       if (url.pathname === NVD_PATH && url.searchParams.get('startIndex') === '2') stop.abort();
     };
     await expect(sync().run(stop.signal)).rejects.toThrow(/abort/i);
