@@ -1,7 +1,8 @@
 /**
  * Downloads for the scheduled sync: a sliding-window rate limit (NVD allows 5 requests in 30 s
  * without an API key, 50 with one) and bounded retries with back-off on the answers a busy or
- * rate-limiting server gives (403 and 503 from NVD; 429, 502, 504 and network errors elsewhere).
+ * rate-limiting server gives (403 and 503 from NVD; 429, 502 and 504 elsewhere); a server that
+ * cannot be reached at all is tried once more.
  * Time comes from the application's clock and waits from `sleep`, so tests move time instead of
  * waiting.
  */
@@ -56,6 +57,7 @@ const RETRIED = new Set([403, 429, 502, 503, 504]);
 const FIRST_BACKOFF_MS = 30_000;
 const MAX_BACKOFF_MS = 10 * 60_000;
 const TIMEOUT_MS = 15 * 60_000;
+const NETWORK_RETRIES = 1;
 
 export interface DownloadOptions {
   fetch: typeof fetch;
@@ -80,7 +82,10 @@ export async function download(url: string, options: DownloadOptions): Promise<R
       response = await options.fetch(url, { headers: options.headers ?? {}, redirect: 'follow', signal });
     } catch (error) {
       options.signal?.throwIfAborted();
-      if (attempt >= options.retries)
+      // A server not reached at all (no network, a name that does not resolve) is asked once
+      // more, not five times: an installation without internet access must not spend its sync
+      // waiting on every source.
+      if (attempt >= Math.min(options.retries, NETWORK_RETRIES))
         throw new FeedDownloadError(
           `GET ${url} failed after ${attempt + 1} attempts: ${(error as Error).message}`,
           0,

@@ -167,6 +167,15 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
     expect((await progress('nvd')).lastError).toMatch(/answered 403 Forbidden after 4 attempts/);
     // The others were synced as usual.
     expect(mirror.seen.filter((s) => s.path === '/kev.json')).toHaveLength(1);
+
+    // A server that cannot be reached at all (nothing listens on port 1) is tried once more only.
+    sleeps = [];
+    const unreachable = await sync({ sources: { ...sources(), kev: 'http://127.0.0.1:1/kev.json' } }).run();
+    expect(unreachable.errors).toContainEqual({
+      url: 'http://127.0.0.1:1/kev.json',
+      error: expect.stringMatching(/^kev: GET http:\/\/127\.0\.0\.1:1\/kev\.json failed after 2 attempts: /),
+    });
+    expect(sleeps[0]).toBe(30_000);
   });
 
   it('a sync stopped mid-way resumes on its next run from the last committed page', async () => {
