@@ -57,6 +57,8 @@ export const ENV_VARS = {
     'The NVD CVE API 2.0 address, or a mirror answering the same (default https://services.nvd.nist.gov/rest/json/cves/2.0).',
   RAMPART_INTEL_NVD_API_KEY:
     'An NVD API key, sent as the apiKey header: 50 requests in 30 s instead of 5 (default: none).',
+  RAMPART_INTEL_NVD_PAGE_SIZE:
+    'Records per NVD page, resultsPerPage (default and most 2000, as NVD allows; a smaller page suits a slow mirror).',
   RAMPART_INTEL_KEV_URL:
     "The CISA KEV catalogue's JSON address, or a mirror (default https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json).",
   RAMPART_INTEL_EPSS_URL:
@@ -155,6 +157,7 @@ export const ConfigSchema = Type.Object({
   intelSync: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   intelNvdUrl: Type.String({ pattern: '^https?://\\S+$', default: DEFAULT_NVD_URL }),
   intelNvdApiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^\\S+$' })),
+  intelNvdPageSize: PositiveInt(2000, 2000),
   intelKevUrl: Type.String({ pattern: '^https?://\\S+$', default: DEFAULT_KEV_URL }),
   intelEpssUrl: Type.String({ pattern: '^https?://\\S+$', default: DEFAULT_EPSS_URL }),
   intelOsvUrl: Type.String({ pattern: '^https?://\\S+$', default: DEFAULT_OSV_URL }),
@@ -218,6 +221,7 @@ const SOURCES: Record<
   RAMPART_INTEL_SYNC: { field: 'intelSync', kind: 'string' },
   RAMPART_INTEL_NVD_URL: { field: 'intelNvdUrl', kind: 'string' },
   RAMPART_INTEL_NVD_API_KEY: { field: 'intelNvdApiKey', kind: 'string' },
+  RAMPART_INTEL_NVD_PAGE_SIZE: { field: 'intelNvdPageSize', kind: 'int' },
   RAMPART_INTEL_KEV_URL: { field: 'intelKevUrl', kind: 'string' },
   RAMPART_INTEL_EPSS_URL: { field: 'intelEpssUrl', kind: 'string' },
   RAMPART_INTEL_OSV_URL: { field: 'intelOsvUrl', kind: 'string' },
@@ -332,6 +336,7 @@ export function officialSourcesOf(
       | 'intelSync'
       | 'intelNvdUrl'
       | 'intelNvdApiKey'
+      | 'intelNvdPageSize'
       | 'intelKevUrl'
       | 'intelEpssUrl'
       | 'intelOsvUrl'
@@ -343,7 +348,11 @@ export function officialSourcesOf(
   if (config.intelSync !== 'on') return undefined;
   const ecosystems = config.intelOsvEcosystems?.split(',') ?? [...DEFAULT_OSV_ECOSYSTEMS];
   return {
-    nvd: { url: config.intelNvdUrl ?? DEFAULT_NVD_URL, apiKey: config.intelNvdApiKey },
+    nvd: {
+      url: config.intelNvdUrl ?? DEFAULT_NVD_URL,
+      apiKey: config.intelNvdApiKey,
+      resultsPerPage: config.intelNvdPageSize,
+    },
     kev: config.intelKevUrl ?? DEFAULT_KEV_URL,
     epss: config.intelEpssUrl ?? DEFAULT_EPSS_URL,
     osv: {

@@ -90,7 +90,11 @@ describe('configuration', () => {
   it('syncs the official intelligence sources by default, their mirrors when set, none with RAMPART_INTEL_SYNC=off', () => {
     // Only read here, never fetched: no test reaches these addresses.
     expect(officialSourcesOf(loadConfig({}))).toEqual({
-      nvd: { url: 'https://services.nvd.nist.gov/rest/json/cves/2.0', apiKey: undefined },
+      nvd: {
+        url: 'https://services.nvd.nist.gov/rest/json/cves/2.0',
+        apiKey: undefined,
+        resultsPerPage: 2000,
+      },
       kev: 'https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json',
       epss: 'https://epss.empiricalsecurity.com/epss_scores-current.csv.gz',
       osv: {
@@ -116,11 +120,12 @@ describe('configuration', () => {
         loadConfig({
           RAMPART_INTEL_NVD_URL: 'http://mirror.internal/nvd',
           RAMPART_INTEL_NVD_API_KEY: 'abc-123',
+          RAMPART_INTEL_NVD_PAGE_SIZE: '500',
           RAMPART_INTEL_OSV_ECOSYSTEMS: ' Debian , npm,npm ',
         }),
       ),
     ).toMatchObject({
-      nvd: { url: 'http://mirror.internal/nvd', apiKey: 'abc-123' },
+      nvd: { url: 'http://mirror.internal/nvd', apiKey: 'abc-123', resultsPerPage: 500 },
       osv: { ecosystems: ['Debian', 'npm'] },
     });
   });
@@ -133,6 +138,7 @@ describe('configuration', () => {
         RAMPART_INTEL_NVD_URL: 'ftp://mirror.example/nvd',
         RAMPART_INTEL_OSV_URL: 'not a url',
         RAMPART_INTEL_OSV_ECOSYSTEMS: 'npm;PyPI',
+        RAMPART_INTEL_NVD_PAGE_SIZE: '5000',
       });
     } catch (e) {
       error = e;
@@ -144,6 +150,7 @@ describe('configuration', () => {
       'RAMPART_INTEL_NVD_URL',
       'RAMPART_INTEL_OSV_URL',
       'RAMPART_INTEL_OSV_ECOSYSTEMS',
+      'RAMPART_INTEL_NVD_PAGE_SIZE',
     ])
       expect(text).toContain(name);
   });

@@ -67,6 +67,7 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
       '0019_create_web_scans',
       '0020_create_scan_groups',
       '0021_create_finding_sightings',
+      '0029_create_intel_sync_sources',
     ]);
     expect(first.OrganizationCreated).toBe(true);
     const again = await cli.run('migrate');

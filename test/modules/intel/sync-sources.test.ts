@@ -279,7 +279,7 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
     };
     // The sources the schedule reads are the configured mirrors, never the official addresses.
     expect(officialSourcesOf(testConfig(mirrors))).toEqual({
-      nvd: { url: `${mirror.base}${NVD_PATH}`, apiKey: undefined },
+      nvd: { url: `${mirror.base}${NVD_PATH}`, apiKey: undefined, resultsPerPage: 2000 },
       kev: `${mirror.base}/kev.json`,
       epss: `${mirror.base}/epss.csv.gz`,
       osv: { url: `${mirror.base}/osv`, ecosystems: ['npm'] },
