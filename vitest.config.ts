@@ -10,6 +10,9 @@ export default defineConfig({
     // it passes as soon as the effect is seen.
     expect: { poll: { timeout: 15_000, interval: 50 } },
     pool: 'forks',
+    // Inherited by every process a test starts (rampart serve, import…): no test syncs from the
+    // official intelligence sources on the internet. Tests of the sync use a local server.
+    env: { RAMPART_INTEL_SYNC: 'off' },
     // Two cores: more parallel files only queue behind each other's embedded databases.
     maxWorkers: 2,
     reporters: process.env.CI ? ['default', 'json'] : ['default'],

@@ -38,6 +38,8 @@ export async function startBenchApp(options: {
     ...env,
     RAMPART_THROTTLE_LIMIT: '1000000000',
     RAMPART_DATA_DIR: dataDir,
+    // A benchmark measures Rampart, not downloads from the official intelligence sources.
+    RAMPART_INTEL_SYNC: 'off',
     ...options.env,
   });
   const logger = options.logTo ? createLogger(config, options.logTo) : undefined;

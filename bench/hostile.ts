@@ -103,6 +103,7 @@ const config = loadConfig({
   RAMPART_THROTTLE_LIMIT: '1000000000',
   RAMPART_IMPORT_DIR: uploads,
   RAMPART_INTEL_KB: 'off',
+  RAMPART_INTEL_SYNC: 'off',
   RAMPART_LOG_LEVEL: 'silent',
 });
 const { app, services } = await buildApp({ config, database, logger: false });

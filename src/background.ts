@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
-import { type Config, syncUrlsOf } from './config.js';
+import { type Config, officialSourcesOf, syncUrlsOf } from './config.js';
 import type { Database, DatabaseKind } from './db/database.js';
 import { maintainTables, tablesNeedUs } from './db/maintenance.js';
 import type { DB } from './db/schema.js';
@@ -58,7 +58,8 @@ export interface BackgroundOptions {
   bus: InvalidationBus;
   redis: Redis | undefined;
   log: Pick<FastifyBaseLogger, 'warn' | 'error' | 'info'>;
-  config: Pick<Config, 'lastUsedFlushSeconds' | 'intelSyncUrls' | 'intelSyncHours'>;
+  config: Pick<Config, 'lastUsedFlushSeconds' | 'intelSyncUrls' | 'intelSyncHours'> &
+    Partial<Parameters<typeof officialSourcesOf>[0]>;
   /**
    * Take up at once the work a stopped process left (default true): with the embedded database
    * the leases of Running jobs end now, and unfinished intelligence loads are marked Failed.
@@ -166,17 +167,23 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
       jobKind: JOB_PURGE_JOB,
       maxAttempts: 1,
     });
-  // The intelligence sync, every RAMPART_INTEL_SYNC_HOURS when URLs are configured: the schedule
-  // fires once per period across instances. On PostgreSQL it waits for a knowledge-base load
-  // under way (the same lock). Without URLs the schedule is removed and its jobs left to others.
+  // The intelligence sync, every RAMPART_INTEL_SYNC_HOURS: the official sources unless
+  // RAMPART_INTEL_SYNC=off, and any configured URLs. The schedule fires once per period across
+  // instances. On PostgreSQL it waits for a knowledge-base load under way (the same lock). A run
+  // taken up after a stopped one (the job's next attempt) passes over the sources already synced
+  // this period and resumes NVD at its committed page. With nothing to sync the schedule is
+  // removed and its jobs left to others.
   const urls = syncUrlsOf(config);
-  if (urls.length > 0) {
-    const sync = new IntelSync(services.intel, { urls }, (message, details) =>
-      log.info(details ?? {}, message),
+  const sources = officialSourcesOf(config);
+  if (sources || urls.length > 0) {
+    const sync = new IntelSync(
+      services.intel,
+      { urls, sources, clock: services.clock, freshForMs: (config.intelSyncHours * 3_600_000) / 2 },
+      (message, details) => log.info(details ?? {}, message),
     );
     runner
-      .register(INTEL_SYNC_JOB, async () => {
-        await options.exclusive('knowledge-base', () => sync.run());
+      .register(INTEL_SYNC_JOB, async (_job, signal) => {
+        await options.exclusive('knowledge-base', () => sync.run(signal));
       })
       .schedule({
         key: INTEL_SYNC_JOB,

@@ -1,6 +1,14 @@
 import path from 'node:path';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
+import {
+  DEFAULT_EPSS_URL,
+  DEFAULT_KEV_URL,
+  DEFAULT_NVD_URL,
+  DEFAULT_OSV_ECOSYSTEMS,
+  DEFAULT_OSV_URL,
+  type OfficialSources,
+} from './intel/sync/sources.js';
 
 /**
  * Every environment variable Rampart reads, in one table. The README's configuration table is
@@ -43,10 +51,25 @@ export const ENV_VARS = {
     'Folder where uploaded reports wait while they are imported; each is deleted when its import ends (default: the system temporary folder).',
   RAMPART_INTEL_KB:
     'Folder of the offline knowledge base loaded on first start, when no intelligence has ever been loaded (default: the bundled knowledge-base/; "off" to start empty).',
+  RAMPART_INTEL_SYNC:
+    'on (the default) syncs vulnerability intelligence from the official sources (NVD API 2.0, CISA KEV, EPSS, OSV per ecosystem) or their mirrors below; off for air-gapped sites: nothing is fetched from them.',
+  RAMPART_INTEL_NVD_URL:
+    'The NVD CVE API 2.0 address, or a mirror answering the same (default https://services.nvd.nist.gov/rest/json/cves/2.0).',
+  RAMPART_INTEL_NVD_API_KEY:
+    'An NVD API key, sent as the apiKey header: 50 requests in 30 s instead of 5 (default: none).',
+  RAMPART_INTEL_NVD_PAGE_SIZE:
+    'Records per NVD page, resultsPerPage (default and most 2000, as NVD allows; a smaller page suits a slow mirror).',
+  RAMPART_INTEL_KEV_URL:
+    "The CISA KEV catalogue's JSON address, or a mirror (default https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json).",
+  RAMPART_INTEL_EPSS_URL:
+    "EPSS's daily CSV (gzip or not), or a mirror (default https://epss.empiricalsecurity.com/epss_scores-current.csv.gz).",
+  RAMPART_INTEL_OSV_URL:
+    'The OSV bucket, or a mirror laid out the same: <url>/<Ecosystem>/all.zip (default https://osv-vulnerabilities.storage.googleapis.com).',
+  RAMPART_INTEL_OSV_ECOSYSTEMS:
+    'The OSV ecosystems to sync, separated by commas (default: those Rampart matches: Debian, Ubuntu, Alpine, npm, PyPI, Maven, Go, crates.io, NuGet, RubyGems, Packagist).',
   RAMPART_INTEL_SYNC_URLS:
-    'Feed files to download and load on a schedule, separated by spaces (NVD API 2.0 pages, CVE 5 records, the KEV catalogue, EPSS CSV, OSV advisories; each detected by content; gzip accepted). Unset (the default): nothing is ever fetched.',
-  RAMPART_INTEL_SYNC_HOURS:
-    'Hours between two syncs of RAMPART_INTEL_SYNC_URLS (default 24); the first runs at start.',
+    'More feed files to download and load on the same schedule, separated by spaces (NVD API 2.0 pages, CVE 5 records, the KEV catalogue, EPSS CSV, OSV advisories; each detected by content; gzip accepted). Fetched even with RAMPART_INTEL_SYNC=off.',
+  RAMPART_INTEL_SYNC_HOURS: 'Hours between two syncs (default 24); the first runs at start.',
   RAMPART_INTEL_MAX_BYTES:
     'Largest feed file accepted by a load, upload or sync, in bytes, before and after gzip decompression (default 2147483648 = 2 GiB).',
   RAMPART_PARSE_MAX_DEPTH:
@@ -131,6 +154,17 @@ export const ConfigSchema = Type.Object({
   importMaxBytes: Type.Integer({ minimum: 1024, maximum: 64 * 1024 ** 3, default: 1024 ** 3 }),
   importDir: Type.Optional(Type.String({ minLength: 1 })),
   intelKb: Type.Optional(Type.String({ minLength: 1 })),
+  intelSync: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  intelNvdUrl: Type.String({ pattern: '^https?://\\S+$', default: DEFAULT_NVD_URL }),
+  intelNvdApiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^\\S+$' })),
+  intelNvdPageSize: PositiveInt(2000, 2000),
+  intelKevUrl: Type.String({ pattern: '^https?://\\S+$', default: DEFAULT_KEV_URL }),
+  intelEpssUrl: Type.String({ pattern: '^https?://\\S+$', default: DEFAULT_EPSS_URL }),
+  intelOsvUrl: Type.String({ pattern: '^https?://\\S+$', default: DEFAULT_OSV_URL }),
+  intelOsvEcosystems: Type.String({
+    pattern: '^\\s*[A-Za-z][\\w.:-]*(?:\\s*,\\s*[A-Za-z][\\w.:-]*)*\\s*$',
+    default: DEFAULT_OSV_ECOSYSTEMS.join(','),
+  }),
   intelSyncUrls: Type.Optional(Type.String({ pattern: '^\\s*https?://\\S+(?:\\s+https?://\\S+)*\\s*$' })),
   intelSyncHours: PositiveInt(24, 24 * 365),
   intelMaxBytes: Type.Integer({ minimum: 1024, maximum: 64 * 1024 ** 3, default: 2 * 1024 ** 3 }),
@@ -184,6 +218,14 @@ const SOURCES: Record<
   RAMPART_DEPRECATIONS: { field: 'deprecations', kind: 'json' },
   RAMPART_BODY_LIMIT: { field: 'bodyLimit', kind: 'int' },
   RAMPART_INTEL_KB: { field: 'intelKb', kind: 'string' },
+  RAMPART_INTEL_SYNC: { field: 'intelSync', kind: 'string' },
+  RAMPART_INTEL_NVD_URL: { field: 'intelNvdUrl', kind: 'string' },
+  RAMPART_INTEL_NVD_API_KEY: { field: 'intelNvdApiKey', kind: 'string' },
+  RAMPART_INTEL_NVD_PAGE_SIZE: { field: 'intelNvdPageSize', kind: 'int' },
+  RAMPART_INTEL_KEV_URL: { field: 'intelKevUrl', kind: 'string' },
+  RAMPART_INTEL_EPSS_URL: { field: 'intelEpssUrl', kind: 'string' },
+  RAMPART_INTEL_OSV_URL: { field: 'intelOsvUrl', kind: 'string' },
+  RAMPART_INTEL_OSV_ECOSYSTEMS: { field: 'intelOsvEcosystems', kind: 'string' },
   RAMPART_INTEL_SYNC_URLS: { field: 'intelSyncUrls', kind: 'string' },
   RAMPART_INTEL_SYNC_HOURS: { field: 'intelSyncHours', kind: 'int' },
   RAMPART_INTEL_MAX_BYTES: { field: 'intelMaxBytes', kind: 'int' },
@@ -284,6 +326,40 @@ export function loadConfig(
   const config = withDefaults as Static<typeof ConfigSchema>;
   const baseUrl = (config.baseUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
   return { ...config, baseUrl, dataDir: path.resolve(config.dataDir) };
+}
+
+/** The official sources the scheduled sync reads (or their mirrors); undefined with RAMPART_INTEL_SYNC=off. */
+export function officialSourcesOf(
+  config: Partial<
+    Pick<
+      Config,
+      | 'intelSync'
+      | 'intelNvdUrl'
+      | 'intelNvdApiKey'
+      | 'intelNvdPageSize'
+      | 'intelKevUrl'
+      | 'intelEpssUrl'
+      | 'intelOsvUrl'
+      | 'intelOsvEcosystems'
+    >
+  >,
+): OfficialSources | undefined {
+  // Only a loaded configuration says 'on' (its default): a partial one never syncs by accident.
+  if (config.intelSync !== 'on') return undefined;
+  const ecosystems = config.intelOsvEcosystems?.split(',') ?? [...DEFAULT_OSV_ECOSYSTEMS];
+  return {
+    nvd: {
+      url: config.intelNvdUrl ?? DEFAULT_NVD_URL,
+      apiKey: config.intelNvdApiKey,
+      resultsPerPage: config.intelNvdPageSize,
+    },
+    kev: config.intelKevUrl ?? DEFAULT_KEV_URL,
+    epss: config.intelEpssUrl ?? DEFAULT_EPSS_URL,
+    osv: {
+      url: config.intelOsvUrl ?? DEFAULT_OSV_URL,
+      ecosystems: [...new Set(ecosystems.map((e) => e.trim()).filter(Boolean))],
+    },
+  };
 }
 
 /** The feed URLs of the scheduled sync (RAMPART_INTEL_SYNC_URLS, separated by spaces). */

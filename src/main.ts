@@ -10,7 +10,7 @@ import {
   userCreateCommand,
 } from './cli/commands.js';
 import { ImportNeedsAttentionError, importCommand } from './cli/import.js';
-import { intelLoadCommand, intelStatusCommand } from './cli/intel.js';
+import { intelLoadCommand, intelStatusCommand, intelSyncCommand } from './cli/intel.js';
 import type { CliEnv } from './cli/runtime.js';
 import { DEFAULT_STATE_FILE, scanNodeCommand } from './cli/scan-node.js';
 import { serveCommand } from './cli/serve.js';
@@ -123,6 +123,14 @@ function buildProgram(cli: CliEnv, onServe: (stop: () => Promise<void>) => void)
   json(intel.command('status').description('records per feed and the last load of each')).action(
     run((o) => intelStatusCommand(cli, o as never)),
   );
+  json(
+    intel
+      .command('sync')
+      .description(
+        'sync now from the official sources (or their mirrors) and RAMPART_INTEL_SYNC_URLS, as the schedule does; resumes where a stopped sync stopped',
+      )
+      .option('--force', 'sync every source, also those synced in the last half period'),
+  ).action(run((o) => intelSyncCommand(cli, o as never)));
   json(
     program
       .command('scan-node')

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, ENV_VARS, loadConfig } from '../src/config.js';
+import { ConfigError, ENV_VARS, loadConfig, officialSourcesOf } from '../src/config.js';
 
 describe('configuration', () => {
   it('has sensible defaults', () => {
@@ -85,6 +85,74 @@ describe('configuration', () => {
     expect(() => loadConfig({ RAMPART_SCAN_ALLOW_LOOPBACK: 'sometimes' })).toThrow(
       'RAMPART_SCAN_ALLOW_LOOPBACK="sometimes" must be true or false',
     );
+  });
+
+  it('syncs the official intelligence sources by default, their mirrors when set, none with RAMPART_INTEL_SYNC=off', () => {
+    // Only read here, never fetched: no test reaches these addresses.
+    expect(officialSourcesOf(loadConfig({}))).toEqual({
+      nvd: {
+        url: 'https://services.nvd.nist.gov/rest/json/cves/2.0',
+        apiKey: undefined,
+        resultsPerPage: 2000,
+      },
+      kev: 'https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json',
+      epss: 'https://epss.empiricalsecurity.com/epss_scores-current.csv.gz',
+      osv: {
+        url: 'https://osv-vulnerabilities.storage.googleapis.com',
+        ecosystems: [
+          'Debian',
+          'Ubuntu',
+          'Alpine',
+          'npm',
+          'PyPI',
+          'Maven',
+          'Go',
+          'crates.io',
+          'NuGet',
+          'RubyGems',
+          'Packagist',
+        ],
+      },
+    });
+    expect(officialSourcesOf(loadConfig({ RAMPART_INTEL_SYNC: 'off' }))).toBeUndefined();
+    expect(
+      officialSourcesOf(
+        loadConfig({
+          RAMPART_INTEL_NVD_URL: 'http://mirror.internal/nvd',
+          RAMPART_INTEL_NVD_API_KEY: 'abc-123',
+          RAMPART_INTEL_NVD_PAGE_SIZE: '500',
+          RAMPART_INTEL_OSV_ECOSYSTEMS: ' Debian , npm,npm ',
+        }),
+      ),
+    ).toMatchObject({
+      nvd: { url: 'http://mirror.internal/nvd', apiKey: 'abc-123', resultsPerPage: 500 },
+      osv: { ecosystems: ['Debian', 'npm'] },
+    });
+  });
+
+  it('refuses an intelligence sync setting that is not on or off, and mirrors that are not http(s) addresses', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        RAMPART_INTEL_SYNC: 'sometimes',
+        RAMPART_INTEL_NVD_URL: 'ftp://mirror.example/nvd',
+        RAMPART_INTEL_OSV_URL: 'not a url',
+        RAMPART_INTEL_OSV_ECOSYSTEMS: 'npm;PyPI',
+        RAMPART_INTEL_NVD_PAGE_SIZE: '5000',
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const text = (error as ConfigError).message;
+    for (const name of [
+      'RAMPART_INTEL_SYNC="sometimes" must be one of on, off',
+      'RAMPART_INTEL_NVD_URL',
+      'RAMPART_INTEL_OSV_URL',
+      'RAMPART_INTEL_OSV_ECOSYSTEMS',
+      'RAMPART_INTEL_NVD_PAGE_SIZE',
+    ])
+      expect(text).toContain(name);
   });
 
   it('documents a purpose for every variable it reads', () => {

@@ -499,6 +499,20 @@ export interface IntelSyncLeaseTable {
   last_errors: ColumnType<{ url: string; error: string }[], string, string>;
 }
 
+/** The sync from the official sources: one row per source, its progress and last outcome. */
+export interface IntelSyncSourcesTable {
+  source: string;
+  synced_until: Timestamp | null;
+  window_start: Timestamp | null;
+  window_end: Timestamp | null;
+  next_index: Generated<number>;
+  total_results: number | null;
+  last_started_at: Timestamp | null;
+  last_finished_at: Timestamp | null;
+  last_success_at: Timestamp | null;
+  last_error: string | null;
+}
+
 /** The definition last applied of each function of src/db/functions/ (by its hash). */
 export interface SqlFunctionsTable {
   name: string;
@@ -833,6 +847,7 @@ export interface DB {
   schedules: SchedulesTable;
   sql_functions: SqlFunctionsTable;
   intel_sync_lease: IntelSyncLeaseTable;
+  intel_sync_sources: IntelSyncSourcesTable;
   intel_cves: IntelCvesTable;
   intel_kev: IntelKevTable;
   intel_epss: IntelEpssTable;

@@ -1,6 +1,7 @@
-import { type Config, syncUrlsOf } from '../config.js';
+import { type Config, officialSourcesOf, syncUrlsOf } from '../config.js';
 import type { DatabaseKind } from '../db/database.js';
 import type { ChannelRoutes } from '../http/channels.js';
+import { sourceList } from '../intel/sync/sources.js';
 import { AppError } from '../problems/app-error.js';
 import { Problems } from '../problems/catalogue.js';
 import type { Services } from '../services.js';
@@ -50,7 +51,11 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     settingsRoutes(s.settings),
     ticketRoutes(s.tickets),
     vulnerabilityRoutes(s.vulnerabilities),
-    intelRoutes(s.intel, s.intelMatcher, { syncUrls: syncUrlsOf(config), syncHours: config.intelSyncHours }),
+    intelRoutes(s.intel, s.intelMatcher, {
+      syncUrls: syncUrlsOf(config),
+      syncHours: config.intelSyncHours,
+      sources: sourceList(officialSourcesOf(config)),
+    }),
     jobRoutes(s.jobs),
     scanNodeRoutes(s.scanNodes, s.scanRuns),
     scanRunRoutes(s.scanRuns),

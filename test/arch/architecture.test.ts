@@ -313,6 +313,7 @@ describe('table ownership', () => {
     intel_osv: 'intel',
     intel_loads: 'intel',
     intel_sync_lease: 'intel',
+    intel_sync_sources: 'intel',
     scan_templates: 'scantemplates',
     discovery_scans: 'discoveryscans',
     discovery_run_hosts: 'discoveryscans',

@@ -20,7 +20,12 @@ function cliFor(env: Record<string, string>) {
 }
 
 describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
-  const env: Record<string, string> = { RAMPART_LOG_LEVEL: 'silent', RAMPART_PORT: '0' };
+  // RAMPART_INTEL_SYNC=off: `serve` below must not sync from the official sources on the internet.
+  const env: Record<string, string> = {
+    RAMPART_LOG_LEVEL: 'silent',
+    RAMPART_PORT: '0',
+    RAMPART_INTEL_SYNC: 'off',
+  };
   let drop = async () => {};
   let cli: ReturnType<typeof cliFor>;
 
@@ -301,6 +306,7 @@ describe('rampart CLI while a server holds the embedded database', () => {
     RAMPART_DATA_DIR: dataDir,
     RAMPART_LOG_LEVEL: 'warn',
     RAMPART_PORT: '0',
+    RAMPART_INTEL_SYNC: 'off',
     PATH: process.env.PATH ?? '',
   };
   let server: ChildProcess;

@@ -50,6 +50,8 @@ describe.each(DB_KINDS)('rampart intel status: how current the intelligence is [
     const text = await run('intel', 'status');
     expect(text.stdout).toMatch(/^kev +0 records; never loaded$/m);
     expect(text.stdout).not.toMatch(/Warning/);
+    // The official sources are not synced here (RAMPART_INTEL_SYNC=off): the status says so.
+    expect(text.stdout).toContain('Sync from the official sources: off (RAMPART_INTEL_SYNC=off)');
   });
 
   it("shows each feed's data date in ISO 8601 UTC and flags those older than 30 days", async () => {

@@ -11,6 +11,8 @@ describe.runIf(process.env.DATABASE_URL)('rampart serve on PostgreSQL without Re
     RAMPART_LOG_LEVEL: 'silent',
     RAMPART_PORT: '0',
     RAMPART_AUTH_CACHE_SECONDS: '3600',
+    // Never the official intelligence sources from a test.
+    RAMPART_INTEL_SYNC: 'off',
   };
   let drop = async () => {};
   let stop = async () => {};

@@ -172,7 +172,7 @@ describe.runIf(HAS_CHROMIUM)('vulnerability intelligence pages [browser]', () =>
     await page.getByRole('region', { name: 'OSV', exact: true }).getByText('Never loaded.').waitFor();
     await page
       .getByRole('region', { name: 'Scheduled sync' })
-      .getByText(/Off: Rampart downloads nothing/)
+      .getByText(/Rampart fetches nothing from the official sources/)
       .waitFor();
     const history = page.getByRole('region', { name: 'Recent loads' });
     await expect.poll(() => history.getByRole('row').count()).toBe(4); // the header and three loads

@@ -39,8 +39,14 @@ export interface TestApp {
 
 export function testConfig(env: Record<string, string> = {}): Config {
   // No scan node in test apps unless a test asks for one: a node scans whatever its runs name,
-  // and only the lab tests build a network for that.
-  return loadConfig({ RAMPART_THROTTLE_LIMIT: '100000', RAMPART_LOCAL_SCAN_NODE: 'false', ...env });
+  // and only the lab tests build a network for that. No sync from the official sources either:
+  // a test never reaches the internet (the sync's own tests point it at a local server).
+  return loadConfig({
+    RAMPART_THROTTLE_LIMIT: '100000',
+    RAMPART_LOCAL_SCAN_NODE: 'false',
+    RAMPART_INTEL_SYNC: 'off',
+    ...env,
+  });
 }
 
 let counter = 0;

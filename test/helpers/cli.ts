@@ -17,7 +17,8 @@ export async function runCliCapturing(
   let stdout = '';
   let stderr = '';
   const code = await runCli(argv, {
-    env,
+    // Never the official sources from a test (a `serve` here would sync them); a test may say on.
+    env: { RAMPART_INTEL_SYNC: 'off', ...env },
     ...(clock ? { clock } : {}),
     out: {
       stdout: (t) => {

@@ -26,6 +26,7 @@ import * as m0022c from './0022_c_index_imports_by_file.js';
 import * as m0024a from './0024_a_add_osv_upstream.js';
 import * as m0024b from './0024_b_add_finding_confidence.js';
 import * as m0026 from './0026_rekey_check_vulnerabilities.js';
+import * as m0029 from './0029_create_intel_sync_sources.js';
 
 /** Every migration, in order. Listed explicitly so the same code runs from src/ and dist/. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0024_a_add_osv_upstream': m0024a,
   '0024_b_add_finding_confidence': m0024b,
   '0026_rekey_check_vulnerabilities': m0026,
+  '0029_create_intel_sync_sources': m0029,
 };

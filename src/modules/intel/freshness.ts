@@ -71,4 +71,4 @@ export function isStale(dataDate: string | null, records: number, now: Date): bo
 
 /** What to do about dated intelligence, in the words of the README. */
 export const REFRESH_HINT =
-  'Load current feed files with `rampart intel load PATH…` or POST /intel/loads, or set RAMPART_INTEL_SYNC_URLS to download them on a schedule.';
+  'Let the scheduled sync reach the official sources or their mirrors (RAMPART_INTEL_SYNC, RAMPART_INTEL_NVD_URL and the like), load current feed files with `rampart intel load PATH…` or POST /intel/loads, or set RAMPART_INTEL_SYNC_URLS to download files of your own on a schedule.';

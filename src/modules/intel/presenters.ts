@@ -3,7 +3,7 @@ import type { CvssMetric } from '../../intel/types.js';
 import { isStale, newestDate, normaliseDataDate, STALE_AFTER_DAYS } from './freshness.js';
 import type { IntelMatcher } from './matcher.js';
 import type { IntelService } from './service.js';
-import { type CveIntel, FEED_NAMES, type FeedName, type IntelLoad } from './types.js';
+import { type CveIntel, FEED_NAMES, type FeedName, type IntelLoad, type SyncSourceState } from './types.js';
 
 // How intelligence looks on the wire (the API and the CLI's --json): feed loads, feed status and
 // what the feeds say about one CVE.
@@ -59,16 +59,79 @@ export function toFeedItems(status: FeedStatus) {
   });
 }
 
+/** What the feed status says about the sync's settings. */
+export interface SyncSettings {
+  syncUrls: string[];
+  syncHours: number | null;
+  /** The official sources configured, with their addresses; empty when RAMPART_INTEL_SYNC=off. */
+  sources: { source: string; url: string }[];
+}
+
+/**
+ * Each official source: those configured (in the order they are synced) and any the sync read
+ * before that is no longer configured, with where each stands.
+ */
+export function toSyncSources(states: SyncSourceState[], configured: SyncSettings['sources']) {
+  const byName = new Map(states.map((s) => [s.source, s]));
+  const names = [
+    ...configured.map((c) => c.source),
+    ...states.map((s) => s.source).filter((n) => !configured.some((c) => c.source === n)),
+  ];
+  return names.map((name) => {
+    const s = byName.get(name);
+    return {
+      Source: name,
+      Url: configured.find((c) => c.source === name)?.url ?? null,
+      LastStartedAt: iso(s?.lastStartedAt),
+      LastFinishedAt: iso(s?.lastFinishedAt),
+      LastSuccessAt: iso(s?.lastSuccessAt),
+      SyncedUntil: iso(s?.syncedUntil),
+      Progress: s?.windowEnd
+        ? {
+            WindowStart: iso(s.windowStart),
+            WindowEnd: new Date(s.windowEnd).toISOString(),
+            NextIndex: s.nextIndex,
+            TotalResults: s.totalResults,
+          }
+        : null,
+      LastError: s?.lastError ?? null,
+    };
+  });
+}
+
+type SyncSourceDto = ReturnType<typeof toSyncSources>[number];
+
+/** One line per official source, as `rampart intel status` prints them. */
+export function syncSourceLines(sources: SyncSourceDto[]): string[] {
+  return sources.map((s) => {
+    const parts = [s.LastSuccessAt ? `last synced ${s.LastSuccessAt}` : 'never synced'];
+    if (s.SyncedUntil) parts.push(`changes loaded up to ${s.SyncedUntil}`);
+    if (s.Progress) {
+      const what = s.Progress.WindowStart
+        ? `window ${s.Progress.WindowStart} to ${s.Progress.WindowEnd}`
+        : 'first full load';
+      parts.push(
+        `under way: ${what}, next from record ${s.Progress.NextIndex} of ${s.Progress.TotalResults ?? 'unknown'}`,
+      );
+    }
+    if (s.LastError) parts.push(`last error: ${s.LastError}`);
+    return `${s.Source.padEnd(14)} ${parts.join('; ')}`;
+  });
+}
+
 /** Feed status with the sync settings (GET /intel/feeds). */
-export function toFeedStatusDto(status: FeedStatus, sync: { syncUrls: string[]; syncHours: number | null }) {
+export function toFeedStatusDto(status: FeedStatus, sync: SyncSettings) {
   const items = toFeedItems(status);
+  const enabled = sync.sources.length > 0;
   return {
     Items: items,
     Now: status.now.toISOString(),
     StaleAfterDays: STALE_AFTER_DAYS,
     Stale: items.some((i) => i.Stale),
+    SyncEnabled: enabled,
+    Sources: toSyncSources(status.sources, sync.sources),
     SyncUrls: sync.syncUrls,
-    SyncHours: sync.syncUrls.length > 0 ? sync.syncHours : null,
+    SyncHours: enabled || sync.syncUrls.length > 0 ? sync.syncHours : null,
     LastSync: status.sync?.lastStartedAt
       ? {
           StartedAt: iso(status.sync.lastStartedAt),

@@ -8,7 +8,22 @@ import {
   type FeedStatus,
   type IntelLoad,
   type OsvPackageAdvisory,
+  type SyncSourceProgress,
+  type SyncSourceState,
 } from './types.js';
+
+const SYNC_SOURCE_COLUMNS = [
+  'source',
+  'synced_until as syncedUntil',
+  'window_start as windowStart',
+  'window_end as windowEnd',
+  'next_index as nextIndex',
+  'total_results as totalResults',
+  'last_started_at as lastStartedAt',
+  'last_finished_at as lastFinishedAt',
+  'last_success_at as lastSuccessAt',
+  'last_error as lastError',
+] as const;
 
 /** A CVE as stored: the feed's record with the CVSS chosen for scoring pulled out. */
 export interface CveRow {
@@ -314,7 +329,9 @@ export class IntelRepository {
         (select max(score_date) from intel_epss) as epss,
         (select max(modified_at) from intel_osv) as osv`.execute(this.db);
     const held = counts.rows[0];
+    const sources = await this.syncSources();
     return {
+      sources,
       counts: Object.fromEntries(FEED_NAMES.map((f) => [f, Number(held?.[f] ?? 0)])) as Record<
         FeedName,
         number
@@ -360,6 +377,46 @@ export class IntelRepository {
       .set({ last_finished_at: now, last_errors: JSON.stringify(errors) })
       .where('id', '=', 1)
       .execute();
+  }
+
+  async syncSource(source: string): Promise<SyncSourceState | undefined> {
+    return this.db
+      .selectFrom('intel_sync_sources')
+      .select(SYNC_SOURCE_COLUMNS)
+      .where('source', '=', source)
+      .executeTakeFirst();
+  }
+
+  async syncSources(): Promise<SyncSourceState[]> {
+    return this.db.selectFrom('intel_sync_sources').select(SYNC_SOURCE_COLUMNS).orderBy('source').execute();
+  }
+
+  /** One statement: a step of the sync is committed whole or not at all. */
+  async saveSyncSource(source: string, p: SyncSourceProgress): Promise<void> {
+    const set = {
+      ...(p.syncedUntil !== undefined && { synced_until: p.syncedUntil }),
+      ...(p.windowStart !== undefined && { window_start: p.windowStart }),
+      ...(p.windowEnd !== undefined && { window_end: p.windowEnd }),
+      ...(p.nextIndex !== undefined && { next_index: p.nextIndex }),
+      ...(p.totalResults !== undefined && { total_results: p.totalResults }),
+      ...(p.lastStartedAt !== undefined && { last_started_at: p.lastStartedAt }),
+      ...(p.lastFinishedAt !== undefined && { last_finished_at: p.lastFinishedAt }),
+      ...(p.lastSuccessAt !== undefined && { last_success_at: p.lastSuccessAt }),
+      ...(p.lastError !== undefined && { last_error: p.lastError }),
+    };
+    if (Object.keys(set).length === 0) return;
+    await this.db
+      .insertInto('intel_sync_sources')
+      .values({ source, ...set })
+      .onConflict((oc) => oc.column('source').doUpdateSet(set))
+      .execute();
+  }
+
+  /** Warnings found before a load began (an OSV zip's entries left out), put first. */
+  async addLoadWarnings(id: string, warnings: string[]): Promise<void> {
+    await sql`update intel_loads set warnings = ${JSON.stringify(warnings)}::jsonb || warnings where id = ${id}`.execute(
+      this.db,
+    );
   }
 
   /** Everything known about one CVE, each feed's record of it. */

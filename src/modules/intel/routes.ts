@@ -6,7 +6,7 @@ import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import { closeUnreadUploads } from '../imports/upload.js';
 import type { IntelMatcher } from './matcher.js';
-import { toCveIntelDto, toFeedStatusDto, toLoadDto } from './presenters.js';
+import { type SyncSettings, toCveIntelDto, toFeedStatusDto, toLoadDto } from './presenters.js';
 import {
   CveIdParams,
   CveIntelSchema,
@@ -20,10 +20,7 @@ import {
 } from './schemas.js';
 import type { IntelService } from './service.js';
 
-export interface IntelRouteOptions {
-  syncUrls: string[];
-  syncHours: number | null;
-}
+export type IntelRouteOptions = SyncSettings;
 
 export const intelRoutes =
   (intel: IntelService, matcher: IntelMatcher, options: IntelRouteOptions): ChannelRoutes =>

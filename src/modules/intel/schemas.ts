@@ -61,6 +61,37 @@ export const LoadIdParams = Type.Object(
   { additionalProperties: false },
 );
 
+const SyncSourceSchema = Type.Object(
+  {
+    Source: Type.String({ description: "'nvd', 'kev', 'epss' or 'osv:<Ecosystem>'." }),
+    Url: Nullable(Type.String({ description: 'Where it is read from now (null: no longer configured).' })),
+    LastStartedAt: Nullable(Time),
+    LastFinishedAt: Nullable(Time),
+    LastSuccessAt: Nullable(Time),
+    // NVD: records modified before this time are loaded; the next sync asks for those after.
+    SyncedUntil: Nullable(Time),
+    Progress: Nullable(
+      Type.Object(
+        {
+          WindowStart: Nullable(Time),
+          WindowEnd: Time,
+          NextIndex: Type.Integer({ description: 'The next page starts at this record (NVD startIndex).' }),
+          TotalResults: Nullable(Type.Integer()),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'The NVD window under way (no WindowStart: the first full load), resumed at NextIndex by the next sync.',
+        },
+      ),
+    ),
+    LastError: Nullable(
+      Type.String({ description: "Why the source's last sync failed; null when it succeeded." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const FeedStatusSchema = Type.Object(
   {
     Items: Type.Array(
@@ -92,8 +123,16 @@ export const FeedStatusSchema = Type.Object(
     Stale: Type.Boolean({
       description: 'At least one feed is stale: the knowledge base needs fresh feed files.',
     }),
+    SyncEnabled: Type.Boolean({
+      description:
+        'The official sources (or their mirrors) are synced on a schedule (RAMPART_INTEL_SYNC=on).',
+    }),
+    Sources: Type.Array(SyncSourceSchema, {
+      description:
+        'Each official source the sync reads or has read: its last sync, its progress, its last error.',
+    }),
     SyncUrls: Type.Array(Type.String(), {
-      description: 'The URLs the scheduled sync downloads (RAMPART_INTEL_SYNC_URLS); empty: off.',
+      description: 'More feed files the scheduled sync downloads (RAMPART_INTEL_SYNC_URLS).',
     }),
     SyncHours: Nullable(Type.Integer()),
     LastSync: Nullable(

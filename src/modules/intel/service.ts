@@ -1,10 +1,13 @@
-import { createReadStream } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { detectFeed, openFeed, plainInput, readFeed } from '../../intel/feeds/index.js';
 import type { FeedHeader } from '../../intel/feeds/types.js';
+import { osvZipToJsonArray } from '../../intel/sync/osv-zip.js';
 import type { CveRecord, EpssScore, KevEntry, OsvAdvisory } from '../../intel/types.js';
 import type { Clock } from '../../lib/clock.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
@@ -15,6 +18,7 @@ import type { ServiceContext } from '../context.js';
 import type { FindingService } from '../findings/service.js';
 import {
   EmptyReportError,
+  meter,
   parseLimitProblem,
   ReportTooLargeError,
   refuseDeclaredSize,
@@ -32,6 +36,8 @@ import type {
   FeedStatus,
   IntelLoad,
   OsvPackageAdvisory,
+  SyncSourceProgress,
+  SyncSourceState,
 } from './types.js';
 
 const BATCH = 500;
@@ -71,10 +77,13 @@ export class IntelService {
   }
 
   /** Loads one file (plain or gzip), the feed detected from its content unless named. */
-  async loadFile(path: string, options: { source?: string; feed?: FeedName } = {}): Promise<IntelLoad> {
+  async loadFile(
+    path: string,
+    options: { source?: string; feed?: FeedName; onHeader?: (header: FeedHeader) => void } = {},
+  ): Promise<IntelLoad> {
     const feed = options.feed ?? (await this.detect(path));
     const id = await this.begin(feed, options.source ?? path);
-    return this.run(id, feed, path, options.source ?? path);
+    return this.run(id, feed, path, options.source ?? path, async () => {}, options.onHeader);
   }
 
   /**
@@ -109,13 +118,72 @@ export class IntelService {
     const response = await fetchImpl(url, { redirect: 'follow', signal: AbortSignal.timeout(15 * 60_000) });
     if (!response.ok || !response.body)
       throw new Error(`GET ${url} answered ${response.status} ${response.statusText}`.trim());
-    const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
-    const spooled = await this.spool(body);
+    return this.loadBody(response.body, { source: url });
+  }
+
+  /**
+   * Loads a downloaded feed file (the sync's answers): saved to the temporary folder within
+   * RAMPART_INTEL_MAX_BYTES, then loaded as `feed` (detected when not named). `onHeader` hears
+   * what the file says about itself (an NVD page's startIndex, resultsPerPage and totalResults).
+   */
+  async loadBody(
+    body: ReadableStream<Uint8Array> | Readable,
+    options: { source: string; feed?: FeedName; onHeader?: (header: FeedHeader) => void },
+  ): Promise<IntelLoad> {
+    const spooled = await this.spool(toReadable(body));
     try {
-      return await this.loadFile(spooled.path, { source: url });
+      return await this.loadFile(spooled.path, options);
     } finally {
       await spooled.remove();
     }
+  }
+
+  /**
+   * Loads an ecosystem's OSV zip (osv.dev's <Ecosystem>/all.zip) as one load: the zip is saved,
+   * its advisories written one by one into a JSON array file, and that file loaded.
+   */
+  async loadOsvZip(body: ReadableStream<Uint8Array> | Readable, source: string): Promise<IntelLoad> {
+    await mkdir(this.options.tempDir, { recursive: true, mode: 0o700 });
+    const base = join(this.options.tempDir, randomUUID());
+    const zipPath = `${base}.zip`;
+    const jsonPath = `${base}.json`;
+    try {
+      const bytes = meter(this.options.maxBytes, false, undefined, MAX_BYTES_SETTING);
+      try {
+        await pipeline(toReadable(body), bytes.transform, createWriteStream(zipPath, { mode: 0o600 }));
+      } catch (error) {
+        if (error instanceof ReportTooLargeError) throw AppError.of(Problems.PayloadTooLarge, error.message);
+        throw error;
+      }
+      const warnings: string[] = [];
+      await osvZipToJsonArray(
+        zipPath,
+        jsonPath,
+        { maxEntryBytes: 16 * 1024 * 1024, maxTotalBytes: this.options.maxBytes },
+        (message) => warnings.push(message),
+      );
+      await rm(zipPath, { force: true });
+      const load = await this.loadFile(jsonPath, { source, feed: 'osv' });
+      if (warnings.length > 0) await this.repo.addLoadWarnings(load.id, warnings.slice(0, MAX_WARNINGS));
+      return warnings.length > 0 ? this.get(load.id) : load;
+    } finally {
+      await rm(zipPath, { force: true });
+      await rm(jsonPath, { force: true });
+    }
+  }
+
+  /** Where the sync of one official source stands (a source never synced has no progress yet). */
+  async syncProgress(source: string): Promise<SyncSourceState> {
+    return (await this.repo.syncSource(source)) ?? emptySyncState(source);
+  }
+
+  /** Commits a step of a source's sync: its progress, start, end or error. */
+  saveSyncProgress(source: string, progress: SyncSourceProgress): Promise<void> {
+    return this.repo.saveSyncSource(source, progress);
+  }
+
+  syncSources(): Promise<SyncSourceState[]> {
+    return this.repo.syncSources();
   }
 
   /**
@@ -256,8 +324,9 @@ export class IntelService {
     path: string,
     source: string,
     release: () => Promise<void> = async () => {},
+    onHeader?: (header: FeedHeader) => void,
   ): Promise<IntelLoad> {
-    const next = this.queue.then(() => this.execute(id, feed, path, source, release));
+    const next = this.queue.then(() => this.execute(id, feed, path, source, release, onHeader));
     this.queue = next.catch(() => {});
     return next;
   }
@@ -269,6 +338,7 @@ export class IntelService {
     path: string,
     source: string,
     release: () => Promise<void>,
+    onHeader?: (header: FeedHeader) => void,
   ): Promise<IntelLoad> {
     const loadedAt = this.clock();
     const warnings: string[] = [];
@@ -293,6 +363,7 @@ export class IntelService {
         warn,
         onHeader: (header: FeedHeader) => {
           dataDate = dataDateOf(header);
+          onHeader?.(header);
         },
         // Only to find the line and column of broken JSON: read up to the break, then stopped.
         reopen: () => (gzipped ? createReadStream(path).pipe(createGunzip()) : createReadStream(path)),
@@ -390,6 +461,27 @@ export class IntelService {
 }
 
 type FeedRecord = CveRecord | KevEntry | EpssScore | OsvAdvisory;
+
+function toReadable(body: ReadableStream<Uint8Array> | Readable): Readable {
+  return body instanceof Readable
+    ? body
+    : Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
+}
+
+function emptySyncState(source: string): SyncSourceState {
+  return {
+    source,
+    syncedUntil: null,
+    windowStart: null,
+    windowEnd: null,
+    nextIndex: 0,
+    totalResults: null,
+    lastStartedAt: null,
+    lastFinishedAt: null,
+    lastSuccessAt: null,
+    lastError: null,
+  };
+}
 
 /** The date a whole file speaks for: the KEV catalogue's version, EPSS's score date, an NVD page's timestamp. */
 function dataDateOf(header: FeedHeader): string | null {

@@ -22,6 +22,26 @@ export interface IntelLoad {
   finishedAt: Date | null;
 }
 
+/** Where the sync of one official source stands (table intel_sync_sources). */
+export interface SyncSourceState {
+  /** 'nvd', 'kev', 'epss' or 'osv:<Ecosystem>'. */
+  source: string;
+  /** Everything the source changed before this is loaded (NVD); null until a first full load ends. */
+  syncedUntil: Date | null;
+  /** The NVD window under way: a full load has no start; null when none is under way. */
+  windowStart: Date | null;
+  windowEnd: Date | null;
+  /** The next page's startIndex within the window under way. */
+  nextIndex: number;
+  totalResults: number | null;
+  lastStartedAt: Date | null;
+  lastFinishedAt: Date | null;
+  lastSuccessAt: Date | null;
+  lastError: string | null;
+}
+
+export type SyncSourceProgress = Partial<Omit<SyncSourceState, 'source'>>;
+
 /** Per feed: records held, the last load of any outcome and the last that completed. */
 export interface FeedStatus {
   counts: Record<FeedName, number>;
@@ -34,6 +54,8 @@ export interface FeedStatus {
         lastErrors: { url: string; error: string }[];
       }
     | undefined;
+  /** Each official source's sync: progress, last sync, last error. */
+  sources: SyncSourceState[];
   /** The dates completed loads stated, each in its feed's own form. */
   statedDates: { feed: FeedName; dataDate: string }[];
   /** The newest record of the feeds whose files may state no date. */

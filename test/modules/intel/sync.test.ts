@@ -42,7 +42,7 @@ describe.each(DB_KINDS)('scheduled intelligence sync [%s]', (kind) => {
   const urls = () => [`${base}/kev.json.gz`, `${base}/missing.csv`];
 
   it('downloads and loads every URL, records the ones that fail, and says so in the feed status', async () => {
-    const outcome = await new IntelSync(t.services.intel, { urls: urls() }).run();
+    const outcome = await new IntelSync(t.services.intel, { urls: urls(), clock: t.clock.fn }).run();
     expect(outcome.loads).toHaveLength(1);
     expect(outcome.loads[0]).toMatchObject({
       feed: 'kev',

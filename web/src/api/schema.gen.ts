@@ -10935,7 +10935,28 @@ export interface operations {
                         StaleAfterDays: number;
                         /** @description At least one feed is stale: the knowledge base needs fresh feed files. */
                         Stale: boolean;
-                        /** @description The URLs the scheduled sync downloads (RAMPART_INTEL_SYNC_URLS); empty: off. */
+                        /** @description The official sources (or their mirrors) are synced on a schedule (RAMPART_INTEL_SYNC=on). */
+                        SyncEnabled: boolean;
+                        /** @description Each official source the sync reads or has read: its last sync, its progress, its last error. */
+                        Sources: {
+                            /** @description 'nvd', 'kev', 'epss' or 'osv:<Ecosystem>'. */
+                            Source: string;
+                            Url: string | null;
+                            LastStartedAt: string | null;
+                            LastFinishedAt: string | null;
+                            LastSuccessAt: string | null;
+                            SyncedUntil: string | null;
+                            Progress: {
+                                WindowStart: string | null;
+                                /** Format: date-time */
+                                WindowEnd: string;
+                                /** @description The next page starts at this record (NVD startIndex). */
+                                NextIndex: number;
+                                TotalResults: number | null;
+                            } | null;
+                            LastError: string | null;
+                        }[];
+                        /** @description More feed files the scheduled sync downloads (RAMPART_INTEL_SYNC_URLS). */
                         SyncUrls: string[];
                         SyncHours: number | null;
                         LastSync: {

@@ -89,8 +89,10 @@ function StaleNotice({ status }: { status: FeedStatus }) {
           was published since.
         </Text>
         <Text size="sm">
-          Load current feed files below or with <Code>rampart intel load</Code>, or set{' '}
-          <Code>RAMPART_INTEL_SYNC_URLS</Code> to download them on a schedule.
+          Let the scheduled sync reach the official sources or their mirrors (on unless{' '}
+          <Code>RAMPART_INTEL_SYNC</Code> is off), load current feed files below or with{' '}
+          <Code>rampart intel load</Code>, or set <Code>RAMPART_INTEL_SYNC_URLS</Code> to download files of
+          your own on a schedule.
         </Text>
       </Stack>
     </Alert>
