@@ -20,6 +20,7 @@ import * as m0018 from './0018_create_system_scans.js';
 import * as m0019 from './0019_create_web_scans.js';
 import * as m0020 from './0020_create_scan_groups.js';
 import * as m0021 from './0021_create_finding_sightings.js';
+import * as m0025 from './0025_add_scan_run_refusals.js';
 
 /** Every migration, in order. Listed explicitly so the same code runs from src/ and dist/. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0019_create_web_scans': m0019,
   '0020_create_scan_groups': m0020,
   '0021_create_finding_sightings': m0021,
+  '0025_add_scan_run_refusals': m0025,
 };

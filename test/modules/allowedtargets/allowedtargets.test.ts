@@ -163,6 +163,12 @@ describe.each(DB_KINDS)('allowed scan targets [%s]', (kind) => {
     ['fe80::/64', 'TooLarge', 'addresses'],
     ['fe80::1', 'AlwaysRefused', 'IPv6 link-local'],
     ['127.0.0.1', 'Loopback', 'RAMPART_SCAN_ALLOW_LOOPBACK=true'],
+    // Issue 23, item 14: names that mean loopback are refused like its addresses.
+    ['localhost', 'Loopback', 'localhost names the loopback address'],
+    ['localhost.', 'Loopback', 'RAMPART_SCAN_ALLOW_LOOPBACK=true'],
+    ['ip6-localhost', 'Loopback', 'loopback'],
+    ['api.localhost', 'Loopback', 'RFC 6761'],
+    ['*.localhost', 'Loopback', 'loopback'],
   ])('refuses to allow %s (422 naming /Target, rule %s)', async (target, rule, words) => {
     const res = await add(admin, { Kind: 'Allowed', Target: target });
     const problem = expectRefused(res, 422, 'scan-target-refused', '/Target', words);

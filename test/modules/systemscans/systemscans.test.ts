@@ -125,6 +125,9 @@ describe.each(DB_KINDS)('system scans [%s]', (kind) => {
       [{ Name: 'x', ScanTargets: [] }, 400, 'ScanTargets'],
       [{ Name: ' ', ScanTargets: [{ Range: '198.18.30.1' }] }, 400, 'Name'],
       [{ Name: 'x', ScanTargets: [{ Range: '10.0.0.0/24' }] }, 422, 'NotAllowed'],
+      // Issue 23, item 14: a name that means loopback is refused like 127.0.0.1.
+      [{ Name: 'x', ScanTargets: [{ Range: 'localhost' }] }, 422, 'Loopback'],
+      [{ Name: 'x', ScanTargets: [{ Range: 'db.localhost.' }] }, 422, 'Loopback'],
       [{ Name: 'x', ScanTargets: [{ Range: '198.18.30.1' }], TemplateId: 'nope' }, 400, 'TemplateId'],
       // A discovery template is not a system one.
       [
@@ -267,6 +270,38 @@ describe.each(DB_KINDS)('system scans [%s]', (kind) => {
     const back = await runWith(id, [host(address)]);
     expect(back.Import.Counts.Reopened).toBe(1);
     expect((await findingsOn(address)).find((f) => f.Id === telnetId)?.State).toBe('Reopened');
+  });
+
+  it('names the addresses the node refused in the run (issue 23, item 14)', async () => {
+    const scan = await call('POST', '/systemscans', manager, {
+      Name: 'Partly refused',
+      ScanTargets: [{ Range: '198.18.30.64/28' }],
+    });
+    const id = scan.json().Id;
+    const refused = {
+      refused: true,
+      address: '198.18.30.66',
+      rule: 'Excluded',
+      message: '198.18.30.66 is excluded from scans.',
+    };
+    const report = await runWith(id, [
+      host('198.18.30.65'),
+      refused,
+      // Junk in the refused shape is dropped like any junk.
+      { refused: true, address: 'x', rule: 'Whatever', message: 'no' },
+    ]);
+    expect(report.Run.State).toBe('Completed');
+    expect(report.Run.Refused).toEqual({
+      Count: 1,
+      Addresses: [
+        { Address: '198.18.30.66', Rule: 'Excluded', Message: '198.18.30.66 is excluded from scans.' },
+      ],
+    });
+    expect(report.Hosts.map((h: { IpAddress: string }) => h.IpAddress)).toEqual(['198.18.30.65']);
+    const listed = (await call('GET', `/systemscans/${id}`, reader)).json();
+    expect(listed.LastRun.Refused.Count).toBe(1);
+    const run = (await call('GET', `/scanruns/${report.Run.Id}`, reader)).json();
+    expect(run.Refused.Addresses[0].Address).toBe('198.18.30.66');
   });
 
   it('start and stop: 409 while a run is queued, Stopped after', async () => {

@@ -2041,7 +2041,7 @@ export interface paths {
          * The organisation’s allowed scan targets and exclusions, newest first
          * @description Each organisation keeps the ranges and host names its scans may reach, and exclusions carved out of them. **Empty by default: nothing may be scanned until an Admin allows a range.**
          *
-         *     Always refused, whatever the entries say: multicast (224.0.0.0/4, ff00::/8), broadcast 255.255.255.255, link-local (169.254.0.0/16 with the cloud metadata address 169.254.169.254, fe80::/10), reserved 240.0.0.0/4, unspecified (0.0.0.0/8, ::); IPv4-mapped IPv6 forms are judged as their IPv4 address. Loopback (127.0.0.0/8, ::1) only when the server sets `RAMPART_SCAN_ALLOW_LOOPBACK=true`. One target holds at most 65,536 addresses (a /16).
+         *     Always refused, whatever the entries say: multicast (224.0.0.0/4, ff00::/8), broadcast 255.255.255.255, link-local (169.254.0.0/16 with the cloud metadata address 169.254.169.254, fe80::/10), reserved 240.0.0.0/4, unspecified (0.0.0.0/8, ::); IPv4-mapped IPv6 forms are judged as their IPv4 address. Loopback (127.0.0.0/8, ::1, and names that mean it: `localhost`, names under `.localhost`, `ip6-localhost`, …) only when the server sets `RAMPART_SCAN_ALLOW_LOOPBACK=true`. One target holds at most 65,536 addresses (a /16).
          *
          *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
          */
@@ -2051,7 +2051,7 @@ export interface paths {
          * Allow a scan target, or exclude one
          * @description Each organisation keeps the ranges and host names its scans may reach, and exclusions carved out of them. **Empty by default: nothing may be scanned until an Admin allows a range.**
          *
-         *     Always refused, whatever the entries say: multicast (224.0.0.0/4, ff00::/8), broadcast 255.255.255.255, link-local (169.254.0.0/16 with the cloud metadata address 169.254.169.254, fe80::/10), reserved 240.0.0.0/4, unspecified (0.0.0.0/8, ::); IPv4-mapped IPv6 forms are judged as their IPv4 address. Loopback (127.0.0.0/8, ::1) only when the server sets `RAMPART_SCAN_ALLOW_LOOPBACK=true`. One target holds at most 65,536 addresses (a /16).
+         *     Always refused, whatever the entries say: multicast (224.0.0.0/4, ff00::/8), broadcast 255.255.255.255, link-local (169.254.0.0/16 with the cloud metadata address 169.254.169.254, fe80::/10), reserved 240.0.0.0/4, unspecified (0.0.0.0/8, ::); IPv4-mapped IPv6 forms are judged as their IPv4 address. Loopback (127.0.0.0/8, ::1, and names that mean it: `localhost`, names under `.localhost`, `ip6-localhost`, …) only when the server sets `RAMPART_SCAN_ALLOW_LOOPBACK=true`. One target holds at most 65,536 addresses (a /16).
          *
          *     The target is stored in its canonical form (`10.0.0.0-10.0.0.255` becomes `10.0.0.0/24`). 422 `scan-target-refused` naming `/Target` when it is malformed, larger than a /16 or always refused; 409 when the organisation already has it.
          *
@@ -2099,7 +2099,7 @@ export interface paths {
          * Check scan targets against the organisation’s allowed targets
          * @description Each organisation keeps the ranges and host names its scans may reach, and exclusions carved out of them. **Empty by default: nothing may be scanned until an Admin allows a range.**
          *
-         *     Always refused, whatever the entries say: multicast (224.0.0.0/4, ff00::/8), broadcast 255.255.255.255, link-local (169.254.0.0/16 with the cloud metadata address 169.254.169.254, fe80::/10), reserved 240.0.0.0/4, unspecified (0.0.0.0/8, ::); IPv4-mapped IPv6 forms are judged as their IPv4 address. Loopback (127.0.0.0/8, ::1) only when the server sets `RAMPART_SCAN_ALLOW_LOOPBACK=true`. One target holds at most 65,536 addresses (a /16).
+         *     Always refused, whatever the entries say: multicast (224.0.0.0/4, ff00::/8), broadcast 255.255.255.255, link-local (169.254.0.0/16 with the cloud metadata address 169.254.169.254, fe80::/10), reserved 240.0.0.0/4, unspecified (0.0.0.0/8, ::); IPv4-mapped IPv6 forms are judged as their IPv4 address. Loopback (127.0.0.0/8, ::1, and names that mean it: `localhost`, names under `.localhost`, `ip6-localhost`, …) only when the server sets `RAMPART_SCAN_ALLOW_LOOPBACK=true`. One target holds at most 65,536 addresses (a /16).
          *
          *     What a scan would be refused for, target by target, with the addresses it would scan: the new-scan page validates as you type. Nothing is stored. A malformed scan-wide exclusion answers 422 `scan-target-refused` naming `/Exclusions/<n>`.
          *
@@ -12717,6 +12717,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why it failed or stopped. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             StopRequested: boolean;
                             /** Format: date-time */
                             CreatedAt: string;
@@ -12909,6 +12922,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why it failed or stopped. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         StopRequested: boolean;
                         /** Format: date-time */
                         CreatedAt: string;
@@ -13116,6 +13142,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why it failed or stopped. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         StopRequested: boolean;
                         /** Format: date-time */
                         CreatedAt: string;
@@ -13685,6 +13724,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why it failed or stopped. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         StopRequested: boolean;
                         /** Format: date-time */
                         CreatedAt: string;
@@ -15142,6 +15194,19 @@ export interface operations {
                                 FinishedAt: string | null;
                                 /** @description Why a Failed run failed. */
                                 Error: string | null;
+                                /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                                Refused: {
+                                    /** @description Addresses the node refused in this attempt. */
+                                    Count: number;
+                                    /** @description The first 100 of them. */
+                                    Addresses: {
+                                        /** @description The address, or a target name that did not resolve. */
+                                        Address: string;
+                                        /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                        Rule: string;
+                                        Message: string;
+                                    }[];
+                                };
                                 /** Format: date-time */
                                 CreatedAt: string;
                             } | null;
@@ -15402,6 +15467,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -15645,6 +15723,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -15922,6 +16013,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -16269,6 +16373,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why a Failed run failed. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         /** Format: date-time */
                         CreatedAt: string;
                     };
@@ -16434,6 +16551,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why a Failed run failed. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         /** Format: date-time */
                         CreatedAt: string;
                     };
@@ -16826,6 +16956,19 @@ export interface operations {
                                 FinishedAt: string | null;
                                 /** @description Why a Failed run failed. */
                                 Error: string | null;
+                                /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                                Refused: {
+                                    /** @description Addresses the node refused in this attempt. */
+                                    Count: number;
+                                    /** @description The first 100 of them. */
+                                    Addresses: {
+                                        /** @description The address, or a target name that did not resolve. */
+                                        Address: string;
+                                        /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                        Rule: string;
+                                        Message: string;
+                                    }[];
+                                };
                                 /** Format: date-time */
                                 CreatedAt: string;
                             } | null;
@@ -17070,6 +17213,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -17303,6 +17459,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -17564,6 +17733,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -17910,6 +18092,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why a Failed run failed. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         /** Format: date-time */
                         CreatedAt: string;
                     };
@@ -18075,6 +18270,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why a Failed run failed. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         /** Format: date-time */
                         CreatedAt: string;
                     };
@@ -18241,6 +18449,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         };
@@ -20128,6 +20349,19 @@ export interface operations {
                                 FinishedAt: string | null;
                                 /** @description Why a Failed run failed. */
                                 Error: string | null;
+                                /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                                Refused: {
+                                    /** @description Addresses the node refused in this attempt. */
+                                    Count: number;
+                                    /** @description The first 100 of them. */
+                                    Addresses: {
+                                        /** @description The address, or a target name that did not resolve. */
+                                        Address: string;
+                                        /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                        Rule: string;
+                                        Message: string;
+                                    }[];
+                                };
                                 /** Format: date-time */
                                 CreatedAt: string;
                             } | null;
@@ -20355,6 +20589,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -20585,6 +20832,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -20829,6 +21089,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -21176,6 +21449,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why a Failed run failed. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         /** Format: date-time */
                         CreatedAt: string;
                     };
@@ -21341,6 +21627,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why a Failed run failed. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         /** Format: date-time */
                         CreatedAt: string;
                     };
@@ -21507,6 +21806,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         };
