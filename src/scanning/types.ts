@@ -225,6 +225,13 @@ export interface CheckResult {
 export interface SystemHostResult {
   address: string;
   hostname: string | null;
+  /**
+   * Whether the host answered at all: a port accepted or refused a connection, or (on the node's
+   * own segment) it answered ARP/NDP. False: every probe went unanswered and nothing said the
+   * host is there — a dead address, or a host the node cannot tell from one. Absent (older nodes):
+   * true.
+   */
+  answered: boolean;
   openPorts: number[];
   /** Ports that refused (up to 64 listed, as the port scanner reports them); null when more. */
   closedPorts: number[] | null;

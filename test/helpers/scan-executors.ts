@@ -56,6 +56,7 @@ export function systemExecutor(script: SystemScript): RunExecutor {
       hosts.push({
         address,
         hostname: host.hostname ?? null,
+        answered: true,
         openPorts: services.map((s) => s.port),
         closedPorts: [],
         filtered: 0,

@@ -131,7 +131,8 @@ export class ScanResultsService {
     const records: ImportRecord[] = [];
     const backports: BackportNote[] = [];
     const distro = new DistroRecords(this.intel);
-    for (const host of input.hosts) {
+    // A host that did not answer is not an asset, is not seen, and says nothing of its findings.
+    for (const host of input.hosts.filter(answered)) {
       const asset = hostRef(host);
       records.push({ type: 'asset', asset });
       for (const s of host.services) {
@@ -219,7 +220,7 @@ export class ScanResultsService {
    * held. A Verify run narrows them to the findings it was asked about.
    */
   private async fixableSystem(org: string, scope: string, input: SystemIngest): Promise<string[]> {
-    const hosts = new Map(input.hosts.map((h) => [h.address, h]));
+    const hosts = new Map(input.hosts.filter(answered).map((h) => [h.address, h]));
     const located = await this.findings.scanLocations(org, { scopeName: scope, states: OPEN });
     const eligible = located.filter((f) => {
       const host = f.ipAddresses.map((a) => hosts.get(a)).find((h) => h !== undefined);
@@ -434,4 +435,9 @@ function describeSoftware(sw: WebSoftware): string {
 function contentOf(results: unknown[]): { sha256: string; size: number } {
   const text = JSON.stringify(results);
   return { sha256: createHash('sha256').update(text).digest('hex'), size: Buffer.byteLength(text) };
+}
+
+/** Whether a system scan's host answered (rows stored before the field existed did). */
+function answered(host: SystemHostResult): boolean {
+  return host.answered !== false;
 }

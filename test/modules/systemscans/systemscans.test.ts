@@ -17,6 +17,7 @@ function host(address: string, extra: Partial<SystemHostResult> = {}): SystemHos
   return {
     address,
     hostname: null,
+    answered: true,
     openPorts: [23, 80],
     closedPorts: [],
     filtered: 0,
@@ -302,6 +303,51 @@ describe.each(DB_KINDS)('system scans [%s]', (kind) => {
     expect(listed.LastRun.Refused.Count).toBe(1);
     const run = (await call('GET', `/scanruns/${report.Run.Id}`, reader)).json();
     expect(run.Refused.Addresses[0].Address).toBe('198.18.30.66');
+  });
+
+  it('a host that did not answer is reported so, and is neither an asset nor seen (issue 23, item 11)', async () => {
+    const scan = await call('POST', '/systemscans', manager, {
+      Name: 'Dead hosts',
+      ScanTargets: [{ Range: '198.18.30.80/28' }],
+    });
+    const id = scan.json().Id;
+    const [live, dead] = ['198.18.30.81', '198.18.30.82'];
+    await runWith(id, [host(live)]);
+    const assetOf = async (address: string) =>
+      (await call('GET', `/assets?Search=${address}`, reader))
+        .json()
+        .Items.find((a: { IpAddresses: string[] }) => a.IpAddresses.includes(address));
+    const before = await assetOf(live);
+    expect(before).toBeDefined();
+    const silent = (address: string) =>
+      host(address, {
+        answered: false,
+        openPorts: [],
+        closedPorts: [],
+        filtered: 1000,
+        services: [],
+        checks: [],
+      });
+    const report = await runWith(id, [silent(live), silent(dead)]);
+    expect(report.Run.State).toBe('Completed');
+    expect(
+      report.Hosts.map((h: { IpAddress: string; Answered: boolean }) => [h.IpAddress, h.Answered]),
+    ).toEqual([
+      [live, false],
+      [dead, false],
+    ]);
+    expect(await assetOf(dead)).toBeUndefined();
+    const after = await assetOf(live);
+    expect(after.LastSeen).toBe(before.LastSeen);
+    // Nothing was learnt of its ports: its findings stay open.
+    expect(report.Import.Counts.Fixed).toBe(0);
+    expect((await findingsOn(live)).every((f) => f.State !== 'Fixed')).toBe(true);
+    // A host that answers with no port open (a refusal, an ARP answer) is still seen.
+    const quiet = await runWith(id, [
+      host(live, { openPorts: [], services: [], checks: [], closedPorts: [22] }),
+    ]);
+    expect(quiet.Hosts[0].Answered).toBe(true);
+    expect((await assetOf(live)).LastSeen).not.toBe(before.LastSeen);
   });
 
   it('start and stop: 409 while a run is queued, Stopped after', async () => {

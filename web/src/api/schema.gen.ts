@@ -18474,6 +18474,8 @@ export interface operations {
                         Hosts: {
                             IpAddress: string;
                             Hostname: string | null;
+                            /** @description False: the host did not answer (no port accepted or refused a connection, and no ARP/NDP answer on the node’s segment). It is not made an asset, its LastSeen does not move and its findings are not judged. */
+                            Answered: boolean;
                             OpenPorts: number[];
                             /** @description Not scanned because a budget ran out: their earlier findings were not judged. */
                             UnscannedPorts: number[];
