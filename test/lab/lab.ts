@@ -48,6 +48,11 @@ export interface LabHostSpec {
   /** up (default); down: no namespace at all; link-down: a namespace whose link is down. */
   state?: 'up' | 'down' | 'link-down';
   daemons?: LabDaemon[];
+  /**
+   * More sshd or `python3 -m http.server` instances on ports of their own (ssh on 2222, a web
+   * server on 7777): services where a scan's default port list may not look.
+   */
+  listeners?: { daemon: 'sshd' | 'http'; port: number }[];
   /** TCP ports whose packets the host drops (nftables): filtered. */
   dropPorts?: number[];
   /** Drop every TCP packet: the host answers only ARP. */
@@ -332,6 +337,7 @@ export async function createLab(specs: LabHostSpec[], options: LabOptions = {}):
     for (const host of hosts.values()) {
       if (host.spec.state && host.spec.state !== 'up') continue;
       for (const daemon of host.spec.daemons ?? []) await startDaemon(host, daemon);
+      for (const listener of host.spec.listeners ?? []) await startListener(host, listener);
     }
     // The counters and the node's neighbour table start from here (nothing was sent to a lab
     // host yet; this makes sure), so that a scan has to ask ARP itself.
@@ -412,6 +418,30 @@ export async function createLab(specs: LabHostSpec[], options: LabOptions = {}):
     await waitForPorts(host, daemon, started);
   }
 
+  async function startListener(host: LabHost, listener: { daemon: 'sshd' | 'http'; port: number }) {
+    const { daemon, port } = listener;
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new RangeError(`bad listener port ${port}`);
+    const own = path.join(dir, `${host.spec.name}-${daemon}-${port}`);
+    fs.mkdirSync(own, { recursive: true });
+    const started =
+      daemon === 'sshd'
+        ? startSshd(host, own, port)
+        : start(
+            'http.server',
+            'python3',
+            ['-m', 'http.server', String(port), '--bind', host.address, '--directory', own],
+            host.namespace,
+          );
+    await waitForListen(
+      host.namespace,
+      port,
+      `${daemon} on ${host.spec.name}:${port}`,
+      started.child,
+      started.log,
+    );
+  }
+
   async function waitForPorts(host: LabHost, daemon: LabDaemon, started: Started) {
     for (const port of DAEMON_PORTS[daemon])
       await waitForListen(host.namespace, port, `${daemon} on ${host.spec.name}`, started.child, started.log);
@@ -473,7 +503,7 @@ export async function createLab(specs: LabHostSpec[], options: LabOptions = {}):
     }
   }
 
-  function startSshd(host: LabHost, own: string): Started {
+  function startSshd(host: LabHost, own: string, port = 22): Started {
     fs.mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
     const key = path.join(own, 'host_ed25519');
     run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
@@ -481,7 +511,7 @@ export async function createLab(specs: LabHostSpec[], options: LabOptions = {}):
     fs.writeFileSync(
       config,
       [
-        `Port 22`,
+        `Port ${port}`,
         `ListenAddress ${host.address}`,
         `HostKey ${key}`,
         `PidFile ${own}/sshd.pid`,

@@ -34,7 +34,8 @@ export const BANNER_WAIT_MS = 1500;
 /** How long an answer to one of our requests may take. */
 const ANSWER_WAIT_MS = 3000;
 
-const SUGGESTED: ReadonlyMap<number, ProbeName> = new Map([
+/** The probe each port suggests: the ports whose services Rampart's fingerprints expect there. */
+export const SUGGESTED: ReadonlyMap<number, ProbeName> = new Map([
   ...[80, 81, 591, 3000, 5000, 5601, 8000, 8008, 8080, 8081, 8088, 8888, 9000, 9090, 9200].map(
     (p) => [p, 'http'] as const,
   ),
