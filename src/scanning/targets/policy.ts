@@ -150,6 +150,14 @@ export function blockRefusal(text: string, interval: Interval, allowLoopback: bo
   return null;
 }
 
+/** Whether an address (text) is a loopback one: 127.0.0.0/8, ::1, or their IPv4-mapped forms. */
+export function isLoopbackAddress(text: string): boolean {
+  const address = parseAddress(text.trim());
+  if (!address) return false;
+  const point: Interval = { family: address.family, first: address.value, last: address.value };
+  return blockOverlap(text, point, LOOPBACK) !== null;
+}
+
 /** The refusal for a host name that means loopback (`localhost`, `*.localhost`, …), unless allowed. */
 export function nameRefusal(text: string, allowLoopback: boolean): TargetRefusal | null {
   const loopback = allowLoopback ? null : loopbackName(text);
