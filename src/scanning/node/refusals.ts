@@ -13,6 +13,7 @@ export class RunRefusalReport {
   private count = 0;
   private readonly named: string[] = [];
   private sent: Promise<void> = Promise.resolve();
+  private failure: { error: unknown } | null = null;
 
   constructor(private readonly context: RunContext) {}
 
@@ -24,13 +25,19 @@ export class RunRefusalReport {
       this.named.push(refusal.message.includes(address) ? refusal.message : `${address}: ${refusal.message}`);
     this.context.log('address refused', { address, rule: refusal.rule });
     const item: RefusedAddress = { refused: true, address, rule: refusal.rule, message: refusal.message };
-    // In order, one after the other: emit may wait while a full batch goes.
-    this.sent = this.sent.then(() => this.context.emit([item]));
+    // In order, one after the other: emit may wait while a full batch goes. A failure is kept
+    // for finish (never left unhandled when the engine stops first).
+    this.sent = this.sent
+      .then(() => this.context.emit([item]))
+      .catch((error: unknown) => {
+        this.failure ??= { error };
+      });
   };
 
   /** Waits until every refusal went out; throws when nothing was scanned and something was refused. */
   async finish(scanned: number): Promise<void> {
     await this.sent;
+    if (this.failure) throw this.failure.error;
     if (scanned > 0 || this.count === 0) return;
     const more = this.count > this.named.length ? ` And ${this.count - this.named.length} more.` : '';
     throw new Error(
