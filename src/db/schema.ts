@@ -580,6 +580,13 @@ export interface ScanRunHistoryEntry {
   message: string | null;
 }
 
+/** An address a node refused to scan, as a run keeps it. */
+export interface RefusedAddressRow {
+  address: string;
+  rule: string;
+  message: string;
+}
+
 export interface ScanRunsTable {
   organization_id: string;
   id: string;
@@ -598,6 +605,9 @@ export interface ScanRunsTable {
   stop_requested: Generated<boolean>;
   error: string | null;
   history: ColumnType<ScanRunHistoryEntry[], string, string>;
+  /** The first addresses the node refused (RefusedAddress items), and how many in all. */
+  refused: ColumnType<RefusedAddressRow[], string | undefined, string>;
+  refused_count: Generated<number>;
   queued_at: Timestamp;
   started_at: Timestamp | null;
   finished_at: Timestamp | null;

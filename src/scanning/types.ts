@@ -23,6 +23,51 @@ export interface TargetRefusal {
   message: string;
 }
 
+/**
+ * An address the node would not scan, or a target name that did not resolve: emitted among a
+ * run's results (tagged `refused`), so that the run names every one and the reason.
+ */
+export interface RefusedAddress {
+  refused: true;
+  /** The address, or the target's host name when it did not resolve. */
+  address: string;
+  rule: TargetRefusal['rule'];
+  message: string;
+}
+
+const REFUSAL_RULES: readonly string[] = [
+  'Syntax',
+  'TooLarge',
+  'AlwaysRefused',
+  'Loopback',
+  'NotAllowed',
+  'Excluded',
+  'Unresolved',
+] satisfies TargetRefusal['rule'][];
+
+/** A RefusedAddress as the contract says (text bounded), or null for any other item. */
+export function refusedAddressOf(item: unknown): RefusedAddress | null {
+  if (typeof item !== 'object' || item === null) return null;
+  const r = item as Record<string, unknown>;
+  if (r.refused !== true) return null;
+  const ok =
+    typeof r.address === 'string' &&
+    r.address.length > 0 &&
+    r.address.length <= 300 &&
+    typeof r.rule === 'string' &&
+    REFUSAL_RULES.includes(r.rule) &&
+    typeof r.message === 'string' &&
+    r.message.length <= 1000;
+  return ok
+    ? {
+        refused: true,
+        address: r.address as string,
+        rule: r.rule as TargetRefusal['rule'],
+        message: r.message as string,
+      }
+    : null;
+}
+
 /** One named target of a scan: a CIDR, a first–last range, an address or a host name. */
 export interface ScanTarget {
   range: string;
@@ -180,6 +225,13 @@ export interface CheckResult {
 export interface SystemHostResult {
   address: string;
   hostname: string | null;
+  /**
+   * Whether the host answered at all: a port accepted or refused a connection, or (on the node's
+   * own segment) it answered ARP/NDP. False: every probe went unanswered and nothing said the
+   * host is there — a dead address, or a host the node cannot tell from one. Absent (older nodes):
+   * true.
+   */
+  answered: boolean;
   openPorts: number[];
   /** Ports that refused (up to 64 listed, as the port scanner reports them); null when more. */
   closedPorts: number[] | null;

@@ -127,4 +127,24 @@ describe.runIf(HAS_CHROMIUM)('system scans in the web app [browser]', () => {
     await row.getByText(HOST).waitFor();
     await rig.shot(page, '84-system-scans');
   });
+
+  it('says which host did not answer and which addresses were refused (issue 23, items 11 and 14)', async () => {
+    const quiet = '198.18.0.11';
+    script.hosts.set(quiet, { services: [], checks: [], answered: false });
+    script.refused = ['198.18.0.12'];
+    await page.getByRole('button', { name: 'New system scan' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New system scan' });
+    await dialog.getByLabel('Name').fill('Quiet hosts');
+    await dialog.getByLabel('Targets').fill(quiet);
+    await dialog.getByTestId('target-check').getByText('1 addresses').first().waitFor();
+    await dialog.getByRole('button', { name: 'Create scan' }).click();
+    await page.getByRole('heading', { name: 'Quiet hosts', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Run now' }).click();
+    const host = page.getByTestId('system-host').filter({ hasText: quiet });
+    await host.getByText('host did not answer').waitFor({ timeout: 60_000 });
+    const refused = page.getByTestId('refused-addresses');
+    await refused.getByText('Refused, not scanned (1)').waitFor();
+    await refused.getByText('198.18.0.12 is excluded from scans.', { exact: false }).waitFor();
+    await rig.shot(page, '85-system-scan-quiet-and-refused');
+  });
 });

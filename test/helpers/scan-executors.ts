@@ -4,6 +4,7 @@
 import type {
   CheckResult,
   DiscoveredHost,
+  RefusedAddress,
   RunExecutor,
   ScannedService,
   SystemHostResult,
@@ -15,6 +16,8 @@ import type {
 /** What one host shows a system scan: its services and the checks that find something. */
 export interface ScriptedHost {
   hostname?: string | null;
+  /** False: the host is reported as not answering (nothing open, refused or answering ARP). */
+  answered?: boolean;
   services: ScannedService[];
   checks: CheckResult[];
 }
@@ -24,6 +27,8 @@ export interface SystemScript {
   hosts: Map<string, ScriptedHost>;
   /** Every spec a run was started with, in order (a Verify run carries portsOverride). */
   specs: SystemSpec[];
+  /** Addresses each run reports refused (as excluded), as a node reports the ones it refused. */
+  refused?: string[];
 }
 
 /** The addresses a spec names: single addresses only (what these journeys scan). */
@@ -56,6 +61,7 @@ export function systemExecutor(script: SystemScript): RunExecutor {
       hosts.push({
         address,
         hostname: host.hostname ?? null,
+        answered: host.answered ?? true,
         openPorts: services.map((s) => s.port),
         closedPorts: [],
         filtered: 0,
@@ -67,6 +73,13 @@ export function systemExecutor(script: SystemScript): RunExecutor {
     }
     context.progress({ done: hosts.length, total: hosts.length, found: hosts.length });
     await context.emit(hosts);
+    const refused: RefusedAddress[] = (script.refused ?? []).map((address) => ({
+      refused: true,
+      address,
+      rule: 'Excluded',
+      message: `${address} is excluded from scans.`,
+    }));
+    if (refused.length > 0) await context.emit(refused);
   };
 }
 

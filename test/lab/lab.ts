@@ -64,6 +64,11 @@ export interface LabHostSpec {
   /** up (default); down: no namespace at all; link-down: a namespace whose link is down. */
   state?: 'up' | 'down' | 'link-down';
   daemons?: LabDaemon[];
+  /**
+   * More sshd or `python3 -m http.server` instances on ports of their own (ssh on 2222, a web
+   * server on 7777): services where a scan's default port list may not look.
+   */
+  listeners?: { daemon: 'sshd' | 'http'; port: number }[];
   /** TCP ports whose packets the host drops (nftables): filtered. */
   dropPorts?: number[];
   /** Drop every TCP packet: the host answers only ARP. */
@@ -357,6 +362,7 @@ export async function createLab(specs: LabHostSpec[], options: LabOptions = {}):
     for (const host of hosts.values()) {
       if (host.spec.state && host.spec.state !== 'up') continue;
       for (const daemon of host.spec.daemons ?? []) await startDaemon(host, daemon);
+      for (const listener of host.spec.listeners ?? []) await startListener(host, listener);
     }
     // The counters and the node's neighbour table start from here (nothing was sent to a lab
     // host yet; this makes sure), so that a scan has to ask ARP itself.
@@ -437,6 +443,30 @@ export async function createLab(specs: LabHostSpec[], options: LabOptions = {}):
     await waitForPorts(host, daemon, started);
   }
 
+  async function startListener(host: LabHost, listener: { daemon: 'sshd' | 'http'; port: number }) {
+    const { daemon, port } = listener;
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new RangeError(`bad listener port ${port}`);
+    const own = path.join(dir, `${host.spec.name}-${daemon}-${port}`);
+    fs.mkdirSync(own, { recursive: true });
+    const started =
+      daemon === 'sshd'
+        ? startSshd(host, own, [], port)
+        : start(
+            'http.server',
+            'python3',
+            ['-m', 'http.server', String(port), '--bind', host.address, '--directory', own],
+            host.namespace,
+          );
+    await waitForListen(
+      host.namespace,
+      port,
+      `${daemon} on ${host.spec.name}:${port}`,
+      started.child,
+      started.log,
+    );
+  }
+
   async function waitForPorts(host: LabHost, daemon: LabDaemon, started: Started) {
     for (const port of DAEMON_PORTS[daemon])
       await waitForListen(host.namespace, port, `${daemon} on ${host.spec.name}`, started.child, started.log);
@@ -508,8 +538,10 @@ export async function createLab(specs: LabHostSpec[], options: LabOptions = {}):
     }
   }
 
-  /** Debian's sshd with its defaults; `extra` adds an RSA host key and options after them. */
-  function startSshd(host: LabHost, own: string, extra: string[] = []): Started {
+  /**
+   * Debian's sshd with its defaults on `port`; `extra` adds an RSA host key and options after them.
+   */
+  function startSshd(host: LabHost, own: string, extra: string[] = [], port = 22): Started {
     fs.mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
     const key = path.join(own, 'host_ed25519');
     run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
@@ -523,7 +555,7 @@ export async function createLab(specs: LabHostSpec[], options: LabOptions = {}):
     fs.writeFileSync(
       config,
       [
-        `Port 22`,
+        `Port ${port}`,
         `ListenAddress ${host.address}`,
         ...keys,
         `PidFile ${own}/sshd.pid`,

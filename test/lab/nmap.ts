@@ -50,6 +50,38 @@ export async function nmapVersionScan(
   return { services: await readNmapServices(xml), ms };
 }
 
+/**
+ * `nmap -sT -Pn -n --top-ports <top> -oX - <addresses>`: nmap's own list of the most common
+ * ports, run here (never copied), with TCP connects as Rampart's scanner makes them. Resolves with
+ * the open ports it found and its wall time.
+ */
+export async function nmapTopPortsScan(
+  addresses: string[],
+  top: number,
+  timeoutMs: number,
+): Promise<{ open: { address: string; port: number }[]; ms: number }> {
+  if (addresses.length === 0) throw new RangeError('nmap --top-ports: addresses must not be empty');
+  if (!Number.isInteger(top) || top < 1)
+    throw new RangeError('nmap --top-ports: top must be a positive integer');
+  const args = [
+    '-sT',
+    '-Pn',
+    '-n',
+    '-oX',
+    '-',
+    '--host-timeout',
+    `${Math.ceil(timeoutMs / 1000)}s`,
+    '--top-ports',
+    String(top),
+    ...addresses,
+  ];
+  const start = process.hrtime.bigint();
+  const xml = await runBounded('nmap', args, timeoutMs + 10_000);
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const open = (await readNmapServices(xml)).map((s) => ({ address: s.address, port: s.port }));
+  return { open, ms };
+}
+
 /** The open TCP ports of an nmap XML report, through Rampart's Nmap importer. */
 export async function readNmapServices(xml: string): Promise<NmapService[]> {
   const services: NmapService[] = [];

@@ -169,7 +169,10 @@ describe.runIf(labAvailable())('[lab] a scan node handed targets outside the pol
         log: (message, details) => logs.push({ message, ...(details ? { details } : {}) }),
       },
     );
-    expect(emitted.map((h) => h.address)).toEqual([address('allowed')]);
+    const refusedItems = emitted.filter((i) => 'refused' in i);
+    expect(emitted.filter((i) => !('refused' in i)).map((h) => h.address)).toEqual([address('allowed')]);
+    // Each refusal is among the results too, so that the run names it (issue 23, item 14).
+    expect(refusedItems.map((i) => i.address)).toEqual([address('outside'), address('metadata-like')]);
     const refused = logs.filter((l) => l.message === 'address refused').map((l) => l.details);
     expect(refused).toEqual([
       { address: address('outside'), rule: 'NotAllowed' },

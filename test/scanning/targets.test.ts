@@ -173,6 +173,20 @@ describe('checkTarget', () => {
     expect(checkTarget('127.0.0.1', policy([], [], true))?.rule).toBe('NotAllowed');
   });
 
+  it('refuses the names that mean loopback like loopback addresses (issue 23, item 14)', () => {
+    const allowed = ['localhost', 'ip6-localhost', 'app.localhost', 'db.lab.example.com'];
+    for (const name of ['localhost', 'LOCALHOST.', 'app.localhost', 'ip6-localhost', 'ip6-loopback']) {
+      expect(checkTarget(name, policy(allowed)), name).toMatchObject({ rule: 'Loopback' });
+      expect(checkTarget(name, policy(allowed))?.message, name).toContain('RAMPART_SCAN_ALLOW_LOOPBACK=true');
+    }
+    // A name that only looks alike is an ordinary host name.
+    expect(checkTarget('localhost.example.com', policy(['localhost.example.com']))).toBeNull();
+    expect(checkTarget('mylocalhost', policy(['mylocalhost']))).toBeNull();
+    // Where the server allows loopback, a loopback name is judged like any allowed name.
+    expect(checkTarget('localhost', policy(['localhost'], [], true))).toBeNull();
+    expect(checkTarget('localhost', policy([], [], true))?.rule).toBe('NotAllowed');
+  });
+
   it('lets exclusions subtract: a wholly excluded target is refused, a partly excluded one allowed', () => {
     const p = policy(['10.0.0.0/24'], ['10.0.0.128/25', '10.0.0.7', 'printer.lab.example.com']);
     expect(checkTarget('10.0.0.7', p)).toEqual({
@@ -276,6 +290,21 @@ describe('checkPolicyEntry', () => {
       addressCount: 65536,
     });
     expect(checkPolicyEntry('Allowed', 'nope!', false)).toMatchObject({ rule: 'Syntax' });
+    for (const name of [
+      'localhost',
+      'localhost.',
+      'Localhost',
+      'ip6-localhost',
+      'x.localhost',
+      '*.localhost',
+      '*.a.localhost',
+    ])
+      expect(checkPolicyEntry('Allowed', name, false), name).toMatchObject({ rule: 'Loopback' });
+    expect(checkPolicyEntry('Allowed', 'localhost', true)).toEqual({ target: 'localhost', addressCount: 1 });
+    expect(checkPolicyEntry('Excluded', 'localhost', false)).toEqual({
+      target: 'localhost',
+      addressCount: 1,
+    });
   });
 
   it('lets exclusions be as wide as wanted: excluding can never let a packet through', () => {

@@ -25,6 +25,7 @@ import * as m0022b from './0022_b_add_kev_sla.js';
 import * as m0022c from './0022_c_index_imports_by_file.js';
 import * as m0024a from './0024_a_add_osv_upstream.js';
 import * as m0024b from './0024_b_add_finding_confidence.js';
+import * as m0025 from './0025_add_scan_run_refusals.js';
 import * as m0026 from './0026_rekey_check_vulnerabilities.js';
 import * as m0029 from './0029_create_intel_sync_sources.js';
 
@@ -56,6 +57,7 @@ export const migrations: Record<string, Migration> = {
   '0022_c_index_imports_by_file': m0022c,
   '0024_a_add_osv_upstream': m0024a,
   '0024_b_add_finding_confidence': m0024b,
+  '0025_add_scan_run_refusals': m0025,
   '0026_rekey_check_vulnerabilities': m0026,
   '0029_create_intel_sync_sources': m0029,
 };

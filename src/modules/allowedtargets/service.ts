@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns/promises';
 import { ALLOWED_TARGET_KINDS } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { createdAtPage, decodeCreatedAtCursor } from '../../lib/cursor.js';
@@ -10,8 +11,10 @@ import {
   compilePolicy,
   countAddresses,
   entrySize,
+  isLoopbackAddress,
   isRefusal,
   parseTarget,
+  type Resolver,
 } from '../../scanning/targets/index.js';
 import type { ScanTarget, TargetPolicy, TargetRefusal } from '../../scanning/types.js';
 import type { AuditService } from '../audit/service.js';
@@ -23,6 +26,17 @@ import type { AllowedTarget, NewAllowedTarget, TargetVerdict } from './types.js'
 export const MAX_ENTRIES = 2000;
 export const MAX_PAGE_SIZE = 1000;
 const MAX_DESCRIPTION = 500;
+/** How long saving a scan waits for a host-name target to resolve before leaving it to the node. */
+const RESOLVE_TIMEOUT_MS = 2000;
+
+/** The system's resolver, bounded: a name that does not answer in time is left to the node. */
+async function systemResolve(name: string): Promise<string[]> {
+  const timeout = new Promise<never>((_, reject) => {
+    setTimeout(() => reject(new Error(`${name} did not resolve in time`)), RESOLVE_TIMEOUT_MS).unref();
+  });
+  const found = await Promise.race([lookup(name, { all: true }), timeout]);
+  return found.map((a) => a.address);
+}
 
 type Row = NonNullable<Awaited<ReturnType<AllowedTargetRepository['delete']>>>;
 
@@ -41,7 +55,11 @@ export class AllowedTargetsService {
     private readonly repo: AllowedTargetRepository,
     private readonly audit: AuditService,
     private readonly clock: Clock,
-    private readonly options: { allowLoopback: boolean },
+    private readonly options: {
+      allowLoopback: boolean;
+      /** Forward lookups of host-name targets when a scan is saved (default: the system's resolver). */
+      resolve?: Resolver;
+    },
   ) {}
 
   async list(ctx: ServiceContext, params: { pageSize: number; cursor?: string }): Promise<AllowedTargetPage> {
@@ -166,6 +184,34 @@ export class AllowedTargetsService {
         issues.push({ field: ['scanTargets', String(index), 'range'], refusal, text: target.range });
     });
     if (issues.length > 0) throw refused(issues);
+    issues.push(...(await this.loopbackNames(targets)));
+    if (issues.length > 0) throw refused(issues);
+  }
+
+  /**
+   * Host-name targets that resolve to a loopback address, refused like `localhost` unless the
+   * server allows loopback. A name that does not resolve now is not refused: the node resolves it
+   * again before the scan and names it in the run when it does not.
+   */
+  private async loopbackNames(targets: ScanTarget[]): Promise<Refused[]> {
+    if (this.options.allowLoopback) return [];
+    const resolve = this.options.resolve ?? systemResolve;
+    const issues: Refused[] = [];
+    for (const [index, target] of targets.entries()) {
+      const parsed = parseTarget(target.range);
+      if (isRefusal(parsed) || parsed.kind !== 'host') continue;
+      const addresses = await resolve(parsed.name).catch(() => [] as string[]);
+      const loopback = addresses.find(isLoopbackAddress);
+      if (loopback)
+        issues.push({
+          field: ['scanTargets', String(index), 'range'],
+          refusal: {
+            rule: 'Loopback',
+            message: `${parsed.name} resolves to ${loopback}, a loopback address, which is scanned only when the server sets RAMPART_SCAN_ALLOW_LOOPBACK=true.`,
+          },
+        });
+    }
+    return issues;
   }
 }
 

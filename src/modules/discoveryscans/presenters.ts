@@ -1,3 +1,4 @@
+import { toRunRefusalsDto } from '../scanruns/presenters.js';
 import type { DiscoveryRun, DiscoveryScan, ReportHost } from './types.js';
 
 export function toRunSummaryDto(r: DiscoveryRun) {
@@ -10,6 +11,7 @@ export function toRunSummaryDto(r: DiscoveryRun) {
     StartedAt: r.startedAt?.toISOString() ?? null,
     FinishedAt: r.finishedAt?.toISOString() ?? null,
     Error: r.error,
+    Refused: toRunRefusalsDto(r.refused ?? { count: 0, addresses: [] }),
     CreatedAt: r.createdAt.toISOString(),
   };
 }

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { ScheduleOptionSchema } from '../../jobs/schedule-option.js';
+import { RunRefusalsSchema } from '../scanruns/schemas.js';
 import { NOTIFICATION_LEVELS } from './types.js';
 
 const Uuid = (description?: string) =>
@@ -81,6 +82,7 @@ export const RunSummarySchema = Type.Object(
     StartedAt: NullableDateTime,
     FinishedAt: NullableDateTime,
     Error: Type.Union([Type.String(), Type.Null()], { description: 'Why a Failed run failed.' }),
+    Refused: RunRefusalsSchema,
     CreatedAt: DateTime,
   },
   { additionalProperties: false },

@@ -1,5 +1,6 @@
 import type { ScheduleOption } from '../../jobs/schedule-option.js';
 import type { ScanProgress, ScanTarget } from '../../scanning/types.js';
+import type { RunRefusals } from '../scanruns/types.js';
 
 export const NOTIFICATION_LEVELS = ['Never', 'ScanEnds', 'ScanStartsEnds', 'ScanFails'] as const;
 export type NotificationLevel = (typeof NOTIFICATION_LEVELS)[number];
@@ -67,6 +68,8 @@ export interface DiscoveryRun {
   startedAt: Date | null;
   finishedAt: Date | null;
   error: string | null;
+  /** Addresses the node refused (the scanruns module keeps them). */
+  refused?: RunRefusals;
   createdAt: Date;
 }
 

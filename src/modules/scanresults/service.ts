@@ -149,7 +149,8 @@ export class ScanResultsService {
     const records: ImportRecord[] = [];
     const backports: BackportNote[] = [];
     const distro = new DistroRecords(this.intel);
-    for (const host of input.hosts) {
+    // A host that did not answer is not an asset, is not seen, and says nothing of its findings.
+    for (const host of input.hosts.filter(answered)) {
       const asset = hostRef(host);
       records.push({ type: 'asset', asset });
       for (const s of host.services) {
@@ -253,7 +254,8 @@ export class ScanResultsService {
    * findings it was asked about, only other findings on the ports it probed to the end.
    */
   private async fixableSystem(org: string, scope: string, input: SystemIngest): Promise<string[]> {
-    const hosts = new Map(input.hosts.map((h) => [h.address, h]));
+    // A host that did not answer is no evidence: its findings stay as they were.
+    const hosts = new Map(input.hosts.filter(answered).map((h) => [h.address, h]));
     if (hosts.size === 0) return [];
     const located = await this.findings.scanLocations(org, {
       scopePrefix: SYSTEM_SCOPES,
@@ -562,4 +564,9 @@ function describeSoftware(sw: WebSoftware): string {
 function contentOf(results: unknown[]): { sha256: string; size: number } {
   const text = JSON.stringify(results);
   return { sha256: createHash('sha256').update(text).digest('hex'), size: Buffer.byteLength(text) };
+}
+
+/** Whether a system scan's host answered (rows stored before the field existed did). */
+function answered(host: SystemHostResult): boolean {
+  return host.answered !== false;
 }

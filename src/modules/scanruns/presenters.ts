@@ -1,9 +1,14 @@
-import type { ClaimedRun, ScanRun } from './types.js';
+import type { ClaimedRun, RunRefusals, ScanRun } from './types.js';
 
 // How scan runs look on the wire. The spec is held back from listings (it carries the
 // organisation's target policy); only the node that claims a run receives it.
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export const toRunRefusalsDto = (r: RunRefusals) => ({
+  Count: r.count,
+  Addresses: r.addresses.map((a) => ({ Address: a.address, Rule: a.rule, Message: a.message })),
+});
 
 export const toScanRunDto = (r: ScanRun) => ({
   Id: r.id,
@@ -19,6 +24,7 @@ export const toScanRunDto = (r: ScanRun) => ({
   StartedAt: iso(r.startedAt),
   FinishedAt: iso(r.finishedAt),
   Error: r.error,
+  Refused: toRunRefusalsDto(r.refused),
   StopRequested: r.stopRequested,
   CreatedAt: r.createdAt.toISOString(),
   History: r.history.map((h) => ({

@@ -1,5 +1,11 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
-import type { DB, ScanRunHistoryEntry, ScanRunState, ScanRunsTable } from '../../db/schema.js';
+import type {
+  DB,
+  RefusedAddressRow,
+  ScanRunHistoryEntry,
+  ScanRunState,
+  ScanRunsTable,
+} from '../../db/schema.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 export type ScanRunRow = Selectable<ScanRunsTable>;
@@ -113,6 +119,8 @@ export class ScanRunRepository {
                progress_done = 0,
                progress_total = 0,
                progress_found = 0,
+               refused = '[]'::jsonb,
+               refused_count = 0,
                history = r.history || jsonb_build_array(jsonb_build_object(
                  'at', ${now.toISOString()}::text, 'state', 'Running', 'attempt', r.attempt + 1,
                  'nodeId', ${nodeId}::text, 'message', null))
@@ -199,6 +207,28 @@ export class ScanRunRepository {
             }
           : {}),
       })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /**
+   * Adds refused addresses to a run: the first `listed` of the attempt are kept, every one counted.
+   * `known` is what the run holds already (read under the batch's lock).
+   */
+  async addRefused(
+    trx: Transaction<DB>,
+    organizationId: string,
+    id: string,
+    change: { refused: RefusedAddressRow[]; known: RefusedAddressRow[]; listed: number },
+  ): Promise<void> {
+    const kept = [...change.known, ...change.refused].slice(0, change.listed);
+    await trx
+      .updateTable('scan_runs')
+      .set((eb) => ({
+        refused: JSON.stringify(kept),
+        refused_count: eb('refused_count', '+', change.refused.length),
+      }))
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
       .execute();

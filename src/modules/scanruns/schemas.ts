@@ -20,6 +20,31 @@ export const ProgressSchema = Type.Object(
   { additionalProperties: false },
 );
 
+export const RunRefusalsSchema = Type.Object(
+  {
+    Count: Type.Integer({ description: 'Addresses the node refused in this attempt.' }),
+    Addresses: Type.Array(
+      Type.Object(
+        {
+          Address: Type.String({ description: 'The address, or a target name that did not resolve.' }),
+          Rule: Type.String({
+            description:
+              'Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge.',
+          }),
+          Message: Type.String(),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'The first 100 of them.' },
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them.',
+  },
+);
+
 export const ScanRunSchema = Type.Object(
   {
     Id: Type.String({ format: 'uuid' }),
@@ -42,6 +67,7 @@ export const ScanRunSchema = Type.Object(
     StartedAt: NullableDateTime,
     FinishedAt: NullableDateTime,
     Error: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed or stopped.' }),
+    Refused: RunRefusalsSchema,
     StopRequested: Type.Boolean(),
     CreatedAt: DateTime,
     History: Type.Array(

@@ -5,7 +5,7 @@ import { createdAtPage, decodeCreatedAtCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
-import { SCAN_KINDS, type ScanKind, type ScanProgress } from '../../scanning/types.js';
+import { refusedAddressOf, SCAN_KINDS, type ScanKind, type ScanProgress } from '../../scanning/types.js';
 import type { ServiceContext } from '../context.js';
 import type { ScanNodeService } from '../scannodes/service.js';
 import type { ScanNode, ScanNodeDescription } from '../scannodes/types.js';
@@ -27,6 +27,8 @@ export const MAX_ATTEMPTS = 3;
 export const MAX_PAGE_SIZE = 500;
 /** Items in one batch, at most. */
 export const MAX_BATCH_ITEMS = 10_000;
+/** Refused addresses a run lists (all are counted): enough to see what went wrong. */
+export const REFUSALS_LISTED = 100;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FINAL: readonly ScanRunState[] = ['Completed', 'Failed', 'Stopped'];
@@ -57,6 +59,7 @@ const toRun = (r: ScanRunRow): ScanRun => ({
   startedAt: r.started_at ? new Date(r.started_at) : null,
   finishedAt: r.finished_at ? new Date(r.finished_at) : null,
   error: r.error,
+  refused: { count: r.refused_count, addresses: r.refused ?? [] },
   stopRequested: r.stop_requested,
   history: (r.history ?? []).map((h) => ({ ...h, at: new Date(h.at) })),
   createdAt: new Date(r.created_at),
@@ -312,7 +315,16 @@ export class ScanRunService {
       });
       if (applied) {
         const run = toRun(row);
-        for (const handler of this.batchHandlers.get(run.kind) ?? []) await handler(run, input.items, trx);
+        // Refused addresses belong to the run whatever its kind; the rest are the kind's results.
+        const refused = input.items.map(refusedAddressOf).filter((r) => r !== null);
+        if (refused.length > 0)
+          await this.repo.addRefused(trx, row.organization_id, row.id, {
+            refused: refused.map((r) => ({ address: r.address, rule: r.rule, message: r.message })),
+            known: run.refused.addresses,
+            listed: REFUSALS_LISTED,
+          });
+        const results = refused.length > 0 ? input.items.filter((i) => !refusedAddressOf(i)) : input.items;
+        for (const handler of this.batchHandlers.get(run.kind) ?? []) await handler(run, results, trx);
       }
       await this.repo.touch(trx, row.organization_id, row.id, {
         leaseUntil: this.leaseUntil(),

@@ -41,9 +41,16 @@ export interface ScanRun {
   startedAt: Date | null;
   finishedAt: Date | null;
   error: string | null;
+  /** Addresses the node refused in this attempt: the first ones listed, all of them counted. */
+  refused: RunRefusals;
   stopRequested: boolean;
   history: ScanRunHistoryEntry[];
   createdAt: Date;
+}
+
+export interface RunRefusals {
+  count: number;
+  addresses: { address: string; rule: string; message: string }[];
 }
 
 /** A run as a node receives it when it claims one. */

@@ -1,8 +1,7 @@
 import type { Static } from 'typebox';
-import { Value } from 'typebox/value';
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
-import { invalid } from '../../problems/app-error.js';
+import { bodyValidatorBy } from '../../http/validation.js';
 import {
   settingsFromDto,
   systemSettingsFromDto,
@@ -10,14 +9,15 @@ import {
   webSettingsFromDto,
 } from './presenters.js';
 import {
-  DiscoverySettingsSchema,
+  type DiscoverySettingsSchema,
   ScanTemplateBody,
   ScanTemplateIdParams,
   ScanTemplateListQuery,
   ScanTemplateListSchema,
   ScanTemplateSchema,
-  SystemSettingsSchema,
-  WebSettingsSchema,
+  type SystemSettingsSchema,
+  scanTemplateBodySchema,
+  type WebSettingsSchema,
 } from './schemas.js';
 import type { ScanTemplateService } from './service.js';
 import type { ScanTemplateInput } from './types.js';
@@ -26,17 +26,13 @@ export const scanTemplateRoutes =
   (templates: ScanTemplateService): ChannelRoutes =>
   (app, ctx) => {
     const tags = ['Scan templates'];
-    /** The body as the service takes it: Settings must be those of the Kind (400 naming Settings). */
+    // The body is checked against its own Kind's schema (the documented one is their union), so
+    // a bad Settings is told that kind's problems only, not every kind's.
+    const validatorCompiler = bodyValidatorBy(scanTemplateBodySchema);
+    /** The body as the service takes it; the validator has checked Settings against the Kind. */
     const input = (b: Static<typeof ScanTemplateBody>): ScanTemplateInput => {
       const common = { name: b.Name, description: b.Description ?? null };
       const kind = b.Kind ?? 'Discovery';
-      const schema = {
-        Discovery: DiscoverySettingsSchema,
-        System: SystemSettingsSchema,
-        Web: WebSettingsSchema,
-      }[kind];
-      if (!Value.Check(schema, b.Settings))
-        throw invalid('settings', `are not the settings of a ${kind} template (see the schema of Settings).`);
       if (kind === 'System')
         return {
           ...common,
@@ -106,6 +102,7 @@ export const scanTemplateRoutes =
         body: ScanTemplateBody,
         response: { 201: ScanTemplateSchema },
       },
+      validatorCompiler,
       handler: async (request, reply) => {
         const t = await templates.create(contextOf(request), input(request.body));
         return reply.code(201).send(toScanTemplateDto(t));
@@ -127,6 +124,7 @@ export const scanTemplateRoutes =
         body: ScanTemplateBody,
         response: { 200: ScanTemplateSchema },
       },
+      validatorCompiler,
       handler: async (request) =>
         toScanTemplateDto(await templates.update(contextOf(request), request.params.Id, input(request.body))),
     });

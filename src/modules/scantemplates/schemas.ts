@@ -1,5 +1,5 @@
-import { Type } from 'typebox';
-import { SCAN_KINDS } from '../../scanning/types.js';
+import { type TSchema, Type } from 'typebox';
+import { SCAN_KINDS, type ScanKind } from '../../scanning/types.js';
 
 export const ScanKindSchema = Type.Enum(SCAN_KINDS, {
   description:
@@ -192,6 +192,37 @@ export const ScanTemplateBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** Each kind's settings, by Kind. */
+export const SETTINGS_OF_KIND = {
+  Discovery: DiscoverySettingsSchema,
+  System: SystemSettingsSchema,
+  Web: WebSettingsSchema,
+} as const;
+
+/**
+ * ScanTemplateBody with Settings of one kind: what a body naming that Kind (Discovery when left
+ * out) is checked against, so that its errors are that kind's alone.
+ */
+const bodyOfKind = (settings: TSchema) =>
+  Type.Object({ ...ScanTemplateBody.properties, Settings: settings }, { additionalProperties: false });
+export const SCAN_TEMPLATE_BODY_OF_KIND: Record<ScanKind, TSchema> = {
+  Discovery: bodyOfKind(SETTINGS_OF_KIND.Discovery),
+  System: bodyOfKind(SETTINGS_OF_KIND.System),
+  Web: bodyOfKind(SETTINGS_OF_KIND.Web),
+};
+
+/** A body whose Kind is not one: checked with Settings left open, so that the answer names Kind. */
+export const SCAN_TEMPLATE_BODY_OF_UNKNOWN_KIND = bodyOfKind(Type.Object({}));
+
+/** The body schema a template body is checked against: its own Kind's. */
+export function scanTemplateBodySchema(body: unknown): TSchema {
+  const kind = typeof body === 'object' && body !== null ? (body as { Kind?: unknown }).Kind : undefined;
+  if (kind === undefined) return SCAN_TEMPLATE_BODY_OF_KIND.Discovery;
+  return (SCAN_KINDS as readonly unknown[]).includes(kind)
+    ? SCAN_TEMPLATE_BODY_OF_KIND[kind as ScanKind]
+    : SCAN_TEMPLATE_BODY_OF_UNKNOWN_KIND;
+}
 
 export const ScanTemplateIdParams = Type.Object(
   { Id: Type.String({ format: 'uuid' }) },

@@ -31,6 +31,7 @@ export function toSystemRunReportDto(r: SystemRunReport) {
     Hosts: r.hosts.map((h) => ({
       IpAddress: h.address,
       Hostname: h.hostname,
+      Answered: h.answered !== false,
       OpenPorts: h.openPorts,
       UnscannedPorts: h.unscannedPorts,
       BudgetExhausted: h.budgetExhausted,

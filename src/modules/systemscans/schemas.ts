@@ -93,6 +93,10 @@ export const SystemRunReportSchema = Type.Object(
         {
           IpAddress: Type.String(),
           Hostname: Nullable(Type.String()),
+          Answered: Type.Boolean({
+            description:
+              'False: the host did not answer (no port accepted or refused a connection, and no ARP/NDP answer on the node’s segment). It is not made an asset, its LastSeen does not move and its findings are not judged.',
+          }),
           OpenPorts: Type.Array(Type.Integer()),
           UnscannedPorts: Type.Array(Type.Integer(), {
             description: 'Not scanned because a budget ran out: their earlier findings were not judged.',

@@ -466,6 +466,7 @@ export function systemHostOf(item: unknown): SystemHostResult | null {
     typeof h.address === 'string' &&
     isIP(h.address) !== 0 &&
     text(h.hostname, 255) &&
+    (h.answered === undefined || typeof h.answered === 'boolean') &&
     ports(h.openPorts) &&
     (h.closedPorts === null || ports(h.closedPorts, 64)) &&
     Number.isInteger(h.filtered) &&
@@ -480,6 +481,8 @@ export function systemHostOf(item: unknown): SystemHostResult | null {
   return {
     address: h.address as string,
     hostname: h.hostname as string | null,
+    // Older nodes do not say: they reported only hosts they took for up.
+    answered: h.answered !== false,
     openPorts: h.openPorts as number[],
     closedPorts: h.closedPorts as number[] | null,
     filtered: h.filtered as number,

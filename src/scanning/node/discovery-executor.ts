@@ -1,6 +1,7 @@
 import { discover, type NeighbourTable, validateDiscoveryTemplate } from '../discovery/index.js';
 import { compilePolicy, countAddresses, expandTargets, type Resolver } from '../targets/index.js';
 import type { DiscoverySpec, RunExecutor, ScanTarget } from '../types.js';
+import { RunRefusalReport, unresolved } from './refusals.js';
 
 export interface DiscoveryExecutorOptions {
   /** PTR lookups (default: the system's resolver). */
@@ -22,8 +23,9 @@ export function discoveryExecutor(options: DiscoveryExecutorOptions = {}): RunEx
     const policy = compilePolicy(spec.policy);
     // Addresses a host-name target resolved to, by name: allowed when the policy allows the name.
     const allowedNames = new Map<string, string[]>();
+    const refusals = new RunRefusalReport(context);
     const expanded = expandTargets(spec.targets, spec.exclusions, options.resolve, (name, _target, error) =>
-      context.log('target name did not resolve', { name, error: String(error) }),
+      refusals.refused(name, unresolved(name, error)),
     );
     async function* addresses() {
       for await (const a of expanded) {
@@ -37,11 +39,12 @@ export function discoveryExecutor(options: DiscoveryExecutorOptions = {}): RunEx
       check: (address) => policy.checkAddress(address, allowedNames),
       onHost: (host) => context.emit([host]),
       onProgress: (progress) => context.progress(progress),
-      onRefused: (address, refusal) => context.log('address refused', { address, rule: refusal.rule }),
+      onRefused: refusals.refused,
       ...(options.reverse ? { reverse: options.reverse } : {}),
       ...(options.neighbours ? { neighbours: options.neighbours } : {}),
     });
     context.log('discovery finished', { ...counts });
+    await refusals.finish(counts.done - counts.refused);
   };
 }
 

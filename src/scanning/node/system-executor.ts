@@ -3,6 +3,7 @@ import { nmapAvailable } from '../discovery/index.js';
 import { systemScan, validateSystemTemplate } from '../system/index.js';
 import { compilePolicy, expandTargets, type Resolver } from '../targets/index.js';
 import type { RunExecutor, ScanTarget, SystemSpec } from '../types.js';
+import { RunRefusalReport, unresolved } from './refusals.js';
 
 export interface SystemExecutorOptions {
   /** Forward lookups of host-name targets (default: the system's resolver). */
@@ -23,8 +24,9 @@ export function systemExecutor(options: SystemExecutorOptions = {}): RunExecutor
     const policy = compilePolicy(spec.policy);
     const allowedNames = new Map<string, string[]>();
     const hostnames = new Map<string, string>();
+    const refusals = new RunRefusalReport(context);
     const expanded = expandTargets(spec.targets, spec.exclusions, options.resolve, (name, _target, error) =>
-      context.log('target name did not resolve', { name, error: String(error) }),
+      refusals.refused(name, unresolved(name, error)),
     );
     async function* addresses() {
       for await (const a of expanded) {
@@ -48,10 +50,11 @@ export function systemExecutor(options: SystemExecutorOptions = {}): RunExecutor
       portsOverride: spec.portsOverride ?? null,
       onHost: (host) => context.emit([host]),
       onProgress: (progress) => context.progress(progress),
-      onRefused: (address, refusal) => context.log('address refused', { address, rule: refusal.rule }),
+      onRefused: refusals.refused,
       log: (message, details) => context.log(message, details),
     });
     context.log('system scan finished', { ...counts });
+    await refusals.finish(counts.scanned);
   };
 }
 

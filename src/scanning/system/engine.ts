@@ -4,6 +4,8 @@
 // when a budget runs out; what was not reached is listed as unscanned.
 
 import { performance } from 'node:perf_hooks';
+import { sleep } from '../discovery/limits.js';
+import { type NeighbourTable, readNeighbours } from '../discovery/neighbours.js';
 import { type HostPorts, scanPorts } from '../ports/index.js';
 import { endpointTlsChecks, probeTls } from '../tls/index.js';
 import type {
@@ -30,6 +32,8 @@ export interface SystemScanOptions {
   nmapPath?: string | null;
   /** address → the name the target was given by (SNI, certificate name). */
   hostnames?: Map<string, string>;
+  /** The neighbour table (ARP/NDP); default `ip -j neigh`, /proc/net/arp without iproute2. */
+  neighbours?(): Promise<NeighbourTable>;
   onHost(result: SystemHostResult): void | Promise<void>;
   onRefused?(address: string, refusal: TargetRefusal): void;
   onProgress?(p: ScanProgress): void;
@@ -41,6 +45,10 @@ export interface SystemScanResult {
   refused: number;
   budgetExhausted: 'run' | null;
 }
+
+/** How long to wait for the kernel to re-check a known neighbour (DELAY 5 s, then 3 probes of 1 s). */
+const NEIGHBOUR_RECHECK_MS = 9000;
+const NEIGHBOUR_POLL_MS = 1000;
 
 /** Hosts whose open ports are examined at once (each with its own lanes, up to 8 ports). */
 const HOSTS_EXAMINED_AT_ONCE = 4;
@@ -132,6 +140,7 @@ async function examineHost(
   const host: SystemHostResult = {
     address: ports.address,
     hostname,
+    answered: ports.open.length + ports.closed > 0 || (await answeredArp(ports.address, options)),
     openPorts: ports.open,
     closedPorts: ports.closedPorts,
     filtered: ports.filtered,
@@ -188,6 +197,24 @@ async function examineHost(
   host.unscannedPorts.sort((a, b) => a - b);
   host.checks.sort((a, b) => (a.port ?? 0) - (b.port ?? 0) || a.checkId.localeCompare(b.checkId));
   return host;
+}
+
+/**
+ * Whether a host that let every probe go unanswered answered ARP/NDP: the kernel asked before the
+ * first probe, so a host on the node's own segment that drops every packet is there (as nmap
+ * counts a local host that answers ARP), and a dead address has a failed or incomplete entry.
+ * Off the node's segment no entry says anything: the host did not answer. A known neighbour the
+ * kernel is checking again (DELAY, PROBE) is waited for.
+ */
+async function answeredArp(address: string, options: SystemScanOptions): Promise<boolean> {
+  const read = options.neighbours ?? readNeighbours;
+  let entry = (await read()).get(address);
+  const until = performance.now() + NEIGHBOUR_RECHECK_MS;
+  while (entry?.state === 'pending' && performance.now() < until && !options.signal.aborted) {
+    await sleep(NEIGHBOUR_POLL_MS, options.signal).catch(() => undefined);
+    entry = (await read()).get(address);
+  }
+  return entry?.state === 'reachable';
 }
 
 /** The TLS checks of a port that spoke TLS, within what is left of its budget. */

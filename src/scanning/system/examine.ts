@@ -37,7 +37,8 @@ const ANSWER_WAIT_MS = 3000;
 /** How long a goodbye (`221`) is waited for before the connection is closed anyway. */
 const QUIT_WAIT_MS = 1000;
 
-const SUGGESTED: ReadonlyMap<number, ProbeName> = new Map([
+/** The probe each port suggests: the ports whose services Rampart's fingerprints expect there. */
+export const SUGGESTED: ReadonlyMap<number, ProbeName> = new Map([
   ...[80, 81, 591, 3000, 5000, 5601, 8000, 8008, 8080, 8081, 8088, 8888, 9000, 9090, 9200].map(
     (p) => [p, 'http'] as const,
   ),

@@ -53,6 +53,35 @@ export const LOOPBACK: readonly Block[] = [
   { interval: cidrInterval(6, 1n, 128), what: 'the loopback address ::1' },
 ];
 
+/**
+ * Host names that mean loopback whatever a resolver says: RFC 6761 keeps `localhost` and every
+ * name below it for loopback, and systems name ::1 and 127.0.0.1 in /etc/hosts with these (Debian
+ * `ip6-localhost`, `ip6-loopback`; Red Hat `localhost.localdomain`, `localhost4`, `localhost6`).
+ */
+const LOOPBACK_NAMES = new Set([
+  'localhost',
+  'ip6-localhost',
+  'ip6-loopback',
+  'localhost.localdomain',
+  'localhost4',
+  'localhost4.localdomain4',
+  'localhost6',
+  'localhost6.localdomain6',
+]);
+
+/**
+ * How a host name (or a `*.` wildcard) means loopback, as a sentence about it, or null. Judged on
+ * the text, lower-cased and without a trailing dot, before any lookup: a resolver is not asked.
+ */
+export function loopbackName(text: string): string | null {
+  const name = text.trim().toLowerCase().replace(/\.$/, '');
+  const bare = name.startsWith('*.') ? name.slice(2) : name;
+  if (LOOPBACK_NAMES.has(bare)) return `${text.trim()} names the loopback address`;
+  if (bare.endsWith('.localhost'))
+    return `${text.trim()} is a name under localhost, which means loopback (RFC 6761)`;
+  return null;
+}
+
 /** 64:ff9b::/96, the well-known NAT64 prefix (RFC 6052). */
 export const NAT64 = cidrInterval(6, 0x64ff9bn << 96n, 96);
 

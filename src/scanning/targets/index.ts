@@ -11,6 +11,7 @@ export {
   checkTarget,
   compilePolicy,
   entrySize,
+  isLoopbackAddress,
   MAX_TARGET_ADDRESSES,
   NOTHING_ALLOWED,
 } from './policy.js';

@@ -3,7 +3,7 @@
 // compiled policy before it sends anything to it.
 import type { TargetPolicy, TargetRefusal } from '../types.js';
 import { formatInterval, type Interval, IntervalSet, parseAddress, sizeOf } from './addresses.js';
-import { ALWAYS_REFUSED, blockOverlap, LOOPBACK } from './blocks.js';
+import { ALWAYS_REFUSED, blockOverlap, LOOPBACK, loopbackName } from './blocks.js';
 import { isRefusal, type ParsedTarget, parseTarget } from './parse.js';
 
 /** One target at most a /16: 65,536 addresses, in IPv4 and IPv6 alike. */
@@ -79,6 +79,8 @@ export function compilePolicy(policy: TargetPolicy): CompiledPolicy {
   };
 
   const checkTarget = (text: string, exclusions: string[] = []): TargetRefusal | null => {
+    const named = nameRefusal(text, policy.allowLoopback);
+    if (named) return named;
     const parsed = parseTarget(text);
     if (isRefusal(parsed)) return parsed;
     if (parsed.kind === 'wildcard')
@@ -148,6 +150,24 @@ export function blockRefusal(text: string, interval: Interval, allowLoopback: bo
   return null;
 }
 
+/** Whether an address (text) is a loopback one: 127.0.0.0/8, ::1, or their IPv4-mapped forms. */
+export function isLoopbackAddress(text: string): boolean {
+  const address = parseAddress(text.trim());
+  if (!address) return false;
+  const point: Interval = { family: address.family, first: address.value, last: address.value };
+  return blockOverlap(text, point, LOOPBACK) !== null;
+}
+
+/** The refusal for a host name that means loopback (`localhost`, `*.localhost`, …), unless allowed. */
+export function nameRefusal(text: string, allowLoopback: boolean): TargetRefusal | null {
+  const loopback = allowLoopback ? null : loopbackName(text);
+  if (!loopback) return null;
+  return {
+    rule: 'Loopback',
+    message: `${loopback}, which is scanned only when the server sets RAMPART_SCAN_ALLOW_LOOPBACK=true.`,
+  };
+}
+
 export function targetSet(texts: readonly string[]): TargetSet {
   const ranges: Interval[] = [];
   const set: TargetSet = { ranges: new IntervalSet(), names: new Set(), suffixes: [], texts: [...texts] };
@@ -190,6 +210,10 @@ export function checkPolicyEntry(
   text: string,
   allowLoopback: boolean,
 ): { target: string; addressCount: number | null } | TargetRefusal {
+  if (kind === 'Allowed') {
+    const named = nameRefusal(text, allowLoopback);
+    if (named) return named;
+  }
   const parsed = parseTarget(text);
   if (isRefusal(parsed)) return parsed;
   if (kind === 'Allowed' && parsed.kind === 'range') {

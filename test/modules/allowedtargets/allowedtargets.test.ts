@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AllowedTargetRepository } from '../../../src/modules/allowedtargets/repository.js';
+import { AllowedTargetsService } from '../../../src/modules/allowedtargets/service.js';
 import { AppError } from '../../../src/problems/app-error.js';
 import { authHeaders, buildTestApp, type Credentials, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
@@ -163,6 +165,12 @@ describe.each(DB_KINDS)('allowed scan targets [%s]', (kind) => {
     ['fe80::/64', 'TooLarge', 'addresses'],
     ['fe80::1', 'AlwaysRefused', 'IPv6 link-local'],
     ['127.0.0.1', 'Loopback', 'RAMPART_SCAN_ALLOW_LOOPBACK=true'],
+    // Issue 23, item 14: names that mean loopback are refused like its addresses.
+    ['localhost', 'Loopback', 'localhost names the loopback address'],
+    ['localhost.', 'Loopback', 'RAMPART_SCAN_ALLOW_LOOPBACK=true'],
+    ['ip6-localhost', 'Loopback', 'loopback'],
+    ['api.localhost', 'Loopback', 'RFC 6761'],
+    ['*.localhost', 'Loopback', 'loopback'],
   ])('refuses to allow %s (422 naming /Target, rule %s)', async (target, rule, words) => {
     const res = await add(admin, { Kind: 'Allowed', Target: target });
     const problem = expectRefused(res, 422, 'scan-target-refused', '/Target', words);
@@ -388,5 +396,81 @@ describe.each(DB_KINDS)('allowed scan targets with RAMPART_SCAN_ALLOW_LOOPBACK=t
     await expect(
       t.services.allowedTargets.assertAllowed(ctx, [{ range: '169.254.169.254' }], []),
     ).rejects.toMatchObject({ fields: [{ field: ['scanTargets', '0', 'range'] }] });
+  });
+});
+
+// Issue 23, item 14: a host name whose addresses are loopback is refused when the scan is saved,
+// as `localhost` is; a name that does not resolve (yet) is left to the node, which names it.
+describe.each(DB_KINDS)('scan targets that resolve to loopback [%s]', (kind) => {
+  let tdb: TestDatabase;
+  let t: TestApp;
+  const names: Record<string, string[]> = {
+    'db.lab.example.com': ['127.0.0.1'],
+    'six.lab.example.com': ['198.18.7.1', '::1'],
+    'web.lab.example.com': ['198.18.7.2'],
+  };
+  // DNS stands in for the organisation's resolver: the test decides what each name resolves to.
+  const resolve = async (name: string): Promise<string[]> => {
+    const found = names[name];
+    if (!found) throw new Error(`${name}: no such name`);
+    return found;
+  };
+
+  beforeAll(async () => {
+    tdb = await newTestDatabase(kind);
+    t = await buildTestApp(tdb.database);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await tdb?.drop();
+  });
+
+  it('refuses a name that resolves to loopback on save, naming the address; lets the others through', async () => {
+    const service = new AllowedTargetsService(
+      new AllowedTargetRepository(tdb.database.db),
+      t.services.audit,
+      t.clock.fn,
+      {
+        allowLoopback: false,
+        resolve,
+      },
+    );
+    const ctx = { organizationId: t.org.id, actor: { type: 'system' as const, id: null } };
+    await service.create(ctx, { kind: 'Allowed', target: '*.lab.example.com' });
+    await expect(service.assertAllowed(ctx, [{ range: 'web.lab.example.com' }], [])).resolves.toBeUndefined();
+    await expect(
+      service.assertAllowed(ctx, [{ range: 'gone.lab.example.com' }], []),
+    ).resolves.toBeUndefined();
+    const refusal = await service
+      .assertAllowed(
+        ctx,
+        [{ range: 'web.lab.example.com' }, { range: 'db.lab.example.com' }, { range: 'six.lab.example.com' }],
+        [],
+      )
+      .catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(AppError);
+    expect((refusal as AppError).fields).toEqual([
+      {
+        field: ['scanTargets', '1', 'range'],
+        message:
+          'Loopback: db.lab.example.com resolves to 127.0.0.1, a loopback address, which is scanned only when the server sets RAMPART_SCAN_ALLOW_LOOPBACK=true.',
+      },
+      {
+        field: ['scanTargets', '2', 'range'],
+        message:
+          'Loopback: six.lab.example.com resolves to ::1, a loopback address, which is scanned only when the server sets RAMPART_SCAN_ALLOW_LOOPBACK=true.',
+      },
+    ]);
+    // Where the server allows loopback, the name is judged like any other.
+    const open = new AllowedTargetsService(
+      new AllowedTargetRepository(tdb.database.db),
+      t.services.audit,
+      t.clock.fn,
+      {
+        allowLoopback: true,
+        resolve,
+      },
+    );
+    await expect(open.assertAllowed(ctx, [{ range: 'db.lab.example.com' }], [])).resolves.toBeUndefined();
   });
 });

@@ -24,6 +24,7 @@ describe.each(DB_KINDS)('findings of a Rampart scan [%s]', (kind) => {
   const telnet = (address: string) => ({
     address,
     hostname: null,
+    answered: true,
     openPorts: [23],
     closedPorts: [],
     filtered: 0,

@@ -49,6 +49,8 @@ describe.each(DB_KINDS)('scan groups [%s]', (kind) => {
     const results: SystemHostResult[] = targets.map((address) => ({
       address,
       hostname: null,
+      // Up, with no port open: it answered ARP.
+      answered: true,
       openPorts: [],
       closedPorts: [],
       filtered: 0,

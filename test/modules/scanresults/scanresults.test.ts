@@ -53,6 +53,7 @@ function host(address: string, extra: Partial<SystemHostResult> = {}): SystemHos
   return {
     address,
     hostname: null,
+    answered: true,
     openPorts: [23, 80],
     closedPorts: [],
     filtered: 0,

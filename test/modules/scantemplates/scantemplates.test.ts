@@ -151,6 +151,36 @@ describe.each(DB_KINDS)('scan templates [%s]', (kind) => {
     expect(change.json().errors[0].path).toBe('/Kind');
   });
 
+  it('checks Settings against its own Kind only: errors of an over-long port list name that kind alone', async () => {
+    const tooMany = Array.from({ length: 1025 }, (_, i) => i + 1);
+    const res = await call('POST', '/scantemplates', admin, {
+      Name: 'Too many',
+      Settings: { ...SETTINGS, Ports: tooMany },
+    });
+    expect(res.statusCode, res.body).toBe(400);
+    const problem = res.json();
+    expect(problem.detail).toBe('body /Settings/Ports: must NOT have more than 1024 items');
+    expect(problem.errors.map((e: { path: string }) => e.path)).toEqual(['/Settings/Ports']);
+    // The same for a System template's over-long port text, and a Kind that is not one.
+    const system = await call('POST', '/scantemplates', admin, {
+      Kind: 'System',
+      Name: 'Long text',
+      Settings: { Ports: '1,'.repeat(2500), TimeoutMs: 1000 },
+    });
+    expect(system.statusCode, system.body).toBe(400);
+    const paths = system.json().errors.map((e: { path: string }) => e.path);
+    expect(paths).toContain('/Settings/Ports');
+    expect(paths.every((p: string) => p.startsWith('/Settings'))).toBe(true);
+    expect(system.body).not.toMatch(/ReverseDns|RequestTimeoutMs/);
+    const web = await call('POST', '/scantemplates', admin, { Kind: 'Web', Name: 'Empty', Settings: {} });
+    expect(web.statusCode).toBe(400);
+    expect(web.body).toContain('RequestTimeoutMs');
+    expect(web.body).not.toMatch(/ReverseDns|PortBudgetMs/);
+    const nope = await call('POST', '/scantemplates', admin, { Kind: 'Nope', Name: 'N', Settings: SETTINGS });
+    expect(nope.statusCode).toBe(400);
+    expect(nope.json().errors[0].path).toBe('/Kind');
+  });
+
   it('lets an Admin create, change and delete a template of their own, in their organisation only', async () => {
     const created = await call('POST', '/scantemplates', admin, { Name: 'Lab sweep', Settings: SETTINGS });
     expect(created.statusCode).toBe(201);

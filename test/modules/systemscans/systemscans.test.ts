@@ -17,6 +17,7 @@ function host(address: string, extra: Partial<SystemHostResult> = {}): SystemHos
   return {
     address,
     hostname: null,
+    answered: true,
     openPorts: [23, 80],
     closedPorts: [],
     filtered: 0,
@@ -125,6 +126,9 @@ describe.each(DB_KINDS)('system scans [%s]', (kind) => {
       [{ Name: 'x', ScanTargets: [] }, 400, 'ScanTargets'],
       [{ Name: ' ', ScanTargets: [{ Range: '198.18.30.1' }] }, 400, 'Name'],
       [{ Name: 'x', ScanTargets: [{ Range: '10.0.0.0/24' }] }, 422, 'NotAllowed'],
+      // Issue 23, item 14: a name that means loopback is refused like 127.0.0.1.
+      [{ Name: 'x', ScanTargets: [{ Range: 'localhost' }] }, 422, 'Loopback'],
+      [{ Name: 'x', ScanTargets: [{ Range: 'db.localhost.' }] }, 422, 'Loopback'],
       [{ Name: 'x', ScanTargets: [{ Range: '198.18.30.1' }], TemplateId: 'nope' }, 400, 'TemplateId'],
       // A discovery template is not a system one.
       [
@@ -267,6 +271,83 @@ describe.each(DB_KINDS)('system scans [%s]', (kind) => {
     const back = await runWith(id, [host(address)]);
     expect(back.Import.Counts.Reopened).toBe(1);
     expect((await findingsOn(address)).find((f) => f.Id === telnetId)?.State).toBe('Reopened');
+  });
+
+  it('names the addresses the node refused in the run (issue 23, item 14)', async () => {
+    const scan = await call('POST', '/systemscans', manager, {
+      Name: 'Partly refused',
+      ScanTargets: [{ Range: '198.18.30.64/28' }],
+    });
+    const id = scan.json().Id;
+    const refused = {
+      refused: true,
+      address: '198.18.30.66',
+      rule: 'Excluded',
+      message: '198.18.30.66 is excluded from scans.',
+    };
+    const report = await runWith(id, [
+      host('198.18.30.65'),
+      refused,
+      // Junk in the refused shape is dropped like any junk.
+      { refused: true, address: 'x', rule: 'Whatever', message: 'no' },
+    ]);
+    expect(report.Run.State).toBe('Completed');
+    expect(report.Run.Refused).toEqual({
+      Count: 1,
+      Addresses: [
+        { Address: '198.18.30.66', Rule: 'Excluded', Message: '198.18.30.66 is excluded from scans.' },
+      ],
+    });
+    expect(report.Hosts.map((h: { IpAddress: string }) => h.IpAddress)).toEqual(['198.18.30.65']);
+    const listed = (await call('GET', `/systemscans/${id}`, reader)).json();
+    expect(listed.LastRun.Refused.Count).toBe(1);
+    const run = (await call('GET', `/scanruns/${report.Run.Id}`, reader)).json();
+    expect(run.Refused.Addresses[0].Address).toBe('198.18.30.66');
+  });
+
+  it('a host that did not answer is reported so, and is neither an asset nor seen (issue 23, item 11)', async () => {
+    const scan = await call('POST', '/systemscans', manager, {
+      Name: 'Dead hosts',
+      ScanTargets: [{ Range: '198.18.30.80/28' }],
+    });
+    const id = scan.json().Id;
+    const [live, dead] = ['198.18.30.81', '198.18.30.82'];
+    await runWith(id, [host(live)]);
+    const assetOf = async (address: string) =>
+      (await call('GET', `/assets?Search=${address}`, reader))
+        .json()
+        .Items.find((a: { IpAddresses: string[] }) => a.IpAddresses.includes(address));
+    const before = await assetOf(live);
+    expect(before).toBeDefined();
+    const silent = (address: string) =>
+      host(address, {
+        answered: false,
+        openPorts: [],
+        closedPorts: [],
+        filtered: 1000,
+        services: [],
+        checks: [],
+      });
+    const report = await runWith(id, [silent(live), silent(dead)]);
+    expect(report.Run.State).toBe('Completed');
+    expect(
+      report.Hosts.map((h: { IpAddress: string; Answered: boolean }) => [h.IpAddress, h.Answered]),
+    ).toEqual([
+      [live, false],
+      [dead, false],
+    ]);
+    expect(await assetOf(dead)).toBeUndefined();
+    const after = await assetOf(live);
+    expect(after.LastSeen).toBe(before.LastSeen);
+    // Nothing was learnt of its ports: its findings stay open.
+    expect(report.Import.Counts.Fixed).toBe(0);
+    expect((await findingsOn(live)).every((f) => f.State !== 'Fixed')).toBe(true);
+    // A host that answers with no port open (a refusal, an ARP answer) is still seen.
+    const quiet = await runWith(id, [
+      host(live, { openPorts: [], services: [], checks: [], closedPorts: [22] }),
+    ]);
+    expect(quiet.Hosts[0].Answered).toBe(true);
+    expect((await assetOf(live)).LastSeen).not.toBe(before.LastSeen);
   });
 
   it('start and stop: 409 while a run is queued, Stopped after', async () => {

@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtInExecutors } from '../../../src/scanning/node/executors.js';
 import { systemExecutor } from '../../../src/scanning/node/system-executor.js';
-import type { RunContext, ScanProgress, SystemHostResult, SystemSpec } from '../../../src/scanning/types.js';
+import {
+  type RunContext,
+  refusedAddressOf,
+  type ScanProgress,
+  type SystemHostResult,
+  type SystemSpec,
+} from '../../../src/scanning/types.js';
 import { type Running, tcpServer } from './servers.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -63,19 +69,44 @@ describe('the System executor', () => {
     const allowed = await sshServer('127.0.0.1');
     const ctx = context();
     await systemExecutor({ now: () => new Date('2031-01-01T00:00:00Z') })(spec(allowed.port), ctx.run);
-    const hosts = ctx.emitted as SystemHostResult[];
+    const hosts = ctx.emitted.filter((i) => !refusedAddressOf(i)) as SystemHostResult[];
     expect(hosts.map((h) => h.address)).toEqual(['127.0.0.1']);
     expect(hosts[0]!.checks.map((c) => c.checkId)).toContain('ssh.protocol-1');
     expect(ctx.logs.some(([m, d]) => m === 'address refused' && d?.address === '127.0.0.2')).toBe(true);
+    // The refusal is a result too, so that the run names it (issue 23, item 14).
+    expect(ctx.emitted.map(refusedAddressOf).filter(Boolean)).toEqual([
+      {
+        refused: true,
+        address: '127.0.0.2',
+        rule: 'NotAllowed',
+        message: '127.0.0.2 is not inside the allowed scan targets.',
+      },
+    ]);
     expect(ctx.progress.at(-1)).toEqual({ done: 2, total: 2, found: 1 });
     expect(ctx.logs.at(-1)?.[0]).toBe('system scan finished');
+  });
+
+  it('fails a run whose every address was refused, naming them, rather than end it clean (issue 23, item 14)', async () => {
+    const ctx = context();
+    const run = spec(22, {
+      targets: [{ range: '127.0.0.2' }, { range: 'nowhere.lab.test' }],
+      policy: { allowed: ['127.0.0.1/32', 'nowhere.lab.test'], excluded: [], allowLoopback: false },
+    });
+    const resolve = async (name: string): Promise<string[]> => {
+      throw new Error(`no such name ${name}`);
+    };
+    await expect(systemExecutor({ resolve })(run, ctx.run)).rejects.toThrow(
+      /^Nothing was scanned: every address of this run was refused \(2\)\. 127\.0\.0\.2 is in the loopback block 127\.0\.0\.0\/8, which is scanned only when the server sets RAMPART_SCAN_ALLOW_LOOPBACK=true\. The host name nowhere\.lab\.test did not resolve \(no such name nowhere\.lab\.test\)\.$/,
+    );
+    expect(ctx.emitted.map((i) => refusedAddressOf(i)?.rule)).toEqual(['Loopback', 'Unresolved']);
   });
 
   it('honours portsOverride', async () => {
     const server = await sshServer('127.0.0.1');
     const ctx = context();
     await systemExecutor()(spec(1, { portsOverride: String(server.port) }), ctx.run);
-    expect((ctx.emitted as SystemHostResult[])[0]!.openPorts).toEqual([server.port]);
+    const hosts = ctx.emitted.filter((i) => !refusedAddressOf(i)) as SystemHostResult[];
+    expect(hosts[0]!.openPorts).toEqual([server.port]);
   });
 
   it('asks for nmap only when the template wants it, and says when it is missing', async () => {

@@ -2041,7 +2041,7 @@ export interface paths {
          * The organisation’s allowed scan targets and exclusions, newest first
          * @description Each organisation keeps the ranges and host names its scans may reach, and exclusions carved out of them. **Empty by default: nothing may be scanned until an Admin allows a range.**
          *
-         *     Always refused, whatever the entries say: multicast (224.0.0.0/4, ff00::/8), broadcast 255.255.255.255, link-local (169.254.0.0/16 with the cloud metadata address 169.254.169.254, fe80::/10), reserved 240.0.0.0/4, unspecified (0.0.0.0/8, ::); IPv4-mapped IPv6 forms are judged as their IPv4 address. Loopback (127.0.0.0/8, ::1) only when the server sets `RAMPART_SCAN_ALLOW_LOOPBACK=true`. One target holds at most 65,536 addresses (a /16).
+         *     Always refused, whatever the entries say: multicast (224.0.0.0/4, ff00::/8), broadcast 255.255.255.255, link-local (169.254.0.0/16 with the cloud metadata address 169.254.169.254, fe80::/10), reserved 240.0.0.0/4, unspecified (0.0.0.0/8, ::); IPv4-mapped IPv6 forms are judged as their IPv4 address. Loopback (127.0.0.0/8, ::1, and names that mean it: `localhost`, names under `.localhost`, `ip6-localhost`, …) only when the server sets `RAMPART_SCAN_ALLOW_LOOPBACK=true`. One target holds at most 65,536 addresses (a /16).
          *
          *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
          */
@@ -2051,7 +2051,7 @@ export interface paths {
          * Allow a scan target, or exclude one
          * @description Each organisation keeps the ranges and host names its scans may reach, and exclusions carved out of them. **Empty by default: nothing may be scanned until an Admin allows a range.**
          *
-         *     Always refused, whatever the entries say: multicast (224.0.0.0/4, ff00::/8), broadcast 255.255.255.255, link-local (169.254.0.0/16 with the cloud metadata address 169.254.169.254, fe80::/10), reserved 240.0.0.0/4, unspecified (0.0.0.0/8, ::); IPv4-mapped IPv6 forms are judged as their IPv4 address. Loopback (127.0.0.0/8, ::1) only when the server sets `RAMPART_SCAN_ALLOW_LOOPBACK=true`. One target holds at most 65,536 addresses (a /16).
+         *     Always refused, whatever the entries say: multicast (224.0.0.0/4, ff00::/8), broadcast 255.255.255.255, link-local (169.254.0.0/16 with the cloud metadata address 169.254.169.254, fe80::/10), reserved 240.0.0.0/4, unspecified (0.0.0.0/8, ::); IPv4-mapped IPv6 forms are judged as their IPv4 address. Loopback (127.0.0.0/8, ::1, and names that mean it: `localhost`, names under `.localhost`, `ip6-localhost`, …) only when the server sets `RAMPART_SCAN_ALLOW_LOOPBACK=true`. One target holds at most 65,536 addresses (a /16).
          *
          *     The target is stored in its canonical form (`10.0.0.0-10.0.0.255` becomes `10.0.0.0/24`). 422 `scan-target-refused` naming `/Target` when it is malformed, larger than a /16 or always refused; 409 when the organisation already has it.
          *
@@ -2099,7 +2099,7 @@ export interface paths {
          * Check scan targets against the organisation’s allowed targets
          * @description Each organisation keeps the ranges and host names its scans may reach, and exclusions carved out of them. **Empty by default: nothing may be scanned until an Admin allows a range.**
          *
-         *     Always refused, whatever the entries say: multicast (224.0.0.0/4, ff00::/8), broadcast 255.255.255.255, link-local (169.254.0.0/16 with the cloud metadata address 169.254.169.254, fe80::/10), reserved 240.0.0.0/4, unspecified (0.0.0.0/8, ::); IPv4-mapped IPv6 forms are judged as their IPv4 address. Loopback (127.0.0.0/8, ::1) only when the server sets `RAMPART_SCAN_ALLOW_LOOPBACK=true`. One target holds at most 65,536 addresses (a /16).
+         *     Always refused, whatever the entries say: multicast (224.0.0.0/4, ff00::/8), broadcast 255.255.255.255, link-local (169.254.0.0/16 with the cloud metadata address 169.254.169.254, fe80::/10), reserved 240.0.0.0/4, unspecified (0.0.0.0/8, ::); IPv4-mapped IPv6 forms are judged as their IPv4 address. Loopback (127.0.0.0/8, ::1, and names that mean it: `localhost`, names under `.localhost`, `ip6-localhost`, …) only when the server sets `RAMPART_SCAN_ALLOW_LOOPBACK=true`. One target holds at most 65,536 addresses (a /16).
          *
          *     What a scan would be refused for, target by target, with the addresses it would scan: the new-scan page validates as you type. Nothing is stored. A malformed scan-wide exclusion answers 422 `scan-target-refused` naming `/Exclusions/<n>`.
          *
@@ -12809,6 +12809,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why it failed or stopped. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             StopRequested: boolean;
                             /** Format: date-time */
                             CreatedAt: string;
@@ -13001,6 +13014,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why it failed or stopped. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         StopRequested: boolean;
                         /** Format: date-time */
                         CreatedAt: string;
@@ -13208,6 +13234,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why it failed or stopped. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         StopRequested: boolean;
                         /** Format: date-time */
                         CreatedAt: string;
@@ -13777,6 +13816,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why it failed or stopped. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         StopRequested: boolean;
                         /** Format: date-time */
                         CreatedAt: string;
@@ -15234,6 +15286,19 @@ export interface operations {
                                 FinishedAt: string | null;
                                 /** @description Why a Failed run failed. */
                                 Error: string | null;
+                                /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                                Refused: {
+                                    /** @description Addresses the node refused in this attempt. */
+                                    Count: number;
+                                    /** @description The first 100 of them. */
+                                    Addresses: {
+                                        /** @description The address, or a target name that did not resolve. */
+                                        Address: string;
+                                        /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                        Rule: string;
+                                        Message: string;
+                                    }[];
+                                };
                                 /** Format: date-time */
                                 CreatedAt: string;
                             } | null;
@@ -15494,6 +15559,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -15737,6 +15815,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -16014,6 +16105,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -16361,6 +16465,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why a Failed run failed. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         /** Format: date-time */
                         CreatedAt: string;
                     };
@@ -16526,6 +16643,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why a Failed run failed. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         /** Format: date-time */
                         CreatedAt: string;
                     };
@@ -16918,6 +17048,19 @@ export interface operations {
                                 FinishedAt: string | null;
                                 /** @description Why a Failed run failed. */
                                 Error: string | null;
+                                /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                                Refused: {
+                                    /** @description Addresses the node refused in this attempt. */
+                                    Count: number;
+                                    /** @description The first 100 of them. */
+                                    Addresses: {
+                                        /** @description The address, or a target name that did not resolve. */
+                                        Address: string;
+                                        /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                        Rule: string;
+                                        Message: string;
+                                    }[];
+                                };
                                 /** Format: date-time */
                                 CreatedAt: string;
                             } | null;
@@ -17162,6 +17305,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -17395,6 +17551,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -17656,6 +17825,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -18002,6 +18184,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why a Failed run failed. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         /** Format: date-time */
                         CreatedAt: string;
                     };
@@ -18167,6 +18362,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why a Failed run failed. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         /** Format: date-time */
                         CreatedAt: string;
                     };
@@ -18333,6 +18541,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         };
@@ -18345,6 +18566,8 @@ export interface operations {
                         Hosts: {
                             IpAddress: string;
                             Hostname: string | null;
+                            /** @description False: the host did not answer (no port accepted or refused a connection, and no ARP/NDP answer on the node’s segment). It is not made an asset, its LastSeen does not move and its findings are not judged. */
+                            Answered: boolean;
                             OpenPorts: number[];
                             /** @description Not scanned because a budget ran out: their earlier findings were not judged. */
                             UnscannedPorts: number[];
@@ -20220,6 +20443,19 @@ export interface operations {
                                 FinishedAt: string | null;
                                 /** @description Why a Failed run failed. */
                                 Error: string | null;
+                                /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                                Refused: {
+                                    /** @description Addresses the node refused in this attempt. */
+                                    Count: number;
+                                    /** @description The first 100 of them. */
+                                    Addresses: {
+                                        /** @description The address, or a target name that did not resolve. */
+                                        Address: string;
+                                        /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                        Rule: string;
+                                        Message: string;
+                                    }[];
+                                };
                                 /** Format: date-time */
                                 CreatedAt: string;
                             } | null;
@@ -20447,6 +20683,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -20677,6 +20926,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -20921,6 +21183,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         } | null;
@@ -21268,6 +21543,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why a Failed run failed. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         /** Format: date-time */
                         CreatedAt: string;
                     };
@@ -21433,6 +21721,19 @@ export interface operations {
                         FinishedAt: string | null;
                         /** @description Why a Failed run failed. */
                         Error: string | null;
+                        /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                        Refused: {
+                            /** @description Addresses the node refused in this attempt. */
+                            Count: number;
+                            /** @description The first 100 of them. */
+                            Addresses: {
+                                /** @description The address, or a target name that did not resolve. */
+                                Address: string;
+                                /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                Rule: string;
+                                Message: string;
+                            }[];
+                        };
                         /** Format: date-time */
                         CreatedAt: string;
                     };
@@ -21599,6 +21900,19 @@ export interface operations {
                             FinishedAt: string | null;
                             /** @description Why a Failed run failed. */
                             Error: string | null;
+                            /** @description Addresses the scan node refused to send anything to (loopback, outside the allowed targets, …) and names that did not resolve. A run that refused every address ends Failed, naming them. */
+                            Refused: {
+                                /** @description Addresses the node refused in this attempt. */
+                                Count: number;
+                                /** @description The first 100 of them. */
+                                Addresses: {
+                                    /** @description The address, or a target name that did not resolve. */
+                                    Address: string;
+                                    /** @description Why: Loopback, AlwaysRefused, NotAllowed, Excluded, Unresolved (a name that did not resolve), Syntax, TooLarge. */
+                                    Rule: string;
+                                    Message: string;
+                                }[];
+                            };
                             /** Format: date-time */
                             CreatedAt: string;
                         };

@@ -35,6 +35,7 @@ import { LoadMore } from '../../components/LoadMore';
 import { PageSkeleton, TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { IconArrowLeft, IconPencil, IconTrash } from '../../icons';
+import { RefusedAddresses } from '../scans/ScanParts';
 import { RunButtons, RunProgress } from './DiscoveryScansPage';
 import { RunStateBadge } from './RunStateBadge';
 import { ScanFormModal } from './ScanFormModal';
@@ -96,6 +97,7 @@ function ScanView({ scan }: { scan: DiscoveryScan }) {
               {run.Error}
             </Text>
           )}
+          {run && <RefusedAddresses refused={run.Refused} />}
         </div>
         <Group gap="xs">
           {hasRole(role, 'Analyst') && <RunButtons scan={scan} />}

@@ -156,9 +156,19 @@ function HostCard({ host }: { host: SystemHost }) {
           {host.IpAddress}
         </Text>
         {host.Hostname && <Text c="dimmed">{host.Hostname}</Text>}
-        <Text size="sm" c="dimmed">
-          Open ports: {host.OpenPorts.length ? host.OpenPorts.join(', ') : 'none'}
-        </Text>
+        {host.Answered ? (
+          <Text size="sm" c="dimmed">
+            Open ports: {host.OpenPorts.length ? host.OpenPorts.join(', ') : 'none'}
+          </Text>
+        ) : (
+          <Badge
+            color="gray"
+            variant="light"
+            title="No port accepted or refused a connection and it did not answer ARP: not an asset, not seen, its findings left as they were."
+          >
+            host did not answer
+          </Badge>
+        )}
       </Group>
       {host.Services.length > 0 && (
         <Table.ScrollContainer minWidth={760}>
