@@ -411,6 +411,7 @@ export function buildServices(
       template: (ctx, id) => scanTemplates.find(ctx, id),
       nodeServes: (ctx, id, kind) => nodeKinds.servesKind(ctx, id, kind),
       discoveryScanExists: async (ctx, id) => !!(await discoveryScans.get(ctx, id).catch(() => undefined)),
+      scheduleExists: (ctx, id) => scheduler.exists(ctx.organizationId, id),
     },
     {
       create: async (ctx, input) =>

@@ -22132,7 +22132,7 @@ export interface operations {
                     SystemScanTemplateId?: string | null;
                     /** @description The node its system scans run on; any node serving system scans when absent. */
                     SystemScanNodeId?: string | null;
-                    /** @description Kept and answered as sent; Rampart schedules by SystemScanSchedule. */
+                    /** @description A schedule of this organisation, kept and answered (an id that names none is a 400); Rampart schedules by SystemScanSchedule. */
                     SystemScanScheduleId?: string | null;
                     SystemScanSchedule?: {
                         /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
@@ -22161,7 +22161,7 @@ export interface operations {
                     WebScanTemplateId?: string | null;
                     /** @description The node its web scans run on; any node serving web scans when absent. */
                     WebScanNodeId?: string | null;
-                    /** @description Kept and answered as sent; Rampart schedules by WebScanSchedule. */
+                    /** @description A schedule of this organisation, kept and answered (an id that names none is a 400); Rampart schedules by WebScanSchedule. */
                     WebScanScheduleId?: string | null;
                     WebScanSchedule?: {
                         /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
@@ -22198,7 +22198,7 @@ export interface operations {
                         AssetSourceType?: string | null;
                         /** @description The discovery scan whose reports are followed. */
                         DiscoveryScanId: string;
-                        /** @description Kept and answered as sent. */
+                        /** @description A schedule of this organisation (a scan’s schedule), kept and answered; an id that names none is a 400. Empty or the nil UUID: none. */
                         ScheduleId?: string | null;
                         /** @description Add a system scan for each host the discovery scan finds. */
                         TrackSystemScans?: boolean | string | null;
@@ -22835,7 +22835,7 @@ export interface operations {
                     SystemScanTemplateId?: string | null;
                     /** @description The node its system scans run on; any node serving system scans when absent. */
                     SystemScanNodeId?: string | null;
-                    /** @description Kept and answered as sent; Rampart schedules by SystemScanSchedule. */
+                    /** @description A schedule of this organisation, kept and answered (an id that names none is a 400); Rampart schedules by SystemScanSchedule. */
                     SystemScanScheduleId?: string | null;
                     SystemScanSchedule?: {
                         /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
@@ -22864,7 +22864,7 @@ export interface operations {
                     WebScanTemplateId?: string | null;
                     /** @description The node its web scans run on; any node serving web scans when absent. */
                     WebScanNodeId?: string | null;
-                    /** @description Kept and answered as sent; Rampart schedules by WebScanSchedule. */
+                    /** @description A schedule of this organisation, kept and answered (an id that names none is a 400); Rampart schedules by WebScanSchedule. */
                     WebScanScheduleId?: string | null;
                     WebScanSchedule?: {
                         /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
@@ -22901,7 +22901,7 @@ export interface operations {
                         AssetSourceType?: string | null;
                         /** @description The discovery scan whose reports are followed. */
                         DiscoveryScanId: string;
-                        /** @description Kept and answered as sent. */
+                        /** @description A schedule of this organisation (a scan’s schedule), kept and answered; an id that names none is a 400. Empty or the nil UUID: none. */
                         ScheduleId?: string | null;
                         /** @description Add a system scan for each host the discovery scan finds. */
                         TrackSystemScans?: boolean | string | null;
