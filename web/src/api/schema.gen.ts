@@ -4044,6 +4044,10 @@ export interface operations {
                             CreatedAt: string;
                             /** Format: date-time */
                             UpdatedAt: string;
+                            /** @description Its findings that are Open or Reopened. */
+                            OpenFindings: number;
+                            /** @description The highest risk score (0–100) of its open findings; null without any. */
+                            TopRisk: number | null;
                         }[];
                         NextCursor: string | null;
                         TotalCount: number;
