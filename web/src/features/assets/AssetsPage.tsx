@@ -136,7 +136,7 @@ export default function AssetsPage() {
               No assets match these filters.
             </Text>
           ) : (
-            <Table.ScrollContainer minWidth={1040}>
+            <Table.ScrollContainer minWidth={1040} scrollAreaProps={{ type: 'auto' }}>
               <Table striped highlightOnHover verticalSpacing={6} fz="sm">
                 <Table.Thead>
                   <Table.Tr>
@@ -162,7 +162,12 @@ export default function AssetsPage() {
                         </Anchor>
                       </Table.Td>
                       <Table.Td>{labelOf(ASSET_KIND_LABELS, asset.Kind)}</Table.Td>
-                      <Table.Td style={{ overflowWrap: 'anywhere' }}>{addressesOf(asset)}</Table.Td>
+                      {/* Addresses wrap after their commas; only a URL may break inside. */}
+                      <Table.Td
+                        style={{ overflowWrap: asset.IpAddresses.length ? 'break-word' : 'anywhere' }}
+                      >
+                        {addressesOf(asset)}
+                      </Table.Td>
                       <Table.Td>{asset.OperatingSystem ?? '—'}</Table.Td>
                       <Table.Td ta="right" style={NUMERIC}>
                         {asset.OpenFindings > 0 ? (
