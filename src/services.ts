@@ -309,6 +309,8 @@ export function buildServices(
     },
     nextRunAt: async (organizationId: string, scanId: string) =>
       (await scheduler.get(organizationId, `${prefix}:${scanId}`))?.nextRunAt ?? null,
+    scheduleId: async (organizationId: string, scanId: string) =>
+      (await scheduler.get(organizationId, `${prefix}:${scanId}`))?.id ?? null,
   });
   // Scan groups follow discovery reports (a durable job tells them, after the run's transaction).
   const discoveryReported: DiscoveryReported = new Listeners();
@@ -350,6 +352,8 @@ export function buildServices(
       },
       nextRunAt: async (organizationId, scanId) =>
         (await scheduler.get(organizationId, `discovery-scan:${scanId}`))?.nextRunAt ?? null,
+      scheduleId: async (organizationId, scanId) =>
+        (await scheduler.get(organizationId, `discovery-scan:${scanId}`))?.id ?? null,
     },
     assets,
     audit,

@@ -227,16 +227,22 @@ describe.each(DB_KINDS)('the original’s discovery-scan flow, as a real client 
     expect(elsewhere.statusCode, elsewhere.body).toBe(400);
     expect(elsewhere.body).toContain(foreign.id);
 
-    // A scan's own schedule is a schedule of this organisation.
+    // A scan's own schedule is a schedule of this organisation; the scan answers its id.
     const daily = await send('POST', 'DiscoveryScans', {
       ...originalBody('198.18.0.80/28', 'Nightly'),
       ScheduleOption: { SchedulingMode: 'Daily', StartTime: '2026-01-01T02:00:00Z' },
     });
     expect(daily.statusCode, daily.body).toBe(200);
-    const own = await t.services.scheduler.get(t.org.id, `discovery-scan:${idOf(daily.body)}`);
-    expect(own).toBeDefined();
-    const ok = await send('POST', 'scangroups/', groupBody(scanId, manager.userId, own!.id));
+    const scheduled = await apiCall(t, 'GET', `/discoveryscans/${idOf(daily.body)}`, { who: manager });
+    const scheduleId: string = scheduled.json().ScheduleId;
+    expect(scheduleId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(scheduleId).toBe(
+      (await t.services.scheduler.get(t.org.id, `discovery-scan:${idOf(daily.body)}`))?.id,
+    );
+    const unscheduled = await apiCall(t, 'GET', `/discoveryscans/${scanId}`, { who: manager });
+    expect(unscheduled.json().ScheduleId).toBeNull();
+    const ok = await send('POST', 'scangroups/', groupBody(scanId, manager.userId, scheduleId));
     expect(ok.statusCode, ok.body).toBe(200);
-    expect(ok.json().AssetMonitoringConfigurations[0].ScheduleId).toBe(own!.id);
+    expect(ok.json().AssetMonitoringConfigurations[0].ScheduleId).toBe(scheduleId);
   });
 });

@@ -15139,6 +15139,8 @@ export interface operations {
                             };
                             /** @description When the schedule starts the scan next. */
                             NextRunAt: string | null;
+                            /** @description The id of its schedule, null when it is not scheduled: what a scan group’s monitoring may name as `ScheduleId`. */
+                            ScheduleId: string | null;
                             /**
                              * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
                              * @enum {unknown}
@@ -15399,6 +15401,8 @@ export interface operations {
                         };
                         /** @description When the schedule starts the scan next. */
                         NextRunAt: string | null;
+                        /** @description The id of its schedule, null when it is not scheduled: what a scan group’s monitoring may name as `ScheduleId`. */
+                        ScheduleId: string | null;
                         /**
                          * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
                          * @enum {unknown}
@@ -15642,6 +15646,8 @@ export interface operations {
                         };
                         /** @description When the schedule starts the scan next. */
                         NextRunAt: string | null;
+                        /** @description The id of its schedule, null when it is not scheduled: what a scan group’s monitoring may name as `ScheduleId`. */
+                        ScheduleId: string | null;
                         /**
                          * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
                          * @enum {unknown}
@@ -15919,6 +15925,8 @@ export interface operations {
                         };
                         /** @description When the schedule starts the scan next. */
                         NextRunAt: string | null;
+                        /** @description The id of its schedule, null when it is not scheduled: what a scan group’s monitoring may name as `ScheduleId`. */
+                        ScheduleId: string | null;
                         /**
                          * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
                          * @enum {unknown}
