@@ -310,6 +310,8 @@ export function buildServices(
     },
     nextRunAt: async (organizationId: string, scanId: string) =>
       (await scheduler.get(organizationId, `${prefix}:${scanId}`))?.nextRunAt ?? null,
+    scheduleId: async (organizationId: string, scanId: string) =>
+      (await scheduler.get(organizationId, `${prefix}:${scanId}`))?.id ?? null,
   });
   // Scan groups follow discovery reports (a durable job tells them, after the run's transaction).
   const discoveryReported: DiscoveryReported = new Listeners();
@@ -351,6 +353,8 @@ export function buildServices(
       },
       nextRunAt: async (organizationId, scanId) =>
         (await scheduler.get(organizationId, `discovery-scan:${scanId}`))?.nextRunAt ?? null,
+      scheduleId: async (organizationId, scanId) =>
+        (await scheduler.get(organizationId, `discovery-scan:${scanId}`))?.id ?? null,
     },
     assets,
     audit,
@@ -412,6 +416,7 @@ export function buildServices(
       template: (ctx, id) => scanTemplates.find(ctx, id),
       nodeServes: (ctx, id, kind) => nodeKinds.servesKind(ctx, id, kind),
       discoveryScanExists: async (ctx, id) => !!(await discoveryScans.get(ctx, id).catch(() => undefined)),
+      scheduleExists: (ctx, id) => scheduler.exists(ctx.organizationId, id),
     },
     {
       create: async (ctx, input) =>

@@ -55,6 +55,17 @@ export class ScheduleRepository {
     return row && toSchedule(row);
   }
 
+  /** Whether the organisation (or the system, for null) has the schedule with this id. */
+  async hasId(organizationId: string | null, id: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('schedules')
+      .select('id')
+      .where(ofOrganization(organizationId))
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** The schedule, locked for this transaction (two instances registering it at once wait in turn). */
   async lock(
     trx: Transaction<DB>,

@@ -119,6 +119,11 @@ export class Scheduler {
     return this.repo.find(organizationId, key);
   }
 
+  /** Whether the organisation has a schedule with this id (the id the original's clients send). */
+  exists(organizationId: string, id: string): Promise<boolean> {
+    return this.repo.hasId(organizationId, id);
+  }
+
   /** Fires every due schedule once and nudges this process's worker; returns what it fired. */
   async tick(): Promise<Fired[]> {
     const fired: Fired[] = [];

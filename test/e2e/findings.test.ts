@@ -189,6 +189,7 @@ describe.runIf(HAS_CHROMIUM)('findings, assets and tickets pages [browser]', () 
           ],
           checks: [],
           budgetExhausted: null,
+          answered: true,
         },
       ],
     });

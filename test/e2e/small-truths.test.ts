@@ -119,7 +119,7 @@ describe.runIf(HAS_CHROMIUM)('labels, dates, locations and dated intelligence [b
     await dialog.getByLabel('Justification').fill('Behind the WAF until the portal is rebuilt.');
     await until.fill('12/24/2026');
     await dialog.getByRole('button', { name: 'Apply' }).click();
-    await dialog.getByText('Write the date like Nov 24, 2026.').waitFor();
+    await dialog.getByText('Write the date like Oct 20, 2026.').waitFor();
     await until.fill('2026-12-24');
     await until.blur();
     expect(await until.inputValue()).toBe('Dec 24, 2026');
@@ -173,7 +173,7 @@ describe.runIf(HAS_CHROMIUM)('labels, dates, locations and dated intelligence [b
     // A date that is no day is said so, and the due date is kept.
     await page.getByRole('textbox', { name: 'Due date' }).fill('Feb 30, 2027');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Write the date like Nov 24, 2026.').waitFor();
+    await page.getByText('Write the date like Oct 20, 2026.').waitFor();
     expect((await api(`/tickets/${ticket.Id}`)).DueAt.slice(0, 10)).toBe('2027-01-15');
     await shot('82-ticket-in-words');
 

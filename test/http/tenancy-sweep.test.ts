@@ -174,6 +174,7 @@ const FOREIGN_CALLS: Record<string, Call> = {
 const PAGING_ONLY = new Set([
   'POST /assets/withstartindex/:StartIndex/andpagesize/:PageSize',
   'POST /discoveryscans/withstartindex/:StartIndex/andpagesize/:PageSize',
+  'POST /things/withStartIndex/:StartIndex/andPageSize/:PageSize',
 ]);
 
 // Routes whose ids name public, installation-wide intelligence (a CVE, a feed load), which holds
@@ -560,6 +561,11 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     ).json();
     expect(radarAssets.TotalCount).toBe(2); // B's hosts; its web application has no address
     expect(JSON.stringify(radarAssets)).not.toContain(A_MARK);
+    const things = (
+      await call(adminB, 'POST', '/api/integration/things/withStartIndex/0/andPageSize/100', {})
+    ).json();
+    expect(things.TotalCount).toBe(2); // B's hosts, as the original's endpoint list
+    expect(JSON.stringify(things)).not.toContain(A_MARK);
 
     // Bulk actions over "everything" touch only B's own findings and assets.
     const bulk = await ok(adminB, 'POST', '/findings/bulk/state', {

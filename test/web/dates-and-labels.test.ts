@@ -18,9 +18,18 @@ describe('the web app writes and reads days in one style', () => {
     // A table's date of that day, written with the same style.
     const table = new Intl.DateTimeFormat('en-US', { ...DATE_STYLE, timeZone: 'UTC' });
     expect(formatDay('2026-11-24', 'en-US')).toBe(table.format(Date.UTC(2026, 10, 24)));
-    expect(dayExample('en-US')).toBe('Nov 24, 2026');
     expect(formatDay('', 'en-US')).toBe('');
     expect(formatDay('soon', 'en-US')).toBe('');
+  });
+
+  it('shows today as the sample day of date fields, never a fixed day that falls into the past', () => {
+    // Issue 23: a fixed sample (Nov 24, 2026) read as a due date in the past once that day went by.
+    expect(dayExample('en-US', new Date(2031, 2, 7, 23, 30))).toBe('Mar 7, 2031');
+    expect(dayExample('en-GB', new Date(2027, 0, 1, 0, 5))).toBe('1 Jan 2027');
+    const today = new Date();
+    expect(parseDay(dayExample('en-US'), 'en-US')).toBe(
+      `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`,
+    );
   });
 
   it('reads what it writes, in every locale, and ISO 8601', () => {

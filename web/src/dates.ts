@@ -22,9 +22,13 @@ export function formatDay(day: string, locale?: string): string {
   );
 }
 
-/** How a date should be written, for hints and errors: the app's style of a sample day. */
-export function dayExample(locale?: string): string {
-  return formatDay('2026-11-24', locale);
+/**
+ * How a date should be written, for hints and errors: today (the browser's day) in the app's
+ * style. A fixed sample day would pass and then read as a due date in the past.
+ */
+export function dayExample(locale?: string, now: Date = new Date()): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return formatDay(`${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`, locale);
 }
 
 /**

@@ -3,6 +3,14 @@
 // people read these. Free of React, so tests can import it.
 import type { AssetKind, FindingState, HistoryEvent, Role, TicketState } from './api/types.js';
 
+/**
+ * A count with its noun in the right number, the count in the reader's locale: "1 address",
+ * "1,024 addresses". Every count the app prints goes through it (never "1 addresses").
+ */
+export function counted(count: number, one: string, many = `${one}s`): string {
+  return `${count.toLocaleString()} ${count === 1 ? one : many}`;
+}
+
 export const FINDING_STATE_LABELS: Record<FindingState, string> = {
   Open: 'Open',
   Reopened: 'Reopened',

@@ -4,7 +4,7 @@ import type { CsvColumn } from '../../http/csv.js';
 import type { AssetListFilter } from './repository.js';
 import type { CreateAssetSchema, CreateServiceSchema, UpdateAssetSchema } from './schemas.js';
 import type { AssetInput } from './service.js';
-import type { Asset, AssetDetail, AssetPatch, HostService } from './types.js';
+import type { Asset, AssetDetail, AssetPatch, AssetWithFindings, HostService } from './types.js';
 
 // How assets and their services look on the wire, and how requests become the service's input.
 
@@ -34,6 +34,13 @@ export const toAssetDto = (a: Asset) => ({
   LastSeen: a.lastSeenAt.toISOString(),
   CreatedAt: a.createdAt.toISOString(),
   UpdatedAt: a.updatedAt.toISOString(),
+});
+
+/** A row of the asset list: the asset with its open findings and their top risk. */
+export const toAssetListItemDto = (a: AssetWithFindings) => ({
+  ...toAssetDto(a),
+  OpenFindings: a.openFindings,
+  TopRisk: a.topRisk,
 });
 
 export const toAssetDetailDto = (a: AssetDetail) => ({

@@ -1,7 +1,8 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { AssetKind, DB } from '../../db/schema.js';
+import { joinableFindings } from '../findings/queries.js';
 import type { Identifier } from './identity.js';
-import type { Asset, AssetFacts, AssetPatch, HostService } from './types.js';
+import type { Asset, AssetFacts, AssetPatch, AssetWithFindings, HostService } from './types.js';
 
 /** Every column of an Asset, under its domain name: rows need no mapping (lists, CSV export). */
 const COLUMNS = [
@@ -339,14 +340,34 @@ export class AssetRepository {
     return q;
   }
 
-  /** One page ordered by lower(name), id, after the keyset cursor. */
-  listPage(
+  /**
+   * One page ordered by lower(name), id, after the keyset cursor, each asset with its open
+   * findings' count and highest risk score, in the same statement (a lateral join on the
+   * findings module's relation, one index lookup per asset of the page).
+   */
+  async listPage(
     organizationId: string,
     f: AssetListFilter,
     limit: number,
     after?: { name: string; id: string },
-  ): Promise<Asset[]> {
-    let q = this.filtered(organizationId, f).select(COLUMNS);
+  ): Promise<AssetWithFindings[]> {
+    let q = this.filtered(organizationId, f)
+      .leftJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom(joinableFindings('f'))
+            .select([
+              sql<string>`count(*)`.as('openFindings'),
+              sql<string | null>`max(f.risk_score)`.as('topRisk'),
+            ])
+            .where('f.organization_id', '=', organizationId)
+            .whereRef('f.asset_id', '=', 'assets.id')
+            .where('f.state', 'in', ['Open', 'Reopened'])
+            .as('c'),
+        (join) => join.onTrue(),
+      )
+      .select(COLUMNS)
+      .select(['c.openFindings', 'c.topRisk']);
     if (after) {
       q = q.where((eb) =>
         eb(
@@ -356,7 +377,12 @@ export class AssetRepository {
         ),
       );
     }
-    return q.orderBy(sql`lower(name)`).orderBy('id').limit(limit).execute();
+    const rows = await q.orderBy(sql`lower(name)`).orderBy('id').limit(limit).execute();
+    return rows.map(({ openFindings, topRisk, ...asset }) => ({
+      ...asset,
+      openFindings: Number(openFindings ?? 0),
+      topRisk: topRisk === null || topRisk === undefined ? null : Number(topRisk),
+    }));
   }
 
   /** Adds and removes tags on every matching asset in one statement; returns how many changed. */

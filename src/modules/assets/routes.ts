@@ -10,7 +10,7 @@ import {
   assetPatchFromBody,
   serviceInputFromBody,
   toAssetDetailDto,
-  toAssetDto,
+  toAssetListItemDto,
   toServiceDto,
 } from './presenters.js';
 import {
@@ -58,7 +58,7 @@ export const assetRoutes =
         if (wantsCsv(request))
           return sendCsv(request, reply, 'assets.csv', ASSET_CSV, assets.stream(context, filter));
         const page = await assets.list(context, filter, q.PageSize ?? 100, q.Cursor);
-        return toPageDto(page, toAssetDto);
+        return toPageDto(page, toAssetListItemDto);
       },
     });
 

@@ -58,9 +58,20 @@ export const AssetDetailSchema = Type.Object(
   { additionalProperties: false },
 );
 
+export const AssetListItemSchema = Type.Object(
+  {
+    ...AssetSchema.properties,
+    OpenFindings: Type.Integer({ minimum: 0, description: 'Its findings that are Open or Reopened.' }),
+    TopRisk: Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], {
+      description: 'The highest risk score (0–100) of its open findings; null without any.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const AssetListSchema = Type.Object(
   {
-    Items: Type.Array(AssetSchema),
+    Items: Type.Array(AssetListItemSchema),
     NextCursor: Type.Union([Type.String(), Type.Null()]),
     TotalCount: Type.Integer(),
   },

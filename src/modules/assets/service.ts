@@ -22,7 +22,7 @@ import {
 } from './identity.js';
 import type { AssetImportRepository, StagedService } from './import-repository.js';
 import type { AssetListFilter, AssetRepository, AssetWrite } from './repository.js';
-import type { Asset, AssetDetail, AssetFacts, AssetPatch, HostService } from './types.js';
+import type { Asset, AssetDetail, AssetFacts, AssetPatch, AssetWithFindings, HostService } from './types.js';
 
 /** What a report or a person says about an asset. */
 export interface AssetInput {
@@ -447,7 +447,7 @@ export class AssetService {
     filter: AssetListFilter,
     pageSize: number,
     cursor?: string,
-  ): Promise<Page<Asset>> {
+  ): Promise<Page<AssetWithFindings>> {
     let after: { name: string; id: string } | undefined;
     if (cursor) {
       const key = decodeCursor(cursor, ['Name', 'Id']);

@@ -29,6 +29,13 @@ export interface Asset {
   updatedAt: Date;
 }
 
+/** An asset as the list shows it: with its open (Open or Reopened) findings and their top risk. */
+export interface AssetWithFindings extends Asset {
+  openFindings: number;
+  /** The highest risk score (0–100) of its open findings; null without any. */
+  topRisk: number | null;
+}
+
 /** An asset with what identifies it (FQDN, addresses, URL, image, repository). */
 export interface AssetDetail extends Asset {
   identifiers: { kind: string; value: string }[];

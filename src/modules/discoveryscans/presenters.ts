@@ -16,7 +16,12 @@ export function toRunSummaryDto(r: DiscoveryRun) {
   };
 }
 
-export function toDiscoveryScanDto(s: DiscoveryScan, lastRun: DiscoveryRun | null, nextRunAt: Date | null) {
+export function toDiscoveryScanDto(
+  s: DiscoveryScan,
+  lastRun: DiscoveryRun | null,
+  nextRunAt: Date | null,
+  scheduleId: string | null,
+) {
   return {
     Id: s.id,
     Name: s.name,
@@ -31,6 +36,7 @@ export function toDiscoveryScanDto(s: DiscoveryScan, lastRun: DiscoveryRun | nul
     ResponsibleUserId: s.responsibleUserId,
     Schedule: s.schedule ?? { SchedulingMode: 'None' as const },
     NextRunAt: nextRunAt?.toISOString() ?? null,
+    ScheduleId: scheduleId,
     RunState: lastRun?.state ?? ('Idle' as const),
     LastRun: lastRun ? toRunSummaryDto(lastRun) : null,
     LastCompletedRunId: s.lastCompletedRunId,

@@ -48,6 +48,7 @@ export const discoveryScanRoutes =
         s,
         await scans.latestRun(contextOf(request), s.id),
         await scans.nextRunAt(contextOf(request), s.id),
+        await scans.scheduleId(contextOf(request), s.id),
       );
 
     route(app, ctx, {

@@ -111,6 +111,9 @@ export const DiscoveryScanSchema = Type.Object(
     NextRunAt: Type.Union([DateTime, Type.Null()], {
       description: 'When the schedule starts the scan next.',
     }),
+    ScheduleId: NullableUuid(
+      'The id of its schedule, null when it is not scheduled: what a scan group’s monitoring may name as `ScheduleId`.',
+    ),
     RunState: RunStateSchema,
     LastRun: Type.Union([RunSummarySchema, Type.Null()]),
     LastCompletedRunId: NullableUuid('The run whose report is the scan’s latest.'),

@@ -51,6 +51,8 @@ export interface ScanSchedules {
   /** Sets (or, for null and None, removes) the scan's schedule; answers its next run. */
   apply(organizationId: string, scanId: string, option: ScheduleOption | null): Promise<Date | null>;
   nextRunAt(organizationId: string, scanId: string): Promise<Date | null>;
+  /** The id of the scan's schedule, or null when it is not scheduled. */
+  scheduleId(organizationId: string, scanId: string): Promise<string | null>;
 }
 
 /** The job a scan's schedule enqueues at each occurrence. */
@@ -210,6 +212,11 @@ export class DiscoveryScanService {
   /** When the scan's schedule starts it next, or null when it is not scheduled. */
   nextRunAt(ctx: ServiceContext, id: string): Promise<Date | null> {
     return this.schedules.nextRunAt(ctx.organizationId, id);
+  }
+
+  /** The id of the scan's schedule (what the original's clients send as a ScheduleId), or null. */
+  scheduleId(ctx: ServiceContext, id: string): Promise<string | null> {
+    return this.schedules.scheduleId(ctx.organizationId, id);
   }
 
   /**

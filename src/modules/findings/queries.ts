@@ -4,7 +4,8 @@ import type { DB } from '../../db/schema.js';
 /**
  * The finding columns other modules may read, as a relation to join under an alias of their
  * choice, for queries that count or list findings with their own rows in one statement (software
- * counts a package's open findings, tickets list and follow their findings). PostgreSQL pulls the
+ * counts a package's open findings, tickets list and follow their findings, the asset list shows
+ * each asset's open findings and top risk). PostgreSQL pulls the
  * subquery up into the join, so the plan is that of a plain join.
  */
 export function joinableFindings<A extends string>(alias: A) {
@@ -17,6 +18,7 @@ export function joinableFindings<A extends string>(alias: A) {
       'title',
       'state',
       'effective_severity',
+      'risk_score',
       'location_kind',
       'port',
       'protocol',

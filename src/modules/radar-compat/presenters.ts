@@ -52,6 +52,23 @@ export const toRadarHosts = (a: OffsetAsset) => {
   ];
 };
 
+/**
+ * A host as the original lists its endpoint agents' "things". Rampart has no agents: these are the
+ * hosts it knows, with their first address, and their tags standing for the directory group.
+ */
+export const toRadarThing = (a: OffsetAsset) => {
+  const [IPAddress] = a.ipAddresses;
+  if (IPAddress === undefined) return []; // not listed by the filter; keeps the type exact
+  return [
+    {
+      Hostname: a.hostname ?? a.name,
+      IPAddress,
+      AdGroupName: a.tags.length > 0 ? a.tags.join(', ') : null,
+      OperatingSystem: a.operatingSystem,
+    },
+  ];
+};
+
 /** An asset's business ratings; unrated dimensions take the asset's overall criticality. */
 export const toRadarRatings = (
   a: Pick<Asset, 'id' | 'confidentiality' | 'integrity' | 'availability' | 'criticality'>,

@@ -6,6 +6,14 @@ import type { Vulnerability } from '../vulnerabilities/service.js';
 /** A vulnerability as its service answers it. */
 export type { Vulnerability };
 
+/**
+ * The original's fixed ids that real client scripts hard-code: its built-in template "Host
+ * Discovery [T1]" and its shared node "General Purpose Discovery Scan". They mean Rampart's own T1
+ * and any node serving discovery scans (the shared node runs whatever no own node is named for).
+ */
+export const ORIGINAL_T1_TEMPLATE_ID = '3ce1292a-ea86-4840-b5b5-1efe7a5c01d0';
+export const ORIGINAL_SHARED_DISCOVERY_NODE_ID = 'da771c58-10df-472c-9069-7fa8460d7b18';
+
 /** The original service's risk levels: four, with Info spelled out. */
 export const RISK_LEVEL: Record<string, string> = {
   Critical: 'High',

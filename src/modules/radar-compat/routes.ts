@@ -16,6 +16,7 @@ import {
   toRadarHosts,
   toRadarRatings,
   toRadarSoftware,
+  toRadarThing,
 } from './presenters.js';
 import { isEveryCategory, trimPathParams, type Vulnerability } from './quirks.js';
 import {
@@ -30,6 +31,7 @@ import {
   RatingsSchema,
   SoftwarePageSchema,
   SystemScanDetailedSchema,
+  ThingPageSchema,
   WebScanDetailedSchema,
 } from './schemas.js';
 
@@ -137,6 +139,29 @@ export const radarCompatRoutes =
           Items: page.items.flatMap(toRadarHosts),
           TotalCount: page.totalCount,
         };
+      },
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: '/things/withStartIndex/:StartIndex/andPageSize/:PageSize',
+      channels: BOTH,
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: 'listThingsByOffset',
+        summary: 'Hosts by offset, as the original lists its endpoint agents',
+        description:
+          'Rampart has no endpoint agents: this lists the host assets it knows that have an IP address (from scans and imports), by name, with their first address. `AdGroupName` is the asset’s tags, comma-separated, or null: Rampart knows no directory groups.',
+        tags,
+        params: Paging,
+        body: Type.Optional(OptionalFilters),
+        response: { 200: ThingPageSchema },
+      },
+      handler: async (request) => {
+        const { StartIndex, PageSize } = request.params;
+        const filter = { kind: 'Host', withAddress: true } as const;
+        const page = await assets.listOffset(contextOf(request), filter, StartIndex, PageSize);
+        return { Items: page.items.flatMap(toRadarThing), TotalCount: page.totalCount };
       },
     });
 

@@ -9,7 +9,7 @@ import type { DiscoveryScanInput, NotificationLevel } from '../discoveryscans/ty
 import { NOTIFICATION_LEVELS } from '../discoveryscans/types.js';
 import { DEFAULT_DISCOVERY_TEMPLATE_ID } from '../scantemplates/built-in.js';
 import type { ScanTemplateService } from '../scantemplates/service.js';
-import { trimPathParams } from './quirks.js';
+import { ORIGINAL_SHARED_DISCOVERY_NODE_ID, ORIGINAL_T1_TEMPLATE_ID, trimPathParams } from './quirks.js';
 import {
   NameIdList,
   NameValueList,
@@ -41,6 +41,19 @@ const LEVEL_BY_ID: Record<string, NotificationLevel> = { '0': 'Never', '6': 'Sca
 
 type RadarBody = Static<typeof RadarDiscoveryScanBody>;
 
+/** The scan's name: top-level `Name`, else the first target's (real clients send only that). */
+function nameOf(b: RadarBody): string {
+  const name = [b.Name, ...(b.scanTargets ?? []).map((t) => t.Name)].find((n) => n?.trim());
+  if (!name) throw invalid('Name', 'A scan needs a name (Name, or scanTargets[0].Name).');
+  return name.trim();
+}
+
+/** The node: none named, or the original's shared node, means any node serving discovery scans. */
+function nodeOf(b: RadarBody): string | null {
+  const id = uuidOf(b.ScanNodeId) ?? uuidOf(b.ScanNode?.Id);
+  return id === ORIGINAL_SHARED_DISCOVERY_NODE_ID ? null : id;
+}
+
 /** The original's scan object as Rampart's scan. Throws 400 naming the field it cannot read. */
 export async function radarScanInput(
   ctx: ServiceContext,
@@ -56,11 +69,11 @@ export async function radarScanInput(
   if (targets.length === 0)
     throw invalid('scanTargets', 'A scan needs at least one target (scanTargets or Range).');
   return {
-    name: b.Name,
+    name: nameOf(b),
     targets,
     exclusions: listOf(b.Exclude),
     templateId: await templateOf(ctx, b, templates),
-    nodeId: uuidOf(b.ScanNodeId) ?? uuidOf(b.ScanNode?.Id),
+    nodeId: nodeOf(b),
     notifications: (b.MessageNotification ?? []).map((n, i) => {
       const named = NOTIFICATION_LEVELS.find(
         (l) => l.toLowerCase() === (n.NotificationLevel ?? '').toLowerCase(),
@@ -85,14 +98,25 @@ export async function radarScanInput(
   };
 }
 
-/** By id, else by name (the original's clients may send only the name), else the default. */
+/**
+ * By id (the original's T1 id meaning Rampart's T1), else by name (the original's clients may send
+ * only the name), else the default. An id of no discovery template of the organisation is a 400
+ * naming it, never a silent default.
+ */
 async function templateOf(
   ctx: ServiceContext,
   b: RadarBody,
   templates: ScanTemplateService,
 ): Promise<string> {
+  const field = uuidOf(b.TemplateId) ? 'TemplateId' : ['ScanTemplate', 'Id'];
   const id = uuidOf(b.TemplateId) ?? uuidOf(b.ScanTemplate?.Id);
-  if (id) return id;
+  if (id === ORIGINAL_T1_TEMPLATE_ID) return DEFAULT_DISCOVERY_TEMPLATE_ID;
+  if (id) {
+    const template = await templates.find(ctx, id);
+    if (template?.kind !== 'Discovery')
+      throw invalid(field, `'${id}' is not a discovery scan template of this organisation.`);
+    return id;
+  }
   const name = b.ScanTemplate?.Name?.trim();
   if (name) {
     const match = (await templates.list(ctx, 'Discovery')).find(
@@ -231,7 +255,7 @@ export const radarScanRoutes =
         operationId: 'createDiscoveryScanCompat',
         summary: 'Create a discovery scan from the original service’s scan object',
         description: [
-          'Takes the body the original’s clients send (`scanTargets` and `scanMode` in camelCase, `Range` and `Exclude` comma-separated, `ScanNode`/`ScanNodeId`, `ScanTemplate`/`TemplateId`, `MessageNotification`; other fields accepted and ignored) and answers the new scan’s id as a JSON string, which clients read after stripping `"`, `[` and `]`.',
+          'Takes the body the original’s clients send (`scanTargets` and `scanMode` in camelCase; `Name` null with the name in `scanTargets[0].Name`; the original’s fixed ids of “Host Discovery [T1]” and of the shared node “General Purpose Discovery Scan”, read as Rampart’s T1 and any node; `Range` and `Exclude` comma-separated, `ScanNode`/`ScanNodeId`, `ScanTemplate`/`TemplateId`, `MessageNotification`; other fields accepted and ignored) and answers the new scan’s id as a JSON string, which clients read after stripping `"`, `[` and `]`.',
           'The latest channel’s `POST /discoveryscans` takes Rampart’s own body instead.',
         ].join('\n\n'),
         tags,

@@ -37,7 +37,11 @@ const Flag = Type.Optional(Type.Union([Type.Boolean(), Type.String({ maxLength: 
 export const RadarDiscoveryScanBody = Type.Object(
   {
     Id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    Name: Type.String({ minLength: 1, maxLength: 200 }),
+    Name: Type.Optional(
+      Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
+        description: 'The scan’s name; real clients send null and name it in `scanTargets[0].Name`.',
+      }),
+    ),
     Range: Loose('Comma-separated targets, used when `scanTargets` is empty.'),
     Exclude: Loose('Comma-separated targets left out of every target.'),
     scanTargets: Type.Optional(

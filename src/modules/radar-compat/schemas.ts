@@ -66,6 +66,26 @@ export const HostPageSchema = Type.Object({
   TotalCount: Type.Integer(),
 });
 
+export const ThingPageSchema = Type.Object({
+  Items: Type.Array(
+    Type.Object(
+      {
+        Hostname: Type.String(),
+        IPAddress: Type.String({
+          description: 'Spelled as the original spells it here; the host’s first address.',
+        }),
+        AdGroupName: Type.Union([Type.String(), Type.Null()], {
+          description:
+            'Rampart knows no directory groups: the asset’s tags, comma-separated (its only grouping), or null without tags.',
+        }),
+        OperatingSystem: Type.Union([Type.String(), Type.Null()]),
+      },
+      { additionalProperties: false },
+    ),
+  ),
+  TotalCount: Type.Integer(),
+});
+
 export const AssetIdParams = Type.Object(
   { AssetId: Type.String({ format: 'uuid' }) },
   { additionalProperties: false },

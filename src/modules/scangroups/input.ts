@@ -79,7 +79,7 @@ function monitor(m: Static<typeof AssetMonitoringBody>, i: number): ScanGroupInp
     id,
     isActive: flag(m.IsActive, at('isActive'), true),
     discoveryScanId,
-    scheduleId: textOrNull(m.ScheduleId),
+    scheduleId: idOf(m.ScheduleId, at('scheduleId')),
     system: {
       track: flag(m.TrackSystemScans, at('trackSystemScans'), false),
       removeWhenUndiscovered: flag(
@@ -131,7 +131,7 @@ function settings(
     maxScans: count(max, [`max${kind}Scans`], DEFAULT_MAX_SCANS),
     templateId: idOf(templateId, field('TemplateId')),
     nodeId: idOf(nodeId, field('NodeId')),
-    scheduleId: textOrNull(scheduleId),
+    scheduleId: idOf(scheduleId, field('ScheduleId')),
     schedule: schedule ?? null,
   };
 }

@@ -28,7 +28,9 @@ export const AssetMonitoringBody = Type.Object(
       maxLength: 100,
       description: 'The discovery scan whose reports are followed.',
     }),
-    ScheduleId: Id('Kept and answered as sent.'),
+    ScheduleId: Id(
+      'A schedule of this organisation (a scan’s schedule), kept and answered; an id that names none is a 400. Empty or the nil UUID: none.',
+    ),
     TrackSystemScans: Flag('Add a system scan for each host the discovery scan finds.'),
     RemoveSystemScanWhenUndiscovered: Flag(
       'Remove a host’s system scan when the discovery scan reports it gone.',
@@ -79,13 +81,17 @@ export const ScanGroupBody = Type.Object(
     MaxSystemScans: Count('System scans the group may hold (default 100, at most 10,000).'),
     SystemScanTemplateId: Id('A system template; the first built-in one when absent.'),
     SystemScanNodeId: Id('The node its system scans run on; any node serving system scans when absent.'),
-    SystemScanScheduleId: Id('Kept and answered as sent; Rampart schedules by SystemScanSchedule.'),
+    SystemScanScheduleId: Id(
+      'A schedule of this organisation, kept and answered (an id that names none is a 400); Rampart schedules by SystemScanSchedule.',
+    ),
     SystemScanSchedule: Type.Optional(Type.Union([ScheduleOptionSchema, Type.Null()])),
     WebScanSettingsEnabled: Flag('Whether the group makes web scans (default false).'),
     MaxWebScans: Count('Web scans the group may hold (default 100, at most 10,000).'),
     WebScanTemplateId: Id('A web template; the first built-in one when absent.'),
     WebScanNodeId: Id('The node its web scans run on; any node serving web scans when absent.'),
-    WebScanScheduleId: Id('Kept and answered as sent; Rampart schedules by WebScanSchedule.'),
+    WebScanScheduleId: Id(
+      'A schedule of this organisation, kept and answered (an id that names none is a 400); Rampart schedules by WebScanSchedule.',
+    ),
     WebScanSchedule: Type.Optional(Type.Union([ScheduleOptionSchema, Type.Null()])),
     MessageNotification: Type.Optional(Type.Union([Type.Array(Notification, { maxItems: 20 }), Type.Null()])),
     AssetMonitoringConfigurations: Type.Optional(

@@ -66,6 +66,8 @@ export interface GroupReferences {
   /** Whether the organisation has a node (not revoked) that serves the kind. */
   nodeServes(ctx: ServiceContext, id: string, kind: 'System' | 'Web'): Promise<boolean>;
   discoveryScanExists(ctx: ServiceContext, id: string): Promise<boolean>;
+  /** Whether the organisation has a schedule with this id. */
+  scheduleExists(ctx: ServiceContext, id: string): Promise<boolean>;
 }
 
 export const MAX_SCANS_PER_GROUP = 10_000;
@@ -393,6 +395,7 @@ export class ScanGroupService {
       const at = ['assetMonitoringConfigurations', String(i)];
       if (!(await this.refs.discoveryScanExists(ctx, m.discoveryScanId)))
         throw AppError.of(Problems.NotFound, `No discovery scan ${m.discoveryScanId} in this organisation.`);
+      await this.checkSchedule(ctx, m.scheduleId, [...at, 'scheduleId']);
       parsePortRanges(m.web.httpPorts, [...at, 'trackedHttpPortRangeForWebScan']);
       parsePortRanges(m.web.httpsPorts, [...at, 'trackedHttpsPortRangeForWebScan']);
       const id = m.id ?? uuidv7();
@@ -436,8 +439,18 @@ export class ScanGroupService {
         Problems.NotFound,
         `No scan node ${s.nodeId} serving ${kind.toLowerCase()} scans in this organisation.`,
       );
+    await this.checkSchedule(ctx, s.scheduleId, [field('ScheduleId')]);
     if (s.schedule) ruleOfScheduleOption(s.schedule, [field('Schedule')]);
     return { ...s, schedule: s.schedule && s.schedule.SchedulingMode !== 'None' ? s.schedule : null };
+  }
+
+  /**
+   * An original's schedule id must name a schedule of this organisation: a client that pastes
+   * another tenant's id learns so at once instead of getting a group that never follows it.
+   */
+  private async checkSchedule(ctx: ServiceContext, id: string | null, field: string[]): Promise<void> {
+    if (id && !(await this.refs.scheduleExists(ctx, id)))
+      throw invalid(field, `'${id}' names no schedule of this organisation.`);
   }
 }
 

@@ -29,6 +29,7 @@ const host: SystemHostResult = {
   ],
   budgetExhausted: null,
   tlsChecked: true,
+  answered: true,
 };
 
 const site: WebUrlResult = {

@@ -172,6 +172,49 @@ describe.each(DB_KINDS)('assets [%s]', (kind) => {
     expect((await send('GET', '/assets?Cursor=nonsense', readOnly)).statusCode).toBe(400);
   });
 
+  it('lists each asset with its open findings and their highest risk score', async () => {
+    const made = (name: string, address: string) =>
+      send('POST', '/assets', analyst, { Kind: 'Host', IpAddresses: [address], Name: name, Tags: ['risk'] });
+    const risky = (await made('risk-a', '10.3.0.1')).json();
+    const quiet = (await made('risk-b', '10.3.0.2')).json();
+    const record = async (title: string, severity: string, port: number) => {
+      const res = await send('POST', '/findings', analyst, {
+        AssetId: risky.Id,
+        Vulnerability: { Title: title, Severity: severity },
+        Location: { Kind: 'Port', Port: port, Protocol: 'tcp' },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json();
+    };
+    await record('Weak SSH ciphers', 'Medium', 22);
+    await record('Outdated web server', 'High', 80);
+    const dismissed = await record('Remote code execution in the mail server', 'Critical', 25);
+    const closed = await send('POST', `/findings/${dismissed.Id}/state`, analyst, {
+      State: 'FalsePositive',
+      Justification: 'The port is closed to everyone.',
+    });
+    expect(closed.statusCode, closed.body).toBe(200);
+    const open = (await send('GET', `/findings?AssetId=${risky.Id}&State=Open`, readOnly)).json();
+    const highest = Math.max(...open.Items.map((f: { RiskScore: number }) => f.RiskScore));
+
+    const page = (await send('GET', '/assets?Tag=risk', readOnly)).json();
+    expect(
+      page.Items.map((a: { Id: string; OpenFindings: number; TopRisk: number | null }) => [
+        a.Id,
+        a.OpenFindings,
+        a.TopRisk,
+      ]),
+    ).toEqual([
+      [risky.Id, 2, highest],
+      [quiet.Id, 0, null],
+    ]);
+    // The dismissed Critical one counts neither as open nor as the top risk.
+    expect(highest).toBeLessThan(dismissed.RiskScore);
+    // Another organisation's findings never count.
+    const elsewhere = (await send('GET', '/assets', otherAnalyst)).json();
+    expect(elsewhere.Items.every((a: { OpenFindings: number }) => a.OpenFindings === 0)).toBe(true);
+  });
+
   it('edits ratings, owner and tags; refuses an owner from elsewhere', async () => {
     const a = (await send('POST', '/assets', analyst, { Kind: 'Host', IpAddresses: ['10.3.0.1'] })).json();
     const res = await send('PATCH', `/assets/${a.Id}`, analyst, {

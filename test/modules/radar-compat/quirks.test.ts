@@ -365,4 +365,83 @@ describe.each(DB_KINDS)('what real clients of the original send [%s]', (kind) =>
     expect(unknown.statusCode).toBe(404);
     expect(unknown.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
+
+  it('answers POST things/withStartIndex/{i}/andPageSize/{n} with the hosts Rampart knows, paged, in both channels', async () => {
+    // An organisation of its own, so that the list is exactly what is made here.
+    const org = await t.services.organizations.create('Endpoints');
+    const who = await t.userWithKey('ReadOnly', org);
+    const at = { organizationId: org.id, actor: { type: 'system' as const, id: null } };
+    const workstation = await t.services.assets.observe(at, {
+      kind: 'Host',
+      fqdn: 'ws-17.corp.example',
+      ipAddresses: ['192.0.2.71'],
+      operatingSystem: 'Windows 11',
+      source: 'Nessus',
+    });
+    await t.services.assets.update(at, workstation.asset.id, { tags: ['Workstations', 'Finance'] });
+    await t.services.assets.observe(at, {
+      kind: 'Host',
+      fqdn: 'build.corp.example',
+      ipAddresses: ['192.0.2.72', '192.0.2.73'],
+      source: 'Nessus',
+    });
+    // Neither an address-less host nor a web application is a thing with an address.
+    await t.services.assets.observe(at, { kind: 'Host', fqdn: 'laptop.corp.example', source: 'Nessus' });
+    await t.services.assets.observe(at, {
+      kind: 'WebApplication',
+      url: 'https://intranet.corp.example/',
+      source: 'ZAP',
+    });
+
+    const expected = [
+      { Hostname: 'build', IPAddress: '192.0.2.72', AdGroupName: null, OperatingSystem: null },
+      {
+        Hostname: 'ws-17',
+        IPAddress: '192.0.2.71',
+        AdGroupName: 'Finance, Workstations',
+        OperatingSystem: 'Windows 11',
+      },
+    ];
+    for (const channel of ['integration', 'latest']) {
+      const all = await send('POST', `/api/${channel}/things/withStartIndex/0/andPageSize/1000`, '""', who);
+      expect(all.statusCode, all.body).toBe(200);
+      expect(all.json()).toEqual({ Items: expected, TotalCount: 2 });
+      const second = await send(
+        'POST',
+        `/api/${channel}/things/withstartindex/1/andpagesize/1`,
+        undefined,
+        who,
+      );
+      expect(second.statusCode, second.body).toBe(200);
+      expect(second.json()).toEqual({ Items: [expected[1]], TotalCount: 2 });
+      const withFilters = await send(
+        'POST',
+        `/api/${channel}/things/withStartIndex/0/andPageSize/10`,
+        '{"SortPrimary":"Hostname"}',
+        who,
+      );
+      expect(withFilters.json().Items).toEqual(expected);
+    }
+    // Another organisation's reader sees none of them.
+    const outside = await send(
+      'POST',
+      '/api/integration/things/withStartIndex/0/andPageSize/10',
+      '""',
+      outsider,
+    );
+    expect(outside.json().Items.map((i: { Hostname: string }) => i.Hostname)).not.toContain('ws-17');
+    // Bad paging is a 400 naming the parameter.
+    for (const [path, field] of [
+      ['withStartIndex/0/andPageSize/0', 'PageSize'],
+      ['withStartIndex/0/andPageSize/1001', 'PageSize'],
+      ['withStartIndex/-1/andPageSize/10', 'StartIndex'],
+    ]) {
+      const bad = await send('POST', `/api/integration/things/${path}`, '""', who);
+      expect(bad.statusCode, path).toBe(400);
+      expect(bad.body).toContain(field);
+    }
+    expect(
+      (await send('POST', '/api/integration/things/withStartIndex/0/andPageSize/10', '42', who)).statusCode,
+    ).toBe(400);
+  });
 });

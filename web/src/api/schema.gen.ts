@@ -2156,6 +2156,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/latest/things/withStartIndex/{StartIndex}/andPageSize/{PageSize}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hosts by offset, as the original lists its endpoint agents
+         * @description Rampart has no endpoint agents: this lists the host assets it knows that have an IP address (from scans and imports), by name, with their first address. `AdGroupName` is the asset’s tags, comma-separated, or null: Rampart knows no directory groups.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        post: operations["listThingsByOffset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/latest/assethosts/asset/{AssetId}": {
         parameters: {
             query?: never;
@@ -4022,6 +4044,10 @@ export interface operations {
                             CreatedAt: string;
                             /** Format: date-time */
                             UpdatedAt: string;
+                            /** @description Its findings that are Open or Reopened. */
+                            OpenFindings: number;
+                            /** @description The highest risk score (0–100) of its open findings; null without any. */
+                            TopRisk: number | null;
                         }[];
                         NextCursor: string | null;
                         TotalCount: number;
@@ -15257,6 +15283,8 @@ export interface operations {
                             };
                             /** @description When the schedule starts the scan next. */
                             NextRunAt: string | null;
+                            /** @description The id of its schedule, null when it is not scheduled: what a scan group’s monitoring may name as `ScheduleId`. */
+                            ScheduleId: string | null;
                             /**
                              * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
                              * @enum {unknown}
@@ -15530,6 +15558,8 @@ export interface operations {
                         };
                         /** @description When the schedule starts the scan next. */
                         NextRunAt: string | null;
+                        /** @description The id of its schedule, null when it is not scheduled: what a scan group’s monitoring may name as `ScheduleId`. */
+                        ScheduleId: string | null;
                         /**
                          * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
                          * @enum {unknown}
@@ -15786,6 +15816,8 @@ export interface operations {
                         };
                         /** @description When the schedule starts the scan next. */
                         NextRunAt: string | null;
+                        /** @description The id of its schedule, null when it is not scheduled: what a scan group’s monitoring may name as `ScheduleId`. */
+                        ScheduleId: string | null;
                         /**
                          * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
                          * @enum {unknown}
@@ -16076,6 +16108,8 @@ export interface operations {
                         };
                         /** @description When the schedule starts the scan next. */
                         NextRunAt: string | null;
+                        /** @description The id of its schedule, null when it is not scheduled: what a scan group’s monitoring may name as `ScheduleId`. */
+                        ScheduleId: string | null;
                         /**
                          * @description Idle: never ran. Queued: waiting for a node. Stopping: asked to stop, the node is ending it.
                          * @enum {unknown}
@@ -22538,7 +22572,7 @@ export interface operations {
                     SystemScanTemplateId?: string | null;
                     /** @description The node its system scans run on; any node serving system scans when absent. */
                     SystemScanNodeId?: string | null;
-                    /** @description Kept and answered as sent; Rampart schedules by SystemScanSchedule. */
+                    /** @description A schedule of this organisation, kept and answered (an id that names none is a 400); Rampart schedules by SystemScanSchedule. */
                     SystemScanScheduleId?: string | null;
                     SystemScanSchedule?: {
                         /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
@@ -22567,7 +22601,7 @@ export interface operations {
                     WebScanTemplateId?: string | null;
                     /** @description The node its web scans run on; any node serving web scans when absent. */
                     WebScanNodeId?: string | null;
-                    /** @description Kept and answered as sent; Rampart schedules by WebScanSchedule. */
+                    /** @description A schedule of this organisation, kept and answered (an id that names none is a 400); Rampart schedules by WebScanSchedule. */
                     WebScanScheduleId?: string | null;
                     WebScanSchedule?: {
                         /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
@@ -22604,7 +22638,7 @@ export interface operations {
                         AssetSourceType?: string | null;
                         /** @description The discovery scan whose reports are followed. */
                         DiscoveryScanId: string;
-                        /** @description Kept and answered as sent. */
+                        /** @description A schedule of this organisation (a scan’s schedule), kept and answered; an id that names none is a 400. Empty or the nil UUID: none. */
                         ScheduleId?: string | null;
                         /** @description Add a system scan for each host the discovery scan finds. */
                         TrackSystemScans?: boolean | string | null;
@@ -23241,7 +23275,7 @@ export interface operations {
                     SystemScanTemplateId?: string | null;
                     /** @description The node its system scans run on; any node serving system scans when absent. */
                     SystemScanNodeId?: string | null;
-                    /** @description Kept and answered as sent; Rampart schedules by SystemScanSchedule. */
+                    /** @description A schedule of this organisation, kept and answered (an id that names none is a 400); Rampart schedules by SystemScanSchedule. */
                     SystemScanScheduleId?: string | null;
                     SystemScanSchedule?: {
                         /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
@@ -23270,7 +23304,7 @@ export interface operations {
                     WebScanTemplateId?: string | null;
                     /** @description The node its web scans run on; any node serving web scans when absent. */
                     WebScanNodeId?: string | null;
-                    /** @description Kept and answered as sent; Rampart schedules by WebScanSchedule. */
+                    /** @description A schedule of this organisation, kept and answered (an id that names none is a 400); Rampart schedules by WebScanSchedule. */
                     WebScanScheduleId?: string | null;
                     WebScanSchedule?: {
                         /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
@@ -23307,7 +23341,7 @@ export interface operations {
                         AssetSourceType?: string | null;
                         /** @description The discovery scan whose reports are followed. */
                         DiscoveryScanId: string;
-                        /** @description Kept and answered as sent. */
+                        /** @description A schedule of this organisation (a scan’s schedule), kept and answered; an id that names none is a 400. Empty or the nil UUID: none. */
                         ScheduleId?: string | null;
                         /** @description Add a system scan for each host the discovery scan finds. */
                         TrackSystemScans?: boolean | string | null;
@@ -25080,6 +25114,199 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
                      *       "instance": "/api/latest/assets/withstartindex/{StartIndex}/andpagesize/{PageSize}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listThingsByOffset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                StartIndex: number;
+                PageSize: number;
+            };
+            cookie?: never;
+        };
+        /** @description Filters (ignored); `""` and `null` mean none. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                } | null | "";
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Items: {
+                            Hostname: string;
+                            /** @description Spelled as the original spells it here; the host’s first address. */
+                            IPAddress: string;
+                            /** @description Rampart knows no directory groups: the asset’s tags, comma-separated (its only grouping), or null without tags. */
+                            AdGroupName: string | null;
+                            OperatingSystem: string | null;
+                        }[];
+                        TotalCount: number;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/things/withStartIndex/{StartIndex}/andPageSize/{PageSize}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/things/withStartIndex/{StartIndex}/andPageSize/{PageSize}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/things/withStartIndex/{StartIndex}/andPageSize/{PageSize}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/things/withStartIndex/{StartIndex}/andPageSize/{PageSize}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/things/withStartIndex/{StartIndex}/andPageSize/{PageSize}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/things/withStartIndex/{StartIndex}/andPageSize/{PageSize}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/things/withStartIndex/{StartIndex}/andPageSize/{PageSize}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/things/withStartIndex/{StartIndex}/andPageSize/{PageSize}",
                      *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
                      *     }
                      */

@@ -51,7 +51,8 @@ function AssetView({ asset }: { asset: AssetDetail }) {
     <Stack gap="lg">
       <Group justify="space-between" align="flex-start">
         <div style={{ minWidth: 0 }}>
-          <Title order={1} style={{ overflowWrap: 'anywhere' }}>
+          {/* Wraps between words; only a word wider than the page breaks. */}
+          <Title order={1} style={{ overflowWrap: 'break-word' }}>
             {asset.FriendlyName || asset.Name}
           </Title>
           <Group gap="xs" mt="xs">

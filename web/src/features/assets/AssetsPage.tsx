@@ -32,7 +32,9 @@ import { ASSET_KIND_LABELS, labelOf, options } from '../../labels';
 import { plural } from '../findings/FindingsTable';
 import { AddAssetModal } from './AddAssetModal';
 
-export function addressesOf(asset: Asset): string {
+const NUMERIC = { fontVariantNumeric: 'tabular-nums' } as const;
+
+export function addressesOf(asset: Pick<Asset, 'Kind' | 'Url' | 'IpAddresses' | 'Fqdn'>): string {
   if (asset.Kind === 'WebApplication' && asset.Url) return asset.Url;
   return asset.IpAddresses.length ? asset.IpAddresses.join(', ') : (asset.Url ?? asset.Fqdn ?? '—');
 }
@@ -134,7 +136,7 @@ export default function AssetsPage() {
               No assets match these filters.
             </Text>
           ) : (
-            <Table.ScrollContainer minWidth={920}>
+            <Table.ScrollContainer minWidth={1040} scrollAreaProps={{ type: 'auto' }}>
               <Table striped highlightOnHover verticalSpacing={6} fz="sm">
                 <Table.Thead>
                   <Table.Tr>
@@ -142,6 +144,8 @@ export default function AssetsPage() {
                     <Table.Th>Kind</Table.Th>
                     <Table.Th>Addresses</Table.Th>
                     <Table.Th>Operating system</Table.Th>
+                    <Table.Th ta="right">Open findings</Table.Th>
+                    <Table.Th ta="right">Top risk</Table.Th>
                     <Table.Th ta="center">Criticality</Table.Th>
                     <Table.Th ta="center">Internet-facing</Table.Th>
                     <Table.Th>Tags</Table.Th>
@@ -151,14 +155,43 @@ export default function AssetsPage() {
                 <Table.Tbody>
                   {rows.map((asset) => (
                     <Table.Tr key={asset.Id}>
-                      <Table.Td style={{ overflowWrap: 'anywhere' }}>
+                      {/* Names wrap between words; only a word wider than the column breaks. */}
+                      <Table.Td style={{ overflowWrap: 'break-word' }}>
                         <Anchor component={Link} to={`/assets/${asset.Id}`} size="sm">
                           {asset.FriendlyName || asset.Name}
                         </Anchor>
                       </Table.Td>
                       <Table.Td>{labelOf(ASSET_KIND_LABELS, asset.Kind)}</Table.Td>
-                      <Table.Td style={{ overflowWrap: 'anywhere' }}>{addressesOf(asset)}</Table.Td>
+                      {/* Addresses wrap after their commas; only a URL may break inside. */}
+                      <Table.Td
+                        style={{ overflowWrap: asset.IpAddresses.length ? 'break-word' : 'anywhere' }}
+                      >
+                        {addressesOf(asset)}
+                      </Table.Td>
                       <Table.Td>{asset.OperatingSystem ?? '—'}</Table.Td>
+                      <Table.Td ta="right" style={NUMERIC}>
+                        {asset.OpenFindings > 0 ? (
+                          <Anchor
+                            component={Link}
+                            to={`/findings?AssetId=${asset.Id}&State=Open&State=Reopened`}
+                            size="sm"
+                            aria-label={`${plural(asset.OpenFindings, 'open finding')} on ${asset.FriendlyName || asset.Name}`}
+                          >
+                            {asset.OpenFindings.toLocaleString()}
+                          </Anchor>
+                        ) : (
+                          '0'
+                        )}
+                      </Table.Td>
+                      <Table.Td ta="right" style={NUMERIC}>
+                        {asset.TopRisk === null ? (
+                          <Text component="span" size="sm" c="dimmed" aria-label="No open findings">
+                            —
+                          </Text>
+                        ) : (
+                          Math.round(asset.TopRisk)
+                        )}
+                      </Table.Td>
                       <Table.Td ta="center">{asset.Criticality}</Table.Td>
                       <Table.Td ta="center">
                         {asset.InternetFacing ? (

@@ -35,6 +35,7 @@ import { LoadMore } from '../../components/LoadMore';
 import { PageSkeleton, TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { IconArrowLeft, IconPencil, IconTrash } from '../../icons';
+import { counted } from '../../labels';
 import { RefusedAddresses } from '../scans/ScanParts';
 import { RunButtons, RunProgress } from './DiscoveryScansPage';
 import { RunStateBadge } from './RunStateBadge';
@@ -87,8 +88,8 @@ function ScanView({ scan }: { scan: DiscoveryScan }) {
           </Group>
           {run && active && (
             <Text size="sm" c="dimmed" aria-live="polite" data-testid="run-progress">
-              {run.Progress.Done.toLocaleString()} of {run.Progress.Total.toLocaleString()} addresses probed,{' '}
-              {run.Progress.Found.toLocaleString()} hosts found
+              {run.Progress.Done.toLocaleString()} of {counted(run.Progress.Total, 'address', 'addresses')}{' '}
+              probed, {counted(run.Progress.Found, 'host')} found
             </Text>
           )}
           <RunProgress scan={scan} />

@@ -18,6 +18,7 @@ import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { IconInfoCircle, IconPlayerPlay, IconPlayerStop, IconPlus } from '../../icons';
+import { counted } from '../../labels';
 import { RunStateBadge } from './RunStateBadge';
 import { ScanFormModal } from './ScanFormModal';
 
@@ -124,7 +125,7 @@ export function RunProgress({ scan }: { scan: DiscoveryScan }) {
       value={value}
       size="sm"
       mt={4}
-      aria-label={`${run.Progress.Done} of ${run.Progress.Total} addresses probed`}
+      aria-label={`${run.Progress.Done.toLocaleString()} of ${counted(run.Progress.Total, 'address', 'addresses')} probed`}
       animated
     />
   );

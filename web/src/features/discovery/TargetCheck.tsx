@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import type { RequestOf, ResponseOf } from '../../api/types';
 import { IconAlertTriangle, IconCheck } from '../../icons';
+import { counted } from '../../labels';
 
 type CheckBody = RequestOf<'checkScanTargets'>;
 type CheckResult = ResponseOf<'checkScanTargets'>;
@@ -39,14 +40,14 @@ export function TargetCheck({ result }: { result: CheckResult | undefined }) {
                 {item.Range}
               </Text>
               <Text size="sm" c={item.Allowed ? 'dimmed' : 'red'}>
-                {item.Allowed ? `${item.AddressCount.toLocaleString()} addresses` : item.Message}
+                {item.Allowed ? counted(item.AddressCount, 'address', 'addresses') : item.Message}
               </Text>
             </Group>
           </List.Item>
         ))}
       </List>
       <Text size="xs" c="dimmed" mt={4}>
-        {result.AddressCount.toLocaleString()} addresses in all.
+        {counted(result.AddressCount, 'address', 'addresses')} in all.
       </Text>
     </div>
   );

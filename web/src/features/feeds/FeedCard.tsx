@@ -3,6 +3,7 @@ import { FEEDS, type FeedName, type FeedStatus } from '../../api/intel';
 import { DateTime } from '../../components/DateTime';
 import { Fact } from '../../components/Fact';
 import { daysBetween } from '../../dates';
+import { counted } from '../../labels';
 import { ImportStateBadge } from '../imports/ImportStateBadge';
 import { DataDate } from './LoadResult';
 
@@ -44,7 +45,7 @@ export function FeedCard({ item, now }: { item: Item; now: string }) {
           </Text>
           {item.Stale && item.DataDate && (
             <Badge color="orange" variant="light">
-              {daysBetween(item.DataDate, now).toLocaleString()} days old
+              {counted(daysBetween(item.DataDate, now), 'day')} old
             </Badge>
           )}
         </Group>

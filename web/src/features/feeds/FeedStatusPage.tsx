@@ -5,6 +5,7 @@ import { Day } from '../../components/Badges';
 import { QueryError } from '../../components/QueryError';
 import { daysBetween } from '../../dates';
 import { IconAlertTriangle } from '../../icons';
+import { counted } from '../../labels';
 import { FeedCard } from './FeedCard';
 import { LoadFeedCard } from './LoadFeedCard';
 import { LoadHistory } from './LoadHistory';
@@ -82,11 +83,11 @@ function StaleNotice({ status }: { status: FeedStatus }) {
             <span key={item.Feed}>
               {i > 0 && (i === stale.length - 1 ? ' and ' : ', ')}
               {feedLabel(item.Feed)} (<Day value={item.DataDate?.slice(0, 10)} />,{' '}
-              {daysBetween(item.DataDate ?? status.Now, status.Now).toLocaleString()} days)
+              {counted(daysBetween(item.DataDate ?? status.Now, status.Now), 'day')})
             </span>
           ))}{' '}
-          is more than {status.StaleAfterDays} days old: risk scores, exploitation and KEV due dates miss what
-          was published since.
+          is more than {counted(status.StaleAfterDays, 'day')} old: risk scores, exploitation and KEV due
+          dates miss what was published since.
         </Text>
         <Text size="sm">
           Let the scheduled sync reach the official sources or their mirrors (on unless{' '}

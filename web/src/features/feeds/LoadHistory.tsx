@@ -35,13 +35,14 @@ export function LoadHistory() {
 
   return (
     <Stack gap="sm">
-      <Table.ScrollContainer minWidth={900}>
-        <Table striped highlightOnHover verticalSpacing={6} horizontalSpacing="sm" fz="sm">
+      {/* Fits beside the navigation from 1280 px; narrower, it scrolls with its scrollbar shown. */}
+      <Table.ScrollContainer minWidth={860} scrollAreaProps={{ type: 'auto' }}>
+        <Table striped highlightOnHover verticalSpacing={6} horizontalSpacing="xs" fz="sm">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th w={90}>Feed</Table.Th>
-              <Table.Th miw={200}>File</Table.Th>
-              <Table.Th w={110}>State</Table.Th>
+              <Table.Th w={80}>Feed</Table.Th>
+              <Table.Th miw={150}>File</Table.Th>
+              <Table.Th w={100}>State</Table.Th>
               <Table.Th>Data of</Table.Th>
               <Table.Th ta="right">Added</Table.Th>
               <Table.Th ta="right">Updated</Table.Th>
@@ -82,7 +83,7 @@ function LoadRow({ load }: { load: IntelLoad }) {
   return (
     <Table.Tr>
       <Table.Td fw={500}>{feedLabel(load.Feed)}</Table.Td>
-      <Table.Td style={{ overflowWrap: 'anywhere', minWidth: 200 }}>
+      <Table.Td style={{ overflowWrap: 'anywhere', minWidth: 150 }}>
         {load.Source}
         {load.Error && (
           <Text size="xs" c="red">
@@ -98,7 +99,8 @@ function LoadRow({ load }: { load: IntelLoad }) {
       <Table.Td>
         <ImportStateBadge state={load.State} />
       </Table.Td>
-      <Table.Td style={{ whiteSpace: 'nowrap' }}>
+      {/* Dates wrap between their parts ("Oct 8, 2026," / "10:17 PM") so that the table fits. */}
+      <Table.Td miw={100}>
         <DataDate value={load.DataDate} />
       </Table.Td>
       <Table.Td ta="right" style={NUMERIC}>
@@ -113,7 +115,7 @@ function LoadRow({ load }: { load: IntelLoad }) {
       <Table.Td ta="right" style={NUMERIC}>
         {figure(load.Skipped)}
       </Table.Td>
-      <Table.Td style={{ whiteSpace: 'nowrap' }}>
+      <Table.Td miw={100}>
         <DateTime value={load.StartedAt} />
       </Table.Td>
       <Table.Td ta="right" style={{ ...NUMERIC, whiteSpace: 'nowrap' }}>

@@ -17,7 +17,7 @@ import { PageSkeleton } from '../../components/PageSkeleton';
 import { ErrorAlert, QueryError } from '../../components/QueryError';
 import { KevBadge } from '../../components/Risk';
 import { findingStateLabel } from '../../labels';
-import { VerifyFindingsButton } from '../verify/VerifyButton';
+import { IMPORTED_REASON, VerifyFindingsButton } from '../verify/VerifyButton';
 import { EventTimeline } from './EventTimeline';
 import { EvidenceCard } from './EvidenceCard';
 import { FindingActions } from './FindingActions';
@@ -104,13 +104,12 @@ function FindingView({ finding }: { finding: FindingDetail }) {
       {canChange && (
         <FindingActions
           verify={
-            finding.FoundBy && (
-              <VerifyFindingsButton
-                variant="default"
-                findingIds={[finding.Id]}
-                titles={new Map([[finding.Id, finding.Title]])}
-              />
-            )
+            <VerifyFindingsButton
+              variant="default"
+              findingIds={[finding.Id]}
+              titles={new Map([[finding.Id, finding.Title]])}
+              unavailable={finding.FoundBy ? undefined : IMPORTED_REASON}
+            />
           }
           allowed={allowed}
           canAccept={canAccept}

@@ -18,7 +18,7 @@ import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { IconFlame } from '../../icons';
-import { VerifyFindingsButton } from '../verify/VerifyButton';
+import { IMPORTED_REASON, isFoundByScan, VerifyFindingsButton } from '../verify/VerifyButton';
 import { AddToTicketModal } from './AddToTicketModal';
 import { LocationCell } from './location';
 import { type JustifiedState, StateModal } from './StateModal';
@@ -168,6 +168,12 @@ export function FindingsTable({ filter, sort, hideAsset = false, emptyText, labe
                 size="compact-sm"
                 variant="light"
                 findingIds={ids}
+                // A selection with one scanned finding still verifies it; the others are said skipped.
+                unavailable={
+                  rows.some((row) => selected.has(row.Id) && isFoundByScan(row.Source))
+                    ? undefined
+                    : IMPORTED_REASON
+                }
                 titles={new Map(rows.filter((row) => selected.has(row.Id)).map((row) => [row.Id, row.Title]))}
                 onDone={() => setSelected(new Set())}
               />

@@ -3,6 +3,7 @@ import { notifications } from '@mantine/notifications';
 import { errorMessage } from '../../api/client';
 import { useHasAssets, useLoadDemo } from '../../api/demo';
 import { IconServer } from '../../icons';
+import { counted } from '../../labels';
 
 /** Offered to Admins of an organisation with nothing in it yet. */
 export function DemoCard() {
@@ -38,7 +39,7 @@ export function DemoCard() {
             onSuccess: (r) =>
               notifications.show({
                 color: 'green',
-                message: `Loaded ${r.Assets} assets and ${r.Findings} findings of demo data.`,
+                message: `Loaded ${counted(r.Assets, 'asset')} and ${counted(r.Findings, 'finding')} of demo data.`,
               }),
           })
         }

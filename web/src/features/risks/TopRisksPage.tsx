@@ -277,7 +277,7 @@ function RiskRow({ finding }: { finding: Finding }) {
       <Table.Td ta="right" style={{ fontVariantNumeric: 'tabular-nums' }}>
         {finding.CVSSBaseScore?.toFixed(1) ?? '—'}
       </Table.Td>
-      <Table.Td style={{ overflowWrap: 'anywhere' }}>
+      <Table.Td style={{ overflowWrap: 'break-word' }}>
         <Anchor component={Link} to={`/assets/${finding.AssetId}`} size="sm">
           {finding.AssetName}
         </Anchor>

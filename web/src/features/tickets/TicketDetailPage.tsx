@@ -93,7 +93,12 @@ function TicketView({ ticket }: { ticket: TicketDetail }) {
               {TICKET_MOVE_LABELS[state]}
             </Button>
           ))}
-          {ticket.FindingCount > 0 && <VerifyTicketButton ticketId={ticket.Id} />}
+          {ticket.FindingCount > 0 && (
+            <VerifyTicketButton
+              ticketId={ticket.Id}
+              titles={new Map(ticket.Findings.map((finding) => [finding.Id, finding.Title]))}
+            />
+          )}
         </Group>
       )}
       {moving === null && <ErrorAlert error={update.error} />}

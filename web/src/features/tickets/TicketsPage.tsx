@@ -35,7 +35,7 @@ import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { listParam, useUrlState } from '../../components/useUrlState';
 import { IconPlus } from '../../icons';
-import { options, TICKET_STATE_LABELS, ticketStateLabel } from '../../labels';
+import { counted, options, TICKET_STATE_LABELS, ticketStateLabel } from '../../labels';
 import { plural } from '../findings/FindingsTable';
 import { useUserName } from './assignees';
 import { NewTicketModal } from './NewTicketModal';
@@ -209,7 +209,7 @@ function BoardColumn({ state, canChange }: { state: TicketState; canChange: bool
         <Title order={2} size="h5" id={headingId}>
           {ticketStateLabel(state)}
         </Title>
-        <Badge variant="default" size="sm" aria-label={`${total ?? 0} tickets`}>
+        <Badge variant="default" size="sm" aria-label={counted(total ?? 0, 'ticket')}>
           {total ?? '…'}
         </Badge>
       </Group>

@@ -14,7 +14,7 @@ export function VerifyResultModal({
 }: {
   result: VerifyResult | null;
   onClose: () => void;
-  /** Finding titles by id, where the page knows them; else the finding is named by its link. */
+  /** Finding titles by id, where the page knows them; else a finding is named by its id. */
   titles?: ReadonlyMap<string, string>;
 }) {
   return (
@@ -52,7 +52,7 @@ export function VerifyResultModal({
                       size="sm"
                       onClick={onClose}
                     >
-                      {titles?.get(skip.FindingId) ?? 'Finding'}
+                      {titles?.get(skip.FindingId) ?? `Finding ${skip.FindingId}`}
                     </Anchor>
                     <Text component="span" size="sm" c="dimmed">
                       {' '}

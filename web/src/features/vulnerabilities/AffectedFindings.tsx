@@ -102,7 +102,7 @@ function AffectedCard({ finding }: { finding: Finding }) {
     <Paper withBorder radius="md" p="xs">
       <Group gap="sm" wrap="nowrap" align="center">
         <RiskRing score={finding.RiskScore} size={40} />
-        <Stack gap={4} style={{ minWidth: 0, flex: 1, overflowWrap: 'anywhere' }}>
+        <Stack gap={4} style={{ minWidth: 0, flex: 1, overflowWrap: 'break-word' }}>
           <Group gap="xs" justify="space-between" wrap="nowrap">
             <Anchor component={Link} to={`/assets/${finding.AssetId}`} size="sm" fw={500}>
               {finding.AssetName}
@@ -132,7 +132,7 @@ function AffectedRow({ finding }: { finding: Finding }) {
       <Table.Td>
         <RiskRing score={finding.RiskScore} size={40} />
       </Table.Td>
-      <Table.Td style={{ overflowWrap: 'anywhere' }}>
+      <Table.Td style={{ overflowWrap: 'break-word' }}>
         <Anchor component={Link} to={`/assets/${finding.AssetId}`} size="sm">
           {finding.AssetName}
         </Anchor>
