@@ -195,7 +195,10 @@ async function main(): Promise<void> {
     process.stderr.write(`${signal} received: shutting down\n`);
     stopNow().then(
       () => process.exit(0),
-      () => process.exit(1),
+      (error: unknown) => {
+        process.stderr.write(`shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exit(1);
+      },
     );
   };
   // Listened for before the server starts, not once it has: a SIGTERM sent as soon as it says it

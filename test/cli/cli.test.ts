@@ -311,11 +311,15 @@ describe('rampart CLI while a server holds the embedded database', () => {
   };
   let server: ChildProcess;
   let url = '';
+  let serverErr = '';
 
   beforeAll(async () => {
     server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    server.stderr?.on('data', (d) => {
+      serverErr += d;
     });
     url = await new Promise<string>((resolve, reject) => {
       let out = '';
@@ -344,7 +348,7 @@ describe('rampart CLI while a server holds the embedded database', () => {
   it('shuts down gracefully on SIGTERM and releases the database', async () => {
     const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
     server.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await exited, serverErr).toBe(0);
     expect(fs.existsSync(path.join(dataDir, 'rampart.lock'))).toBe(false);
     const r = await cliFor(env).run('apikey', 'list', '--user', 'admin@rampart.local');
     expect(r.code, r.stderr).toBe(EXIT.ok);
