@@ -85,8 +85,12 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
       users: s.users,
       organizations: s.organizations,
       baseUrl: config.baseUrl,
-      loginLimit: config.loginThrottleLimit,
-      loginWindowSeconds: config.loginThrottleWindowSeconds,
+      loginLimits: {
+        accountAtAddress: config.loginThrottleLimit,
+        account: config.loginThrottleAccountLimit,
+        address: config.loginThrottleAddressLimit,
+        windowSeconds: config.loginThrottleWindowSeconds,
+      },
     }),
   ];
 }
