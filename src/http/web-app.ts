@@ -43,6 +43,14 @@ export function isAppPath(urlPath: string): boolean {
   return APP_ROUTES.has(segments[0]!.toLowerCase());
 }
 
+/** Whether a request asks for a page by name (a browser navigating), not for any answer at all. */
+export function asksForHtml(request: FastifyRequest): boolean {
+  return /\btext\/html\b/i.test(request.headers.accept ?? '');
+}
+
+/** Answers with the app's index.html, with this status. */
+export type WebAppFallback = (request: FastifyRequest, reply: FastifyReply, status?: number) => FastifyReply;
+
 /**
  * Serves the built web app's files, when it has been built. Returns the fallback that answers
  * client-side routes with index.html, or undefined without a build.
@@ -50,7 +58,7 @@ export function isAppPath(urlPath: string): boolean {
 export async function registerWebApp(
   app: FastifyInstance,
   webDir = WEB_DIR,
-): Promise<((request: FastifyRequest, reply: FastifyReply) => FastifyReply) | undefined> {
+): Promise<WebAppFallback | undefined> {
   if (!fs.existsSync(path.join(webDir, 'index.html'))) return undefined;
   await app.register(fastifyStatic, {
     root: webDir,
@@ -64,8 +72,9 @@ export async function registerWebApp(
       }
     },
   });
-  return (_request, reply) =>
+  return (_request, reply, status = 200) =>
     reply
+      .code(status)
       .header('cache-control', 'no-cache')
       .header('content-security-policy', CSP)
       .header('x-frame-options', 'DENY')

@@ -64,8 +64,26 @@ describe('serving the web application', () => {
       expect(res.json()).toMatchObject({ status: 404, instance: url });
       const head = await rampart.app.inject({ method: 'HEAD', url });
       expect(head.statusCode).toBe(404);
+      // A browser following a stale link sees the app's own "Page not found", still with a 404.
+      const browser = await rampart.app.inject({
+        method: 'GET',
+        url,
+        headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+      });
+      expect(browser.statusCode).toBe(404);
+      expect(browser.body).toContain('<div id="root">');
     },
   );
+
+  it('never answers the API with the app, even to a browser', async () => {
+    const res = await rampart.app.inject({
+      method: 'GET',
+      url: '/api/latest/nothing',
+      headers: { accept: 'text/html' },
+    });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toMatch(/problem\+json/);
+  });
 
   it.each(['/findings/01900000-0000-7000-8000-000000000000', '/Scan-Groups/x', '/top-risks/', '/feeds'])(
     'answers %s, a page of the app or under one, with index.html',
