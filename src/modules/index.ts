@@ -50,7 +50,11 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     settingsRoutes(s.settings),
     ticketRoutes(s.tickets),
     vulnerabilityRoutes(s.vulnerabilities),
-    intelRoutes(s.intel, s.intelMatcher, { syncUrls: syncUrlsOf(config), syncHours: config.intelSyncHours }),
+    intelRoutes(s.intel, s.intelMatcher, {
+      syncUrls: syncUrlsOf(config),
+      syncHours: config.intelSyncHours,
+      maxUploadBytes: config.intelMaxBytes,
+    }),
     jobRoutes(s.jobs),
     scanNodeRoutes(s.scanNodes, s.scanRuns),
     scanRunRoutes(s.scanRuns),

@@ -23,6 +23,8 @@ import type { IntelService } from './service.js';
 export interface IntelRouteOptions {
   syncUrls: string[];
   syncHours: number | null;
+  /** RAMPART_INTEL_MAX_BYTES: how much of a refused upload is read on before it is answered. */
+  maxUploadBytes: number;
 }
 
 export const intelRoutes =
@@ -34,7 +36,7 @@ export const intelRoutes =
     app.register(async (scoped) => {
       scoped.removeAllContentTypeParsers();
       scoped.addContentTypeParser('*', (_request, _payload, done) => done(null));
-      closeUnreadUploads(scoped);
+      closeUnreadUploads(scoped, { maxBytes: options.maxUploadBytes });
       route(scoped as unknown as TypedApp, ctx, {
         method: 'POST',
         url: '/intel/loads',
