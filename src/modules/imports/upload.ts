@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
+import { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished, PassThrough, type Readable, Transform } from 'node:stream';
@@ -196,7 +197,8 @@ export async function spoolReport(
     const hash = createHash('sha256');
     const upload = meter(limit, false, hash, setting);
     await pipeline(
-      detached(body),
+      // A request's body is kept alive for drain(); any other stream is destroyed on failure.
+      body instanceof IncomingMessage ? detached(body) : body,
       upload.transform,
       guardTransform(new SniffingGuard(limits)),
       createWriteStream(raw, { mode: 0o600 }),
