@@ -11,7 +11,7 @@ import {
 } from './cli/commands.js';
 import { ImportNeedsAttentionError, importCommand } from './cli/import.js';
 import { intelLoadCommand, intelStatusCommand } from './cli/intel.js';
-import type { CliEnv } from './cli/runtime.js';
+import { type CliEnv, NoDatabaseError } from './cli/runtime.js';
 import { DEFAULT_STATE_FILE, scanNodeCommand } from './cli/scan-node.js';
 import { serveCommand } from './cli/serve.js';
 import { ConfigError } from './config.js';
@@ -20,7 +20,15 @@ import { AppError } from './problems/app-error.js';
 import { VERSION } from './version.js';
 
 /** Exit codes, documented in the README. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, config: 3, locked: 4, attention: 5 } as const;
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  config: 3,
+  locked: 4,
+  attention: 5,
+  noDatabase: 6,
+} as const;
 
 type Action = (opts: Record<string, unknown>, command: Command) => Promise<void>;
 
@@ -165,6 +173,7 @@ export async function runCli(
     }
     if (error instanceof ConfigError) return fail(EXIT.config, error.message, { Problems: error.problems });
     if (error instanceof DatabaseLockedError) return fail(EXIT.locked, error.message);
+    if (error instanceof NoDatabaseError) return fail(EXIT.noDatabase, error.message);
     if (error instanceof ImportNeedsAttentionError) return fail(EXIT.attention, error.message);
     if (error instanceof AppError) return fail(EXIT.failed, error.detail, { Status: error.problem.status });
     return fail(EXIT.failed, (error as Error).message ?? String(error));

@@ -4,9 +4,11 @@ import type { ApiKey } from '../modules/apikeys/service.js';
 import type { ServiceContext } from '../modules/context.js';
 import { AppError } from '../problems/app-error.js';
 import { Problems } from '../problems/catalogue.js';
-import { type CliEnv, openRuntime, type Runtime } from './runtime.js';
+import { type CliEnv, openRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 
 const CLI_ACTOR: ServiceContext['actor'] = { type: 'cli', id: null };
+// Commands that only read: they never create a database where there is none.
+const READ_ONLY: RuntimeOptions = { existing: true };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface JsonFlag {
@@ -17,8 +19,13 @@ function print(cli: CliEnv, opts: JsonFlag, json: unknown, text: string): void {
   cli.out.stdout(opts.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
 }
 
-async function withRuntime<T>(cli: CliEnv, command: string, fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const rt = await openRuntime(cli, command);
+async function withRuntime<T>(
+  cli: CliEnv,
+  command: string,
+  fn: (rt: Runtime) => Promise<T>,
+  options: RuntimeOptions = {},
+): Promise<T> {
+  const rt = await openRuntime(cli, command, undefined, options);
   try {
     return await fn(rt);
   } finally {
@@ -81,15 +88,20 @@ export async function orgCreateCommand(cli: CliEnv, opts: JsonFlag & { name: str
 }
 
 export async function orgListCommand(cli: CliEnv, opts: JsonFlag): Promise<void> {
-  await withRuntime(cli, 'org list', async (rt) => {
-    const orgs = await rt.services.organizations.list();
-    print(
-      cli,
-      opts,
-      orgs.map((o) => ({ Id: o.id, Name: o.name, CreatedAt: o.createdAt.toISOString() })),
-      orgs.map((o) => `${o.id}  ${o.name}`).join('\n'),
-    );
-  });
+  await withRuntime(
+    cli,
+    'org list',
+    async (rt) => {
+      const orgs = await rt.services.organizations.list();
+      print(
+        cli,
+        opts,
+        orgs.map((o) => ({ Id: o.id, Name: o.name, CreatedAt: o.createdAt.toISOString() })),
+        orgs.map((o) => `${o.id}  ${o.name}`).join('\n'),
+      );
+    },
+    READ_ONLY,
+  );
 }
 
 export async function userCreateCommand(
@@ -154,19 +166,24 @@ export async function apiKeyCreateCommand(
 }
 
 export async function apiKeyListCommand(cli: CliEnv, opts: JsonFlag & { user: string }): Promise<void> {
-  await withRuntime(cli, 'apikey list', async (rt) => {
-    const user = await userByEmail(rt, opts.user);
-    const keys = await rt.services.apiKeys.listForUser(
-      { organizationId: user.organizationId, actor: CLI_ACTOR },
-      user.id,
-    );
-    const rows = keys.map(
-      (k) =>
-        `${k.accessKey}  ${k.status.padEnd(7)}  created ${k.createdAt.toISOString()}  last used ${iso(k.lastUsedAt) ?? 'never'}` +
-        `  expires ${iso(k.expiresAt) ?? 'never'}  ${k.name}`,
-    );
-    print(cli, opts, keys.map(keyJson), rows.length ? rows.join('\n') : `${user.email} has no API keys.`);
-  });
+  await withRuntime(
+    cli,
+    'apikey list',
+    async (rt) => {
+      const user = await userByEmail(rt, opts.user);
+      const keys = await rt.services.apiKeys.listForUser(
+        { organizationId: user.organizationId, actor: CLI_ACTOR },
+        user.id,
+      );
+      const rows = keys.map(
+        (k) =>
+          `${k.accessKey}  ${k.status.padEnd(7)}  created ${k.createdAt.toISOString()}  last used ${iso(k.lastUsedAt) ?? 'never'}` +
+          `  expires ${iso(k.expiresAt) ?? 'never'}  ${k.name}`,
+      );
+      print(cli, opts, keys.map(keyJson), rows.length ? rows.join('\n') : `${user.email} has no API keys.`);
+    },
+    READ_ONLY,
+  );
 }
 
 export async function apiKeyRevokeCommand(

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
 import { openInvalidationBus } from '../background.js';
 import { type Config, loadConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/database.js';
@@ -48,12 +50,59 @@ export function readConfig(cli: CliEnv): Config {
   return loadConfig(cli.env, (p) => fs.readFileSync(p, 'utf8'));
 }
 
+/** How a command names its database (first line on stderr): never with the password. */
+export function describeDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): string {
+  if (!config.databaseUrl) {
+    if (config.dataDir === 'memory://') return 'Using a throwaway embedded database in memory';
+    return `Using the embedded database at ${path.resolve(config.dataDir)}`;
+  }
+  return `Using PostgreSQL at ${postgresWhere(config.databaseUrl)}`;
+}
+
+/** `host:port/database` of a PostgreSQL URL, without user or password. */
+function postgresWhere(url: string): string {
+  try {
+    const u = new URL(url);
+    const host = u.hostname || u.searchParams.get('host') || 'localhost';
+    return `${host}:${u.port || 5432}${u.pathname || '/'}`;
+  } catch {
+    return 'the server of DATABASE_URL';
+  }
+}
+
+/** A command that only reads found no Rampart database where it was told to look. */
+export class NoDatabaseError extends Error {
+  constructor(config: Pick<Config, 'databaseUrl' | 'dataDir'>) {
+    const where = config.databaseUrl ? postgresWhere(config.databaseUrl) : path.resolve(config.dataDir);
+    super(`no Rampart database at ${where} (set RAMPART_DATA_DIR or DATABASE_URL)`);
+    this.name = 'NoDatabaseError';
+  }
+}
+
+/** Whether Rampart's embedded database exists in the data directory (without creating anything). */
+function embeddedExists(dataDir: string): boolean {
+  return dataDir !== 'memory://' && fs.existsSync(path.join(dataDir, 'PG_VERSION'));
+}
+
+/** Whether Rampart's migrations were ever applied to a PostgreSQL database. */
+async function rampartTablesExist(database: Database): Promise<boolean> {
+  const result = await sql<{
+    found: string | null;
+  }>`select to_regclass('kysely_migration')::text as found`.execute(database.db);
+  return result.rows[0]?.found != null;
+}
+
 export interface RuntimeOptions {
   /**
    * Seconds a verified API key stays cached: 0 (the default) for a command, which verifies none;
    * the server's RAMPART_AUTH_CACHE_SECONDS for `rampart serve`.
    */
   authCacheSeconds?: number;
+  /**
+   * The command only reads (or changes what must already be there): it refuses, with
+   * NoDatabaseError, where there is no Rampart database, instead of creating one.
+   */
+  existing?: boolean;
 }
 
 /**
@@ -66,9 +115,14 @@ export async function openRuntime(
   config = readConfig(cli),
   options: RuntimeOptions = {},
 ): Promise<Runtime> {
+  cli.out.stderr(`${describeDatabase(config)}\n`);
+  if (options.existing && !config.databaseUrl && !embeddedExists(config.dataDir))
+    throw new NoDatabaseError(config);
   const database = await openDatabase(config, { command });
   let bus: InvalidationBus | undefined;
   try {
+    if (options.existing && database.kind === 'postgresql' && !(await rampartTablesExist(database)))
+      throw new NoDatabaseError(config);
     // A revoke from the CLI reaches running servers' caches through Redis when it is configured.
     bus = openInvalidationBus(config);
     const services = buildServices(database, cli.clock ?? systemClock, bus, {
