@@ -68,7 +68,8 @@ export const ENV_VARS = {
   RAMPART_TRUST_PROXY: 'true when behind a reverse proxy that sets X-Forwarded-For (default false).',
   RAMPART_SHUTDOWN_TIMEOUT: 'Seconds to drain requests on SIGTERM/SIGINT before forcing exit (default 10).',
   RAMPART_ADMIN_EMAIL: 'Email of the Admin that `serve` makes sure exists (default admin@rampart.local).',
-  RAMPART_ADMIN_PASSWORD: 'Password of that Admin when first created (default: generated and printed once).',
+  RAMPART_ADMIN_PASSWORD:
+    'Password of that Admin when first created (default: generated and printed once); ignored, with a warning, once it exists: use `rampart user reset-password`.',
 } as const;
 
 export type EnvVarName = keyof typeof ENV_VARS;

@@ -8,6 +8,7 @@ import {
   orgCreateCommand,
   orgListCommand,
   userCreateCommand,
+  userResetPasswordCommand,
 } from './cli/commands.js';
 import { ImportNeedsAttentionError, importCommand } from './cli/import.js';
 import { intelLoadCommand, intelStatusCommand } from './cli/intel.js';
@@ -74,6 +75,16 @@ function buildProgram(cli: CliEnv, onServe: (stop: () => Promise<void>) => void)
       .option('--name <name>', 'display name (default: the email name)')
       .option('--org <orgId>', 'organisation id (default: the first organisation)'),
   ).action(run((o) => userCreateCommand(cli, o as never)));
+  json(
+    user
+      .command('reset-password')
+      .description(
+        "set a new password for a user (a lost Admin password) and end the user's sessions; " +
+          'on the embedded database only while the server is stopped',
+      )
+      .argument('<email>', "the user's sign-in email")
+      .option('--password-stdin', 'read the new password from stdin instead of generating one'),
+  ).action(run((o, c) => userResetPasswordCommand(cli, { ...o, email: c.args[0] as string })));
 
   const apikey = program.command('apikey').description('API keys');
   json(
@@ -184,6 +195,7 @@ async function main(): Promise<void> {
   const cli: CliEnv = {
     env: process.env,
     out: { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) },
+    stdin: process.stdin,
     exit: (code) => process.exit(code),
   };
   const code = await runCli(process.argv.slice(2), cli, (stop) => {

@@ -1,3 +1,4 @@
+import { DatabaseLockedError } from '../db/lock.js';
 import { ROLES, type Role } from '../db/schema.js';
 import { loadDemo, removeDemo } from '../demo/seed.js';
 import type { ApiKey } from '../modules/apikeys/service.js';
@@ -129,6 +130,74 @@ export async function userCreateCommand(
         (opts.password ? '' : '\nThe user has no password yet, so cannot sign in; API keys work.'),
     );
   });
+}
+
+/** At most this much is read from stdin for a password: a password is at most 256 characters. */
+const MAX_STDIN_BYTES = 4096;
+
+/** The password given on stdin: its first line, without the line break. */
+async function readPasswordFromStdin(cli: CliEnv): Promise<string> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of cli.stdin ?? []) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    chunks.push(buffer);
+    bytes += buffer.length;
+    if (bytes > MAX_STDIN_BYTES) break;
+  }
+  const password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/, 1)[0] ?? '';
+  if (password === '')
+    throw AppError.of(
+      Problems.ValidationFailed,
+      'The password read from stdin is empty: give it on the first line, e.g. printf %s "$PASSWORD" | rampart user reset-password EMAIL --password-stdin',
+    );
+  return password;
+}
+
+/**
+ * `rampart user reset-password EMAIL [--password-stdin]`: the way back from a lost password (an
+ * Admin's included). A generated password is printed once; the user's sessions end. On the
+ * embedded database the server must be stopped (it holds the database); on PostgreSQL any time.
+ */
+export async function userResetPasswordCommand(
+  cli: CliEnv,
+  opts: JsonFlag & { email: string; passwordStdin?: boolean },
+): Promise<void> {
+  const chosen = opts.passwordStdin ? await readPasswordFromStdin(cli) : undefined;
+  try {
+    await withRuntime(
+      cli,
+      'user reset-password',
+      async (rt) => {
+        const user = await userByEmail(rt, opts.email);
+        const password = await rt.services.users.resetPassword(
+          { organizationId: user.organizationId, actor: CLI_ACTOR },
+          user.id,
+          chosen,
+        );
+        const generated = chosen === undefined ? password : null;
+        print(
+          cli,
+          opts,
+          { Email: user.email, Password: generated, SessionsEnded: true },
+          generated
+            ? `New password for ${user.email}: ${generated}\nIt is shown only now: store it safely. Their sessions have ended.`
+            : `The password of ${user.email} was set from stdin. Their sessions have ended.`,
+        );
+      },
+      { existing: true },
+    );
+  } catch (error) {
+    if (error instanceof DatabaseLockedError)
+      throw new DatabaseLockedError(
+        error.dataDir,
+        error.holder,
+        'On the embedded database a password is reset only while the server is stopped. ' +
+          'Stop the server, then run rampart user reset-password again; or, signed in as another Admin, ' +
+          'reset it in the web app (Users).',
+      );
+    throw error;
+  }
 }
 
 export async function apiKeyCreateCommand(

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import { openInvalidationBus } from '../background.js';
 import { type Config, loadConfig } from '../config.js';
@@ -19,6 +20,8 @@ export interface Output {
 export interface CliEnv {
   env: Record<string, string | undefined>;
   out: Output;
+  /** What `--password-stdin` reads (process.stdin in the real command). */
+  stdin?: Readable;
   /** The application's time; tests pass a fixed one (default: the system's). */
   clock?: Clock;
   /** The engines of `rampart scan-node` (default: the built-in ones); tests pass a stand-in. */

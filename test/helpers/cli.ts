@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { Readable } from 'node:stream';
 import type { Clock } from '../../src/lib/clock.js';
 import { runCli } from '../../src/main.js';
 
@@ -8,17 +9,19 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `rampart argv…` in this process with `env` (and a clock), capturing what it prints. */
+/** Runs `rampart argv…` in this process with `env` (a clock, what stdin holds), capturing what it prints. */
 export async function runCliCapturing(
   env: Record<string, string>,
   argv: string[],
   clock?: Clock,
+  stdin?: string,
 ): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const code = await runCli(argv, {
     env,
     ...(clock ? { clock } : {}),
+    ...(stdin !== undefined ? { stdin: Readable.from([Buffer.from(stdin)]) } : {}),
     out: {
       stdout: (t) => {
         stdout += t;
