@@ -135,7 +135,10 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
       '--json',
     );
     expect(unknownOrg.code).toBe(EXIT.failed);
-    expect(JSON.parse(unknownOrg.stderr)).toMatchObject({ Status: 404 });
+    // The database it opened, then the error as one JSON line.
+    const [opened, error] = unknownOrg.stderr.trimEnd().split('\n');
+    expect(opened).toMatch(/^Using /);
+    expect(JSON.parse(error!)).toMatchObject({ Status: 404 });
     const missing = await cli.run('user', 'create', '--role', 'Analyst');
     expect(missing.code).toBe(EXIT.usage);
     expect(missing.stderr).toContain("required option '--email <email>' not specified");
