@@ -107,10 +107,11 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
       jobKind: RISK_ACCEPTANCE_EXPIRY_JOB,
       maxAttempts: 1,
     });
-  // Imports whose job was given up (every attempt's process died) end as Failed, their files removed.
+  // Imports whose job was given up (every attempt's process died) end as Failed; staged rows and
+  // spooled files that killed processes left are removed.
   runner
     .register(IMPORT_SWEEP_JOB, async () => {
-      await services.imports.failAbandoned();
+      await services.imports.sweep();
     })
     .schedule({
       key: IMPORT_SWEEP_JOB,
@@ -228,6 +229,15 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
   // Only this process uses the embedded database: the jobs it finds Running were left by a
   // process that stopped, and are taken up now rather than when their leases run out.
   await runner.start({ expireLeases: resume && embedded });
+  // What processes killed mid-import left (half-uploaded files, staged rows), cleared at start
+  // rather than at the sweep's first schedule.
+  if (resume)
+    await services.imports
+      .sweep()
+      .then((swept) => {
+        if (swept.abandoned + swept.staged + swept.files > 0) log.info(swept, 'import leftovers swept');
+      })
+      .catch((error) => log.warn({ err: error }, 'could not sweep import leftovers'));
   // The scan node inside the server; a failure to start it leaves the rest of the server serving.
   let localNode: ScanNodeAgent | undefined;
   if (options.localScanNode) {

@@ -191,6 +191,9 @@ export async function runCli(
   }
 }
 
+/** The commands that keep running until a signal stops them (they report `stop` through onServe). */
+const LONG_RUNNING = new Set(['serve', 'scan-node']);
+
 async function main(): Promise<void> {
   const cli: CliEnv = {
     env: process.env,
@@ -198,16 +201,28 @@ async function main(): Promise<void> {
     stdin: process.stdin,
     exit: (code) => process.exit(code),
   };
-  const code = await runCli(process.argv.slice(2), cli, (stop) => {
-    const shutdown = (signal: string) => {
-      process.stderr.write(`${signal} received: shutting down\n`);
-      stop().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    };
-    process.once('SIGINT', () => shutdown('SIGINT'));
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
+  const argv = process.argv.slice(2);
+  let stop: (() => Promise<void>) | undefined;
+  let signalled: string | undefined;
+  const shutdown = (signal: string, stopNow: () => Promise<void>) => {
+    process.stderr.write(`${signal} received: shutting down\n`);
+    stopNow().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  // Listened for before the server starts, not once it has: a SIGTERM sent as soon as it says it
+  // is up (a supervisor, a test) would otherwise find no handler and kill it outright. One that
+  // comes while it starts is kept until the start is over, then shuts it down gracefully.
+  if (LONG_RUNNING.has(argv[0] ?? ''))
+    for (const signal of ['SIGINT', 'SIGTERM'] as const)
+      process.once(signal, () => {
+        if (stop) shutdown(signal, stop);
+        else signalled ??= signal;
+      });
+  const code = await runCli(argv, cli, (stopServer) => {
+    stop = stopServer;
+    if (signalled) shutdown(signalled, stopServer);
   });
   if (code !== EXIT.ok) process.exit(code);
 }

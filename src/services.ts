@@ -227,6 +227,7 @@ export function buildServices(
     findingsChanged,
     importFailedUnexpectedly,
     jobs,
+    importDirectory(config.importDir),
     // The tables an import filled are analysed in its transaction (src/db/maintenance.ts): the
     // requests that waited for the embedded database's one connection, and PostgreSQL's until
     // autovacuum's next round (up to a minute), would be planned on the empty table's statistics.

@@ -24,6 +24,7 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
   const config = readConfig(cli);
   // One service graph for the server: the runtime's, with the server's API key cache.
   const rt = await openRuntime(cli, 'serve', config, { authCacheSeconds: config.authCacheSeconds });
+  let built: { close(): Promise<unknown> } | undefined;
   try {
     // Instances starting together: one creates the Admin (and prints its password), the others
     // wait and find it.
@@ -48,7 +49,10 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
       app.log.warn(ignored);
       cli.out.stderr(`${ignored}\n`);
     }
-    await app.listen({ port: config.port, host: config.host });
+    built = app;
+    await app.listen({ port: config.port, host: config.host }).catch((error) => {
+      throw listenError(error, config);
+    });
     // The bundled knowledge base on a new installation, in the background: it does not delay
     // serving requests. The scheduled sync is a job (src/background.ts); on PostgreSQL it waits
     // for this load under the same lock.
@@ -116,7 +120,28 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
     };
     return { url, stop };
   } catch (error) {
+    // The background work (job worker, scheduler, local scan node) started with the app: it is
+    // stopped before the database closes under it, or its next claim fails on a closed pool.
+    await built?.close().catch(() => {});
     await rt.close();
     throw error;
   }
+}
+
+/** Why the server cannot listen, said with the setting that changes it. */
+function listenError(error: unknown, config: Pick<Config, 'port' | 'host'>): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE')
+    return new Error(
+      `Port ${config.port} on ${config.host} is in use (another Rampart, or another program, listens there): stop it, or set RAMPART_PORT to a free port.`,
+    );
+  if (code === 'EACCES')
+    return new Error(
+      `Not allowed to listen on port ${config.port} on ${config.host}: ports below 1024 need privileges; set RAMPART_PORT to 1024 or above.`,
+    );
+  if (code === 'EADDRNOTAVAIL')
+    return new Error(
+      `${config.host} is not an address of this machine: set RAMPART_HOST to one of its addresses.`,
+    );
+  return error as Error;
 }

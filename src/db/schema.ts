@@ -86,6 +86,7 @@ export interface OrganizationSettingsTable {
   sla_medium_days: number | null;
   sla_low_days: number | null;
   sla_info_days: number | null;
+  sla_kev_days: number | null;
   next_ticket_number: Generated<number>;
   updated_at: Timestamp;
 }

@@ -30,6 +30,12 @@ export interface AssetRef {
 export interface VulnerabilityRef {
   /** The tool's own id of the check or rule (Nessus plugin id, ZAP plugin id, SARIF ruleId…). */
   ruleId: string;
+  /**
+   * Whose rule ids these are, when several sources share one catalogue (Rampart's system and web
+   * scans share its check catalogue): the vulnerability is keyed by it instead of the import's
+   * source, so that every source files the same vulnerability for the same rule id.
+   */
+  ruleSource?: string;
   title: string;
   cveIds?: string[];
   /** Other ids of the same weakness: GHSA-…, OSV ids, vendor advisories. */
@@ -37,6 +43,10 @@ export interface VulnerabilityRef {
   description?: string;
   solution?: string;
   cweIds?: string[];
+  /** CVSS v2 as v2 writes it (no prefix), e.g. "AV:N/AC:L/Au:N/C:P/I:P/A:P". */
+  cvss2Vector?: string;
+  cvss2Score?: number;
+  /** CVSS v3 with its "CVSS:3.0/" or "CVSS:3.1/" prefix, which says the version. */
   cvss3Vector?: string;
   cvss3Score?: number;
   cvss4Vector?: string;

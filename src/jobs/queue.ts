@@ -128,6 +128,19 @@ export class JobQueue {
     return this.repo.purgeFinished(before);
   }
 
+  /** The payloads of the jobs of `kind` that are waiting or running. */
+  unfinishedPayloads(kind: string): Promise<unknown[]> {
+    return this.repo.unfinishedPayloads(kind);
+  }
+
+  /**
+   * Of `ids` (of imports or scan runs), those that a job waiting or running names (`importId` or
+   * `runId` in its payload): its work is still to come.
+   */
+  namedByUnfinished(ids: readonly string[]): Promise<Set<string>> {
+    return this.repo.namedByUnfinished(ids);
+  }
+
   /** The newest job of `kind` with `dedupKey`, finished or not. */
   findByDedupKey(kind: string, dedupKey: string): Promise<Job | undefined> {
     return this.repo.findNewestByDedupKey(kind, dedupKey);

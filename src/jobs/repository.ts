@@ -132,6 +132,28 @@ export class JobRepository {
     return row && toJob(row);
   }
 
+  /** The payloads of the Queued and Running jobs of `kind`. */
+  async unfinishedPayloads(kind: string): Promise<unknown[]> {
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select('payload')
+      .where('kind', '=', kind)
+      .where('state', 'in', UNFINISHED)
+      .execute();
+    return rows.map((r) => r.payload);
+  }
+
+  /** Of `ids`, those that a Queued or Running job's payload names as its `importId` or `runId`. */
+  async namedByUnfinished(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await sql<{ id: string }>`
+      select distinct coalesce(payload->>'importId', payload->>'runId') as id
+        from jobs
+       where state in ('Queued', 'Running')
+         and coalesce(payload->>'importId', payload->>'runId') = any(${[...ids]}::text[])`.execute(this.db);
+    return new Set(rows.rows.map((r) => r.id));
+  }
+
   /**
    * Gives up the Running jobs of `kinds` whose lease ran out on their last attempt: their worker
    * died, and no attempt is left to claim them again.

@@ -119,7 +119,16 @@ export class JobRunner {
   private every(ms: number, what: string, work: () => Promise<unknown>, atOnce = false): void {
     const run = () => {
       if (this.stopped) return;
-      void this.track(work()).catch((error) => this.options.onError?.(error, what));
+      // A task that throws before it returns its promise must not escape the timer: an uncaught
+      // exception there would end the process.
+      let pending: Promise<unknown>;
+      try {
+        pending = work();
+      } catch (error) {
+        this.options.onError?.(error, what);
+        return;
+      }
+      void this.track(pending).catch((error) => this.options.onError?.(error, what));
     };
     const timer = setInterval(run, ms);
     timer.unref();

@@ -190,6 +190,12 @@ export interface SystemHostResult {
   checks: CheckResult[];
   /** 'port' when some port's probes were cut short, 'host' or 'run' when a budget ran out. */
   budgetExhausted: 'port' | 'host' | 'run' | null;
+  /**
+   * The run's template had TLS checks on: every port examined to the end had its TLS judged, so
+   * a TLS finding there that this run did not report is gone, whichever scan found it. Absent
+   * from older nodes (then only this scan's own findings are judged).
+   */
+  tlsChecked?: boolean;
 }
 
 /** How a web scan probes: set by its template. */
@@ -244,4 +250,14 @@ export interface WebUrlResult {
   /** Why the URL could not be scanned at all, or null. */
   error: string | null;
   budgetExhausted: 'url' | 'run' | null;
+  /**
+   * The port of the https endpoint whose TLS this URL's checks judged (a handshake completed on
+   * `address`), or null: TLS findings are the endpoint's, shared with system scans.
+   */
+  tlsPort?: number | null;
+  /**
+   * An https URL's http counterpart, asked whether it redirects to https: where
+   * `web.no-https-redirect` is filed (only an http URL can lack the redirect). Null when not asked.
+   */
+  httpCounterpart?: string | null;
 }

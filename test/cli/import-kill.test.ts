@@ -1,11 +1,12 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT, runCli } from '../../src/main.js';
-import { startImportProcess } from '../helpers/cli.js';
+import { runCliCapturing, startImportProcess } from '../helpers/cli.js';
 import { createPostgresDatabase, DB_KINDS, type DbKind } from '../helpers/databases.js';
 import { estate, nessusReport } from '../modules/imports/nessus-report.js';
 import { type AfterRestart, restartAndInspect } from './import-restart.js';
@@ -41,6 +42,35 @@ const exited = (child: ChildProcess) =>
   child.exitCode !== null || child.signalCode !== null
     ? Promise.resolve()
     : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+/** `rampart serve --json` as its own process on a free port; resolves once it listens. */
+async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const { DATABASE_URL: _ignored, ...inherited } = process.env;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--json'], {
+    env: {
+      ...inherited,
+      ...env,
+      RAMPART_PORT: '0',
+      RAMPART_LOCAL_SCAN_NODE: 'false',
+      RAMPART_INTEL_KB: 'off',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', (d) => {
+      stdout += d;
+      const line = stdout.split('\n').find((l) => l.startsWith('{"Url"'));
+      if (line) resolve(JSON.parse(line).Url);
+    });
+    child.once('exit', (code) => reject(new Error(`serve ended before it listened (${code}): ${stderr}`)));
+  });
+  return { child, url };
+}
 
 describe.each(DB_KINDS)('an import killed at any moment [%s]', (kind: DbKind) => {
   const env: Record<string, string> = { RAMPART_LOG_LEVEL: 'silent' };
@@ -90,7 +120,7 @@ describe.each(DB_KINDS)('an import killed at any moment [%s]', (kind: DbKind) =>
     expect(done).toBe(EXIT.ok);
     current = await restartAndInspect(env);
     expect(current).toMatchObject({ findings: 6, assets: 2, staged: {}, files: [] });
-  });
+  }, 300_000);
   afterAll(async () => {
     await drop();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -129,6 +159,63 @@ describe.each(DB_KINDS)('an import killed at any moment [%s]', (kind: DbKind) =>
     // Where each kill lands is the machine's doing; that some landed is not.
     expect(outcomes.filter((o) => !o.endsWith('ended first')).length, outcomes.join('; ')).toBeGreaterThan(0);
   }, 600_000);
+
+  it('leaves no half-uploaded file behind when the server is killed during an upload', async () => {
+    // A key made through the CLI while no server runs (the embedded database admits one process).
+    const made = await runCliCapturing(env, [
+      'user',
+      'create',
+      '--email',
+      `up-${batch}@example.com`,
+      '--role',
+      'Analyst',
+    ]);
+    expect(made.code, made.stderr).toBe(EXIT.ok);
+    const key = await runCliCapturing(env, [
+      'apikey',
+      'create',
+      '--user',
+      `up-${batch}@example.com`,
+      '--name',
+      'kill',
+      '--json',
+    ]);
+    expect(key.code, key.stderr).toBe(EXIT.ok);
+    const { AccessKey, SecretKey } = JSON.parse(key.stdout);
+    const uploads = env.RAMPART_IMPORT_DIR!;
+    const known = new Set(current.imports.map((i) => i.id));
+
+    const server = await startServer(env);
+    const report = Buffer.from(batchReport(99));
+    const request = http.request(`${server.url}/api/latest/imports`, {
+      method: 'POST',
+      headers: { ApiAccessKey: AccessKey, ApiSecretKey: SecretKey, 'content-type': 'application/xml' },
+    });
+    request.on('error', () => {});
+    // Half the report, then nothing more: the server is receiving it when it dies.
+    request.write(report.subarray(0, report.length >> 1));
+    await expect
+      .poll(() => (fs.existsSync(uploads) ? fs.readdirSync(uploads) : []).length, { timeout: 60_000 })
+      .toBe(1);
+    server.child.kill('SIGKILL');
+    await exited(server.child);
+    request.destroy();
+    // What the kill left: the half-written upload, which no import refers to.
+    expect(fs.readdirSync(uploads)).toHaveLength(1);
+
+    const again = await startServer(env);
+    await expect.poll(() => fs.readdirSync(uploads), { timeout: 60_000 }).toEqual([]);
+    again.child.kill('SIGTERM');
+    await exited(again.child);
+    const after = await restartAndInspect(env);
+    expect(after.imports.filter((i) => !known.has(i.id))).toEqual([]);
+    expect(after).toMatchObject({
+      staged: {},
+      files: [],
+      findings: current.findings,
+      assets: current.assets,
+    });
+  }, 300_000);
 
   it.runIf(kind === 'postgres')(
     'completes the import once after a restart when the kill lands inside the merge transaction, after its first writes',

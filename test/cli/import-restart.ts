@@ -39,7 +39,8 @@ export async function restartAndInspect(env: Record<string, string>): Promise<Af
       .execute();
     const worker = new JobWorker(services.jobs).register(IMPORT_JOB, importJobHandler(services.imports));
     await worker.drain();
-    await services.imports.failAbandoned();
+    // What a server does at start and every minute (src/background.ts).
+    await services.imports.sweep();
     const count = async (table: 'findings' | 'assets') =>
       Number(
         (
@@ -50,7 +51,13 @@ export async function restartAndInspect(env: Record<string, string>): Promise<Af
         ).n,
       );
     const staged: Record<string, number> = {};
-    for (const table of ['import_findings', 'import_assets'] as const) {
+    for (const table of [
+      'import_findings',
+      'import_assets',
+      'import_services',
+      'import_software',
+      'import_vulnerabilities',
+    ] as const) {
       const rows = await database.db
         .selectFrom(table)
         .select((eb) => ['import_id', eb.fn.countAll<string>().as('n')])

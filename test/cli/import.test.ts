@@ -155,5 +155,6 @@ describe.each(DB_KINDS)('rampart import [%s]', (kind: DbKind) => {
     expect(after.assets - before.assets).toBe(newAssets);
     expect(after.staged).toEqual({});
     expect(after.files).toEqual([]);
-  });
+    // Two imports of 24,000 findings: minutes on a loaded two-core machine.
+  }, 300_000);
 });

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
+import net from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase } from '../helpers/databases.js';
@@ -100,6 +101,58 @@ describe.skipIf(!process.env.DATABASE_URL)('several instances starting at once [
       );
     } finally {
       await client.end();
+    }
+  });
+});
+
+// Seen once under CPU load (issue 23): a fresh embedded install's serve ended with code 1 at
+// start, its last log line a job worker's failed claim. A start that fails after the app was built
+// (here: its port is taken) stopped nothing before closing the database, so the worker's next
+// claim failed on a closed pool. It must say why it cannot start, stop its background work first
+// and release the data directory.
+describe('a start that cannot listen', () => {
+  it('says which port is taken and which setting changes it, logs no failed job, and releases the data directory', {
+    timeout: 240_000,
+  }, async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const taken = (holder.address() as net.AddressInfo).port;
+    const dataDir = fs.mkdtempSync('/tmp/rampart-taken-');
+    try {
+      const env = {
+        RAMPART_DATA_DIR: dataDir,
+        RAMPART_IMPORT_DIR: `${dataDir}/imports`,
+        RAMPART_INTEL_KB: 'off',
+        RAMPART_LOG_LEVEL: 'debug',
+        DATABASE_URL: '',
+      };
+      const blocked = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+        env: { ...process.env, ...env, RAMPART_PORT: String(taken) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      blocked.stdout?.on('data', (d) => {
+        stdout += d;
+      });
+      blocked.stderr?.on('data', (d) => {
+        stderr += d;
+      });
+      const [code] = await once(blocked, 'exit');
+      expect(code).toBe(1);
+      expect(stderr).toContain(`Port ${taken} on 127.0.0.1 is in use`);
+      expect(stderr).toContain('RAMPART_PORT');
+      expect(stdout).not.toContain('job failed');
+      // The data directory's lock went with it: the next start on a free port comes up.
+      const next = startInstance({ ...env, RAMPART_PORT: '0', RAMPART_LOG_LEVEL: 'silent' });
+      const up = await next.result;
+      expect(up.ok, up.ok ? '' : up.stderr).toBe(true);
+      const stopped = once(next.child, 'exit');
+      next.child.kill('SIGTERM');
+      expect(await stopped).toEqual([0, null]);
+    } finally {
+      holder.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -29,7 +29,7 @@ describe.each(DB_KINDS)('SQL functions applied from their files [%s]', (kind) =>
     scalar<string>(sql`select rampart_risk_score(8.1, 'High', 0.99, false, 3, false) as v`);
   const dueOfExample = () =>
     scalar<Date | null>(
-      sql`select rampart_due_at('High', '2026-11-01T10:00:00Z'::timestamptz, null, 7, 30, 90, 180, null) as v`,
+      sql`select rampart_due_at('High', '2026-11-01T10:00:00Z'::timestamptz, false, 7, 30, 90, 180, null, 14) as v`,
     );
 
   it('a migrated database has every function, each recorded; a second start applies none', async () => {
@@ -56,8 +56,8 @@ describe.each(DB_KINDS)('SQL functions applied from their files [%s]', (kind) =>
   });
 
   it('re-applies, at the next migration run, exactly the function whose recorded hash differs', async () => {
-    await sql`create or replace function rampart_due_at(severity text, first_seen timestamptz, kev_due date,
-      sla_critical integer, sla_high integer, sla_medium integer, sla_low integer, sla_info integer)
+    await sql`create or replace function rampart_due_at(severity text, first_seen timestamptz, kev boolean,
+      sla_critical integer, sla_high integer, sla_medium integer, sla_low integer, sla_info integer, sla_kev integer)
       returns timestamptz language sql stable as $$ select null::timestamptz $$`.execute(tdb.database.db);
     expect(await dueOfExample()).toBeNull();
     await tdb.database.db

@@ -123,6 +123,13 @@ describe.runIf(HAS_CHROMIUM)('findings, assets and tickets pages [browser]', () 
     await shot('24-asset');
     await page.goto('/settings');
     await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+    // The KEV SLA next to the severities' (issue 23, item 4); a Manager changes it.
+    const kev = page.getByLabel('Known exploited (KEV)');
+    expect(await kev.inputValue()).toBe('14 days');
+    await kev.fill('10');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Settings saved.').waitFor();
+    expect((await api('/settings')).KevSlaDays).toBe(10);
     await shot('25-settings');
     await page.goto('/');
     await page.getByLabel(/Critical: \d+ open/).waitFor();

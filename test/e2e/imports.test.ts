@@ -294,6 +294,22 @@ describe.runIf(HAS_CHROMIUM)('imports page [browser]', () => {
       .waitFor();
   });
 
+  // issue 23, item 21: the same file again is imported, and its page names the earlier import.
+  it('says that a file imported again is the same file as an earlier import', async () => {
+    const result = await upload('weekly-again.nessus', nessusReport(HOSTS));
+    await result.getByText('Completed', { exact: true }).waitFor();
+    await result.getByRole('link', { name: 'Open the import' }).click();
+    await page.getByRole('heading', { name: 'weekly-again.nessus', level: 1 }).waitFor();
+    const note = page.getByRole('alert').filter({ hasText: 'The same file as an earlier import' });
+    await note.getByText(/It was imported again all the same/).waitFor();
+    await shot('55-import-same-file');
+    await note.getByRole('link', { name: /^import of / }).click();
+    await page.getByRole('heading', { name: 'weekly.nessus', level: 1 }).waitFor();
+    // The first import of that file names none.
+    await page.getByRole('link', { name: `New: ${FINDINGS} — show these findings` }).waitFor();
+    expect(await page.getByText('The same file as an earlier import').count()).toBe(0);
+  });
+
   it('shows a read-only user the history without the upload', async () => {
     const reader = await signIn(READER, { width: 1280, height: 800 });
     await reader.getByRole('link', { name: 'Imports' }).click();

@@ -222,11 +222,11 @@ describe.runIf(HAS_CHROMIUM)('vulnerability intelligence pages [browser]', () =>
     const first = rows.nth(1);
     await first.getByRole('link', { name: KEV_TITLE }).waitFor();
     await first.getByRole('img', { name: 'Risk 75 of 100' }).waitFor();
-    await first.getByText(/^KEV: known exploited, due/).waitFor();
+    await first.getByText(/^KEV: known exploited, CISA's due date/).waitFor();
     await first.getByText('top 0.01 %').waitFor();
     await first.getByText('7.5', { exact: true }).waitFor();
-    // Due by CISA's date, long past: overdue.
-    await first.getByText('(overdue)').waitFor();
+    // Due by the KEV SLA from when it was found (14 days), not by CISA's date of 2021: not overdue.
+    expect(await first.getByText('(overdue)').count()).toBe(0);
     // The same order as the API's.
     const titles = await list
       .getByRole('row')
@@ -284,7 +284,7 @@ describe.runIf(HAS_CHROMIUM)('vulnerability intelligence pages [browser]', () =>
     await epss.getByRole('progressbar', { name: 'EPSS percentile' }).waitFor();
 
     const kev = page.getByRole('region', { name: 'Known exploited (CISA KEV)' });
-    await kev.getByText(/^Known exploited, due/).waitFor();
+    await kev.getByText(/^Known exploited, CISA's due date/).waitFor();
     await kev.getByText('Used in ransomware campaigns').waitFor();
     expect(await page.getByTestId('kev-due-date').locator('time').getAttribute('datetime')).toBe(
       '2021-11-17',
@@ -306,7 +306,7 @@ describe.runIf(HAS_CHROMIUM)('vulnerability intelligence pages [browser]', () =>
       .getByText(/nvd-cves\.json\.gz/)
       .waitFor();
 
-    await shots('66-vulnerability', () => kev.getByText(/^Known exploited, due/).waitFor());
+    await shots('66-vulnerability', () => kev.getByText(/^Known exploited, CISA's due date/).waitFor());
     await page.getByRole('region', { name: 'CVSS v3.1' }).scrollIntoViewIfNeeded();
     await shot('67-vulnerability-cvss');
     await affected.scrollIntoViewIfNeeded();
@@ -332,7 +332,8 @@ describe.runIf(HAS_CHROMIUM)('vulnerability intelligence pages [browser]', () =>
     // From an affected finding to its page, and back to the vulnerability by its link.
     await affected.getByRole('link', { name: /^Open the finding on 10\.7\.0\.10,/ }).click();
     await page.getByRole('heading', { name: KEV_TITLE, level: 1 }).waitFor();
-    await page.getByText('KEV due date').waitFor();
+    await page.getByText('CISA KEV due date').waitFor();
+    await page.getByText(/CISA's deadline for US federal agencies, for context/).waitFor();
     await shot('69-finding-detail');
     await page.getByRole('link', { name: 'Intelligence and affected assets' }).click();
     await page.getByRole('region', { name: 'Known exploited (CISA KEV)' }).waitFor();

@@ -345,3 +345,38 @@ describe('csaf importer: bad input', () => {
     expect(warnings.some((w) => /were cut/.test(w))).toBe(true);
   });
 });
+
+describe('csaf importer: CVSS v2', () => {
+  /** csaf_one_vuln.json with its one score's entries replaced. */
+  const withScore = (entries: Record<string, unknown>) => {
+    const doc = JSON.parse(readFileSync(fixturePath('csaf/csaf_one_vuln.json'), 'utf8'));
+    const { products } = doc.vulnerabilities[0].scores[0];
+    doc.vulnerabilities[0].scores = [{ products, ...entries }];
+    return JSON.stringify(doc);
+  };
+  const v2 = { version: '2.0', vectorString: 'AV:N/AC:L/Au:N/C:P/I:P/A:P', baseScore: 7.5 };
+
+  it('keeps cvss_v2 beside cvss_v3, and rates by v3', async () => {
+    const original = JSON.parse(readFileSync(fixturePath('csaf/csaf_one_vuln.json'), 'utf8'));
+    const { findings } = await parseText(
+      csafImporter,
+      withScore({ cvss_v2: v2, cvss_v3: original.vulnerabilities[0].scores[0].cvss_v3 }),
+    );
+    expect(findings[0]!.vulnerability).toMatchObject({
+      cvss2Vector: 'AV:N/AC:L/Au:N/C:P/I:P/A:P',
+      cvss2Score: 7.5,
+      cvss3Score: 9.8,
+    });
+    expect(findings[0]!.severity).toBe('Critical');
+  });
+
+  it('keeps a score that is all v2, and leaves out a v2 vector that is not valid', async () => {
+    const only = (await parseText(csafImporter, withScore({ cvss_v2: v2 }))).findings[0]!;
+    expect(only.vulnerability).toMatchObject({ cvss2Score: 7.5, cvss2Vector: 'AV:N/AC:L/Au:N/C:P/I:P/A:P' });
+    const broken = (
+      await parseText(csafImporter, withScore({ cvss_v2: { ...v2, vectorString: 'AV:N/AC:L/Au:N/C:P/I:P' } }))
+    ).findings[0]!;
+    expect(broken.vulnerability.cvss2Vector).toBeUndefined();
+    expect(broken.vulnerability.cvss2Score).toBe(7.5);
+  });
+});

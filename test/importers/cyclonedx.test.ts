@@ -416,3 +416,16 @@ describe('cyclonedx importer: bad input', () => {
     expect((await failure(parseText(cyclonedxImporter, ''))).message).toMatch(/empty/);
   });
 });
+
+describe('cyclonedx importer: CVSS v2', () => {
+  it('nested-component-log4j.json: the CVSSv2 rating of CVE-2021-44228 is kept beside the CVSSv31 one', async () => {
+    const { findings } = await parseFixture(cyclonedxImporter, 'cyclonedx/nested-component-log4j.json');
+    const log4shell = byId(findings, 'CVE-2021-44228');
+    // The BOM states 10 for the vector NVD scores 9.3: the stated score is kept, as for v3.
+    expect(log4shell.vulnerability).toMatchObject({
+      cvss2Vector: 'AV:N/AC:M/Au:N/C:C/I:C/A:C',
+      cvss2Score: 10,
+    });
+    expect(log4shell.vulnerability.cvss3Vector).toMatch(/^CVSS:3\.1\//);
+  });
+});

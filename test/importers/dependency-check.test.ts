@@ -167,3 +167,26 @@ describe('dependency-check importer: bad input', () => {
     expect(wrongRoot.message).toMatch(/root element is <niktoscan>/);
   });
 });
+
+describe('dependency-check importer: CVSS v2', () => {
+  it('version-6.5.3.xml: CVE-2020-9488 keeps <cvssV2> (its <authenticationr> too) beside <cvssV3>', async () => {
+    const { findings } = await parseFixture(dependencyCheckImporter, 'dependency_check/version-6.5.3.xml');
+    const log4j = findings.find((f) => f.vulnerability.ruleId === 'CVE-2020-9488')!;
+    expect(log4j.vulnerability).toMatchObject({
+      cvss2Vector: 'AV:N/AC:M/Au:N/C:P/I:N/A:N',
+      cvss2Score: 4.3,
+      cvss3Score: 3.7,
+    });
+  });
+
+  it('PR6439.xml: every <cvssV2> gives a v2 score and vector', async () => {
+    const { findings } = await parseFixture(dependencyCheckImporter, 'dependency_check/PR6439.xml');
+    const rated = findings.filter((f) => f.vulnerability.cvss2Score !== undefined);
+    expect(rated.length).toBeGreaterThan(0);
+    for (const f of rated) expect(f.vulnerability.cvss2Vector).toMatch(/^AV:[NAL]\/AC:[LMH]\/Au:[NSM]\//);
+    // CVE-2020-0187's <cvssV2> holds its v3 rating (5.5, impacts "H", no authentication): not v2.
+    const misfiled = findings.find((f) => f.vulnerability.ruleId === 'CVE-2020-0187')!;
+    expect(misfiled.vulnerability.cvss2Score).toBeUndefined();
+    expect(misfiled.vulnerability.cvss2Vector).toBeUndefined();
+  });
+});

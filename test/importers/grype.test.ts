@@ -316,3 +316,12 @@ describe('grype importer: memory', () => {
     expect(warnings).toEqual([expect.stringMatching(/^3 matches were left out/)]);
   });
 });
+
+describe('grype importer: CVSS v2', () => {
+  it("fix_available.json: CVE-2009-3882 has only NVD's CVSS v2, kept with its vector", async () => {
+    const { findings } = await parseFixture(grypeImporter, 'anchore_grype/fix_available.json');
+    const f = byId(findings, 'CVE-2009-3882');
+    expect(f.vulnerability).toMatchObject({ cvss2Vector: 'AV:N/AC:L/Au:N/C:P/I:P/A:P', cvss2Score: 7.5 });
+    expect(f.vulnerability.cvss3Score).toBeUndefined();
+  });
+});

@@ -362,3 +362,154 @@ describe('nessus importer: bad input', () => {
     expect(records).toEqual([]);
   });
 });
+
+describe('nessus importer: CVSS of every version', () => {
+  it('nessus_with_cvssv3.nessus: keeps the CVSS v2 score and vector beside the v3 ones', async () => {
+    const { findings } = await parseFixture(nessusImporter, 'tenable/nessus/nessus_with_cvssv3.nessus');
+    // Plugin 58988 (PHP CGI query string code execution) has only a CVSS v2 assessment.
+    const phpCgi = findings.find((f) => f.vulnerability.ruleId === '58988')!;
+    expect(phpCgi.vulnerability).toMatchObject({
+      cvss2Score: 7.5,
+      cvss2Vector: 'AV:N/AC:L/Au:N/C:P/I:P/A:P',
+    });
+    expect(phpCgi.vulnerability.cvss3Score).toBeUndefined();
+    // Plugin 17797 has both, v2 rating it higher than v3: each keeps its own score and vector.
+    const both = findings.find((f) => f.vulnerability.ruleId === '17797')!;
+    expect(both.vulnerability).toMatchObject({
+      cvss2Score: 7.8,
+      cvss2Vector: 'AV:N/AC:L/Au:N/C:C/I:N/A:N',
+      cvss3Score: 7.5,
+      cvss3Vector: 'CVSS:3.0/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
+    });
+    // 49 ReportItems: 27 carry <cvss_base_score> with <cvss_vector>, 9 of them <cvss3_*> too.
+    expect(findings.filter((f) => f.vulnerability.cvss2Score !== undefined)).toHaveLength(27);
+    expect(findings.filter((f) => f.vulnerability.cvss2Vector !== undefined)).toHaveLength(27);
+    expect(findings.filter((f) => f.vulnerability.cvss3Score !== undefined)).toHaveLength(9);
+  });
+
+  it('nessus_was_*.xml (Web App Scanning): <cvss> is the v2 base score beside <cvssv3>', async () => {
+    for (const file of [
+      'tenable/nessus_was/nessus_was_one_vuln.xml',
+      'tenable/nessus_was/nessus_was_many_vuln.xml',
+    ]) {
+      const { findings } = await parseFixture(nessusImporter, file);
+      const xss = byTitle(findings, 'Cross-Site Scripting (XSS)');
+      expect(xss.vulnerability, file).toMatchObject({ cvss2Score: 7.5, cvss3Score: 7.1 });
+      expect(xss.vulnerability.cvss2Vector).toBeUndefined();
+    }
+  });
+
+  it('reads CVSS v2 from the three CSV layouts, with or without the CVSS2# mark', async () => {
+    // Tenable.sc: "CVSS V2 Base Score" and "CVSS V2 Vector", temporal metrics in the vector.
+    const sc = await parseFixture(nessusImporter, 'tenable/nessus/nessus_many_vuln.csv');
+    expect(
+      sc.findings.map((f) => [
+        f.vulnerability.ruleId,
+        f.vulnerability.cvss2Score,
+        f.vulnerability.cvss2Vector,
+      ]),
+    ).toEqual([
+      ['35291', 5, 'AV:N/AC:L/Au:N/C:N/I:P/A:N/E:POC/RL:OF/RC:C'],
+      ['51192', 6.4, 'AV:N/AC:L/Au:N/C:P/I:P/A:N'],
+      ['57582', 6.4, 'AV:N/AC:L/Au:N/C:P/I:P/A:N'],
+      // RL:ND ("not defined") changes nothing and is left out.
+      ['65821', 4.3, 'AV:N/AC:M/Au:N/C:P/I:N/A:N/E:U/RC:C'],
+    ]);
+    // Tenable Vulnerability Management: definition.cvss2.base_score / base_vector ("CVSS2#…").
+    const vm = await parseFixture(nessusImporter, 'tenable/nessus/nessus_new.csv');
+    const first = vm.findings.find((f) => f.asset.hostname === 'Blah1')!;
+    expect(first.vulnerability).toMatchObject({
+      cvss2Score: 2.1,
+      cvss2Vector: 'AV:N/AC:H/Au:S/C:N/I:P/A:N',
+      cvss3Score: 3.1,
+    });
+    // Nessus Professional: "CVSS v2.0 Base Score", or plain "CVSS" in older exports; no vector.
+    const csv = (column: string, value: string) =>
+      [
+        `Plugin ID,CVE,${column},Risk,Host,Protocol,Port,Name,Synopsis,Description,Solution,See Also,Plugin Output`,
+        `97833,CVE-2017-0143,${value},Critical,192.0.2.10,tcp,445,MS17-010,s,d,Apply MS17-010.,,Vulnerable.`,
+      ].join('\n');
+    for (const column of ['CVSS v2.0 Base Score', 'CVSS']) {
+      const { findings } = await parseText(nessusImporter, csv(column, '9.3'));
+      expect(findings[0]?.vulnerability.cvss2Score, column).toBe(9.3);
+      expect(findings[0]?.vulnerability.cvss2Vector).toBeUndefined();
+    }
+  });
+
+  it('leaves out a CVSS v2 score or vector that is not valid, and keeps the other', async () => {
+    const item = (score: string, vector: string) =>
+      `<ReportItem port="80" svc_name="www" protocol="tcp" severity="2" pluginID="1" pluginName="p">
+<cvss_base_score>${score}</cvss_base_score><cvss_vector>${vector}</cvss_vector></ReportItem>`;
+    const { findings } = await parseText(
+      nessusImporter,
+      nessusFile(
+        item('11.5', 'CVSS2#AV:N/AC:L/Au:N/C:P/I:P/A:P') +
+          item('5.0', 'CVSS2#AV:Q/AC:L/Au:N/C:P/I:N/A:N') +
+          item('n/a', 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H'),
+      ),
+    );
+    // A score outside 0–10 is not one; the vector still scores 7.5, which is kept.
+    expect(findings[0]?.vulnerability).toMatchObject({
+      cvss2Vector: 'AV:N/AC:L/Au:N/C:P/I:P/A:P',
+      cvss2Score: 7.5,
+    });
+    // AV:Q is no access vector: the vector goes, the stated score stays.
+    expect(findings[1]?.vulnerability.cvss2Vector).toBeUndefined();
+    expect(findings[1]?.vulnerability.cvss2Score).toBe(5);
+    // A v3 vector in the v2 field is not taken as v2, nor "n/a" as a score.
+    expect(findings[2]?.vulnerability.cvss2Vector).toBeUndefined();
+    expect(findings[2]?.vulnerability.cvss2Score).toBeUndefined();
+  });
+});
+
+describe('nessus importer: text layout', () => {
+  /** No line starts or ends with blanks, and no more than one empty line runs. */
+  const expectTidy = (text: string | undefined, what: string) => {
+    if (text === undefined) return;
+    expect(text, what).not.toMatch(/^[ \t]+\S/m);
+    expect(text, what).not.toMatch(/[ \t]+$/m);
+    expect(text, what).not.toMatch(/\n{3,}/);
+  };
+
+  it("nessus_with_cvssv3.nessus: drops the indentation of the file's layout from texts and output, keeping lines and paragraphs", async () => {
+    const { findings } = await parseFixture(nessusImporter, 'tenable/nessus/nessus_with_cvssv3.nessus');
+    const cpe = findings.find((f) => f.vulnerability.ruleId === '45590')!;
+    expect(cpe.vulnerability.description).toBe(
+      'By using information obtained from a Nessus scan, this plugin reports CPE (Common Platform\n' +
+        'Enumeration) matches for various hardware and software products found on a host.\n\n' +
+        'Note that if an official CPE is not available for the product, this plugin computes the best\n' +
+        'possible CPE based on the information available from the scan.',
+    );
+    expect(cpe.evidence).toMatch(
+      /^The remote operating system matched the following CPE :\n\ncpe:\/o:linux:linux_kernel -> Linux Kernel\n\nFollowing application CPE's matched on the remote system :\n\ncpe:\/a:igor_sysoev:nginx:1\.19\.0 -> Nginx\ncpe:\/a:nginx:nginx:1\.19\.0 -> Nginx\n/,
+    );
+    for (const f of findings) {
+      for (const [what, text] of Object.entries({
+        description: f.vulnerability.description,
+        solution: f.vulnerability.solution,
+        evidence: f.evidence,
+      }))
+        expectTidy(text, `${f.vulnerability.ruleId} ${what}`);
+    }
+  });
+
+  it('issue_6992.nessus: the output lines up again, and the fixed version is still read from it', async () => {
+    const { findings } = await parseFixture(nessusImporter, 'tenable/nessus/issue_6992.nessus');
+    expect(findings[0]!.evidence).toBe(
+      'URL : http://testphp.vulnweb.com/ (5.1.6 under http://testphp.vulnweb.com/secured/phpinfo.php)\n' +
+        'Installed version : 5.1.6\nFixed version : 7.3.24',
+    );
+    expect(findings[0]!.fixedIn).toBe('7.3.24');
+  });
+
+  it('keeps the indentation a plugin gives some lines relative to others', async () => {
+    const item = `<ReportItem port="0" svc_name="general" protocol="tcp" severity="0" pluginID="9" pluginName="p">
+<plugin_output>
+        Supported :
+          - TLSv1.2
+          - TLSv1.3
+      </plugin_output></ReportItem>`;
+    const { findings } = await parseText(nessusImporter, nessusFile(item));
+    expect(findings[0]!.evidence).toBe('Supported :\n  - TLSv1.2\n  - TLSv1.3');
+  });
+});

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { nessusImporter } from '../../src/importers/nessus/index.js';
 import { openvasImporter } from '../../src/importers/openvas/index.js';
@@ -7,6 +8,7 @@ import {
   assets,
   byTitle,
   failure,
+  fixturePath,
   head,
   manifestEntries,
   parseFixture,
@@ -373,5 +375,130 @@ describe('openvas importer: bad input', () => {
   it('reads a header-only CSV as an empty report', async () => {
     const { records } = await parseFixture(openvasImporter, 'openvas/no_vuln.csv');
     expect(records).toEqual([]);
+  });
+});
+
+describe('openvas importer: CVSS of every version', () => {
+  /** A GMP report of one result whose NVT has `nvt` inside (cvss_base, tags, severities). */
+  const gmpReport = (
+    gmpVersion: string,
+    nvt: string,
+  ) => `<report id="r"><report id="r"><gmp><version>${gmpVersion}</version></gmp>
+<results><result id="x"><name>n</name><host>192.0.2.7</host><port>80/tcp</port>
+<nvt oid="1.3.6.1.4.1.25623.1.0.1"><name>Check</name>${nvt}</nvt><threat>High</threat><severity>7.5</severity>
+</result></results></report></report>`;
+
+  it('one_vuln.xml (GMP 9.0, NVTs rated with CVSS v2 only): <cvss_base> is the v2 score', async () => {
+    const { findings } = await parseFixture(openvasImporter, 'openvas/one_vuln.xml');
+    const firefox = byTitle(findings, 'Mozilla Firefox Security Update (mfsa_2023-32_2023-36) - Windows');
+    expect(firefox.vulnerability.cvss2Score).toBe(10);
+    // The report has no vector to break the score down.
+    expect(firefox.vulnerability.cvss2Vector).toBeUndefined();
+    expect(firefox.vulnerability.cvss3Score).toBeUndefined();
+  });
+
+  it('report_detail_v2.xml (GMP 21.4+): the v3.1 vector and score, and no v2', async () => {
+    const { findings } = await parseFixture(openvasImporter, 'openvas/report_detail_v2.xml');
+    const rated = findings.filter((f) => f.vulnerability.cvss3Vector);
+    expect(rated.length).toBeGreaterThan(0);
+    for (const f of rated) {
+      expect(f.vulnerability.cvss3Vector).toMatch(/^CVSS:3\.1\//);
+      expect(f.vulnerability.cvss2Score).toBeUndefined();
+    }
+  });
+
+  it('takes a CVSS v2 vector of the tags with <cvss_base> as its score', async () => {
+    const { findings } = await parseFixture(openvasImporter, 'openvas/handmade-classic.xml');
+    const ciphers = byTitle(findings, 'SSL/TLS: Report Vulnerable Cipher Suites for HTTPS');
+    expect(ciphers.vulnerability).toMatchObject({ cvss2Vector: 'AV:N/AC:L/Au:N/C:P/I:N/A:N', cvss2Score: 5 });
+    const timestamps = byTitle(findings, 'TCP timestamps');
+    expect(timestamps.vulnerability).toMatchObject({
+      cvss2Vector: 'AV:N/AC:H/Au:N/C:P/I:N/A:N',
+      cvss2Score: 2.6,
+    });
+    // The v3 one stays v3 only.
+    const ssh = byTitle(findings, "OpenSSH 'sftp-server' Security Bypass Vulnerability (Linux)");
+    expect(ssh.vulnerability.cvss2Score).toBeUndefined();
+  });
+
+  it('reads <severities> of every version, and guesses no version for a bare score of a recent report', async () => {
+    const severities = `<cvss_base>7.5</cvss_base><severities score="7.5">
+<severity type="cvss_base_v2"><value>AV:N/AC:L/Au:N/C:P/I:P/A:P</value><score>7.5</score></severity>
+<severity type="cvss_base_v3"><value>CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N</value><score>7.5</score></severity>
+</severities><tags>summary=s</tags>`;
+    const both = (await parseText(openvasImporter, gmpReport('22.4', severities))).findings[0]!;
+    expect(both.vulnerability).toMatchObject({
+      cvss2Vector: 'AV:N/AC:L/Au:N/C:P/I:P/A:P',
+      cvss2Score: 7.5,
+      cvss3Vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N',
+      cvss3Score: 7.5,
+    });
+    // GMP 22.4 rates with v2, v3 or v4: a score without a vector has no version to file it under.
+    const bare = (await parseText(openvasImporter, gmpReport('22.4', '<cvss_base>7.5</cvss_base>')))
+      .findings[0]!;
+    expect(bare.vulnerability.cvss2Score).toBeUndefined();
+    expect(bare.vulnerability.cvss3Score).toBeUndefined();
+    // A broken v2 vector is left out, not scored.
+    const broken = (
+      await parseText(
+        openvasImporter,
+        gmpReport(
+          '9.0',
+          '<cvss_base>7.5</cvss_base><tags>cvss_base_vector=AV:N/AC:L/Au:N/C:P/I:P/A:Z</tags>',
+        ),
+      )
+    ).findings[0]!;
+    expect(broken.vulnerability.cvss2Vector).toBeUndefined();
+    expect(broken.vulnerability.cvss3Vector).toBeUndefined();
+  });
+});
+
+describe('openvas importer: text layout', () => {
+  /** No line of a text starts or ends with blanks, and no more than one empty line runs. */
+  const expectTidy = (text: string | undefined) => {
+    expect(text).toBeDefined();
+    expect(text).not.toMatch(/^[ \t]+\S/m);
+    expect(text).not.toMatch(/[ \t]+$/m);
+    expect(text).not.toMatch(/\n{3,}/);
+  };
+
+  it('report_using_openVAS.csv: joins a wrapped list item indented four spaces, keeping paragraphs and items', async () => {
+    const { findings } = await parseFixture(openvasImporter, 'openvas/report_using_openVAS.csv');
+    const cgi = byTitle(findings, 'CGI Scanning Consolidation');
+    expectTidy(cgi.vulnerability.description);
+    const lines = cgi.vulnerability.description!.split('\n');
+    expect(lines).toContain(
+      "- The configured 'Enable CGI scanning', 'Enable generic web application scanning' and 'Add historic /scripts and /cgi-bin to directories for CGI scanning' within the 'Global variable settings' of the scan config in use",
+    );
+    expect(lines).toContain('- No 404 check (OID: 1.3.6.1.4.1.25623.1.0.10386)');
+    expect(cgi.vulnerability.description).toMatch(
+      /^The script consolidates various information for CGI \(Web application\) scanning\.\n\n/,
+    );
+    for (const f of findings) {
+      expectTidy(f.vulnerability.description);
+      if (f.vulnerability.solution) expectTidy(f.vulnerability.solution);
+    }
+  });
+
+  it('the same in XML: a wrapped list item of the tags is one line, the list and its paragraphs stay', async () => {
+    const report = readFileSync(fixturePath('openvas/report_detail_v2.xml'), 'utf8').replace(
+      '  - Microsoft Windows Server 2019|impact=',
+      '  - Microsoft Windows Server 2019 and Microsoft Windows Server 2019\n    (Server Core installation)|impact=',
+    );
+    const { findings } = await parseText(openvasImporter, report);
+    const kb = findings[0]!;
+    expectTidy(kb.vulnerability.description);
+    expect(kb.vulnerability.description).toContain(
+      'Affected software/OS: - Microsoft Windows 10 Version 1809 for 32-bit Systems\n\n' +
+        '- Microsoft Windows 10 Version 1809 for x64-based Systems\n\n' +
+        '- Microsoft Windows Server 2019 and Microsoft Windows Server 2019 (Server Core installation)\n\n',
+    );
+    expect(kb.vulnerability.solution).toBe(
+      'The vendor has released updates. Please see the references for more information.',
+    );
+    // Evidence keeps its own alignment (the result's columns), only the trailing blank lines go.
+    expect(kb.evidence).toBe(
+      'Vulnerable range:  10.0.17763.0 - 10.0.17763.7557\nFile checked:      C:\\Windows\\system32\\Ntoskrnl.exe\nFile version:      10.0.17763.7434',
+    );
   });
 });

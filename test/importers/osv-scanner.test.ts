@@ -240,3 +240,42 @@ describe('osv-scanner importer: limits and bad input', () => {
     expect((await parseText(osvScannerImporter, '{"results": []}')).records).toEqual([]);
   });
 });
+
+describe('osv-scanner importer: CVSS v2', () => {
+  /** One advisory on one npm package, with `severity` as OSV lists it. */
+  const report = (severity: unknown[]) =>
+    JSON.stringify({
+      results: [
+        {
+          source: { path: '/src/app/package-lock.json', type: 'lockfile' },
+          packages: [
+            {
+              package: { name: 'left-pad', version: '1.0.0', ecosystem: 'npm' },
+              vulnerabilities: [{ id: 'GHSA-aaaa-bbbb-cccc', aliases: ['CVE-2014-0001'], severity }],
+            },
+          ],
+        },
+      ],
+    });
+
+  it('scores a CVSS_V2 vector (OSV gives vectors only) beside a CVSS_V3 one', async () => {
+    const { findings } = await parseText(
+      osvScannerImporter,
+      report([
+        { type: 'CVSS_V2', score: 'AV:N/AC:L/Au:N/C:P/I:P/A:P' },
+        { type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' },
+      ]),
+    );
+    expect(findings[0]!.vulnerability).toMatchObject({
+      cvss2Vector: 'AV:N/AC:L/Au:N/C:P/I:P/A:P',
+      cvss2Score: 7.5,
+      cvss3Score: 9.8,
+    });
+  });
+
+  it('leaves out a CVSS_V2 entry that is not a v2 vector', async () => {
+    const { findings } = await parseText(osvScannerImporter, report([{ type: 'CVSS_V2', score: '7.5' }]));
+    expect(findings[0]!.vulnerability.cvss2Vector).toBeUndefined();
+    expect(findings[0]!.vulnerability.cvss2Score).toBeUndefined();
+  });
+});

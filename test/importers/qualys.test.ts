@@ -334,3 +334,45 @@ describe('qualys importer: bad input', () => {
     expect(records).toEqual([]);
   });
 });
+
+describe('qualys importer: CVSS v2', () => {
+  it('monthly_pci_issue6932.csv: CVSS_BASE is the v2 score, beside no v3', async () => {
+    const { findings } = await parseFixture(qualysImporter, 'qualys/monthly_pci_issue6932.csv');
+    expect(byQid(findings, '86476').vulnerability).toMatchObject({ cvss2Score: 6.4 });
+    expect(byQid(findings, '86476').vulnerability.cvss3Score).toBeUndefined();
+  });
+
+  it('reads CVSS_BASE of scan reports and Asset Data Reports, and "CVSS Base" of CSV exports', async () => {
+    const scan = await parseFixture(qualysImporter, 'qualys/handmade-scan.xml');
+    expect(byQid(scan.findings, '38657').vulnerability).toMatchObject({ cvss2Score: 5, cvss3Score: 7.5 });
+    const adr = await parseFixture(qualysImporter, 'qualys/handmade-asset-data-report.xml');
+    expect(
+      adr.findings.some((f) => f.vulnerability.cvss2Score === 9.3 && f.vulnerability.cvss3Score === 8.1),
+    ).toBe(true);
+    const csv = await parseFixture(qualysImporter, 'qualys/handmade-scan-report.csv');
+    expect(byQid(csv.findings, '38657').vulnerability).toMatchObject({ cvss2Score: 5, cvss3Score: 7.5 });
+  });
+
+  it('keeps a v2 vector written beside the score, and leaves out "-" and what is not a score', async () => {
+    const csv = (base: string, temporal: string) =>
+      [
+        'IP,HOSTNAME,QID,VULN TITLE,TYPE,SEVERITY,PORT,PROTOCOL,CVSS_BASE,CVSS_TEMPORAL',
+        `192.0.2.9,h,38657,Sweet32,VULN,3,443,tcp,"${base}","${temporal}"`,
+      ].join('\n');
+    const read = async (base: string, temporal = '') =>
+      (await parseText(qualysImporter, csv(base, temporal))).findings[0]!.vulnerability;
+    expect(await read('5.0 (AV:N/AC:L/Au:N/C:P/I:N/A:N)', '4.3 (E:U/RL:OF/RC:C)')).toMatchObject({
+      cvss2Score: 5,
+      cvss2Vector: 'AV:N/AC:L/Au:N/C:P/I:N/A:N/E:U/RL:OF/RC:C',
+    });
+    // A temporal part that does not parse leaves the base vector alone.
+    expect(await read('5.0 (AV:N/AC:L/Au:N/C:P/I:N/A:N)', '4.3 (E:Q)')).toMatchObject({
+      cvss2Vector: 'AV:N/AC:L/Au:N/C:P/I:N/A:N',
+    });
+    for (const bad of ['-', 'high', '12.5']) {
+      const v = await read(bad);
+      expect(v.cvss2Score, bad).toBeUndefined();
+      expect(v.cvss2Vector, bad).toBeUndefined();
+    }
+  });
+});

@@ -496,3 +496,51 @@ describe('trivy importer: bad input', () => {
     expect((await parseText(trivyImporter, 'null')).records).toEqual([]);
   });
 });
+
+describe('trivy importer: CVSS of every version', () => {
+  it("legacy_many_vulns.json: NVD's V2 and V3 of CVE-2011-3374, each with its vector", async () => {
+    const { findings } = await parseFixture(trivyImporter, 'trivy/legacy_many_vulns.json');
+    expect(byId(findings, 'CVE-2011-3374').vulnerability).toMatchObject({
+      cvss2Vector: 'AV:N/AC:M/Au:N/C:N/I:P/A:N',
+      cvss2Score: 4.3,
+      cvss3Vector: 'CVSS:3.1/AV:N/AC:H/PR:N/UI:N/S:U/C:N/I:L/A:N',
+      cvss3Score: 3.7,
+    });
+  });
+
+  it('leaves out a V2Vector that is not CVSS v2, and scores a V2Vector given without V2Score', async () => {
+    const report = (cvss: unknown) =>
+      JSON.stringify({
+        SchemaVersion: 2,
+        ArtifactName: 'alpine:3.18',
+        ArtifactType: 'container_image',
+        Results: [
+          {
+            Target: 'alpine:3.18 (alpine 3.18.0)',
+            Class: 'os-pkgs',
+            Type: 'alpine',
+            Vulnerabilities: [
+              {
+                VulnerabilityID: 'CVE-2023-0001',
+                PkgName: 'busybox',
+                InstalledVersion: '1.36.0-r0',
+                Severity: 'MEDIUM',
+                CVSS: cvss,
+              },
+            ],
+          },
+        ],
+      });
+    const read = async (cvss: unknown) =>
+      (await parseText(trivyImporter, report(cvss))).findings[0]!.vulnerability;
+    expect(await read({ nvd: { V2Vector: 'AV:N/AC:L/Au:N/C:P/I:P/A:P' } })).toMatchObject({
+      cvss2Vector: 'AV:N/AC:L/Au:N/C:P/I:P/A:P',
+      cvss2Score: 7.5,
+    });
+    const broken = await read({
+      nvd: { V2Vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', V2Score: 'x' },
+    });
+    expect(broken.cvss2Vector).toBeUndefined();
+    expect(broken.cvss2Score).toBeUndefined();
+  });
+});

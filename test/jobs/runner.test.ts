@@ -60,6 +60,39 @@ describe.each(DB_KINDS)('job runner [%s]', (kind) => {
     }
   });
 
+  it('keeps running when a local task throws before it returns, or a claim fails: neither ends the process', async () => {
+    const errors: string[] = [];
+    let calls = 0;
+    // A queue whose claims fail, as a database that went away does.
+    const failing = Object.create(t.services.jobs, {
+      claim: { value: async () => Promise.reject(new Error('the database went away')) },
+    });
+    const runner = new JobRunner(failing, t.services.scheduler, {
+      worker: { pollMs: 20, onError: (error) => errors.push((error as Error).message) },
+      onError: (error, what) => errors.push(`${what}: ${(error as Error).message}`),
+    })
+      .register('runner-claim-fails', async () => {})
+      .local({
+        name: 'throws at once',
+        everyMs: 20,
+        run: () => {
+          calls += 1;
+          throw new Error('thrown before a promise');
+        },
+      });
+    await runner.start({ schedules: false });
+    try {
+      await vi.waitFor(() => expect(calls).toBeGreaterThan(2), { timeout: 10_000 });
+      await vi.waitFor(
+        () => expect(errors.filter((e) => e === 'the database went away').length).toBeGreaterThan(2),
+        { timeout: 10_000 },
+      );
+      expect(errors).toContain('throws at once: thrown before a promise');
+    } finally {
+      await runner.stop().catch(() => {});
+    }
+  });
+
   it('registers the system schedules at start, and runs local tasks a last time at stop', async () => {
     const runner = buildRunner(options());
     let flushed = 0;

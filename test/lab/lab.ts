@@ -17,7 +17,18 @@ import { type Clock, systemClock } from '../../src/lib/clock.js';
 const LAB_SLOTS = 512;
 const LOCK_PREFIX = 'rampart-lab-';
 
-export type LabDaemon = 'sshd' | 'nginx' | 'http' | 'redis' | 'nginx-legacy-tls' | 'nginx-soft404';
+export type LabDaemon =
+  | 'sshd'
+  | 'sshd-weak'
+  | 'nginx'
+  | 'http'
+  | 'redis'
+  | 'nginx-legacy-tls'
+  | 'nginx-soft404'
+  | 'nginx-autoindex'
+  | 'nginx-autoindex-clean'
+  | 'vsftpd-anonymous'
+  | 'vsftpd';
 
 /** Where each daemon listens. */
 export const DAEMON_PORTS: Record<LabDaemon, readonly number[]> = {
@@ -27,6 +38,11 @@ export const DAEMON_PORTS: Record<LabDaemon, readonly number[]> = {
   redis: [6379],
   'nginx-legacy-tls': [443, 80],
   'nginx-soft404': [80],
+  'nginx-autoindex': [80],
+  'nginx-autoindex-clean': [80],
+  'sshd-weak': [22],
+  'vsftpd-anonymous': [21],
+  vsftpd: [21],
 };
 
 /** The first 400 days, counted back from the lab's start, of an expired certificate's life. */
@@ -105,9 +121,18 @@ export interface Lab {
 /** Root, network namespaces and the tools of the lab. */
 export function labAvailable(): boolean {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
-  return ['ip', 'nft', 'sshd', 'ssh-keygen', 'nginx', 'dnsmasq', 'python3', 'redis-server', 'openssl'].every(
-    commandExists,
-  );
+  return [
+    'ip',
+    'nft',
+    'sshd',
+    'ssh-keygen',
+    'nginx',
+    'dnsmasq',
+    'python3',
+    'redis-server',
+    'openssl',
+    'vsftpd',
+  ].every(commandExists);
 }
 
 export function commandExists(name: string): boolean {
@@ -422,6 +447,16 @@ export async function createLab(specs: LabHostSpec[], options: LabOptions = {}):
     switch (daemon) {
       case 'sshd':
         return startSshd(host, own);
+      case 'sshd-weak':
+        return startSshd(host, own, WEAK_SSHD_OPTIONS);
+      case 'nginx-autoindex':
+        return startAutoindex(host, own, AUTOINDEX_FILES, ['old-site.bak']);
+      case 'nginx-autoindex-clean':
+        return startAutoindex(host, own, CLEAN_AUTOINDEX_FILES, []);
+      case 'vsftpd-anonymous':
+        return startVsftpd(host, own, true);
+      case 'vsftpd':
+        return startVsftpd(host, own, false);
       case 'nginx':
         return startNginx(host, own, `server { listen ${address}:80; location / { return 200 "lab\\n"; } }`);
       case 'nginx-legacy-tls': {
@@ -473,19 +508,27 @@ export async function createLab(specs: LabHostSpec[], options: LabOptions = {}):
     }
   }
 
-  function startSshd(host: LabHost, own: string): Started {
+  /** Debian's sshd with its defaults; `extra` adds an RSA host key and options after them. */
+  function startSshd(host: LabHost, own: string, extra: string[] = []): Started {
     fs.mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
     const key = path.join(own, 'host_ed25519');
     run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
+    const keys = [`HostKey ${key}`];
+    if (extra.length > 0) {
+      const rsa = path.join(own, 'host_rsa');
+      run('ssh-keygen', ['-q', '-t', 'rsa', '-b', '2048', '-N', '', '-f', rsa]);
+      keys.push(`HostKey ${rsa}`);
+    }
     const config = path.join(own, 'sshd_config');
     fs.writeFileSync(
       config,
       [
         `Port 22`,
         `ListenAddress ${host.address}`,
-        `HostKey ${key}`,
+        ...keys,
         `PidFile ${own}/sshd.pid`,
         'UsePAM no',
+        ...extra,
         '',
       ].join('\n'),
     );
@@ -511,6 +554,69 @@ http { access_log off; server_tokens on; include /etc/nginx/mime.types; default_
       ['-e', `${own}/error.log`, '-p', own, '-c', config],
       host.namespace,
     );
+  }
+
+  /**
+   * nginx listing a directory with no index page (`autoindex on`): `files` in its root, of which
+   * `forbidden` are listed but answer 403.
+   */
+  function startAutoindex(
+    host: LabHost,
+    own: string,
+    files: Record<string, string | Buffer>,
+    forbidden: string[],
+  ): Started {
+    const www = path.join(own, 'www');
+    fs.mkdirSync(www);
+    for (const [name, content] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(www, name)), { recursive: true });
+      fs.writeFileSync(path.join(www, name), content);
+    }
+    const denied = forbidden.map((f) => `location = /${f} { return 403; }`).join(' ');
+    return startNginx(
+      host,
+      own,
+      `server { listen ${host.address}:80; root ${www}; location / { autoindex on; } ${denied} }`,
+    );
+  }
+
+  /**
+   * Debian's vsftpd in the foreground: anonymous logins allowed (read-only, its root a directory
+   * holding one file) or refused (local users only, through PAM, so `anonymous` gets 530).
+   */
+  function startVsftpd(host: LabHost, own: string, anonymous: boolean): Started {
+    const root = path.join(own, 'ftp');
+    const empty = path.join(own, 'empty');
+    fs.mkdirSync(root);
+    fs.mkdirSync(empty);
+    // The anonymous user (Debian's `ftp`) must reach its root, and may write nowhere.
+    for (const d of [own, root, empty]) fs.chmodSync(d, 0o755);
+    fs.writeFileSync(path.join(root, 'README'), 'lab ftp\n');
+    const config = path.join(own, 'vsftpd.conf');
+    fs.writeFileSync(
+      config,
+      [
+        'listen=YES',
+        'listen_ipv6=NO',
+        `listen_address=${host.address}`,
+        'listen_port=21',
+        'background=NO',
+        `anonymous_enable=${anonymous ? 'YES' : 'NO'}`,
+        `local_enable=${anonymous ? 'NO' : 'YES'}`,
+        'pam_service_name=vsftpd',
+        'write_enable=NO',
+        `anon_root=${root}`,
+        `secure_chroot_dir=${empty}`,
+        'xferlog_enable=NO',
+        // A test daemon needs none of vsftpd's own sandboxing, which containers often refuse.
+        'seccomp_sandbox=NO',
+        'isolate=NO',
+        'isolate_network=NO',
+        `vsftpd_log_file=${own}/vsftpd.log`,
+        '',
+      ].join('\n'),
+    );
+    return start('vsftpd', '/usr/sbin/vsftpd', [config], host.namespace);
   }
 
   function legacySite(name: string): LegacySite {
@@ -549,6 +655,36 @@ const LEGACY_PAGE =
   '<!doctype html><html><head><title>Legacy</title></head><body>legacy lab site</body></html>\n';
 const SOFT404_PAGE =
   '<!doctype html><html><head><title>App</title></head><body>every path is this page</body></html>\n';
+
+/**
+ * sshd-weak: what old configurations still turn back on in OpenSSH 9.2 — SHA-1 key exchange, SHA-1
+ * RSA host-key signatures, CBC ciphers and MD5 MACs — after the defaults.
+ */
+const WEAK_SSHD_OPTIONS = [
+  'KexAlgorithms +diffie-hellman-group14-sha1',
+  'HostKeyAlgorithms +ssh-rsa',
+  'Ciphers +aes128-cbc',
+  'MACs +hmac-md5',
+];
+
+/** nginx-autoindex: a listing with a database dump, an archive and a backup next to harmless files. */
+const AUTOINDEX_FILES: Record<string, string | Buffer> = {
+  'backup.sql': '-- PostgreSQL database dump\nCREATE TABLE users (id int, password text);\n',
+  'site-2031-05-01.tar.gz': Buffer.from([
+    0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+  ]),
+  'old-site.bak': 'listed, but nginx answers 403 for it\n',
+  'readme.txt': 'downloads\n',
+  'logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+};
+
+/** nginx-autoindex-clean: a listing with nothing that looks like a backup (a negative control). */
+const CLEAN_AUTOINDEX_FILES: Record<string, string | Buffer> = {
+  'readme.txt': 'downloads\n',
+  'style.css': 'body { margin: 0 }\n',
+  'images/logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  'sqlite-notes.html': '<!doctype html><title>notes</title>\n',
+};
 
 /** Expired before `now`: valid for 400 days until 30 days ago. */
 export function expiredValidity(now: Date): CertificateValidity {

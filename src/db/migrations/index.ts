@@ -20,6 +20,10 @@ import * as m0018 from './0018_create_system_scans.js';
 import * as m0019 from './0019_create_web_scans.js';
 import * as m0020 from './0020_create_scan_groups.js';
 import * as m0021 from './0021_create_finding_sightings.js';
+import * as m0022a from './0022_a_restore_default_slas.js';
+import * as m0022b from './0022_b_add_kev_sla.js';
+import * as m0022c from './0022_c_index_imports_by_file.js';
+import * as m0026 from './0026_rekey_check_vulnerabilities.js';
 
 /** Every migration, in order. Listed explicitly so the same code runs from src/ and dist/. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +48,8 @@ export const migrations: Record<string, Migration> = {
   '0019_create_web_scans': m0019,
   '0020_create_scan_groups': m0020,
   '0021_create_finding_sightings': m0021,
+  '0022_a_restore_default_slas': m0022a,
+  '0022_b_add_kev_sla': m0022b,
+  '0022_c_index_imports_by_file': m0022c,
+  '0026_rekey_check_vulnerabilities': m0026,
 };

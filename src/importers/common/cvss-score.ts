@@ -2,9 +2,10 @@ import { scoreCvss } from '../../intel/cvss/cvss.js';
 import type { Severity } from '../types.js';
 
 /**
- * CVSS for reports that give vectors and scores in several shapes (Trivy, Grype, OSV,
- * CycloneDX): the qualitative band of a score, a v3 vector with its "CVSS:3.x/" prefix, and the
- * v3 base score of a vector when the report gives only the vector (OSV).
+ * CVSS for reports that give vectors and scores in several shapes (Nessus, OpenVAS, Qualys, Trivy,
+ * Grype, OSV, CycloneDX…): the qualitative band of a score, a v2 vector as v2 writes it, a v3
+ * vector with its "CVSS:3.x/" prefix, and the base score of a vector when the report gives only
+ * the vector (OSV).
  */
 
 /** The CVSS v3/v4 qualitative rating of a base score; 0.0 ("None") is Info. */
@@ -54,4 +55,41 @@ export function cvss3BaseScore(raw: string | undefined): number | undefined {
   if (!vector) return undefined;
   const scored = scoreCvss(vector);
   return scored.ok ? scored.baseScore : undefined;
+}
+
+/**
+ * A CVSS v2 vector as v2 writes it (no prefix, metrics in the specification's order), from the
+ * shapes tools write it in: "CVSS2#AV:N/…" (Nessus), "(AV:N/…)" (NVD's older feeds),
+ * "CVSS:2.0/AV:N/…", or bare. Undefined for anything that is not a valid v2 vector (a v3 one, a
+ * value out of the specification, "N/A").
+ */
+export function cvss2VectorOf(raw: string | undefined): string | undefined {
+  const text = raw?.trim().replace(/^CVSS2#/i, '');
+  if (!text || !/(^|[/(])Au:/.test(text)) return undefined;
+  const scored = scoreCvss(text);
+  return scored.ok && scored.version === '2.0' ? scored.vector : undefined;
+}
+
+/** The CVSS v2 base score of a vector (any shape cvss2VectorOf reads), or undefined. */
+export function cvss2BaseScore(raw: string | undefined): number | undefined {
+  const vector = cvss2VectorOf(raw);
+  if (!vector) return undefined;
+  const scored = scoreCvss(vector);
+  return scored.ok ? scored.baseScore : undefined;
+}
+
+/**
+ * A report's CVSS v2 assessment: the vector when it is valid, and the score it states, else the
+ * score of the vector. A stated score and a broken vector keep the score; each is checked alone.
+ */
+export function cvss2Of(
+  score: number | undefined,
+  vector: string | undefined,
+): { cvss2Vector?: string; cvss2Score?: number } {
+  const cvss2Vector = cvss2VectorOf(vector);
+  const cvss2Score = score ?? cvss2BaseScore(cvss2Vector);
+  return {
+    ...(cvss2Vector ? { cvss2Vector } : {}),
+    ...(cvss2Score !== undefined ? { cvss2Score } : {}),
+  };
 }

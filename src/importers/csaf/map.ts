@@ -1,6 +1,7 @@
 import { cweIdsIn } from '../../parsing/ids.js';
 import { asArray, asObject, asText, type JsonObject, texts } from '../../parsing/json-fields.js';
 import {
+  cvss2Of,
   cvss3BaseScore,
   cvss3VectorOf,
   cvss4VectorOf,
@@ -45,6 +46,8 @@ export interface CsafDocument {
 }
 
 interface Score {
+  cvss2Vector?: string;
+  cvss2Score?: number;
   cvss3Vector?: string;
   cvss3Score?: number;
   cvss4Vector?: string;
@@ -57,16 +60,19 @@ function rated(word: unknown): Severity | undefined {
   return Object.hasOwn(CSAF_SEVERITY, key) ? CSAF_SEVERITY[key] : undefined;
 }
 
-/** One `scores[]` entry: cvss_v3 (3.0 or 3.1) and, from CSAF 2.1, cvss_v4. */
+/** One `scores[]` entry: cvss_v2, cvss_v3 (3.0 or 3.1) and, from CSAF 2.1, cvss_v4. */
 function scoreOf(entry: JsonObject): Score | undefined {
+  const v2 = asObject(entry.cvss_v2);
   const v3 = asObject(entry.cvss_v3);
   const v4 = asObject(entry.cvss_v4);
-  if (!v3 && !v4) return undefined;
+  if (!v2 && !v3 && !v4) return undefined;
   const cvss3Vector = cvss3VectorOf(asText(v3?.vectorString), asText(v3?.version) === '3.0' ? '3.0' : '3.1');
   const cvss3Score = cvssScoreOf(v3?.baseScore) ?? cvss3BaseScore(cvss3Vector);
   const cvss4Score = cvssScoreOf(v4?.baseScore);
   const band = cvss3Score ?? cvss4Score;
   return {
+    // v2 is kept, not used for the severity: CSAF's v2 has no baseSeverity and no official bands.
+    ...(v2 ? cvss2Of(cvssScoreOf(v2.baseScore), asText(v2.vectorString)) : {}),
     cvss3Vector,
     cvss3Score,
     cvss4Vector: cvss4VectorOf(asText(v4?.vectorString)),
@@ -146,6 +152,8 @@ function vulnerabilityRef(v: JsonObject, id: string, first: Score | undefined): 
     description: descriptionOf(v),
     solution: unique(remediations.map((r) => r && remediationText(r))).join('\n') || undefined,
     cweIds: cwes.flatMap((c) => cweIdsIn(c)),
+    cvss2Vector: first?.cvss2Vector,
+    cvss2Score: first?.cvss2Score,
     cvss3Vector: first?.cvss3Vector,
     cvss3Score: first?.cvss3Score,
     cvss4Vector: first?.cvss4Vector,

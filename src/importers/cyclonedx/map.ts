@@ -1,6 +1,7 @@
 import { cweId } from '../../parsing/ids.js';
 import { parsePurl } from '../../parsing/purl.js';
 import {
+  cvss2Of,
   cvss3BaseScore,
   cvss3VectorOf,
   cvss4VectorOf,
@@ -86,24 +87,29 @@ function rated(word: string | undefined): Severity | undefined {
 
 const CVSS3_METHODS = new Set(['cvssv3', 'cvssv31']);
 
-type CvssFields = Pick<VulnerabilityRef, 'cvss3Vector' | 'cvss3Score' | 'cvss4Vector' | 'cvss4Score'>;
+type CvssFields = Pick<
+  VulnerabilityRef,
+  'cvss2Vector' | 'cvss2Score' | 'cvss3Vector' | 'cvss3Score' | 'cvss4Vector' | 'cvss4Score'
+>;
 
 function method(rating: CdxRating | undefined): string {
   return rating?.method?.trim().toLowerCase() ?? '';
 }
 
-/** The first CVSS v3 rating (CVSSv3 is CVSS 3.0, CVSSv31 is 3.1) and the first CVSS v4 one. */
-function cvssRatings(ratings: CdxRating[]): { v3?: CdxRating; v4?: CdxRating } {
+/** The first CVSS v3 rating (CVSSv3 is CVSS 3.0, CVSSv31 is 3.1), the first v4 and the first v2 one. */
+function cvssRatings(ratings: CdxRating[]): { v2?: CdxRating; v3?: CdxRating; v4?: CdxRating } {
   const usable = (r: CdxRating) => r.vector !== undefined || r.score !== undefined;
   return {
+    v2: ratings.find((r) => method(r) === 'cvssv2' && usable(r)),
     v3: ratings.find((r) => CVSS3_METHODS.has(method(r)) && usable(r)),
     v4: ratings.find((r) => method(r) === 'cvssv4' && usable(r)),
   };
 }
 
-function cvssOf(v3: CdxRating | undefined, v4: CdxRating | undefined): CvssFields {
+function cvssOf(v3: CdxRating | undefined, v4: CdxRating | undefined, v2: CdxRating | undefined): CvssFields {
   const cvss3Vector = cvss3VectorOf(v3?.vector, method(v3) === 'cvssv3' ? '3.0' : '3.1');
   return {
+    ...(v2 ? cvss2Of(cvssScoreOf(v2.score), v2.vector) : {}),
     cvss3Vector,
     cvss3Score: cvssScoreOf(v3?.score) ?? cvss3BaseScore(cvss3Vector),
     cvss4Vector: cvss4VectorOf(v4?.vector),
@@ -176,8 +182,8 @@ export function vulnerabilityFindings(
 ): FindingRecord[] {
   const id = v.id?.trim();
   if (!id) return [];
-  const { v3, v4 } = cvssRatings(v.ratings);
-  const cvss = cvssOf(v3, v4);
+  const { v2, v3, v4 } = cvssRatings(v.ratings);
+  const cvss = cvssOf(v3, v4, v2);
   const severity = severityOf(v.ratings, v3, v4, cvss);
   const vulnerability: VulnerabilityRef = {
     ruleId: id,

@@ -39,7 +39,7 @@ import {
   type XmlElement,
   xmlElements,
 } from '../../parsing/xml.js';
-import { cvss3VectorOf, cvssScoreOf } from '../common/cvss-score.js';
+import { cvss2Of, cvss3VectorOf, cvssScoreOf } from '../common/cvss-score.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { unique } from '../common/report-values.js';
 import { peekStart } from '../common/stream-start.js';
@@ -54,6 +54,7 @@ import type {
   ParseContext,
   Severity,
   SoftwareRecord,
+  VulnerabilityRef,
 } from '../types.js';
 
 export const DEPENDENCY_CHECK_SEVERITY: Readonly<Record<string, Severity>> = {
@@ -125,6 +126,35 @@ function cvss3Of(element: XmlElement | undefined): { vector?: string; score?: nu
   return { ...(vector ? { vector } : {}), ...(score !== undefined ? { score } : {}) };
 }
 
+/**
+ * CVSS v2 from its metrics, spelled out as in NVD's 1.1 feeds ("NETWORK", "PARTIAL"): the first
+ * letter is the v2 abbreviation of every value. Dependency-Check writes the Authentication metric
+ * as <authenticationr> (sic); <authentication> is read too. For a CVE NVD rated only with v3 it
+ * may fill <cvssV2> with the v3 rating (impacts "H", no authentication; PR6439.xml): metrics that
+ * are not a v2 vector make the score suspect too, so neither is kept.
+ */
+function cvss2From(element: XmlElement | undefined): Pick<VulnerabilityRef, 'cvss2Vector' | 'cvss2Score'> {
+  if (!element) return {};
+  const metric = (...names: string[]) =>
+    names
+      .map((name) => childText(element, name))
+      .find(Boolean)
+      ?.charAt(0)
+      .toUpperCase();
+  const parts = [
+    ['AV', metric('accessVector')],
+    ['AC', metric('accessComplexity')],
+    ['Au', metric('authenticationr', 'authentication')],
+    ['C', metric('confidentialImpact', 'confidentialityImpact')],
+    ['I', metric('integrityImpact')],
+    ['A', metric('availabilityImpact')],
+  ];
+  const vector = parts.map(([k, v]) => `${k}:${v ?? ''}`).join('/');
+  const given = parts.some(([, v]) => v);
+  const cvss2 = cvss2Of(cvssScoreOf(childText(element, 'score')), given ? vector : undefined);
+  return given && !cvss2.cvss2Vector ? {} : cvss2;
+}
+
 function severityOf(vulnerability: XmlElement): Severity {
   const candidates = [
     childText(child(vulnerability, 'cvssV3') ?? vulnerability, 'baseSeverity'),
@@ -169,6 +199,7 @@ function findingOf(
         ...vulnerabilityIds(name, []),
         description: childText(vulnerability, 'description')?.replace(/\s*\n\s*/g, ' '),
         cweIds: cweIdsIn(cweText.join(' ')),
+        ...cvss2From(child(vulnerability, 'cvssV2')),
         cvss3Vector: cvss3.vector,
         cvss3Score: cvss3.score,
         references,

@@ -1,5 +1,6 @@
 import { asArray, asObject, asText, type JsonObject, texts } from '../../parsing/json-fields.js';
 import {
+  cvss2Of,
   cvss3BaseScore,
   cvss3VectorOf,
   cvss4VectorOf,
@@ -52,12 +53,19 @@ function cvssEntries(vulnerability: JsonObject, related: JsonObject[]): JsonObje
 
 function cvssOf(
   entries: JsonObject[],
-): Pick<VulnerabilityRef, 'cvss3Vector' | 'cvss3Score' | 'cvss4Vector' | 'cvss4Score'> {
+): Pick<
+  VulnerabilityRef,
+  'cvss2Vector' | 'cvss2Score' | 'cvss3Vector' | 'cvss3Score' | 'cvss4Vector' | 'cvss4Score'
+> {
+  const v2Of = (e: JsonObject | undefined) =>
+    cvss2Of(cvssScoreOf(asObject(e?.metrics)?.baseScore), asText(e?.vector));
+  const v2 = entries.find((e) => asText(e.version)?.startsWith('2') && v2Of(e).cvss2Score !== undefined);
   const v3 = entries.find((e) => asText(e.version)?.startsWith('3') && cvss3VectorOf(asText(e.vector)));
   const v4 = entries.find((e) => asText(e.version)?.startsWith('4') && cvss4VectorOf(asText(e.vector)));
   const v3Version = asText(v3?.version) === '3.0' ? '3.0' : '3.1';
   const cvss3Vector = cvss3VectorOf(asText(v3?.vector), v3Version);
   return {
+    ...(v2 ? v2Of(v2) : {}),
     cvss3Vector,
     cvss3Score: cvssScoreOf(asObject(v3?.metrics)?.baseScore) ?? cvss3BaseScore(cvss3Vector),
     cvss4Vector: cvss4VectorOf(asText(v4?.vector)),

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import { cveIdsIn } from '../../parsing/ids.js';
 import { type CsvRow, csvRows } from '../common/csv-rows.js';
-import { cvss3VectorOf } from '../common/cvss-score.js';
+import { cvss2Of, cvss3VectorOf } from '../common/cvss-score.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import {
   httpUrlsIn,
@@ -57,6 +57,9 @@ const COLUMNS = {
   bid: ['bid', 'definition.bugtraq'],
   xref: ['cross references', 'xref', 'definition.references'],
   cwe: ['definition.cwe'],
+  // Nessus Professional's older exports call the v2 base score just "CVSS".
+  cvss2Vector: ['cvss v2 vector', 'definition.cvss2.base_vector'],
+  cvss2Score: ['cvss v2 base score', 'cvss v2.0 base score', 'definition.cvss2.base_score', 'cvss'],
   cvss3Vector: ['cvss v3 vector', 'definition.cvss3.base_vector'],
   cvss3Score: ['cvss v3 base score', 'cvss v3.0 base score', 'definition.cvss3.base_score', 'cvssv3'],
   published: ['vuln publication date', 'definition.vulnerability_published'],
@@ -212,6 +215,7 @@ function findingOf(row: CsvRow, asset: AssetRef, limits: TextLimits): FindingRec
       description: limits.field(value(row, 'description') ?? value(row, 'synopsis'), 'description'),
       solution: limits.field(solution?.toLowerCase() === 'n/a' ? undefined : solution, 'solution'),
       cweIds: nonEmpty(unique([...cweIdsOf([value(row, 'cwe') ?? '']), ...ids.cweIds])),
+      ...cvss2Of(leadingScore(value(row, 'cvss2Score')), value(row, 'cvss2Vector')),
       cvss3Vector: cvss3VectorOf(value(row, 'cvss3Vector'), '3.0'),
       cvss3Score: leadingScore(value(row, 'cvss3Score')),
       references: nonEmpty(httpUrlsIn(value(row, 'seeAlso'))),

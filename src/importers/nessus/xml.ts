@@ -3,7 +3,8 @@ import type { Readable } from 'node:stream';
 import { cveIdsIn } from '../../parsing/ids.js';
 import { ReportError } from '../../parsing/report-error.js';
 import { child, children, childText, type XmlElement, xmlElements } from '../../parsing/xml.js';
-import { cvss3VectorOf } from '../common/cvss-score.js';
+import { cvss2Of, cvss3VectorOf } from '../common/cvss-score.js';
+import { withoutLayoutIndent } from '../common/layout-text.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { webUrl } from '../common/network-target.js';
 import {
@@ -144,14 +145,19 @@ function texts(item: XmlElement, name: string): string[] {
     .filter(Boolean);
 }
 
+/** An element's text without the indentation a pretty-printed file gives it (read untrimmed). */
+function layoutText(item: XmlElement, name: string): string | undefined {
+  return withoutLayoutIndent(child(item, name)?.text);
+}
+
 function findingOf(item: XmlElement, asset: AssetRef, limits: TextLimits): FindingRecord {
   const attributes = item.attributes;
   const pluginId = attributes.pluginID?.trim() || childText(item, 'plugin_id') || 'unknown';
   const ids = otherIds(texts(item, 'xref'), texts(item, 'bid'));
   const where = portOf(item);
   const location: LocationRef = where ? { kind: 'Port', ...where } : { kind: 'None' };
-  const output = childText(item, 'plugin_output');
-  const solution = childText(item, 'solution');
+  const output = layoutText(item, 'plugin_output');
+  const solution = layoutText(item, 'solution');
   return withoutUndefined({
     type: 'finding',
     asset,
@@ -162,9 +168,18 @@ function findingOf(item: XmlElement, asset: AssetRef, limits: TextLimits): Findi
         `Nessus plugin ${pluginId}`,
       cveIds: nonEmpty(unique(texts(item, 'cve').flatMap(cveIdsIn))),
       aliases: nonEmpty(ids.aliases),
-      description: limits.field(childText(item, 'description') ?? childText(item, 'synopsis'), 'description'),
+      description: limits.field(
+        layoutText(item, 'description') ?? layoutText(item, 'synopsis'),
+        'description',
+      ),
       solution: limits.field(solution?.toLowerCase() === 'n/a' ? undefined : solution, 'solution'),
       cweIds: nonEmpty(unique([...cweIdsOf(texts(item, 'cwe')), ...ids.cweIds])),
+      // CVSS v2 ("CVSS2#AV:N/…"): older plugins have no other assessment. Web App Scanning
+      // writes the v2 base score as <cvss>, beside <cvssv3>.
+      ...cvss2Of(
+        leadingScore(childText(item, 'cvss_base_score') ?? childText(item, 'cvss')),
+        childText(item, 'cvss_vector'),
+      ),
       cvss3Vector: cvss3VectorOf(childText(item, 'cvss3_vector'), '3.0'),
       // Web App Scanning writes the v3 base score as <cvssv3>.
       cvss3Score: leadingScore(childText(item, 'cvss3_base_score') ?? childText(item, 'cvssv3')),

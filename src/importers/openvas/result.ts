@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { reflowed } from '../common/layout-text.js';
 import type { TextLimits } from '../common/limits.js';
 import { nonEmpty, SeenKeys, withoutUndefined } from '../common/report-values.js';
 import type { AssetRef, LocationRef, ParseContext, ServiceRecord } from '../types.js';
@@ -132,18 +133,10 @@ export interface NvtText {
 }
 
 /**
- * OpenVAS wraps its texts with a newline and two spaces; joining those lines back keeps
- * paragraphs and lists readable.
+ * OpenVAS wraps its texts with a newline and an indentation (two spaces, four in a list item,
+ * more in a pretty-printed file); joining those lines back keeps paragraphs and lists readable.
  */
-export function unwrap(text: string | undefined): string | undefined {
-  return (
-    text
-      ?.replace(/\r\n?/g, '\n')
-      .replace(/([^\n])\n {2}(?=\S)/g, '$1 ')
-      .replace(/^ {2}(?=\S)/gm, '')
-      .trim() || undefined
-  );
-}
+export const unwrap = reflowed;
 
 /** One description from the summary and the other explanations, each under its heading. */
 export function describe(text: NvtText): string | undefined {

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { cveIdsIn, cweIdsIn } from '../../parsing/ids.js';
 import { ReportError } from '../../parsing/report-error.js';
 import { child, children, childText, type XmlElement, xmlElements } from '../../parsing/xml.js';
-import { cvss3VectorOf, cvss4VectorOf, cvssScoreOf } from '../common/cvss-score.js';
+import { cvss2Of, cvss2VectorOf, cvss3VectorOf, cvss4VectorOf, cvssScoreOf } from '../common/cvss-score.js';
 import { type TextLimits, textLimits } from '../common/limits.js';
 import { httpUrlsIn, nonEmpty, SeenKeys, unique, withoutUndefined } from '../common/report-values.js';
 import type { AssetRef, FindingRecord, ImportRecord, ParseContext, VulnerabilityRef } from '../types.js';
@@ -46,6 +46,8 @@ export async function* openvasXmlRecords(
   // The ports list comes before the results: a port of an invalid address waits for its name.
   const laterPorts: { address: string; port: string }[] = [];
   let root: string | undefined;
+  // Reports of GMP before 20.08 (GVM 11 and older) rate every NVT with CVSS v2 alone.
+  const scoring: NvtScoring = { v2Only: false };
   const elements = xmlElements(
     input,
     (name, ancestors) => {
@@ -54,7 +56,8 @@ export async function* openvasXmlRecords(
       return (
         (name === 'result' && parent === 'results') ||
         (name === 'host' && parent === 'report') ||
-        (name === 'port' && parent === 'ports')
+        (name === 'port' && parent === 'ports') ||
+        (name === 'version' && parent === 'gmp')
       );
     },
     { maxTextChars: Math.max(context.maxEvidenceChars, context.maxFieldChars) + 1 },
@@ -75,7 +78,9 @@ export async function* openvasXmlRecords(
       }
       const service = serviceOnce(asset, childText(element, 'port'));
       if (service) yield service;
-      yield findingOf(element, asset, limits);
+      yield findingOf(element, asset, limits, scoring);
+    } else if (element.name === 'version') {
+      scoring.v2Only = gmpBeforeCvss3(element.text);
     } else if (element.name === 'host') {
       const asset = hostElementAsset(element, hosts);
       if (asset) yield { type: 'asset', asset };
@@ -163,25 +168,52 @@ function nvtRefs(nvt: XmlElement): Pick<VulnerabilityRef, 'cveIds' | 'aliases' |
   };
 }
 
-/** CVSS v3 and v4 from `<severities>` (GVM 21.04+), else from the `cvss_base_vector` tag. */
-function nvtCvss(nvt: XmlElement, tags: Map<string, string>): Partial<VulnerabilityRef> {
+/** What the report says of how its NVTs were scored. */
+interface NvtScoring {
+  v2Only: boolean;
+}
+
+/** GMP before 20.08 ("9.0" is GVM 11): NVTs had CVSS v2 vectors and scores only. */
+function gmpBeforeCvss3(version: string): boolean {
+  const [major] = version.trim().split('.').map(Number);
+  return major !== undefined && Number.isFinite(major) && major < 20;
+}
+
+/**
+ * CVSS v2, v3 and v4 from `<severities>` (GVM 21.04+), else from the `cvss_base_vector` tag, whose
+ * version is that of `<cvss_base>` (the NVT's score). A `<cvss_base>` without a vector is v2 in a
+ * report of GMP before 20.08, and of no known version otherwise (then the severity alone says it).
+ */
+function nvtCvss(nvt: XmlElement, tags: Map<string, string>, scoring: NvtScoring): Partial<VulnerabilityRef> {
   const severities = children(child(nvt, 'severities') ?? nvt, 'severity');
   const ofType = (prefix: string) => severities.find((s) => s.attributes.type?.startsWith(prefix));
+  const v2 = ofType('cvss_base_v2');
   const v3 = ofType('cvss_base_v3');
   const v4 = ofType('cvss_base_v4');
-  const tagVector = tags.get('cvss_base_vector');
+  const tagVector = tags.get('cvss_base_vector')?.trim();
+  const base = childText(nvt, 'cvss_base');
   const cvss3Vector = cvss3VectorOf(v3 ? childText(v3, 'value') : tagVector);
+  const cvss4Vector = cvss4VectorOf(v4 ? childText(v4, 'value') : tagVector);
+  const tagIsV2 = !!cvss2VectorOf(tagVector) || (!tagVector && scoring.v2Only);
   return {
+    ...(v2
+      ? cvss2Of(cvssScoreOf(childText(v2, 'score')), childText(v2, 'value'))
+      : tagIsV2
+        ? cvss2Of(cvssScoreOf(base), tagVector)
+        : {}),
     cvss3Vector,
-    cvss3Score: cvssScoreOf(
-      v3 ? childText(v3, 'score') : cvss3Vector ? childText(nvt, 'cvss_base') : undefined,
-    ),
-    cvss4Vector: cvss4VectorOf(v4 ? childText(v4, 'value') : tagVector),
-    cvss4Score: v4 ? cvssScoreOf(childText(v4, 'score')) : undefined,
+    cvss3Score: cvssScoreOf(v3 ? childText(v3, 'score') : cvss3Vector ? base : undefined),
+    cvss4Vector,
+    cvss4Score: cvssScoreOf(v4 ? childText(v4, 'score') : cvss4Vector ? base : undefined),
   };
 }
 
-function findingOf(result: XmlElement, asset: AssetRef, limits: TextLimits): FindingRecord {
+function findingOf(
+  result: XmlElement,
+  asset: AssetRef,
+  limits: TextLimits,
+  scoring: NvtScoring,
+): FindingRecord {
   const nvt = child(result, 'nvt');
   const tags = nvtTags(nvt);
   const oid = nvt?.attributes.oid?.trim() || 'unknown';
@@ -201,7 +233,7 @@ function findingOf(result: XmlElement, asset: AssetRef, limits: TextLimits): Fin
     description: limits.field(describe(Object.fromEntries(tags)), 'description'),
     solution: limits.field(unwrap(solution), 'solution'),
     ...(nvt ? withoutUndefined(nvtRefs(nvt)) : {}),
-    ...(nvt ? withoutUndefined(nvtCvss(nvt, tags)) : {}),
+    ...(nvt ? withoutUndefined(nvtCvss(nvt, tags, scoring)) : {}),
   });
   return withoutUndefined<FindingRecord>({
     type: 'finding',

@@ -1,6 +1,7 @@
 import { cweIdsIn } from '../../parsing/ids.js';
 import { asArray, asObject, asText, type JsonObject, texts } from '../../parsing/json-fields.js';
 import {
+  cvss2Of,
   cvss3BaseScore,
   cvss3VectorOf,
   cvss4VectorOf,
@@ -34,11 +35,15 @@ function severityEntries(vuln: JsonObject): JsonObject[] {
     .filter((e): e is JsonObject => e !== undefined);
 }
 
-function cvssOf(vuln: JsonObject): Pick<VulnerabilityRef, 'cvss3Vector' | 'cvss3Score' | 'cvss4Vector'> {
+function cvssOf(
+  vuln: JsonObject,
+): Pick<VulnerabilityRef, 'cvss2Vector' | 'cvss2Score' | 'cvss3Vector' | 'cvss3Score' | 'cvss4Vector'> {
   const entries = severityEntries(vuln);
   const score = (type: string) => asText(entries.find((e) => asText(e.type)?.toUpperCase() === type)?.score);
   const cvss3Vector = cvss3VectorOf(score('CVSS_V3'));
   return {
+    // OSV gives vectors only: the v2 score is the vector's.
+    ...cvss2Of(undefined, score('CVSS_V2')),
     cvss3Vector,
     cvss3Score: cvss3BaseScore(cvss3Vector),
     cvss4Vector: cvss4VectorOf(score('CVSS_V4')),

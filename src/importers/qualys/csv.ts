@@ -6,7 +6,7 @@ import { type TextLimits, textLimits } from '../common/limits.js';
 import { nonEmpty, SeenKeys, unique, withoutUndefined } from '../common/report-values.js';
 import type { AssetRef, ImportRecord, ParseContext } from '../types.js';
 import { type Detection, portOf, qualysFinding } from './detection.js';
-import { cvssVersionIn, type QidDetails, qualysCvss3 } from './qid.js';
+import { cvssVersionIn, type QidDetails, qualysCvss2, qualysCvss3 } from './qid.js';
 import { qualysType } from './severity.js';
 
 /**
@@ -34,6 +34,8 @@ const COLUMNS = {
   cve: ['cve id', 'cveid'],
   vendor: ['vendor reference'],
   bid: ['bugtraq id', 'bugtraqid'],
+  cvss2Base: ['cvss base', 'cvss_base'],
+  cvss2Temporal: ['cvss temporal', 'cvss_temporal'],
   cvss3Base: ['cvss3.1 base', 'cvss3 base'],
   cvss3Temporal: ['cvss3.1 temporal', 'cvss3 temporal'],
   threat: ['threat'],
@@ -138,6 +140,7 @@ function detailsOf(row: CsvRow, limits: TextLimits): QidDetails {
     description: limits.field(description, 'description'),
     solution: limits.field(solution && htmlToText(solution), 'solution'),
     references: nonEmpty(linksIn(`${threat ?? ''} ${solution ?? ''}`)),
+    ...qualysCvss2(value(row, 'cvss2Base'), value(row, 'cvss2Temporal')),
     ...qualysCvss3(value(row, 'cvss3Base'), value(row, 'cvss3Temporal'), version),
   });
 }

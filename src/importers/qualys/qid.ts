@@ -1,6 +1,6 @@
 import { cveIdsIn } from '../../parsing/ids.js';
 import { child, children, childText, type XmlElement } from '../../parsing/xml.js';
-import { cvss3VectorOf } from '../common/cvss-score.js';
+import { cvss2Of, cvss3VectorOf } from '../common/cvss-score.js';
 import { htmlToText, linksIn } from '../common/html-text.js';
 import type { TextLimits } from '../common/limits.js';
 import { leadingScore, nonEmpty, parenthesised, unique, withoutUndefined } from '../common/report-values.js';
@@ -27,6 +27,21 @@ export function qualysCvss3(
     cvss3Vector: cvss3VectorOf(joined, version) ?? cvss3VectorOf(baseVector, version),
     cvss3Score: leadingScore(base),
   });
+}
+
+/**
+ * CVSS v2 as Qualys writes it (CVSS_BASE, "CVSS Base"): a bare "6.4", or with its vector as
+ * "6.4 (AV:N/AC:L/Au:N/C:P/I:P/A:N)"; a temporal vector ("(E:U/RL:OF/RC:C)") joins the base one.
+ */
+export function qualysCvss2(
+  base: string | undefined,
+  temporal: string | undefined,
+): Pick<VulnerabilityRef, 'cvss2Vector' | 'cvss2Score'> {
+  const baseVector = parenthesised(base);
+  const temporalVector = parenthesised(temporal);
+  const joined = baseVector && temporalVector ? `${baseVector}/${temporalVector}` : baseVector;
+  const cvss2 = cvss2Of(leadingScore(base), joined);
+  return cvss2.cvss2Vector || !baseVector ? cvss2 : cvss2Of(leadingScore(base), baseVector);
 }
 
 /** "3.1" when the text names CVSS 3.1, else "3.0". */
@@ -57,6 +72,7 @@ export function qidDetails(element: XmlElement, limits: TextLimits): QidDetails 
   const impact = childText(element, 'IMPACT') ?? childText(element, 'CONSEQUENCE');
   const solution = childText(element, 'SOLUTION');
   const scores = child(element, 'CVSS3_SCORE') ?? element;
+  const v2Scores = child(element, 'CVSS_SCORE') ?? element;
   const version = cvssVersionIn(childText(scores, 'CVSS3_VERSION') ?? childText(element, 'CVSS3_VERSION'));
   const cves = ids(child(element, 'CVE_ID_LIST'), 'CVE_ID');
   const bids = ids(child(element, 'BUGTRAQ_ID_LIST'), 'BUGTRAQ_ID');
@@ -72,6 +88,7 @@ export function qidDetails(element: XmlElement, limits: TextLimits): QidDetails 
     references: nonEmpty(
       unique([...vendor.map((v) => v.url), ...bids.map((b) => b.url), ...linksIn(`${threat} ${solution}`)]),
     ),
+    ...qualysCvss2(childText(v2Scores, 'CVSS_BASE'), childText(v2Scores, 'CVSS_TEMPORAL')),
     ...qualysCvss3(childText(scores, 'CVSS3_BASE'), childText(scores, 'CVSS3_TEMPORAL'), version),
   });
 }

@@ -1,6 +1,7 @@
 import { cweIdsIn } from '../../parsing/ids.js';
 import { asArray, asNumber, asObject, asText, type JsonObject, texts } from '../../parsing/json-fields.js';
 import {
+  cvss2Of,
   cvss3BaseScore,
   cvss3VectorOf,
   cvss4VectorOf,
@@ -57,20 +58,27 @@ const CVSS_SOURCES = ['nvd', 'ghsa', 'redhat', 'bitnami'];
 
 /**
  * The CVSS of the source Trivy took the severity from, else NVD, GHSA, Red Hat, Bitnami, else
- * any source: v3 and v4 are chosen independently (a GHSA entry may have only a v4 vector).
+ * any source: v2, v3 and v4 are chosen independently (a GHSA entry may have only a v4 vector).
  */
 function cvssOf(
   v: JsonObject,
-): Pick<VulnerabilityRef, 'cvss3Vector' | 'cvss3Score' | 'cvss4Vector' | 'cvss4Score'> {
+): Pick<
+  VulnerabilityRef,
+  'cvss2Vector' | 'cvss2Score' | 'cvss3Vector' | 'cvss3Score' | 'cvss4Vector' | 'cvss4Score'
+> {
   const bySource = asObject(v.CVSS) ?? {};
   const order = [asText(v.SeveritySource), ...CVSS_SOURCES, ...Object.keys(bySource)];
   const entries = order
     .map((source) => asObject(source ? bySource[source] : undefined))
     .filter((e): e is JsonObject => e !== undefined);
+  const v2 = entries.find(
+    (e) => cvss2Of(cvssScoreOf(e.V2Score), asText(e.V2Vector)).cvss2Score !== undefined,
+  );
   const v3 = entries.find((e) => cvss3VectorOf(asText(e.V3Vector)));
   const v4 = entries.find((e) => cvss4VectorOf(asText(e.V40Vector)));
   const v3Vector = cvss3VectorOf(asText(v3?.V3Vector));
   return {
+    ...(v2 ? cvss2Of(cvssScoreOf(v2.V2Score), asText(v2.V2Vector)) : {}),
     cvss3Vector: v3Vector,
     cvss3Score: cvssScoreOf(v3?.V3Score) ?? cvss3BaseScore(v3Vector),
     cvss4Vector: cvss4VectorOf(asText(v4?.V40Vector)),

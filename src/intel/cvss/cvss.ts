@@ -285,3 +285,40 @@ function metricValue(component: Component, metrics: Map<string, string>): CvssMe
   const label = component.values.find((v) => v.shortName === value)?.name ?? value;
   return { key: component.shortName, name: nameOf(component), value, label };
 }
+
+/** A vulnerability's CVSS, one assessment per version, as stored (numerics may come as text). */
+export interface CvssByVersion {
+  cvss2Score: number | string | null;
+  cvss2Vector?: string | null;
+  cvss3Score: number | string | null;
+  cvss3Vector: string | null;
+  cvss4Score: number | string | null;
+  cvss4Vector?: string | null;
+}
+
+/** A CVSS version, or "3" for a v3 score given without the vector that tells 3.0 from 3.1. */
+export type RankingCvssVersion = CvssVersion | '3';
+
+export interface RankingCvss {
+  score: number;
+  version: RankingCvssVersion;
+  vector: string | null;
+}
+
+/**
+ * The assessment a vulnerability is ranked by: the highest CVSS version that scored it (v4.0,
+ * else v3.x, else v2.0), since a later version is the better-informed rating. Every version
+ * stays stored and shown; this one feeds the risk score and CVSSBaseScore. The database applies
+ * the same order (rankingCvssScore in src/modules/vulnerabilities/queries.ts).
+ */
+export function rankingCvss(v: CvssByVersion): RankingCvss | null {
+  if (v.cvss4Score !== null)
+    return { score: Number(v.cvss4Score), version: '4.0', vector: v.cvss4Vector ?? null };
+  if (v.cvss3Score !== null) {
+    const version = /^CVSS:(3\.[01])\//.exec(v.cvss3Vector ?? '')?.[1] as '3.0' | '3.1' | undefined;
+    return { score: Number(v.cvss3Score), version: version ?? '3', vector: v.cvss3Vector };
+  }
+  if (v.cvss2Score !== null)
+    return { score: Number(v.cvss2Score), version: '2.0', vector: v.cvss2Vector ?? null };
+  return null;
+}

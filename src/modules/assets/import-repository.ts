@@ -118,15 +118,24 @@ export class AssetImportRepository {
     }));
   }
 
+  /**
+   * Merges the staged services into the assets the import resolved. Two staged assets can be one
+   * asset (a host spelt two ways in one report), so their services are folded to one row per
+   * asset, port and protocol first: one statement may not update the same row twice.
+   */
   async mergeServices(organizationId: string, importId: string, seenAt: Date, trx: Db): Promise<number> {
+    const first = (column: string) =>
+      sql`(array_agg(${sql.ref(`s.${column}`)} order by s.asset_key) filter (where ${sql.ref(`s.${column}`)} is not null))[1]`;
     const result = await sql`
       insert into asset_services (organization_id, id, asset_id, port, protocol, name, product, version, cpe, banner,
         first_seen_at, last_seen_at)
-      select ${organizationId}::uuid, rampart_uuidv7(), a.asset_id, s.port, s.protocol, s.name, s.product, s.version, s.cpe,
-        s.banner, ${seenAt}::timestamptz, ${seenAt}::timestamptz
+      select ${organizationId}::uuid, rampart_uuidv7(), a.asset_id, s.port, s.protocol, ${first('name')},
+        ${first('product')}, ${first('version')}, ${first('cpe')}, ${first('banner')},
+        ${seenAt}::timestamptz, ${seenAt}::timestamptz
       from import_services s join import_assets a on a.organization_id = s.organization_id
         and a.import_id = s.import_id and a.asset_key = s.asset_key
       where s.organization_id = ${organizationId} and s.import_id = ${importId} and a.asset_id is not null
+      group by a.asset_id, s.port, s.protocol
       on conflict (organization_id, asset_id, port, protocol) do update set
         name = coalesce(excluded.name, asset_services.name),
         product = coalesce(excluded.product, asset_services.product),
@@ -135,6 +144,20 @@ export class AssetImportRepository {
         banner = coalesce(excluded.banner, asset_services.banner),
         last_seen_at = greatest(asset_services.last_seen_at, excluded.last_seen_at)`.execute(trx);
     return Number(result.numAffectedRows ?? 0);
+  }
+
+  /** The imports that have rows staged here: what a sweep looks at. */
+  async stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
+    const rows = [];
+    for (const table of ['import_services', 'import_assets'] as const)
+      rows.push(
+        ...(await this.db
+          .selectFrom(table)
+          .select(['organization_id as organizationId', 'import_id as importId'])
+          .distinct()
+          .execute()),
+      );
+    return rows;
   }
 
   async clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {

@@ -284,6 +284,11 @@ export class AssetService {
     return this.imports.mergeServices(organizationId, importId, seenAt, trx);
   }
 
+  /** The imports that have assets and services staged: what the imports' sweep looks at. */
+  stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
+    return this.imports.stagedImports();
+  }
+
   /** Removes an import's staged assets and services (after its merge, or when it failed). */
   clearImport(organizationId: string, importId: string): Promise<void> {
     return this.imports.clear(organizationId, importId);

@@ -61,8 +61,9 @@ export interface FindingMergeOptions {
   actorType: string;
   actorId: string | null;
   /**
-   * Where a scan looked: only these findings of the scope may become Fixed when not seen again
-   * (a port a budget left unscanned, a Verify run's other findings stay as they are); null: all.
+   * Where a scan looked: only these findings may become Fixed when not seen again (a port a budget
+   * left unscanned, a Verify run's other findings stay as they are), of this scope or, for the
+   * endpoint issues both scan kinds judge (TLS), of another scan's; null: all of the scope.
    */
   fixOnly?: string[] | null;
 }
@@ -169,6 +170,15 @@ export class FindingImportRepository {
       on conflict (organization_id, import_id, seq) do nothing`.execute(this.db);
   }
 
+  /** The imports that have rows staged here: what a sweep looks at. */
+  async stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
+    return this.db
+      .selectFrom('import_findings')
+      .select(['organization_id as organizationId', 'import_id as importId'])
+      .distinct()
+      .execute();
+  }
+
   async clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {
     await db
       .deleteFrom('import_findings')
@@ -201,7 +211,7 @@ export class FindingImportRepository {
       create temp table import_merge on commit drop as
       select distinct on (x.dedup_key) x.*, f.id as finding_id, f.state as current_state, f.sighting_id
       from (
-        select s.*, a.asset_id, v.vulnerability_id, v.cvss_score, v.epss_percentile, v.kev, v.kev_due_date, v.rescore,
+        select s.*, a.asset_id, v.vulnerability_id, v.cvss_score, v.epss_percentile, v.kev, v.rescore,
           a.criticality, a.internet_facing,
           encode(sha256(convert_to(a.asset_id::text || '|' || s.vulnerability_key || '|' || s.location_key, 'UTF8')), 'hex') as dedup_key
         from import_findings s
@@ -257,7 +267,7 @@ export class FindingImportRepository {
     await sql`
       create temp table import_merge_vulnerabilities (vulnerability_key text primary key,
         vulnerability_id uuid not null, cvss_score numeric, epss_percentile numeric, kev boolean not null,
-        kev_due_date date, rescore boolean not null default false) on commit drop`.execute(trx);
+        rescore boolean not null default false) on commit drop`.execute(trx);
     for (let i = 0; i < o.assets.length; i += CHUNK)
       await sql`
         insert into import_merge_assets
@@ -267,11 +277,9 @@ export class FindingImportRepository {
     for await (const page of o.vulnerabilities)
       await sql`
         insert into import_merge_vulnerabilities
-        select r.key, r.id, r."cvssScore", r."epssPercentile", r.kev, r."kevDueDate"
+        select r.key, r.id, r."cvssScore", r."epssPercentile", r.kev
         from jsonb_to_recordset(${JSON.stringify(page)}::jsonb)
-          as r(key text, id uuid, "cvssScore" numeric, "epssPercentile" numeric, kev boolean, "kevDueDate" date)`.execute(
-        trx,
-      );
+          as r(key text, id uuid, "cvssScore" numeric, "epssPercentile" numeric, kev boolean)`.execute(trx);
     // Marked once here, joined by hash: "= any(array)" per finding scanned the whole list for
     // each of them (a Trivy variant re-import: 95,000 findings against 5,000 enriched ids).
     if (o.rescoreVulnerabilityIds.length > 0)
@@ -301,7 +309,7 @@ export class FindingImportRepository {
           m.protocol, m.url, m.parameter, m.file_path, m.line, m.package_name, m.package_version, m.title, m.severity,
           ${first.state}, m.state_reason,
           ${riskScore(sql`m.cvss_score`, sql`m.severity`)},
-          rampart_due_at(m.severity, ${o.seenAt}::timestamptz, m.kev_due_date, ${slaArgs(o.sla)}), m.evidence, ${o.source}::text,
+          rampart_due_at(m.severity, ${o.seenAt}::timestamptz, m.kev, ${slaArgs(o.sla)}), m.evidence, ${o.source}::text,
           m.tool_finding_id, ${o.scopeName}::text, ${o.importId}::uuid, ${sightings.id}::uuid, ${o.seenAt}::timestamptz,
           ${o.seenAt}::timestamptz,
           ${first.fixedAt}, ${o.seenAt}::timestamptz, ${o.seenAt}::timestamptz
@@ -348,7 +356,7 @@ export class FindingImportRepository {
         -- Re-scored only when the report changed the severity or intelligence changed the
         -- vulnerability: an unchanged re-import leaves both as they are (bench:import).
         risk_score = case when ${rescore} then ${riskScore(sql`case when f.severity_override is null then m.cvss_score end`, sql`coalesce(f.severity_override, m.severity)`)} else f.risk_score end,
-        due_at = case when ${rescore} then rampart_due_at(coalesce(f.severity_override, m.severity), f.first_seen_at, m.kev_due_date, ${slaArgs(o.sla)}) else f.due_at end,
+        due_at = case when ${rescore} then rampart_due_at(coalesce(f.severity_override, m.severity), f.first_seen_at, m.kev, ${slaArgs(o.sla)}) else f.due_at end,
         scope_name = coalesce(${o.scopeName}::text, f.scope_name),
         last_import_id = ${o.importId}::uuid,
         sighting_id = case when ${carried} then f.sighting_id else ${sightings.id}::uuid end,
@@ -371,16 +379,20 @@ export class FindingImportRepository {
   private async fixNotSeen(organizationId: string, o: FindingMergeOptions, sightings: Sightings, trx: Db) {
     const rules = notSeenAgainRules();
     const state = stateColumns(rules, o.seenAt, sql`null`);
-    const scope = o.scopeName
-      ? sql`f.scope_name = ${o.scopeName}::text`
-      : sql`f.source = ${o.source}::text and f.asset_id in (select asset_id from import_merge_assets)`;
     if (o.fixOnly && o.fixOnly.length === 0) return [];
-    const only = o.fixOnly ? sql`and f.id = any(${o.fixOnly}::uuid[])` : sql``;
+    // The findings a Rampart scan judged are named by it, whatever scope last saw them: a TLS
+    // issue of an endpoint is one finding that system and web scans both confirm and close.
+    const scope = o.fixOnly
+      ? sql`f.id = any(${o.fixOnly}::uuid[])`
+      : o.scopeName
+        ? sql`f.scope_name = ${o.scopeName}::text`
+        : sql`f.source = ${o.source}::text and f.asset_id in (select asset_id from import_merge_assets)`;
+
     const fixed = await sql<Transition>`
       with gone as (
         select f.id, f.state from findings f
         where f.organization_id = ${organizationId} and f.state in (${sql.join(rules.map((r) => lit(r.from)))})
-          and ${scope} ${only} and f.last_import_id is distinct from ${o.importId}::uuid
+          and ${scope} and f.last_import_id is distinct from ${o.importId}::uuid
           and not coalesce(f.sighting_id = any(${sightings.carried}::uuid[]), false)
       )
       update findings f set state = ${state.state}, state_reason = ${state.reason}, fixed_at = ${state.fixedAt},
@@ -489,6 +501,6 @@ const actor = (o: FindingMergeOptions) => sql`${o.actorType}::text, ${o.actorId}
 
 // Risk and due date by the database's functions (src/db/functions/), as FindingRepository.rescore.
 const slaArgs = (sla: SlaDaysSql) =>
-  sql`${sla.Critical}::int, ${sla.High}::int, ${sla.Medium}::int, ${sla.Low}::int, ${sla.Info}::int`;
+  sql`${sla.Critical}::int, ${sla.High}::int, ${sla.Medium}::int, ${sla.Low}::int, ${sla.Info}::int, ${sla.Kev}::int`;
 const riskScore = (cvss: RawBuilder<unknown>, severity: RawBuilder<unknown>) =>
   sql`rampart_risk_score(${cvss}, ${severity}, m.epss_percentile, m.kev, m.criticality, m.internet_facing)`;

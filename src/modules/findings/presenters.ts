@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import type { CsvColumn } from '../../http/csv.js';
+import { rankingCvss } from '../../intel/cvss/cvss.js';
 import type { FindingFilter } from './repository.js';
 import type {
   ChangeStateSchema,
@@ -34,8 +35,13 @@ export const toLocationDto = (f: FindingLocationFields) => ({
 });
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-const numOrNull = (v: string | null) => (v === null ? null : Number(v));
 const date = (text: string | undefined) => (text ? new Date(text) : undefined);
+
+/** The vulnerability's score that ranks the finding, and its version (rankingCvss: highest version first). */
+function rankingFields(f: FindingSummary) {
+  const ranking = rankingCvss(f);
+  return { CVSSBaseScore: ranking?.score ?? null, CvssVersion: ranking?.version ?? null };
+}
 
 export const toFindingDto = (f: FindingSummary) => ({
   Id: f.id,
@@ -49,7 +55,7 @@ export const toFindingDto = (f: FindingSummary) => ({
   EpssScore: f.epssScore === null ? null : Number(f.epssScore),
   EpssPercentile: f.epssPercentile === null ? null : Number(f.epssPercentile),
   KevDueDate: f.kevDueDate,
-  CVSSBaseScore: numOrNull(f.cvss3Score ?? f.cvss4Score ?? f.cvss2Score),
+  ...rankingFields(f),
   Severity: f.effectiveSeverity,
   ScannerSeverity: f.severity,
   SeverityOverrideReason: f.severityOverrideReason,

@@ -2,7 +2,11 @@ import { type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kys
 import type { DB, FindingState, LocationKind, Severity } from '../../db/schema.js';
 import { isoText } from '../../db/text.js';
 import { assetTagged, joinableAssets } from '../assets/queries.js';
-import { joinableVulnerabilities, vulnerabilityHasCve } from '../vulnerabilities/queries.js';
+import {
+  joinableVulnerabilities,
+  rankingCvssScore,
+  vulnerabilityHasCve,
+} from '../vulnerabilities/queries.js';
 import type {
   Finding,
   FindingEvent,
@@ -56,6 +60,7 @@ const FINDING_COLUMNS = [
   'v.epss_percentile as epssPercentile',
   'v.kev_due_date as kevDueDate',
   'v.cvss3_score as cvss3Score',
+  'v.cvss3_vector as cvss3Vector',
   'v.cvss4_score as cvss4Score',
   'v.cvss2_score as cvss2Score',
   'v.plugin_id as pluginId',
@@ -158,13 +163,16 @@ export class FindingRepository {
   /** Findings of a scope, or these ids, with where they are (at most `limit`). */
   async scanLocations(
     organizationId: string,
-    q: { scopeName?: string; ids?: string[]; states?: FindingState[] },
+    q: { scopeName?: string; ids?: string[]; states?: FindingState[]; pluginIds?: string[] },
     limit: number,
   ): Promise<ScanLocation[]> {
     let query = this.db
       .selectFrom('findings as f')
       .innerJoin(joinableAssets('a'), (j) =>
         j.onRef('a.organization_id', '=', 'f.organization_id').onRef('a.id', '=', 'f.asset_id'),
+      )
+      .innerJoin(joinableVulnerabilities('v'), (j) =>
+        j.onRef('v.organization_id', '=', 'f.organization_id').onRef('v.id', '=', 'f.vulnerability_id'),
       )
       .select([
         'f.id',
@@ -176,9 +184,14 @@ export class FindingRepository {
         'f.port',
         'f.url',
         'a.ip_addresses as ipAddresses',
+        'v.plugin_id as pluginId',
       ])
       .where('f.organization_id', '=', organizationId);
     if (q.scopeName !== undefined) query = query.where('f.scope_name', '=', q.scopeName);
+    if (q.pluginIds)
+      query = q.pluginIds.length
+        ? query.where('v.plugin_id', 'in', q.pluginIds)
+        : query.where(sql<boolean>`false`);
     if (q.ids) query = q.ids.length ? query.where('f.id', 'in', q.ids) : query.where(sql<boolean>`false`);
     if (q.states) query = query.where('f.state', 'in', q.states);
     return query.orderBy('f.id').limit(limit).execute();
@@ -627,8 +640,8 @@ export class FindingRepository {
 /** Which findings to re-score. */
 export type RescoreScope = { findingIds: string[] } | { vulnerabilityIds: string[] } | { assetId: string };
 
-/** SLA days per severity (null: no due date). */
-export type SlaDaysSql = Record<Severity, number | null>;
+/** SLA days per severity and for a vulnerability in KEV (null: no due date of that kind). */
+export type SlaDaysSql = Record<Severity | 'Kev', number | null>;
 
 /**
  * The risk score of finding `f` of vulnerability `v` on asset `a`, in SQL (imports compute it
@@ -638,15 +651,15 @@ export function riskScoreSql(f: string, v: string, a: string) {
   const col = (t: string, c: string) => sql.ref(`${t}.${c}`);
   return sql<string>`rampart_risk_score(
     case when ${col(f, 'severity_override')} is null
-      then coalesce(${col(v, 'cvss3_score')}, ${col(v, 'cvss4_score')}, ${col(v, 'cvss2_score')}) end,
+      then ${rankingCvssScore(v)} end,
     coalesce(${col(f, 'severity_override')}, ${col(f, 'severity')}), ${col(v, 'epss_percentile')}, ${col(v, 'kev')},
     ${col(a, 'criticality')}, ${col(a, 'internet_facing')})`;
 }
 
-/** The due date of finding `f` of vulnerability `v`: the SLA from first sight, or KEV's when sooner. */
+/** The due date of finding `f` of vulnerability `v`: its severity's SLA from first sight, or KEV's when sooner. */
 export function dueAtSql(f: string, v: string, sla: SlaDaysSql) {
   const col = (t: string, c: string) => sql.ref(`${t}.${c}`);
   return sql<Date>`rampart_due_at(coalesce(${col(f, 'severity_override')}, ${col(f, 'severity')}),
-    ${col(f, 'first_seen_at')}, ${col(v, 'kev_due_date')}, ${sla.Critical}::int, ${sla.High}::int,
-    ${sla.Medium}::int, ${sla.Low}::int, ${sla.Info}::int)`;
+    ${col(f, 'first_seen_at')}, ${col(v, 'kev')}, ${sla.Critical}::int, ${sla.High}::int,
+    ${sla.Medium}::int, ${sla.Low}::int, ${sla.Info}::int, ${sla.Kev}::int)`;
 }

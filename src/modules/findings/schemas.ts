@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { CvssVersionSchema } from '../vulnerabilities/schemas.js';
 import { TOTAL_COUNT_CAP } from './repository.js';
 
 export const SeveritySchema = Type.Union([
@@ -55,8 +56,10 @@ export const FindingSchema = Type.Object(
     EpssPercentile: Type.Union([Type.Number(), Type.Null()]),
     KevDueDate: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
     CVSSBaseScore: Type.Union([Type.Number(), Type.Null()], {
-      description: 'The CVSS base score the risk score uses (v3, else v4, else v2).',
+      description:
+        "The CVSS base score the risk score uses: the vulnerability's highest CVSS version that scored it (v4.0, else v3.x, else v2.0).",
     }),
+    CvssVersion: CvssVersionSchema,
     Severity: SeveritySchema,
     ScannerSeverity: SeveritySchema,
     SeverityOverrideReason: Type.Union([Type.String(), Type.Null()]),

@@ -421,7 +421,7 @@ export class FindingService {
    */
   scanLocations(
     organizationId: string,
-    q: { scopeName?: string; ids?: string[]; states?: FindingState[] },
+    q: { scopeName?: string; ids?: string[]; states?: FindingState[]; pluginIds?: string[] },
     limit = 100_000,
   ): Promise<ScanLocation[]> {
     return this.repo.scanLocations(organizationId, q, limit);
@@ -529,6 +529,11 @@ export class FindingService {
       { ...merge, actorType: ctx.actor.type, actorId: ctx.actor.id },
       trx,
     );
+  }
+
+  /** The imports that have findings staged: what the imports' sweep looks at. */
+  stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
+    return this.imports.stagedImports();
   }
 
   /** Removes an import's staged findings (after its merge, or when it failed). */

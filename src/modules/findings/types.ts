@@ -51,6 +51,8 @@ export interface FindingSummary extends FindingLocationFields {
   /** A date (YYYY-MM-DD). */
   kevDueDate: string | null;
   cvss3Score: string | null;
+  /** Its "CVSS:3.x/" prefix tells the version of cvss3Score. */
+  cvss3Vector: string | null;
   cvss4Score: string | null;
   cvss2Score: string | null;
   pluginId: string | null;
@@ -125,4 +127,6 @@ export interface ScanLocation {
   url: string | null;
   /** The finding's asset's addresses. */
   ipAddresses: string[];
+  /** The vulnerability's rule id (a Rampart check's id). */
+  pluginId: string | null;
 }

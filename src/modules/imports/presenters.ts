@@ -14,6 +14,7 @@ export const toImportDto = (r: Import) => ({
   FileName: r.fileName,
   FileSha256: r.fileSha256,
   FileSize: r.fileSize,
+  SameFileAs: r.sameFileAs && { Id: r.sameFileAs.id, CreatedAt: r.sameFileAs.createdAt.toISOString() },
   Counts: r.counts,
   Warnings: r.warnings,
   Attention: attentionOf(r.state, r.counts),

@@ -5,35 +5,61 @@ import type { Import } from './types.js';
 type Db = Kysely<DB> | Transaction<DB>;
 
 const IMPORT_COLUMNS = [
-  'id',
-  'state',
-  'format',
-  'format_confidence as formatConfidence',
-  'scope_name as scopeName',
-  'file_name as fileName',
-  'file_sha256 as fileSha256',
-  'file_size as fileSize',
-  'actor_type as actorType',
-  'actor_id as actorId',
-  'counts',
-  'warnings',
-  'error',
-  'created_at as createdAt',
-  'started_at as startedAt',
-  'finished_at as finishedAt',
+  'i.id',
+  'i.state',
+  'i.format',
+  'i.format_confidence as formatConfidence',
+  'i.scope_name as scopeName',
+  'i.file_name as fileName',
+  'i.file_sha256 as fileSha256',
+  'i.file_size as fileSize',
+  'i.actor_type as actorType',
+  'i.actor_id as actorId',
+  'i.counts',
+  'i.warnings',
+  'i.error',
+  'i.created_at as createdAt',
+  'i.started_at as startedAt',
+  'i.finished_at as finishedAt',
+  'same.id as sameFileId',
+  'same.created_at as sameFileAt',
 ] as const;
 
-type ImportSelected = Omit<Import, 'formatConfidence' | 'fileSize'> & {
+type ImportSelected = Omit<Import, 'formatConfidence' | 'fileSize' | 'sameFileAs'> & {
   formatConfidence: string | null;
   fileSize: string;
+  sameFileId: string | null;
+  sameFileAt: Date | null;
 };
 
 // numeric and bigint columns arrive as strings.
-const toImport = (r: ImportSelected): Import => ({
+const toImport = ({ sameFileId, sameFileAt, ...r }: ImportSelected): Import => ({
   ...r,
   formatConfidence: r.formatConfidence === null ? null : Number(r.formatConfidence),
   fileSize: Number(r.fileSize),
+  sameFileAs: sameFileId && sameFileAt ? { id: sameFileId, createdAt: sameFileAt } : null,
 });
+
+/**
+ * Imports `i`, each with the latest earlier import of its organisation whose upload had the same
+ * SHA-256 (`same`, by imports_file_sha256_idx): the same file imported again.
+ */
+function importsWithSameFile(db: Db) {
+  return db.selectFrom('imports as i').leftJoinLateral(
+    (eb) =>
+      eb
+        .selectFrom('imports as p')
+        .select(['p.id', 'p.created_at'])
+        .whereRef('p.organization_id', '=', 'i.organization_id')
+        .whereRef('p.file_sha256', '=', 'i.file_sha256')
+        .where(sql<boolean>`(p.created_at, p.id) < (i.created_at, i.id)`)
+        .orderBy('p.created_at', 'desc')
+        .orderBy('p.id', 'desc')
+        .limit(1)
+        .as('same'),
+    (join) => join.onTrue(),
+  );
+}
 
 export class ImportRepository {
   constructor(private readonly db: Kysely<DB>) {}
@@ -79,11 +105,10 @@ export class ImportRepository {
   }
 
   async findById(organizationId: string, id: string): Promise<Import | undefined> {
-    const row = await this.db
-      .selectFrom('imports')
+    const row = await importsWithSameFile(this.db)
       .select(IMPORT_COLUMNS)
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
+      .where('i.organization_id', '=', organizationId)
+      .where('i.id', '=', id)
       .executeTakeFirst();
     return row && toImport(row);
   }
@@ -93,13 +118,12 @@ export class ImportRepository {
     limit: number,
     after?: { createdAt: string; id: string },
   ): Promise<Import[]> {
-    let q = this.db
-      .selectFrom('imports')
+    let q = importsWithSameFile(this.db)
       .select(IMPORT_COLUMNS)
-      .where('organization_id', '=', organizationId);
+      .where('i.organization_id', '=', organizationId);
     if (after)
-      q = q.where(sql<boolean>`(created_at, id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`);
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+      q = q.where(sql<boolean>`(i.created_at, i.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`);
+    const rows = await q.orderBy('i.created_at', 'desc').orderBy('i.id', 'desc').limit(limit).execute();
     return rows.map(toImport);
   }
 

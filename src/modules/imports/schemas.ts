@@ -47,6 +47,19 @@ export const ImportSchema = Type.Object(
     FileName: Nullable(Type.String()),
     FileSha256: Type.String(),
     FileSize: Type.Integer({ description: 'Bytes as uploaded (compressed, when gzipped).' }),
+    SameFileAs: Type.Union(
+      [
+        Type.Object(
+          { Id: Type.String({ format: 'uuid' }), CreatedAt: Type.String({ format: 'date-time' }) },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      {
+        description:
+          'The latest earlier import of your organisation whose upload had the same SHA-256 (FileSha256): the same file imported again. It is imported all the same, as a re-import. null when no earlier import had it.',
+      },
+    ),
     Counts: ImportCountsSchema,
     Warnings: Type.Array(Type.String()),
     Attention: Type.Union(

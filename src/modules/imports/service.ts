@@ -1,5 +1,4 @@
 import { createReadStream, existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { Transaction } from 'kysely';
 import type { DB, Severity } from '../../db/schema.js';
@@ -37,7 +36,7 @@ import {
 } from '../vulnerabilities/service.js';
 import type { ImportRepository } from './repository.js';
 import type { Import, ImportCounts } from './types.js';
-import { readHead, type SpooledReport } from './upload.js';
+import { readHead, removeSpooled, type SpooledReport, sweepImportDirectory } from './upload.js';
 
 const BATCH = 1000;
 const MAX_WARNINGS = 100;
@@ -195,7 +194,12 @@ class Stager {
       .filter((c) => CVE.test(c))
       .sort();
     const title = (ref.title.trim() || ref.ruleId).slice(0, 500);
-    const key = vulnerabilityKey({ source: this.source, ruleId: ref.ruleId, title, cveIds });
+    const key = vulnerabilityKey({
+      source: ref.ruleSource ?? this.source,
+      ruleId: ref.ruleId,
+      title,
+      cveIds,
+    });
     if (this.vulnerabilities.has(key)) return key;
     this.vulnerabilities.add(key);
     const score = (n: number | undefined) =>
@@ -213,6 +217,8 @@ class Stager {
         solution: ref.solution?.slice(0, TEXT_CAP),
         cweIds: [...new Set(ref.cweIds ?? [])].slice(0, 50),
         severity,
+        cvss2Vector: ref.cvss2Vector?.slice(0, 200),
+        cvss2Score: score(ref.cvss2Score),
         cvss3Vector: ref.cvss3Vector?.slice(0, 200),
         cvss3Score: score(ref.cvss3Score),
         cvss4Vector: ref.cvss4Vector?.slice(0, 300),
@@ -444,7 +450,7 @@ export function isTransient(error: unknown): boolean {
   );
 }
 
-const removeReport = (path: string) => rm(path, { force: true });
+const removeReport = (path: string) => removeSpooled(path);
 
 /** When an instance without the report looks again whether the instance with it took the job. */
 const REPORT_ELSEWHERE_RETRY_MS = 10_000;
@@ -476,6 +482,8 @@ export class ImportService {
     private readonly findingsChanged: FindingsChanged,
     private readonly failedUnexpectedly: ImportFailedUnexpectedly,
     private readonly jobs: JobQueue,
+    /** RAMPART_IMPORT_DIR: where reports are spooled, swept of what dead processes left. */
+    private readonly directory: string,
     /** Runs last in each merge's transaction with its counts (statistics of the tables it filled). */
     private readonly afterMerge?: (trx: Transaction<DB>, counts: ImportCounts) => Promise<void>,
   ) {}
@@ -625,6 +633,9 @@ export class ImportService {
       if (this.runningById.get(job.importId) === run) this.runningById.delete(job.importId);
       for (const wake of [...this.waiters]) wake();
     }
+    // After each import, what killed ones left (the schedule would find it within a minute).
+    await this.sweepStaging().catch(() => {});
+    await this.sweepFiles().catch(() => {});
   }
 
   private async runImport(job: ImportJob, lastAttempt: boolean, signal?: AbortSignal): Promise<void> {
@@ -881,6 +892,53 @@ export class ImportService {
       ended += 1;
     }
     return ended;
+  }
+
+  /**
+   * What killed processes leave, cleared: imports that can no longer end (failAbandoned), staged
+   * rows nobody will merge (sweepStaging) and spooled files nobody will read (sweepFiles). Run at
+   * start, every minute and after each import; idempotent, safe beside imports under way in any
+   * instance.
+   */
+  async sweep(): Promise<{ abandoned: number; staged: number; files: number }> {
+    const abandoned = await this.failAbandoned();
+    const staged = await this.sweepStaging();
+    const files = await this.sweepFiles();
+    return { abandoned, staged, files: files.length };
+  }
+
+  /**
+   * Clears the staged rows of imports that have ended (Completed or Failed: a process died between
+   * its merge and its clean-up) and of the ids no import and no waiting or running job names (a
+   * scan run's ingest whose job was given up; its Import is recorded only with its merge). Staging
+   * of an unfinished import, or of an ingest whose job is to run, is left to that work.
+   */
+  async sweepStaging(): Promise<number> {
+    const { assets, vulnerabilities, findings, software } = this.owners;
+    const staged = new Map<string, { organizationId: string; importId: string }>();
+    for (const owner of [findings, assets, software, vulnerabilities])
+      for (const s of await owner.stagedImports()) staged.set(`${s.organizationId}/${s.importId}`, s);
+    if (staged.size === 0) return 0;
+    const pending = await this.jobs.namedByUnfinished([...staged.values()].map((s) => s.importId));
+    let cleared = 0;
+    for (const { organizationId, importId } of staged.values()) {
+      const row = await this.repo.findById(organizationId, importId);
+      const ended = row ? row.state === 'Completed' || row.state === 'Failed' : !pending.has(importId);
+      if (!ended) continue;
+      await this.clearStaging(organizationId, importId);
+      cleared += 1;
+    }
+    return cleared;
+  }
+
+  /** Removes the spooled files of processes that died (see sweepImportDirectory); returns their names. */
+  async sweepFiles(): Promise<string[]> {
+    const inUse = new Set<string>();
+    for (const payload of await this.jobs.unfinishedPayloads(IMPORT_JOB)) {
+      const path = (payload as Partial<ImportJob> | null)?.path;
+      if (typeof path === 'string') inUse.add(path);
+    }
+    return sweepImportDirectory(this.directory, inUse, this.clock());
   }
 
   async get(ctx: ServiceContext, id: string): Promise<Import> {

@@ -17,6 +17,8 @@ export interface Import {
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /** The latest earlier import of the organisation whose upload had the same SHA-256, if any. */
+  sameFileAs: { id: string; createdAt: Date } | null;
 }
 
 export type ImportState = 'Queued' | 'Running' | 'Completed' | 'Failed';

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { IncomingMessage } from 'node:http';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished, PassThrough, type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -172,6 +172,83 @@ export function importDirectory(configured?: string): string {
 }
 
 /**
+ * The files this process spooled and has not removed yet: an upload under way, a report waiting
+ * for its job. The sweep leaves them alone whatever their age.
+ */
+const held = new Set<string>();
+
+/**
+ * A spooled file's name says who wrote it — `<host>_<pid>_<uuid>.upload` (or `.report`, the
+ * unpacked text of a gzipped upload) — so that a sweep can tell the leftovers of a process that
+ * died (SIGKILL mid-upload leaves a half-written file nobody refers to) from the uploads of a
+ * process still at work, in this instance or another sharing RAMPART_IMPORT_DIR.
+ */
+function spoolName(id: string, suffix: 'upload' | 'report'): string {
+  return `${hostname().replace(/[^A-Za-z0-9.-]/g, '-')}_${process.pid}_${id}.${suffix}`;
+}
+
+const SPOOLED = /^(?:(?<host>[A-Za-z0-9.-]+)_(?<pid>\d+)_)?[0-9a-f-]{36}\.(?:upload|report)$/;
+
+/** Removes a spooled file (once its import or load has ended), and forgets that it was held. */
+export async function removeSpooled(path: string): Promise<void> {
+  await rm(path, { force: true });
+  held.delete(path);
+}
+
+/** How long a spooled file nobody refers to is kept when whether its writer lives cannot be told. */
+export const SPOOL_GRACE_MS = 6 * 3600_000;
+
+/**
+ * Removes what dead processes left in the import folder: spooled files (by their name, see
+ * spoolName) that no unfinished import refers to (`inUse`), that this process does not hold, and
+ * whose writer is gone — a process of this host that no longer runs, or, for another host's file
+ * or one whose pid may have been reused, no write for SPOOL_GRACE_MS by `now`. Files that are not
+ * spooled reports are never touched. Returns the names removed.
+ */
+export async function sweepImportDirectory(
+  dir: string,
+  inUse: ReadonlySet<string>,
+  now: Date,
+): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const here = hostname().replace(/[^A-Za-z0-9.-]/g, '-');
+  const removed: string[] = [];
+  for (const name of names) {
+    const match = SPOOLED.exec(name);
+    const path = join(dir, name);
+    if (!match || inUse.has(path) || held.has(path)) continue;
+    const pid = Number(match.groups?.pid);
+    const writerGone = match.groups?.host === here && pid !== process.pid && !processRuns(pid);
+    if (!writerGone) {
+      const modified = await stat(path).then(
+        (s) => s.mtimeMs,
+        () => undefined,
+      );
+      if (modified === undefined || now.getTime() - modified < SPOOL_GRACE_MS) continue;
+    }
+    await removeSpooled(path);
+    removed.push(name);
+  }
+  return removed;
+}
+
+/** Whether a process with this pid runs on this host (EPERM: it does, as another user). */
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
  * Saves an uploaded report to `dir`, hashing it and counting its size; a gzipped report (by its
  * magic bytes) is decompressed into a second file with the same size limit, so a small upload
  * cannot expand without bound. The bytes (unpacked) pass a SniffingGuard on their way to disk:
@@ -187,11 +264,13 @@ export async function spoolReport(
 ): Promise<SpooledReport> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const id = randomUUID();
-  const raw = join(dir, `${id}.upload`);
-  const text = join(dir, `${id}.report`);
+  const raw = join(dir, spoolName(id, 'upload'));
+  const text = join(dir, spoolName(id, 'report'));
+  held.add(raw);
+  held.add(text);
   const remove = async () => {
-    await rm(raw, { force: true });
-    await rm(text, { force: true });
+    await removeSpooled(raw);
+    await removeSpooled(text);
   };
   try {
     const hash = createHash('sha256');
@@ -206,7 +285,10 @@ export async function spoolReport(
     const size = upload.bytes();
     if (size === 0) throw new EmptyReportError();
     const gzipped = await startsWithGzipMagic(raw);
-    if (!gzipped) return { path: raw, sha256: hash.digest('hex'), size, gzipped, remove };
+    if (!gzipped) {
+      held.delete(text);
+      return { path: raw, sha256: hash.digest('hex'), size, gzipped, remove };
+    }
     const inflated = meter(limit, true, undefined, setting);
     await pipeline(
       createReadStream(raw),
@@ -215,7 +297,7 @@ export async function spoolReport(
       guardTransform(new SniffingGuard(limits)),
       createWriteStream(text, { mode: 0o600 }),
     );
-    await rm(raw, { force: true });
+    await removeSpooled(raw);
     if (inflated.bytes() === 0) throw new EmptyReportError();
     return { path: text, sha256: hash.digest('hex'), size, gzipped, remove };
   } catch (error) {

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { LocationKind } from '../../db/schema.js';
+import { type CvssByVersion, rankingCvss } from '../../intel/cvss/cvss.js';
 import type { Vulnerability } from '../vulnerabilities/service.js';
 
 /** A vulnerability as its service answers it. */
@@ -31,14 +32,12 @@ export function categoryOf(location: LocationKind | undefined): string {
 }
 
 /**
- * A number, or `""` when no score is known: clients compare it with `""` only. CVSS v3 first,
- * as everywhere in Rampart, then v4, then v2 (older checks have only v2).
+ * A number, or `""` when no score is known: clients compare it with `""` only. The score that
+ * ranks the vulnerability everywhere in Rampart (rankingCvss: v4.0, else v3.x, else v2.0, so the
+ * v2 score when that is all there is: older checks have only v2).
  */
-export function cvssBaseScoreOf(
-  v: Pick<Vulnerability, 'cvss3Score' | 'cvss4Score' | 'cvss2Score'>,
-): number | '' {
-  const score = v.cvss3Score ?? v.cvss4Score ?? v.cvss2Score;
-  return score === null ? '' : Number(score);
+export function cvssBaseScoreOf(v: CvssByVersion): number | '' {
+  return rankingCvss(v)?.score ?? '';
 }
 
 /** The original's clients send the path of their own page as a category: it means every one. */

@@ -32,7 +32,8 @@ const DetailedSchema = {
   Synopsis: Type.Union([Type.String(), Type.Null()]),
   CVEReferences: Type.Array(Type.Object({ Name: Type.String() }, { additionalProperties: false })),
   CVSSBaseScore: Type.Union([Type.Number(), Type.Literal('')], {
-    description: 'CVSS v3 base score, else v4, else v2; `""` when none is known.',
+    description:
+      'The CVSS base score of the highest version that scored it (v4.0, else v3.x, else v2.0); `""` when none is known.',
   }),
   Solution: Type.Union([Type.String(), Type.Null()]),
 };

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { AssetRef, ImportRecord, Severity, VulnerabilityRef } from '../../importers/types.js';
-import { cvssSeverity } from '../../intel/cvss/cvss.js';
+import { cvssSeverity, rankingCvss } from '../../intel/cvss/cvss.js';
 import { type BackportDecision, type DistroAdvisory, decideBackports } from '../../intel/distro/backports.js';
 import { type DistroBuild, parseDistroBanner } from '../../intel/distro/banners.js';
 import { packageKey } from '../../intel/osv/package-key.js';
 import type { CvssVersion } from '../../intel/types.js';
-import { checkById } from '../../scanning/checks/index.js';
+import { CHECK_RULE_SOURCE, checkById, isTlsCheck, TLS_CHECK_IDS } from '../../scanning/checks/index.js';
 import type {
   CheckResult,
   ScannedService,
@@ -49,7 +49,7 @@ export interface ResultsIntel {
 export interface ResultsFindings {
   scanLocations(
     organizationId: string,
-    q: { scopeName?: string; ids?: string[]; states?: ('Open' | 'Reopened')[] },
+    q: { scopeName?: string; ids?: string[]; states?: ('Open' | 'Reopened')[]; pluginIds?: string[] },
   ): Promise<ScanLocation[]>;
 }
 
@@ -196,7 +196,20 @@ export class ScanResultsService {
       }
       for (const c of u.checks) {
         const finding = checkFinding(c);
-        if (finding) records.push({ ...finding, asset, location: { kind: 'Url', url: c.url ?? u.url } });
+        if (!finding) continue;
+        const endpoint = endpointOf(u, c);
+        if (endpoint) {
+          // A TLS issue is the endpoint's (address and port): the same finding a system scan files.
+          records.push({ type: 'asset', asset: endpoint.asset });
+          records.push({ ...finding, asset: endpoint.asset, location: endpoint.location });
+          continue;
+        }
+        // An https URL's http counterpart lacks the redirect to https, not the https site: filed
+        // on the http site. Other checks stay on the scanned URL's site.
+        const url = c.url ?? u.url;
+        const site = (c.checkId === 'web.no-https-redirect' ? webRef({ url }) : null) ?? asset;
+        if (site.url !== asset.url) records.push({ type: 'asset', asset: site });
+        records.push({ ...finding, asset: site, location: { kind: 'Url', url } });
       }
     }
     const fixOnly = await this.fixableWeb(ctx.organizationId, scope, input);
@@ -221,35 +234,70 @@ export class ScanResultsService {
   private async fixableSystem(org: string, scope: string, input: SystemIngest): Promise<string[]> {
     const hosts = new Map(input.hosts.map((h) => [h.address, h]));
     const located = await this.findings.scanLocations(org, { scopeName: scope, states: OPEN });
+    const portLooked = (host: SystemHostResult, port: number) =>
+      !host.unscannedPorts.includes(port) && (input.portScanned ? input.portScanned(port) : true);
+    const hostOf = (f: ScanLocation) => f.ipAddresses.map((a) => hosts.get(a)).find((h) => h !== undefined);
     const eligible = located.filter((f) => {
-      const host = f.ipAddresses.map((a) => hosts.get(a)).find((h) => h !== undefined);
+      const host = hostOf(f);
       if (!host) return false;
       if (f.locationKind !== 'Port' || f.port === null)
         return host.budgetExhausted === null || host.budgetExhausted === 'port';
-      if (host.unscannedPorts.includes(f.port)) return false;
-      return input.portScanned ? input.portScanned(f.port) : true;
+      return portLooked(host, f.port);
+    });
+    // Another scan's TLS findings on a port whose TLS this run judged (system or web scans).
+    const endpoints = (await this.otherScansTls(org, scope)).filter((f) => {
+      const host = hostOf(f);
+      return host?.tlsChecked === true && f.port !== null && portLooked(host, f.port);
     });
     return narrow(
-      eligible.map((f) => f.id),
+      [...eligible, ...endpoints].map((f) => f.id),
       input.verify,
+    );
+  }
+
+  /**
+   * The open TLS findings at a port that another Rampart scan (system or web) saw last. A name
+   * mismatch is left to the scans that saw it: it depends on the name the endpoint was reached by
+   * (an address, a URL's host), and a scan that came by a name the certificate carries must not
+   * close what a scan by address found, only for the next one to open it again.
+   */
+  private async otherScansTls(org: string, scope: string): Promise<ScanLocation[]> {
+    const ids = TLS_CHECK_IDS.filter((id) => id !== 'tls.certificate-name-mismatch');
+    const located = await this.findings.scanLocations(org, { pluginIds: ids, states: OPEN });
+    return located.filter(
+      (f) => f.scopeName !== scope && scanOfScope(f.scopeName) !== null && f.locationKind === 'Port',
     );
   }
 
   /** The open findings of the scope on a URL this run checked to the end, without an error. */
   private async fixableWeb(org: string, scope: string, input: WebIngest): Promise<string[]> {
+    const finished = input.urls.filter((u) => u.error === null && u.budgetExhausted === null);
     const origins = new Set(
-      input.urls
-        .filter((u) => u.error === null && u.budgetExhausted === null)
+      finished
         .flatMap((u) => [originOf(u.url), u.finalUrl ? originOf(u.finalUrl) : null])
         .filter((o): o is string => o !== null),
     );
+    // An https URL's http counterpart was asked only about its redirect to https.
+    const counterparts = new Set(
+      finished.map((u) => (u.httpCounterpart ? originOf(u.httpCounterpart) : null)).filter((o) => o !== null),
+    );
+    // The endpoints whose TLS a URL judged: `address:port`.
+    const judged = new Set(
+      finished.filter((u) => u.address && u.tlsPort).map((u) => `${u.address}:${u.tlsPort}`),
+    );
+    const tlsJudged = (f: ScanLocation) =>
+      f.locationKind === 'Port' && f.port !== null && f.ipAddresses.some((a) => judged.has(`${a}:${f.port}`));
     const located = await this.findings.scanLocations(org, { scopeName: scope, states: OPEN });
     const eligible = located.filter((f) => {
+      if (f.pluginId !== null && isTlsCheck(f.pluginId) && f.locationKind === 'Port') return tlsJudged(f);
       const origin = f.url ? originOf(f.url) : null;
-      return origin !== null && origins.has(origin);
+      if (origin === null) return false;
+      if (origins.has(origin)) return true;
+      return f.pluginId === 'web.no-https-redirect' && counterparts.has(origin);
     });
+    const endpoints = (await this.otherScansTls(org, scope)).filter(tlsJudged);
     return narrow(
-      eligible.map((f) => f.id),
+      [...eligible, ...endpoints].map((f) => f.id),
       input.verify,
     );
   }
@@ -357,6 +405,7 @@ function checkFinding(
     type: 'finding',
     vulnerability: {
       ruleId: check.id,
+      ruleSource: CHECK_RULE_SOURCE,
       title: check.title,
       description: check.description,
       solution: check.solution,
@@ -376,25 +425,25 @@ function cveVulnerability(cveId: string, record: CveIntel['records'][number] | u
     cveIds: [cveId],
     ...(record?.description ? { description: record.description } : {}),
     ...(record?.cweIds.length ? { cweIds: record.cweIds } : {}),
+    ...(record?.cvss2Vector ? { cvss2Vector: record.cvss2Vector } : {}),
+    ...(record?.cvss2Score != null ? { cvss2Score: record.cvss2Score } : {}),
     ...(record?.cvss3Vector ? { cvss3Vector: record.cvss3Vector } : {}),
     ...(record?.cvss3Score != null ? { cvss3Score: record.cvss3Score } : {}),
+    ...(record?.cvss4Vector ? { cvss4Vector: record.cvss4Vector } : {}),
+    ...(record?.cvss4Score != null ? { cvss4Score: record.cvss4Score } : {}),
     ...(record?.referenceUrls.length ? { references: record.referenceUrls.slice(0, 100) } : {}),
   };
 }
 
-/** The knowledge base's CVSS (v3, else v4, else v2) as a severity; Medium when it has none. */
+/**
+ * The knowledge base's CVSS that ranks (rankingCvss: the highest version) as a severity; Medium
+ * when it has none.
+ */
 function severityOf(record: CveIntel['records'][number] | undefined): Severity {
-  const scored: [number | null | undefined, CvssVersion][] = [
-    [record?.cvss3Score, '3.1'],
-    [record?.cvss4Score, '4.0'],
-    [record?.cvss2Score, '2.0'],
-  ];
-  for (const [score, version] of scored)
-    if (typeof score === 'number') {
-      const s = cvssSeverity(score, version);
-      return s === 'None' ? 'Info' : s;
-    }
-  return 'Medium';
+  const ranking = record ? rankingCvss(record) : null;
+  if (!ranking) return 'Medium';
+  const s = cvssSeverity(ranking.score, ranking.version === '3' ? '3.1' : ranking.version);
+  return s === 'None' ? 'Info' : s;
 }
 
 function hostRef(h: SystemHostResult): AssetRef {
@@ -406,9 +455,25 @@ function hostRef(h: SystemHostResult): AssetRef {
   };
 }
 
-function webRef(u: WebUrlResult): AssetRef | null {
+function webRef(u: Pick<WebUrlResult, 'url'>): AssetRef | null {
   const origin = originOf(u.url);
   return origin ? { kind: 'WebApplication', url: origin } : null;
+}
+
+/**
+ * Where a web scan's TLS finding belongs: the host at the address the URL was checked on, the
+ * port whose TLS was judged (the URL kept for the finding's evidence and Verify). Null for other
+ * checks, or a result without an address or port.
+ */
+function endpointOf(
+  u: WebUrlResult,
+  c: CheckResult,
+): { asset: AssetRef; location: Extract<ImportRecord, { type: 'finding' }>['location'] } | null {
+  if (!isTlsCheck(c.checkId) || c.port === null || !u.address) return null;
+  return {
+    asset: { kind: 'Host', ipAddresses: [u.address] },
+    location: { kind: 'Port', port: c.port, protocol: 'tcp', url: c.url ?? u.url },
+  };
 }
 
 function originOf(url: string): string | null {

@@ -7,6 +7,7 @@ export interface SlaDays {
   sla_medium_days: number | null;
   sla_low_days: number | null;
   sla_info_days: number | null;
+  sla_kev_days: number | null;
 }
 
 export class SettingsRepository {
@@ -21,17 +22,30 @@ export class SettingsRepository {
         'sla_medium_days',
         'sla_low_days',
         'sla_info_days',
+        'sla_kev_days',
         'updated_at',
       ])
       .where('organization_id', '=', organizationId)
       .executeTakeFirst();
   }
 
-  /** The next ticket number of an organisation (RAM-1, RAM-2, …), taken under a row lock. */
-  async nextTicketNumber(organizationId: string, at: Date, trx: Transaction<DB>): Promise<number> {
+  /**
+   * The next ticket number of an organisation (RAM-1, RAM-2, …), taken under a row lock. The
+   * counter shares the settings row: an organisation's first ticket creates that row, with the
+   * SLAs it had until then (`sla`, the defaults), never with empty ones; an existing row keeps
+   * everything but the counter.
+   */
+  async nextTicketNumber(
+    organizationId: string,
+    at: Date,
+    sla: SlaDays,
+    trx: Transaction<DB>,
+  ): Promise<number> {
     const row = await sql<{ number: number }>`
-      insert into organization_settings (organization_id, next_ticket_number, updated_at)
-      values (${organizationId}, 2, ${at}::timestamptz)
+      insert into organization_settings (organization_id, sla_critical_days, sla_high_days, sla_medium_days,
+        sla_low_days, sla_info_days, sla_kev_days, next_ticket_number, updated_at)
+      values (${organizationId}, ${sla.sla_critical_days}::int, ${sla.sla_high_days}::int, ${sla.sla_medium_days}::int,
+        ${sla.sla_low_days}::int, ${sla.sla_info_days}::int, ${sla.sla_kev_days}::int, 2, ${at}::timestamptz)
       on conflict (organization_id) do update set next_ticket_number = organization_settings.next_ticket_number + 1
       returning next_ticket_number - 1 as number`.execute(trx);
     return Number(row.rows[0]!.number);

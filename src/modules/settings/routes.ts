@@ -1,6 +1,7 @@
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
-import { SettingsSchema } from './schemas.js';
+import { toSettingsDto } from './presenters.js';
+import { SettingsChangeSchema, SettingsSchema } from './schemas.js';
 import type { SettingsService } from './service.js';
 
 export const settingsRoutes =
@@ -17,7 +18,7 @@ export const settingsRoutes =
         tags: ['Settings'],
         response: { 200: SettingsSchema },
       },
-      handler: async (request) => ({ SlaDays: await settings.sla(contextOf(request).organizationId) }),
+      handler: async (request) => toSettingsDto(await settings.sla(contextOf(request).organizationId)),
     });
 
     route(app, ctx, {
@@ -30,11 +31,12 @@ export const settingsRoutes =
         summary: 'Change organisation settings',
         description: 'New due dates apply to findings created or re-scored from now on.',
         tags: ['Settings'],
-        body: SettingsSchema,
+        body: SettingsChangeSchema,
         response: { 200: SettingsSchema },
       },
-      handler: async (request) => ({
-        SlaDays: await settings.setSla(contextOf(request), request.body.SlaDays),
-      }),
+      handler: async (request) =>
+        toSettingsDto(
+          await settings.setSla(contextOf(request), request.body.SlaDays, request.body.KevSlaDays),
+        ),
     });
   };

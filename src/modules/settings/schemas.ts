@@ -8,4 +8,16 @@ const SlaSchema = Type.Object(
     description: 'Days to fix a finding, counted from first seen; null: no deadline.',
   },
 );
-export const SettingsSchema = Type.Object({ SlaDays: SlaSchema }, { additionalProperties: false });
+const KevDays = Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Null()], {
+  description:
+    "Days to fix a finding whose vulnerability is in CISA KEV, counted from first seen; the sooner of this and its severity SLA applies. null: by severity alone. (CISA's own due date is shown on the finding as KevDueDate.)",
+});
+export const SettingsSchema = Type.Object(
+  { SlaDays: SlaSchema, KevSlaDays: KevDays },
+  { additionalProperties: false },
+);
+/** A change of settings: a KEV SLA left out stays as it was. */
+export const SettingsChangeSchema = Type.Object(
+  { SlaDays: SlaSchema, KevSlaDays: Type.Optional(KevDays) },
+  { additionalProperties: false },
+);

@@ -3,13 +3,19 @@ import type { DB, Severity } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
-import type { SettingsRepository } from './repository.js';
+import type { SettingsRepository, SlaDays as SlaColumns } from './repository.js';
 
-/** Days to fix a finding, by severity; null means no deadline. */
-export type SlaDays = Record<Severity, number | null>;
+/**
+ * Days to fix a finding from when it was first seen, by severity, and for one whose vulnerability
+ * is in CISA's KEV catalogue (Kev; the sooner of the two applies); null means no deadline.
+ */
+export type SlaDays = Record<Severity | 'Kev', number | null>;
 
-/** Common defaults (as in PCI DSS and most vulnerability programmes) until an organisation sets its own. */
-export const DEFAULT_SLA: SlaDays = { Critical: 7, High: 30, Medium: 90, Low: 180, Info: null };
+/**
+ * Common defaults (as in PCI DSS and most vulnerability programmes) until an organisation sets its
+ * own; KEV's 14 days is CISA's own window for newly added CVEs (BOD 22-01), counted from first seen.
+ */
+export const DEFAULT_SLA: SlaDays = { Critical: 7, High: 30, Medium: 90, Low: 180, Info: null, Kev: 14 };
 
 export class SettingsService {
   constructor(
@@ -27,6 +33,7 @@ export class SettingsService {
       Medium: row.sla_medium_days,
       Low: row.sla_low_days,
       Info: row.sla_info_days,
+      Kev: row.sla_kev_days,
     };
   }
 
@@ -35,18 +42,33 @@ export class SettingsService {
    * its settings; taken inside the caller's transaction, whose row lock orders concurrent tickets.
    */
   nextTicketNumber(organizationId: string, at: Date, trx: Transaction<DB>): Promise<number> {
-    return this.repo.nextTicketNumber(organizationId, at, trx);
+    // The row this may create must hold the SLAs the organisation had until now: the defaults.
+    return this.repo.nextTicketNumber(organizationId, at, slaRow(DEFAULT_SLA), trx);
   }
 
-  async setSla(ctx: ServiceContext, sla: SlaDays): Promise<SlaDays> {
-    await this.repo.save(ctx.organizationId, this.clock(), {
-      sla_critical_days: sla.Critical,
-      sla_high_days: sla.High,
-      sla_medium_days: sla.Medium,
-      sla_low_days: sla.Low,
-      sla_info_days: sla.Info,
-    });
+  /** Sets the SLAs; a KEV SLA left out (undefined) stays as it was. */
+  async setSla(
+    ctx: ServiceContext,
+    severities: Record<Severity, number | null>,
+    kev?: number | null,
+  ): Promise<SlaDays> {
+    const sla: SlaDays = {
+      ...severities,
+      Kev: kev === undefined ? (await this.sla(ctx.organizationId)).Kev : kev,
+    };
+    await this.repo.save(ctx.organizationId, this.clock(), slaRow(sla));
     await this.audit.record(ctx, 'settings.sla_changed', null, { sla });
     return this.sla(ctx.organizationId);
   }
+}
+
+function slaRow(sla: SlaDays): SlaColumns {
+  return {
+    sla_critical_days: sla.Critical,
+    sla_high_days: sla.High,
+    sla_medium_days: sla.Medium,
+    sla_low_days: sla.Low,
+    sla_info_days: sla.Info,
+    sla_kev_days: sla.Kev,
+  };
 }

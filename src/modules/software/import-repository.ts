@@ -71,6 +71,15 @@ export class SoftwareImportRepository {
     return Number(result.numAffectedRows ?? 0);
   }
 
+  /** The imports that have rows staged here: what a sweep looks at. */
+  async stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
+    return this.db
+      .selectFrom('import_software')
+      .select(['organization_id as organizationId', 'import_id as importId'])
+      .distinct()
+      .execute();
+  }
+
   async clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {
     await db
       .deleteFrom('import_software')

@@ -147,6 +147,11 @@ export class SoftwareService {
     return this.imports.merge(organizationId, importId, assets, seenAt, trx);
   }
 
+  /** The imports that have software staged: what the imports' sweep looks at. */
+  stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
+    return this.imports.stagedImports();
+  }
+
   /** Removes an import's staged software (after its merge, or when it failed). */
   clearImport(organizationId: string, importId: string): Promise<void> {
     return this.imports.clear(organizationId, importId);

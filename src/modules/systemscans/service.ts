@@ -487,5 +487,6 @@ export function systemHostOf(item: unknown): SystemHostResult | null {
     services: (h.services as unknown[]).map(serviceOf).filter((s): s is ScannedService => s !== null),
     checks: (h.checks as unknown[]).map(checkOf).filter((c): c is CheckResult => c !== null),
     budgetExhausted: h.budgetExhausted as SystemHostResult['budgetExhausted'],
+    ...(typeof h.tlsChecked === 'boolean' ? { tlsChecked: h.tlsChecked } : {}),
   };
 }

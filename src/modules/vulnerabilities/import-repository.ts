@@ -1,6 +1,7 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB, Severity } from '../../db/schema.js';
 import type { JsonArrayOf } from '../../lib/json-rows.js';
+import { rankingCvssScore } from './queries.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -14,6 +15,8 @@ export interface StagedVulnerabilityInput {
   solution?: string;
   cweIds: string[];
   severity: Severity;
+  cvss2Vector?: string;
+  cvss2Score?: number;
   cvss3Vector?: string;
   cvss3Score?: number;
   cvss4Vector?: string;
@@ -55,14 +58,16 @@ export class VulnerabilityImportRepository {
         where organization_id = ${organizationId} and import_id = ${importId}
       )
         insert into vulnerabilities (organization_id, id, key, source, plugin_id, cve_ids, aliases, title,
-          description, solution, cwe_ids, severity, cvss3_vector, cvss3_score, cvss4_vector, cvss4_score,
+          description, solution, cwe_ids, severity, cvss2_vector, cvss2_score, cvss3_vector, cvss3_score,
+          cvss4_vector, cvss4_score,
           reference_urls, published_at, created_at, updated_at)
         select ${organizationId}::uuid, rampart_uuidv7(), key, ${source}::text, input->>'ruleId',
           array(select jsonb_array_elements_text(coalesce(input->'cveIds', '[]'))),
           array(select jsonb_array_elements_text(coalesce(input->'aliases', '[]'))),
           input->>'title', input->>'description', input->>'solution',
           array(select jsonb_array_elements_text(coalesce(input->'cweIds', '[]'))),
-          input->>'severity', input->>'cvss3Vector', (input->>'cvss3Score')::numeric,
+          input->>'severity', input->>'cvss2Vector', (input->>'cvss2Score')::numeric,
+          input->>'cvss3Vector', (input->>'cvss3Score')::numeric,
           input->>'cvss4Vector', (input->>'cvss4Score')::numeric,
           array(select jsonb_array_elements_text(coalesce(input->'references', '[]'))),
           (input->>'publishedAt')::timestamptz, ${at}::timestamptz, ${at}::timestamptz
@@ -75,6 +80,8 @@ export class VulnerabilityImportRepository {
           description = coalesce(vulnerabilities.description, excluded.description),
           solution = coalesce(vulnerabilities.solution, excluded.solution),
           plugin_id = coalesce(vulnerabilities.plugin_id, excluded.plugin_id),
+          cvss2_vector = coalesce(vulnerabilities.cvss2_vector, excluded.cvss2_vector),
+          cvss2_score = coalesce(vulnerabilities.cvss2_score, excluded.cvss2_score),
           cvss3_vector = coalesce(vulnerabilities.cvss3_vector, excluded.cvss3_vector),
           cvss3_score = coalesce(vulnerabilities.cvss3_score, excluded.cvss3_score),
           cvss4_vector = coalesce(vulnerabilities.cvss4_vector, excluded.cvss4_vector),
@@ -88,6 +95,8 @@ export class VulnerabilityImportRepository {
           or (vulnerabilities.description is null and excluded.description is not null)
           or (vulnerabilities.solution is null and excluded.solution is not null)
           or (vulnerabilities.plugin_id is null and excluded.plugin_id is not null)
+          or (vulnerabilities.cvss2_vector is null and excluded.cvss2_vector is not null)
+          or (vulnerabilities.cvss2_score is null and excluded.cvss2_score is not null)
           or (vulnerabilities.cvss3_vector is null and excluded.cvss3_vector is not null)
           or (vulnerabilities.cvss3_score is null and excluded.cvss3_score is not null)
           or (vulnerabilities.cvss4_vector is null and excluded.cvss4_vector is not null)
@@ -103,7 +112,7 @@ export class VulnerabilityImportRepository {
 
   /**
    * The import's merged vulnerabilities by key, with what their findings' risk score and due
-   * date read (after enrichment): the CVSS score (v3, else v4, else v2), EPSS, KEV. In pages by
+   * date read (after enrichment): the CVSS score that ranks (rankingCvssScore), EPSS, KEV. In pages by
    * key, so that a report naming 80,000 vulnerabilities is never all in memory at once.
    */
   async *merged(organizationId: string, importId: string, trx: Db, pageSize = 10_000) {
@@ -120,7 +129,7 @@ export class VulnerabilityImportRepository {
         kev: boolean;
         kev_due_date: string | null;
       }>`
-        select s.vulnerability_key as key, v.id, coalesce(v.cvss3_score, v.cvss4_score, v.cvss2_score) as cvss_score,
+        select s.vulnerability_key as key, v.id, ${rankingCvssScore('v')} as cvss_score,
           v.epss_percentile, v.kev, v.kev_due_date
         from import_vulnerabilities s
         join vulnerabilities v on v.organization_id = s.organization_id and v.id = s.vulnerability_id
@@ -139,6 +148,15 @@ export class VulnerabilityImportRepository {
       if (rows.length < pageSize) return;
       after = rows[rows.length - 1]!.key;
     }
+  }
+
+  /** The imports that have rows staged here: what a sweep looks at. */
+  async stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
+    return this.db
+      .selectFrom('import_vulnerabilities')
+      .select(['organization_id as organizationId', 'import_id as importId'])
+      .distinct()
+      .execute();
   }
 
   async clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {

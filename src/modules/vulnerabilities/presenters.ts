@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import { rankingCvss } from '../../intel/cvss/cvss.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
@@ -8,6 +9,16 @@ import type { Vulnerability } from './types.js';
 // How vulnerabilities look on the wire, and how a list request becomes the service's input.
 
 const num = (v: string | null) => (v === null ? null : Number(v));
+
+/** The score the vulnerability ranks by, its version and vector (rankingCvss: highest version first). */
+function rankingFields(v: Vulnerability) {
+  const ranking = rankingCvss(v);
+  return {
+    CVSSBaseScore: ranking?.score ?? null,
+    CvssVersion: ranking?.version ?? null,
+    CvssVector: ranking?.vector ?? null,
+  };
+}
 
 export const toVulnerabilityDto = (v: Vulnerability) => ({
   Id: v.id,
@@ -20,13 +31,14 @@ export const toVulnerabilityDto = (v: Vulnerability) => ({
   Solution: v.solution,
   Cwe: v.cweIds,
   Severity: v.severity,
-  CVSSBaseScore: num(v.cvss3Score),
-  CvssVector: v.cvss3Vector,
+  ...rankingFields(v),
   EpssScore: num(v.epssScore),
   EpssPercentile: num(v.epssPercentile),
   Kev: v.kev,
   KevDateAdded: v.kevDateAdded,
   KevDueDate: v.kevDueDate,
+  Cvss3Vector: v.cvss3Vector,
+  Cvss3BaseScore: num(v.cvss3Score),
   Cvss2Vector: v.cvss2Vector,
   Cvss2BaseScore: num(v.cvss2Score),
   Cvss4Vector: v.cvss4Vector,

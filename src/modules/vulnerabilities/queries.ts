@@ -19,6 +19,7 @@ export function joinableVulnerabilities<A extends string>(alias: A) {
       'epss_percentile',
       'cvss2_score',
       'cvss3_score',
+      'cvss3_vector',
       'cvss4_score',
       'plugin_id',
     ])
@@ -28,4 +29,14 @@ export function joinableVulnerabilities<A extends string>(alias: A) {
 /** The vulnerability joined as `alias` names the CVE (any case). */
 export function vulnerabilityHasCve(alias: string, cve: string) {
   return sql<boolean>`${sql.ref(`${alias}.cve_ids`)} @> array[${cve.toUpperCase()}]::text[]`;
+}
+
+/**
+ * The CVSS score a vulnerability (`alias`, this module's table or its joinable relation) is
+ * ranked by: the highest version that scored it, v4.0, else v3.x, else v2.0 (rankingCvss in
+ * src/intel/cvss/cvss.ts is the same rule for what is already read).
+ */
+export function rankingCvssScore(alias: string) {
+  const col = (c: string) => sql.ref(`${alias}.${c}`);
+  return sql<string | null>`coalesce(${col('cvss4_score')}, ${col('cvss3_score')}, ${col('cvss2_score')})`;
 }

@@ -1,6 +1,22 @@
 import { Type } from 'typebox';
 
 const Time = Type.String({ format: 'date-time' });
+
+/** The version of the CVSS score that ranks a vulnerability (findings show it too). */
+export const CvssVersionSchema = Type.Union(
+  [
+    Type.Literal('4.0'),
+    Type.Literal('3.1'),
+    Type.Literal('3.0'),
+    Type.Literal('3'),
+    Type.Literal('2.0'),
+    Type.Null(),
+  ],
+  {
+    description:
+      'The CVSS version of CVSSBaseScore: the highest version that scored the vulnerability (4.0, else 3.x, else 2.0); "3" for a v3 score given without the vector that tells 3.0 from 3.1; null when no version scored it.',
+  },
+);
 export const VulnerabilitySchema = Type.Object(
   {
     Id: Type.String({ format: 'uuid' }),
@@ -13,13 +29,23 @@ export const VulnerabilitySchema = Type.Object(
     Solution: Type.Union([Type.String(), Type.Null()]),
     Cwe: Type.Array(Type.String()),
     Severity: Type.String(),
-    CVSSBaseScore: Type.Union([Type.Number(), Type.Null()]),
-    CvssVector: Type.Union([Type.String(), Type.Null()]),
+    CVSSBaseScore: Type.Union([Type.Number(), Type.Null()], {
+      description:
+        'The CVSS base score the vulnerability is ranked by: of the highest version that scored it (see CvssVersion); every version is in Cvss2*, Cvss3* and Cvss4*.',
+    }),
+    CvssVersion: CvssVersionSchema,
+    CvssVector: Type.Union([Type.String(), Type.Null()], {
+      description: 'The vector of CVSSBaseScore, when the scanner or feed gave one.',
+    }),
     EpssScore: Type.Union([Type.Number(), Type.Null()]),
     EpssPercentile: Type.Union([Type.Number(), Type.Null()]),
     Kev: Type.Boolean(),
     KevDateAdded: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
     KevDueDate: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+    Cvss3Vector: Type.Union([Type.String(), Type.Null()], {
+      description: 'CVSS v3.0 or v3.1, its "CVSS:3.x/" prefix saying which.',
+    }),
+    Cvss3BaseScore: Type.Union([Type.Number(), Type.Null()]),
     Cvss2Vector: Type.Union([Type.String(), Type.Null()]),
     Cvss2BaseScore: Type.Union([Type.Number(), Type.Null()]),
     Cvss4Vector: Type.Union([Type.String(), Type.Null()]),

@@ -165,6 +165,11 @@ export class VulnerabilityService {
     return { vulnerabilities: this.imports.merged(organizationId, importId, trx), enriched };
   }
 
+  /** The imports that have vulnerabilities staged: what the imports' sweep looks at. */
+  stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
+    return this.imports.stagedImports();
+  }
+
   /** Removes an import's staged vulnerabilities (after its merge, or when it failed). */
   clearImport(organizationId: string, importId: string): Promise<void> {
     return this.imports.clear(organizationId, importId);

@@ -474,16 +474,27 @@ export function isWebUrlResult(item: unknown): item is WebUrlResult {
     r.notes.length <= 100 &&
     r.notes.every((n) => text(n, 1000)) &&
     nullableText(r.error, 2000) &&
-    (r.budgetExhausted === null || r.budgetExhausted === 'url' || r.budgetExhausted === 'run')
+    (r.budgetExhausted === null || r.budgetExhausted === 'url' || r.budgetExhausted === 'run') &&
+    (r.tlsPort === undefined ||
+      r.tlsPort === null ||
+      (Number.isInteger(r.tlsPort) && (r.tlsPort as number) >= 1 && (r.tlsPort as number) <= 65535)) &&
+    (r.httpCounterpart === undefined || nullableText(r.httpCounterpart, MAX_URL_LENGTH))
   );
 }
 
 /**
  * The scan's URL a URL was found under: same origin, the longest path that leads to it (else any
- * of the origin's); undefined when the scan checks nothing on that host and port.
+ * of the origin's), or for port 80 of a host the scan checks over https, that https URL;
+ * undefined when the scan checks nothing on that host and port.
  */
 export function scanUrlOf(scanUrls: readonly string[], url: URL): string | undefined {
   const sameOrigin = scanUrls.filter((u) => new URL(u).origin === url.origin);
+  if (sameOrigin.length === 0 && url.protocol === 'http:' && url.port === '')
+    // The http counterpart (port 80) of an https URL, which the https URL's run asks again.
+    return scanUrls.find((u) => {
+      const scanned = new URL(u);
+      return scanned.protocol === 'https:' && scanned.hostname === url.hostname;
+    });
   const leading = sameOrigin
     .filter((u) => url.pathname.startsWith(new URL(u).pathname))
     .sort((a, b) => new URL(b).pathname.length - new URL(a).pathname.length);

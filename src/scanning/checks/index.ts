@@ -13,6 +13,18 @@ export const CHECKS: readonly CheckDefinition[] = [...TLS_CHECKS, ...SYSTEM_CHEC
 
 const BY_ID = new Map(CHECKS.map((c) => [c.id, c]));
 
+/** Whose rule ids the catalogue's are: one vulnerability per check, whichever scan kind found it. */
+export const CHECK_RULE_SOURCE = 'Rampart';
+
+const TLS_IDS = new Set(TLS_CHECKS.map((c) => c.id));
+
+/** The TLS checks: issues of an endpoint (address and port), found by system and web scans alike. */
+export const TLS_CHECK_IDS: readonly string[] = [...TLS_IDS];
+
+export function isTlsCheck(checkId: string): boolean {
+  return TLS_IDS.has(checkId);
+}
+
 export function checkById(id: string): CheckDefinition | undefined {
   return BY_ID.get(id);
 }

@@ -28,6 +28,20 @@ export const SYSTEM_CHECKS: CheckDefinition[] = [
     cvss3Vector: 'CVSS:3.1/AV:N/AC:H/PR:N/UI:N/S:U/C:H/I:N/A:N',
   },
   {
+    id: 'ftp.anonymous-login',
+    scan: 'System',
+    title: 'FTP allows anonymous login',
+    severity: 'Medium',
+    category: 'Authentication',
+    description:
+      'The FTP server accepted `USER anonymous` with an e-mail address as password (reply 230): anyone who reaches the port can read what the anonymous account sees, and upload where it may write. Rampart logs in and quits at once; it lists and transfers nothing.',
+    solution:
+      'Turn anonymous access off (vsftpd `anonymous_enable=NO`, ProFTPD: remove the `<Anonymous>` block) unless the server is a deliberate public mirror, and then keep it read-only.',
+    references: ['https://www.rfc-editor.org/rfc/rfc1635', 'https://cwe.mitre.org/data/definitions/287.html'],
+    cweIds: ['CWE-287'],
+    cvss3Vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N',
+  },
+  {
     id: 'cleartext.mail',
     scan: 'System',
     title: 'Mail service offers logins without TLS',
@@ -84,9 +98,15 @@ export const SYSTEM_CHECKS: CheckDefinition[] = [
     severity: 'Low',
     category: 'Encryption',
     description:
-      'The SSH server offers key exchange, ciphers or MACs considered weak (SHA-1 key exchange, CBC or arcfour ciphers, MD5 or 96-bit MACs).',
-    solution: 'Remove them from `KexAlgorithms`, `Ciphers` and `MACs` in sshd_config.',
-    references: ['https://www.rfc-editor.org/rfc/rfc9142', 'https://infosec.mozilla.org/guidelines/openssh'],
+      "The SSH server offers algorithms that Rampart's policy (RFC 9142, RFC 8332, RFC 8758, NIST SP 800-131A) calls weak: SHA-1 or 1024-bit key exchange, DSA or SHA-1 RSA host-key signatures (`ssh-dss`, `ssh-rsa`), CBC, RC4, 3DES or no encryption, MD5, RIPEMD-160 or 96-bit SHA-1 MACs. The evidence lists each with its category. 64-bit UMAC tags alone are not counted: a forgery needs about 2^64 tries, each of which ends the connection.",
+    solution:
+      'Remove them from `KexAlgorithms`, `HostKeyAlgorithms`, `Ciphers` and `MACs` in sshd_config (`ssh -Q` lists what the server supports).',
+    references: [
+      'https://www.rfc-editor.org/rfc/rfc9142',
+      'https://www.rfc-editor.org/rfc/rfc8332',
+      'https://csrc.nist.gov/publications/detail/sp/800-131a/rev-2/final',
+      'https://infosec.mozilla.org/guidelines/openssh',
+    ],
     cweIds: ['CWE-327'],
   },
   {

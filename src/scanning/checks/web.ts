@@ -113,6 +113,13 @@ export const WEB_CHECKS: CheckDefinition[] = [
     'Remove backups from the web root.',
   ),
   exposed(
+    'web.listed-backup',
+    'Backup or dump files in a directory listing',
+    'High',
+    "A directory listing names backup, dump or archive files (`backup.sql`, `*.dump`, `*.bak`, `*.tar.gz`, `db.sqlite`, …) and they download: database contents, source code and credentials are often inside. Each named file was fetched and answered 200 with something other than the site's answer for paths that do not exist.",
+    'Remove the files from the web root, turn the listing off, and treat what they held (passwords, keys, personal data) as disclosed.',
+  ),
+  exposed(
     'web.exposed-phpinfo',
     'phpinfo() page exposed',
     'Medium',

@@ -20,6 +20,7 @@ export {
   smbDialect,
 } from './binary.js';
 export * from './probes.js';
+export { productToken } from './protocols.js';
 export { MAX_BANNER_BYTES, printable } from './text.js';
 
 export type { FingerprintInput, ServiceGuess } from './types.js';
@@ -79,4 +80,10 @@ function identifyUnchecked(input: FingerprintInput): ServiceGuess | null {
   return http(seen, undefined);
 }
 
-export { readSshKexinit, type SshAlgorithms, weakSshAlgorithms } from './ssh-kex.js';
+export {
+  readSshKexinit,
+  type SshAlgorithmCategory,
+  type SshAlgorithms,
+  type WeakSshAlgorithm,
+  weakSshAlgorithms,
+} from './ssh-kex.js';

@@ -52,7 +52,22 @@ export function http(seen: Seen, headers: Record<string, string> | undefined): S
     const release = version === undefined ? null : new RegExp(`^${VERSION}$`).exec(version);
     return guess(service, product, release?.[0] ?? null, `Server: ${server}`);
   }
-  return guess(service, null, null, `Server: ${server}`);
+  const token = productToken(server);
+  return guess(service, token?.product ?? null, token?.version ?? null, `Server: ${server}`);
+}
+
+/**
+ * The first product token of a header naming software outside the table above (`SimpleHTTP/0.6
+ * Python/3.11.2`, `Jetty(9.4.51)`, `PHP/8.1.2`, `Drupal 10 (https://www.drupal.org)`): shared by
+ * system scans (a Server header on any port) and web scans (Server, X-Powered-By, …), so both name
+ * the same product. Null when the value starts with no name.
+ */
+export function productToken(value: string): { product: string; version: string | null } | null {
+  const match = /^([A-Za-z][A-Za-z0-9 ._+-]{0,60}?)(?:[/ (](\d[0-9A-Za-z.+~_-]{0,40})\)?)?(?:[\s;,(]|$)/.exec(
+    value,
+  );
+  const product = match?.[1]?.trim();
+  return product ? { product, version: match?.[2] ?? null } : null;
 }
 
 function headerValue(headers: Record<string, string>, name: string): string | null {

@@ -57,22 +57,67 @@ function packetStart(bytes: Buffer): number {
   return -1;
 }
 
-/** Algorithms considered weak (RFC 9142 for key exchange; CBC, arcfour, MD5 and short MACs). */
-export function weakSshAlgorithms(offer: SshAlgorithms): string[] {
-  const weakKex = new Set([
-    'diffie-hellman-group1-sha1',
-    'diffie-hellman-group14-sha1',
-    'diffie-hellman-group-exchange-sha1',
-  ]);
-  const weakCipher = (name: string) => /-cbc(?:@|$)/.test(name) || name.startsWith('arcfour');
-  const weakMac = (name: string) =>
-    name.startsWith('hmac-md5') ||
-    name === 'hmac-sha1-96' ||
-    name.startsWith('hmac-sha1-96@') ||
-    name.startsWith('umac-64');
+/**
+ * Rampart's SSH algorithm policy: what a server should no longer offer, by category, with why.
+ * Drawn from RFC 9142 (key exchange), RFC 8332 and OpenSSH 8.8's release notes (SHA-1 RSA
+ * signatures), RFC 8758 (arcfour), NIST SP 800-131A Rev. 2 (SHA-1, DSA, 3DES) and ssh-audit's
+ * "fail" list. ssh-audit only warns about UMAC-64 (a 64-bit tag: a forgery needs about 2^64 tries,
+ * each of which ends the connection), as about NIST's elliptic curves and encrypt-and-MAC modes:
+ * none of those is weak here, so a stock Debian sshd, which still offers umac-64, gets no finding.
+ */
+export type SshAlgorithmCategory = 'kex' | 'host-key' | 'cipher' | 'mac';
+
+export interface WeakSshAlgorithm {
+  category: SshAlgorithmCategory;
+  name: string;
+  reason: string;
+}
+
+const WEAK_KEX: ReadonlyArray<[RegExp, string]> = [
+  [/^diffie-hellman-group1-sha1$/, '1024-bit group with SHA-1 (RFC 9142: MUST NOT)'],
+  [/^diffie-hellman-group14-sha1$/, 'SHA-1 exchange hash (RFC 9142: SHOULD NOT)'],
+  [/^diffie-hellman-group-exchange-sha1$/, 'SHA-1 exchange hash (RFC 9142: MUST NOT)'],
+  [/^gss-.*-sha1-/, 'SHA-1 exchange hash (RFC 9142)'],
+  [/^rsa1024-sha1$/, '1024-bit RSA with SHA-1 (RFC 9142: MUST NOT)'],
+];
+
+const WEAK_HOST_KEY: ReadonlyArray<[RegExp, string]> = [
+  [
+    /^ssh-dss(?:-cert-v0[01]@openssh\.com)?$/,
+    'DSA, 1024-bit keys with SHA-1 signatures (removed from OpenSSH)',
+  ],
+  [
+    /^ssh-rsa(?:-cert-v0[01]@openssh\.com)?$/,
+    'RSA signatures with SHA-1 (RFC 8332; off by default since OpenSSH 8.8)',
+  ],
+];
+
+const WEAK_CIPHER: ReadonlyArray<[RegExp, string]> = [
+  [/^none$/, 'no encryption'],
+  [/^arcfour/, 'RC4 (RFC 8758: MUST NOT)'],
+  [/^3des-/, '3DES, 64-bit blocks (NIST SP 800-131A: disallowed)'],
+  [/^(?:blowfish|cast128)-/, '64-bit block cipher'],
+  [/-cbc(?:@|$)/, 'CBC mode (plaintext recovery attacks on SSH, CVE-2008-5161)'],
+];
+
+const WEAK_MAC: ReadonlyArray<[RegExp, string]> = [
+  [/^none$/, 'no integrity protection'],
+  [/^hmac-md5/, 'MD5'],
+  [/^hmac-sha1-96(?:-etm)?(?:@|$)/, 'SHA-1 truncated to 96 bits'],
+  [/^hmac-ripemd160/, 'RIPEMD-160, removed from OpenSSH'],
+];
+
+/** The offered algorithms the policy above calls weak, in the offer's order, with their category. */
+export function weakSshAlgorithms(offer: SshAlgorithms): WeakSshAlgorithm[] {
+  const judge = (category: SshAlgorithmCategory, names: string[], rules: ReadonlyArray<[RegExp, string]>) =>
+    names.flatMap((name) => {
+      const rule = rules.find(([pattern]) => pattern.test(name));
+      return rule ? [{ category, name, reason: rule[1] }] : [];
+    });
   return [
-    ...offer.kex.filter((n) => weakKex.has(n)),
-    ...offer.ciphers.filter(weakCipher),
-    ...offer.macs.filter(weakMac),
+    ...judge('kex', offer.kex, WEAK_KEX),
+    ...judge('host-key', offer.hostKey, WEAK_HOST_KEY),
+    ...judge('cipher', offer.ciphers, WEAK_CIPHER),
+    ...judge('mac', offer.macs, WEAK_MAC),
   ];
 }

@@ -5,7 +5,7 @@
 
 import { performance } from 'node:perf_hooks';
 import { type HostPorts, scanPorts } from '../ports/index.js';
-import { probeTls, tlsChecks } from '../tls/index.js';
+import { endpointTlsChecks, probeTls } from '../tls/index.js';
 import type {
   CheckResult,
   ScannedService,
@@ -139,6 +139,7 @@ async function examineHost(
     services: [],
     checks: [],
     budgetExhausted: ports.budgetExhausted,
+    tlsChecked: template.tlsChecks,
   };
   const examine = template.serviceDetection || template.safeChecks || template.tlsChecks;
   if (!examine || ports.open.length === 0) return host;
@@ -211,7 +212,7 @@ async function tlsOf(
       signal: AbortSignal.any([options.signal, stop.signal]),
     });
     if (!report) return [];
-    return tlsChecks(report, { now: options.now(), hostname, port, url: null });
+    return endpointTlsChecks(report, { now: options.now(), address, hostname, port, url: null });
   } catch (error) {
     if (!options.signal.aborted)
       options.log?.('TLS probe failed', { address, port, error: String((error as Error).message ?? error) });

@@ -1,6 +1,7 @@
 // What one open port is, and what the safe checks find on it: the service's own first words, else
 // the request its port suggests, else TLS (and the banner or HTTP inside it). Every step within the
-// port's deadline; only reads, never a login or a write.
+// port's deadline; only reads, never a write. The one login is FTP's anonymous one (the safe
+// checks), followed by nothing but QUIT.
 
 import {
   dnsVersionQuery,
@@ -33,6 +34,8 @@ const KEXINIT_CAP = 16_384;
 export const BANNER_WAIT_MS = 1500;
 /** How long an answer to one of our requests may take. */
 const ANSWER_WAIT_MS = 3000;
+/** How long a goodbye (`221`) is waited for before the connection is closed anyway. */
+const QUIT_WAIT_MS = 1000;
 
 const SUGGESTED: ReadonlyMap<number, ProbeName> = new Map([
   ...[80, 81, 591, 3000, 5000, 5601, 8000, 8008, 8080, 8081, 8088, 8888, 9000, 9090, 9200].map(
@@ -332,7 +335,7 @@ async function followUp(
       if (context.safeChecks) await sshAlgorithms(talk, line, check);
       return;
     case 'ftp':
-      if (!tls && context.safeChecks) await ftpTls(talk, line, check);
+      if (!tls && context.safeChecks) await ftpChecks(talk, line, check);
       return;
     case 'smtp':
     case 'imap':
@@ -350,12 +353,11 @@ async function sshAlgorithms(talk: Conversation, line: string, check: Check): Pr
   if (!offer) return;
   const weak = weakSshAlgorithms(offer);
   if (weak.length > 0)
-    check('ssh.weak-algorithms', `${line}; weak algorithms offered: ${weak.join(', ')}`, {
-      weak,
-      kex: offer.kex,
-      ciphers: offer.ciphers,
-      macs: offer.macs,
-    });
+    check(
+      'ssh.weak-algorithms',
+      `${line}; weak algorithms offered: ${weak.map((w) => `${w.name} (${w.category}: ${w.reason})`).join('; ')}`,
+      { weak, kex: offer.kex, hostKey: offer.hostKey, ciphers: offer.ciphers, macs: offer.macs },
+    );
 }
 
 /** A reply whose last line is final (`211 End`, not `211-…`). */
@@ -366,14 +368,48 @@ function finalReply(code: RegExp): (bytes: Buffer) => boolean {
   };
 }
 
-async function ftpTls(talk: Conversation, line: string, check: Check): Promise<void> {
+/** FTP's safe checks: whether FEAT offers AUTH TLS, then whether anonymous may log in. */
+async function ftpChecks(talk: Conversation, line: string, check: Check): Promise<void> {
   const reply = (await talk.ask(Buffer.from('FEAT\r\n'), finalReply(/^\d{3} /), ANSWER_WAIT_MS)).toString(
     'latin1',
   );
   if (reply === '') return;
   if (!/^\s*AUTH\b.*\bTLS\b/im.test(reply))
     check('cleartext.ftp', `${line}; FEAT does not offer AUTH TLS`, { feat: firstLines(reply) });
-  talk.write(Buffer.from('QUIT\r\n'));
+  if (talk.expired) return;
+  await ftpAnonymous(talk, line, check);
+  // After a login, the goodbye is waited for: the server ends the session it opened.
+  if (!talk.expired) await talk.ask(Buffer.from('QUIT\r\n'), finalReply(/^\d{3} /), QUIT_WAIT_MS);
+}
+
+/**
+ * The one login Rampart tries: `USER anonymous`, the customary e-mail address as password when the
+ * server asks for one (RFC 1635), and nothing after it but QUIT — no listing, no transfer.
+ */
+async function ftpAnonymous(talk: Conversation, line: string, check: Check): Promise<void> {
+  const ask = async (command: string) =>
+    lastReply(
+      (await talk.ask(Buffer.from(`${command}\r\n`), finalReply(/^\d{3} /), ANSWER_WAIT_MS)).toString(
+        'latin1',
+      ),
+    );
+  const user = await ask('USER anonymous');
+  if (user === null) return;
+  const steps = [`USER anonymous → ${user}`];
+  let last = user;
+  if (user.startsWith('331') && !talk.expired) {
+    const pass = await ask('PASS rampart@example.invalid');
+    if (pass === null) return;
+    steps.push(`PASS → ${pass}`);
+    last = pass;
+  }
+  if (last.startsWith('230')) check('ftp.anonymous-login', `${line}; ${steps.join('; ')}`, { steps });
+}
+
+/** The final line of an FTP reply (`230 Login successful.`), printable; null when none came. */
+function lastReply(text: string): string | null {
+  const final = text.split(/\r?\n/).findLast((l) => /^\d{3} /.test(l));
+  return final === undefined ? null : printable(final).trim().slice(0, 200);
 }
 
 async function mailTls(

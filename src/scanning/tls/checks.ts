@@ -17,6 +17,32 @@ export interface TlsCheckContext {
 const DAY_MS = 86_400_000;
 const SHA1_OR_MD5 = /(sha1|md5|md2)with|^(sha1|md5)$/i;
 
+/** Where a TLS endpoint was reached: the same for system and web scans. */
+export interface TlsEndpoint {
+  now: Date;
+  /** The address that was probed. */
+  address: string;
+  /** The name the target was given by (a URL's host, a system target's name), if any. */
+  hostname: string | null;
+  port: number;
+  /** Web scans: the URL whose TLS this is. */
+  url: string | null;
+}
+
+/**
+ * The TLS checks of an endpoint, as system and web scans both judge it: the certificate is held
+ * to the name the service was reached by, the address itself when the target was an address
+ * (a certificate must name it, as an IP subjectAltName, for clients that connect by address).
+ */
+export function endpointTlsChecks(report: TlsReport, endpoint: TlsEndpoint): CheckResult[] {
+  return tlsChecks(report, {
+    now: endpoint.now,
+    hostname: endpoint.hostname ?? endpoint.address,
+    port: endpoint.port,
+    url: endpoint.url,
+  });
+}
+
 /** Checks from a report, by catalogue id: only the ones that found something. */
 export function tlsChecks(report: TlsReport, context: TlsCheckContext): CheckResult[] {
   if (!(context.now instanceof Date) || Number.isNaN(context.now.getTime()))

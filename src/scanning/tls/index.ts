@@ -3,7 +3,7 @@
  * (https URLs). Pure Node: node:tls and X509Certificate, no native modules.
  */
 
-export { type TlsCheckContext, tlsChecks } from './checks.js';
+export { endpointTlsChecks, type TlsCheckContext, type TlsEndpoint, tlsChecks } from './checks.js';
 export {
   probeTls,
   SSLV3_NOTE,

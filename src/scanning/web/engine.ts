@@ -7,13 +7,15 @@
 import { lookup } from 'node:dns/promises';
 import { performance } from 'node:perf_hooks';
 import { abortReason, refusalOf, TokenBucket } from '../discovery/limits.js';
-import { probeTls, tlsChecks } from '../tls/index.js';
+import { endpointTlsChecks, probeTls } from '../tls/index.js';
 import type { CheckResult, ScanProgress, TargetRefusal, WebTemplate, WebUrlResult } from '../types.js';
 import {
   type BaselineAnswer,
   baselinePaths,
   EXPOSED_PROBES,
   isDirectoryListing,
+  LISTED_BACKUPS_CHECKED,
+  listedBackups,
   reduce,
   sameAsBaseline,
 } from './exposed.js';
@@ -119,6 +121,8 @@ class UrlScan {
       notes: [],
       error: null,
       budgetExhausted: null,
+      tlsPort: null,
+      httpCounterpart: null,
     };
   }
 
@@ -274,11 +278,18 @@ class UrlScan {
         chain = await this.follow(variant);
       } catch (error) {
         if (error instanceof BudgetExhausted || this.options.signal.aborted) throw error;
+        this.result.httpCounterpart = variant.href;
         return 'redirection-not-needed-no-http';
       }
+      this.result.httpCounterpart = variant.href;
       const result = redirectionOf(chain, (u) => this.sameHost(u));
+      // Filed on the http URL: it is the one that lacks the redirect, not the https one.
       if (!isHttpsRedirect(result) && chain.answers[0]?.status === 200)
-        this.noHttpsRedirect(chain.answers[0], `the site answers https at ${this.target.url.origin}`);
+        this.noHttpsRedirect(
+          chain.answers[0],
+          variant.href,
+          `the site answers https at ${this.target.url.origin}`,
+        );
       return result;
     }
     const result = redirectionOf(main, (u) => this.sameHost(u));
@@ -289,18 +300,22 @@ class UrlScan {
     try {
       const answer = await this.fetch(httpsVariant, 'HEAD');
       if (answer.status > 0)
-        this.noHttpsRedirect(main.answers[0], `the host answers https on port ${ports.https}`);
+        this.noHttpsRedirect(
+          main.answers[0],
+          this.result.url,
+          `the host answers https on port ${ports.https}`,
+        );
     } catch (error) {
       if (error instanceof BudgetExhausted || this.options.signal.aborted) throw error;
     }
     return result;
   }
 
-  private noHttpsRedirect(answer: HttpAnswer, why: string): void {
+  private noHttpsRedirect(answer: HttpAnswer, httpUrl: string, why: string): void {
     this.result.checks.push({
       checkId: 'web.no-https-redirect',
       port: null,
-      url: this.result.url,
+      url: httpUrl,
       evidence: `${exchangeEvidence(answer)}\n\n(no redirect to https, and ${why})`.slice(0, 4000),
     });
   }
@@ -329,12 +344,15 @@ class UrlScan {
       return;
     }
     for (const n of report.notes) this.note(n);
-    const checks: CheckResult[] = tlsChecks(report, {
+    // The endpoint's checks, on its port: the same findings a system scan of the port makes.
+    const checks: CheckResult[] = endpointTlsChecks(report, {
       now: this.options.now(),
-      hostname: this.target.hostname ?? this.target.literal,
-      port: null,
+      address: this.address,
+      hostname: this.target.hostname,
+      port,
       url: this.result.url,
     });
+    this.result.tlsPort = port;
     this.result.checks.push(...checks);
   }
 
@@ -347,13 +365,15 @@ class UrlScan {
       final.status < 300 &&
       isDirectoryListing(final.body) &&
       !sameAsBaseline(reduce(final, base.pathname), baseline)
-    )
+    ) {
       this.result.checks.push({
         checkId: 'web.directory-listing',
         port: null,
         url: base.href,
         evidence: exchangeEvidence(final),
       });
+      await this.listedBackups(base, final, baseline);
+    }
     for (const probe of EXPOSED_PROBES) {
       const url = new URL(probe.path, base);
       const answer = await this.fetch(url);
@@ -367,6 +387,40 @@ class UrlScan {
         evidence: exchangeEvidence(answer),
       });
     }
+  }
+
+  /**
+   * Backup and dump files a directory listing names: each fetched (GET) and kept only when it
+   * answers 2xx with something other than the site's soft-404 page; one finding names them all.
+   */
+  private async listedBackups(base: URL, listing: HttpAnswer, baseline: BaselineAnswer[]): Promise<void> {
+    const names = listedBackups(listing.body);
+    const served: { name: string; status: number; bytes: number }[] = [];
+    for (const name of names.slice(0, LISTED_BACKUPS_CHECKED)) {
+      const url = new URL(encodeURIComponent(name), base);
+      const answer = await this.fetch(url);
+      if (answer.status < 200 || answer.status >= 300) continue;
+      if (sameAsBaseline(reduce(answer, url.pathname), baseline)) continue;
+      served.push({ name, status: answer.status, bytes: answer.body.length });
+    }
+    if (served.length === 0) return;
+    const skipped = names.length - Math.min(names.length, LISTED_BACKUPS_CHECKED);
+    this.result.checks.push({
+      checkId: 'web.listed-backup',
+      port: null,
+      url: base.href,
+      evidence: [
+        `Listed and downloadable: ${served.map((f) => f.name).join(', ')}`,
+        ...served.map(
+          (f) =>
+            `GET ${new URL(encodeURIComponent(f.name), base).pathname} → ${f.status}, ${f.bytes} bytes read`,
+        ),
+        ...(skipped > 0 ? [`${skipped} more listed backup names not fetched`] : []),
+      ]
+        .join('\n')
+        .slice(0, 4000),
+      details: { files: served.map((f) => f.name) },
+    });
   }
 }
 

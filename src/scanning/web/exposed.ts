@@ -85,6 +85,43 @@ export function isDirectoryListing(body: Buffer): boolean {
   return /<title>\s*Index of \//i.test(t) || /<h1>\s*(?:Index of|Directory listing for) \//i.test(t);
 }
 
+/**
+ * Names of backup and dump files: database dumps (`*.sql`, `*.dump`, compressed too), database
+ * files (`*.sqlite`, `*.sqlite3`, `*.db` but Windows' `Thumbs.db`), archives (`*.tar.gz`, `*.tgz`,
+ * `*.zip`, `*.7z`, `*.rar`, …) and backup copies (`*.bak`, `*.backup`, `*.old`, `*.orig`, `*~`).
+ */
+const BACKUP_NAME =
+  /(?:\.(?:sql|dump)(?:\.(?:gz|bz2|xz|zst|zip))?|\.(?:sqlite3?|db)|\.(?:tar(?:\.(?:gz|bz2|xz|zst))?|tgz|tbz2?|txz|zip|7z|rar|gz)|\.(?:bak|backup|old|orig|save|swp)|~)$/i;
+
+/** At most this many listed backups are fetched to confirm them. */
+export const LISTED_BACKUPS_CHECKED = 20;
+
+/** Whether a file name looks like a backup or a dump. */
+export function isBackupName(name: string): boolean {
+  return name.length <= 255 && !/^thumbs\.db$/i.test(name) && BACKUP_NAME.test(name);
+}
+
+/**
+ * The files a directory listing links to that look like backups: the listing's own entries only
+ * (a plain name in the same directory, no `../`, no sub-directory, no other host), in its order.
+ */
+export function listedBackups(body: Buffer): string[] {
+  const names = new Set<string>();
+  for (const match of text(body)
+    .slice(0, 262_144)
+    .matchAll(/<a\s[^>]*?href="([^"?#]{1,1024})"/gi)) {
+    let name: string;
+    try {
+      name = decodeURIComponent(match[1]!).replace(/^\.\//, '');
+    } catch {
+      continue;
+    }
+    if (name === '' || /[/\\:]/.test(name) || name.startsWith('.')) continue;
+    if (isBackupName(name)) names.add(name);
+  }
+  return [...names];
+}
+
 /** Two paths no site has: one file, one directory, named at random. */
 export function baselinePaths(): string[] {
   const id = () => randomBytes(8).toString('hex');

@@ -1,7 +1,7 @@
 // What a web scan reports from the answers it got: header findings from the Observatory score,
 // cookie flags, software named in headers, and evidence excerpts that are bounded and printable.
 
-import { cpesFor, identify } from '../fingerprints/index.js';
+import { cpesFor, identify, productToken } from '../fingerprints/index.js';
 import { printable } from '../fingerprints/text.js';
 import type { CheckResult, WebSoftware } from '../types.js';
 import { type HttpAnswer, header } from './http.js';
@@ -133,12 +133,9 @@ function softwareFrom(name: string, value: string, port: number): WebSoftware {
     const version = /^\d[0-9A-Za-z.]{0,40}$/.test(value) ? value : null;
     return { header: display, value, product: fixed, version, cpes: cpesFor(fixed, version) };
   }
-  // `PHP/8.1.2`, `Express`, `Drupal 10 (https://www.drupal.org)`: the first product token.
-  const match = /^([A-Za-z][A-Za-z0-9 ._+-]{0,60}?)(?:[/ ](\d[0-9A-Za-z.+~_-]{0,40}))?(?:[\s;,(]|$)/.exec(
-    value,
-  );
-  const product = match?.[1]?.trim() || null;
-  const version = match?.[2] ?? null;
+  const token = productToken(value);
+  const product = token?.product ?? null;
+  const version = token?.version ?? null;
   return { header: display, value, product, version, cpes: product ? cpesFor(product, version) : [] };
 }
 

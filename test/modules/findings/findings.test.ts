@@ -402,12 +402,16 @@ describe.each(DB_KINDS)('findings [%s]', (kind) => {
   it('has SLA settings that Managers change and new findings follow', async () => {
     expect((await send('GET', '/settings', readOnly)).json()).toEqual({
       SlaDays: { Critical: 7, High: 30, Medium: 90, Low: 180, Info: null },
+      KevSlaDays: 14,
     });
     const sla = { Critical: 3, High: 14, Medium: 60, Low: 120, Info: 365 };
     expect((await send('PUT', '/settings', analyst, { SlaDays: sla })).statusCode).toBe(403);
     expect((await send('PUT', '/settings', manager, { SlaDays: { ...sla, High: 0 } })).statusCode).toBe(400);
     expect((await send('PUT', '/settings', manager, { SlaDays: { Critical: 3 } })).statusCode).toBe(400);
-    expect((await send('PUT', '/settings', manager, { SlaDays: sla })).json()).toEqual({ SlaDays: sla });
+    expect((await send('PUT', '/settings', manager, { SlaDays: sla })).json()).toEqual({
+      SlaDays: sla,
+      KevSlaDays: 14,
+    });
     expect((await send('GET', '/settings', outsider)).json().SlaDays.High).toBe(30);
     const f = (
       await send('POST', '/findings', analyst, {

@@ -111,8 +111,9 @@ describe.each(DB_KINDS)('vulnerability intelligence [%s]', (kind) => {
     // CVE-2021-41773: NVD CVSS 3.1 7.5, in KEV (due 2021-11-17): likelihood 1.
     expect(f).toMatchObject({ Kev: true, KevDueDate: '2021-11-17', CVSSBaseScore: 7.5, RiskScore: 75 });
     expect(f.EpssPercentile).toBeGreaterThan(0.9);
-    // The KEV due date is sooner than the SLA: end of that day, UTC.
-    expect(f.DueAt).toBe('2021-11-17T23:59:59.000Z');
+    // In KEV: the KEV SLA (14 days by default) from when it was found, sooner than High's 30;
+    // never CISA's federal date of 2021, which was past before the finding was found.
+    expect(f.DueAt).toBe('2026-12-05T12:00:00.000Z');
     const v = (await json('GET', `/vulnerabilities/${f.VulnerabilityId}`, reader)).json();
     expect(v).toMatchObject({
       CVSSBaseScore: 7.5,
@@ -288,6 +289,29 @@ describe.each(DB_KINDS)('vulnerability intelligence [%s]', (kind) => {
     expect(body).toMatchObject({ State: 'Completed', Added: 0, Updated: 0, Unchanged: 1 });
     expect((await json('GET', '/intel/cves/CVE-2024-6387', reader)).json().Description).not.toBe('stale');
   });
+
+  it('gives a finding found today in KEV a due date from today, by the organisation’s KEV SLA', async () => {
+    const manager = await t.userWithKey('Manager');
+    const settings = (await json('GET', '/settings', reader)).json();
+    expect(settings.KevSlaDays).toBe(14);
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: '/api/latest/settings',
+      headers: { ...authHeaders(manager), 'content-type': 'application/json' },
+      payload: JSON.stringify({ SlaDays: settings.SlaDays, KevSlaDays: 3 }),
+    });
+    expect(put.json()).toEqual({ SlaDays: settings.SlaDays, KevSlaDays: 3 });
+    t.clock.advanceDays(10);
+    // The same CVE, found today on another host: due 3 days from now, the catalogue's 2021 date
+    // shown beside it.
+    await importReport([{ ...httpd, ip: '10.60.0.9', fqdn: 'later.intel.example' }]);
+    const found = (await json('GET', '/findings?Search=Path%20Traversal&PageSize=10', reader))
+      .json()
+      .Items.find((f: { FirstSeen: string }) => f.FirstSeen === '2026-12-01T12:00:00.000Z');
+    expect(found).toMatchObject({ Kev: true, KevDueDate: '2021-11-17', DueAt: '2026-12-04T12:00:00.000Z' });
+    const detail = (await json('GET', `/findings/${found.Id}`, reader)).json();
+    expect(detail).toMatchObject({ KevDueDate: '2021-11-17', DueAt: '2026-12-04T12:00:00.000Z' });
+  });
 });
 
 describe('risk score and due date functions', () => {
@@ -342,18 +366,21 @@ describe('risk score and due date functions', () => {
     );
   });
 
-  it('takes the sooner of the SLA and the KEV due date; no SLA and no KEV is no due date', async () => {
-    const due = async (severity: string, kevDue: string | null, info: number | null) =>
+  it('takes the sooner of the severity SLA and the KEV SLA, from first seen; no SLA is no due date', async () => {
+    const due = async (severity: string, kev: boolean, info: number | null, kevDays: number | null = 14) =>
       (
         await sql<{
           d: Date | null;
         }>`select rampart_due_at(${severity}::text, '2026-11-01T10:00:00Z'::timestamptz,
-          ${kevDue}::date, 7, 30, 90, 180, ${info}::int) as d`.execute(tdb.database.db)
+          ${kev}::boolean, 7, 30, 90, 180, ${info}::int, ${kevDays}::int) as d`.execute(tdb.database.db)
       ).rows[0]!.d?.toISOString() ?? null;
-    expect(await due('High', null, null)).toBe('2026-12-01T10:00:00.000Z');
-    expect(await due('High', '2026-11-10', null)).toBe('2026-11-10T23:59:59.000Z');
-    expect(await due('Critical', '2026-12-31', null)).toBe('2026-11-08T10:00:00.000Z');
-    expect(await due('Info', null, null)).toBeNull();
-    expect(await due('Info', '2026-11-10', null)).toBe('2026-11-10T23:59:59.000Z');
+    expect(await due('High', false, null)).toBe('2026-12-01T10:00:00.000Z');
+    expect(await due('High', true, null)).toBe('2026-11-15T10:00:00.000Z');
+    expect(await due('Critical', true, null)).toBe('2026-11-08T10:00:00.000Z');
+    expect(await due('Info', false, null)).toBeNull();
+    expect(await due('Info', true, null)).toBe('2026-11-15T10:00:00.000Z');
+    // No KEV SLA: a KEV finding is due by its severity alone.
+    expect(await due('High', true, null, null)).toBe('2026-12-01T10:00:00.000Z');
+    expect(await due('Info', true, null, null)).toBeNull();
   });
 });

@@ -15,6 +15,7 @@ import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/data
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'intel');
 const SCAN = '01900000-0000-7000-8000-00000000a001';
 const OTHER_SCAN = '01900000-0000-7000-8000-00000000a002';
+const WEB_SCAN = '01900000-0000-7000-8000-00000000a003';
 let runSeq = 0;
 const runId = () => `01900000-0000-7000-8000-${String(++runSeq).padStart(12, '0')}`;
 
@@ -300,5 +301,148 @@ describe.each(DB_KINDS)('findings from scans [%s]', (kind) => {
     expect(failed.counts.Fixed).toBe(0);
     const clean = await web([url('http://198.18.20.1/', { checks: [] })]);
     expect(clean.counts.Fixed).toBe(1);
+  });
+
+  it('a TLS issue is one finding per host and port, confirmed and closed by system and web scans alike', async () => {
+    const address = '198.18.30.1';
+    const expired = (url: string | null) => ({
+      checkId: 'tls.certificate-expired',
+      port: 443,
+      url,
+      evidence: 'notAfter 2031-04-04T12:00:00Z, 30 days before the scan',
+    });
+    const tlsHost = (checks: SystemHostResult['checks']) =>
+      host(address, {
+        openPorts: [443],
+        services: [service(443, { service: 'https', tls: true })],
+        checks,
+        tlsChecked: true,
+      });
+    const https = `https://${address}/`;
+    const site = (extra: Partial<WebUrlResult>): WebUrlResult => ({
+      url: https,
+      finalUrl: https,
+      status: 200,
+      address,
+      software: [],
+      checks: [expired(https)],
+      headerScore: null,
+      notes: [],
+      error: null,
+      budgetExhausted: null,
+      tlsPort: 443,
+      ...extra,
+    });
+    const web = (urls: WebUrlResult[]) =>
+      results.ingestWeb(ctx, { scanId: WEB_SCAN, scanName: 'Lab site', runId: runId(), urls });
+    const tlsFindings = async () =>
+      (await findingsOf(address)).filter((f) => f.pluginId === 'tls.certificate-expired');
+
+    await system([tlsHost([expired(null)])]);
+    expect(await tlsFindings()).toMatchObject([{ state: 'Open', port: 443 }]);
+
+    // The web scan sees the same certificate: the same finding, on the host's port, not a second one.
+    const seen = await web([site({})]);
+    expect(seen.counts).toMatchObject({ New: 0 });
+    expect(await tlsFindings()).toMatchObject([{ state: 'Open', port: 443 }]);
+    const webAsset = (await t.services.assets.list(ctx, { search: address }, 50)).items.find(
+      (a) => a.kind === 'WebApplication',
+    );
+    const onSite = webAsset
+      ? (await t.services.findings.listOffset(ctx, { assetId: webAsset.id }, 0, 100)).items
+      : [];
+    expect(onSite.filter((f) => f.pluginId?.startsWith('tls.'))).toEqual([]);
+
+    // The system scan finds the certificate renewed: it closes the finding the web scan saw last.
+    const renewed = await system([tlsHost([])]);
+    expect(renewed.counts.Fixed).toBe(1);
+    expect(await tlsFindings()).toMatchObject([{ state: 'Fixed' }]);
+
+    // Back again in a web scan: Reopened; a web run that did not judge TLS leaves it; one that did, closes it.
+    await web([site({})]);
+    expect(await tlsFindings()).toMatchObject([{ state: 'Reopened' }]);
+    await web([site({ checks: [], tlsPort: null })]);
+    expect(await tlsFindings()).toMatchObject([{ state: 'Reopened' }]);
+    const closed = await web([site({ checks: [] })]);
+    expect(closed.counts.Fixed).toBe(1);
+    expect(await tlsFindings()).toMatchObject([{ state: 'Fixed' }]);
+
+    // A system run without TLS checks does not close another scan's TLS finding.
+    await web([site({})]);
+    await system([{ ...tlsHost([]), tlsChecked: false }]);
+    expect(await tlsFindings()).toMatchObject([{ state: 'Reopened' }]);
+  });
+
+  it('a name mismatch seen by address is not closed by a scan that reached the endpoint by name', async () => {
+    const address = '198.18.30.3';
+    const mismatch = {
+      checkId: 'tls.certificate-name-mismatch',
+      port: 443,
+      url: null,
+      evidence: `Reached as ${address}; certificate names: CN=site.test, DNS:site.test`,
+    };
+    await system([
+      host(address, {
+        openPorts: [443],
+        services: [service(443, { service: 'https', tls: true })],
+        checks: [mismatch],
+        tlsChecked: true,
+      }),
+    ]);
+    // A web scan of https://site.test/ on the same address: the name matches there.
+    const byName = await results.ingestWeb(ctx, {
+      scanId: WEB_SCAN,
+      scanName: 'Site by name',
+      runId: runId(),
+      urls: [
+        {
+          url: 'https://site.test/',
+          finalUrl: 'https://site.test/',
+          status: 200,
+          address,
+          software: [],
+          checks: [],
+          headerScore: null,
+          notes: [],
+          error: null,
+          budgetExhausted: null,
+          tlsPort: 443,
+        },
+      ],
+    });
+    expect(byName.counts.Fixed).toBe(0);
+    expect(await byRule(address, 'tls.certificate-name-mismatch')).toMatchObject({ state: 'Open' });
+  });
+
+  it("no-https-redirect found through an https URL is filed on its http counterpart's site", async () => {
+    const address = '198.18.30.2';
+    const https = `https://${address}/`;
+    const http = `http://${address}/`;
+    const result = (checks: WebUrlResult['checks']): WebUrlResult => ({
+      url: https,
+      finalUrl: https,
+      status: 200,
+      address,
+      software: [],
+      checks,
+      headerScore: null,
+      notes: [],
+      error: null,
+      budgetExhausted: null,
+      httpCounterpart: http,
+    });
+    const web = (urls: WebUrlResult[]) =>
+      results.ingestWeb(ctx, { scanId: WEB_SCAN, scanName: 'Lab site', runId: runId(), urls });
+    await web([
+      result([{ checkId: 'web.no-https-redirect', port: null, url: http, evidence: 'HTTP/1.1 200 OK' }]),
+    ]);
+    const sites = (await t.services.assets.list(ctx, { search: address }, 50)).items;
+    const plain = sites.find((a) => a.kind === 'WebApplication' && a.url?.startsWith('http://'));
+    expect(plain).toBeDefined();
+    const found = (await t.services.findings.listOffset(ctx, { assetId: plain!.id }, 0, 100)).items;
+    expect(found).toMatchObject([{ pluginId: 'web.no-https-redirect', state: 'Open' }]);
+    // The https URL's next run finds the redirect in place: its counterpart's finding is fixed.
+    const fixed = await web([result([])]);
+    expect(fixed.counts.Fixed).toBe(1);
   });
 });

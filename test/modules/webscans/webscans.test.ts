@@ -289,7 +289,11 @@ describe.each(DB_KINDS)('web scans [%s]', (kind) => {
     expect(scanUrlOf(urls, new URL('https://site.test/app/.env'))).toBe('https://site.test/app/');
     expect(scanUrlOf(urls, new URL('https://site.test/.git/HEAD'))).toBe('https://site.test/');
     expect(scanUrlOf(urls, new URL('http://site.test:8080/x'))).toBe('http://site.test:8080/');
-    expect(scanUrlOf(urls, new URL('http://site.test/'))).toBeUndefined();
+    // Port 80 of an https URL's host is its http counterpart (where web.no-https-redirect is filed):
+    // checked again through the https URL.
+    expect(scanUrlOf(urls, new URL('http://site.test/'))).toBe('https://site.test/');
+    expect(scanUrlOf(urls, new URL('http://other.test/'))).toBeUndefined();
+    expect(scanUrlOf(['http://site.test:8080/'], new URL('http://site.test/'))).toBeUndefined();
   });
 
   it('starts a Verify run of some URLs only, and refuses URLs the scan does not check', async () => {

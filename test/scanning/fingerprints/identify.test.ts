@@ -111,16 +111,20 @@ describe('HTTP Server headers', () => {
     });
   });
 
-  it('knows HTTP without a Server header, or with an unknown one, as HTTP only', () => {
+  it('knows HTTP without a Server header as HTTP only; an unknown Server names its first token', () => {
     expect(identify({ port: 80, httpHeaders: { 'Content-Type': 'text/html' } })).toMatchObject({
       service: 'http',
       product: null,
       cpes: [],
     });
+    // As a web scan reads it (softwareOf): the token is the product, with no CPE to guess.
     expect(identify({ port: 80, httpHeaders: { Server: 'gws' } })).toMatchObject({
-      product: null,
+      product: 'gws',
+      version: null,
+      cpes: [],
       evidence: 'Server: gws',
     });
+    expect(identify({ port: 80, httpHeaders: { Server: '(none)' } })).toMatchObject({ product: null });
     expect(identify({ port: 80, banner: 'HTTP/1.0 200 OK\r\nDate: x\r\n\r\n' })?.product).toBeNull();
   });
 

@@ -53,21 +53,48 @@ describe('answers captured from real servers', () => {
     });
   });
 
-  it("OpenSSH's KEXINIT: the offered algorithms, whose 64-bit UMACs count as weak", () => {
+  it("OpenSSH's KEXINIT: stock Debian's offer has nothing weak (64-bit UMACs alone are not)", () => {
     const offer = readSshKexinit(CAPTURED.ssh);
     expect(offer?.kex).toContain('curve25519-sha256');
     expect(offer?.hostKey).toContain('ssh-ed25519');
     expect(offer?.ciphers).toContain('chacha20-poly1305@openssh.com');
     expect(offer?.macs).toContain('hmac-sha2-256-etm@openssh.com');
-    expect(weakSshAlgorithms(offer!)).toEqual(['umac-64-etm@openssh.com', 'umac-64@openssh.com']);
+    expect(offer?.macs).toContain('umac-64@openssh.com');
+    expect(weakSshAlgorithms(offer!)).toEqual([]);
+  });
+
+  it('weak algorithms are listed by category, host-key algorithms included', () => {
+    const offer = readSshKexinit(CAPTURED.ssh)!;
+    const weak = weakSshAlgorithms({
+      ...offer,
+      kex: ['diffie-hellman-group1-sha1', 'curve25519-sha256', 'diffie-hellman-group14-sha1'],
+      hostKey: ['ssh-ed25519', 'rsa-sha2-512', 'ssh-rsa', 'ssh-dss'],
+      ciphers: ['aes128-cbc', 'arcfour256', 'aes128-ctr', '3des-cbc', 'chacha20-poly1305@openssh.com'],
+      macs: ['hmac-md5-96', 'hmac-sha1-96', 'hmac-sha2-256', 'umac-64@openssh.com', 'hmac-sha1'],
+    });
+    expect(weak.map((w) => `${w.category}:${w.name}`)).toEqual([
+      'kex:diffie-hellman-group1-sha1',
+      'kex:diffie-hellman-group14-sha1',
+      'host-key:ssh-rsa',
+      'host-key:ssh-dss',
+      'cipher:aes128-cbc',
+      'cipher:arcfour256',
+      'cipher:3des-cbc',
+      'mac:hmac-md5-96',
+      'mac:hmac-sha1-96',
+    ]);
+    expect(weak.every((w) => w.reason.length > 0)).toBe(true);
+    // Names that only look alike are not weak: rsa-sha2-* signatures, ctr and AEAD ciphers.
     expect(
       weakSshAlgorithms({
-        ...offer!,
-        kex: ['diffie-hellman-group1-sha1', 'curve25519-sha256'],
-        ciphers: ['aes128-cbc', 'arcfour256', 'aes128-ctr'],
-        macs: ['hmac-md5-96', 'hmac-sha1-96', 'hmac-sha2-256'],
+        ...offer,
+        hostKey: ['rsa-sha2-256', 'ssh-rsa-sha2'],
+        ciphers: ['aes256-gcm@openssh.com'],
       }),
-    ).toEqual(['diffie-hellman-group1-sha1', 'aes128-cbc', 'arcfour256', 'hmac-md5-96', 'hmac-sha1-96']);
+    ).toEqual([]);
+  });
+
+  it('OpenSSH 9.2p1 is read from the captured banner', () => {
     expect(identify({ port: 22, banner: CAPTURED.ssh })).toMatchObject({
       product: 'OpenSSH',
       version: '9.2p1',

@@ -1,8 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemScan, validateSystemTemplate } from '../../../src/scanning/system/index.js';
 import type { SystemHostResult, SystemTemplate, TargetRefusal } from '../../../src/scanning/types.js';
+import { softwareOf } from '../../../src/scanning/web/findings.js';
+import type { HttpAnswer } from '../../../src/scanning/web/http.js';
 import { makeCertificate } from '../tls/certs.js';
 import { type Running, redisServer, sshGreeting, tcpServer } from './servers.js';
+
+/** A response carrying only a Server header, as the web engine hands it to softwareOf. */
+function answerWith(server: string): HttpAnswer {
+  return { headerLines: [['Server', server]] } as unknown as HttpAnswer;
+}
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -114,8 +121,16 @@ describe('system scans of node servers on 127.0.0.1', () => {
     expect(host.services[0]).toMatchObject({ service: 'ssh', product: 'OpenSSH', version: '7.4' });
     const weak = host.checks.find((c) => c.checkId === 'ssh.weak-algorithms');
     expect(weak?.evidence).toBe(
-      'SSH-2.0-OpenSSH_7.4; weak algorithms offered: diffie-hellman-group1-sha1, diffie-hellman-group14-sha1, aes256-cbc, arcfour128, hmac-md5, umac-64@openssh.com',
+      'SSH-2.0-OpenSSH_7.4; weak algorithms offered: diffie-hellman-group1-sha1 (kex: 1024-bit group with SHA-1 (RFC 9142: MUST NOT)); diffie-hellman-group14-sha1 (kex: SHA-1 exchange hash (RFC 9142: SHOULD NOT)); ssh-rsa (host-key: RSA signatures with SHA-1 (RFC 8332; off by default since OpenSSH 8.8)); aes256-cbc (cipher: CBC mode (plaintext recovery attacks on SSH, CVE-2008-5161)); arcfour128 (cipher: RC4 (RFC 8758: MUST NOT)); hmac-md5 (mac: MD5)',
     );
+    expect((weak!.details!.weak as { category: string }[]).map((w) => w.category)).toEqual([
+      'kex',
+      'kex',
+      'host-key',
+      'cipher',
+      'cipher',
+      'mac',
+    ]);
     expect(ids(host)).not.toContain(`ssh.protocol-1@${ssh.port}`);
   });
 
@@ -151,6 +166,86 @@ describe('system scans of node servers on 127.0.0.1', () => {
     });
     expect(requests.some((r) => r.startsWith('GET / HTTP/1.0\r\nHost: web.test\r\n'))).toBe(true);
     expect(ids(host)).toEqual([`service.version-disclosed@${http.port}`]);
+  });
+
+  it('HTTP on an unknown port: the Server header names the product as a web scan reads it', async () => {
+    // Servers outside the fingerprint table (Python's http.server, Jetty, a vendor's appliance):
+    // the system scan's service and the web scan's software read the same header the same way.
+    for (const server of ['SimpleHTTP/0.6 Python/3.11.2', 'Jetty(9.4.51.v20230217)', 'Kestrel']) {
+      const http = keep(
+        await tcpServer('127.0.0.1', (socket) => {
+          socket.once('data', () =>
+            socket.end(`HTTP/1.1 404 Not Found\r\nServer: ${server}\r\nContent-Length: 0\r\n\r\n`),
+          );
+        }),
+      );
+      const { host } = await scan('127.0.0.1', [http.port]);
+      const web = softwareOf([answerWith(server)], http.port)[0]!;
+      expect(web.product, server).not.toBeNull();
+      expect(host.services[0], server).toMatchObject({
+        service: 'http',
+        product: web.product,
+        version: web.version,
+        cpes: web.cpes,
+        evidence: `Server: ${server}`,
+      });
+    }
+  });
+
+  it('HTTP whose Server header names no product token gives no product', async () => {
+    const http = keep(
+      await tcpServer('127.0.0.1', (socket) => {
+        socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\nServer: ***\r\nContent-Length: 0\r\n\r\n'));
+      }),
+    );
+    const { host } = await scan('127.0.0.1', [http.port]);
+    expect(host.services[0]).toMatchObject({ service: 'http', product: null, version: null, cpes: [] });
+    expect(ids(host)).toEqual([]);
+  });
+
+  /** An FTP server that logs what it was sent and answers the login as `accept` says. */
+  async function ftpServer(accept: 'anonymous' | 'nobody', sent: string[]) {
+    return keep(
+      await tcpServer('127.0.0.1', (s) => {
+        s.write('220 (vsFTPd 3.0.3)\r\n');
+        s.on('data', (d) => {
+          for (const command of d.toString('latin1').split('\r\n').filter(Boolean)) {
+            sent.push(command);
+            if (command === 'FEAT') s.write('211-Features:\r\n PASV\r\n211 End\r\n');
+            else if (command.startsWith('USER ')) s.write('331 Please specify the password.\r\n');
+            else if (command.startsWith('PASS '))
+              s.write(accept === 'anonymous' ? '230 Login successful.\r\n' : '530 Login incorrect.\r\n');
+            else if (command === 'QUIT') s.end('221 Goodbye.\r\n');
+          }
+        });
+      }),
+    );
+  }
+
+  it('FTP that lets anonymous log in: USER anonymous, PASS, 230, then QUIT and nothing else', async () => {
+    const sent: string[] = [];
+    const ftp = await ftpServer('anonymous', sent);
+    const { host } = await scan('127.0.0.1', [ftp.port]);
+    const found = host.checks.find((c) => c.checkId === 'ftp.anonymous-login');
+    expect(found).toMatchObject({ port: ftp.port });
+    expect(found?.evidence).toBe(
+      '220 (vsFTPd 3.0.3); USER anonymous → 331 Please specify the password.; PASS → 230 Login successful.',
+    );
+    // A login and a goodbye: no listing, no transfer, no write.
+    expect(sent).toEqual(['FEAT', 'USER anonymous', 'PASS rampart@example.invalid', 'QUIT']);
+  });
+
+  it('FTP that refuses anonymous: no finding; with safe checks off, no login is tried at all', async () => {
+    const sent: string[] = [];
+    const ftp = await ftpServer('nobody', sent);
+    const { host } = await scan('127.0.0.1', [ftp.port]);
+    expect(ids(host)).not.toContain(`ftp.anonymous-login@${ftp.port}`);
+    expect(sent).toEqual(['FEAT', 'USER anonymous', 'PASS rampart@example.invalid', 'QUIT']);
+    const quiet: string[] = [];
+    const other = await ftpServer('anonymous', quiet);
+    const off = await scan('127.0.0.1', [other.port], { safeChecks: false });
+    expect(off.host.checks).toEqual([]);
+    expect(quiet).toEqual([]);
   });
 
   it('FTP without AUTH TLS, SMTP without STARTTLS, POP3 with STLS, Telnet', async () => {
@@ -225,6 +320,33 @@ describe('system scans of node servers on 127.0.0.1', () => {
     expect(ids(during.host)).not.toContain(`tls.certificate-expired@${server.port}`);
     const off = await scan('127.0.0.1', [server.port], { tlsChecks: false });
     expect(off.host.checks.filter((c) => c.checkId.startsWith('tls.'))).toEqual([]);
+    expect(host.tlsChecked).toBe(true);
+    expect(off.host.tlsChecked).toBe(false);
+  });
+
+  it('TLS on an address target: the certificate is checked against the address, as web scans do', async () => {
+    const named = makeCertificate({ commonName: 'tls.test', altNames: ['DNS:tls.test'] });
+    const withAddress = makeCertificate({
+      commonName: 'tls.test',
+      altNames: ['DNS:tls.test', 'IP:127.0.0.1'],
+    });
+    const answer = (socket: import('node:net').Socket) =>
+      socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\nServer: nginx/1.22.1\r\n\r\n'));
+    const wrong = keep(await tcpServer('127.0.0.1', answer, named));
+    const right = keep(await tcpServer('127.0.0.1', answer, withAddress));
+    const during = { now: () => new Date(named.notBefore.getTime() + 3_600_000) };
+    const { host } = await scan('127.0.0.1', [wrong.port, right.port], {}, during);
+    const mismatch = host.checks.filter((c) => c.checkId === 'tls.certificate-name-mismatch');
+    expect(mismatch.map((c) => c.port)).toEqual([wrong.port]);
+    expect(mismatch[0]?.evidence).toBe('Reached as 127.0.0.1; certificate names: CN=tls.test, DNS:tls.test');
+    // Reached by a name the certificate carries: no mismatch.
+    const byName = await scan(
+      '127.0.0.1',
+      [wrong.port],
+      {},
+      { ...during, hostnames: new Map([['127.0.0.1', 'tls.test']]) },
+    );
+    expect(byName.host.checks.map((c) => c.checkId)).not.toContain('tls.certificate-name-mismatch');
   });
 });
 

@@ -137,6 +137,17 @@ describe('a neglected site: TLS 1.0, an expired self-signed certificate, no head
     expect(by('service.version-disclosed')?.evidence).toBe('Server: nginx/1.22.1; X-Powered-By: PHP/8.1.2');
   });
 
+  it("files TLS findings on the endpoint's port, and no-https-redirect on the http counterpart", () => {
+    const tls = result!.checks.filter((c) => c.checkId.startsWith('tls.'));
+    expect(tls.length).toBeGreaterThan(0);
+    for (const c of tls)
+      expect(c).toMatchObject({ port: httpsSite.port, url: `https://legacy.test:${httpsSite.port}/` });
+    expect(result?.tlsPort).toBe(httpsSite.port);
+    const counterpart = `http://legacy.test:${httpSite.port}/`;
+    expect(result?.httpCounterpart).toBe(counterpart);
+    expect(result!.checks.find((c) => c.checkId === 'web.no-https-redirect')?.url).toBe(counterpart);
+  });
+
   it('sends only GET and HEAD to the paths of its fixed list', () => {
     for (const p of httpsSite.paths)
       expect(p).toMatch(
@@ -226,6 +237,59 @@ describe('exposed files against the soft-404 baseline', () => {
     );
     expect(ids(results[0])).toEqual(['web.directory-listing']);
     expect(results[0]?.checks[0]?.evidence).toContain('<title>Index of /files/</title>');
+  });
+
+  /** An nginx-style autoindex page of /files/ linking these names. */
+  const indexOf = (names: string[]) =>
+    `<html><head><title>Index of /files/</title></head><body><h1>Index of /files/</h1><hr><pre><a href="../">../</a>\n${names
+      .map((n) => `<a href="${encodeURIComponent(n)}">${n}</a>`)
+      .join('\n')}</pre></body></html>`;
+
+  it('a listing naming backup and dump files that download: one finding naming them', async () => {
+    const s = await site(
+      routes({
+        '/files/': send(
+          200,
+          indexOf(['backup.sql', 'db.sqlite', 'site.tar.gz', 'old.bak', 'gone.dump', 'report.pdf', 'sub/']),
+        ),
+        '/files/backup.sql': send(200, 'CREATE TABLE users (id int);\n', { 'Content-Type': 'text/plain' }),
+        '/files/db.sqlite': send(200, 'SQLite format 3\u0000', {
+          'Content-Type': 'application/octet-stream',
+        }),
+        '/files/site.tar.gz': send(200, Buffer.from([0x1f, 0x8b, 8, 0]), {
+          'Content-Type': 'application/gzip',
+        }),
+        // Listed, but not served: no finding for these.
+        '/files/old.bak': send(403, '<html><body>Forbidden</body></html>'),
+        '/files/report.pdf': send(200, '%PDF-1.7', { 'Content-Type': 'application/pdf' }),
+      }),
+    );
+    const { results } = await scan(
+      [`http://127.0.0.1:${s.port}/files/`],
+      {},
+      { ...TEMPLATE, headerChecks: false },
+    );
+    expect(ids(results[0])).toEqual(['web.directory-listing', 'web.listed-backup']);
+    const found = results[0]!.checks.find((c) => c.checkId === 'web.listed-backup')!;
+    expect(found.url).toBe(`http://127.0.0.1:${s.port}/files/`);
+    expect(found.details?.files).toEqual(['backup.sql', 'db.sqlite', 'site.tar.gz']);
+    expect(found.evidence).toMatch(/^Listed and downloadable: backup\.sql, db\.sqlite, site\.tar\.gz/);
+  });
+
+  it('a listing without backup names, or whose backups answer the soft-404 page, gives no such finding', async () => {
+    const soft = '<html><body>Welcome</body></html>';
+    const s = await site((req, res) => {
+      if (req.url === '/files/')
+        return send(200, indexOf(['readme.txt', 'style.css', 'sqlite-notes.html', 'dump.sql']))(res);
+      // Every other path is the same page: dump.sql is the soft-404, not a dump.
+      send(200, soft)(res);
+    });
+    const { results } = await scan(
+      [`http://127.0.0.1:${s.port}/files/`],
+      {},
+      { ...TEMPLATE, headerChecks: false },
+    );
+    expect(ids(results[0])).toEqual(['web.directory-listing']);
   });
 
   it('reads bodies with a cap: a 20 MB answer is cut, the scan goes on', async () => {

@@ -86,6 +86,13 @@ describe.runIf(labAvailable())('[lab] web scans of real nginx sites', () => {
         'service.version-disclosed',
       ]),
     );
+    // TLS issues are the endpoint's (port 443, as a system scan files them); the missing redirect
+    // is the http URL's (port 80 serves the site without one).
+    for (const c of legacy!.checks.filter((c) => c.checkId.startsWith('tls.'))) expect(c.port).toBe(443);
+    expect(legacy!.tlsPort).toBe(443);
+    expect(legacy!.checks.find((c) => c.checkId === 'web.no-https-redirect')?.url).toBe(
+      `http://${address('legacy')}/`,
+    );
     const git = legacy!.checks.find((c) => c.checkId === 'web.exposed-git')!;
     expect(git.url).toBe(`${legacyUrl()}.git/HEAD`);
     // The version the Server header names is the lab's nginx, as `nginx -v` says it.

@@ -6137,8 +6137,10 @@ export interface operations {
                             EpssScore: number | null;
                             EpssPercentile: number | null;
                             KevDueDate: string | null;
-                            /** @description The CVSS base score the risk score uses (v3, else v4, else v2). */
+                            /** @description The CVSS base score the risk score uses: the vulnerability's highest CVSS version that scored it (v4.0, else v3.x, else v2.0). */
                             CVSSBaseScore: number | null;
+                            /** @description The CVSS version of CVSSBaseScore: the highest version that scored the vulnerability (4.0, else 3.x, else 2.0); "3" for a v3 score given without the vector that tells 3.0 from 3.1; null when no version scored it. */
+                            CvssVersion: "4.0" | "3.1" | "3.0" | "3" | "2.0" | null;
                             Severity: "Critical" | "High" | "Medium" | "Low" | "Info";
                             ScannerSeverity: "Critical" | "High" | "Medium" | "Low" | "Info";
                             SeverityOverrideReason: string | null;
@@ -6341,8 +6343,10 @@ export interface operations {
                         EpssScore: number | null;
                         EpssPercentile: number | null;
                         KevDueDate: string | null;
-                        /** @description The CVSS base score the risk score uses (v3, else v4, else v2). */
+                        /** @description The CVSS base score the risk score uses: the vulnerability's highest CVSS version that scored it (v4.0, else v3.x, else v2.0). */
                         CVSSBaseScore: number | null;
+                        /** @description The CVSS version of CVSSBaseScore: the highest version that scored the vulnerability (4.0, else 3.x, else 2.0); "3" for a v3 score given without the vector that tells 3.0 from 3.1; null when no version scored it. */
+                        CvssVersion: "4.0" | "3.1" | "3.0" | "3" | "2.0" | null;
                         Severity: "Critical" | "High" | "Medium" | "Low" | "Info";
                         ScannerSeverity: "Critical" | "High" | "Medium" | "Low" | "Info";
                         SeverityOverrideReason: string | null;
@@ -6417,8 +6421,10 @@ export interface operations {
                         EpssScore: number | null;
                         EpssPercentile: number | null;
                         KevDueDate: string | null;
-                        /** @description The CVSS base score the risk score uses (v3, else v4, else v2). */
+                        /** @description The CVSS base score the risk score uses: the vulnerability's highest CVSS version that scored it (v4.0, else v3.x, else v2.0). */
                         CVSSBaseScore: number | null;
+                        /** @description The CVSS version of CVSSBaseScore: the highest version that scored the vulnerability (4.0, else 3.x, else 2.0); "3" for a v3 score given without the vector that tells 3.0 from 3.1; null when no version scored it. */
+                        CvssVersion: "4.0" | "3.1" | "3.0" | "3" | "2.0" | null;
                         Severity: "Critical" | "High" | "Medium" | "Low" | "Info";
                         ScannerSeverity: "Critical" | "High" | "Medium" | "Low" | "Info";
                         SeverityOverrideReason: string | null;
@@ -6641,8 +6647,10 @@ export interface operations {
                         EpssScore: number | null;
                         EpssPercentile: number | null;
                         KevDueDate: string | null;
-                        /** @description The CVSS base score the risk score uses (v3, else v4, else v2). */
+                        /** @description The CVSS base score the risk score uses: the vulnerability's highest CVSS version that scored it (v4.0, else v3.x, else v2.0). */
                         CVSSBaseScore: number | null;
+                        /** @description The CVSS version of CVSSBaseScore: the highest version that scored the vulnerability (4.0, else 3.x, else 2.0); "3" for a v3 score given without the vector that tells 3.0 from 3.1; null when no version scored it. */
+                        CvssVersion: "4.0" | "3.1" | "3.0" | "3" | "2.0" | null;
                         Severity: "Critical" | "High" | "Medium" | "Low" | "Info";
                         ScannerSeverity: "Critical" | "High" | "Medium" | "Low" | "Info";
                         SeverityOverrideReason: string | null;
@@ -6859,8 +6867,10 @@ export interface operations {
                         EpssScore: number | null;
                         EpssPercentile: number | null;
                         KevDueDate: string | null;
-                        /** @description The CVSS base score the risk score uses (v3, else v4, else v2). */
+                        /** @description The CVSS base score the risk score uses: the vulnerability's highest CVSS version that scored it (v4.0, else v3.x, else v2.0). */
                         CVSSBaseScore: number | null;
+                        /** @description The CVSS version of CVSSBaseScore: the highest version that scored the vulnerability (4.0, else 3.x, else 2.0); "3" for a v3 score given without the vector that tells 3.0 from 3.1; null when no version scored it. */
+                        CvssVersion: "4.0" | "3.1" | "3.0" | "3" | "2.0" | null;
                         Severity: "Critical" | "High" | "Medium" | "Low" | "Info";
                         ScannerSeverity: "Critical" | "High" | "Medium" | "Low" | "Info";
                         SeverityOverrideReason: string | null;
@@ -7109,8 +7119,10 @@ export interface operations {
                         EpssScore: number | null;
                         EpssPercentile: number | null;
                         KevDueDate: string | null;
-                        /** @description The CVSS base score the risk score uses (v3, else v4, else v2). */
+                        /** @description The CVSS base score the risk score uses: the vulnerability's highest CVSS version that scored it (v4.0, else v3.x, else v2.0). */
                         CVSSBaseScore: number | null;
+                        /** @description The CVSS version of CVSSBaseScore: the highest version that scored the vulnerability (4.0, else 3.x, else 2.0); "3" for a v3 score given without the vector that tells 3.0 from 3.1; null when no version scored it. */
+                        CvssVersion: "4.0" | "3.1" | "3.0" | "3" | "2.0" | null;
                         Severity: "Critical" | "High" | "Medium" | "Low" | "Info";
                         ScannerSeverity: "Critical" | "High" | "Medium" | "Low" | "Info";
                         SeverityOverrideReason: string | null;
@@ -7733,6 +7745,13 @@ export interface operations {
                             FileSha256: string;
                             /** @description Bytes as uploaded (compressed, when gzipped). */
                             FileSize: number;
+                            /** @description The latest earlier import of your organisation whose upload had the same SHA-256 (FileSha256): the same file imported again. It is imported all the same, as a re-import. null when no earlier import had it. */
+                            SameFileAs: {
+                                /** Format: uuid */
+                                Id: string;
+                                /** Format: date-time */
+                                CreatedAt: string;
+                            } | null;
                             Counts: {
                                 /** @description Findings first seen in this report. */
                                 New?: number;
@@ -7910,6 +7929,13 @@ export interface operations {
                         FileSha256: string;
                         /** @description Bytes as uploaded (compressed, when gzipped). */
                         FileSize: number;
+                        /** @description The latest earlier import of your organisation whose upload had the same SHA-256 (FileSha256): the same file imported again. It is imported all the same, as a re-import. null when no earlier import had it. */
+                        SameFileAs: {
+                            /** Format: uuid */
+                            Id: string;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        } | null;
                         Counts: {
                             /** @description Findings first seen in this report. */
                             New?: number;
@@ -8178,6 +8204,13 @@ export interface operations {
                         FileSha256: string;
                         /** @description Bytes as uploaded (compressed, when gzipped). */
                         FileSize: number;
+                        /** @description The latest earlier import of your organisation whose upload had the same SHA-256 (FileSha256): the same file imported again. It is imported all the same, as a re-import. null when no earlier import had it. */
+                        SameFileAs: {
+                            /** Format: uuid */
+                            Id: string;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                        } | null;
                         Counts: {
                             /** @description Findings first seen in this report. */
                             New?: number;
@@ -8361,6 +8394,8 @@ export interface operations {
                             Low: number | null;
                             Info: number | null;
                         };
+                        /** @description Days to fix a finding whose vulnerability is in CISA KEV, counted from first seen; the sooner of this and its severity SLA applies. null: by severity alone. (CISA's own due date is shown on the finding as KevDueDate.) */
+                        KevSlaDays: number | null;
                     };
                 };
             };
@@ -8458,6 +8493,8 @@ export interface operations {
                         Low: number | null;
                         Info: number | null;
                     };
+                    /** @description Days to fix a finding whose vulnerability is in CISA KEV, counted from first seen; the sooner of this and its severity SLA applies. null: by severity alone. (CISA's own due date is shown on the finding as KevDueDate.) */
+                    KevSlaDays?: number | null;
                 };
             };
         };
@@ -8477,6 +8514,8 @@ export interface operations {
                             Low: number | null;
                             Info: number | null;
                         };
+                        /** @description Days to fix a finding whose vulnerability is in CISA KEV, counted from first seen; the sooner of this and its severity SLA applies. null: by severity alone. (CISA's own due date is shown on the finding as KevDueDate.) */
+                        KevSlaDays: number | null;
                     };
                 };
             };
@@ -10075,13 +10114,20 @@ export interface operations {
                             Solution: string | null;
                             Cwe: string[];
                             Severity: string;
+                            /** @description The CVSS base score the vulnerability is ranked by: of the highest version that scored it (see CvssVersion); every version is in Cvss2*, Cvss3* and Cvss4*. */
                             CVSSBaseScore: number | null;
+                            /** @description The CVSS version of CVSSBaseScore: the highest version that scored the vulnerability (4.0, else 3.x, else 2.0); "3" for a v3 score given without the vector that tells 3.0 from 3.1; null when no version scored it. */
+                            CvssVersion: "4.0" | "3.1" | "3.0" | "3" | "2.0" | null;
+                            /** @description The vector of CVSSBaseScore, when the scanner or feed gave one. */
                             CvssVector: string | null;
                             EpssScore: number | null;
                             EpssPercentile: number | null;
                             Kev: boolean;
                             KevDateAdded: string | null;
                             KevDueDate: string | null;
+                            /** @description CVSS v3.0 or v3.1, its "CVSS:3.x/" prefix saying which. */
+                            Cvss3Vector: string | null;
+                            Cvss3BaseScore: number | null;
                             Cvss2Vector: string | null;
                             Cvss2BaseScore: number | null;
                             Cvss4Vector: string | null;
@@ -10229,13 +10275,20 @@ export interface operations {
                         Solution: string | null;
                         Cwe: string[];
                         Severity: string;
+                        /** @description The CVSS base score the vulnerability is ranked by: of the highest version that scored it (see CvssVersion); every version is in Cvss2*, Cvss3* and Cvss4*. */
                         CVSSBaseScore: number | null;
+                        /** @description The CVSS version of CVSSBaseScore: the highest version that scored the vulnerability (4.0, else 3.x, else 2.0); "3" for a v3 score given without the vector that tells 3.0 from 3.1; null when no version scored it. */
+                        CvssVersion: "4.0" | "3.1" | "3.0" | "3" | "2.0" | null;
+                        /** @description The vector of CVSSBaseScore, when the scanner or feed gave one. */
                         CvssVector: string | null;
                         EpssScore: number | null;
                         EpssPercentile: number | null;
                         Kev: boolean;
                         KevDateAdded: string | null;
                         KevDueDate: string | null;
+                        /** @description CVSS v3.0 or v3.1, its "CVSS:3.x/" prefix saying which. */
+                        Cvss3Vector: string | null;
+                        Cvss3BaseScore: number | null;
                         Cvss2Vector: string | null;
                         Cvss2BaseScore: number | null;
                         Cvss4Vector: string | null;
@@ -25253,7 +25306,7 @@ export interface operations {
                         CVEReferences: {
                             Name: string;
                         }[];
-                        /** @description CVSS v3 base score, else v4, else v2; `""` when none is known. */
+                        /** @description The CVSS base score of the highest version that scored it (v4.0, else v3.x, else v2.0); `""` when none is known. */
                         CVSSBaseScore: number | "";
                         Solution: string | null;
                     };
@@ -25405,7 +25458,7 @@ export interface operations {
                         CVEReferences: {
                             Name: string;
                         }[];
-                        /** @description CVSS v3 base score, else v4, else v2; `""` when none is known. */
+                        /** @description The CVSS base score of the highest version that scored it (v4.0, else v3.x, else v2.0); `""` when none is known. */
                         CVSSBaseScore: number | "";
                         Solution: string | null;
                         /** @description The scanner’s own id of the check (its rule or plugin id); `""` when it has none. */

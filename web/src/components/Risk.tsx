@@ -65,8 +65,9 @@ export function formatPercentile(percentile: number): string {
 }
 
 /**
- * CISA lists the CVE as exploited in the wild. `compact` for tables ("KEV"); the due date shows
- * in the tooltip and is read out with the badge.
+ * CISA lists the CVE as exploited in the wild. `compact` for tables ("KEV"); CISA's due date (a
+ * deadline for US federal agencies, not the finding's own) shows in the tooltip and is read out
+ * with the badge.
  */
 export function KevBadge({ dueDate, compact = false }: { dueDate?: string | null; compact?: boolean }) {
   return (
@@ -76,7 +77,7 @@ export function KevBadge({ dueDate, compact = false }: { dueDate?: string | null
           Known exploited (CISA KEV)
           {dueDate && (
             <>
-              {', due '}
+              {"; CISA's federal due date "}
               <Day value={dueDate} />
             </>
           )}
@@ -98,7 +99,7 @@ export function KevBadge({ dueDate, compact = false }: { dueDate?: string | null
         )}
         {dueDate && (
           <VisuallyHidden>
-            , due <Day value={dueDate} />
+            , CISA's due date <Day value={dueDate} />
           </VisuallyHidden>
         )}
       </Badge>

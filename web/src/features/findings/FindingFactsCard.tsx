@@ -46,7 +46,11 @@ export function FindingFactsCard({ finding }: { finding: FindingDetail }) {
             '—'
           )}
         </Fact>
-        <Fact label="CVSS">{finding.CVSSBaseScore ?? '—'}</Fact>
+        <Fact label="CVSS">
+          {finding.CVSSBaseScore === null
+            ? '—'
+            : `${finding.CVSSBaseScore}${finding.CvssVersion ? ` (v${finding.CvssVersion})` : ''}`}
+        </Fact>
         <Fact label="EPSS">
           {finding.EpssScore === null ? (
             '—'
@@ -63,8 +67,12 @@ export function FindingFactsCard({ finding }: { finding: FindingDetail }) {
           )}
         </Fact>
         {finding.KevDueDate && (
-          <Fact label="KEV due date">
+          <Fact label="CISA KEV due date">
             <Day value={finding.KevDueDate} />
+            <Text component="span" size="sm" c="dimmed">
+              {' '}
+              (CISA's deadline for US federal agencies, for context; this finding is due by your KEV SLA)
+            </Text>
           </Fact>
         )}
         <Fact label="Location">{describeLocation(finding.Location)}</Fact>

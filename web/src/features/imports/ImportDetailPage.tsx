@@ -1,4 +1,4 @@
-import { Anchor, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
 import { Link, useParams } from 'react-router';
 import { type Import, useImport, useImportFormats } from '../../api/imports';
@@ -6,7 +6,7 @@ import { DateTime } from '../../components/DateTime';
 import { Fact } from '../../components/Fact';
 import { PageSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
-import { IconArrowLeft } from '../../icons';
+import { IconArrowLeft, IconCopy } from '../../icons';
 import { formatBytes, formatDuration, importName } from './format';
 import { ImportResult } from './ImportResult';
 import { ImportStateBadge } from './ImportStateBadge';
@@ -57,6 +57,16 @@ function ImportView({ item }: { item: Import }) {
           <DateTime value={item.CreatedAt} />
         </Text>
       </div>
+
+      {item.SameFileAs && (
+        <Alert variant="light" color="blue" icon={<IconCopy />} title="The same file as an earlier import">
+          This file has the same SHA-256 as the{' '}
+          <Anchor component={Link} to={`/imports/${item.SameFileAs.Id}`} inherit>
+            import of <DateTime value={item.SameFileAs.CreatedAt} />
+          </Anchor>
+          . It was imported again all the same: its findings count as seen again.
+        </Alert>
+      )}
 
       <Card withBorder padding="lg" radius="md" component="section" aria-labelledby="result-title">
         <Title order={2} size="h4" id="result-title" mb="sm">

@@ -45,12 +45,14 @@ export default function SettingsPage() {
           Time to fix (SLA)
         </Title>
         <Text size="sm" c="dimmed" mb="md">
-          Days to fix a finding of each severity, counted from when it was first seen. Leave a field empty for
-          no deadline. New due dates apply to findings created or re-scored from now on.
+          Days to fix a finding of each severity, counted from when it was first seen. A finding whose
+          vulnerability is known exploited (CISA KEV) is due by the KEV days when that comes sooner; CISA's
+          own due date is shown on the finding for context. Leave a field empty for no deadline. New due dates
+          apply to findings created or re-scored from now on.
         </Text>
         {settings.isPending ? (
-          <SimpleGrid cols={{ base: 1, xs: 2, sm: 5 }} role="status" aria-label="Loading settings">
-            {SEVERITIES.map((severity) => (
+          <SimpleGrid cols={{ base: 1, xs: 2, sm: 6 }} role="status" aria-label="Loading settings">
+            {[...SEVERITIES, KEV].map((severity) => (
               <Skeleton key={severity} height={60} />
             ))}
           </SimpleGrid>
@@ -65,37 +67,50 @@ export default function SettingsPage() {
   );
 }
 
+/** The form's field for the KEV SLA, next to the severities' (KevSlaDays in the API). */
+const KEV = 'Kev';
+
+const validDays = (value: number | string | undefined): number | null | undefined => {
+  if (value === '' || value === undefined) return null;
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 3650
+    ? value
+    : undefined;
+};
+
 function SlaForm({ settings, canSave }: { settings: Settings; canSave: boolean }) {
   const save = useSaveSettings();
-  const [days, setDays] = useState<Record<string, number | string>>(() =>
-    Object.fromEntries(SEVERITIES.map((severity) => [severity, settings.SlaDays[severity] ?? ''])),
-  );
+  const [days, setDays] = useState<Record<string, number | string>>(() => ({
+    ...Object.fromEntries(SEVERITIES.map((severity) => [severity, settings.SlaDays[severity] ?? ''])),
+    [KEV]: settings.KevSlaDays ?? '',
+  }));
   const [errors, setErrors] = useState<Record<string, string | undefined>>({});
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const found: Record<string, string | undefined> = {};
     const body = {} as SlaDays;
+    const invalid = 'Enter whole days from 1 to 3650, or leave empty.';
     for (const severity of SEVERITIES) {
-      const value = days[severity];
-      if (value === '' || value === undefined) body[severity] = null;
-      else if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 3650)
-        body[severity] = value;
-      else found[severity] = 'Enter whole days from 1 to 3650, or leave empty.';
+      const value = validDays(days[severity]);
+      if (value === undefined) found[severity] = invalid;
+      else body[severity] = value;
     }
+    const kev = validDays(days[KEV]);
+    if (kev === undefined) found[KEV] = invalid;
     setErrors(found);
-    if (Object.values(found).some(Boolean)) return;
+    if (Object.values(found).some(Boolean) || kev === undefined) return;
     save.mutate(
-      { SlaDays: body },
+      { SlaDays: body, KevSlaDays: kev },
       {
         onSuccess: () => notifications.show({ color: 'green', message: 'Settings saved.' }),
         onError: (error) => {
           if (!(error instanceof ApiError)) return;
-          setErrors(
-            Object.fromEntries(
+          setErrors({
+            ...Object.fromEntries(
               SEVERITIES.map((severity) => [severity, error.fieldError(`/SlaDays/${severity}`)]),
             ),
-          );
+            [KEV]: error.fieldError('/KevSlaDays'),
+          });
         },
       },
     );
@@ -107,11 +122,11 @@ function SlaForm({ settings, canSave }: { settings: Settings; canSave: boolean }
     <form onSubmit={submit} noValidate aria-labelledby="sla-title">
       <Stack gap="md">
         {!fieldErrors && <ErrorAlert error={save.error} />}
-        <SimpleGrid cols={{ base: 1, xs: 2, sm: 5 }} spacing="sm">
-          {SEVERITIES.map((severity) => (
+        <SimpleGrid cols={{ base: 1, xs: 2, sm: 6 }} spacing="sm">
+          {[...SEVERITIES, KEV].map((severity) => (
             <NumberInput
               key={severity}
-              label={severity}
+              label={severity === KEV ? 'Known exploited (KEV)' : severity}
               placeholder="No deadline"
               suffix={days[severity] === 1 ? ' day' : ' days'}
               min={1}

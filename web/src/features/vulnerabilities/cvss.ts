@@ -101,13 +101,14 @@ export function readVector(raw: string, score: number | null, assumed: string): 
 }
 
 /**
- * The assessments a vulnerability carries itself (the report's, or copied from feeds before):
- * v3, v4, v2; a score without a vector is an assessment without a breakdown.
+ * The assessments a vulnerability carries itself (the report's, or copied from feeds before),
+ * highest version first as they rank: v4, v3, v2; a score without a vector is an assessment
+ * without a breakdown.
  */
 export function ownAssessments(v: Vulnerability): CvssAssessment[] {
   const pairs: [vector: string | null, score: number | null, assumed: string][] = [
-    [v.CvssVector, v.CVSSBaseScore, '3.1'],
     [v.Cvss4Vector, v.Cvss4BaseScore, '4.0'],
+    [v.Cvss3Vector, v.Cvss3BaseScore, '3.1'],
     [v.Cvss2Vector, v.Cvss2BaseScore, '2.0'],
   ];
   const found: CvssAssessment[] = [];
@@ -135,4 +136,16 @@ export function metricName(version: string, metric: CvssMetric): string {
   if (/^V[CIA]$/.test(metric.Key)) return `${metric.Name} (vulnerable system)`;
   if (/^S[CIA]$/.test(metric.Key)) return `${metric.Name} (subsequent systems)`;
   return metric.Name;
+}
+
+/** "3.1" and "3.x" are both v3: a feed's v3 assessment stands for the report's. */
+const major = (version: string) => version.split('.')[0];
+
+/**
+ * The feeds' assessments of the CVE, and the vulnerability's own of every version the feeds do
+ * not rate (a scanner's CVSS v2 for a CVE NVD rates only with v3), so that no version is hidden.
+ */
+export function allAssessments(feeds: CvssAssessment[], v: Vulnerability): CvssAssessment[] {
+  const rated = new Set(feeds.map((a) => major(a.Version)));
+  return [...feeds, ...ownAssessments(v).filter((a) => !rated.has(major(a.Version)))];
 }
