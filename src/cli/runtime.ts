@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { sql } from 'kysely';
 import { openInvalidationBus } from '../background.js';
 import { type Config, loadConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
+import { migrateToLatest, wasMigrated } from '../db/migrate.js';
 import { type Clock, systemClock } from '../lib/clock.js';
 import type { InvalidationBus } from '../lib/invalidation-bus.js';
 import type { Organization } from '../modules/organizations/service.js';
@@ -87,14 +86,6 @@ function embeddedExists(dataDir: string): boolean {
   return dataDir !== 'memory://' && fs.existsSync(path.join(dataDir, 'PG_VERSION'));
 }
 
-/** Whether Rampart's migrations were ever applied to a PostgreSQL database. */
-async function rampartTablesExist(database: Database): Promise<boolean> {
-  const result = await sql<{
-    found: string | null;
-  }>`select to_regclass('kysely_migration')::text as found`.execute(database.db);
-  return result.rows[0]?.found != null;
-}
-
 export interface RuntimeOptions {
   /**
    * Seconds a verified API key stays cached: 0 (the default) for a command, which verifies none;
@@ -124,7 +115,7 @@ export async function openRuntime(
   const database = await openDatabase(config, { command });
   let bus: InvalidationBus | undefined;
   try {
-    if (options.existing && database.kind === 'postgresql' && !(await rampartTablesExist(database)))
+    if (options.existing && database.kind === 'postgresql' && !(await wasMigrated(database.db)))
       throw new NoDatabaseError(config);
     // A revoke from the CLI reaches running servers' caches through Redis when it is configured.
     bus = openInvalidationBus(config);
