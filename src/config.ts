@@ -34,7 +34,11 @@ export const ENV_VARS = {
   RAMPART_THROTTLE_WINDOW: 'Throttle window in seconds (default 60).',
   RAMPART_THROTTLE_ROUTES: 'Per-route overrides as JSON: {"<operationId>": {"Limit": n, "Window": seconds}}.',
   RAMPART_LOGIN_THROTTLE_LIMIT:
-    'Sign-in attempts per window per account and per source address (default 10).',
+    'Sign-in attempts per window for one account from one source address (default 10).',
+  RAMPART_LOGIN_THROTTLE_ACCOUNT_LIMIT:
+    'Sign-in attempts per window for one account from all addresses together (default 30).',
+  RAMPART_LOGIN_THROTTLE_ADDRESS_LIMIT:
+    'Sign-in attempts per window from one source address, whatever the accounts (default 100).',
   RAMPART_LOGIN_THROTTLE_WINDOW: 'Sign-in throttle window in seconds (default 300).',
   RAMPART_SESSION_IDLE_MINUTES: 'A web session ends after this many minutes without a request (default 30).',
   RAMPART_SESSION_MAX_HOURS: 'A web session ends this many hours after sign-in, active or not (default 12).',
@@ -87,7 +91,8 @@ export const ENV_VARS = {
   RAMPART_TRUST_PROXY: 'true when behind a reverse proxy that sets X-Forwarded-For (default false).',
   RAMPART_SHUTDOWN_TIMEOUT: 'Seconds to drain requests on SIGTERM/SIGINT before forcing exit (default 10).',
   RAMPART_ADMIN_EMAIL: 'Email of the Admin that `serve` makes sure exists (default admin@rampart.local).',
-  RAMPART_ADMIN_PASSWORD: 'Password of that Admin when first created (default: generated and printed once).',
+  RAMPART_ADMIN_PASSWORD:
+    'Password of that Admin when first created (default: generated and printed once); ignored, with a warning, once it exists: use `rampart user reset-password`.',
 } as const;
 
 export type EnvVarName = keyof typeof ENV_VARS;
@@ -144,6 +149,8 @@ export const ConfigSchema = Type.Object({
   throttleWindowSeconds: PositiveInt(60, 86400),
   throttleRoutes: Type.Record(Type.String(), RouteThrottle, { default: {} }),
   loginThrottleLimit: PositiveInt(10),
+  loginThrottleAccountLimit: PositiveInt(30),
+  loginThrottleAddressLimit: PositiveInt(100),
   loginThrottleWindowSeconds: PositiveInt(300, 86400),
   sessionIdleMinutes: PositiveInt(30, 7 * 24 * 60),
   sessionMaxHours: PositiveInt(12, 24 * 90),
@@ -210,6 +217,8 @@ const SOURCES: Record<
   RAMPART_THROTTLE_WINDOW: { field: 'throttleWindowSeconds', kind: 'int' },
   RAMPART_THROTTLE_ROUTES: { field: 'throttleRoutes', kind: 'json' },
   RAMPART_LOGIN_THROTTLE_LIMIT: { field: 'loginThrottleLimit', kind: 'int' },
+  RAMPART_LOGIN_THROTTLE_ACCOUNT_LIMIT: { field: 'loginThrottleAccountLimit', kind: 'int' },
+  RAMPART_LOGIN_THROTTLE_ADDRESS_LIMIT: { field: 'loginThrottleAddressLimit', kind: 'int' },
   RAMPART_LOGIN_THROTTLE_WINDOW: { field: 'loginThrottleWindowSeconds', kind: 'int' },
   RAMPART_SESSION_IDLE_MINUTES: { field: 'sessionIdleMinutes', kind: 'int' },
   RAMPART_SESSION_MAX_HOURS: { field: 'sessionMaxHours', kind: 'int' },

@@ -8,10 +8,11 @@ import {
   orgCreateCommand,
   orgListCommand,
   userCreateCommand,
+  userResetPasswordCommand,
 } from './cli/commands.js';
 import { ImportNeedsAttentionError, importCommand } from './cli/import.js';
 import { intelLoadCommand, intelStatusCommand, intelSyncCommand } from './cli/intel.js';
-import type { CliEnv } from './cli/runtime.js';
+import { type CliEnv, NoDatabaseError } from './cli/runtime.js';
 import { DEFAULT_STATE_FILE, scanNodeCommand } from './cli/scan-node.js';
 import { serveCommand } from './cli/serve.js';
 import { ConfigError } from './config.js';
@@ -20,7 +21,15 @@ import { AppError } from './problems/app-error.js';
 import { VERSION } from './version.js';
 
 /** Exit codes, documented in the README. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, config: 3, locked: 4, attention: 5 } as const;
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  config: 3,
+  locked: 4,
+  attention: 5,
+  noDatabase: 6,
+} as const;
 
 type Action = (opts: Record<string, unknown>, command: Command) => Promise<void>;
 
@@ -66,6 +75,16 @@ function buildProgram(cli: CliEnv, onServe: (stop: () => Promise<void>) => void)
       .option('--name <name>', 'display name (default: the email name)')
       .option('--org <orgId>', 'organisation id (default: the first organisation)'),
   ).action(run((o) => userCreateCommand(cli, o as never)));
+  json(
+    user
+      .command('reset-password')
+      .description(
+        "set a new password for a user (a lost Admin password) and end the user's sessions; " +
+          'on the embedded database only while the server is stopped',
+      )
+      .argument('<email>', "the user's sign-in email")
+      .option('--password-stdin', 'read the new password from stdin instead of generating one'),
+  ).action(run((o, c) => userResetPasswordCommand(cli, { ...o, email: c.args[0] as string })));
 
   const apikey = program.command('apikey').description('API keys');
   json(
@@ -173,6 +192,7 @@ export async function runCli(
     }
     if (error instanceof ConfigError) return fail(EXIT.config, error.message, { Problems: error.problems });
     if (error instanceof DatabaseLockedError) return fail(EXIT.locked, error.message);
+    if (error instanceof NoDatabaseError) return fail(EXIT.noDatabase, error.message);
     if (error instanceof ImportNeedsAttentionError) return fail(EXIT.attention, error.message);
     if (error instanceof AppError) return fail(EXIT.failed, error.detail, { Status: error.problem.status });
     return fail(EXIT.failed, (error as Error).message ?? String(error));
@@ -186,6 +206,7 @@ async function main(): Promise<void> {
   const cli: CliEnv = {
     env: process.env,
     out: { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) },
+    stdin: process.stdin,
     exit: (code) => process.exit(code),
   };
   const argv = process.argv.slice(2);

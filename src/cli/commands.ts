@@ -1,12 +1,15 @@
+import { DatabaseLockedError } from '../db/lock.js';
 import { ROLES, type Role } from '../db/schema.js';
 import { loadDemo, removeDemo } from '../demo/seed.js';
 import type { ApiKey } from '../modules/apikeys/service.js';
 import type { ServiceContext } from '../modules/context.js';
 import { AppError } from '../problems/app-error.js';
 import { Problems } from '../problems/catalogue.js';
-import { type CliEnv, openRuntime, type Runtime } from './runtime.js';
+import { type CliEnv, openRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 
 const CLI_ACTOR: ServiceContext['actor'] = { type: 'cli', id: null };
+// Commands that only read: they never create a database where there is none.
+const READ_ONLY: RuntimeOptions = { existing: true };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface JsonFlag {
@@ -17,8 +20,13 @@ function print(cli: CliEnv, opts: JsonFlag, json: unknown, text: string): void {
   cli.out.stdout(opts.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
 }
 
-async function withRuntime<T>(cli: CliEnv, command: string, fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const rt = await openRuntime(cli, command);
+async function withRuntime<T>(
+  cli: CliEnv,
+  command: string,
+  fn: (rt: Runtime) => Promise<T>,
+  options: RuntimeOptions = {},
+): Promise<T> {
+  const rt = await openRuntime(cli, command, undefined, options);
   try {
     return await fn(rt);
   } finally {
@@ -81,15 +89,20 @@ export async function orgCreateCommand(cli: CliEnv, opts: JsonFlag & { name: str
 }
 
 export async function orgListCommand(cli: CliEnv, opts: JsonFlag): Promise<void> {
-  await withRuntime(cli, 'org list', async (rt) => {
-    const orgs = await rt.services.organizations.list();
-    print(
-      cli,
-      opts,
-      orgs.map((o) => ({ Id: o.id, Name: o.name, CreatedAt: o.createdAt.toISOString() })),
-      orgs.map((o) => `${o.id}  ${o.name}`).join('\n'),
-    );
-  });
+  await withRuntime(
+    cli,
+    'org list',
+    async (rt) => {
+      const orgs = await rt.services.organizations.list();
+      print(
+        cli,
+        opts,
+        orgs.map((o) => ({ Id: o.id, Name: o.name, CreatedAt: o.createdAt.toISOString() })),
+        orgs.map((o) => `${o.id}  ${o.name}`).join('\n'),
+      );
+    },
+    READ_ONLY,
+  );
 }
 
 export async function userCreateCommand(
@@ -117,6 +130,74 @@ export async function userCreateCommand(
         (opts.password ? '' : '\nThe user has no password yet, so cannot sign in; API keys work.'),
     );
   });
+}
+
+/** At most this much is read from stdin for a password: a password is at most 256 characters. */
+const MAX_STDIN_BYTES = 4096;
+
+/** The password given on stdin: its first line, without the line break. */
+async function readPasswordFromStdin(cli: CliEnv): Promise<string> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of cli.stdin ?? []) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    chunks.push(buffer);
+    bytes += buffer.length;
+    if (bytes > MAX_STDIN_BYTES) break;
+  }
+  const password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/, 1)[0] ?? '';
+  if (password === '')
+    throw AppError.of(
+      Problems.ValidationFailed,
+      'The password read from stdin is empty: give it on the first line, e.g. printf %s "$PASSWORD" | rampart user reset-password EMAIL --password-stdin',
+    );
+  return password;
+}
+
+/**
+ * `rampart user reset-password EMAIL [--password-stdin]`: the way back from a lost password (an
+ * Admin's included). A generated password is printed once; the user's sessions end. On the
+ * embedded database the server must be stopped (it holds the database); on PostgreSQL any time.
+ */
+export async function userResetPasswordCommand(
+  cli: CliEnv,
+  opts: JsonFlag & { email: string; passwordStdin?: boolean },
+): Promise<void> {
+  const chosen = opts.passwordStdin ? await readPasswordFromStdin(cli) : undefined;
+  try {
+    await withRuntime(
+      cli,
+      'user reset-password',
+      async (rt) => {
+        const user = await userByEmail(rt, opts.email);
+        const password = await rt.services.users.resetPassword(
+          { organizationId: user.organizationId, actor: CLI_ACTOR },
+          user.id,
+          chosen,
+        );
+        const generated = chosen === undefined ? password : null;
+        print(
+          cli,
+          opts,
+          { Email: user.email, Password: generated, SessionsEnded: true },
+          generated
+            ? `New password for ${user.email}: ${generated}\nIt is shown only now: store it safely. Their sessions have ended.`
+            : `The password of ${user.email} was set from stdin. Their sessions have ended.`,
+        );
+      },
+      { existing: true },
+    );
+  } catch (error) {
+    if (error instanceof DatabaseLockedError)
+      throw new DatabaseLockedError(
+        error.dataDir,
+        error.holder,
+        'On the embedded database a password is reset only while the server is stopped. ' +
+          'Stop the server, then run rampart user reset-password again; or, signed in as another Admin, ' +
+          'reset it in the web app (Users).',
+      );
+    throw error;
+  }
 }
 
 export async function apiKeyCreateCommand(
@@ -154,19 +235,24 @@ export async function apiKeyCreateCommand(
 }
 
 export async function apiKeyListCommand(cli: CliEnv, opts: JsonFlag & { user: string }): Promise<void> {
-  await withRuntime(cli, 'apikey list', async (rt) => {
-    const user = await userByEmail(rt, opts.user);
-    const keys = await rt.services.apiKeys.listForUser(
-      { organizationId: user.organizationId, actor: CLI_ACTOR },
-      user.id,
-    );
-    const rows = keys.map(
-      (k) =>
-        `${k.accessKey}  ${k.status.padEnd(7)}  created ${k.createdAt.toISOString()}  last used ${iso(k.lastUsedAt) ?? 'never'}` +
-        `  expires ${iso(k.expiresAt) ?? 'never'}  ${k.name}`,
-    );
-    print(cli, opts, keys.map(keyJson), rows.length ? rows.join('\n') : `${user.email} has no API keys.`);
-  });
+  await withRuntime(
+    cli,
+    'apikey list',
+    async (rt) => {
+      const user = await userByEmail(rt, opts.user);
+      const keys = await rt.services.apiKeys.listForUser(
+        { organizationId: user.organizationId, actor: CLI_ACTOR },
+        user.id,
+      );
+      const rows = keys.map(
+        (k) =>
+          `${k.accessKey}  ${k.status.padEnd(7)}  created ${k.createdAt.toISOString()}  last used ${iso(k.lastUsedAt) ?? 'never'}` +
+          `  expires ${iso(k.expiresAt) ?? 'never'}  ${k.name}`,
+      );
+      print(cli, opts, keys.map(keyJson), rows.length ? rows.join('\n') : `${user.email} has no API keys.`);
+    },
+    READ_ONLY,
+  );
 }
 
 export async function apiKeyRevokeCommand(

@@ -79,7 +79,7 @@ export async function intelLoadCommand(cli: CliEnv, paths: string[], opts: Intel
  * application, so that a knowledge base shipped long ago is not taken for today's.
  */
 export async function intelStatusCommand(cli: CliEnv, opts: { json?: boolean }): Promise<void> {
-  const rt = await openRuntime(cli, 'intel status');
+  const rt = await openRuntime(cli, 'intel status', undefined, { existing: true });
   try {
     const status = await rt.services.intel.feedStatus();
     const rows = toFeedItems(status).map((f) => ({

@@ -1,8 +1,10 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { openInvalidationBus } from '../background.js';
 import { type Config, loadConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
+import { migrateToLatest, wasMigrated } from '../db/migrate.js';
 import { type Clock, systemClock } from '../lib/clock.js';
 import type { InvalidationBus } from '../lib/invalidation-bus.js';
 import type { Organization } from '../modules/organizations/service.js';
@@ -17,6 +19,8 @@ export interface Output {
 export interface CliEnv {
   env: Record<string, string | undefined>;
   out: Output;
+  /** What `--password-stdin` reads (process.stdin in the real command). */
+  stdin?: Readable;
   /** The application's time; tests pass a fixed one (default: the system's). */
   clock?: Clock;
   /** The engines of `rampart scan-node` (default: the built-in ones); tests pass a stand-in. */
@@ -48,12 +52,51 @@ export function readConfig(cli: CliEnv): Config {
   return loadConfig(cli.env, (p) => fs.readFileSync(p, 'utf8'));
 }
 
+/** How a command names its database (first line on stderr): never with the password. */
+export function describeDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): string {
+  if (!config.databaseUrl) {
+    if (config.dataDir === 'memory://') return 'Using a throwaway embedded database in memory';
+    return `Using the embedded database at ${path.resolve(config.dataDir)}`;
+  }
+  return `Using PostgreSQL at ${postgresWhere(config.databaseUrl)}`;
+}
+
+/** `host:port/database` of a PostgreSQL URL, without user or password. */
+function postgresWhere(url: string): string {
+  try {
+    const u = new URL(url);
+    const host = u.hostname || u.searchParams.get('host') || 'localhost';
+    return `${host}:${u.port || 5432}${u.pathname || '/'}`;
+  } catch {
+    return 'the server of DATABASE_URL';
+  }
+}
+
+/** A command that only reads found no Rampart database where it was told to look. */
+export class NoDatabaseError extends Error {
+  constructor(config: Pick<Config, 'databaseUrl' | 'dataDir'>) {
+    const where = config.databaseUrl ? postgresWhere(config.databaseUrl) : path.resolve(config.dataDir);
+    super(`no Rampart database at ${where} (set RAMPART_DATA_DIR or DATABASE_URL)`);
+    this.name = 'NoDatabaseError';
+  }
+}
+
+/** Whether Rampart's embedded database exists in the data directory (without creating anything). */
+function embeddedExists(dataDir: string): boolean {
+  return dataDir !== 'memory://' && fs.existsSync(path.join(dataDir, 'PG_VERSION'));
+}
+
 export interface RuntimeOptions {
   /**
    * Seconds a verified API key stays cached: 0 (the default) for a command, which verifies none;
    * the server's RAMPART_AUTH_CACHE_SECONDS for `rampart serve`.
    */
   authCacheSeconds?: number;
+  /**
+   * The command only reads (or changes what must already be there): it refuses, with
+   * NoDatabaseError, where there is no Rampart database, instead of creating one.
+   */
+  existing?: boolean;
 }
 
 /**
@@ -66,9 +109,14 @@ export async function openRuntime(
   config = readConfig(cli),
   options: RuntimeOptions = {},
 ): Promise<Runtime> {
+  cli.out.stderr(`${describeDatabase(config)}\n`);
+  if (options.existing && !config.databaseUrl && !embeddedExists(config.dataDir))
+    throw new NoDatabaseError(config);
   const database = await openDatabase(config, { command });
   let bus: InvalidationBus | undefined;
   try {
+    if (options.existing && database.kind === 'postgresql' && !(await wasMigrated(database.db)))
+      throw new NoDatabaseError(config);
     // A revoke from the CLI reaches running servers' caches through Redis when it is configured.
     bus = openInvalidationBus(config);
     const services = buildServices(database, cli.clock ?? systemClock, bus, {

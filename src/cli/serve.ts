@@ -40,6 +40,15 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
       database: rt.database,
       graph: { services: rt.services, bus: rt.bus },
     });
+    if (!admin.created && config.adminPassword !== undefined) {
+      // The variable only sets the first Admin's password; silence would let one believe it worked.
+      const ignored =
+        `RAMPART_ADMIN_PASSWORD was ignored: ${admin.user.email} already exists and keeps its password. ` +
+        `To set a new one, ${rt.database.kind === 'embedded' ? 'stop the server and ' : ''}run: ` +
+        `rampart user reset-password ${admin.user.email} (add --password-stdin to give it on stdin).`;
+      app.log.warn(ignored);
+      cli.out.stderr(`${ignored}\n`);
+    }
     built = app;
     await app.listen({ port: config.port, host: config.host }).catch((error) => {
       throw listenError(error, config);

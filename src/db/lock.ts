@@ -12,13 +12,14 @@ export class DatabaseLockedError extends Error {
   constructor(
     readonly dataDir: string,
     readonly holder: LockHolder,
+    /** What to do instead, when the command knows better than the general advice. */
+    advice = 'The embedded database admits one process at a time. Either stop that process and run this ' +
+      'command again, or do this through the running server (its API or web app), or set ' +
+      'DATABASE_URL to a PostgreSQL server, which many processes can share.',
   ) {
     super(
       `The embedded database in ${dataDir} is in use by another Rampart process ` +
-        `(pid ${holder.pid}, "rampart ${holder.command}", since ${holder.startedAt}).\n` +
-        'The embedded database admits one process at a time. Either stop that process and run this ' +
-        'command again, or do this through the running server (its API or web app), or set ' +
-        'DATABASE_URL to a PostgreSQL server, which many processes can share.',
+        `(pid ${holder.pid}, "rampart ${holder.command}", since ${holder.startedAt}).\n${advice}`,
     );
     this.name = 'DatabaseLockedError';
   }

@@ -13,6 +13,18 @@ export class MigrationError extends Error {
 }
 
 /**
+ * Whether Rampart's migrations were ever applied to this database (its migration table exists),
+ * found without creating anything.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: asked of any schema
+export async function wasMigrated(db: Kysely<any>): Promise<boolean> {
+  const result = await sql<{
+    found: string | null;
+  }>`select to_regclass('kysely_migration')::text as found`.execute(db);
+  return result.rows[0]?.found != null;
+}
+
+/**
  * Applies every pending migration, then every SQL function whose definition changed; returns the
  * names of the migrations applied now (empty when up to date).
  */

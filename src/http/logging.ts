@@ -13,6 +13,38 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
+// Query parameters whose values are secrets: ApiSecretKey, SecretKey, client_secret, password,
+// access_token… A client that puts its key in the URL must not have it kept in every log.
+const SECRET_PARAMETER = /secret|passw|token/i;
+const REDACTED = '[redacted]';
+
+function parameterName(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw; // Malformed percent-encoding: judged as it was sent.
+  }
+}
+
+/**
+ * The URL as it may be logged: the values of secret query parameters (SECRET_PARAMETER, by
+ * their name, percent-decoded, in any case) replaced by `[redacted]`; the rest as it came.
+ */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q === -1) return url;
+  const query = url.slice(q + 1);
+  // Most request URLs carry no query, or nothing like a secret in it (nor an encoded name that
+  // could hide one): they are logged as they are, without splitting.
+  if (!SECRET_PARAMETER.test(query) && !query.includes('%')) return url;
+  const pairs = query.split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    if (eq === -1 || !SECRET_PARAMETER.test(parameterName(pair.slice(0, eq)))) return pair;
+    return `${pair.slice(0, eq + 1)}${REDACTED}`;
+  });
+  return `${url.slice(0, q + 1)}${pairs.join('&')}`;
+}
+
 /** How long a line may wait in the log buffer when the server is quiet. */
 export const LOG_FLUSH_MS = 1000;
 
@@ -173,7 +205,13 @@ export class RequestLineWriter {
     const ms = Math.round(reply.elapsedTime * 10) / 10;
     if (!this.stream || !this.time) {
       this.logger.info(
-        { reqId: request.id, method: request.method, url: request.url, statusCode: reply.statusCode, ms },
+        {
+          reqId: request.id,
+          method: request.method,
+          url: redactUrl(request.url),
+          statusCode: reply.statusCode,
+          ms,
+        },
         'request completed',
       );
       return;
@@ -182,7 +220,7 @@ export class RequestLineWriter {
     // The method is one of Node's known tokens; the id and URL come from the client and are escaped.
     this.stream.write(
       `{"level":30${this.time()}${this.bindings},"reqId":${JSON.stringify(request.id)},"method":"${request.method}",` +
-        `"url":${JSON.stringify(request.url)},"statusCode":${reply.statusCode},"ms":${ms},` +
+        `"url":${JSON.stringify(redactUrl(request.url))},"statusCode":${reply.statusCode},"ms":${ms},` +
         `"${this.messageKey}":"request completed"}\n`,
     );
   }
@@ -271,7 +309,7 @@ export class RequestLogController extends LogController {
       reply.log.error(
         {
           method: request.method,
-          url: request.url,
+          url: redactUrl(request.url),
           statusCode: reply.statusCode,
           ms: Math.round(reply.elapsedTime * 10) / 10,
           err: error,

@@ -11,10 +11,45 @@ const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
   "font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
 
-/** Client-side routes: everything except the API and its documentation. */
+/**
+ * The first path segment of every page of the web app (web/src/routes.tsx; a test keeps the two
+ * in step). Only these, the pages under them and `/` are answered with index.html: any other path
+ * (`/metrics`, `/healthz`, a scanner's probe) is a 404, so that a monitoring probe is never told
+ * that something it looks for is there.
+ */
+export const APP_ROUTES: ReadonlySet<string> = new Set([
+  'sign-in',
+  'findings',
+  'top-risks',
+  'vulnerabilities',
+  'assets',
+  'tickets',
+  'imports',
+  'discovery',
+  'system-scans',
+  'web-scans',
+  'scan-groups',
+  'settings',
+  'profile',
+  'users',
+  'feeds',
+  'scan-nodes',
+]);
+
+/** Whether a path is a page of the web app, or under one (matched case-insensitively, as routes are). */
 export function isAppPath(urlPath: string): boolean {
-  return !/^\/(api|apidoc)(\/|$)/i.test(urlPath);
+  const segments = urlPath.split('/').filter((s) => s !== '');
+  if (segments.length === 0) return true;
+  return APP_ROUTES.has(segments[0]!.toLowerCase());
 }
+
+/** Whether a request asks for a page by name (a browser navigating), not for any answer at all. */
+export function asksForHtml(request: FastifyRequest): boolean {
+  return /\btext\/html\b/i.test(request.headers.accept ?? '');
+}
+
+/** Answers with the app's index.html, with this status. */
+export type WebAppFallback = (request: FastifyRequest, reply: FastifyReply, status?: number) => FastifyReply;
 
 /**
  * Serves the built web app's files, when it has been built. Returns the fallback that answers
@@ -23,7 +58,7 @@ export function isAppPath(urlPath: string): boolean {
 export async function registerWebApp(
   app: FastifyInstance,
   webDir = WEB_DIR,
-): Promise<((request: FastifyRequest, reply: FastifyReply) => FastifyReply) | undefined> {
+): Promise<WebAppFallback | undefined> {
   if (!fs.existsSync(path.join(webDir, 'index.html'))) return undefined;
   await app.register(fastifyStatic, {
     root: webDir,
@@ -37,8 +72,9 @@ export async function registerWebApp(
       }
     },
   });
-  return (_request, reply) =>
+  return (_request, reply, status = 200) =>
     reply
+      .code(status)
       .header('cache-control', 'no-cache')
       .header('content-security-policy', CSP)
       .header('x-frame-options', 'DENY')

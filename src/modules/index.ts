@@ -55,6 +55,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
       syncUrls: syncUrlsOf(config),
       syncHours: config.intelSyncHours,
       sources: sourceList(officialSourcesOf(config)),
+      maxUploadBytes: config.intelMaxBytes,
     }),
     jobRoutes(s.jobs),
     scanNodeRoutes(s.scanNodes, s.scanRuns),
@@ -90,8 +91,12 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
       users: s.users,
       organizations: s.organizations,
       baseUrl: config.baseUrl,
-      loginLimit: config.loginThrottleLimit,
-      loginWindowSeconds: config.loginThrottleWindowSeconds,
+      loginLimits: {
+        accountAtAddress: config.loginThrottleLimit,
+        account: config.loginThrottleAccountLimit,
+        address: config.loginThrottleAddressLimit,
+        windowSeconds: config.loginThrottleWindowSeconds,
+      },
     }),
   ];
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRuntime } from '../../src/cli/runtime.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { EXIT, runCli } from '../../src/main.js';
 import { runCliCapturing } from '../helpers/cli.js';
@@ -12,7 +13,8 @@ function cliFor(env: Record<string, string>) {
   const run = (...argv: string[]) => runCliCapturing(env, argv);
   const json = async (...argv: string[]) => {
     const r = await run(...argv, '--json');
-    expect(r.stderr, r.stderr).toBe('');
+    // Nothing on stderr but the database the command opened.
+    expect(r.stderr, r.stderr).toMatch(/^Using (the embedded database at \/|PostgreSQL at )[^\n]+\n$/);
     expect(r.code).toBe(EXIT.ok);
     return JSON.parse(r.stdout);
   };
@@ -118,7 +120,10 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
       '--json',
     );
     expect(unknownOrg.code).toBe(EXIT.failed);
-    expect(JSON.parse(unknownOrg.stderr)).toMatchObject({ Status: 404 });
+    // The database it opened, then the error as one JSON line.
+    const [opened, error] = unknownOrg.stderr.trimEnd().split('\n');
+    expect(opened).toMatch(/^Using /);
+    expect(JSON.parse(error!)).toMatchObject({ Status: 404 });
     const missing = await cli.run('user', 'create', '--role', 'Analyst');
     expect(missing.code).toBe(EXIT.usage);
     expect(missing.stderr).toContain("required option '--email <email>' not specified");
@@ -292,6 +297,86 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
     expect(cut.stdout).toMatch(/nvd load failed: .*line \d+, column \d+/);
   });
 
+  // Each step opens the embedded database anew: slow on a busy machine.
+  it('user reset-password prints a new password once and ends the sessions; or reads one from stdin', {
+    timeout: 300_000,
+  }, async () => {
+    const email = 'forgetful@example.com';
+    await cli.json(
+      'user',
+      'create',
+      '--email',
+      email,
+      '--role',
+      'admin',
+      '--password',
+      'the first passphrase',
+    );
+    const signIn = async (password: string) => {
+      const rt = await openRuntime({ env, out: { stdout: () => {}, stderr: () => {} } }, 'test');
+      try {
+        return (await rt.services.sessions.signIn(email, password, { ipAddress: null, userAgent: null }))
+          .token;
+      } finally {
+        await rt.close();
+      }
+    };
+    const stillSignedIn = async (token: string) => {
+      const rt = await openRuntime({ env, out: { stdout: () => {}, stderr: () => {} } }, 'test');
+      try {
+        return (await rt.services.sessions.authenticate(token)) !== null;
+      } finally {
+        await rt.close();
+      }
+    };
+    const before = await signIn('the first passphrase');
+    expect(await stillSignedIn(before)).toBe(true);
+
+    const reset = await cli.run('user', 'reset-password', email.toUpperCase());
+    expect(reset.code, reset.stderr).toBe(EXIT.ok);
+    const generated = /^New password for forgetful@example\.com: (\S{20})$/m.exec(reset.stdout)?.[1];
+    expect(generated, reset.stdout).toBeDefined();
+    expect(reset.stdout).toContain('shown only now');
+    expect(await stillSignedIn(before)).toBe(false);
+    const withGenerated = await signIn(generated!);
+    await expect(signIn('the first passphrase')).rejects.toThrow(/incorrect/);
+
+    const chosen = await runCliCapturing(
+      env,
+      ['user', 'reset-password', email, '--password-stdin', '--json'],
+      undefined,
+      'a passphrase of my own\n',
+    );
+    expect(chosen.code, chosen.stderr).toBe(EXIT.ok);
+    expect(JSON.parse(chosen.stdout)).toEqual({ Email: email, Password: null, SessionsEnded: true });
+    expect(chosen.stdout).not.toContain('a passphrase of my own');
+    expect(await stillSignedIn(withGenerated)).toBe(false);
+    await signIn('a passphrase of my own');
+  });
+
+  it('user reset-password refuses an unknown user, an empty or short password, and changes nothing', async () => {
+    const unknown = await cli.run('user', 'reset-password', 'nobody@example.com');
+    expect(unknown.code).toBe(EXIT.failed);
+    expect(unknown.stderr).toContain('No user with email nobody@example.com');
+    for (const [stdin, message] of [
+      ['', 'The password read from stdin is empty'],
+      ['\n', 'The password read from stdin is empty'],
+      ['short\n', 'must have at least 12 characters'],
+    ] as const) {
+      const r = await runCliCapturing(
+        env,
+        ['user', 'reset-password', 'forgetful@example.com', '--password-stdin'],
+        undefined,
+        stdin,
+      );
+      expect(r.code).toBe(EXIT.failed);
+      expect(r.stderr).toContain(message);
+      expect(r.stdout).toBe('');
+    }
+    const missing = await cli.run('user', 'reset-password');
+    expect(missing.code).toBe(EXIT.usage);
+  });
+
   it('refuses invalid configuration, naming each variable', async () => {
     const r = await cliFor({ ...env, RAMPART_PORT: 'eighty', RAMPART_THROTTLE_LIMIT: '0' }).run('migrate');
     expect(r.code).toBe(EXIT.config);
@@ -345,6 +430,14 @@ describe('rampart CLI while a server holds the embedded database', () => {
     expect(r.stderr).toContain('DATABASE_URL');
   });
 
+  it('user reset-password says the server is running and to stop it first', async () => {
+    const r = await cliFor(env).run('user', 'reset-password', 'admin@rampart.local');
+    expect(r.code).toBe(EXIT.locked);
+    expect(r.stderr).toContain(`pid ${server.pid}, "rampart serve"`);
+    expect(r.stderr).toContain('Stop the server, then run rampart user reset-password again');
+    expect(r.stdout).toBe('');
+  });
+
   it('shuts down gracefully on SIGTERM and releases the database', async () => {
     const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
     server.kill('SIGTERM');
@@ -352,5 +445,56 @@ describe('rampart CLI while a server holds the embedded database', () => {
     expect(fs.existsSync(path.join(dataDir, 'rampart.lock'))).toBe(false);
     const r = await cliFor(env).run('apikey', 'list', '--user', 'admin@rampart.local');
     expect(r.code, r.stderr).toBe(EXIT.ok);
+  });
+
+  it('after a reset, a start with RAMPART_ADMIN_PASSWORD says it was ignored, and the reset password signs in', async () => {
+    const reset = await cliFor(env).run('user', 'reset-password', 'admin@rampart.local');
+    expect(reset.code, reset.stderr).toBe(EXIT.ok);
+    const password = /^New password for admin@rampart\.local: (\S+)$/m.exec(reset.stdout)![1]!;
+    const again = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+      env: { ...env, RAMPART_ADMIN_PASSWORD: 'not the one in use' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      let err = '';
+      again.stderr?.on('data', (d) => {
+        err += d;
+      });
+      const url2 = await new Promise<string>((resolve, reject) => {
+        again.stdout?.on('data', (d) => {
+          out += d;
+          const m = /running at (http:\/\/\S+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        again.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}${err}`)));
+      });
+      const said =
+        'RAMPART_ADMIN_PASSWORD was ignored: admin@rampart.local already exists and keeps its password. ' +
+        'To set a new one, stop the server and run: rampart user reset-password admin@rampart.local';
+      expect(err).toContain(said);
+      // The log line reaches stdout within LOG_FLUSH_MS.
+      for (let i = 0; i < 100 && !out.includes('RAMPART_ADMIN_PASSWORD was ignored'); i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      const logged = out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l));
+      expect(logged).toContainEqual(
+        expect.objectContaining({ level: 40, msg: expect.stringContaining(said) }),
+      );
+      const signIn = (pw: string) =>
+        fetch(`${url2}/api/latest/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ Email: 'admin@rampart.local', Password: pw }),
+        }).then((res) => res.status);
+      expect(await signIn('not the one in use')).toBe(401);
+      expect(await signIn(password)).toBe(200);
+    } finally {
+      const exited = new Promise((resolve) => again.once('exit', resolve));
+      again.kill('SIGTERM');
+      await exited;
+    }
   });
 });

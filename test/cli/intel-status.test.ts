@@ -37,6 +37,8 @@ describe.each(DB_KINDS)('rampart intel status: how current the intelligence is [
       env.DATABASE_URL = pgdb.url;
       drop = pgdb.drop;
     }
+    // `intel status` only reads: it needs a database made by a command that writes.
+    expect((await run('migrate')).code).toBe(EXIT.ok);
   });
   afterAll(async () => {
     await drop();

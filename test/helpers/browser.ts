@@ -60,7 +60,13 @@ export async function startBrowserRig(
   const base = `http://127.0.0.1:${port}`;
   const tdb: TestDatabase = await newTestDatabase('pglite');
   const rampart = await buildApp({
-    config: testConfig({ RAMPART_BASE_URL: base, RAMPART_LOGIN_THROTTLE_LIMIT: '1000', ...options.env }),
+    config: testConfig({
+      RAMPART_BASE_URL: base,
+      RAMPART_LOGIN_THROTTLE_LIMIT: '1000',
+      RAMPART_LOGIN_THROTTLE_ACCOUNT_LIMIT: '1000',
+      RAMPART_LOGIN_THROTTLE_ADDRESS_LIMIT: '1000',
+      ...options.env,
+    }),
     database: tdb.database,
     logger: false,
     ...(options.clock && { clock: options.clock }),

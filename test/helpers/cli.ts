@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { Readable } from 'node:stream';
 import type { Clock } from '../../src/lib/clock.js';
 import { runCli } from '../../src/main.js';
 
@@ -8,11 +9,12 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `rampart argv…` in this process with `env` (and a clock), capturing what it prints. */
+/** Runs `rampart argv…` in this process with `env` (a clock, what stdin holds), capturing what it prints. */
 export async function runCliCapturing(
   env: Record<string, string>,
   argv: string[],
   clock?: Clock,
+  stdin?: string,
 ): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
@@ -20,6 +22,7 @@ export async function runCliCapturing(
     // Never the official sources from a test (a `serve` here would sync them); a test may say on.
     env: { RAMPART_INTEL_SYNC: 'off', ...env },
     ...(clock ? { clock } : {}),
+    ...(stdin !== undefined ? { stdin: Readable.from([Buffer.from(stdin)]) } : {}),
     out: {
       stdout: (t) => {
         stdout += t;

@@ -189,3 +189,64 @@ export async function postThenGet(
     agent.destroy();
   }
 }
+
+/** A Nessus report whose elements nest `depth` deep: `<ReportItem><ReportItem>…`, never closed. */
+export function deepXml(depth: number): Buffer {
+  return Buffer.from(`<?xml version="1.0"?>\n<NessusClientData_v2>${'<ReportItem>'.repeat(depth)}`);
+}
+
+/**
+ * POSTs `body` as many HTTP clients upload a file (Python's http.client and requests, among
+ * others): the whole request first, in pieces of 64 KiB each written when the connection takes
+ * it, and only then the answer. Resolves with the answer's status and body; rejects (EPIPE,
+ * ECONNRESET) when the server cut the connection before the client could read its answer.
+ */
+export function uploadThenRead(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    // Nothing is read until everything is sent: what the server answered waits in the kernel.
+    socket.pause();
+    socket.on('error', reject);
+    const head = [
+      `POST ${path} HTTP/1.1`,
+      'Host: 127.0.0.1',
+      'Content-Type: application/octet-stream',
+      `Content-Length: ${body.length}`,
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      '',
+      '',
+    ].join('\r\n');
+    const write = (chunk: Buffer | string) =>
+      new Promise<void>((done, fail) => socket.write(chunk, (error) => (error ? fail(error) : done())));
+    const read = () => {
+      let received = Buffer.alloc(0);
+      socket.on('data', (data: Buffer) => {
+        received = Buffer.concat([received, data]);
+        const text = received.toString('utf8');
+        const end = text.indexOf('\r\n\r\n');
+        if (end === -1) return;
+        const length = /content-length: (\d+)/i.exec(text.slice(0, end));
+        if (!length || received.length < end + 4 + Number(length[1])) return;
+        socket.destroy();
+        resolve({ status: Number(text.split(' ')[1]), body: text.slice(end + 4) });
+      });
+      socket.on('end', () => reject(new Error(`the connection ended before the answer: ${received}`)));
+      socket.resume();
+    };
+    socket.once('connect', async () => {
+      try {
+        await write(head);
+        for (let offset = 0; offset < body.length; offset += 64 * 1024)
+          await write(body.subarray(offset, offset + 64 * 1024));
+        read();
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}

@@ -8,6 +8,7 @@ import {
   LOG_BATCH_CHARS,
   LOG_FLUSH_MS,
   REDACTED_PATHS,
+  redactUrl,
 } from '../../src/http/logging.js';
 import { authHeaders, testConfig } from '../helpers/app.js';
 import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
@@ -129,6 +130,29 @@ describe('the request line', () => {
   afterAll(async () => {
     await rampart?.app.close();
     await tdb?.drop();
+  });
+
+  it('redacts secrets given in the query string, whatever their case, and keeps the rest', async () => {
+    const url =
+      '/api/integration/authenticationcheck?ApiAccessKey=AK1&ApiSecretKey=s3cr3t-one&PASSWORD=hunter2hunter2' +
+      '&access_token=t0k3n&secretkey=s3cr3t-two&Api%53ecretKey=s3cr3t-three&Page=2&token&x=a%3Db';
+    const res = await rampart.app.inject({ method: 'GET', url });
+    expect(res.statusCode).toBe(401);
+    const line = JSON.parse(lines.at(-1)!);
+    expect(line.url).toBe(
+      '/api/integration/authenticationcheck?ApiAccessKey=AK1&ApiSecretKey=[redacted]&PASSWORD=[redacted]' +
+        '&access_token=[redacted]&secretkey=[redacted]&Api%53ecretKey=[redacted]&Page=2&token&x=a%3Db',
+    );
+    for (const secret of ['s3cr3t', 'hunter2', 't0k3n']) expect(lines.at(-1)).not.toContain(secret);
+  });
+
+  it('redacts by the name even beside malformed percent-encoding, and leaves URLs without secrets alone', () => {
+    expect(redactUrl('/x?a=%E0%A4%A&bad%ZZtoken=1&Api%53ecretKey=v&b=%')).toBe(
+      '/x?a=%E0%A4%A&bad%ZZtoken=[redacted]&Api%53ecretKey=[redacted]&b=%',
+    );
+    for (const url of ['/api/latest/findings', '/x?Search=a%20b&Page=2', '/x?', '/x?token', '/x?&&=secret'])
+      expect(redactUrl(url)).toBe(url);
+    expect(redactUrl('/x?=1&Password=&password=a=b')).toBe('/x?=1&Password=[redacted]&password=[redacted]');
   });
 
   it('is valid JSON whatever the URL holds', async () => {

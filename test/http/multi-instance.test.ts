@@ -166,6 +166,42 @@ describe.runIf(process.env.DATABASE_URL)('two instances on one PostgreSQL databa
         await close();
       }
     });
+
+    it('holds the sign-in budgets across both: a name guessed on both is spent, the Admin behind the same address is not', async () => {
+      const env = {
+        ...redisEnv(),
+        RAMPART_LOGIN_THROTTLE_LIMIT: '4',
+        RAMPART_LOGIN_THROTTLE_ACCOUNT_LIMIT: '6',
+        RAMPART_LOGIN_THROTTLE_ADDRESS_LIMIT: '8',
+      };
+      const { a, b, close } = await pair(env);
+      try {
+        await a.services.users.create(
+          { organizationId: a.org.id, actor: { type: 'system', id: null } },
+          { email: 'nat-admin@example.com', role: 'Admin', password: PASSWORD },
+        );
+        const signIn = (app: FastifyInstance, email: string, password: string, ip = '127.0.7.1') =>
+          app
+            .inject({
+              method: 'POST',
+              url: '/api/latest/session',
+              remoteAddress: ip,
+              headers: { 'content-type': 'application/json' },
+              payload: JSON.stringify({ Email: email, Password: password }),
+            })
+            .then((res) => res.statusCode);
+        const guesses: number[] = [];
+        for (let i = 0; i < 10; i++)
+          guesses.push(await signIn(i % 2 === 0 ? a.app : b, 'nobody@example.com', 'a wrong guess'));
+        expect(guesses).toEqual([401, 401, 401, 401, 429, 429, 429, 429, 429, 429]);
+        expect(await signIn(b, 'nat-admin@example.com', PASSWORD)).toBe(200);
+        // The name, from two more addresses on either instance: its own budget of 6 is spent.
+        for (let i = 0; i < 2; i++) await signIn(a.app, 'nobody@example.com', 'a wrong guess', '127.0.7.2');
+        expect(await signIn(b, 'nobody@example.com', 'a wrong guess', '127.0.7.3')).toBe(429);
+      } finally {
+        await close();
+      }
+    });
   });
 
   it('a session signed out on one instance is refused by the other at once (sessions are not cached)', async () => {

@@ -9,10 +9,12 @@ import {
   declareHugeBody,
   deepJson,
   deepJsonGzip,
+  deepXml,
   hugeTextNodeXmlGzip,
   manyAttributesXml,
   peakGrowth,
   postThenGet,
+  uploadThenRead,
 } from '../helpers/hostile-files.js';
 
 /** Issue 12, items 13 and 14: hostile reports through POST /imports. */
@@ -244,7 +246,33 @@ describe.each(DB_KINDS)('hostile reports through POST /imports [%s]', (kind) => 
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('closes the connection of an upload refused before its end, so that the next request on it is answered', async () => {
+  it.each([
+    ['XML nested a million deep', () => deepXml(1_000_000), 'RAMPART_PARSE_MAX_DEPTH'],
+    [
+      'an XML element with a million attributes',
+      () => manyAttributesXml(1_000_000),
+      'RAMPART_PARSE_MAX_ATTRIBUTES',
+    ],
+  ])(
+    'lets a client streaming %s that reads only once it has sent it all read the 422 instead of a broken pipe',
+    async (_what, file, limit) => {
+      const { port } = t.app.server.address() as AddressInfo;
+      const answer = await uploadThenRead(
+        port,
+        '/api/latest/imports?Format=nessus',
+        authHeaders(analyst),
+        file(),
+      );
+      expect(answer.status, answer.body).toBe(422);
+      expect(JSON.parse(answer.body)).toMatchObject({
+        type: 'https://rampart.dev/problems/parse-limit-exceeded',
+        limit,
+      });
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
+
+  it('reads the rest of an upload refused before its end, so that its connection serves the next request', async () => {
     const { port } = t.app.server.address() as AddressInfo;
     const { first, second } = await postThenGet(
       port,
@@ -253,7 +281,8 @@ describe.each(DB_KINDS)('hostile reports through POST /imports [%s]', (kind) => 
       Buffer.concat([deepJson(1_000_000), Buffer.alloc(8 * MB, 32)]),
       '/api/latest/status',
     );
-    expect(first).toEqual({ status: 422, connection: 'close' });
+    // The rest (10 MB) was read and thrown away: the connection stays open for the next request.
+    expect(first).toEqual({ status: 422, connection: 'keep-alive' });
     expect(second.status).toBe(200);
   });
 });

@@ -1,8 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
+import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { Problems } from '../../problems/catalogue.js';
-import { isAppPath } from '../web-app.js';
+import { asksForHtml, isAppPath, type WebAppFallback } from '../web-app.js';
 import { sendProblem } from './handlers.js';
+
+/** The API and its documentation: never answered with the app. */
+const API_PATH = /^\/+(api|apidoc)(\/|$)/i;
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
@@ -14,7 +17,7 @@ export function registerNotFound(
   app: FastifyInstance,
   /** Authentication and the throttle: no route's hooks reach a request no route matched. */
   preHandler: preHandlerHookHandler[],
-  webApp?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply,
+  webApp?: WebAppFallback,
 ): void {
   const paths = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true });
   app.addHook('onRoute', (route) => {
@@ -30,8 +33,11 @@ export function registerNotFound(
 
   app.setNotFoundHandler({ preHandler }, (request, reply) => {
     const path = request.url.split('?', 1)[0] ?? '/';
-    if (webApp && (request.method === 'GET' || request.method === 'HEAD') && isAppPath(path)) {
-      return webApp(request, reply);
+    if (webApp && (request.method === 'GET' || request.method === 'HEAD') && !API_PATH.test(path)) {
+      if (isAppPath(path)) return webApp(request, reply);
+      // A browser that follows a stale link gets the app's own "Page not found", still as a 404;
+      // every other client (a monitoring probe, a script) gets the problem below.
+      if (asksForHtml(request)) return webApp(request, reply, 404);
     }
     const allowed = METHODS.filter((m) => paths.find(m, path) !== null);
     if (allowed.length > 0) {

@@ -44,7 +44,7 @@ export const importRoutes =
       scoped.removeAllContentTypeParsers();
       await scoped.register(multipart, { limits: { files: 1, fields: 10, fileSize: options.maxBytes } });
       scoped.addContentTypeParser('*', (_request, _payload, done) => done(null));
-      closeUnreadUploads(scoped);
+      closeUnreadUploads(scoped, { maxBytes: options.maxBytes });
 
       route(scoped as unknown as TypedApp, ctx, {
         method: 'POST',

@@ -1,9 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
+import { IncomingMessage } from 'node:http';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Readable, Transform } from 'node:stream';
+import { finished, PassThrough, type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
@@ -62,16 +63,79 @@ export function refuseDeclaredSize(
     );
 }
 
+/** How long a refused upload's body is read on (and thrown away) before its answer goes out. */
+export const DRAIN_MS = 10_000;
+
 /**
- * An upload answered before its body was read to the end (refused: declared too large, beyond a
- * parse limit) closes its connection: the rest of the body would otherwise be read for nothing,
- * or leave a kept-alive connection waiting, and the client's next request on it unanswered.
+ * An upload refused while its body was being read (beyond a parse limit, too large once read,
+ * not a report) reads the rest of the body, up to `maxBytes` and for up to DRAIN_MS, and throws it
+ * away before answering. A client that sends the whole file before it reads the answer (Python's
+ * requests, many CI scripts) would otherwise have its connection reset under it while still
+ * sending, and see a broken pipe instead of the 422. A body that was read to its end keeps the
+ * connection open; one that was not (beyond the bounds, or refused before a byte of it was read:
+ * declared too large, not signed in) closes it, so that the rest is not read for nothing and the
+ * client's next request on it is not left unanswered.
  */
-export function closeUnreadUploads(scope: FastifyInstance): void {
+export function closeUnreadUploads(scope: FastifyInstance, options: { maxBytes: number }): void {
   scope.addHook('onSend', async (request, reply, payload) => {
-    if (!request.raw.readableEnded) reply.header('connection', 'close');
+    const body = request.raw;
+    if (body.readableEnded) return payload;
+    if (
+      body.readableDidRead &&
+      !body.destroyed &&
+      declaredWithin(body.headers['content-length'], options.maxBytes)
+    )
+      await drain(body, options.maxBytes, DRAIN_MS);
+    if (!body.readableEnded) reply.header('connection', 'close');
     return payload;
   });
+}
+
+function declaredWithin(contentLength: string | undefined, maxBytes: number): boolean {
+  return contentLength === undefined || Number(contentLength) <= maxBytes;
+}
+
+/**
+ * Reads `body` to its end and throws it away, resolving once it ended, or once `maxBytes` were read
+ * or `ms` passed, whichever comes first (the body is then left paused).
+ */
+export function drain(body: Readable, maxBytes: number, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    let bytes = 0;
+    const stop = () => {
+      clearTimeout(timer);
+      body.off('data', onData).off('end', stop).off('error', stop).off('close', stop);
+      body.pause();
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > maxBytes) stop();
+    };
+    const timer = setTimeout(stop, ms);
+    // Whatever it was piped into (a form's parser) has given up on it.
+    body.unpipe();
+    body.on('data', onData).once('end', stop).once('error', stop).once('close', stop);
+    body.resume();
+  });
+}
+
+/**
+ * `body` passed on through a stream of its own, which a failing pipeline may destroy without
+ * destroying `body` (a request's body: destroying it would reset the connection before the
+ * answer). An error or early end of `body` still fails what reads from it.
+ */
+function detached(body: Readable): Readable {
+  const through = new PassThrough();
+  // `finished` also sees a body that failed or closed before this was called (a form cut short).
+  const stopWatching = finished(body, { writable: false }, (error) => {
+    if (error) through.destroy(error);
+  });
+  through.once('close', () => {
+    stopWatching();
+    body.unpipe(through);
+  });
+  return body.pipe(through);
 }
 
 /** Room for a form's boundaries, part headers and small fields around its file. */
@@ -212,7 +276,8 @@ export async function spoolReport(
     const hash = createHash('sha256');
     const upload = meter(limit, false, hash, setting);
     await pipeline(
-      body,
+      // A request's body is kept alive for drain(); any other stream is destroyed on failure.
+      body instanceof IncomingMessage ? detached(body) : body,
       upload.transform,
       guardTransform(new SniffingGuard(limits)),
       createWriteStream(raw, { mode: 0o600 }),

@@ -20,7 +20,10 @@ import {
 } from './schemas.js';
 import type { IntelService } from './service.js';
 
-export type IntelRouteOptions = SyncSettings;
+export interface IntelRouteOptions extends SyncSettings {
+  /** RAMPART_INTEL_MAX_BYTES: how much of a refused upload is read on before it is answered. */
+  maxUploadBytes: number;
+}
 
 export const intelRoutes =
   (intel: IntelService, matcher: IntelMatcher, options: IntelRouteOptions): ChannelRoutes =>
@@ -31,7 +34,7 @@ export const intelRoutes =
     app.register(async (scoped) => {
       scoped.removeAllContentTypeParsers();
       scoped.addContentTypeParser('*', (_request, _payload, done) => done(null));
-      closeUnreadUploads(scoped);
+      closeUnreadUploads(scoped, { maxBytes: options.maxUploadBytes });
       route(scoped as unknown as TypedApp, ctx, {
         method: 'POST',
         url: '/intel/loads',

@@ -9,7 +9,6 @@ import {
 } from '../../intel/distro/backports.js';
 import { type DistroBuild, parseDistroBanner } from '../../intel/distro/banners.js';
 import { packageKey } from '../../intel/osv/package-key.js';
-import type { CvssVersion } from '../../intel/types.js';
 import { CHECK_RULE_SOURCE, checkById, isTlsCheck, TLS_CHECK_IDS } from '../../scanning/checks/index.js';
 import type {
   CheckResult,

@@ -1,5 +1,5 @@
 import { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../../http/auth.js';
 import type { ChannelRoutes } from '../../http/channels.js';
 import { route } from '../../http/channels.js';
@@ -16,8 +16,53 @@ export interface SessionRouteDeps {
   users: UserService;
   organizations: OrganizationService;
   baseUrl: string;
-  loginLimit: number;
-  loginWindowSeconds: number;
+  loginLimits: SignInLimits;
+}
+
+/** Sign-in budgets (RAMPART_LOGIN_THROTTLE_*), each over the same window. */
+export interface SignInLimits {
+  /** One account from one address: what one guesser spends on one name. */
+  accountAtAddress: number;
+  /** One account from every address: guessing one name from many addresses. */
+  account: number;
+  /** One address, whatever the accounts: many names guessed from one place. */
+  address: number;
+  windowSeconds: number;
+}
+
+const accountOf = (request: FastifyRequest) =>
+  String((request.body as { Email?: unknown } | undefined)?.Email ?? '')
+    .trim()
+    .toLowerCase();
+
+/**
+ * The three sign-in budgets, checked in this order: a refused attempt is not counted by the ones
+ * after it, so that repeating a name already spent at an address does not eat into the budget of
+ * the address, which the real users behind the same NAT share. An unknown email counts against
+ * that name, like a known one (whether it exists is not revealed), never against another account.
+ */
+function signInBudgets(app: FastifyInstance, limits: SignInLimits) {
+  const windowSeconds = limits.windowSeconds;
+  return [
+    extraLimit(app, {
+      limit: limits.accountAtAddress,
+      windowSeconds,
+      what: 'sign-in attempts for this account from this address',
+      key: (r) => `login-pair:${normalizeIP(r.ip)}:${accountOf(r)}`,
+    }),
+    extraLimit(app, {
+      limit: limits.account,
+      windowSeconds,
+      what: 'sign-in attempts for this account',
+      key: (r) => `login-account:${accountOf(r)}`,
+    }),
+    extraLimit(app, {
+      limit: limits.address,
+      windowSeconds,
+      what: 'sign-in attempts from this address',
+      key: (r) => `login-addr:${normalizeIP(r.ip)}`,
+    }),
+  ];
 }
 
 export const sessionRoutes =
@@ -36,33 +81,23 @@ export const sessionRoutes =
         secure: secure(request),
       });
 
-    // Sign-in attempts have their own, stricter budgets: per source address and per account.
-    const budget = {
-      limit: deps.loginLimit,
-      windowSeconds: deps.loginWindowSeconds,
-      what: 'sign-in attempts',
-    };
-    const perAddress = extraLimit(app, { ...budget, key: (r) => `login-addr:${normalizeIP(r.ip)}` });
-    const perAccount = extraLimit(app, {
-      ...budget,
-      key: (r) =>
-        `login-account:${String((r.body as { Email?: unknown } | undefined)?.Email ?? '')
-          .trim()
-          .toLowerCase()}`,
-    });
+    const limits = deps.loginLimits;
+    const budgets = signInBudgets(app, limits);
 
     route(app, ctx, {
       method: 'POST',
       url: '/session',
       channels: ['latest'],
       access: { public: true },
-      preHandler: [perAddress, perAccount],
+      preHandler: budgets,
       schema: {
         operationId: 'signIn',
         summary: 'Sign in to the web application',
         description:
           'Starts a web session: sets the `rampart_session` cookie (HttpOnly, SameSite=Lax, Secure over https) and ' +
-          `returns the CSRF token. Attempts are limited to ${deps.loginLimit} per ${deps.loginWindowSeconds} s per account and per address.`,
+          'returns the CSRF token. Attempts are limited per window of ' +
+          `${limits.windowSeconds} s: ${limits.accountAtAddress} for one account from one address, ` +
+          `${limits.account} for one account in all, ${limits.address} from one address.`,
         tags: ['Session'],
         body: SignInSchema,
         response: { 200: SessionSchema },

@@ -114,10 +114,20 @@ export class UserService {
     return user;
   }
 
-  /** An Admin resets a user's password: a generated one, returned once; their sessions end. */
-  async resetPassword(ctx: ServiceContext, id: string): Promise<string> {
-    await this.get(ctx, id);
-    const password = generatePassword();
+  /**
+   * A user's password is reset (by an Admin, or `rampart user reset-password`): to `chosen`, or to a
+   * generated one, returned once; their sessions end.
+   */
+  async resetPassword(ctx: ServiceContext, id: string, chosen?: string): Promise<string> {
+    const user = await this.get(ctx, id);
+    if (chosen !== undefined) {
+      const problems = passwordProblems(chosen, user.email);
+      if (problems.length > 0)
+        throw AppError.of(Problems.ValidationFailed, `The password ${problems.join('; ')}.`, {
+          errors: problems.map((message) => ({ path: '/Password', message })),
+        });
+    }
+    const password = chosen ?? generatePassword();
     await this.repo.update(ctx.organizationId, id, this.clock(), {
       password_hash: await hashPassword(password),
     });

@@ -15,7 +15,12 @@ describe.each(DB_KINDS)('web sessions [%s]', (kind) => {
     tdb = await newTestDatabase(kind);
     t = await buildTestApp(tdb.database, {
       clock,
-      env: { RAMPART_LOGIN_THROTTLE_LIMIT: '3', RAMPART_LOGIN_THROTTLE_WINDOW: '300' },
+      env: {
+        RAMPART_LOGIN_THROTTLE_LIMIT: '3',
+        RAMPART_LOGIN_THROTTLE_ACCOUNT_LIMIT: '4',
+        RAMPART_LOGIN_THROTTLE_ADDRESS_LIMIT: '6',
+        RAMPART_LOGIN_THROTTLE_WINDOW: '300',
+      },
     });
   });
   afterAll(async () => {
@@ -191,31 +196,82 @@ describe.each(DB_KINDS)('web sessions [%s]', (kind) => {
     expect(res.json().detail).toContain('web session');
   });
 
-  it('throttles sign-in attempts per address', async () => {
+  it('ten failed sign-ins for an account that does not exist leave the real Admin at that address alone', async () => {
+    // The defaults: 10 per account and address, 30 per account, 100 per address.
+    const app2 = await buildTestApp(tdb.database, { clock });
+    try {
+      const admin = await person();
+      const ip = '127.0.4.1';
+      const attempt = (email: string, password: string) =>
+        app2.app.inject({
+          method: 'POST',
+          url: '/api/latest/session',
+          remoteAddress: ip,
+          headers: { 'content-type': 'application/json' },
+          payload: JSON.stringify({ Email: email, Password: password }),
+        });
+      for (let i = 0; i < 10; i++)
+        expect((await attempt('nobody@example.com', 'wrong password!!')).statusCode).toBe(401);
+      // The real Admin behind the same address signs in…
+      expect((await attempt(admin.email, PASSWORD)).statusCode).toBe(200);
+      // …while the guessed name is spent at that address.
+      const eleventh = await attempt('NOBODY@example.com', 'wrong password!!');
+      expect(eleventh.statusCode).toBe(429);
+      expect(eleventh.json().detail).toContain('for this account from this address');
+    } finally {
+      await app2.close();
+    }
+  });
+
+  it('throttles sign-in attempts per account at one address', async () => {
     const p = await person();
-    const q = await person();
     const ip = '127.0.2.1';
-    await signIn(p.email, 'wrong password!!', ip);
-    await signIn(q.email, 'wrong password!!', ip);
-    await signIn(p.email, 'wrong password!!', ip);
-    const res = await signIn(q.email, PASSWORD, ip);
+    for (let i = 0; i < 3; i++) expect((await signIn(p.email, 'wrong password!!', ip)).statusCode).toBe(401);
+    const res = await signIn(p.email, PASSWORD, ip);
     expect(res.statusCode).toBe(429);
     expect(res.headers['retry-after']).toMatch(/^\d+$/);
-    expect(res.json().type).toBe('https://rampart.dev/problems/rate-limited');
+    expect(res.json()).toMatchObject({
+      type: 'https://rampart.dev/problems/rate-limited',
+      detail: expect.stringMatching(
+        /^Too many sign-in attempts for this account from this address: the limit is 3 per 300 seconds\./,
+      ),
+    });
     // The same person from elsewhere is still welcome.
-    expect((await signIn(q.email, PASSWORD, '127.0.2.2')).statusCode).toBe(200);
+    expect((await signIn(p.email, PASSWORD, '127.0.2.2')).statusCode).toBe(200);
   });
 
   it('throttles sign-in attempts per account, whatever the address', async () => {
     const p = await person();
-    for (let i = 0; i < 3; i++)
+    for (let i = 0; i < 4; i++)
       expect((await signIn(p.email, 'wrong password!!', `127.0.3.${i}`)).statusCode).toBe(401);
     const res = await signIn(p.email.toUpperCase(), PASSWORD, '127.0.3.9');
     expect(res.statusCode).toBe(429);
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    expect(res.json().detail).toMatch(/^Too many sign-in attempts for this account: the limit is 4 per 300/);
     // Another account from the same address is not affected.
     const q = await person();
     expect((await signIn(q.email, PASSWORD, '127.0.3.9')).statusCode).toBe(200);
+  });
+
+  it('throttles sign-in attempts per address, whatever the accounts, with a larger budget', async () => {
+    const ip = '127.0.5.1';
+    for (let i = 0; i < 6; i++)
+      expect((await signIn(`guess${i}@example.com`, 'wrong password!!', ip)).statusCode).toBe(401);
+    const p = await person();
+    const res = await signIn(p.email, PASSWORD, ip);
+    expect(res.statusCode).toBe(429);
+    expect(res.json().detail).toMatch(/^Too many sign-in attempts from this address: the limit is 6 per 300/);
+    // The same person from elsewhere is still welcome.
+    expect((await signIn(p.email, PASSWORD, '127.0.5.2')).statusCode).toBe(200);
+  });
+
+  it('does not count refused attempts for a spent name against the address', async () => {
+    const ip = '127.0.6.1';
+    for (let i = 0; i < 20; i++) await signIn('ghost@example.com', 'wrong password!!', ip);
+    expect((await signIn('ghost@example.com', 'wrong password!!', ip)).statusCode).toBe(429);
+    // Three counted against the address (of six), the rest refused before: the Admin still gets in.
+    const admin = await person();
+    expect((await signIn(admin.email, PASSWORD, ip)).statusCode).toBe(200);
   });
 
   it('marks the cookie Secure when served over https', async () => {

@@ -2329,7 +2329,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the web application
-         * @description Starts a web session: sets the `rampart_session` cookie (HttpOnly, SameSite=Lax, Secure over https) and returns the CSRF token. Attempts are limited to 10 per 300 s per account and per address.
+         * @description Starts a web session: sets the `rampart_session` cookie (HttpOnly, SameSite=Lax, Secure over https) and returns the CSRF token. Attempts are limited per window of 300 s: 10 for one account from one address, 30 for one account in all, 100 from one address.
          *
          *     **Access:** Anonymous: no authentication required.
          */
