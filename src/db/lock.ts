@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { processRuns } from '../lib/process.js';
 
 export interface LockHolder {
   pid: number;
@@ -22,15 +23,6 @@ export class DatabaseLockedError extends Error {
         `(pid ${holder.pid}, "rampart ${holder.command}", since ${holder.startedAt}).\n${advice}`,
     );
     this.name = 'DatabaseLockedError';
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -62,7 +54,7 @@ export function acquireDataDirLock(dataDir: string, command: string): () => void
     } catch {
       holder = undefined; // Unreadable or half-written: treat as stale.
     }
-    if (holder && holder.pid !== process.pid && isAlive(holder.pid)) {
+    if (holder && holder.pid !== process.pid && processRuns(holder.pid)) {
       throw new DatabaseLockedError(dataDir, holder);
     }
     fs.rmSync(lockPath, { force: true });

@@ -8,6 +8,7 @@ import { finished, PassThrough, type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
+import { processRuns } from '../../lib/process.js';
 import { guardTransform, SniffingGuard } from '../../parsing/byte-guards.js';
 import {
   PARSE_LIMIT_SETTINGS,
@@ -236,16 +237,6 @@ export async function sweepImportDirectory(
     removed.push(name);
   }
   return removed;
-}
-
-/** Whether a process with this pid runs on this host (EPERM: it does, as another user). */
-function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
