@@ -116,7 +116,7 @@ describe.runIf(HAS_CHROMIUM)('findings, assets and tickets pages [browser]', () 
   it('shows assets and an asset with its findings, and the settings', async () => {
     await page.goto('/assets');
     await page.getByRole('heading', { name: 'Assets', level: 1 }).waitFor();
-    await page.getByRole('link', { name: 'web-01.demo.example' }).click();
+    await page.getByRole('link', { name: 'web-01.demo.example', exact: true }).click();
     await page.getByRole('heading', { name: 'web-01.demo.example' }).waitFor();
     await page.getByRole('heading', { name: 'Services' }).waitFor();
     // In the services table (the findings table below says where each finding is, 22/tcp too).
