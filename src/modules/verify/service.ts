@@ -1,4 +1,5 @@
 import { AppError } from '../../problems/app-error.js';
+import { isTlsCheck } from '../../scanning/checks/index.js';
 import type { ServiceContext } from '../context.js';
 import type { ScanLocation } from '../findings/types.js';
 import { scanOfScope } from '../scanresults/service.js';
@@ -137,13 +138,14 @@ export class VerifyService {
         result.skipped.push({ findingId: f.id, reason: 'Web scans cannot be verified by this server yet.' });
       return;
     }
+    const urlOf = (f: ScanLocation) => f.url ?? endpointUrl(f);
     const usable = findings.filter((f) => {
-      if (f.url) return true;
+      if (urlOf(f)) return true;
       result.skipped.push({ findingId: f.id, reason: 'The finding names no URL to check again.' });
       return false;
     });
     if (usable.length === 0) return;
-    const v = { urls: [...new Set(usable.map((f) => f.url!))], findingIds: usable.map((f) => f.id) };
+    const v = { urls: [...new Set(usable.map((f) => urlOf(f)!))], findingIds: usable.map((f) => f.id) };
     await this.start(result, usable, 'Web', scanId, () => web.startVerify(ctx, scanId, v));
   }
 
@@ -163,4 +165,18 @@ export class VerifyService {
       for (const f of findings) result.skipped.push({ findingId: f.id, reason: error.message });
     }
   }
+}
+
+/**
+ * The URL that checks a TLS issue of an endpoint again. TLS findings are the endpoint's (its host
+ * and port), whichever scan kind saw them last, so one a web scan saw last may name no URL (a
+ * system scan filed it first): its https URL at that address and port judges the same handshake.
+ */
+function endpointUrl(f: ScanLocation): string | null {
+  if (f.locationKind !== 'Port' || f.port === null || f.pluginId === null || !isTlsCheck(f.pluginId))
+    return null;
+  const address = f.ipAddresses[0];
+  if (!address) return null;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return f.port === 443 ? `https://${host}/` : `https://${host}:${f.port}/`;
 }
