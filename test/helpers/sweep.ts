@@ -274,6 +274,10 @@ export function sweepCalls(e: Estate): Record<string, () => SweepCall> {
       path: '/assets/installedsoftware/withStartIndex/0/andPageSize/10',
       body: { AssetHostId: e.asset, SortPrimary: 'Name' },
     }),
+    'POST /things/withStartIndex/:StartIndex/andPageSize/:PageSize': () => ({
+      path: '/things/withStartIndex/0/andPageSize/10',
+      body: {},
+    }),
   };
 }
 
