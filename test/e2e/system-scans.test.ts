@@ -71,7 +71,7 @@ describe.runIf(HAS_CHROMIUM)('system scans in the web app [browser]', () => {
     await rig.shot(page, '80-system-scan-refused');
 
     await targets.fill(`${HOST} edge`);
-    await dialog.getByTestId('target-check').getByText('1 addresses').first().waitFor();
+    await dialog.getByTestId('target-check').getByText('1 address in all').first().waitFor();
     await dialog.getByRole('button', { name: 'Create scan' }).click();
     await page.waitForURL(/\/system-scans\/[0-9a-f-]{36}$/);
     await page.getByRole('heading', { name: 'Edge hosts', level: 1 }).waitFor();
@@ -136,7 +136,7 @@ describe.runIf(HAS_CHROMIUM)('system scans in the web app [browser]', () => {
     const dialog = page.getByRole('dialog', { name: 'New system scan' });
     await dialog.getByLabel('Name').fill('Quiet hosts');
     await dialog.getByLabel('Targets').fill(quiet);
-    await dialog.getByTestId('target-check').getByText('1 addresses').first().waitFor();
+    await dialog.getByTestId('target-check').getByText('1 address in all').first().waitFor();
     await dialog.getByRole('button', { name: 'Create scan' }).click();
     await page.getByRole('heading', { name: 'Quiet hosts', level: 1 }).waitFor();
     await page.getByRole('button', { name: 'Run now' }).click();
