@@ -227,10 +227,13 @@ export class DiscoveryScanRepository {
     trx: Transaction<DB>,
   ) {
     if (hosts.length === 0) return;
+    // One row per address: a batch naming a host twice keeps its later facts (one INSERT … ON
+    // CONFLICT DO UPDATE may not touch a row twice).
+    const unique = [...new Map(hosts.map((h) => [h.address, h])).values()];
     await trx
       .insertInto('discovery_run_hosts')
       .values(
-        hosts.map((h) => ({
+        unique.map((h) => ({
           organization_id: organizationId,
           run_id: runId,
           scan_id: scanId,

@@ -413,4 +413,17 @@ describe.each(DB_KINDS)('discovery scans [%s]', (kind) => {
     );
     expect(badTemplate.statusCode).toBe(400);
   });
+
+  it('takes a batch that names one host twice, keeping its later facts (a node is another program)', async () => {
+    const scan = (await create({ Name: 'Twice', ScanTargets: [{ Range: '198.18.0.80/29' }] })).json();
+    await runWith(scan.Id, [
+      host('198.18.0.81', { hostname: 'first.lab.example' }),
+      host('198.18.0.81', { hostname: 'second.lab.example' }),
+    ]);
+    const report = await call('GET', `/discoveryscans/${scan.Id}/reports/latest/hosts`, reader);
+    expect(report.statusCode, report.body).toBe(200);
+    expect(
+      report.json().Items.map((h: { IpAddress: string; Hostname: string }) => [h.IpAddress, h.Hostname]),
+    ).toEqual([['198.18.0.81', 'second.lab.example']]);
+  });
 });
