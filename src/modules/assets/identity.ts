@@ -122,8 +122,10 @@ export function identifiersOf(identity: AssetIdentity): Identifier[] {
   for (const mac of identity.macAddresses ?? []) add('mac', normaliseMac(mac));
   if (identity.fqdn) add('fqdn', normaliseFqdn(identity.fqdn));
   for (const ip of identity.ipAddresses ?? []) add('ip', normaliseIp(ip));
+  // A host name identifies a host only when nothing stronger does; a dotted one (sslscan names its
+  // host "www.target.com") counts as well as a short one, as prepare() accepts both.
   if (out.every((i) => i.kind === 'mac') && identity.hostname)
-    add('hostname', normaliseHostname(identity.hostname));
+    add('hostname', normaliseHostname(identity.hostname) ?? normaliseFqdn(identity.hostname));
   return out;
 }
 
