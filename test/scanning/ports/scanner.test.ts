@@ -160,7 +160,9 @@ describe('port scans on 127.0.0.0/8', () => {
     cleanups.push(silent.close);
     const [open] = await listeners('127.88.6.2', 1);
 
-    const full = collector({ timeoutMs: 100, retries: 1 });
+    // Timeouts long enough for the open port to connect on a loaded machine; the silent ones
+    // still time out (twice) within seconds.
+    const full = collector({ timeoutMs: 1000, retries: 1 });
     await scanPorts(['127.88.6.2'], [open!.port, ...silent.ports], full.options);
     expect(full.hosts[0]).toMatchObject({
       open: [open!.port],
@@ -169,8 +171,9 @@ describe('port scans on 127.0.0.0/8', () => {
       budgetExhausted: null,
     });
 
-    // A budget shorter than one connect's timeout: the silent ports are cut, not called filtered.
-    const cut = collector({ timeoutMs: 5000, hostBudgetMs: 50, perHostInFlight: 1 });
+    // A budget much shorter than one connect's timeout: the silent ports are cut, not called
+    // filtered (long enough for the open port, first, to connect on a loaded machine).
+    const cut = collector({ timeoutMs: 60_000, hostBudgetMs: 1500, perHostInFlight: 1 });
     await scanPorts(['127.88.6.2'], [open!.port, ...silent.ports], cut.options);
     expect(cut.hosts[0]).toMatchObject({
       open: [open!.port],
