@@ -32,7 +32,7 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
   let cli: ReturnType<typeof cliFor>;
 
   beforeAll(async () => {
-    if (kind === 'pglite') {
+    if (kind === 'embedded') {
       env.RAMPART_DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-cli-'));
     } else {
       const pgdb = await createPostgresDatabase();
