@@ -215,7 +215,7 @@ async function dropDatabase(admin: string, name: string): Promise<void> {
 function cases(): Case[] {
   const list: Case[] = [
     {
-      label: 'embedded (PGlite), existing data directory',
+      label: 'embedded server, existing data directory',
       goalMs: 2000,
       knowledgeBase: false,
       prepare: async () => {
@@ -227,7 +227,7 @@ function cases(): Case[] {
       },
     },
     {
-      label: 'embedded (PGlite), new data directory (migrations, knowledge base)',
+      label: 'embedded server, new data directory (initdb, migrations, knowledge base)',
       goalMs: 10_000,
       knowledgeBase: true,
       prepare: async () => {

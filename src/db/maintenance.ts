@@ -50,8 +50,8 @@ export function dueMaintenance(tables: TableStats[], rules: MaintenanceRules): T
 }
 
 /**
- * Does autovacuum's work on a database that has no autovacuum: PGlite runs PostgreSQL as one
- * process, so no autovacuum worker ever starts there. Without it, tables filled by an import are
+ * Does autovacuum's work on a database that has no autovacuum: a PostgreSQL server with
+ * `autovacuum = off` (and PGlite, the embedded database before issue 24). Without it, tables filled by an import are
  * never analysed (the planner takes a 100,000-finding table for one row and joins it row by row:
  * a findings page took 300–700 ms instead of a few) and rows replaced by re-imports are never
  * reclaimed. Reads the activity counters, then analyses or vacuums each table past PostgreSQL's

@@ -13,8 +13,11 @@ function cliFor(env: Record<string, string>) {
   const run = (...argv: string[]) => runCliCapturing(env, argv);
   const json = async (...argv: string[]) => {
     const r = await run(...argv, '--json');
-    // Nothing on stderr but the database the command opened.
-    expect(r.stderr, r.stderr).toMatch(/^Using (the embedded database at \/|PostgreSQL at )[^\n]+\n$/);
+    // Nothing on stderr but the database the command opened (and, the first time, that its
+    // embedded server is being made).
+    expect(r.stderr, r.stderr).toMatch(
+      /^Using (the embedded database at \/|PostgreSQL at )[^\n]+\n(creating the embedded PostgreSQL [\d.]+ server in \/[^\n]+\n)?$/,
+    );
     expect(r.code).toBe(EXIT.ok);
     return JSON.parse(r.stdout);
   };
