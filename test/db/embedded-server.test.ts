@@ -200,6 +200,30 @@ describe('the embedded PostgreSQL server [embedded]', () => {
     expect(await stop(second)).toBe(0);
   });
 
+  it('`rampart serve` whose server keeps being killed says so and shuts down with status 1', async () => {
+    const dir = tempDir('rampart-emb-');
+    const data = path.join(dir, 'data');
+    const s = serve(data);
+    const up = await s.started;
+    if (!up.ok) throw new Error(up.stderr);
+    const pgdata = layout(data).pgdata;
+    for (let round = 1; round <= 3; round++) {
+      const [pid] = postmastersOf(pgdata);
+      process.kill(pid as number, 'SIGKILL');
+      await expect.poll(() => s.stderr().split('running again').length - 1).toBe(round);
+    }
+    // Between deaths it serves.
+    expect((await status(up.url)).Database).toBe('embedded');
+    const [pid] = postmastersOf(pgdata);
+    const exited = once(s.child, 'exit');
+    process.kill(pid as number, 'SIGKILL');
+    const [code] = await exited;
+    expect(code).toBe(1);
+    expect(s.stderr()).toMatch(/for the 4th time in a minute: giving up/);
+    expect(s.stderr()).toMatch(/SIGTERM received: shutting down/);
+    expect(postmastersOf(pgdata)).toHaveLength(0);
+  });
+
   it('a stale postmaster.pid naming another live process does not block the start', async () => {
     const dir = tempDir('rampart-emb-');
     const data = path.join(dir, 'data');
