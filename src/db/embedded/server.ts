@@ -368,7 +368,9 @@ export async function startEmbeddedServer(
     throw explainFsError(error, dataDir);
   }
   if (!serverExists(dataDir)) {
-    log(`creating the embedded PostgreSQL ${binaries.version.split('.').slice(0, 2).join('.')} server in ${paths.pgdata}`);
+    log(
+      `creating the embedded PostgreSQL ${binaries.version.split('.').slice(0, 2).join('.')} server in ${paths.pgdata}`,
+    );
     await initialise(binaries, account, dataDir);
   }
   await stopLeftover(paths.pgdata, log);
