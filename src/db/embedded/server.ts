@@ -367,6 +367,9 @@ export async function startEmbeddedServer(
   } catch (error) {
     throw explainFsError(error, dataDir);
   }
+  // A password file a killed first start left behind (initdb reads it, then we remove it).
+  for (const entry of fs.readdirSync(dataDir))
+    if (entry.startsWith('.pwfile-')) fs.rmSync(path.join(dataDir, entry), { force: true });
   if (!serverExists(dataDir)) {
     log(
       `creating the embedded PostgreSQL ${binaries.version.split('.').slice(0, 2).join('.')} server in ${paths.pgdata}`,
