@@ -6,8 +6,9 @@
  * - `bare`: the baseline of bench:auth, a Fastify route answering the same text;
  * - `minimal`: the same route with what the check must do written as plainly as Fastify allows
  *   (bench/minimal-auth.ts), as the floor of any implementation on Fastify;
- * - `rampart`: the app as `rampart serve` builds it (embedded database, the key cached), with its
- *   request log written to a sink that keeps nothing, at `info` (as shipped) and `warn`.
+ * - `rampart`: the app as `rampart serve` builds it (the key cached), with its request log written
+ *   to a sink that keeps nothing, at `info` (as shipped) and `warn`; on an in-memory embedded
+ *   database, or with BENCH_AUTH_EMBEDDED=off on a fresh database of the DATABASE_URL server.
  *
  * bench:auth measures what a client sees; this measures what the JavaScript costs, which a
  * shared machine disturbs far less (the network's cost is the same for every server). Each
@@ -20,6 +21,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import os from 'node:os';
 import { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { authBenchKinds, createPostgresDatabase } from './auth-database.js';
 import { startBenchApp } from './bench-app.js';
 import { positiveKnob } from './knobs.js';
 import { minimalAuthApp } from './minimal-auth.js';
@@ -34,6 +36,7 @@ type ServerName = (typeof SERVERS)[number];
 interface Server {
   app: FastifyInstance;
   headers: Record<string, string>;
+  close?: () => Promise<void>;
 }
 
 /** A socket that takes every write and says it is done: no network, no kernel. */
@@ -64,13 +67,22 @@ async function minimal(): Promise<Server> {
 
 async function rampart(logLevel: string): Promise<Server> {
   const nowhere = { write: () => true, flush: (done?: (error?: Error) => void) => done?.() };
+  const database = authBenchKinds().includes('embedded') ? undefined : await createPostgresDatabase();
   const bench = await startBenchApp({
-    kind: 'embedded',
+    kind: database ? 'postgresql' : 'embedded',
+    url: database?.url,
     inMemory: true,
     env: { RAMPART_LOG_LEVEL: logLevel },
     logTo: nowhere,
   });
-  return { app: bench.app, headers: { apiaccesskey: bench.accessKey, apisecretkey: bench.secretKey } };
+  return {
+    app: bench.app,
+    headers: { apiaccesskey: bench.accessKey, apisecretkey: bench.secretKey },
+    close: async () => {
+      await bench.close();
+      await database?.drop();
+    },
+  };
 }
 
 const socket = new NullSocket();
@@ -114,6 +126,7 @@ async function measureOne(name: ServerName): Promise<void> {
     const used = process.cpuUsage(before);
     samples.push((used.user + used.system) / REQUESTS);
   }
+  await server.close?.();
   process.send?.({ least: Math.min(...samples) });
   process.exit(0);
 }
@@ -135,7 +148,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 async function main(): Promise<void> {
   console.log(
     `bench:auth-cpu — ${os.cpus().length} cores, Node ${process.version}, ${ROUNDS} rounds of a process per server, ` +
-      `${SAMPLES} × ${REQUESTS} requests each (least taken); load average ${os.loadavg()[0]!.toFixed(1)}`,
+      `${SAMPLES} × ${REQUESTS} requests each (least taken), Rampart on ${authBenchKinds().includes('embedded') ? 'the embedded database' : 'PostgreSQL'}; load average ${os.loadavg()[0]!.toFixed(1)}`,
   );
   const results = new Map<ServerName, number[]>(SERVERS.map((s) => [s, []]));
   for (let round = 0; round < ROUNDS; round++) {
