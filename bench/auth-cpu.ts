@@ -4,6 +4,8 @@
  * writes nowhere, and each server's CPU time is divided by the requests it answered. Three servers:
  *
  * - `bare`: the baseline of bench:auth, a Fastify route answering the same text;
+ * - `bare-headers`: the same route sending Rampart's six answer headers with fixed values (what
+ *   those headers cost on their own, as bench/bare-server.ts `headers`);
  * - `minimal`: the same route with what the check must do written as plainly as Fastify allows
  *   (bench/minimal-auth.ts), as the floor of any implementation on Fastify;
  * - `rampart`: the app as `rampart serve` builds it (the key cached), with its request log written
@@ -22,6 +24,7 @@ import os from 'node:os';
 import { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { authBenchKinds, createPostgresDatabase } from './auth-database.js';
+import { setFixedHeaders } from './auth-headers.js';
 import { startBenchApp } from './bench-app.js';
 import { positiveKnob } from './knobs.js';
 import { minimalAuthApp } from './minimal-auth.js';
@@ -30,7 +33,7 @@ const ROUNDS = positiveKnob('BENCH_ROUNDS', 3);
 const REQUESTS = positiveKnob('BENCH_REQUESTS', 8000);
 const SAMPLES = positiveKnob('BENCH_SAMPLES', 12);
 const PATH = '/api/integration/authenticationcheck';
-const SERVERS = ['bare', 'minimal', 'rampart-info', 'rampart-warn'] as const;
+const SERVERS = ['bare', 'bare-headers', 'minimal', 'rampart-info', 'rampart-warn'] as const;
 type ServerName = (typeof SERVERS)[number];
 
 interface Server {
@@ -52,9 +55,12 @@ class NullSocket extends Duplex {
   }
 }
 
-async function bare(): Promise<Server> {
+async function bare(withHeaders: boolean): Promise<Server> {
   const app = Fastify({ logger: false });
-  app.get(PATH, async (_request, reply) => reply.type('text/plain; charset=utf-8').send('Authenticated'));
+  app.get(PATH, async (_request, reply) => {
+    if (withHeaders) setFixedHeaders(reply);
+    return reply.type('text/plain; charset=utf-8').send('Authenticated');
+  });
   await app.ready();
   return { app, headers: {} };
 }
@@ -111,8 +117,8 @@ function request(server: Server): Promise<number> {
 /** Child: builds one server, checks it answers 200, warms it up, and reports µs per request. */
 async function measureOne(name: ServerName): Promise<void> {
   const server =
-    name === 'bare'
-      ? await bare()
+    name === 'bare' || name === 'bare-headers'
+      ? await bare(name === 'bare-headers')
       : name === 'minimal'
         ? await minimal()
         : await rampart(name === 'rampart-info' ? 'info' : 'warn');
