@@ -212,6 +212,20 @@ const PACES: { label: string; settings: PortScanSettings }[] = [
   },
 ];
 
+/**
+ * The fastest pace a system template may set (src/modules/scantemplates/schemas.ts): S2's
+ * 50,000/s alone keeps 65,535 connects above 1.2 s, about nmap -sT's time on a quiet machine.
+ */
+const TEMPLATE_MAXIMA: { label: string; settings: PortScanSettings } = {
+  label: "the templates' maxima: 100000/s, 1024 per host",
+  settings: {
+    ...pace(ALL_PORTS_SYSTEM),
+    connectionsPerSecond: 100_000,
+    perHostInFlight: 1024,
+    maxInFlight: 4096,
+  },
+};
+
 /** The lab of this part: one host per daemon, a host behind a wall and one with a dropped port. */
 export const ENGINE_LAB: LabHostSpec[] = [
   { name: 'ssh', index: 10, daemons: ['sshd'] },
@@ -240,6 +254,7 @@ async function allPorts(address: string) {
   const s2 = PACES[1]!;
   const runs: { label: string; settings: PortScanSettings; flags?: string[]; counts: boolean }[] = [
     ...PACES.map((p) => ({ ...p, counts: true })),
+    { ...TEMPLATE_MAXIMA, counts: true },
     // The same pace on one thread, as the scanner ran before it split a host over threads.
     { label: `${s2.label}, one thread`, settings: { ...s2.settings, threads: 0 }, counts: false },
     // V8 grows its young generation under a steady stream of short-lived probes (as in discovery

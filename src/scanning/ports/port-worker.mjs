@@ -8,12 +8,19 @@
 // Vitest and the built server, with no loader or type stripper in it (a stripper costs each
 // thread about 10 MB). The message types live in threads.ts.
 //
-// A probe here is leaner than the discovery probe: no promise, a `connect` and an `error` listener,
-// no banner, and one timer per pass rather than one per connect. A refusal is still an Error
-// built by Node; this thread reads no stack, so stack traces are off.
+// A probe here is much leaner than the discovery probe: no promise, no banner, one timer per pass
+// rather than one per connect, and no net.Socket. A Socket is a stream with its listeners, and a
+// refusal builds an Error with a stack: with the connect and close syscalls themselves, that was
+// all of a thread's time (CPU profile), and V8's garbage collector a fifth of it. The thread asks
+// libuv's TCP handle directly, through Node's own tcp_wrap binding (as net.Socket does inside),
+// which answers a connect with an errno and nothing else: about twice the connects a second, in a
+// third of the memory (bench/README.md). process.binding is deprecated in documentation only;
+// should it go or change, the thread falls back to net.connect.
 
 import net from 'node:net';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
+import util from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 
 /**
@@ -21,9 +28,13 @@ import { parentPort, workerData } from 'node:worker_threads';
  * @typedef {import('./threads.js').PassDone} PassDone
  * @typedef {import('./threads.js').ToWorker} ToWorker
  * @typedef {import('./threads.js').FromWorker} FromWorker
- * @typedef {{ socket: net.Socket, port: number, deadline: number, short: boolean, settled: boolean }} Probe
- *   One connect under way, settled once (by its socket or by the pass's timer). `short`: a budget
- *   cut its wait below the template's timeout, so silence says nothing.
+ * @typedef {{ end(open: boolean): void }} Connect  A connect under way; `end` closes it (with a
+ *   reset after an accept: no TIME_WAIT left per open port, as nmap does).
+ * @typedef {(address: string, port: number, heard: (status: number) => void) => Connect} Connector
+ *   Starts a connect and calls `heard` once: 0 when accepted, else a negative errno.
+ * @typedef {{ connect: Connect, port: number, deadline: number, short: boolean, settled: boolean }} Probe
+ *   One connect under way, settled once (by what it heard or by the pass's timer). `short`: a
+ *   budget cut its wait below the template's timeout, so silence says nothing.
  */
 
 /** The cursor's cells: the next index, and the stop set by the first thread to find a budget spent. */
@@ -34,6 +45,75 @@ const STOPPED_RUN = 2;
 
 /** Errors that say the machine itself ran out of something: the run fails rather than miss ports. */
 const LOCAL_FAILURES = new Set(['EMFILE', 'ENFILE', 'ENOBUFS', 'ENOMEM', 'EADDRNOTAVAIL']);
+const REFUSED = -os.constants.errno.ECONNREFUSED;
+
+/** @type {Connector} Through net.Socket: what Node documents, at twice the cost. */
+function socketConnect(address, port, heard) {
+  const socket = net.connect({ host: address, port });
+  let answered = false;
+  socket.once('connect', () => {
+    answered = true;
+    heard(0);
+  });
+  // `on`, not `once`: an error after the first must not go unheard (it would throw).
+  socket.on('error', (/** @type {NodeJS.ErrnoException} */ error) => {
+    if (answered) return;
+    answered = true;
+    heard(typeof error.errno === 'number' && error.errno < 0 ? error.errno : -os.constants.errno.EIO);
+  });
+  return {
+    end(open) {
+      if (socket.destroyed) return;
+      if (open && socket.readyState === 'open') socket.resetAndDestroy();
+      else socket.destroy();
+    },
+  };
+}
+
+/**
+ * @returns {Connector | null} Through libuv's TCP handle, as net.Socket does inside; null when this
+ * Node has no such binding (the thread then uses socketConnect).
+ */
+function handleConnector() {
+  /** @type {any} */
+  let binding;
+  try {
+    binding = /** @type {any} */ (process).binding('tcp_wrap');
+  } catch {
+    return null;
+  }
+  const { TCP, TCPConnectWrap, constants } = binding ?? {};
+  if (typeof TCP !== 'function' || typeof TCPConnectWrap !== 'function' || constants?.SOCKET === undefined)
+    return null;
+  if (typeof TCP.prototype.connect !== 'function' || typeof TCP.prototype.close !== 'function') return null;
+  return (address, port, heard) => {
+    const handle = new TCP(constants.SOCKET);
+    const request = new TCPConnectWrap();
+    let answered = false;
+    let closed = false;
+    request.oncomplete = (/** @type {number} */ status) => {
+      if (answered) return;
+      answered = true;
+      heard(status);
+    };
+    const error = net.isIPv6(address)
+      ? handle.connect6(request, address, port)
+      : handle.connect(request, address, port);
+    if (error) {
+      // Refused before a packet (no descriptor left, say): answered on the next turn, as a socket would.
+      answered = true;
+      process.nextTick(heard, error);
+    }
+    return {
+      end(open) {
+        if (closed) return;
+        closed = true;
+        if (open && typeof handle.reset === 'function' && handle.reset(noop) === 0) return;
+        handle.close();
+      },
+    };
+  };
+}
 
 /**
  * Connection tokens granted by the main thread, asked for in batches before they run out: one
@@ -198,27 +278,33 @@ class Pass {
       return this.next();
     }
     const timeoutMs = Math.max(1, Math.min(this.request.timeoutMs, Math.floor(left)));
-    const socket = net.connect({ host: this.request.address, port });
     /** @type {Probe} */
     const probe = {
-      socket,
+      connect: connector(this.request.address, port, (status) => this.heard(probe, status)),
       port,
       deadline: performance.now() + timeoutMs,
       short: timeoutMs < this.request.timeoutMs,
       settled: false,
     };
-    socket.once('connect', () => this.settle(probe, 'open'));
-    // `on`, not `once`: an error after the first must not go unheard (it would throw).
-    socket.on('error', (/** @type {NodeJS.ErrnoException} */ error) => {
-      if (error.code === 'ECONNREFUSED') return this.settle(probe, 'closed');
-      if (error.code && LOCAL_FAILURES.has(error.code) && !probe.settled && !this.failed) {
-        this.failed = true;
-        this.fail(`probing ${this.request.address}:${port} failed on this node: ${error.message}`);
-      }
-      this.settle(probe, 'silent');
-    });
     this.waits.push(probe);
     this.arm();
+  }
+
+  /**
+   * An accept is open, a refusal closed; a local failure fails the run, anything else (no route,
+   * host unreachable) is silence.
+   * @param {Probe} probe
+   * @param {number} status
+   */
+  heard(probe, status) {
+    if (status === 0) return this.settle(probe, 'open');
+    if (status === REFUSED) return this.settle(probe, 'closed');
+    const name = util.getSystemErrorName(status);
+    if (LOCAL_FAILURES.has(name) && !probe.settled && !this.failed) {
+      this.failed = true;
+      this.fail(`probing ${this.request.address}:${probe.port} failed on this node: ${name}`);
+    }
+    this.settle(probe, 'silent');
   }
 
   /**
@@ -228,12 +314,7 @@ class Pass {
   settle(probe, answer) {
     if (probe.settled) return;
     probe.settled = true;
-    const socket = probe.socket;
-    // A reset rather than a FIN: no TIME_WAIT left on the node per open port, as nmap does.
-    if (!socket.destroyed) {
-      if (socket.readyState === 'open') socket.resetAndDestroy();
-      else socket.destroy();
-    }
+    probe.connect.end(answer === 'open');
     const done = this.done;
     if (answer === 'open') done.open.push(probe.port);
     else if (answer === 'closed') {
@@ -276,10 +357,14 @@ class Pass {
   }
 }
 
+/** How this thread connects (threads.ts chooses; a test asks for net.Socket to check the fallback). */
+let connector = socketConnect;
+
 const parent = parentPort;
 // Only as a port-scan thread (threads.ts passes this mark): imported anywhere else it does nothing.
-if (parent && workerData === 'rampart-port-scan') {
+if (parent && workerData?.mark === 'rampart-port-scan') {
   Error.stackTraceLimit = 0;
+  if (workerData.connector !== 'socket') connector = handleConnector() ?? socketConnect;
   const tokens = new Tokens((count) =>
     parent.postMessage(/** @type {FromWorker} */ ({ type: 'want', count })),
   );

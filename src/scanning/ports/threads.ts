@@ -49,6 +49,9 @@ export interface PassDone {
   budgetExhausted: Spent;
 }
 
+/** What the main thread passes as workerData. */
+export type Connector = 'handle' | 'socket';
+
 export type FromWorker = PassDone | { type: 'want'; count: number } | { type: 'failed'; message: string };
 
 /** Lists at least this long are split over threads when the scan chooses its threads itself. */
@@ -113,6 +116,8 @@ export class PortThreads {
     readonly count: number,
     private readonly bucket: TokenBucket,
     private readonly signal: AbortSignal,
+    /** How a thread connects: libuv's TCP handle when Node has it (the default), or net.Socket. */
+    private readonly connector: Connector = 'handle',
   ) {
     if (!Number.isInteger(count) || count < 1) throw new RangeError(`port threads: ${count} is no count`);
     // Tokens a thread holds unspent stay below a quarter of the bucket's burst, all threads together.
@@ -172,7 +177,7 @@ export class PortThreads {
         maxYoungGenerationSizeMb: YOUNG_GENERATION_MB,
         maxOldGenerationSizeMb: OLD_GENERATION_MB,
       },
-      workerData: 'rampart-port-scan',
+      workerData: { mark: 'rampart-port-scan', connector: this.connector },
     });
     live++;
     worker.once('exit', () => {
