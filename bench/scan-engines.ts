@@ -269,10 +269,9 @@ async function allPorts(address: string) {
   let best = 0;
   let worstRss = 0;
   for (const { label, settings, flags, counts } of runs) {
-    const ours = note(
-      `scanPorts all, ${label}`,
-      await runChild<HostPorts>('ports', { address, ports: 'all', options: settings }, flags),
-    );
+    const child = await runChild<HostPorts>('ports', { address, ports: 'all', options: settings }, flags);
+    // The one-thread runs are the comparison with the scanner as it was, not a goal of its own.
+    const ours = counts ? note(`scanPorts all, ${label}`, child) : child;
     const r = nmap.ms / ours.ms;
     if (counts) {
       best = Math.max(best, r);
