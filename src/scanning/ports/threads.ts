@@ -120,7 +120,8 @@ export class PortThreads {
     private readonly connector: Connector = 'handle',
   ) {
     if (!Number.isInteger(count) || count < 1) throw new RangeError(`port threads: ${count} is no count`);
-    // Tokens a thread holds unspent stay below a quarter of the bucket's burst, all threads together.
+    // A thread holds at most one and a half batches unspent: all threads together, under 3/8 of
+    // the bucket's burst, so in any window at most 1.375 bursts + rate × t connects start.
     this.tokenBatch = Math.max(1, Math.min(MAX_TOKEN_BATCH, Math.floor(bucket.burst / (4 * count))));
   }
 
