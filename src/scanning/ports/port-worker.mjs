@@ -338,7 +338,12 @@ class Pass {
     if (this.timer && this.timerAt <= first.deadline) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = first.deadline;
-    this.timer = setTimeout(() => this.expire(), Math.max(0, first.deadline - performance.now()));
+    // The verdict waits for the loop's next poll: on a loaded loop the timer can come due before
+    // the loop has read answers that already arrived, and they must not be taken for silence.
+    this.timer = setTimeout(
+      () => setImmediate(() => this.expire()),
+      Math.max(0, first.deadline - performance.now()),
+    );
   }
 
   /** Every connect whose time is up is silent; one a budget cut short was not scanned. */
