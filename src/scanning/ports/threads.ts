@@ -1,6 +1,7 @@
-// Worker threads for one host's long port list. One Node thread starts about 40,000 connects a
-// second at most (measured: bench/README.md), short of nmap -sT on all 65,535 ports; a few
-// threads, each taking the next port from a counter they share, go past it. The run keeps its
+// Worker threads for one host's long port list. One Node thread started about 40,000 connects a
+// second at most through net.Socket (bench/README.md), short of nmap -sT on all 65,535 ports;
+// threads with a leaner probe (port-worker.mjs), each taking the next port from a counter they
+// share, start more together and keep the main thread's heap out of it. The run keeps its
 // limits here, on the main thread: the threads of a pass hold the host's lanes as slots of the
 // run's in-flight limit, and start a connect only with a token granted from the run's bucket.
 
@@ -62,8 +63,8 @@ const MAX_THREADS = 4;
 /**
  * A thread's heap, in MB. Under a steady stream of short-lived sockets V8 lets both generations
  * grow far past what a thread keeps alive (its connects in flight and its answers, a few MB):
- * 65,535 ports on two threads peaked at 179 MB for the process with the young generation capped
- * alone, 129 MB with the old one capped too (bench/README.md).
+ * 65,535 loopback ports on two threads (net.Socket probes) peaked at 179 MB for the process with
+ * the young generation capped alone, 129 MB with the old one capped too.
  */
 const YOUNG_GENERATION_MB = 4;
 const OLD_GENERATION_MB = 32;
