@@ -55,6 +55,8 @@ export interface PortScanSettings {
   maxInFlight: number;
   connectionsPerSecond: number;
   perHostInFlight: number;
+  /** scanPorts' threads: 0 keeps every probe on one thread; absent, the scanner chooses. */
+  threads?: number;
 }
 
 const CHILD_MODES: Record<string, (job: never) => Promise<unknown>> = {
@@ -210,6 +212,20 @@ const PACES: { label: string; settings: PortScanSettings }[] = [
   },
 ];
 
+/**
+ * The fastest pace a system template may set (src/modules/scantemplates/schemas.ts): S2's
+ * 50,000/s alone keeps 65,535 connects above 1.2 s, about nmap -sT's time on a quiet machine.
+ */
+const TEMPLATE_MAXIMA: { label: string; settings: PortScanSettings } = {
+  label: "the templates' maxima: 100000/s, 1024 per host",
+  settings: {
+    ...pace(ALL_PORTS_SYSTEM),
+    connectionsPerSecond: 100_000,
+    perHostInFlight: 1024,
+    maxInFlight: 4096,
+  },
+};
+
 /** The lab of this part: one host per daemon, a host behind a wall and one with a dropped port. */
 export const ENGINE_LAB: LabHostSpec[] = [
   { name: 'ssh', index: 10, daemons: ['sshd'] },
@@ -235,31 +251,45 @@ async function allPorts(address: string) {
   const nmap = await timed('nmap', ['-sT', '-p-', '-Pn', '-n', '-oX', '-', address], 600_000);
   const theirs = nmapOpenPorts(nmap.out);
   console.log(`all 65,535 ports of one host: nmap -sT -p- ${seconds(nmap.ms)} (open ${theirs.join(',')})`);
+  const s2 = PACES[1]!;
+  const runs: { label: string; settings: PortScanSettings; flags?: string[]; counts: boolean }[] = [
+    ...PACES.map((p) => ({ ...p, counts: true })),
+    { ...TEMPLATE_MAXIMA, counts: true },
+    // The same pace on one thread, as the scanner ran before it split a host over threads.
+    { label: `${s2.label}, one thread`, settings: { ...s2.settings, threads: 0 }, counts: false },
+    // V8 grows its young generation under a steady stream of short-lived probes (as in discovery
+    // over a /16): the one-thread run with it capped shows how much of the peak that is.
+    {
+      label: `${s2.label}, one thread, --max-semi-space-size=16`,
+      settings: { ...s2.settings, threads: 0 },
+      flags: ['--max-semi-space-size=16'],
+      counts: false,
+    },
+  ];
   let best = 0;
-  for (const { label, settings } of PACES) {
-    const ours = note(
-      `scanPorts all, ${label}`,
-      await runChild<HostPorts>('ports', { address, ports: 'all', options: settings }),
-    );
-    const r = nmap.ms / ours.ms;
-    best = Math.max(best, r);
+  let worstRss = 0;
+  for (const { label, settings, flags, counts } of runs) {
+    const child = await runChild<HostPorts>('ports', { address, ports: 'all', options: settings }, flags);
+    // The one-thread runs are the comparison with the scanner as it was, not a goal of its own.
+    const ours = counts ? note(`scanPorts all, ${label}`, child) : child;
+    // nmap again right after: on a shared machine the load moves within a minute, and each
+    // ratio compares two runs a few seconds apart.
+    const after = await timed('nmap', ['-sT', '-p-', '-Pn', '-n', '-oX', '-', address], 600_000);
+    const r = after.ms / ours.ms;
+    if (counts) {
+      best = Math.max(best, r);
+      worstRss = Math.max(worstRss, ours.maxRssMb);
+    }
     console.log(
       `  Rampart scanPorts, ${label}: ${seconds(ours.ms)} (open ${ours.result.open.join(',')}, ` +
-        `${ours.result.closed} closed, ${ours.result.filtered} filtered; peak RSS ${mb(ours.maxRssMb)}) ` +
-        `ratio nmap/Rampart ${r.toFixed(2)}${ours.result.open.join() === theirs.join() ? '' : ' OPEN PORTS DIFFER'}`,
+        `${ours.result.closed} closed, ${ours.result.filtered} filtered; peak RSS ${mb(ours.maxRssMb)})` +
+        `; nmap -sT -p- right after ${seconds(after.ms)}: ratio nmap/Rampart ${r.toFixed(2)}` +
+        `${ours.result.open.join() === theirs.join() ? '' : ' OPEN PORTS DIFFER'}`,
     );
   }
-  console.log(`  goal nmap/Rampart ≥ 1.0 at the best pace: ${best.toFixed(2)}, ${met(best >= 1)}`);
-  // V8 grows its young generation under a steady stream of short-lived probes (as in discovery
-  // over a /16): the same run with it capped shows how much of the peak that is.
-  const capped = PACES[1]!;
-  const flags = ['--max-semi-space-size=16'];
-  const small = note(
-    `scanPorts all, ${capped.label}, ${flags[0]}`,
-    await runChild<HostPorts>('ports', { address, ports: 'all', options: capped.settings }, flags),
-  );
   console.log(
-    `  Rampart scanPorts, ${capped.label}, ${flags[0]}: ${seconds(small.ms)}, peak RSS ${mb(small.maxRssMb)}`,
+    `  goal nmap/Rampart ≥ 1.0 at the best template pace: ${best.toFixed(2)}, ${met(best >= 1)}; ` +
+      `peak RSS ≤ 150 MB at the templates' paces: ${mb(worstRss)}, ${met(worstRss <= 150)}`,
   );
 }
 

@@ -32,7 +32,7 @@ export function abortReason(signal: AbortSignal): Error {
 /** A counting semaphore: at most `size` holders at once, waiters served first come first served. */
 export class Slots {
   private held = 0;
-  private readonly waiting: Array<{ grant(): void; refuse(error: Error): void }> = [];
+  private readonly waiting: Array<{ count: number; grant(): void; refuse(error: Error): void }> = [];
 
   constructor(readonly size: number) {
     if (!Number.isInteger(size) || size < 1)
@@ -44,18 +44,36 @@ export class Slots {
   }
 
   acquire(): Promise<void> {
-    if (this.held < this.size) {
-      this.held++;
+    return this.acquireMany(1);
+  }
+
+  /**
+   * Takes `count` slots at once, when that many are free: a port scan's threads hold a host's lanes
+   * for a whole pass, and taking them one by one beside another host doing the same could leave
+   * both waiting for ever.
+   */
+  acquireMany(count: number): Promise<void> {
+    if (!Number.isInteger(count) || count < 1 || count > this.size)
+      throw new RangeError(`slots: cannot take ${count} of ${this.size}`);
+    if (this.waiting.length === 0 && this.held + count <= this.size) {
+      this.held += count;
       return Promise.resolve();
     }
-    return new Promise((grant, refuse) => this.waiting.push({ grant, refuse }));
+    return new Promise((grant, refuse) => this.waiting.push({ count, grant, refuse }));
   }
 
   release(): void {
-    const next = this.waiting.shift();
-    // The slot passes straight to the next waiter, so `held` stays the same.
-    if (next) next.grant();
-    else this.held--;
+    this.releaseMany(1);
+  }
+
+  releaseMany(count: number): void {
+    this.held -= count;
+    // In order: a waiter for many is not overtaken by later waiters for one.
+    while (this.waiting.length > 0 && this.held + this.waiting[0]!.count <= this.size) {
+      const next = this.waiting.shift()!;
+      this.held += next.count;
+      next.grant();
+    }
   }
 
   /** Refuses every waiter (the run is aborting); holders release as they finish. */

@@ -17,6 +17,7 @@ import {
 import { probePort } from '../discovery/probe.js';
 import type { ScanProgress, TargetRefusal } from '../types.js';
 import { isPort, type PortList } from './port-list.js';
+import { PortThreads, THREADED_PORTS, threadsFor } from './threads.js';
 
 /** Closed ports are listed up to this many per host; above it only counted. */
 export const CLOSED_LIST_LIMIT = 64;
@@ -56,6 +57,13 @@ export interface PortScanOptions {
   hostBudgetMs?: number;
   /** The run's probes stop once this long has passed since it began; undefined: no limit. */
   runBudgetMs?: number;
+  /**
+   * Worker threads sharing each host's ports: 0 keeps every probe on this thread; n > 0 splits
+   * every pass over n threads; undefined (the default) splits passes of THREADED_PORTS ports or
+   * more over as many threads as the pace needs and the cores allow. The limits hold for all
+   * threads together. Threads measure the budgets on the real clock from the start of a pass.
+   */
+  threads?: number;
   /** Monotonic milliseconds for the budgets (not the pace); a test passes a clock it moves. */
   clock?: () => number;
   /** Each host once, as it finishes; the next waits until the promise settles. */
@@ -103,6 +111,8 @@ export function validatePortScan(ports: PortList, o: PortScanOptions): void {
   positiveInteger('perHostInFlight');
   if (o.hostBudgetMs !== undefined) positiveInteger('hostBudgetMs');
   if (o.runBudgetMs !== undefined) positiveInteger('runBudgetMs');
+  if (o.threads !== undefined && (!Number.isInteger(o.threads) || o.threads < 0 || o.threads > 64))
+    fail('threads', 'must be an integer from 0 to 64');
   if (typeof o.check !== 'function') fail('check', 'must be a function');
   if (typeof o.onHost !== 'function') fail('onHost', 'must be a function');
 }
@@ -141,6 +151,10 @@ class PortScanRun {
   private seen = 0;
   private emitted: Promise<void> = Promise.resolve();
   private failure: unknown = null;
+  /** Threads for long passes, or null when every probe runs here. */
+  private readonly threads: PortThreads | null;
+  /** Shortest pass the threads take. */
+  private readonly threadedFrom: number;
 
   constructor(
     private readonly ports: PortList,
@@ -152,6 +166,14 @@ class PortScanRun {
     this.bucket = new TokenBucket(options.connectionsPerSecond);
     this.signal = AbortSignal.any([options.signal, this.stop.signal]);
     this.runDeadline = this.clock() + (options.runBudgetMs ?? Number.POSITIVE_INFINITY);
+    const auto = options.threads === undefined;
+    const count = auto
+      ? ports.length >= THREADED_PORTS
+        ? threadsFor(options.connectionsPerSecond)
+        : 0
+      : options.threads!;
+    this.threads = count > 0 ? new PortThreads(count, this.bucket, this.signal) : null;
+    this.threadedFrom = auto ? THREADED_PORTS : 1;
   }
 
   async execute(hosts: AsyncIterable<string> | Iterable<string>): Promise<PortScanResult> {
@@ -159,6 +181,8 @@ class PortScanRun {
       for (const socket of this.sockets) socket.destroy();
       this.sockets.clear();
       this.slots.refuseAll(abortReason(this.signal));
+      // A stopped scan ends its threads at once (their sockets close with them).
+      if (this.signal.aborted) void this.threads?.close(abortReason(this.signal));
     };
     this.signal.addEventListener('abort', onAbort, { once: true });
     const iterator = toAsyncIterator(hosts);
@@ -172,6 +196,7 @@ class PortScanRun {
     } finally {
       this.signal.removeEventListener('abort', onAbort);
       onAbort();
+      await this.threads?.close(new Error('the port scan has ended'));
       await Promise.resolve(iterator.return?.()).catch(() => undefined);
     }
     if (this.failure) throw this.failure;
@@ -244,7 +269,9 @@ class PortScanRun {
       const lanes = Math.min(this.options.perHostInFlight, pass.length);
       const current = pass;
       const retry = attempt > 0;
-      await Promise.all(Array.from({ length: lanes }, () => this.lane(state, current, retry)));
+      if (this.threads && pass.length >= this.threadedFrom)
+        await this.threadedPass(this.threads, state, current, retry);
+      else await Promise.all(Array.from({ length: lanes }, () => this.lane(state, current, retry)));
       if (state.budgetExhausted || this.signal.aborted) break;
       pass = state.silent;
     }
@@ -267,6 +294,48 @@ class PortScanRun {
     else if (now >= state.deadline) state.budgetExhausted ??= 'host';
     if (state.budgetExhausted) return 0;
     return Math.min(this.runDeadline, state.deadline) - now;
+  }
+
+  /**
+   * One pass over the threads. The host's lanes are held as slots of the run's in-flight limit for
+   * the whole pass: each lane of a thread has at most one connect in flight.
+   */
+  private async threadedPass(
+    threads: PortThreads,
+    state: HostState,
+    ports: PortList,
+    retry: boolean,
+  ): Promise<void> {
+    const notAsked = retry ? state.silent : state.unscanned;
+    const lanes = Math.min(this.options.perHostInFlight, this.options.maxInFlight, ports.length);
+    await this.slots.acquireMany(lanes);
+    try {
+      if (this.signal.aborted || this.remaining(state) <= 0) {
+        for (let i = 0; i < ports.length; i++) notAsked.push(ports.at(i)!);
+        return;
+      }
+      const now = this.clock();
+      const found = await threads.pass({
+        address: state.address,
+        ports,
+        lanes,
+        timeoutMs: this.options.timeoutMs,
+        hostLeftMs: state.deadline - now,
+        runLeftMs: this.runDeadline - now,
+        closedListLimit: CLOSED_LIST_LIMIT,
+      });
+      append(state.open, found.open);
+      state.closed += found.closed;
+      append(
+        state.closedPorts,
+        found.closedPorts.slice(0, Math.max(0, CLOSED_LIST_LIMIT - state.closedPorts.length)),
+      );
+      append(state.silent, found.silent);
+      append(notAsked, found.notAsked);
+      if (found.budgetExhausted) state.budgetExhausted ??= found.budgetExhausted;
+    } finally {
+      this.slots.releaseMany(lanes);
+    }
   }
 
   /**
@@ -321,4 +390,9 @@ class PortScanRun {
     this.emitted = mine.catch(() => undefined);
     return mine;
   }
+}
+
+/** Pushes `items` onto `list` (a spread of 65,535 arguments could overflow the stack). */
+function append(list: number[], items: readonly number[]): void {
+  for (const item of items) list.push(item);
 }

@@ -54,6 +54,25 @@ describe('Slots', () => {
     await expect(fourth).rejects.toThrow('aborted');
     expect(() => new Slots(0)).toThrow(RangeError);
   });
+
+  it('takes many slots at once, in turn: a waiter for many is not overtaken by one for one', async () => {
+    const slots = new Slots(4);
+    await slots.acquireMany(3);
+    const order: string[] = [];
+    const many = slots.acquireMany(3).then(() => order.push('many'));
+    const one = slots.acquire().then(() => order.push('one'));
+    await Promise.resolve();
+    // One slot is free, but the waiter for three came first.
+    expect(order).toEqual([]);
+    expect(slots.inUse).toBe(3);
+    slots.releaseMany(3);
+    await many;
+    await one;
+    expect(order).toEqual(['many', 'one']);
+    expect(slots.inUse).toBe(4);
+    expect(() => slots.acquireMany(5)).toThrow(RangeError);
+    expect(() => slots.acquireMany(0)).toThrow(RangeError);
+  });
 });
 
 describe('neighbour table', () => {
