@@ -14,7 +14,7 @@ import type { JobQueue } from '../../jobs/queue.js';
 import { JobDeferred } from '../../jobs/worker.js';
 import type { Clock } from '../../lib/clock.js';
 import { createdAtPage, decodeCreatedAtCursor } from '../../lib/cursor.js';
-import { JsonRows } from '../../lib/json-rows.js';
+import { type JsonArrayOf, JsonRows } from '../../lib/json-rows.js';
 import type { Listeners } from '../../lib/listeners.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { locateJsonError } from '../../parsing/json.js';
@@ -96,6 +96,8 @@ class Stager {
   private seq = 0;
   private assets = new Map<string, unknown>();
   private vulnerabilities = new Set<string>();
+  // The batch being written while the report is read on.
+  private writing: Promise<void> = Promise.resolve();
   private pending = {
     assets: [] as { key: string; input: AssetInput }[],
     // Serialised as they come (lib/json-rows.ts): they are the bulk of an import's records.
@@ -131,7 +133,7 @@ class Stager {
     if (record.type === 'finding') this.finding(record, assetKey);
     else if (record.type === 'service') this.service(record, assetKey);
     else if (record.type === 'software') this.software(record, assetKey);
-    if (this.size() >= BATCH) await this.flush();
+    if (this.size() >= BATCH) await this.startWriting();
   }
 
   private size(): number {
@@ -331,25 +333,51 @@ class Stager {
 
   /**
    * Writes what is pending through the modules that own it, in short statements (the embedded
-   * database has one connection).
+   * database has one connection), and waits until everything is written.
    */
   async flush(): Promise<void> {
+    await this.startWriting();
+    await this.writing;
+  }
+
+  /** Waits for the batch being written, whether it was written or not (before its staging is cleared). */
+  async settle(): Promise<void> {
+    await this.writing.catch(() => {});
+  }
+
+  /**
+   * Takes what is pending and starts writing it once the batch before it is written (its failure
+   * is thrown here): the report is read on while the database writes, one batch ahead at most.
+   */
+  private async startWriting(): Promise<void> {
+    await this.writing;
     const p = this.pending;
+    const batch = {
+      assets: p.assets.splice(0),
+      vulnerabilities: p.vulnerabilities.take(),
+      findings: p.findings.take(),
+      services: dedupe(p.services.splice(0), (s) => `${s.assetKey}|${s.port}|${s.protocol}`),
+      software: dedupe(p.software.splice(0), (s) => `${s.assetKey}|${s.name.toLowerCase()}|${s.version}`),
+    };
+    this.writing = this.write(batch);
+    // Thrown where it is awaited next (the next batch, the last flush, or settle).
+    this.writing.catch(() => {});
+  }
+
+  private async write(batch: {
+    assets: { key: string; input: AssetInput }[];
+    vulnerabilities: JsonArrayOf<StagedVulnerability>;
+    findings: JsonArrayOf<StagedFinding>;
+    services: StagedService[];
+    software: StagedSoftware[];
+  }): Promise<void> {
     const { assets, vulnerabilities, findings, software } = this.owners;
     const [org, id] = [this.organizationId, this.importId];
-    await assets.stageFromImport(org, id, p.assets.splice(0));
-    await vulnerabilities.stageFromImport(org, id, p.vulnerabilities.take());
-    await findings.stageFromImport(org, id, p.findings.take());
-    await assets.stageServicesFromImport(
-      org,
-      id,
-      dedupe(p.services.splice(0), (s) => `${s.assetKey}|${s.port}|${s.protocol}`),
-    );
-    await software.stageFromImport(
-      org,
-      id,
-      dedupe(p.software.splice(0), (s) => `${s.assetKey}|${s.name.toLowerCase()}|${s.version}`),
-    );
+    await assets.stageFromImport(org, id, batch.assets);
+    await vulnerabilities.stageFromImport(org, id, batch.vulnerabilities);
+    await findings.stageFromImport(org, id, batch.findings);
+    await assets.stageServicesFromImport(org, id, batch.services);
+    await software.stageFromImport(org, id, batch.software);
   }
 }
 
@@ -687,6 +715,8 @@ export class ImportService {
       await this.clearStaging(org, id);
       if (changedIds.length > 0) await this.findingsChanged(org, changedIds);
     } catch (error) {
+      // A batch may still be being written: it ends before anything else happens to the staging.
+      await stager.settle();
       if (error instanceof Superseded) return;
       if (!lastAttempt && isTransient(error)) throw error;
       await this.fail(org, id, job, stager, error);
@@ -820,6 +850,7 @@ export class ImportService {
       if (changedIds.length > 0) await this.findingsChanged(org, changedIds);
       return { importId: id, counts, changedIds };
     } catch (error) {
+      await stager.settle();
       await this.clearStaging(org, id).catch(() => {});
       throw error;
     }
@@ -836,6 +867,7 @@ export class ImportService {
 
   private async fail(org: string, id: string, job: ImportJob, stager: Stager, error: unknown): Promise<void> {
     const reason = await this.describeFailure(error, job.format, job.path, id);
+    await stager.settle();
     try {
       await this.clearStaging(org, id);
     } catch {
