@@ -4,7 +4,8 @@
  * unchanged, and re-imports a variant where 10 % of the findings are gone and 5 % are new. Prints
  * findings/s, wall time and the process's peak RSS for each step, on the embedded database and,
  * when DATABASE_URL is set, on PostgreSQL (a fresh database, dropped afterwards).
- * BENCH_IMPORT_FINDINGS and BENCH_IMPORT_HOSTS scale it; BENCH_IMPORT_FORMATS=trivy runs one format.
+ * BENCH_IMPORT_FINDINGS and BENCH_IMPORT_HOSTS scale it; BENCH_IMPORT_FORMATS=trivy runs one format;
+ * BENCH_IMPORT_DATABASES=postgresql runs one database.
  */
 
 import { spawn } from 'node:child_process';
@@ -47,6 +48,15 @@ const dir = process.env.BENCH_IMPORT_DIR ?? mkdtempSync(join(tmpdir(), 'rampart-
 
 const wanted = (format: string) =>
   !process.env.BENCH_IMPORT_FORMATS || process.env.BENCH_IMPORT_FORMATS.split(',').includes(format);
+
+// BENCH_IMPORT_DATABASES=postgresql (or embedded, or both, comma-separated) runs only those;
+// unset, the embedded database runs, then PostgreSQL when DATABASE_URL is set.
+const databases = process.env.BENCH_IMPORT_DATABASES?.split(',').map((d) => d.trim());
+for (const d of databases ?? [])
+  if (d !== 'embedded' && d !== 'postgresql')
+    throw new Error(`BENCH_IMPORT_DATABASES: unknown database "${d}" (embedded, postgresql)`);
+const wantedDatabase = (db: 'embedded' | 'postgresql') =>
+  databases ? databases.includes(db) : db === 'embedded' || Boolean(process.env.DATABASE_URL);
 
 interface Peak {
   rss: number;
@@ -215,8 +225,13 @@ if (CHILD_DB) {
       await writeLines(join(dir, 'bench-trivy.json'), trivyReport(SIZE, false));
       await writeLines(join(dir, 'bench-trivy-variant.json'), trivyReport(SIZE, true));
     }
-    const rows = await inChild('embedded');
-    if (process.env.DATABASE_URL) rows.push(...(await inChild('postgresql')));
+    const rows: string[] = [];
+    if (wantedDatabase('embedded')) rows.push(...(await inChild('embedded')));
+    if (wantedDatabase('postgresql')) {
+      if (!process.env.DATABASE_URL)
+        throw new Error('BENCH_IMPORT_DATABASES names postgresql: set DATABASE_URL');
+      rows.push(...(await inChild('postgresql')));
+    }
     console.log(
       '\n| database | format | step | findings | wall time | findings/s | parse / merge | peak RSS of the process | result | heap / external at the peak | embedded server PSS after |',
     );

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { getFunctionList, getManyValues, isMany, none } from 'stream-chain/defs.js';
 import { parser } from 'stream-json';
 import Assembler from 'stream-json/assembler.js';
 import verifier from 'stream-json/utils/verifier.js';
@@ -83,19 +84,16 @@ export async function* jsonValues(
   options: JsonValuesOptions = {},
 ): AsyncGenerator<{ path: JsonPath; value: unknown }> {
   const maxChars = options.maxStringChars ?? 1024 * 1024;
-  const tokens = parser.asStream({
+  const tokens = tokenizer({
     packKeys: false,
     packStrings: false,
     packNumbers: true,
     streamNumbers: false,
     jsonStreaming: options.jsonStreaming ?? false,
   });
-  const checked = guarded(input, new JsonGuard(options.limits));
-  checked.on('error', (error) => tokens.destroy(error));
+  const guard = new JsonGuard(options.limits);
   // Only a shape check asks where a value is: the bytes are watched for it alone.
   const positions = options.onValue ? new JsonPositions() : undefined;
-  if (positions) checked.on('data', (chunk: Uint8Array) => positions.write(chunk));
-  checked.pipe(tokens);
 
   const path: (string | number)[] = [];
   const containers: ('object' | 'array')[] = [];
@@ -124,108 +122,155 @@ export async function* jsonValues(
   };
 
   try {
-    for await (const raw of tokens as AsyncIterable<Token>) {
-      // The parser reuses token objects: never change one, make a new one.
-      let token = raw;
-      // Strings and keys arrive in chunks: join them up to the cap.
-      switch (token.name) {
-        case 'startString':
-        case 'startKey':
-          text = [];
-          textLength = 0;
-          textCap = raw.name === 'startKey' ? MAX_KEY_CHARS : maxChars;
-          truncated = false;
-          continue;
-        case 'stringChunk':
-          if (text && !truncated) {
-            const chunk = token.value as string;
-            if (textLength + chunk.length > textCap) {
-              text.push(chunk.slice(0, textCap - textLength));
-              truncated = true;
-              options.onTruncated?.([...path]);
-            } else text.push(chunk);
-            textLength += chunk.length;
+    for await (const chunk of chunksOf(input, guard, positions, tokens))
+      for (const raw of chunk) {
+        // The parser reuses token objects: never change one, make a new one.
+        let token = raw;
+        // Strings and keys arrive in chunks: join them up to the cap.
+        switch (token.name) {
+          case 'startString':
+          case 'startKey':
+            text = [];
+            textLength = 0;
+            textCap = raw.name === 'startKey' ? MAX_KEY_CHARS : maxChars;
+            truncated = false;
+            continue;
+          case 'stringChunk':
+            if (text && !truncated) {
+              const chunk = token.value as string;
+              if (textLength + chunk.length > textCap) {
+                text.push(chunk.slice(0, textCap - textLength));
+                truncated = true;
+                options.onTruncated?.([...path]);
+              } else text.push(chunk);
+              textLength += chunk.length;
+            }
+            continue;
+          case 'endString':
+            token = { name: 'stringValue', value: wellFormed((text ?? []).join('')) };
+            text = null;
+            break;
+          case 'endKey':
+            token = { name: 'keyValue', value: wellFormed((text ?? []).join('')) };
+            text = null;
+            break;
+        }
+
+        if (assembler) {
+          if (token.name === 'stringValue' || token.name === 'keyValue')
+            recordChars += (token.value as string).length;
+          if (token.name !== 'keyValue' && !token.name.startsWith('end')) {
+            recordValues += 1;
+            valueCount += 1;
+          }
+          if (recordValues > maxRecordValues)
+            throw tooLarge(`${maxRecordValues.toLocaleString('en')} values`);
+          if (recordChars > maxRecordChars)
+            throw tooLarge(`${maxRecordChars.toLocaleString('en')} characters of text`);
+          assembler.consume(token as never);
+          if (assembler.done) {
+            yield { path: assembledPath, value: assembler.current };
+            assembler = null;
+            nextIndex();
           }
           continue;
-        case 'endString':
-          token = { name: 'stringValue', value: wellFormed((text ?? []).join('')) };
-          text = null;
-          break;
-        case 'endKey':
-          token = { name: 'keyValue', value: wellFormed((text ?? []).join('')) };
-          text = null;
-          break;
-      }
-
-      if (assembler) {
-        if (token.name === 'stringValue' || token.name === 'keyValue')
-          recordChars += (token.value as string).length;
-        if (token.name !== 'keyValue' && !token.name.startsWith('end')) {
-          recordValues += 1;
-          valueCount += 1;
         }
-        if (recordValues > maxRecordValues) throw tooLarge(`${maxRecordValues.toLocaleString('en')} values`);
-        if (recordChars > maxRecordChars)
-          throw tooLarge(`${maxRecordChars.toLocaleString('en')} characters of text`);
-        assembler.consume(token as never);
-        if (assembler.done) {
-          yield { path: assembledPath, value: assembler.current };
-          assembler = null;
-          nextIndex();
-        }
-        continue;
-      }
 
-      switch (token.name) {
-        case 'keyValue':
-          path[path.length - 1] = token.value as string;
+        switch (token.name) {
+          case 'keyValue':
+            path[path.length - 1] = token.value as string;
+            continue;
+          case 'endObject':
+          case 'endArray':
+            containers.pop();
+            path.pop();
+            nextIndex();
+            continue;
+        }
+
+        // A value starts at `path`.
+        valueCount += 1;
+        if (options.onValue) {
+          try {
+            options.onValue(path, KINDS[token.name] ?? 'null', at);
+          } catch (error) {
+            shapeError = error;
+            throw error;
+          }
+        }
+        if (pick(path)) {
+          assembler = new Assembler();
+          assembledPath = [...path];
+          recordValues = 1;
+          recordChars = token.name === 'stringValue' ? (token.value as string).length : 0;
+          assembler.consume(token as never);
+          if (assembler.done) {
+            yield { path: assembledPath, value: assembler.current };
+            assembler = null;
+            nextIndex();
+          }
           continue;
-        case 'endObject':
-        case 'endArray':
-          containers.pop();
-          path.pop();
-          nextIndex();
-          continue;
-      }
-
-      // A value starts at `path`.
-      valueCount += 1;
-      if (options.onValue) {
-        try {
-          options.onValue(path, KINDS[token.name] ?? 'null', at);
-        } catch (error) {
-          shapeError = error;
-          throw error;
         }
+        if (token.name === 'startObject') {
+          containers.push('object');
+          path.push('');
+        } else if (token.name === 'startArray') {
+          containers.push('array');
+          path.push(0);
+        } else nextIndex();
       }
-      if (pick(path)) {
-        assembler = new Assembler();
-        assembledPath = [...path];
-        recordValues = 1;
-        recordChars = token.name === 'stringValue' ? (token.value as string).length : 0;
-        assembler.consume(token as never);
-        if (assembler.done) {
-          yield { path: assembledPath, value: assembler.current };
-          assembler = null;
-          nextIndex();
-        }
-        continue;
-      }
-      if (token.name === 'startObject') {
-        containers.push('object');
-        path.push('');
-      } else if (token.name === 'startArray') {
-        containers.push('array');
-        path.push(0);
-      } else nextIndex();
-    }
   } catch (error) {
     if (error instanceof ReportError || error === shapeError) throw error;
     throw new ReportError(`Not valid JSON: ${(error as Error).message}`);
   } finally {
-    tokens.destroy();
-    checked.destroy();
+    input.destroy();
   }
+}
+
+/**
+ * The file's tokens, a chunk's worth at a time: each chunk of bytes passes the guard, then
+ * stream-json's tokenizer, called as the plain functions its stream is made of (UTF-8 decoding,
+ * then tokenizing). Its stream handed on one token at a time through an async iterator, a
+ * promise for each of the tens of millions of tokens of a large report (bench:import: most of a
+ * Trivy import's parse).
+ */
+async function* chunksOf(
+  input: Readable,
+  guard: JsonGuard,
+  positions: JsonPositions | undefined,
+  tokens: Tokenizer,
+): AsyncGenerator<readonly Token[]> {
+  for await (const chunk of input) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer);
+    guard.write(bytes);
+    positions?.write(bytes);
+    yield tokens.write(bytes);
+  }
+  yield tokens.end();
+}
+
+interface Tokenizer {
+  write(bytes: Buffer): readonly Token[];
+  /** The tokens the end of the file completes; throws when the document is unfinished. */
+  end(): readonly Token[];
+}
+
+type Step = (value: unknown) => unknown;
+
+/** stream-json's parser without its stream: the functions `parser.asStream` chains. */
+function tokenizer(options: Parameters<typeof parser>[0]): Tokenizer {
+  const [decode, tokenize] = getFunctionList(parser(options) as never) as Step[];
+  if (!decode || !tokenize)
+    throw new Error('stream-json: its parser is no longer a decoder and a tokenizer.');
+  const tokensOf = (out: unknown): readonly Token[] =>
+    out === none ? [] : isMany(out) ? (getManyValues(out) as Token[]) : [out as Token];
+  return {
+    write: (bytes) => tokensOf(tokenize(decode(bytes))),
+    end: () => {
+      const rest = decode(none);
+      return [...tokensOf(rest === none ? none : tokenize(rest)), ...tokensOf(tokenize(none))];
+    },
+  };
 }
 
 /** The path as dotted text, e.g. "Results.0.Vulnerabilities.12", for regex tests. */

@@ -108,4 +108,46 @@ describe.each(DB_KINDS)('last seen across re-imports [%s]', (kind) => {
       ...rows.slice(1).map((r) => [r[column('Title')], day(5)]),
     ]);
   });
+  it('leaves the findings a re-import shows unchanged as they were when it shows most of their import', async () => {
+    const c: NessusHost = {
+      ip: '10.41.0.3',
+      items: [
+        { plugin: '1004', name: 'Delta weakness', severity: 3 },
+        { plugin: '1005', name: 'Epsilon weakness', severity: 3 },
+        { plugin: '1006', name: 'Zeta weakness', severity: 2 },
+      ],
+    };
+    /** Title → [State, LastSeen, UpdatedAt] of host c's findings. */
+    const onC = async () => {
+      const items = (await get('/findings?PageSize=100')).json().Items as {
+        Title: string;
+        State: string;
+        LastSeen: string;
+        UpdatedAt: string;
+      }[];
+      return Object.fromEntries(
+        items
+          .filter((f) => c.items.some((i) => i.name === f.Title))
+          .map((f) => [f.Title, [f.State, f.LastSeen, f.UpdatedAt]]),
+      );
+    };
+    expect(await importOn(10, [c])).toMatchObject({ New: 3 });
+    // Zeta gone on day 11: it alone is rewritten (Fixed); Delta and Epsilon are seen, not rewritten.
+    expect(await importOn(11, [{ ...c, items: c.items.slice(0, 2) }])).toMatchObject({
+      Unchanged: 2,
+      Fixed: 1,
+    });
+    expect(await onC()).toEqual({
+      'Delta weakness': ['Open', day(11), day(10)],
+      'Epsilon weakness': ['Open', day(11), day(10)],
+      'Zeta weakness': ['Fixed', day(10), day(11)],
+    });
+    // Seen again whole on day 12: Zeta comes back, the others move on, still not rewritten.
+    expect(await importOn(12, [c])).toMatchObject({ Unchanged: 2, Reopened: 1 });
+    expect(await onC()).toEqual({
+      'Delta weakness': ['Open', day(12), day(10)],
+      'Epsilon weakness': ['Open', day(12), day(10)],
+      'Zeta weakness': ['Reopened', day(12), day(12)],
+    });
+  });
 });
