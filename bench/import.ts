@@ -10,7 +10,7 @@
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
@@ -45,6 +45,8 @@ if (CHILD_DB && (missingFlags.length > 0 || Object.keys(missingEnv).length > 0))
     { ...process.env, ...missingEnv },
   );
 const dir = process.env.BENCH_IMPORT_DIR ?? mkdtempSync(join(tmpdir(), 'rampart-bench-import-'));
+// Passable by others: as root, the embedded server in a folder below runs as its own account.
+chmodSync(dir, 0o755);
 
 const wanted = (format: string) =>
   !process.env.BENCH_IMPORT_FORMATS || process.env.BENCH_IMPORT_FORMATS.split(',').includes(format);

@@ -10,7 +10,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -33,6 +33,8 @@ const PAGE = 2_000;
 const ENTRIES_PER_CVE = 6; // 300,000 at 50,000 CVEs
 const PRODUCTS = 2_500;
 const dir = mkdtempSync(join(tmpdir(), 'rampart-bench-intel-'));
+// Passable by others: as root, the embedded server in a folder below runs as its own account.
+chmodSync(dir, 0o755);
 
 const vendorOf = (p: number) => `vendor${p % 800}`;
 const productOf = (p: number) => `product${p}`;
@@ -267,7 +269,7 @@ async function onPostgres(files: string[]): Promise<string[]> {
 }
 
 async function onEmbedded(files: string[]): Promise<string[]> {
-  const database = await openEmbedded(join(dir, 'pglite'), 'bench');
+  const database = await openEmbedded(join(dir, 'embedded'), 'bench');
   try {
     return await run('embedded', database, files);
   } finally {
