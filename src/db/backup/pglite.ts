@@ -1,0 +1,59 @@
+import type { Writable } from 'node:stream';
+import { PGlite } from '@electric-sql/pglite';
+import type { Query } from './catalog.js';
+import { columnList, type DumpOptions, type DumpSource, type DumpSummary, writeDump } from './dump.js';
+import { quoteIdent } from './format.js';
+
+// PGlite has no COPY … TO STDOUT stream: COPY … TO '/dev/blob' hands back the whole output as one
+// Blob. A table is copied in ranges of this many heap pages (a TID range scan, PostgreSQL 14+), so
+// that what is held at once is about one range's rows, not the table's.
+const PAGES_PER_RANGE = 2048; // 16 MB of heap pages
+
+/**
+ * Writes a backup of an old embedded database, a PGlite data directory, to `out` (not ended
+ * here), in the same format as dumpDatabase: how an installation's data moves from PGlite to the
+ * PostgreSQL server. The directory must not be in use: the caller holds its lock.
+ *
+ * Memory: PGlite returns each COPY as one Blob, copied out of its WebAssembly memory; a range of
+ * PAGES_PER_RANGE pages costs that range's text about three times over (PostgreSQL's file buffer in
+ * the WebAssembly memory, which never shrinks, the Blob, and the Buffer written), besides PGlite's
+ * own memory (about 130 MB). Large values stored out of line (TOAST) come on top of their page.
+ */
+export async function exportPgliteDataDir(
+  dataDir: string,
+  out: Writable,
+  options: DumpOptions = {},
+): Promise<DumpSummary> {
+  const db = await PGlite.create(dataDir);
+  try {
+    const query: Query = async <R>(text: string, params?: unknown[]) =>
+      (await db.query<R>(text, params)).rows;
+    const source: DumpSource = {
+      query,
+      copyOut: async (table, write) => {
+        const [size] = await query<{ pages: number }>(
+          `select (pg_relation_size($1::regclass) / current_setting('block_size')::int)::int as pages`,
+          [`public.${quoteIdent(table.name)}`],
+        );
+        const pages = size?.pages ?? 0;
+        let rows = 0;
+        for (let first = 0; first < pages; first += PAGES_PER_RANGE) {
+          const result = await db.query(
+            `COPY (select ${columnList(table)} from public.${quoteIdent(table.name)}
+                    where ctid >= '(${first},0)'::tid and ctid < '(${first + PAGES_PER_RANGE},0)'::tid)
+               TO '/dev/blob'`,
+          );
+          rows += result.affectedRows ?? 0;
+          if (result.blob && result.blob.size > 0) await write(Buffer.from(await result.blob.arrayBuffer()));
+        }
+        return rows;
+      },
+    };
+    await db.query('begin isolation level repeatable read read only');
+    const summary = await writeDump(source, out, options);
+    await db.query('commit');
+    return summary;
+  } finally {
+    await db.close();
+  }
+}
