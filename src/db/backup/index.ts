@@ -2,5 +2,5 @@
 // embedded server's binaries have none, and an older pg_dump cannot dump a newer server).
 export { type DumpOptions, type DumpSummary, dumpDatabase } from './dump.js';
 export { BackupFormatError, FORMAT_VERSION, type Header, RestoreRefusedError } from './format.js';
-export { exportPgliteDataDir } from './pglite.js';
+export { exportPgliteDataDir, type PgliteExportOptions } from './pglite.js';
 export { type RestoreSummary, restoreDatabase } from './restore.js';

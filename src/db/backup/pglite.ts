@@ -19,11 +19,17 @@ const PAGES_PER_RANGE = 2048; // 16 MB of heap pages
  * the WebAssembly memory, which never shrinks, the Blob, and the Buffer written), besides PGlite's
  * own memory (about 130 MB). Large values stored out of line (TOAST) come on top of their page.
  */
+export interface PgliteExportOptions extends DumpOptions {
+  /** Heap pages copied at once (default PAGES_PER_RANGE; tests make it small). */
+  pagesPerRange?: number;
+}
+
 export async function exportPgliteDataDir(
   dataDir: string,
   out: Writable,
-  options: DumpOptions = {},
+  options: PgliteExportOptions = {},
 ): Promise<DumpSummary> {
+  const step = options.pagesPerRange ?? PAGES_PER_RANGE;
   const db = await PGlite.create(dataDir);
   try {
     const query: Query = async <R>(text: string, params?: unknown[]) =>
@@ -37,10 +43,10 @@ export async function exportPgliteDataDir(
         );
         const pages = size?.pages ?? 0;
         let rows = 0;
-        for (let first = 0; first < pages; first += PAGES_PER_RANGE) {
+        for (let first = 0; first < pages; first += step) {
           const result = await db.query(
             `COPY (select ${columnList(table)} from public.${quoteIdent(table.name)}
-                    where ctid >= '(${first},0)'::tid and ctid < '(${first + PAGES_PER_RANGE},0)'::tid)
+                    where ctid >= '(${first},0)'::tid and ctid < '(${first + step},0)'::tid)
                TO '/dev/blob'`,
           );
           rows += result.affectedRows ?? 0;

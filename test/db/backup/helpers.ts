@@ -1,6 +1,6 @@
 import { PassThrough, type Readable, Writable } from 'node:stream';
 import pg from 'pg';
-import { listTables } from '../../../src/db/backup/catalog.js';
+import { listTables, type Query } from '../../../src/db/backup/catalog.js';
 import { dumpDatabase } from '../../../src/db/backup/dump.js';
 
 /** Every Rampart table's row count and a hash of its rows, by table; and the migrations applied. */
@@ -8,7 +8,15 @@ export async function fingerprint(url: string): Promise<Record<string, string>> 
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const query = async <R>(text: string) => (await client.query(text)).rows as R[];
+    return await fingerprintOf(async <R>(text: string) => (await client.query(text)).rows as R[]);
+  } finally {
+    await client.end();
+  }
+}
+
+/** fingerprint() through any way of querying (PGlite's too). */
+export async function fingerprintOf(query: Query): Promise<Record<string, string>> {
+  {
     const result: Record<string, string> = {};
     for (const table of await listTables(query)) {
       const [row] = await query<{ n: number; hash: string | null }>(
@@ -19,9 +27,19 @@ export async function fingerprint(url: string): Promise<Record<string, string>> 
     const migrations = await query<{ name: string }>('select name from kysely_migration order by name');
     result.kysely_migration = migrations.map((m) => m.name).join(',');
     return result;
-  } finally {
-    await client.end();
   }
+}
+
+/** A Writable that keeps what is written; `text()` gives it back. */
+export function collector(): Writable & { text(): string } {
+  const chunks: Buffer[] = [];
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(chunk);
+      callback();
+    },
+  });
+  return Object.assign(out, { text: () => Buffer.concat(chunks).toString('utf8') });
 }
 
 /** The backup of the database at `url`, as text. */
