@@ -11,6 +11,7 @@ import {
   FORMAT_VERSION,
   headerText,
   LAST_LINE,
+  NothingToBackUpError,
   quoteIdent,
   setvalLine,
 } from './format.js';
@@ -75,8 +76,7 @@ export async function writeDump(
   const output = new BatchedOutput(out);
   const [version] = await source.query<{ server_version: string }>('show server_version');
   const migrations = await appliedMigrations(source.query);
-  if (migrations.length === 0)
-    throw new Error('The database has no Rampart schema (no migrations applied): nothing to back up');
+  if (migrations.length === 0) throw new NothingToBackUpError();
   await output.write(
     headerText({
       format: FORMAT_VERSION,

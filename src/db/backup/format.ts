@@ -56,6 +56,14 @@ export class BackupFormatError extends Error {
   }
 }
 
+/** The database to back up has no Rampart schema (no migration was ever applied). */
+export class NothingToBackUpError extends Error {
+  constructor() {
+    super('The database has no Rampart schema (no migration applied): nothing to back up');
+    this.name = 'NothingToBackUpError';
+  }
+}
+
 /** A restore that would lose or mix data (the target is not empty; the backup is too new). */
 export class RestoreRefusedError extends Error {
   constructor(message: string) {
