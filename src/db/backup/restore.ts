@@ -84,7 +84,18 @@ function checkCompatible(header: Header): void {
  */
 async function checkTarget(query: Query, header: Header): Promise<void> {
   const applied = await appliedMigrations(query);
-  if (applied.length === 0) return;
+  if (applied.length === 0) {
+    // Not Rampart's: the restore would mix its tables with these (and empty them all before loading).
+    const others = await query<{ name: string }>(
+      `select relname as name from pg_catalog.pg_class
+        where relnamespace = 'public'::regnamespace and relkind in ('r', 'p') order by relname limit 3`,
+    );
+    if (others.length > 0)
+      throw new RestoreRefusedError(
+        `The database has tables of its own (${others.map((t) => t.name).join(', ')}) and no Rampart schema: restore into a new, empty database.`,
+      );
+    return;
+  }
   const [orgs] = await query<{ n: number }>(
     `select case when to_regclass('public.organizations') is null then 0
                  else (select count(*)::int from public.organizations) end as n`,

@@ -110,6 +110,16 @@ describe.runIf(hasPostgres)('backup and restore [postgres]', () => {
     expect(await fingerprint(source)).toEqual(before);
   });
 
+  it('refuses a database with tables of its own, and leaves them as they were', async () => {
+    const target = await fresh();
+    await rowsOf(target, "create table public.notes (body text); insert into notes values ('keep me')");
+    const error = await restoreDatabase({ connectionString: target }, chunked(backup, 4096)).catch((e) => e);
+    expect(error).toBeInstanceOf(RestoreRefusedError);
+    expect(error.message).toContain('has tables of its own (notes) and no Rampart schema');
+    expect(await rowsOf(target, 'select body from notes')).toEqual([{ body: 'keep me' }]);
+    expect(await rowsOf(target, "select to_regclass('kysely_migration') as t")).toEqual([{ t: null }]);
+  });
+
   it('refuses a backup from a newer Rampart before touching the database', async () => {
     const newer = backup
       .replace(`-- Migrations: ${KNOWN_MIGRATIONS.length}`, `-- Migrations: ${KNOWN_MIGRATIONS.length + 1}`)
