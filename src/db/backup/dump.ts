@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
@@ -39,6 +38,33 @@ export interface DumpSource {
 // system call per row. It is also the most a dump holds besides what the destination buffers.
 const WRITE_BATCH_BYTES = 256 * 1024;
 
+/** The output of a backup was closed (destroyed) before the backup was written. */
+export class OutputClosedError extends Error {
+  constructor() {
+    super('The backup output was closed before the backup ended');
+    this.name = 'OutputClosedError';
+  }
+}
+
+/** Waits until `out` takes more, or is closed or fails (a plain 'drain' wait would hang on those). */
+function drained(out: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      out.off('drain', onDrain);
+      out.off('close', onClose);
+      out.off('error', onError);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onClose = () => done(out.writableFinished ? undefined : new OutputClosedError());
+    const onError = (error: Error) => done(error);
+    out.on('drain', onDrain);
+    out.on('close', onClose);
+    out.on('error', onError);
+  });
+}
+
 /** Collects chunks into batches and writes them to `out`, waiting whenever `out` is full. */
 export class BatchedOutput {
   private chunks: Buffer[] = [];
@@ -59,8 +85,8 @@ export class BatchedOutput {
       this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.bytes);
     this.chunks = [];
     this.bytes = 0;
-    if (this.out.destroyed) throw new Error('The backup output was closed before the backup ended');
-    if (!this.out.write(batch)) await once(this.out, 'drain');
+    if (this.out.destroyed) throw new OutputClosedError();
+    if (!this.out.write(batch)) await drained(this.out);
   }
 }
 

@@ -8,5 +8,5 @@ export {
   NothingToBackUpError,
   RestoreRefusedError,
 } from './format.js';
-export { exportPgliteDataDir, type PgliteExportOptions } from './pglite.js';
+export { exportPgliteDataDir, type PgliteExportOptions, restorePgliteDataDir } from './pglite.js';
 export { type RestoreSummary, restoreDatabase } from './restore.js';

@@ -1,8 +1,17 @@
-import type { Writable } from 'node:stream';
+import { PassThrough, type Writable } from 'node:stream';
 import { PGlite } from '@electric-sql/pglite';
+import type pg from 'pg';
 import type { Query } from './catalog.js';
-import { columnList, type DumpOptions, type DumpSource, type DumpSummary, writeDump } from './dump.js';
+import {
+  columnList,
+  type DumpOptions,
+  type DumpSource,
+  type DumpSummary,
+  OutputClosedError,
+  writeDump,
+} from './dump.js';
 import { quoteIdent } from './format.js';
+import { type RestoreSummary, restoreDatabase } from './restore.js';
 
 // PGlite has no COPY … TO STDOUT stream: COPY … TO '/dev/blob' hands back the whole output as one
 // Blob. A table is copied in ranges of this many heap pages (a TID range scan, PostgreSQL 14+), so
@@ -62,4 +71,42 @@ export async function exportPgliteDataDir(
   } finally {
     await db.close();
   }
+}
+
+/**
+ * Moves an old embedded database into PostgreSQL: exports the PGlite data directory and restores
+ * it into the empty database `clientConfig` reaches, streaming from one to the other (no file in
+ * between, memory as for each alone). Either one failing stops both; the restore then changes
+ * nothing. The data directory is only read.
+ */
+export async function restorePgliteDataDir(
+  dataDir: string,
+  clientConfig: pg.ClientConfig,
+  options: PgliteExportOptions = {},
+): Promise<RestoreSummary> {
+  const pipe = new PassThrough();
+  const exporting = exportPgliteDataDir(dataDir, pipe, options).then(
+    () => {
+      pipe.end();
+    },
+    (error: unknown) => {
+      // The restore then fails reading; the export's own error is the one to report.
+      pipe.destroy(error as Error);
+      throw error;
+    },
+  );
+  const restoring = restoreDatabase(clientConfig, pipe).catch((error: unknown) => {
+    // A refused or failed restore stops reading: end the export too, which would wait forever.
+    pipe.destroy();
+    throw error;
+  });
+  const [exported, restored] = await Promise.allSettled([exporting, restoring]);
+  if (restored.status === 'rejected') {
+    // The export stopped because the restore did: the restore's error says why.
+    if (exported.status === 'rejected' && !(exported.reason instanceof OutputClosedError))
+      throw exported.reason;
+    throw restored.reason;
+  }
+  if (exported.status === 'rejected') throw exported.reason;
+  return restored.value;
 }

@@ -4,7 +4,12 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportPgliteDataDir, restoreDatabase } from '../../../src/db/backup/index.js';
+import {
+  exportPgliteDataDir,
+  RestoreRefusedError,
+  restoreDatabase,
+  restorePgliteDataDir,
+} from '../../../src/db/backup/index.js';
 import { EXIT } from '../../../src/main.js';
 import { runCliCapturing } from '../../helpers/cli.js';
 import { createPostgresDatabase } from '../../helpers/databases.js';
@@ -80,5 +85,40 @@ describe.runIf(Boolean(process.env.DATABASE_URL))('exporting a PGlite data direc
     ).rows;
     await pglite.close();
     expect(size?.pages).toBeGreaterThan(2);
+  }, 180_000);
+
+  it('moves the data directory into PostgreSQL in one stream, or stops both sides when refused', async () => {
+    const pglite = await PGlite.create(dataDir);
+    const before = await fingerprintOf(async <R>(q: string) => (await pglite.query<R>(q)).rows);
+    await pglite.close();
+    const target = await createPostgresDatabase();
+    dropped.push(target.drop);
+    // Small ranges: the export waits on the restore many times over.
+    const summary = await restorePgliteDataDir(
+      dataDir,
+      { connectionString: target.url },
+      { pagesPerRange: 1 },
+    );
+    expect(summary.tables.find((t) => t.name === 'findings')?.rows).toBeGreaterThan(35);
+    expect(await fingerprint(target.url)).toEqual(before);
+
+    // Into a database that now holds data: refused, and the export does not wait forever.
+    const error = await restorePgliteDataDir(
+      dataDir,
+      { connectionString: target.url },
+      { pagesPerRange: 1 },
+    ).catch((e) => e);
+    expect(error).toBeInstanceOf(RestoreRefusedError);
+    expect(await fingerprint(target.url)).toEqual(before);
+
+    // A folder that is no PGlite data directory: the export's error, and nothing restored.
+    const empty = await createPostgresDatabase();
+    dropped.push(empty.drop);
+    const notData = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-not-pglite-'));
+    fs.writeFileSync(path.join(notData, 'PG_VERSION'), 'not a version\n');
+    const broken = await restorePgliteDataDir(notData, { connectionString: empty.url }).catch((e) => e);
+    fs.rmSync(notData, { recursive: true, force: true });
+    expect(broken).toBeInstanceOf(Error);
+    expect(await rowsOf(empty.url, "select to_regclass('kysely_migration') as t")).toEqual([{ t: null }]);
   }, 180_000);
 });
