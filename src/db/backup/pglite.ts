@@ -39,7 +39,10 @@ export async function exportPgliteDataDir(
   options: PgliteExportOptions = {},
 ): Promise<DumpSummary> {
   const step = options.pagesPerRange ?? PAGES_PER_RANGE;
-  const db = await PGlite.create(dataDir);
+  // The serving thread's small buffer pool (pglite-worker.mjs): the export reads every page once.
+  const db = await PGlite.create(dataDir, {
+    startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'],
+  });
   try {
     const query: Query = async <R>(text: string, params?: unknown[]) =>
       (await db.query<R>(text, params)).rows;
