@@ -9,4 +9,4 @@ export {
   RestoreRefusedError,
 } from './format.js';
 export { exportPgliteDataDir, type PgliteExportOptions, restorePgliteDataDir } from './pglite.js';
-export { type RestoreSummary, restoreDatabase } from './restore.js';
+export { type RestoreOptions, type RestoreSummary, restoreDatabase } from './restore.js';

@@ -11,7 +11,7 @@ import {
   writeDump,
 } from './dump.js';
 import { quoteIdent } from './format.js';
-import { type RestoreSummary, restoreDatabase } from './restore.js';
+import { type RestoreOptions, type RestoreSummary, restoreDatabase } from './restore.js';
 
 // PGlite has no COPY … TO STDOUT stream: COPY … TO '/dev/blob' hands back the whole output as one
 // Blob. A table is copied in ranges of this many heap pages (a TID range scan, PostgreSQL 14+), so
@@ -87,7 +87,7 @@ export async function exportPgliteDataDir(
 export async function restorePgliteDataDir(
   dataDir: string,
   clientConfig: pg.ClientConfig,
-  options: PgliteExportOptions = {},
+  options: PgliteExportOptions & RestoreOptions = {},
 ): Promise<RestoreSummary> {
   const pipe = new PassThrough();
   const exporting = exportPgliteDataDir(dataDir, pipe, options).then(
@@ -100,7 +100,7 @@ export async function restorePgliteDataDir(
       throw error;
     },
   );
-  const restoring = restoreDatabase(clientConfig, pipe).catch((error: unknown) => {
+  const restoring = restoreDatabase(clientConfig, pipe, options).catch((error: unknown) => {
     // A refused or failed restore stops reading: end the export too, which would wait forever.
     pipe.destroy();
     throw error;

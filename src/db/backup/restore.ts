@@ -22,6 +22,11 @@ import {
 } from './format.js';
 import { LineReader } from './lines.js';
 
+export interface RestoreOptions {
+  /** Called after each table is loaded (a long restore's progress, for a log). */
+  onTable?: (table: string, rows: number) => void;
+}
+
 export interface RestoreSummary {
   header: Header;
   /** Rows loaded per table, in the order loaded. */
@@ -176,6 +181,7 @@ async function loadCopyBlock(
 export async function restoreDatabase(
   clientConfig: pg.ClientConfig,
   input: Readable,
+  options: RestoreOptions = {},
 ): Promise<RestoreSummary> {
   const reader = new LineReader(input);
   const header = await readHeader(reader);
@@ -192,7 +198,7 @@ export async function restoreDatabase(
     await checkTarget(query, header);
     const db = kyselyOnClient(client);
     await migrateTo(db, header.migrations.at(-1) as string, { inTransaction: true });
-    const summary = await loadBody(client, query, reader);
+    const summary = await loadBody(client, query, reader, options);
     const migratedAfter = await migrateToLatest(db, { inTransaction: true });
     await client.query('commit');
     return { header, ...summary, migratedAfter };
@@ -209,6 +215,7 @@ async function loadBody(
   client: pg.Client,
   query: Query,
   reader: LineReader,
+  options: RestoreOptions,
 ): Promise<Pick<RestoreSummary, 'tables' | 'sequences'>> {
   const known = new Map((await listTables(query)).map((t) => [t.name, t]));
   // The rows the migrations seeded (intel sync state) are in the backup as they were there.
@@ -249,6 +256,7 @@ async function loadBody(
         );
       const rows = await loadCopyBlock(client, reader, table, statement.columns, at);
       tables.push({ name: table.name, rows });
+      options.onTable?.(table.name, rows);
     } else if (statement.kind === 'setval') {
       if (!sequences.has(statement.sequence))
         throw new BackupFormatError(`Rampart's schema has no sequence ${statement.sequence}`, at);

@@ -76,7 +76,11 @@ describe.runIf(hasPostgres)('backup and restore [postgres]', () => {
   it('restores every table to the same rows, and the database goes on working', async () => {
     const target = await fresh();
     await rowsOf(target, 'create sequence public.backup_test_seq');
-    const summary = await restoreDatabase({ connectionString: target }, chunked(backup, 1000));
+    const progress: string[] = [];
+    const summary = await restoreDatabase({ connectionString: target }, chunked(backup, 1000), {
+      onTable: (table, rows) => progress.push(`${table} ${rows}`),
+    });
+    expect(progress).toEqual(summary.tables.map((t) => `${t.name} ${t.rows}`));
     expect(summary.header.createdAt).toEqual(CREATED);
     expect(summary.tables.find((t) => t.name === 'findings')?.rows).toBeGreaterThan(35);
     expect(summary.sequences).toBe(1);
