@@ -230,6 +230,7 @@ async function main(): Promise<void> {
     env: process.env,
     out: { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) },
     stdin: process.stdin,
+    stdoutStream: process.stdout,
     exit: (code) => process.exit(code),
   };
   const argv = process.argv.slice(2);

@@ -80,6 +80,9 @@ export async function backupCommand(cli: CliEnv, opts: BackupFlags): Promise<voi
         fs.rmSync(file, { force: true });
         throw error;
       }
+    } else if (cli.stdoutStream) {
+      // Not ended: it is the process's stdout.
+      summary = await backUp(cli.stdoutStream);
     } else {
       const out = stdoutWritable(cli);
       summary = await backUp(out);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { openInvalidationBus } from '../background.js';
 import { type Config, loadConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/database.js';
@@ -21,6 +21,12 @@ export interface CliEnv {
   out: Output;
   /** What `--password-stdin` reads (process.stdin in the real command). */
   stdin?: Readable;
+  /**
+   * Standard output as a stream (process.stdout in the real command), for output too large for
+   * `out.stdout` (`rampart backup --output -`): writing through it waits when the reader is slow,
+   * where `out.stdout` would queue the whole backup in memory. Without it, `out.stdout` is used.
+   */
+  stdoutStream?: Writable;
   /** The application's time; tests pass a fixed one (default: the system's). */
   clock?: Clock;
   /** The engines of `rampart scan-node` (default: the built-in ones); tests pass a stand-in. */

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultBackupName } from '../../src/cli/backup.js';
-import { EXIT } from '../../src/main.js';
+import { EXIT, runCli } from '../../src/main.js';
 import { runCliCapturing } from '../helpers/cli.js';
 import { createPostgresDatabase } from '../helpers/databases.js';
 
@@ -69,6 +70,25 @@ describe.runIf(Boolean(process.env.DATABASE_URL))('rampart backup and rampart re
     expect(out.stdout.startsWith('-- Rampart backup\n')).toBe(true);
     expect(out.stdout.endsWith('\n-- Rampart backup complete\n')).toBe(true);
     expect(out.stderr).toMatch(/\nBacked up \d+ rows of \d+ tables to stdout\n$/);
+    // Through the process's stdout stream where there is one (BatchedOutput's tests: it waits on it).
+    const chunks: Buffer[] = [];
+    const slow = new Writable({
+      highWaterMark: 1024,
+      write(chunk: Buffer, _encoding, callback) {
+        chunks.push(chunk);
+        setTimeout(callback, 1);
+      },
+    });
+    let printed = '';
+    const code = await runCli(['backup', '--output', '-'], {
+      env: { ...source },
+      clock,
+      stdoutStream: slow,
+      out: { stdout: (t) => (printed += t), stderr: () => {} },
+    });
+    expect(code).toBe(EXIT.ok);
+    expect(printed).toBe('');
+    expect(Buffer.concat(chunks).toString('utf8')).toBe(out.stdout);
     const here = process.cwd();
     process.chdir(folder);
     try {

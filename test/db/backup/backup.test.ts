@@ -139,6 +139,15 @@ describe.runIf(hasPostgres)('backup and restore [postgres]', () => {
     expect(await rowsOf(target, "select to_regclass('kysely_migration') as t")).toEqual([{ t: null }]);
   });
 
+  it('refuses a backup in a newer format', async () => {
+    const target = await fresh();
+    const newer = backup.replace('-- Format: 1\n', '-- Format: 2\n');
+    const error = await restoreDatabase({ connectionString: target }, Readable.from([newer])).catch((e) => e);
+    expect(error).toBeInstanceOf(RestoreRefusedError);
+    expect(error.message).toContain('The backup is in format 2');
+    expect(await rowsOf(target, "select to_regclass('kysely_migration') as t")).toEqual([{ t: null }]);
+  });
+
   it('restores a backup of an older schema and migrates it to the latest', async () => {
     // The backup of a database at the first migrations only, as an older Rampart wrote it.
     const old = await fresh();
