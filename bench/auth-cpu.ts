@@ -4,10 +4,13 @@
  * writes nowhere, and each server's CPU time is divided by the requests it answered. Three servers:
  *
  * - `bare`: the baseline of bench:auth, a Fastify route answering the same text;
+ * - `bare-headers`: the same route sending Rampart's six answer headers with fixed values (what
+ *   those headers cost on their own, as bench/bare-server.ts `headers`);
  * - `minimal`: the same route with what the check must do written as plainly as Fastify allows
  *   (bench/minimal-auth.ts), as the floor of any implementation on Fastify;
- * - `rampart`: the app as `rampart serve` builds it (embedded database, the key cached), with its
- *   request log written to a sink that keeps nothing, at `info` (as shipped) and `warn`.
+ * - `rampart`: the app as `rampart serve` builds it (the key cached), with its request log written
+ *   to a sink that keeps nothing, at `info` (as shipped) and `warn`; on an in-memory embedded
+ *   database, or with BENCH_AUTH_EMBEDDED=off on a fresh database of the DATABASE_URL server.
  *
  * bench:auth measures what a client sees; this measures what the JavaScript costs, which a
  * shared machine disturbs far less (the network's cost is the same for every server). Each
@@ -20,6 +23,8 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import os from 'node:os';
 import { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { authBenchKinds, createPostgresDatabase } from './auth-database.js';
+import { setFixedHeaders } from './auth-headers.js';
 import { startBenchApp } from './bench-app.js';
 import { positiveKnob } from './knobs.js';
 import { minimalAuthApp } from './minimal-auth.js';
@@ -28,12 +33,13 @@ const ROUNDS = positiveKnob('BENCH_ROUNDS', 3);
 const REQUESTS = positiveKnob('BENCH_REQUESTS', 8000);
 const SAMPLES = positiveKnob('BENCH_SAMPLES', 12);
 const PATH = '/api/integration/authenticationcheck';
-const SERVERS = ['bare', 'minimal', 'rampart-info', 'rampart-warn'] as const;
+const SERVERS = ['bare', 'bare-headers', 'minimal', 'rampart-info', 'rampart-warn'] as const;
 type ServerName = (typeof SERVERS)[number];
 
 interface Server {
   app: FastifyInstance;
   headers: Record<string, string>;
+  close?: () => Promise<void>;
 }
 
 /** A socket that takes every write and says it is done: no network, no kernel. */
@@ -49,9 +55,12 @@ class NullSocket extends Duplex {
   }
 }
 
-async function bare(): Promise<Server> {
+async function bare(withHeaders: boolean): Promise<Server> {
   const app = Fastify({ logger: false });
-  app.get(PATH, async (_request, reply) => reply.type('text/plain; charset=utf-8').send('Authenticated'));
+  app.get(PATH, async (_request, reply) => {
+    if (withHeaders) setFixedHeaders(reply);
+    return reply.type('text/plain; charset=utf-8').send('Authenticated');
+  });
   await app.ready();
   return { app, headers: {} };
 }
@@ -64,13 +73,22 @@ async function minimal(): Promise<Server> {
 
 async function rampart(logLevel: string): Promise<Server> {
   const nowhere = { write: () => true, flush: (done?: (error?: Error) => void) => done?.() };
+  const database = authBenchKinds().includes('embedded') ? undefined : await createPostgresDatabase();
   const bench = await startBenchApp({
-    kind: 'embedded',
+    kind: database ? 'postgresql' : 'embedded',
+    url: database?.url,
     inMemory: true,
     env: { RAMPART_LOG_LEVEL: logLevel },
     logTo: nowhere,
   });
-  return { app: bench.app, headers: { apiaccesskey: bench.accessKey, apisecretkey: bench.secretKey } };
+  return {
+    app: bench.app,
+    headers: { apiaccesskey: bench.accessKey, apisecretkey: bench.secretKey },
+    close: async () => {
+      await bench.close();
+      await database?.drop();
+    },
+  };
 }
 
 const socket = new NullSocket();
@@ -99,8 +117,8 @@ function request(server: Server): Promise<number> {
 /** Child: builds one server, checks it answers 200, warms it up, and reports µs per request. */
 async function measureOne(name: ServerName): Promise<void> {
   const server =
-    name === 'bare'
-      ? await bare()
+    name === 'bare' || name === 'bare-headers'
+      ? await bare(name === 'bare-headers')
       : name === 'minimal'
         ? await minimal()
         : await rampart(name === 'rampart-info' ? 'info' : 'warn');
@@ -114,6 +132,7 @@ async function measureOne(name: ServerName): Promise<void> {
     const used = process.cpuUsage(before);
     samples.push((used.user + used.system) / REQUESTS);
   }
+  await server.close?.();
   process.send?.({ least: Math.min(...samples) });
   process.exit(0);
 }
@@ -135,7 +154,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 async function main(): Promise<void> {
   console.log(
     `bench:auth-cpu — ${os.cpus().length} cores, Node ${process.version}, ${ROUNDS} rounds of a process per server, ` +
-      `${SAMPLES} × ${REQUESTS} requests each (least taken); load average ${os.loadavg()[0]!.toFixed(1)}`,
+      `${SAMPLES} × ${REQUESTS} requests each (least taken), Rampart on ${authBenchKinds().includes('embedded') ? 'the embedded database' : 'PostgreSQL'}; load average ${os.loadavg()[0]!.toFixed(1)}`,
   );
   const results = new Map<ServerName, number[]>(SERVERS.map((s) => [s, []]));
   for (let round = 0; round < ROUNDS; round++) {

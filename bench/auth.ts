@@ -1,14 +1,15 @@
 /**
  * npm run bench:auth — autocannon against GET /api/integration/authenticationcheck with a valid
  * key, and against a bare Fastify route answering the same text, in the same run. Prints req/s and
- * p99 for both and the ratio. Runs on PGlite, and on PostgreSQL too when DATABASE_URL is set.
+ * p99 for both and the ratio. Runs on PGlite (unless BENCH_AUTH_EMBEDDED=off), and on PostgreSQL
+ * when DATABASE_URL is set.
  * Servers run in child processes so that the load generator does not share their event loop.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { authBenchKinds, createPostgresDatabase } from './auth-database.js';
 import { positiveKnob } from './knobs.js';
 
 const DURATION = positiveKnob('BENCH_DURATION', 10);
@@ -44,7 +45,23 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-async function load(target: Target, duration: number) {
+/** CPU seconds (user + system) the process has used, from /proc; undefined where there is none. */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime: clock ticks of 1/100 s
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One load of `duration` seconds: req/s, p99, and the CPU each request cost the server process
+ * and this process (autocannon, the load generator, which shares the machine's cores with it).
+ */
+async function load(target: Target, duration: number, pid?: number) {
+  const serverBefore = cpuSeconds(pid);
+  const clientBefore = process.cpuUsage();
   const result = await autocannon({
     url: `${target.url}/api/integration/authenticationcheck`,
     connections: CONNECTIONS,
@@ -54,31 +71,22 @@ async function load(target: Target, duration: number) {
   const ok = result['2xx'];
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return { rps: result.requests.average, p99: result.latency.p99, ok };
-}
-
-/** A fresh database on the DATABASE_URL server, dropped by `drop`. */
-async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await admin.connect();
-  const name = `rampart_bench_${randomBytes(4).toString('hex')}`;
-  await admin.query(`create database ${name}`);
-  const u = new URL(process.env.DATABASE_URL!);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    },
-  };
+  const serverAfter = cpuSeconds(pid);
+  const client = process.cpuUsage(clientBefore);
+  const answered = result.requests.total;
+  const serverUs =
+    serverBefore === undefined || serverAfter === undefined
+      ? Number.NaN
+      : ((serverAfter - serverBefore) * 1e6) / answered;
+  const clientUs = (client.user + client.system) / answered;
+  return { rps: result.requests.average, p99: result.latency.p99, ok, serverUs, clientUs };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /**
- * The four servers (the bare baseline, the floor of bench/minimal-auth.ts, Rampart as shipped,
- * Rampart with request logging off) run
+ * The five servers (the bare baseline, the bare route with Rampart's six answer headers, the floor
+ * of bench/minimal-auth.ts, Rampart as shipped, Rampart with request logging off) run
  * side by side, and are loaded in turn, ROUNDS times: the machine is shared, and a ratio of two
  * runs made a minute apart measured the load on the machine as much as the servers (a single
  * baseline run once gave Rampart 1.09× the bare server). The ratio is the median of each round's
@@ -88,6 +96,8 @@ async function measureKind(kind: string) {
   const servers: { name: string; child: ChildProcess; target: Target; drop?: () => Promise<void> }[] = [];
   try {
     servers.push({ name: 'bare', ...(await start('./bare-server.ts', [], 'info')) });
+    // The bare route with Rampart's six answer headers: what their bytes cost on their own.
+    servers.push({ name: 'bare+headers', ...(await start('./bare-server.ts', ['headers'], 'info')) });
     // The floor: what the check must do, written as plainly as Fastify allows (bench/minimal-auth.ts).
     servers.push({ name: 'minimal', ...(await start('./minimal-server.ts', [], 'info')) });
     for (const logLevel of ['info', 'warn']) {
@@ -100,9 +110,10 @@ async function measureKind(kind: string) {
       });
     }
     for (const server of servers) await load(server.target, 2); // warm-up: JIT, caches
-    const results = new Map<string, { rps: number; p99: number }[]>(servers.map((s) => [s.name, []]));
+    const results = new Map<string, Awaited<ReturnType<typeof load>>[]>(servers.map((s) => [s.name, []]));
     for (let round = 0; round < ROUNDS; round++) {
-      for (const server of servers) results.get(server.name)!.push(await load(server.target, DURATION));
+      for (const server of servers)
+        results.get(server.name)!.push(await load(server.target, DURATION, server.child.pid));
       console.log(
         `round ${round + 1}: ${servers.map((s) => `${s.name} ${results.get(s.name)![round]!.rps.toFixed(0)}`).join(', ')} req/s`,
       );
@@ -112,6 +123,12 @@ async function measureKind(kind: string) {
     floors.push(
       `| ${kind} run | ${median(minimal.map((r) => r.rps)).toFixed(0)} | ${median(minimal.map((r) => r.p99))} ms | ${median(minimal.map((r, i) => r.rps / bare[i]!.rps)).toFixed(2)} |`,
     );
+    for (const server of servers) {
+      const runs = results.get(server.name)!;
+      costs.push(
+        `| ${kind} | ${server.name} | ${median(runs.map((r) => r.rps)).toFixed(0)} | ${median(runs.map((r, i) => r.rps / bare[i]!.rps)).toFixed(2)} | ${median(runs.map((r) => r.serverUs)).toFixed(1)} µs | ${median(runs.map((r) => r.clientUs)).toFixed(1)} µs |`,
+      );
+    }
     for (const logLevel of ['info', 'warn']) {
       const rampart = results.get(logLevel)!;
       const ratio = median(rampart.map((r, i) => r.rps / bare[i]!.rps));
@@ -129,7 +146,8 @@ async function measureKind(kind: string) {
 
 const rows: string[] = [];
 const floors: string[] = [];
-const kinds = process.env.DATABASE_URL ? ['embedded', 'postgresql'] : ['embedded'];
+const costs: string[] = [];
+const kinds = authBenchKinds();
 console.log(
   `bench:auth — ${os.cpus().length} cores, Node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds`,
 );
@@ -145,3 +163,11 @@ console.log(
 console.log('\n| rounds of | minimal req/s | p99 | ratio to bare |');
 console.log('|---|---|---|---|');
 for (const r of floors) console.log(r);
+console.log(
+  "\nWhere each request's CPU went (medians of rounds): the server process, and the load generator (this process) on the same cores:",
+);
+console.log(
+  '\n| database run | server | req/s | ratio to bare | server CPU per request | load generator CPU per request |',
+);
+console.log('|---|---|---|---|---|---|');
+for (const r of costs) console.log(r);

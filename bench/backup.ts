@@ -20,9 +20,10 @@ import { PGlite } from '@electric-sql/pglite';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { dumpDatabase, exportPgliteDataDir, restoreDatabase } from '../src/db/backup/index.js';
-import { openEmbedded, openPostgres } from '../src/db/database.js';
+import { openPostgres } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { DB } from '../src/db/schema.js';
+import { openPgliteDataDir } from '../test/helpers/pglite.js';
 
 // A step run in a process of its own (`--step NAME ARGS…`), so that its peak RSS is its own: it
 // prints its milliseconds (and rows) as JSON.
@@ -258,7 +259,8 @@ try {
   // PGlite is the embedded database only until the PostgreSQL server replaces it.
   if (process.env.BENCH_PGLITE === '1') {
     const dataDir = path.join(folder, 'pglite');
-    const embedded = await openEmbedded(dataDir, 'bench');
+    // PGlite as the embedded database of an earlier Rampart ran it.
+    const embedded = await openPgliteDataDir(dataDir);
     await migrateToLatest(embedded.db);
     await seed(embedded.db);
     await embedded.close();

@@ -68,12 +68,11 @@ function peakRss(database: Database) {
     collect?.();
     const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
     if (trace) {
-      // The database thread answers between statements: its last answer is shown.
-      if (database.embeddedMemory && performance.now() - asked > 1000) {
+      // The embedded server's processes, read from /proc once a second (a walk of every process).
+      if (database.serverMemory && performance.now() - asked > 1000) {
         asked = performance.now();
-        void database.embeddedMemory().then((m) => {
-          worker = ` | worker heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} wasm ${mb(m.wasm)}`;
-        });
+        const m = database.serverMemory();
+        worker = ` | server ${m.processes} processes, PSS ${mb(m.pss)} RSS ${mb(m.rss)}`;
       }
       // What each of V8's spaces holds (used/committed MB): new space is committed whole.
       const spaces = v8
@@ -143,8 +142,8 @@ async function steps(label: string, database: Database, services: ReturnType<typ
       await services.imports.settled(submitted.id);
       const seconds = (performance.now() - started) / 1000;
       const peak = stop();
-      // The embedded database's WebAssembly memory only grows, so after the step is its peak.
-      const wasm = database.embeddedMemory ? `${mb((await database.embeddedMemory()).wasm)} MB` : '-';
+      // The embedded server's memory beside ours (its processes' proportional set size).
+      const wasm = database.serverMemory ? `${mb(database.serverMemory().pss)} MB` : '-';
       const done = await services.imports.get(ctx, submitted.id);
       if (done.state !== 'Completed') throw new Error(`${format} ${step} failed: ${done.error}`);
       const c = done.counts;
@@ -159,7 +158,7 @@ async function steps(label: string, database: Database, services: ReturnType<typ
 
 async function measure(db: 'embedded' | 'postgresql'): Promise<string[]> {
   if (db === 'embedded') {
-    const embedded = await openEmbedded(join(dir, 'pglite'), 'bench');
+    const embedded = await openEmbedded(join(dir, 'embedded'), 'bench');
     try {
       return await runOn('embedded', embedded);
     } finally {
@@ -219,7 +218,7 @@ if (CHILD_DB) {
     const rows = await inChild('embedded');
     if (process.env.DATABASE_URL) rows.push(...(await inChild('postgresql')));
     console.log(
-      '\n| database | format | step | findings | wall time | findings/s | parse / merge | peak RSS of the process | result | heap / external at the peak | WebAssembly memory |',
+      '\n| database | format | step | findings | wall time | findings/s | parse / merge | peak RSS of the process | result | heap / external at the peak | embedded server PSS after |',
     );
     console.log('|---|---|---|---|---|---|---|---|---|---|---|');
     for (const r of rows) console.log(r);

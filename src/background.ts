@@ -229,8 +229,8 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
     await services.intel
       .failInterrupted(embedded ? 0 : 24 * 3600)
       .catch((error) => log.warn({ err: error }, 'could not end interrupted intelligence loads'));
-  const maintain = options.db ? await tablesNeedUs(options.databaseKind, options.db) : false;
-  if (maintain && !embedded)
+  const maintain = options.db ? await tablesNeedUs(options.db) : false;
+  if (maintain)
     log.warn('autovacuum is off on this PostgreSQL server: Rampart analyses and vacuums its own tables');
   const runner = buildRunner({ ...options, maintainTables: maintain });
   // Only this process uses the embedded database: the jobs it finds Running were left by a

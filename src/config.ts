@@ -23,7 +23,7 @@ export const ENV_VARS = {
   DATABASE_URL:
     'postgres://… URL of a PostgreSQL server; switches from the embedded database to that server.',
   RAMPART_DB_POOL_SIZE:
-    'Connections in the PostgreSQL pool per instance (default 10; the embedded database always uses 1).',
+    'Connections in the database pool per instance (default 10), on the embedded server as on PostgreSQL.',
   REDIS_URL:
     'redis://… URL; enables shared throttle counters and API key cache invalidation across instances.',
   RAMPART_REDIS_PREFIX:

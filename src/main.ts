@@ -239,7 +239,8 @@ async function main(): Promise<void> {
   const shutdown = (signal: string, stopNow: () => Promise<void>) => {
     process.stderr.write(`${signal} received: shutting down\n`);
     stopNow().then(
-      () => process.exit(0),
+      // A shutdown Rampart began itself (its embedded database server lost) set a failing status.
+      () => process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0),
       (error: unknown) => {
         process.stderr.write(`shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
         process.exit(1);

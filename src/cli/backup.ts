@@ -3,19 +3,17 @@ import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
-import type pg from 'pg';
 import {
   BackupFormatError,
   type DumpSummary,
   dumpDatabase,
-  exportPgliteDataDir,
   NothingToBackUpError,
   type RestoreSummary,
   restoreDatabase,
 } from '../db/backup/index.js';
-import { acquireDataDirLock } from '../db/lock.js';
+import { openDatabase } from '../db/database.js';
 import { systemClock } from '../lib/clock.js';
-import { type CliEnv, describeDatabase, NoDatabaseError, readConfig } from './runtime.js';
+import { type CliEnv, describeDatabase, embeddedExists, NoDatabaseError, readConfig } from './runtime.js';
 
 export interface BackupFlags {
   output?: string;
@@ -63,10 +61,13 @@ export async function backupCommand(cli: CliEnv, opts: BackupFlags): Promise<voi
   cli.out.stderr(`${describeDatabase(config)}\n`);
   // Never over an existing file: a backup is often what is left of a database.
   if (file && fs.existsSync(file)) throw new Error(`${file} already exists: name another --output`);
-  const backUp = async (out: Writable): Promise<DumpSummary> => {
-    if (config.databaseUrl) return dumpDatabase({ connectionString: config.databaseUrl }, out, { clock });
-    return backUpEmbedded(config.dataDir, out, clock);
-  };
+  // A command that only reads: it never creates a database where there is none.
+  if (!config.databaseUrl && !embeddedExists(config.dataDir)) throw new NoDatabaseError(config);
+  const database = await openDatabase(config, {
+    command: 'backup',
+    embedded: { log: (line) => cli.out.stderr(`${line}\n`) },
+  });
+  const backUp = (out: Writable): Promise<DumpSummary> => dumpDatabase(database.connection, out, { clock });
   let summary: DumpSummary;
   try {
     if (file) {
@@ -92,6 +93,8 @@ export async function backupCommand(cli: CliEnv, opts: BackupFlags): Promise<voi
   } catch (error) {
     if (error instanceof NothingToBackUpError) throw new NoDatabaseError(config);
     throw error;
+  } finally {
+    await database.close();
   }
   const rows = rowsIn(summary.tables);
   const where = file ?? 'stdout';
@@ -103,34 +106,22 @@ export async function backupCommand(cli: CliEnv, opts: BackupFlags): Promise<voi
   else cli.out.stdout(report);
 }
 
-/**
- * The embedded database of this version is PGlite: its data directory is read directly, while
- * no server holds it (the data directory's lock; a running server makes this exit 4).
- */
-async function backUpEmbedded(dataDir: string, out: Writable, clock: () => Date): Promise<DumpSummary> {
-  if (dataDir === 'memory://' || !fs.existsSync(path.join(dataDir, 'PG_VERSION')))
-    throw new NothingToBackUpError();
-  const release = acquireDataDirLock(dataDir, 'backup');
-  try {
-    return await exportPgliteDataDir(dataDir, out, { clock });
-  } finally {
-    release();
-  }
-}
-
 /** `rampart restore FILE`: a backup into an empty database (see restoreDatabase). */
 export async function restoreCommand(cli: CliEnv, file: string, opts: { json?: boolean }): Promise<void> {
   const config = readConfig(cli);
   cli.out.stderr(`${describeDatabase(config)}\n`);
-  if (!config.databaseUrl)
-    throw new Error(
-      'rampart restore loads into PostgreSQL: the embedded database of this version (PGlite) cannot take COPY data from a client. Set DATABASE_URL to a new, empty database and restore there.',
-    );
   const input = file === '-' ? (cli.stdin ?? Readable.from([])) : openBackup(file);
-  const clientConfig: pg.ClientConfig = { connectionString: config.databaseUrl };
   let summary: RestoreSummary;
+  // Opened without migrating or creating anything: the restore brings its own schema and data.
+  const database = await openDatabase(config, {
+    command: 'restore',
+    embedded: { log: (line) => cli.out.stderr(`${line}\n`) },
+  }).catch((error: unknown) => {
+    input.destroy();
+    throw error;
+  });
   try {
-    summary = await restoreDatabase(clientConfig, input);
+    summary = await restoreDatabase(database.connection, input);
   } catch (error) {
     // A bad file's message names its line: say which file.
     if (error instanceof BackupFormatError)
@@ -138,6 +129,7 @@ export async function restoreCommand(cli: CliEnv, file: string, opts: { json?: b
     throw error;
   } finally {
     input.destroy();
+    await database.close();
   }
   const rows = rowsIn(summary.tables);
   const { header } = summary;

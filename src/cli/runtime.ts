@@ -4,6 +4,8 @@ import type { Readable, Writable } from 'node:stream';
 import { openInvalidationBus } from '../background.js';
 import { type Config, loadConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/database.js';
+import { hasLegacyLayout, pendingLegacyDir } from '../db/embedded/legacy.js';
+import { serverExists } from '../db/embedded/server.js';
 import { migrateToLatest, wasMigrated } from '../db/migrate.js';
 import { type Clock, systemClock } from '../lib/clock.js';
 import type { InvalidationBus } from '../lib/invalidation-bus.js';
@@ -88,8 +90,10 @@ export class NoDatabaseError extends Error {
 }
 
 /** Whether Rampart's embedded database exists in the data directory (without creating anything). */
-function embeddedExists(dataDir: string): boolean {
-  return dataDir !== 'memory://' && fs.existsSync(path.join(dataDir, 'PG_VERSION'));
+export function embeddedExists(dataDir: string): boolean {
+  if (dataDir === 'memory://') return false;
+  // The server's folder, or the PGlite files of an earlier Rampart, which the first start moves in.
+  return serverExists(dataDir) || hasLegacyLayout(dataDir) || pendingLegacyDir(dataDir) !== undefined;
 }
 
 export interface RuntimeOptions {
@@ -118,7 +122,10 @@ export async function openRuntime(
   cli.out.stderr(`${describeDatabase(config)}\n`);
   if (options.existing && !config.databaseUrl && !embeddedExists(config.dataDir))
     throw new NoDatabaseError(config);
-  const database = await openDatabase(config, { command });
+  const database = await openDatabase(config, {
+    command,
+    embedded: { log: (line) => cli.out.stderr(`${line}\n`) },
+  });
   let bus: InvalidationBus | undefined;
   try {
     if (options.existing && database.kind === 'postgresql' && !(await wasMigrated(database.db)))

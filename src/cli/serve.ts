@@ -72,7 +72,7 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
     const url = cli.env.RAMPART_BASE_URL ? config.baseUrl : `http://localhost:${port}`;
     const lines = [
       `Rampart is running at ${url}`,
-      `  database: ${rt.database.kind === 'embedded' ? `embedded (PGlite) in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}`,
+      `  database: ${rt.database.kind === 'embedded' ? `embedded PostgreSQL server in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}`,
       `  API documentation: ${url}/apidoc/latest/`,
     ];
     if (admin.generatedPassword) {

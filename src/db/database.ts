@@ -1,9 +1,19 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import type { Config } from '../config.js';
-import { type EmbeddedMemory, startEmbeddedServer } from './embedded.js';
-import { acquireDataDirLock } from './lock.js';
+import { moveLegacyData } from './embedded/legacy.js';
+import {
+  type EmbeddedServer,
+  EmbeddedServerError,
+  explainFsError,
+  type ServerMemory,
+  startEmbeddedServer,
+} from './embedded/server.js';
+import { acquireDataDirLock, DatabaseLockedError } from './lock.js';
 import type { DB } from './schema.js';
 
 export type DatabaseKind = 'embedded' | 'postgresql';
@@ -17,13 +27,16 @@ export interface Database {
    */
   exclusive<T>(name: string, work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
-  /** The embedded database thread's memory (benchmarks, diagnostics); absent on PostgreSQL. */
-  embeddedMemory?(): Promise<EmbeddedMemory>;
+  /** How a `pg` client reaches this database (backup and restore open their own connections). */
+  connection: pg.ClientConfig;
+  /** The embedded server's processes' memory (benchmarks, diagnostics); absent on PostgreSQL. */
+  serverMemory?(): ServerMemory;
 }
 
 export interface OpenOptions {
   /** The CLI command opening the database, recorded in the embedded database's lock. */
   command: string;
+  embedded?: EmbeddedOptions;
 }
 
 // A SQL date is a calendar day: keep it as 'YYYY-MM-DD' text instead of a Date at local
@@ -31,6 +44,10 @@ export interface OpenOptions {
 pg.types.setTypeParser(pg.types.builtins.DATE, (value: string) => value);
 
 function kyselyOn(pool: pg.Pool): Kysely<DB> {
+  // A connection the server drops (restart, crash) while checked out fails its query; its
+  // 'error' event must not crash the process. The pool replaces idle ones itself.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('error', () => {});
   // pg-cursor lets exports stream rows in chunks instead of loading them all.
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
 }
@@ -41,17 +58,16 @@ export async function openDatabase(
   options: OpenOptions,
 ): Promise<Database> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl, config.dbPoolSize);
-  return openEmbedded(config.dataDir, options.command);
+  return openEmbedded(config.dataDir, options.command, { ...options.embedded, poolSize: config.dbPoolSize });
 }
 
 export async function openPostgres(url: string, poolSize: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  // An idle client's error (server restart) must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
   const db = kyselyOn(pool);
   return {
     db,
     kind: 'postgresql',
+    connection: { connectionString: url },
     exclusive: (name, work) => withSessionLock(url, name, work),
     close: () => db.destroy(),
   };
@@ -75,26 +91,56 @@ async function withSessionLock<T>(url: string, name: string, work: () => Promise
   }
 }
 
-export async function openEmbedded(dataDir: string, command: string): Promise<Database> {
-  const release = dataDir === 'memory://' ? () => {} : acquireDataDirLock(dataDir, command);
+/** Where the embedded server's progress and faults are told: stderr unless the caller says. */
+export interface EmbeddedOptions {
+  log?: (line: string) => void;
+  /** Connections in the pool (the same setting as for PostgreSQL). */
+  poolSize?: number;
+  /**
+   * Called when the server stopped unexpectedly and could not be started again: the process
+   * should shut down, for it has no database. Default: exit status 1 and a SIGTERM to this
+   * process, which `rampart serve` answers with its graceful shutdown.
+   */
+  onLost?: (error: Error) => void;
+}
+
+// Restarts of a server that keeps dying are given up after this many in this window.
+const RESTARTS_ALLOWED = 3;
+const RESTART_WINDOW_MS = 60_000;
+
+/**
+ * Opens the embedded database: a PostgreSQL server Rampart runs itself (./embedded/server.ts)
+ * with its data in `dataDir`, or in a throwaway folder for `memory://`. From here on the same
+ * code path as an external PostgreSQL: a pool of connections, MVCC, no worker thread.
+ */
+export async function openEmbedded(
+  dataDir: string,
+  command: string,
+  options: EmbeddedOptions = {},
+): Promise<Database> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const throwaway = dataDir === 'memory://';
+  const dir = throwaway ? fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-embedded-')) : path.resolve(dataDir);
+  let release: () => void;
   try {
-    const server = await startEmbeddedServer(dataDir);
-    const pool = new pg.Pool({
-      host: server.socketDir,
-      port: server.port,
-      user: 'postgres',
-      database: 'postgres',
-      max: 1,
-      idleTimeoutMillis: 0,
-    });
-    pool.on('error', () => {});
+    release = acquireDataDirLock(dir, command);
+  } catch (error) {
+    if (error instanceof DatabaseLockedError) throw error;
+    throw explainFsError(error, dir);
+  }
+  try {
+    await moveLegacyData(dir, log);
+    const server = await startEmbeddedServer(dir, { log, removeOnStop: throwaway });
+    const pool = new pg.Pool({ ...server.connection, max: options.poolSize ?? 10 });
     const db = kyselyOn(pool);
+    watchServer(server, log, options.onLost);
     return {
       db,
       kind: 'embedded',
-      // One process holds the embedded database (the data directory's lock): nobody to wait for.
+      connection: server.connection,
+      // One process holds the embedded database (the data folder's lock): nobody to wait for.
       exclusive: (_name, work) => work(),
-      embeddedMemory: () => server.memory(),
+      serverMemory: () => server.memory(),
       close: async () => {
         await db.destroy();
         await server.stop();
@@ -103,6 +149,44 @@ export async function openEmbedded(dataDir: string, command: string): Promise<Da
     };
   } catch (error) {
     release();
+    if (throwaway) fs.rmSync(dir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * A server that stops on its own (killed, out of memory) is started again: PostgreSQL replays its
+ * write-ahead log, so nothing committed is lost, and the pool replaces its broken connections.
+ * One that keeps stopping is given up, and the process told.
+ */
+function watchServer(
+  server: EmbeddedServer,
+  log: (line: string) => void,
+  onLost?: (error: Error) => void,
+): void {
+  const restarts: number[] = [];
+  server.onUnexpectedExit((exit) => {
+    const how = exit.signal ?? `exit code ${exit.code}`;
+    const now = performance.now();
+    while (restarts.length > 0 && now - (restarts[0] as number) > RESTART_WINDOW_MS) restarts.shift();
+    const lost = (why: string) => {
+      const error = new EmbeddedServerError(`The embedded database server stopped (${how}) ${why}`);
+      log(error.message);
+      if (onLost) onLost(error);
+      else {
+        process.exitCode = 1;
+        process.kill(process.pid, 'SIGTERM');
+      }
+    };
+    if (restarts.length >= RESTARTS_ALLOWED) {
+      lost(`for the ${restarts.length + 1}th time in a minute: giving up.`);
+      return;
+    }
+    restarts.push(now);
+    log(`The embedded database server stopped unexpectedly (${how}): starting it again`);
+    server.restart().then(
+      () => log('The embedded database server is running again'),
+      (error: Error) => lost(`and could not be started again: ${error.message}`),
+    );
+  });
 }

@@ -1,5 +1,4 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { DatabaseKind } from './database.js';
 import type { DB } from './schema.js';
 
 /**
@@ -51,8 +50,8 @@ export function dueMaintenance(tables: TableStats[], rules: MaintenanceRules): T
 }
 
 /**
- * Does autovacuum's work on a database that has no autovacuum: PGlite runs PostgreSQL as one
- * process, so no autovacuum worker ever starts there. Without it, tables filled by an import are
+ * Does autovacuum's work on a database that has no autovacuum: a PostgreSQL server with
+ * `autovacuum = off` (and PGlite, the embedded database before issue 24). Without it, tables filled by an import are
  * never analysed (the planner takes a 100,000-finding table for one row and joins it row by row:
  * a findings page took 300–700 ms instead of a few) and rows replaced by re-imports are never
  * reclaimed. Reads the activity counters, then analyses or vacuums each table past PostgreSQL's
@@ -81,14 +80,12 @@ export async function maintainTables(
 }
 
 /**
- * Whether this process must do autovacuum's work: always on the embedded database (PGlite runs
- * PostgreSQL as one process, so no autovacuum worker ever starts, although `autovacuum` reads
- * on), and on a PostgreSQL server whose autovacuum is off. Without it, imported tables are never
- * analysed: the planner takes 100,000 findings for one row and a findings page costs 0.3–0.9 s
- * instead of milliseconds.
+ * Whether this process must do autovacuum's work: on a PostgreSQL server whose autovacuum is off.
+ * Without it, imported tables are never analysed: the planner takes 100,000 findings for one row
+ * and a findings page costs 0.3–0.9 s instead of milliseconds. The embedded server runs its own
+ * autovacuum (PGlite, the embedded database before issue 24, had none).
  */
-export async function tablesNeedUs(kind: DatabaseKind, db: Kysely<DB>): Promise<boolean> {
-  if (kind === 'embedded') return true;
+export async function tablesNeedUs(db: Kysely<DB>): Promise<boolean> {
   const { rows } = await sql<{ autovacuum: string }>`show autovacuum`.execute(db);
   return rows[0]?.autovacuum !== 'on';
 }

@@ -13,8 +13,11 @@ function cliFor(env: Record<string, string>) {
   const run = (...argv: string[]) => runCliCapturing(env, argv);
   const json = async (...argv: string[]) => {
     const r = await run(...argv, '--json');
-    // Nothing on stderr but the database the command opened.
-    expect(r.stderr, r.stderr).toMatch(/^Using (the embedded database at \/|PostgreSQL at )[^\n]+\n$/);
+    // Nothing on stderr but the database the command opened (and, the first time, that its
+    // embedded server is being made).
+    expect(r.stderr, r.stderr).toMatch(
+      /^Using (the embedded database at \/|PostgreSQL at )[^\n]+\n(creating the embedded PostgreSQL [\d.]+ server in \/[^\n]+\n)?$/,
+    );
     expect(r.code).toBe(EXIT.ok);
     return JSON.parse(r.stdout);
   };
@@ -32,7 +35,7 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
   let cli: ReturnType<typeof cliFor>;
 
   beforeAll(async () => {
-    if (kind === 'pglite') {
+    if (kind === 'embedded') {
       env.RAMPART_DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-cli-'));
     } else {
       const pgdb = await createPostgresDatabase();

@@ -107,7 +107,9 @@ describe.each(DB_KINDS)('an import killed at any moment [%s]', (kind: DbKind) =>
   };
 
   beforeAll(async () => {
-    if (kind === 'pglite') env.RAMPART_DATA_DIR = path.join(dir, 'data');
+    // Passable by others, as a user's folders are: as root, the server runs as its own account.
+    fs.chmodSync(dir, 0o755);
+    if (kind === 'embedded') env.RAMPART_DATA_DIR = path.join(dir, 'data');
     else {
       const pgdb = await createPostgresDatabase();
       env.DATABASE_URL = pgdb.url;

@@ -18,7 +18,9 @@ describe.each(DB_KINDS)('rampart import [%s]', (kind: DbKind) => {
   let drop = async () => {};
 
   beforeAll(async () => {
-    if (kind === 'pglite') env.RAMPART_DATA_DIR = path.join(dir, 'data');
+    // Passable by others, as a user's folders are: as root, the server runs as its own account.
+    fs.chmodSync(dir, 0o755);
+    if (kind === 'embedded') env.RAMPART_DATA_DIR = path.join(dir, 'data');
     else {
       const pgdb = await createPostgresDatabase();
       env.DATABASE_URL = pgdb.url;
@@ -129,7 +131,7 @@ describe.each(DB_KINDS)('rampart import [%s]', (kind: DbKind) => {
     await new Promise((resolve) => child.once('exit', resolve));
 
     let killedId: string | undefined;
-    if (kind === 'pglite') {
+    if (kind === 'embedded') {
       // The embedded database has one process at a time: the next `rampart import` takes the
       // killed import up at once (no lease to wait for), then runs its own.
       const small = path.join(dir, 'after-kill.nessus');
@@ -141,7 +143,7 @@ describe.each(DB_KINDS)('rampart import [%s]', (kind: DbKind) => {
       killedId = resumed.imports.at(-2)?.id;
     }
     const after = await restartAndInspect(env);
-    if (kind !== 'pglite') {
+    if (kind !== 'embedded') {
       expect(after.unfinished, JSON.stringify(after.imports.at(-1))).toHaveLength(1);
       killedId = after.unfinished[0];
     }

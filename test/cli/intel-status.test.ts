@@ -30,7 +30,7 @@ describe.each(DB_KINDS)('rampart intel status: how current the intelligence is [
   };
 
   beforeAll(async () => {
-    if (kind === 'pglite') {
+    if (kind === 'embedded') {
       env.RAMPART_DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-intel-status-'));
     } else {
       const pgdb = await createPostgresDatabase();

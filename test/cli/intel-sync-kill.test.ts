@@ -30,7 +30,7 @@ describe.each(DB_KINDS)('rampart intel sync, killed and run again [%s]', (kind: 
       RAMPART_INTEL_OSV_URL: `${mirror.base}/osv`,
       RAMPART_INTEL_OSV_ECOSYSTEMS: 'npm',
     });
-    if (kind === 'pglite') {
+    if (kind === 'embedded') {
       env.RAMPART_DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-intel-sync-kill-'));
     } else {
       const pgdb = await createPostgresDatabase();

@@ -20,6 +20,8 @@ const READ_ONLY = [
 
 describe('rampart CLI on the embedded database: which one, and only an existing one', () => {
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-which-'));
+  // Passable by others, as a user's folders are: as root, the server runs as its own account.
+  fs.chmodSync(parent, 0o755);
   const dataDir = path.join(parent, 'data');
   // Relative, as a user types it: the command names it in full.
   const relative = path.relative(process.cwd(), dataDir);
@@ -43,7 +45,10 @@ describe('rampart CLI on the embedded database: which one, and only an existing 
     const migrate = await runCliCapturing(env, ['migrate']);
     expect(migrate.code, migrate.stderr).toBe(EXIT.ok);
     expect(migrate.stderr.split('\n')[0]).toBe(`Using the embedded database at ${dataDir}`);
-    expect(fs.existsSync(path.join(dataDir, 'PG_VERSION'))).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, 'postgresql', 'PG_VERSION'))).toBe(true);
+    expect(migrate.stderr.split('\n')[1]).toBe(
+      `creating the embedded PostgreSQL 18.4 server in ${dataDir}/postgresql`,
+    );
     const status = await runCliCapturing(env, ['intel', 'status']);
     expect(status.code, status.stderr).toBe(EXIT.ok);
     expect(status.stderr).toBe(`Using the embedded database at ${dataDir}\n`);

@@ -8,13 +8,13 @@ import { acquireDataDirLock, DatabaseLockedError } from '../../src/db/lock.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
-describe('embedded database off the event loop [pglite]', () => {
+describe('embedded database off the event loop [embedded]', () => {
   let tdb: TestDatabase;
   let t: TestApp;
   let base: string;
 
   beforeAll(async () => {
-    tdb = await newTestDatabase('pglite');
+    tdb = await newTestDatabase('embedded');
     t = await buildTestApp(tdb.database);
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   });

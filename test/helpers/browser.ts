@@ -42,7 +42,7 @@ export interface BrowserRig {
 }
 
 /**
- * The real server on an ephemeral port (built web app, fresh PGlite) and headless Chromium,
+ * The real server on an ephemeral port (built web app, fresh embedded database) and headless Chromium,
  * started with the flags this machine's closed network needs.
  */
 export async function startBrowserRig(
@@ -58,7 +58,7 @@ export async function startBrowserRig(
   fs.mkdirSync(SHOTS, { recursive: true });
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const tdb: TestDatabase = await newTestDatabase('pglite');
+  const tdb: TestDatabase = await newTestDatabase('embedded');
   const rampart = await buildApp({
     config: testConfig({
       RAMPART_BASE_URL: base,

@@ -3,10 +3,10 @@ import pg from 'pg';
 import { type Database, openEmbedded, openPostgres } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 
-export type DbKind = 'pglite' | 'postgres';
+export type DbKind = 'embedded' | 'postgres';
 
-/** Every suite runs on PGlite, and on PostgreSQL too when DATABASE_URL is set. */
-export const DB_KINDS: DbKind[] = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+/** Every suite runs on the embedded server, and on PostgreSQL too when DATABASE_URL is set. */
+export const DB_KINDS: DbKind[] = process.env.DATABASE_URL ? ['embedded', 'postgres'] : ['embedded'];
 
 export interface TestDatabase {
   database: Database;
@@ -43,8 +43,8 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
 }
 
 export async function newTestDatabase(kind: DbKind, migrate = true): Promise<TestDatabase> {
-  if (kind === 'pglite') {
-    const database = await openEmbedded('memory://', 'test');
+  if (kind === 'embedded') {
+    const database = await openEmbedded('memory://', 'test', { log: () => {} });
     if (migrate) await migrateToLatest(database.db);
     return { database, drop: () => database.close() };
   }

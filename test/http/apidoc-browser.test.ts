@@ -28,7 +28,7 @@ describe.runIf(HAS_CHROMIUM)('API documentation page in Chromium [browser]', () 
   beforeAll(async () => {
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
-    tdb = await newTestDatabase('pglite');
+    tdb = await newTestDatabase('embedded');
     rampart = await buildApp({
       config: testConfig({ RAMPART_BASE_URL: `http://localhost:${port}` }),
       database: tdb.database,

@@ -290,7 +290,7 @@ describe.each(DB_KINDS)('errors through the HTTP stack [%s]', (kind) => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.Service).toBe('Rampart');
-    expect(body.Database).toBe(kind === 'pglite' ? 'embedded' : 'postgresql');
+    expect(body.Database).toBe(kind === 'embedded' ? 'embedded' : 'postgresql');
     expect(res.body).not.toMatch(/postgres:\/\/|password|secret/i);
   });
 });

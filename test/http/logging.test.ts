@@ -19,7 +19,7 @@ describe('request logs', () => {
   const lines: string[] = [];
 
   beforeAll(async () => {
-    tdb = await newTestDatabase('pglite');
+    tdb = await newTestDatabase('embedded');
     const sink = new Writable({
       write(chunk, _encoding, done) {
         lines.push(...String(chunk).split('\n').filter(Boolean));
@@ -116,7 +116,7 @@ describe('the request line', () => {
   const lines: string[] = [];
 
   beforeAll(async () => {
-    tdb = await newTestDatabase('pglite');
+    tdb = await newTestDatabase('embedded');
     const logger = pino(
       { level: 'info' },
       {

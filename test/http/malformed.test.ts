@@ -273,7 +273,7 @@ describe('errors from the HTTP parser are problems too', () => {
   let port = 0;
 
   beforeAll(async () => {
-    tdb = await newTestDatabase('pglite');
+    tdb = await newTestDatabase('embedded');
     t = await buildTestApp(tdb.database);
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     port = (t.app.server.address() as net.AddressInfo).port;

@@ -42,7 +42,7 @@ describe('OpenAPI documents', () => {
   const docs: Record<string, Doc> = {};
 
   beforeAll(async () => {
-    tdb = await newTestDatabase('pglite');
+    tdb = await newTestDatabase('embedded');
     t = await buildTestApp(tdb.database, { env: { RAMPART_DEPRECATIONS: DEPRECATIONS } });
     for (const channel of CHANNELS) {
       const res = await t.app.inject({ method: 'GET', url: `/apidoc/${channel}/documentation.json` });

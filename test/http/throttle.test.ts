@@ -115,7 +115,7 @@ describe('the web app and the API documentation are not API requests', () => {
     fs.writeFileSync(path.join(webDir, 'index.html'), '<!doctype html><div id="root"></div>');
     fs.writeFileSync(path.join(webDir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
     for (let i = 0; i < 8; i++) fs.writeFileSync(path.join(webDir, 'assets', `chunk-${i}.js`), `//${i}`);
-    tdb = await newTestDatabase('pglite');
+    tdb = await newTestDatabase('embedded');
     rampart = await buildApp({
       config: testConfig({ RAMPART_THROTTLE_LIMIT: '5', RAMPART_THROTTLE_WINDOW: '60' }),
       database: tdb.database,
@@ -168,7 +168,7 @@ describe.runIf(process.env.REDIS_URL)('throttling across instances with Redis [r
   let tdb: TestDatabase;
 
   beforeAll(async () => {
-    tdb = await newTestDatabase('pglite');
+    tdb = await newTestDatabase('embedded');
   });
   afterAll(async () => {
     await tdb?.drop();
@@ -239,7 +239,7 @@ describe.runIf(process.env.REDIS_URL)('Redis keys and channels [redis]', () => {
   let redis: Redis;
 
   beforeAll(async () => {
-    tdb = await newTestDatabase('pglite');
+    tdb = await newTestDatabase('embedded');
     redis = new Redis(process.env.REDIS_URL!);
   });
   afterAll(async () => {

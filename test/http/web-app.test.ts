@@ -19,7 +19,7 @@ describe('serving the web application', () => {
       '<!doctype html><title>Rampart</title><div id="root"></div>',
     );
     fs.writeFileSync(path.join(webDir, 'assets', 'index-abc123.js'), 'console.log(1)');
-    tdb = await newTestDatabase('pglite');
+    tdb = await newTestDatabase('embedded');
     rampart = await buildApp({ config: testConfig(), database: tdb.database, logger: false, webDir });
   });
   afterAll(async () => {

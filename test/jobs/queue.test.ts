@@ -4,7 +4,7 @@ import { backoff, JobQueue } from '../../src/jobs/queue.js';
 import { AppError } from '../../src/problems/app-error.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
-// Issue 14, item 1: the durable job queue, the same on PGlite and PostgreSQL, on a clock the test moves.
+// Issue 14, item 1: the durable job queue, the same on the embedded server and PostgreSQL, on a clock the test moves.
 const T0 = new Date('2026-11-21T12:00:00.000Z');
 const SECOND = 1000;
 const BACKOFF = { baseMs: 10 * SECOND, maxMs: 60 * SECOND };

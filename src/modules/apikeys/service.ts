@@ -7,7 +7,7 @@ import { AppError, invalidFields } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
-import type { Principal } from '../principal.js';
+import type { ApiKeyPrincipal, Principal } from '../principal.js';
 import type { UserAccessChanged } from '../users/service.js';
 import type { ApiKeyRepository } from './repository.js';
 import {
@@ -16,6 +16,7 @@ import {
   newAccessKey,
   newSalt,
   newSecretKey,
+  SECRET_KEY_LENGTH,
   SECRET_KEY_PATTERN,
   secretMatches,
 } from './secrets.js';
@@ -46,7 +47,20 @@ interface CacheEntry {
   row: AuthRow;
   until: number;
   verified?: Buffer;
+  /** The principal of the row, made once: every request with this entry is answered with it. */
+  principal?: ApiKeyPrincipal;
 }
+
+/** Last use of a key, to be written by flushLastUsed. */
+interface LastUse {
+  organizationId: string;
+  id: string;
+  at: Date;
+}
+
+// A secret that matched SECRET_KEY_PATTERN is SECRET_KEY_LENGTH ASCII characters: it is written
+// here to be compared, rather than into a new buffer on every request.
+const given = Buffer.alloc(SECRET_KEY_LENGTH);
 type ListRow = NonNullable<Awaited<ReturnType<ApiKeyRepository['findById']>>>;
 
 export const MAX_EXPIRY_DAYS = 3650;
@@ -60,7 +74,7 @@ export class ApiKeyService {
   private readonly reloading = new Set<string>();
   /** Counts invalidations: a load that read the key before one must not cache what it read. */
   private generation = 0;
-  private readonly lastUsed = new Map<string, { organizationId: string; id: string; at: Date }>();
+  private readonly lastUsed = new Map<string, LastUse>();
 
   constructor(
     private readonly repo: ApiKeyRepository,
@@ -228,12 +242,12 @@ export class ApiKeyService {
     return entry;
   }
 
+  /** `secretKey` matched SECRET_KEY_PATTERN. */
   private verifySecret(entry: CacheEntry, secretKey: string): boolean {
-    const given = Buffer.from(secretKey, 'utf8');
-    if (entry.verified && entry.verified.length === given.length && timingSafeEqual(entry.verified, given))
-      return true;
+    given.write(secretKey, 'latin1');
+    if (entry.verified && timingSafeEqual(entry.verified, given)) return true;
     if (!secretMatches(entry.row.secret_salt, secretKey, entry.row.secret_hash)) return false;
-    entry.verified = given;
+    entry.verified = Buffer.from(given);
     return true;
   }
 
@@ -254,15 +268,19 @@ export class ApiKeyService {
     const row = entry.row;
     if (!row.user_active || this.status(row) !== 'Active') return null;
     if (!this.verifySecret(entry, secretKey)) return null;
-    this.lastUsed.set(row.id, { organizationId: row.organization_id, id: row.id, at: this.clock() });
-    return {
+    const use = this.lastUsed.get(row.id);
+    if (use) use.at = this.clock();
+    else this.lastUsed.set(row.id, { organizationId: row.organization_id, id: row.id, at: this.clock() });
+    // Frozen: one object answers every request of the entry, which no caller may change.
+    entry.principal ??= Object.freeze({
       kind: 'apiKey',
       organizationId: row.organization_id,
       userId: row.user_id,
       role: row.role as Role,
       apiKeyId: row.id,
       accessKey: row.access_key,
-    };
+    });
+    return entry.principal;
   }
 
   /** Writes the last-used times gathered since the previous flush, in one statement. */

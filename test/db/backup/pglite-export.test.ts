@@ -10,9 +10,12 @@ import {
   restoreDatabase,
   restorePgliteDataDir,
 } from '../../../src/db/backup/index.js';
-import { EXIT } from '../../../src/main.js';
-import { runCliCapturing } from '../../helpers/cli.js';
+import { migrateToLatest } from '../../../src/db/migrate.js';
+import { loadDemo } from '../../../src/demo/seed.js';
+import { LocalInvalidationBus } from '../../../src/lib/invalidation-bus.js';
+import { buildServices } from '../../../src/services.js';
 import { createPostgresDatabase } from '../../helpers/databases.js';
+import { openPgliteDataDir } from '../../helpers/pglite.js';
 import { collector, fingerprint, fingerprintOf, rowsOf } from './helpers.js';
 
 // An installation's data moving from the old embedded database (a PGlite data directory) to a
@@ -23,15 +26,22 @@ describe.runIf(Boolean(process.env.DATABASE_URL))('exporting a PGlite data direc
 
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-pglite-export-'));
-    // Made and filled by Rampart itself on its embedded database, through its services.
-    const env = { RAMPART_DATA_DIR: dataDir, RAMPART_LOG_LEVEL: 'silent' };
-    for (const argv of [
-      ['demo'],
-      ['user', 'create', '--email', 'ada@example.com', '--role', 'Admin', '--name', 'Ada Lovelace'],
-      ['org', 'create', '--name', 'Second\tOrg \\ ü'],
-    ]) {
-      const r = await runCliCapturing(env, argv);
-      expect(r.code, r.stderr).toBe(EXIT.ok);
+    // Made and filled as Rampart's embedded database was, through its services.
+    const database = await openPgliteDataDir(dataDir);
+    try {
+      await migrateToLatest(database.db);
+      const services = buildServices(database, () => new Date(), new LocalInvalidationBus(), {
+        authCacheSeconds: 0,
+        sessionIdleMinutes: 30,
+        sessionMaxHours: 12,
+      });
+      const { organization } = await services.organizations.ensureFirst();
+      const ctx = { organizationId: organization.id, actor: { type: 'cli' as const, id: null } };
+      await loadDemo(services, ctx);
+      await services.users.create(ctx, { email: 'ada@example.com', name: 'Ada Lovelace', role: 'Admin' });
+      await services.organizations.create('Second\tOrg \\ ü');
+    } finally {
+      await database.close();
     }
   }, 180_000);
   afterAll(async () => {

@@ -94,4 +94,35 @@ describe.each(DB_KINDS)('API key cache [%s]', (kind) => {
     expect(services.apiKeys.authenticate(k.accessKey, 'x'.repeat(k.secretKey.length))).toBeNull();
     await settle();
   });
+
+  it('refuses a secret one character off the verified one while the entry is fresh', async () => {
+    const k = await newKey();
+    await services.apiKeys.authenticate(k.accessKey, k.secretKey);
+    const last = k.secretKey.at(-1) === 'A' ? 'B' : 'A';
+    const offByOne = `${k.secretKey.slice(0, -1)}${last}`;
+    expect(services.apiKeys.authenticate(k.accessKey, offByOne)).toBeNull();
+    expect(services.apiKeys.authenticate(k.accessKey, k.secretKey)).toMatchObject({ apiKeyId: k.id });
+    // The other key's secret is verified against its own entry, not the last one compared.
+    const other = await newKey();
+    await services.apiKeys.authenticate(other.accessKey, other.secretKey);
+    expect(services.apiKeys.authenticate(k.accessKey, other.secretKey)).toBeNull();
+    expect(services.apiKeys.authenticate(other.accessKey, k.secretKey)).toBeNull();
+  });
+
+  it('answers with a principal no caller can change, and a changed role at once', async () => {
+    const k = await newKey();
+    const first = (await services.apiKeys.authenticate(k.accessKey, k.secretKey))!;
+    expect(first.role).toBe('Analyst');
+    // One object may answer many requests: a caller that changed it would change them all.
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(() => {
+      (first as { role: string }).role = 'Admin';
+    }).toThrow(TypeError);
+    expect(services.apiKeys.authenticate(k.accessKey, k.secretKey)).toMatchObject({ role: 'Analyst' });
+
+    await services.users.update(ctx, userId, { role: 'ReadOnly' });
+    const after = await services.apiKeys.authenticate(k.accessKey, k.secretKey);
+    expect(after).toMatchObject({ apiKeyId: k.id, role: 'ReadOnly' });
+    await services.users.update(ctx, userId, { role: 'Analyst' });
+  });
 });

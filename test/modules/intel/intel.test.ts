@@ -317,7 +317,7 @@ describe.each(DB_KINDS)('vulnerability intelligence [%s]', (kind) => {
 describe('risk score and due date functions', () => {
   let tdb: TestDatabase;
   beforeAll(async () => {
-    tdb = await newTestDatabase('pglite');
+    tdb = await newTestDatabase('embedded');
   });
   afterAll(async () => {
     await tdb?.drop();

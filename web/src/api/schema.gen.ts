@@ -2430,7 +2430,7 @@ export interface operations {
                          * @description The server clock, UTC.
                          */
                         Time: string;
-                        /** @description embedded: PGlite in the data folder; postgresql: a PostgreSQL server. */
+                        /** @description embedded: the PostgreSQL server Rampart runs itself, data in its data folder; postgresql: a PostgreSQL server of DATABASE_URL. */
                         Database: "embedded" | "postgresql";
                         /** @example latest */
                         Channel: string;

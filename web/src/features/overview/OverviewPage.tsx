@@ -31,7 +31,7 @@ const ROLE_SUMMARY: Record<Role, string> = {
 };
 
 const DATABASE_NAMES: Record<ServiceStatus['Database'], string> = {
-  embedded: 'Embedded (PGlite)',
+  embedded: 'Embedded PostgreSQL server',
   postgresql: 'PostgreSQL',
 };
 

@@ -1,0 +1,139 @@
+// Issue 24: an installation made by an earlier Rampart keeps its data in a PGlite data folder. The
+// first start of this Rampart moves that data into its PostgreSQL server, once, and keeps the
+// old files until the user removes them.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LEGACY_MIGRATED } from '../../src/db/embedded/legacy.js';
+import { layout } from '../../src/db/embedded/server.js';
+import { runCliCapturing } from '../helpers/cli.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c();
+});
+
+/**
+ * A data folder as an earlier Rampart left it: PGlite's files in the folder itself, migrated and
+ * holding an organisation, an Admin and an analyst made with the CLI (through PGlite's socket).
+ */
+async function earlierInstallation(dataDir: string): Promise<void> {
+  const db = await PGlite.create(dataDir);
+  const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-legacy-sock-'));
+  const server = new PGLiteSocketServer({
+    db,
+    path: path.join(socketDir, '.s.PGSQL.5432'),
+    maxConnections: 1,
+  });
+  await server.start();
+  try {
+    const env = { DATABASE_URL: `postgres://postgres@localhost/postgres?host=${socketDir}` };
+    const created = await runCliCapturing(env, [
+      'user',
+      'create',
+      '--email',
+      'ana@example.com',
+      '--role',
+      'Analyst',
+      '--password',
+      'correct horse battery',
+      '--json',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+  } finally {
+    await server.stop();
+    await db.close();
+    fs.rmSync(socketDir, { recursive: true, force: true });
+  }
+}
+
+function serve(dataDir: string): { child: ChildProcess; stderr: () => string; up: Promise<string> } {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    RAMPART_DATA_DIR: dataDir,
+    RAMPART_PORT: '0',
+    RAMPART_LOG_LEVEL: 'silent',
+    RAMPART_INTEL_KB: 'off',
+    RAMPART_IMPORT_DIR: path.join(dataDir, '..', 'imports'),
+  };
+  delete env.DATABASE_URL;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--json'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  cleanups.push(() => {
+    child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  const up = new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', (d) => {
+      stdout += d;
+      const line = stdout.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve((JSON.parse(line) as { Url: string }).Url);
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  return { child, stderr: () => stderr, up };
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  return (await exited)[0] as number | null;
+}
+
+describe('a data folder of an earlier Rampart (PGlite) [embedded]', () => {
+  it('is moved into the new server on the first start, once; its files stay until the user deletes them', {
+    timeout: 240_000,
+  }, async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-legacy-'));
+    fs.chmodSync(dir, 0o755);
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const data = path.join(dir, 'data');
+    await earlierInstallation(data);
+    expect(fs.existsSync(path.join(data, 'PG_VERSION'))).toBe(true);
+
+    const first = serve(data);
+    const url = await first.up;
+    expect(first.stderr()).toMatch(/moving the PGlite database of an earlier Rampart into .*\/data\/pglite/);
+    expect(first.stderr()).toMatch(/copied \d+ rows of \d+ tables from PGlite; the old files stay in/);
+    // The analyst made on PGlite signs in on the new server with her password.
+    const signIn = await fetch(`${url}/api/latest/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ Email: 'ana@example.com', Password: 'correct horse battery' }),
+    });
+    expect(signIn.status).toBe(200);
+    expect(await stop(first.child)).toBe(0);
+
+    expect(fs.existsSync(path.join(data, 'pglite', 'PG_VERSION'))).toBe(true);
+    expect(fs.readFileSync(path.join(data, 'pglite', LEGACY_MIGRATED), 'utf8')).toMatch(/copied into/);
+    expect(fs.existsSync(path.join(data, 'PG_VERSION'))).toBe(false);
+    expect(fs.existsSync(path.join(layout(data).pgdata, 'PG_VERSION'))).toBe(true);
+
+    // The next start copies nothing again, and the data is still there once.
+    const second = serve(data);
+    await second.up;
+    expect(second.stderr()).not.toMatch(/copying|moving/);
+    const credentials = JSON.parse(fs.readFileSync(layout(data).credentials, 'utf8'));
+    const socketDir = fs
+      .readFileSync(path.join(layout(data).pgdata, 'postmaster.pid'), 'utf8')
+      .split('\n')[4];
+    const client = new pg.Client({ host: socketDir, port: 5432, ...credentials });
+    await client.connect();
+    const users = await client.query<{ email: string }>('select email from users order by email');
+    await client.end();
+    expect(users.rows.map((u) => u.email)).toEqual(['admin@rampart.local', 'ana@example.com']);
+    expect(await stop(second.child)).toBe(0);
+  });
+});
