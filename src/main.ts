@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { backupCommand, restoreCommand } from './cli/backup.js';
 import {
   apiKeyCreateCommand,
   apiKeyListCommand,
@@ -16,6 +17,7 @@ import { type CliEnv, NoDatabaseError } from './cli/runtime.js';
 import { DEFAULT_STATE_FILE, scanNodeCommand } from './cli/scan-node.js';
 import { serveCommand } from './cli/serve.js';
 import { ConfigError } from './config.js';
+import { RestoreRefusedError } from './db/backup/index.js';
 import { DatabaseLockedError } from './db/lock.js';
 import { AppError } from './problems/app-error.js';
 import { VERSION } from './version.js';
@@ -29,6 +31,7 @@ export const EXIT = {
   locked: 4,
   attention: 5,
   noDatabase: 6,
+  refused: 7,
 } as const;
 
 type Action = (opts: Record<string, unknown>, command: Command) => Promise<void>;
@@ -104,6 +107,25 @@ function buildProgram(cli: CliEnv, onServe: (stop: () => Promise<void>) => void)
   json(
     apikey.command('revoke').description('revoke an API key').argument('<accessKey>', 'its access key'),
   ).action(run((o, c) => apiKeyRevokeCommand(cli, { ...o, accessKey: c.args[0] as string })));
+  json(
+    program
+      .command('backup')
+      .description(
+        "back up the whole database to a file in Rampart's backup format (pg_dump's plain data-only SQL, made without pg_dump)",
+      )
+      .option(
+        '--output <file>',
+        'where to write it, - for stdout (default: rampart-backup-<UTC time>.sql here)',
+      ),
+  ).action(run((o) => backupCommand(cli, o)));
+  json(
+    program
+      .command('restore')
+      .description(
+        'restore a backup into an empty database (it refuses one that holds data), then migrate it to this version',
+      )
+      .argument('<file>', 'the backup, - for stdin'),
+  ).action(run((o, c) => restoreCommand(cli, c.args[0] as string, o)));
   json(
     program
       .command('demo')
@@ -194,6 +216,7 @@ export async function runCli(
     if (error instanceof DatabaseLockedError) return fail(EXIT.locked, error.message);
     if (error instanceof NoDatabaseError) return fail(EXIT.noDatabase, error.message);
     if (error instanceof ImportNeedsAttentionError) return fail(EXIT.attention, error.message);
+    if (error instanceof RestoreRefusedError) return fail(EXIT.refused, error.message);
     if (error instanceof AppError) return fail(EXIT.failed, error.detail, { Status: error.problem.status });
     return fail(EXIT.failed, (error as Error).message ?? String(error));
   }
@@ -207,6 +230,7 @@ async function main(): Promise<void> {
     env: process.env,
     out: { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) },
     stdin: process.stdin,
+    stdoutStream: process.stdout,
     exit: (code) => process.exit(code),
   };
   const argv = process.argv.slice(2);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { openInvalidationBus } from '../background.js';
 import { type Config, loadConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/database.js';
@@ -23,6 +23,12 @@ export interface CliEnv {
   out: Output;
   /** What `--password-stdin` reads (process.stdin in the real command). */
   stdin?: Readable;
+  /**
+   * Standard output as a stream (process.stdout in the real command), for output too large for
+   * `out.stdout` (`rampart backup --output -`): writing through it waits when the reader is slow,
+   * where `out.stdout` would queue the whole backup in memory. Without it, `out.stdout` is used.
+   */
+  stdoutStream?: Writable;
   /** The application's time; tests pass a fixed one (default: the system's). */
   clock?: Clock;
   /** The engines of `rampart scan-node` (default: the built-in ones); tests pass a stand-in. */
@@ -84,7 +90,7 @@ export class NoDatabaseError extends Error {
 }
 
 /** Whether Rampart's embedded database exists in the data directory (without creating anything). */
-function embeddedExists(dataDir: string): boolean {
+export function embeddedExists(dataDir: string): boolean {
   if (dataDir === 'memory://') return false;
   // The server's folder, or the PGlite files of an earlier Rampart, which the first start moves in.
   return serverExists(dataDir) || hasLegacyLayout(dataDir) || pendingLegacyDir(dataDir) !== undefined;

@@ -46,7 +46,9 @@ describe('rampart CLI on the embedded database: which one, and only an existing 
     expect(migrate.code, migrate.stderr).toBe(EXIT.ok);
     expect(migrate.stderr.split('\n')[0]).toBe(`Using the embedded database at ${dataDir}`);
     expect(fs.existsSync(path.join(dataDir, 'postgresql', 'PG_VERSION'))).toBe(true);
-    expect(migrate.stderr.split('\n')[1]).toBe(`creating the embedded PostgreSQL 18.4 server in ${dataDir}/postgresql`);
+    expect(migrate.stderr.split('\n')[1]).toBe(
+      `creating the embedded PostgreSQL 18.4 server in ${dataDir}/postgresql`,
+    );
     const status = await runCliCapturing(env, ['intel', 'status']);
     expect(status.code, status.stderr).toBe(EXIT.ok);
     expect(status.stderr).toBe(`Using the embedded database at ${dataDir}\n`);

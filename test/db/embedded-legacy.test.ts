@@ -26,7 +26,11 @@ afterAll(async () => {
 async function earlierInstallation(dataDir: string): Promise<void> {
   const db = await PGlite.create(dataDir);
   const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-legacy-sock-'));
-  const server = new PGLiteSocketServer({ db, path: path.join(socketDir, '.s.PGSQL.5432'), maxConnections: 1 });
+  const server = new PGLiteSocketServer({
+    db,
+    path: path.join(socketDir, '.s.PGSQL.5432'),
+    maxConnections: 1,
+  });
   await server.start();
   try {
     const env = { DATABASE_URL: `postgres://postgres@localhost/postgres?host=${socketDir}` };
@@ -122,7 +126,9 @@ describe('a data folder of an earlier Rampart (PGlite) [embedded]', () => {
     await second.up;
     expect(second.stderr()).not.toMatch(/copying|moving/);
     const credentials = JSON.parse(fs.readFileSync(layout(data).credentials, 'utf8'));
-    const socketDir = fs.readFileSync(path.join(layout(data).pgdata, 'postmaster.pid'), 'utf8').split('\n')[4];
+    const socketDir = fs
+      .readFileSync(path.join(layout(data).pgdata, 'postmaster.pid'), 'utf8')
+      .split('\n')[4];
     const client = new pg.Client({ host: socketDir, port: 5432, ...credentials });
     await client.connect();
     const users = await client.query<{ email: string }>('select email from users order by email');
