@@ -6,6 +6,7 @@ import pg from 'pg';
 import Cursor from 'pg-cursor';
 import type { Config } from '../config.js';
 import { moveLegacyData } from './embedded/legacy.js';
+import { importLegacyData } from './embedded/migrate-pglite.js';
 import {
   type EmbeddedServer,
   EmbeddedServerError,
@@ -131,6 +132,11 @@ export async function openEmbedded(
   try {
     await moveLegacyData(dir, log);
     const server = await startEmbeddedServer(dir, { log, removeOnStop: throwaway });
+    // The data of an earlier Rampart's PGlite database, on the first start after the upgrade.
+    await importLegacyData(dir, server.connection, log).catch(async (error) => {
+      await server.stop();
+      throw error;
+    });
     const pool = new pg.Pool({ ...server.connection, max: options.poolSize ?? 10 });
     const db = kyselyOn(pool);
     watchServer(server, log, options.onLost);

@@ -6,13 +6,14 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LEGACY_MIGRATED } from '../../src/db/embedded/legacy.js';
 import { layout } from '../../src/db/embedded/server.js';
-import { runCliCapturing } from '../helpers/cli.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { LocalInvalidationBus } from '../../src/lib/invalidation-bus.js';
+import { buildServices } from '../../src/services.js';
+import { openPgliteDataDir } from '../helpers/pglite.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
@@ -21,35 +22,26 @@ afterAll(async () => {
 
 /**
  * A data folder as an earlier Rampart left it: PGlite's files in the folder itself, migrated and
- * holding an organisation, an Admin and an analyst made with the CLI (through PGlite's socket).
+ * holding an organisation and an analyst with a password, made through Rampart's services.
  */
 async function earlierInstallation(dataDir: string): Promise<void> {
-  const db = await PGlite.create(dataDir);
-  const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-legacy-sock-'));
-  const server = new PGLiteSocketServer({
-    db,
-    path: path.join(socketDir, '.s.PGSQL.5432'),
-    maxConnections: 1,
-  });
-  await server.start();
+  const database = await openPgliteDataDir(dataDir);
   try {
-    const env = { DATABASE_URL: `postgres://postgres@localhost/postgres?host=${socketDir}` };
-    const created = await runCliCapturing(env, [
-      'user',
-      'create',
-      '--email',
-      'ana@example.com',
-      '--role',
-      'Analyst',
-      '--password',
-      'correct horse battery',
-      '--json',
-    ]);
-    expect(created.code, created.stderr).toBe(0);
+    await migrateToLatest(database.db);
+    const services = buildServices(database, () => new Date(), new LocalInvalidationBus(), {
+      authCacheSeconds: 0,
+      sessionIdleMinutes: 30,
+      sessionMaxHours: 12,
+    });
+    const { organization } = await services.organizations.ensureFirst();
+    const ctx = { organizationId: organization.id, actor: { type: 'cli' as const, id: null } };
+    await services.users.create(ctx, {
+      email: 'ana@example.com',
+      role: 'Analyst',
+      password: 'correct horse battery',
+    });
   } finally {
-    await server.stop();
-    await db.close();
-    fs.rmSync(socketDir, { recursive: true, force: true });
+    await database.close();
   }
 }
 
