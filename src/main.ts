@@ -250,15 +250,27 @@ async function main(): Promise<void> {
   // Listened for before the server starts, not once it has: a SIGTERM sent as soon as it says it
   // is up (a supervisor, a test) would otherwise find no handler and kill it outright. One that
   // comes while it starts is kept until the start is over, then shuts it down gracefully.
+  // A second signal while shutting down (an impatient Ctrl-C) ends the process at once, through
+  // process.exit, so that the embedded database server is still told to stop on the way out.
+  let shuttingDown = false;
   if (LONG_RUNNING.has(argv[0] ?? ''))
     for (const signal of ['SIGINT', 'SIGTERM'] as const)
-      process.once(signal, () => {
-        if (stop) shutdown(signal, stop);
-        else signalled ??= signal;
+      process.on(signal, () => {
+        if (shuttingDown) {
+          process.stderr.write(`${signal} received again: exiting now\n`);
+          process.exit(1);
+        }
+        if (stop) {
+          shuttingDown = true;
+          shutdown(signal, stop);
+        } else if (signalled === undefined) signalled = signal;
       });
   const code = await runCli(argv, cli, (stopServer) => {
     stop = stopServer;
-    if (signalled) shutdown(signalled, stopServer);
+    if (signalled) {
+      shuttingDown = true;
+      shutdown(signalled, stopServer);
+    }
   });
   if (code !== EXIT.ok) process.exit(code);
 }

@@ -224,6 +224,32 @@ describe('the embedded PostgreSQL server [embedded]', () => {
     expect(postmastersOf(pgdata)).toHaveLength(0);
   });
 
+  it('a second SIGTERM while shutting down ends Rampart at once, and its server still stops', async () => {
+    const dir = tempDir('rampart-emb-');
+    const data = path.join(dir, 'data');
+    const s = serve(data);
+    const up = await s.started;
+    if (!up.ok) throw new Error(up.stderr);
+    expect(postmastersOf(layout(data).pgdata)).toHaveLength(1);
+    // A request whose body never ends keeps the graceful shutdown waiting (up to its timeout).
+    const { port } = new URL(up.url);
+    const hanging = net.connect(Number(port), '127.0.0.1');
+    cleanups.push(() => {
+      hanging.destroy();
+    });
+    await once(hanging, 'connect');
+    hanging.write('POST /api/latest/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+    const exited = once(s.child, 'exit');
+    s.child.kill('SIGTERM');
+    await expect.poll(() => s.stderr()).toMatch(/SIGTERM received: shutting down/);
+    s.child.kill('SIGTERM');
+    const [code] = await exited;
+    expect(code).toBe(1);
+    expect(s.stderr()).toMatch(/SIGTERM received again: exiting now/);
+    // Told on the way out, the server shuts itself down: no orphan keeps the folder.
+    await expect.poll(() => postmastersOf(layout(data).pgdata).length).toBe(0);
+  });
+
   it('a stale postmaster.pid naming another live process does not block the start', async () => {
     const dir = tempDir('rampart-emb-');
     const data = path.join(dir, 'data');
@@ -272,7 +298,7 @@ describe('the embedded PostgreSQL server [embedded]', () => {
     expect(lines.join('\n')).toMatch(/stopped unexpectedly \(SIGKILL\): starting it again/);
     await killAndWait(2);
     await killAndWait(3);
-    expect(lost).toEqual([]);
+    expect(lost.map((e) => e.message)).toEqual([]);
     // The fourth death within a minute: Rampart says so and hands over (serve shuts down).
     const [pid] = postmastersOf(pgdata);
     process.kill(pid as number, 'SIGKILL');

@@ -449,12 +449,20 @@ export async function startEmbeddedServer(
     }
   };
 
+  // A process that ends without stopping the server (process.exit after a shutdown timed out, a
+  // second Ctrl-C) tells it to stop on its way out: a signal is all that can still be sent then,
+  // and PostgreSQL's fast shutdown needs nothing more from us.
+  const onProcessExit = () => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+  };
+  process.on('exit', onProcessExit);
   try {
     await launchWithRetries(launch);
     await ensureDatabase(connection);
   } catch (error) {
     stopping = true;
     await stopChild();
+    process.off('exit', onProcessExit);
     fs.rmSync(socketDir, { recursive: true, force: true });
     throw error;
   }
@@ -476,6 +484,7 @@ export async function startEmbeddedServer(
       stopped ??= (async () => {
         stopping = true;
         await stopChild();
+        process.off('exit', onProcessExit);
         fs.rmSync(socketDir, { recursive: true, force: true });
         if (options.removeOnStop) fs.rmSync(dataDir, { recursive: true, force: true });
       })();
