@@ -39,10 +39,11 @@ import type { ImportRepository } from './repository.js';
 import type { Import, ImportCounts } from './types.js';
 import { readHead, removeSpooled, type SpooledReport, sweepImportDirectory } from './upload.js';
 
-// Records a staging batch holds: its JSON (about 100 KB) stays under V8's large-object size, and
-// the rows it waits with die young. At 1,000 each batch was a large object that only a full
-// collection frees, and the rows reached the old generation: the Nessus steps of bench:import
-// peaked at 176–249 MB of heap against 96–123 MB at 200.
+// Records a staging batch holds (assets, vulnerabilities, services, software; findings stream
+// through COPY instead): its JSON stays under V8's large-object size, and the rows it waits with
+// die young. At 1,000 each batch was a large object that only a full collection frees, and the
+// rows reached the old generation: the Nessus steps of bench:import peaked at 176–249 MB of heap
+// against 96–123 MB at 200.
 const BATCH = 200;
 const MAX_WARNINGS = 100;
 const TEXT_CAP = 32_768;
@@ -346,8 +347,8 @@ class Stager {
   }
 
   /**
-   * Writes what is pending through the modules that own it, in short statements (the embedded
-   * database has one connection), and waits until everything is written.
+   * Writes what is pending through the modules that own it, in short statements, and waits until
+   * everything is written; the findings' COPY ends and its rows move into import_findings.
    */
   async flush(): Promise<void> {
     await this.startWriting();
