@@ -206,7 +206,7 @@ export function buildServices(
     tickets.findingsChanged(organizationId, ids);
   const findings = new FindingService(
     new FindingRepository(db),
-    new FindingImportRepository(db),
+    new FindingImportRepository(db, database.connection),
     assets,
     vulnerabilities,
     settings,

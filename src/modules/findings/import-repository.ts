@@ -1,9 +1,10 @@
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
+import type pg from 'pg';
 import type { DB, FindingState } from '../../db/schema.js';
-import type { JsonArrayOf } from '../../lib/json-rows.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import type { ImportedAsset } from '../assets/service.js';
 import type { ImportedVulnerability } from '../vulnerabilities/service.js';
+import { FindingCopyStaging } from './copy-staging.js';
 import type { SlaDaysSql } from './repository.js';
 import {
   changeWhenNotSeenAgain,
@@ -150,25 +151,18 @@ function firstSeenColumns(seenAt: Date) {
  * inside the import's one transaction, by the state rules of rules.ts.
  */
 export class FindingImportRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    // How a `pg` client reaches the same database: COPY needs a connection of its own.
+    private readonly connection: pg.ClientConfig,
+  ) {}
 
-  // One JSON parameter per batch: binding 20 parameters a row costs more than the insert.
-  async stage(organizationId: string, importId: string, findings: JsonArrayOf<StagedFinding>): Promise<void> {
-    if (findings === '[]') return;
-    await sql`
-      insert into import_findings (organization_id, import_id, seq, asset_key, vulnerability_key, location_key,
-        location_kind, port, protocol, url, parameter, file_path, line, package_name, package_version, title,
-        severity, evidence, tool_finding_id, state, state_reason, confidence)
-      select ${organizationId}::uuid, ${importId}::uuid, r.seq, r."assetKey", r."vulnerabilityKey", r."locationKey",
-        r."locationKind", r.port, r.protocol, r.url, r.parameter, r."filePath", r.line, r."packageName",
-        r."packageVersion", r.title, r.severity, r.evidence, r."toolFindingId", r.state, r."stateReason", r.confidence
-      from jsonb_to_recordset(${findings}::jsonb) as r(seq int, "assetKey" text,
-        "vulnerabilityKey" text, "locationKey" text, "locationKind" text, port int, protocol text, url text,
-        parameter text, "filePath" text, line int, "packageName" text, "packageVersion" text, title text,
-        severity text, evidence text, "toolFindingId" text, state text, "stateReason" text, confidence text)
-      -- A killed attempt's last insert can still commit on the server after the next attempt
-      -- cleared the staging: the same report gives the same row for the same seq.
-      on conflict (organization_id, import_id, seq) do nothing`.execute(this.db);
+  /**
+   * Where a report's findings stream while it is parsed: a COPY on a connection of its own
+   * (copy-staging.ts), moved into import_findings when the report ends.
+   */
+  openStaging(organizationId: string, importId: string): Promise<FindingCopyStaging> {
+    return FindingCopyStaging.open(this.connection, organizationId, importId);
   }
 
   /** The imports that have rows staged here: what a sweep looks at. */

@@ -3,7 +3,6 @@ import type { Transaction } from 'kysely';
 import type { DB, FindingState, LocationKind, Severity } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
-import type { JsonArrayOf } from '../../lib/json-rows.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
@@ -13,11 +12,11 @@ import { roleAllows } from '../principal.js';
 import type { SettingsService } from '../settings/service.js';
 import type { Page } from '../users/service.js';
 import type { VulnerabilityInput, VulnerabilityService } from '../vulnerabilities/service.js';
+import type { FindingCopyStaging } from './copy-staging.js';
 import type {
   FindingImportRepository,
   FindingMergeCounts,
   FindingMergeOptions,
-  StagedFinding,
 } from './import-repository.js';
 import type { FindingFilter, FindingRepository, FindingSort } from './repository.js';
 import { TOTAL_COUNT_CAP } from './repository.js';
@@ -514,13 +513,9 @@ export class FindingService {
 
   // ---- scanner-report imports (the imports module runs them; findings own the rows) ----
 
-  /** Stages a report's findings while it streams in (short statements, no transaction). */
-  stageFromImport(
-    organizationId: string,
-    importId: string,
-    findings: JsonArrayOf<StagedFinding>,
-  ): Promise<void> {
-    return this.imports.stage(organizationId, importId, findings);
+  /** Opens the staging a report's findings stream into while it is parsed (COPY, no transaction). */
+  openImportStaging(organizationId: string, importId: string): Promise<FindingCopyStaging> {
+    return this.imports.openStaging(organizationId, importId);
   }
 
   /**

@@ -25,7 +25,8 @@ import { keepValidIdentifiers } from '../assets/identity.js';
 import type { AssetInput, AssetService, StagedService } from '../assets/service.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
-import { EVIDENCE_CAP, type FindingService, locationKey, type StagedFinding } from '../findings/service.js';
+import type { FindingCopyStaging } from '../findings/copy-staging.js';
+import { EVIDENCE_CAP, type FindingService, locationKey } from '../findings/service.js';
 import type { SettingsService } from '../settings/service.js';
 import type { SoftwareService, StagedSoftware } from '../software/service.js';
 import type { Page } from '../users/service.js';
@@ -38,10 +39,11 @@ import type { ImportRepository } from './repository.js';
 import type { Import, ImportCounts } from './types.js';
 import { readHead, removeSpooled, type SpooledReport, sweepImportDirectory } from './upload.js';
 
-// Records a staging batch holds: its JSON (about 100 KB) stays under V8's large-object size, and
-// the rows it waits with die young. At 1,000 each batch was a large object that only a full
-// collection frees, and the rows reached the old generation: the Nessus steps of bench:import
-// peaked at 176–249 MB of heap against 96–123 MB at 200.
+// Records a staging batch holds (assets, vulnerabilities, services, software; findings stream
+// through COPY instead): its JSON stays under V8's large-object size, and the rows it waits with
+// die young. At 1,000 each batch was a large object that only a full collection frees, and the
+// rows reached the old generation: the Nessus steps of bench:import peaked at 176–249 MB of heap
+// against 96–123 MB at 200.
 const BATCH = 200;
 const MAX_WARNINGS = 100;
 const TEXT_CAP = 32_768;
@@ -112,10 +114,11 @@ class Stager {
     assets: [] as { key: string; input: AssetInput }[],
     // Serialised as they come (lib/json-rows.ts): they are the bulk of an import's records.
     vulnerabilities: new JsonRows<StagedVulnerability>(),
-    findings: new JsonRows<StagedFinding>(),
     services: [] as StagedService[],
     software: [] as StagedSoftware[],
   };
+  // Findings are not batched: each streams into its staging (COPY) as it is read.
+  private staging: Promise<FindingCopyStaging> | undefined;
   records = 0;
   skipped = 0;
   findings = 0;
@@ -140,7 +143,7 @@ class Stager {
       this.skipped += 1;
       return;
     }
-    if (record.type === 'finding') this.finding(record, assetKey);
+    if (record.type === 'finding') await this.finding(record, assetKey);
     else if (record.type === 'service') this.service(record, assetKey);
     else if (record.type === 'software') this.software(record, assetKey);
     if (this.size() >= BATCH) await this.startWriting();
@@ -148,7 +151,7 @@ class Stager {
 
   private size(): number {
     const p = this.pending;
-    return p.findings.length + p.services.length + p.software.length + p.assets.length;
+    return p.vulnerabilities.length + p.services.length + p.software.length + p.assets.length;
   }
 
   // The staged asset's key: what identifies it in the report. Two spellings of one host resolve
@@ -243,7 +246,7 @@ class Stager {
     return key;
   }
 
-  private finding(r: FindingRecord, assetKey: string): void {
+  private async finding(r: FindingRecord, assetKey: string): Promise<void> {
     const l = r.location;
     const problem = !SEVERITIES.includes(r.severity)
       ? `severity '${r.severity}' is not one of ${SEVERITIES.join(', ')}`
@@ -277,7 +280,8 @@ class Stager {
       packageVersion: l.packageVersion?.slice(0, 255),
     };
     this.findings += 1;
-    this.pending.findings.add({
+    this.staging ??= this.owners.findings.openImportStaging(this.organizationId, this.importId);
+    await (await this.staging).add({
       seq: this.seq++,
       assetKey,
       vulnerabilityKey: vulnerabilityKeyOf,
@@ -343,17 +347,23 @@ class Stager {
   }
 
   /**
-   * Writes what is pending through the modules that own it, in short statements (the embedded
-   * database has one connection), and waits until everything is written.
+   * Writes what is pending through the modules that own it, in short statements, and waits until
+   * everything is written; the findings' COPY ends and its rows move into import_findings.
    */
   async flush(): Promise<void> {
     await this.startWriting();
     await this.writing;
+    await (await this.staging)?.finish();
   }
 
-  /** Waits for the batch being written, whether it was written or not (before its staging is cleared). */
+  /**
+   * Waits for the batch being written, whether it was written or not, and abandons the findings'
+   * COPY (before the import's staging is cleared).
+   */
   async settle(): Promise<void> {
     await this.writing.catch(() => {});
+    const staging = await this.staging?.catch(() => undefined);
+    await staging?.abort();
   }
 
   /**
@@ -366,7 +376,6 @@ class Stager {
     const batch = {
       assets: p.assets.splice(0),
       vulnerabilities: p.vulnerabilities.take(),
-      findings: p.findings.take(),
       services: dedupe(p.services.splice(0), (s) => `${s.assetKey}|${s.port}|${s.protocol}`),
       software: dedupe(p.software.splice(0), (s) => `${s.assetKey}|${s.name.toLowerCase()}|${s.version}`),
     };
@@ -378,15 +387,13 @@ class Stager {
   private async write(batch: {
     assets: { key: string; input: AssetInput }[];
     vulnerabilities: JsonArrayOf<StagedVulnerability>;
-    findings: JsonArrayOf<StagedFinding>;
     services: StagedService[];
     software: StagedSoftware[];
   }): Promise<void> {
-    const { assets, vulnerabilities, findings, software } = this.owners;
+    const { assets, vulnerabilities, software } = this.owners;
     const [org, id] = [this.organizationId, this.importId];
     await assets.stageFromImport(org, id, batch.assets);
     await vulnerabilities.stageFromImport(org, id, batch.vulnerabilities);
-    await findings.stageFromImport(org, id, batch.findings);
     await assets.stageServicesFromImport(org, id, batch.services);
     await software.stageFromImport(org, id, batch.software);
   }
