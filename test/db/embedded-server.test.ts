@@ -238,7 +238,9 @@ describe('the embedded PostgreSQL server [embedded]', () => {
       hanging.destroy();
     });
     await once(hanging, 'connect');
-    hanging.write('POST /api/latest/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+    hanging.write(
+      'POST /api/latest/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
+    );
     const exited = once(s.child, 'exit');
     s.child.kill('SIGTERM');
     await expect.poll(() => s.stderr()).toMatch(/SIGTERM received: shutting down/);
