@@ -1,7 +1,32 @@
 import { once } from 'node:events';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { StagedFinding } from './import-repository.js';
+import type { ReportedState } from './rules.js';
+
+/** A finding as a report gives it, staged while the report streams in. */
+export interface StagedFinding {
+  seq: number;
+  assetKey: string;
+  vulnerabilityKey: string;
+  locationKey: string;
+  locationKind: string;
+  port: number | null;
+  protocol: string | null;
+  url: string | null;
+  parameter: string | null;
+  filePath: string | null;
+  line: number | null;
+  packageName: string | null;
+  packageVersion: string | null;
+  title: string;
+  severity: string;
+  evidence: string | null;
+  toolFindingId: string | null;
+  state: ReportedState | null;
+  stateReason: string | null;
+  /** Unconfirmed, or null: confirmed (every report's finding but a scan's undecided backport). */
+  confidence: 'Unconfirmed' | null;
+}
 
 // The staged columns, in the order each COPY line gives them.
 const COLUMNS = [

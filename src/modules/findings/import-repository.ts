@@ -20,30 +20,7 @@ import {
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-/** A finding as a report gives it, staged while the report streams in. */
-export interface StagedFinding {
-  seq: number;
-  assetKey: string;
-  vulnerabilityKey: string;
-  locationKey: string;
-  locationKind: string;
-  port: number | null;
-  protocol: string | null;
-  url: string | null;
-  parameter: string | null;
-  filePath: string | null;
-  line: number | null;
-  packageName: string | null;
-  packageVersion: string | null;
-  title: string;
-  severity: string;
-  evidence: string | null;
-  toolFindingId: string | null;
-  state: ReportedState | null;
-  stateReason: string | null;
-  /** Unconfirmed, or null: confirmed (every report's finding but a scan's undecided backport). */
-  confidence: 'Unconfirmed' | null;
-}
+export type { StagedFinding } from './copy-staging.js';
 
 export interface FindingMergeOptions {
   importId: string;
