@@ -1,7 +1,6 @@
 // Issue 24: an installation made by an earlier Rampart keeps its data in a PGlite data folder. The
 // first start of this Rampart moves that data into its PostgreSQL server, once, and keeps the
 // old files until the user removes them.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,6 +13,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { LocalInvalidationBus } from '../../src/lib/invalidation-bus.js';
 import { buildServices } from '../../src/services.js';
 import { openPgliteDataDir } from '../helpers/pglite.js';
+import { type Serve, serveEmbedded, stopServe } from '../helpers/serve-embedded.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
@@ -45,43 +45,14 @@ async function earlierInstallation(dataDir: string): Promise<void> {
   }
 }
 
-function serve(dataDir: string): { child: ChildProcess; stderr: () => string; up: Promise<string> } {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    RAMPART_DATA_DIR: dataDir,
-    RAMPART_PORT: '0',
-    RAMPART_LOG_LEVEL: 'silent',
-    RAMPART_INTEL_KB: 'off',
-    RAMPART_IMPORT_DIR: path.join(dataDir, '..', 'imports'),
-  };
-  delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--json'], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** `rampart serve` on `dataDir`, with its URL once it listens. */
+function serve(dataDir: string): Serve & { up: Promise<string> } {
+  const s = serveEmbedded(dataDir, (fn) => cleanups.push(fn));
+  const up = s.started.then((r) => {
+    if (!r.ok) throw new Error(`serve exited ${r.code}: ${r.stderr}`);
+    return r.url;
   });
-  cleanups.push(() => {
-    child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr?.on('data', (d) => {
-    stderr += d;
-  });
-  const up = new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (d) => {
-      stdout += d;
-      const line = stdout.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve((JSON.parse(line) as { Url: string }).Url);
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-  return { child, stderr: () => stderr, up };
-}
-
-async function stop(child: ChildProcess): Promise<number | null> {
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  return (await exited)[0] as number | null;
+  return { ...s, up };
 }
 
 describe('a data folder of an earlier Rampart (PGlite) [embedded]', () => {
@@ -106,7 +77,7 @@ describe('a data folder of an earlier Rampart (PGlite) [embedded]', () => {
       body: JSON.stringify({ Email: 'ana@example.com', Password: 'correct horse battery' }),
     });
     expect(signIn.status).toBe(200);
-    expect(await stop(first.child)).toBe(0);
+    expect(await stopServe(first)).toBe(0);
 
     expect(fs.existsSync(path.join(data, 'pglite', 'PG_VERSION'))).toBe(true);
     expect(fs.readFileSync(path.join(data, 'pglite', LEGACY_MIGRATED), 'utf8')).toMatch(/copied into/);
@@ -126,6 +97,6 @@ describe('a data folder of an earlier Rampart (PGlite) [embedded]', () => {
     const users = await client.query<{ email: string }>('select email from users order by email');
     await client.end();
     expect(users.rows.map((u) => u.email)).toEqual(['admin@rampart.local', 'ana@example.com']);
-    expect(await stop(second.child)).toBe(0);
+    expect(await stopServe(second)).toBe(0);
   });
 });
