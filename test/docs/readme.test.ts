@@ -48,6 +48,16 @@ function headerProblem(table: Table): string | undefined {
   return undefined;
 }
 
+/**
+ * Repository paths a text names (src/…, test/…, docs/…), without a trailing dot; a path inside
+ * another folder (web/src/…) and the placeholder part of a pattern (`<resource>`) are left out.
+ */
+function pathsNamedIn(text: string): string[] {
+  return [...text.matchAll(/(?<![\w/.-])((?:src|test|knowledge-base|docs|bench|scripts)\/[\w./-]*\w)/g)].map(
+    (m) => m[1] as string,
+  );
+}
+
 /** The README and every page under docs/ (the decision records included), by repository path. */
 function documents(): string[] {
   const pages = (dir: string) =>
@@ -137,6 +147,19 @@ describe('the README and docs/ as a reader of the repository finds them', () => 
       expect(read(file), file).not.toMatch(/\.\.\/shared\b/);
     // Relative links lead to files of the repository, and an anchor to a heading of that file.
     expect(documents().flatMap(brokenLinks)).toEqual([]);
+  });
+
+  it('names only repository paths that exist', () => {
+    const missing = [...documents().filter((f) => !f.startsWith('docs/adr/')), 'CONTRIBUTING.md'].flatMap(
+      (file) =>
+        pathsNamedIn(read(file)).flatMap((named) =>
+          existsSync(path.join(ROOT, named)) ? [] : [`${file}: ${named}`],
+        ),
+    );
+    expect(missing).toEqual([]);
+    expect(
+      pathsNamedIn('see web/src/api/schema.gen.ts, src/config.ts and `src/modules/<resource>/`.'),
+    ).toEqual(['src/config.ts', 'src/modules']);
   });
 
   it('tells a link that leads nowhere from one that leads somewhere', () => {
