@@ -6,7 +6,6 @@ import { SARIF_LEVEL_SEVERITY, sarifImporter } from '../../src/importers/sarif/i
 import { Spool } from '../../src/importers/sarif/spool.js';
 import type { FindingRecord } from '../../src/importers/types.js';
 import { locateJsonError } from '../../src/parsing/json.js';
-import { ReportError } from '../../src/parsing/report-error.js';
 import { failure, head, manifestEntries, parseFixture, parseText } from './helpers.js';
 
 const K = 'sarif/appendix_k.sarif';
