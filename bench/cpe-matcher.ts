@@ -11,9 +11,9 @@ import {
   compileConfigurations,
   evaluateConfigurations,
   prepareTarget,
-  type ServiceInput,
 } from '../src/intel/cpe/configuration.js';
-import { CpeMatcher, type CveConfigurations } from '../src/intel/cpe/index.js';
+import { CpeMatcher } from '../src/intel/cpe/index.js';
+import { syntheticCves, syntheticService } from '../test/intel/cpe/synthetic.js';
 import { positiveKnob } from './knobs.js';
 
 const CVES = positiveKnob('BENCH_CPE_CVES', 10_000);
@@ -22,37 +22,9 @@ const SAMPLE = positiveKnob('BENCH_CPE_SAMPLE', 100);
 const PRODUCTS = 2_000;
 const WARM_UP = 2_000;
 
-/** CVE i: six entries of one product, alternately a version range and an exact version. */
-function syntheticCve(i: number): CveConfigurations {
-  const product = `product_${i % PRODUCTS}`;
-  const cpeMatch = [];
-  for (let j = 0; j < 6; j++) {
-    const minor = (i + j) % 20;
-    cpeMatch.push(
-      j % 2 === 0
-        ? {
-            criteria: `cpe:2.3:a:vendor:${product}:*:*:*:*:*:*:*:*`,
-            vulnerable: true,
-            versionStartIncluding: `${j}.${minor}.0`,
-            versionEndExcluding: `${j}.${minor}.${(i % 9) + 1}`,
-          }
-        : {
-            criteria: `cpe:2.3:a:vendor:${product}:${j}.${minor}.${i % 7}:*:*:*:*:*:*:*`,
-            vulnerable: true,
-          },
-    );
-  }
-  return { cveId: `CVE-2099-${i}`, configurations: [{ nodes: [{ operator: 'OR', cpeMatch }] }] };
-}
-
-const service = (i: number): ServiceInput => ({
-  vendor: 'vendor',
-  product: `product_${i % PRODUCTS}`,
-  version: `${i % 6}.${i % 20}.${i % 5}`,
-});
-
 function main(): void {
-  const records = Array.from({ length: CVES }, (_, i) => syntheticCve(i));
+  const records = syntheticCves(CVES, PRODUCTS);
+  const service = (i: number) => syntheticService(i, PRODUCTS);
 
   let started = performance.now();
   const matcher = CpeMatcher.build(records);
