@@ -28,8 +28,7 @@ import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { useUrlState } from '../../components/useUrlState';
 import { IconDownload, IconPlus, IconSearch, IconWorld } from '../../icons';
-import { ASSET_KIND_LABELS, labelOf, options } from '../../labels';
-import { plural } from '../findings/FindingsTable';
+import { ASSET_KIND_LABELS, labelOf, options, plural } from '../../labels';
 import { AddAssetModal } from './AddAssetModal';
 
 const NUMERIC = { fontVariantNumeric: 'tabular-nums' } as const;

@@ -26,7 +26,7 @@ import { formatPercentile, formatTopShare, KevBadge, RiskRing } from '../../comp
 import { riskMinParam } from '../../components/RiskMinInput';
 import { useUrlState } from '../../components/useUrlState';
 import { IconChevronDown } from '../../icons';
-import { plural } from '../findings/FindingsTable';
+import { plural } from '../../labels';
 import { locationText } from '../findings/location';
 
 const PAGE_SIZE = 50;

@@ -14,7 +14,7 @@ import {
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type FormEvent, useState } from 'react';
-import { useDiscoveryScans } from '../../api/discovery';
+import { discoveryScans } from '../../api/discovery';
 import { type ScanGroup, useSaveScanGroup } from '../../api/scangroups';
 import { useNodeOptions, useTemplateOptions } from '../../api/scans';
 import { ErrorAlert } from '../../components/QueryError';
@@ -218,7 +218,7 @@ function MonitorsFields({
   onChange: (monitors: MonitorForm[]) => void;
   error: string | undefined;
 }) {
-  const scans = useDiscoveryScans();
+  const scans = discoveryScans.useList();
   const options = (scans.data?.pages.flatMap((p) => p.Items) ?? []).map((s) => ({
     value: s.Id,
     label: s.Name,

@@ -1,7 +1,7 @@
 import { Anchor, Button, Card, Group, List, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useDisclosure, useDocumentTitle } from '@mantine/hooks';
 import { Link, useNavigate, useParams } from 'react-router';
-import { useDiscoveryScans } from '../../api/discovery';
+import { discoveryScans } from '../../api/discovery';
 import {
   type GroupSystemScans,
   type ScanGroup,
@@ -18,7 +18,7 @@ import { Fact } from '../../components/Fact';
 import { PageSkeleton, TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { IconArrowLeft, IconPencil, IconTrash } from '../../icons';
-import { labelOf, ScheduleText } from '../scans/ScanParts';
+import { labelOf, ScheduleText } from '../scans/scanText';
 import { settingsOf } from './groupForm';
 import { ScanGroupFormModal } from './ScanGroupFormModal';
 
@@ -130,7 +130,7 @@ function SettingsCard({ kind, group }: { kind: 'System' | 'Web'; group: ScanGrou
 }
 
 function MonitorsCard({ group }: { group: ScanGroup }) {
-  const discovery = useDiscoveryScans();
+  const discovery = discoveryScans.useList();
   const names = new Map((discovery.data?.pages.flatMap((p) => p.Items) ?? []).map((s) => [s.Id, s.Name]));
   const monitors = group.AssetMonitoringConfigurations;
   return (

@@ -35,8 +35,7 @@ import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { listParam, useUrlState } from '../../components/useUrlState';
 import { IconPlus } from '../../icons';
-import { counted, options, TICKET_STATE_LABELS, ticketStateLabel } from '../../labels';
-import { plural } from '../findings/FindingsTable';
+import { counted, options, plural, TICKET_STATE_LABELS, ticketStateLabel } from '../../labels';
 import { useUserName } from './assignees';
 import { NewTicketModal } from './NewTicketModal';
 

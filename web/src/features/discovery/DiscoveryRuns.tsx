@@ -1,10 +1,9 @@
 import {
   Anchor,
   Badge,
-  Button,
   Card,
   Group,
-  Paper,
+  Progress,
   SegmentedControl,
   SimpleGrid,
   Stack,
@@ -12,167 +11,78 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { useDisclosure, useDocumentTitle } from '@mantine/hooks';
-import { useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { type ReactNode, useState } from 'react';
+import { Link } from 'react-router';
 import {
   type DiscoveryHost,
   type DiscoveryScan,
   type HostStatus,
-  isActive,
-  useDeleteScan,
-  useDiscoveryScan,
   useReportHosts,
   useScanRuns,
-  useScanTemplates,
 } from '../../api/discovery';
-import { useSignedInSession } from '../../api/session';
-import { hasRole } from '../../api/types';
-import { ConfirmModal } from '../../components/ConfirmModal';
+import { isActive } from '../../api/scans';
 import { DateTime } from '../../components/DateTime';
-import { Fact } from '../../components/Fact';
 import { LoadMore } from '../../components/LoadMore';
-import { PageSkeleton, TableSkeleton } from '../../components/PageSkeleton';
+import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
-import { IconArrowLeft, IconPencil, IconTrash } from '../../icons';
 import { counted } from '../../labels';
-import { RefusedAddresses } from '../scans/ScanParts';
-import { RunButtons, RunProgress } from './DiscoveryScansPage';
-import { RunStateBadge } from './RunStateBadge';
-import { ScanFormModal } from './ScanFormModal';
+import { EmptyNote } from '../scans/LatestRun';
+import { RefusedAddresses } from '../scans/RefusedAddresses';
+import { RunStateBadge } from '../scans/RunStateBadge';
 
-export default function DiscoveryScanPage() {
-  const { id = '' } = useParams();
-  const scan = useDiscoveryScan(id);
-  useDocumentTitle(`${scan.data?.Name ?? 'Discovery scan'} · Rampart`);
-  return (
-    <Stack gap="lg">
-      <Anchor component={Link} to="/discovery" size="sm">
-        <Group gap={4} component="span">
-          <IconArrowLeft size={14} aria-hidden />
-          All discovery scans
-        </Group>
-      </Anchor>
-      {scan.isPending ? (
-        <PageSkeleton />
-      ) : scan.isError ? (
-        <QueryError error={scan.error} onRetry={() => scan.refetch()} />
-      ) : (
-        <ScanView scan={scan.data} />
-      )}
-    </Stack>
-  );
-}
-
-function ScanView({ scan }: { scan: DiscoveryScan }) {
-  const role = useSignedInSession().User.Role;
-  const templates = useScanTemplates().data?.Items ?? [];
-  const [editOpened, edit] = useDisclosure(false);
-  const [deleteOpened, confirmDelete] = useDisclosure(false);
-  const remove = useDeleteScan();
-  const navigate = useNavigate();
+/** The discovery scan page's body: the facts beside the runs, then the hosts the chosen run found. */
+export function DiscoveryRuns({ scan, facts }: { scan: DiscoveryScan; facts: ReactNode }) {
   const active = isActive(scan.RunState);
   const run = scan.LastRun;
   const [runId, setRunId] = useState<string | null>(null);
   const shownRun = runId ?? run?.Id ?? null;
-
   return (
-    <Stack gap="lg">
-      <Group justify="space-between" align="flex-start">
-        <div>
-          <Group gap="sm">
-            <Title order={1}>{scan.Name}</Title>
-            <div aria-live="polite">
-              <RunStateBadge state={scan.RunState} title={run?.Error} />
-            </div>
-          </Group>
-          {run && active && (
-            <Text size="sm" c="dimmed" aria-live="polite" data-testid="run-progress">
-              {run.Progress.Done.toLocaleString()} of {counted(run.Progress.Total, 'address', 'addresses')}{' '}
-              probed, {counted(run.Progress.Found, 'host')} found
-            </Text>
-          )}
-          <RunProgress scan={scan} />
-          {run?.State === 'Failed' && run.Error && (
-            <Text size="sm" c="red">
-              {run.Error}
-            </Text>
-          )}
-          {run && <RefusedAddresses refused={run.Refused} />}
-        </div>
-        <Group gap="xs">
-          {hasRole(role, 'Analyst') && <RunButtons scan={scan} />}
-          {hasRole(role, 'Manager') && (
-            <>
-              <Button size="xs" variant="default" leftSection={<IconPencil size={14} />} onClick={edit.open}>
-                Edit
-              </Button>
-              <Button
-                size="xs"
-                variant="default"
-                color="red"
-                leftSection={<IconTrash size={14} />}
-                onClick={confirmDelete.open}
-                disabled={active}
-              >
-                Delete
-              </Button>
-            </>
-          )}
-        </Group>
-      </Group>
-
+    <>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
-        <Card withBorder radius="md">
-          <Stack gap={6} component="dl" m={0}>
-            <Fact label="Targets">
-              <span style={{ fontFamily: 'var(--mantine-font-family-monospace)' }}>
-                {scan.ScanTargets.map((t) => (t.Name ? `${t.Range} (${t.Name})` : t.Range)).join(', ')}
-              </span>
-            </Fact>
-            <Fact label="Exclusions">{scan.Exclusions.length ? scan.Exclusions.join(', ') : 'None'}</Fact>
-            <Fact label="Template">
-              {templates.find((t) => t.Id === scan.TemplateId)?.Name ?? scan.TemplateId}
-            </Fact>
-            <Fact label="Scan node">{scan.ScanNodeId ?? 'Any node serving discovery'}</Fact>
-            <Fact label="Schedule">
-              {scan.Schedule.SchedulingMode === 'None' ? (
-                'On demand only'
-              ) : (
-                <>
-                  {scan.Schedule.SchedulingMode}
-                  {scan.NextRunAt && (
-                    <>
-                      , next <DateTime value={scan.NextRunAt} />
-                    </>
-                  )}
-                </>
-              )}
-            </Fact>
-            <Fact label="Last completed">
-              {scan.ScanLastCompleted ? <DateTime value={scan.ScanLastCompleted} /> : 'Never'}
-            </Fact>
-          </Stack>
-        </Card>
+        {facts}
         <RunHistory scan={scan} selected={shownRun} onSelect={setRunId} active={active} />
       </SimpleGrid>
-
       <HostsReport scanId={scan.Id} runId={shownRun} active={active && shownRun === run?.Id} />
+    </>
+  );
+}
 
-      <ScanFormModal opened={editOpened} onClose={edit.close} scan={scan} />
-      <ConfirmModal
-        opened={deleteOpened}
-        onClose={confirmDelete.close}
-        title="Delete discovery scan"
-        confirmLabel="Delete"
-        confirmColor="red"
-        pending={remove.isPending}
-        error={remove.error}
-        onConfirm={() => remove.mutate(scan.Id, { onSuccess: () => navigate('/discovery') })}
-      >
-        <Text size="sm">Delete “{scan.Name}” and its reports? The assets it found stay.</Text>
-      </ConfirmModal>
-    </Stack>
+/** Under the scan's title while it runs: how far it got; after a failure, why; what it refused. */
+export function DiscoveryProgress({ scan }: { scan: DiscoveryScan }) {
+  const run = scan.LastRun;
+  if (!run) return null;
+  return (
+    <>
+      {isActive(scan.RunState) && (
+        <Text size="sm" c="dimmed" aria-live="polite" data-testid="run-progress">
+          {run.Progress.Done.toLocaleString()} of {counted(run.Progress.Total, 'address', 'addresses')}{' '}
+          probed, {counted(run.Progress.Found, 'host')} found
+        </Text>
+      )}
+      <RunProgress scan={scan} />
+      {run.State === 'Failed' && run.Error && (
+        <Text size="sm" c="red">
+          {run.Error}
+        </Text>
+      )}
+      <RefusedAddresses refused={run.Refused} />
+    </>
+  );
+}
+
+/** A running scan's progress bar, in the list and under the scan's title. */
+export function RunProgress({ scan }: { scan: DiscoveryScan }) {
+  const run = scan.LastRun;
+  if (!run || !isActive(scan.RunState) || run.Progress.Total === 0) return null;
+  const value = Math.round((run.Progress.Done / run.Progress.Total) * 100);
+  return (
+    <Progress
+      value={value}
+      size="sm"
+      mt={4}
+      aria-label={`${run.Progress.Done.toLocaleString()} of ${counted(run.Progress.Total, 'address', 'addresses')} probed`}
+      animated
+    />
   );
 }
 
@@ -266,11 +176,7 @@ function HostsReport({ scanId, runId, active }: { scanId: string; runId: string 
       ) : hosts.isError ? (
         <QueryError error={hosts.error} onRetry={() => hosts.refetch()} />
       ) : rows.length === 0 ? (
-        <Paper withBorder p="lg" ta="center">
-          <Text size="sm" c="dimmed">
-            {active ? 'No host found yet.' : 'No hosts.'}
-          </Text>
-        </Paper>
+        <EmptyNote>{active ? 'No host found yet.' : 'No hosts.'}</EmptyNote>
       ) : (
         <>
           <Table.ScrollContainer minWidth={760}>

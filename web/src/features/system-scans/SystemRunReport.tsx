@@ -1,105 +1,22 @@
-import { Anchor, Badge, Card, Group, Paper, SimpleGrid, Stack, Table, Text } from '@mantine/core';
-import { useDisclosure, useDocumentTitle } from '@mantine/hooks';
-import { Link, useParams } from 'react-router';
-import { isActive } from '../../api/discovery';
-import { useNodeOptions, useTemplateOptions } from '../../api/scans';
-import { type SystemHost, type SystemLatestRun, type SystemScan, systemScans } from '../../api/systemscans';
-import { Fact } from '../../components/Fact';
-import { PageSkeleton } from '../../components/PageSkeleton';
-import { QueryError } from '../../components/QueryError';
-import { IconArrowLeft } from '../../icons';
-import { ScanFindings } from '../scans/ScanFindings';
-import {
-  ImportCounts,
-  LatestRunQuery,
-  labelOf,
-  RunHeading,
-  ScanHeader,
-  ScheduleText,
-} from '../scans/ScanParts';
-import { SystemScanFormModal, targetsText } from './SystemScanFormModal';
+import { Badge, Card, Group, Paper, Stack, Table, Text } from '@mantine/core';
+import type { SystemHost, SystemLatestRun } from '../../api/systemscans';
+import { LatestRunReport } from '../scans/LatestRun';
 
-export default function SystemScanPage() {
-  const { id = '' } = useParams();
-  const scan = systemScans.useOne(id);
-  useDocumentTitle(`${scan.data?.Name ?? 'System scan'} · Rampart`);
+/** The latest system run: budget notes, backported fixes, then each host with its services and checks. */
+export function SystemRunReport({ report }: { report: SystemLatestRun }) {
   return (
-    <Stack gap="lg">
-      <Anchor component={Link} to="/system-scans" size="sm">
-        <Group gap={4} component="span">
-          <IconArrowLeft size={14} aria-hidden />
-          All system scans
-        </Group>
-      </Anchor>
-      {scan.isPending ? (
-        <PageSkeleton />
-      ) : scan.isError ? (
-        <QueryError error={scan.error} onRetry={() => scan.refetch()} />
-      ) : (
-        <ScanView scan={scan.data} />
-      )}
-    </Stack>
-  );
-}
-
-function ScanView({ scan }: { scan: SystemScan }) {
-  const templates = useTemplateOptions('System').data;
-  const nodes = useNodeOptions('System').data;
-  const [editOpened, edit] = useDisclosure(false);
-  const start = systemScans.useStart();
-  const stop = systemScans.useStop();
-  const remove = systemScans.useDelete();
-  const latest = systemScans.useLatestRun(scan.Id, isActive(scan.RunState));
-
-  return (
-    <Stack gap="lg">
-      <ScanHeader
-        scan={scan}
-        what="system scan"
-        listPath="/system-scans"
-        start={start}
-        stop={stop}
-        remove={remove}
-        onEdit={edit.open}
-      />
-      <Card withBorder radius="md">
-        <SimpleGrid cols={{ base: 1, md: 2 }} spacing="xs" component="dl" m={0}>
-          <Fact label="Targets">
-            <span style={{ fontFamily: 'var(--mantine-font-family-monospace)' }}>
-              {targetsText(scan, ', ')}
-            </span>
-          </Fact>
-          <Fact label="Template">{labelOf(templates, scan.TemplateId)}</Fact>
-          <Fact label="Scan node">{labelOf(nodes, scan.ScanNodeId) ?? 'Any node serving system scans'}</Fact>
-          <Fact label="Schedule">
-            <ScheduleText schedule={scan.Schedule} next={scan.NextRunAt} />
-          </Fact>
-        </SimpleGrid>
-      </Card>
-      <LatestRunQuery query={latest}>{(report) => <RunReport report={report} />}</LatestRunQuery>
-      <ScanFindings scanId={scan.Id} />
-      <SystemScanFormModal opened={editOpened} onClose={edit.close} scan={scan} />
-    </Stack>
-  );
-}
-
-function RunReport({ report }: { report: SystemLatestRun }) {
-  return (
-    <Stack gap="md" component="section" aria-labelledby="latest-run-title">
-      <RunHeading run={report.Run} />
-      <ImportCounts report={report} />
-      <BudgetNotes hosts={report.Hosts} />
-      <Backports report={report} />
-      {report.Hosts.length === 0 ? (
-        <Paper withBorder p="lg" ta="center">
-          <Text size="sm" c="dimmed">
-            {isActive(report.Run.State) ? 'No host finished yet.' : 'No host answered.'}
-          </Text>
-        </Paper>
-      ) : (
-        report.Hosts.map((host) => <HostCard key={host.IpAddress} host={host} />)
-      )}
-    </Stack>
+    <LatestRunReport
+      report={report}
+      notes={
+        <>
+          <BudgetNotes hosts={report.Hosts} />
+          <Backports report={report} />
+        </>
+      }
+      items={report.Hosts}
+      renderItem={(host) => <HostCard key={host.IpAddress} host={host} />}
+      none={{ active: 'No host finished yet.', ended: 'No host answered.' }}
+    />
   );
 }
 

@@ -1,0 +1,75 @@
+import { Button, Group, Text, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useNavigate } from 'react-router';
+import { isActive } from '../../api/scans';
+import { useSignedInSession } from '../../api/session';
+import { hasRole } from '../../api/types';
+import { ConfirmModal } from '../../components/ConfirmModal';
+import { IconPencil, IconTrash } from '../../icons';
+import { RunButtons } from './RunButtons';
+import { RunStateBadge } from './RunStateBadge';
+import type { ListedScan, ScanKindView } from './view';
+
+/** A scan page's title, run state, the kind's note, Run now / Stop, Edit and Delete (confirmed). */
+export function ScanHeader<S extends ListedScan, B, F extends string>({
+  view,
+  scan,
+  onEdit,
+}: {
+  view: ScanKindView<S, B, F>;
+  scan: S;
+  onEdit: () => void;
+}) {
+  const role = useSignedInSession().User.Role;
+  const [deleteOpened, confirmDelete] = useDisclosure(false);
+  const start = view.hooks.useStart();
+  const stop = view.hooks.useStop();
+  const remove = view.hooks.useDelete();
+  const navigate = useNavigate();
+  const Note = view.HeaderNote;
+  return (
+    <Group justify="space-between" align="flex-start">
+      <div>
+        <Group gap="sm">
+          <Title order={1}>{scan.Name}</Title>
+          <div aria-live="polite">
+            <RunStateBadge state={scan.RunState} title={scan.LastRun?.Error} />
+          </div>
+        </Group>
+        {Note && <Note scan={scan} />}
+      </div>
+      <Group gap="xs">
+        {hasRole(role, 'Analyst') && <RunButtons scan={scan} start={start} stop={stop} />}
+        {hasRole(role, 'Manager') && (
+          <>
+            <Button size="xs" variant="default" leftSection={<IconPencil size={14} />} onClick={onEdit}>
+              Edit
+            </Button>
+            <Button
+              size="xs"
+              variant="default"
+              color="red"
+              leftSection={<IconTrash size={14} />}
+              onClick={confirmDelete.open}
+              disabled={isActive(scan.RunState)}
+            >
+              Delete
+            </Button>
+          </>
+        )}
+      </Group>
+      <ConfirmModal
+        opened={deleteOpened}
+        onClose={confirmDelete.close}
+        title={`Delete ${view.labels.noun}`}
+        confirmLabel="Delete"
+        confirmColor="red"
+        pending={remove.isPending}
+        error={remove.error}
+        onConfirm={() => remove.mutate(scan.Id, { onSuccess: () => navigate(view.path) })}
+      >
+        <Text size="sm">{view.labels.deleteText(scan)}</Text>
+      </ConfirmModal>
+    </Group>
+  );
+}

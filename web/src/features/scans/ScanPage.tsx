@@ -1,0 +1,94 @@
+import { Anchor, Card, Group, SimpleGrid, Stack } from '@mantine/core';
+import { useDisclosure, useDocumentTitle } from '@mantine/hooks';
+import { Link, useParams } from 'react-router';
+import { useNodeOptions, useTemplateOptions } from '../../api/scans';
+import { Fact } from '../../components/Fact';
+import { PageSkeleton } from '../../components/PageSkeleton';
+import { QueryError } from '../../components/QueryError';
+import { IconArrowLeft } from '../../icons';
+import { ScanFormModal } from './ScanFormModal';
+import { ScanHeader } from './ScanHeader';
+import { labelOf, ScheduleText } from './scanText';
+import type { ListedScan, ScanFact, ScanKindView } from './view';
+import { SCAN_VIEWS, type ScanViewName } from './views';
+
+/** One scan of a kind: its header, its facts, and the kind's runs and results. */
+export default function ScanPage({ kind }: { kind: ScanViewName }) {
+  return SCAN_VIEWS[kind]((view) => <KindScanPage key={kind} view={view} />);
+}
+
+function KindScanPage<S extends ListedScan, B, F extends string>({ view }: { view: ScanKindView<S, B, F> }) {
+  const { id = '' } = useParams();
+  const scan = view.hooks.useOne(id);
+  const noun = view.labels.noun;
+  useDocumentTitle(`${scan.data?.Name ?? noun.charAt(0).toUpperCase() + noun.slice(1)} · Rampart`);
+  return (
+    <Stack gap="lg">
+      <Anchor component={Link} to={view.path} size="sm">
+        <Group gap={4} component="span">
+          <IconArrowLeft size={14} aria-hidden />
+          All {noun}s
+        </Group>
+      </Anchor>
+      {scan.isPending ? (
+        <PageSkeleton />
+      ) : scan.isError ? (
+        <QueryError error={scan.error} onRetry={() => scan.refetch()} />
+      ) : (
+        <ScanView view={view} scan={scan.data} />
+      )}
+    </Stack>
+  );
+}
+
+function ScanView<S extends ListedScan, B, F extends string>({
+  view,
+  scan,
+}: {
+  view: ScanKindView<S, B, F>;
+  scan: S;
+}) {
+  const [editOpened, edit] = useDisclosure(false);
+  return (
+    <Stack gap="lg">
+      <ScanHeader view={view} scan={scan} onEdit={edit.open} />
+      <view.Body scan={scan} facts={<ScanFacts view={view} scan={scan} />} />
+      <ScanFormModal view={view} opened={editOpened} onClose={edit.close} scan={scan} />
+    </Stack>
+  );
+}
+
+/** The scan's settings as facts: the kind's first ones, template, node, schedule, the kind's last. */
+function ScanFacts<S extends ListedScan, B, F extends string>({
+  view,
+  scan,
+}: {
+  view: ScanKindView<S, B, F>;
+  scan: S;
+}) {
+  const templates = useTemplateOptions(view.kind).data;
+  const nodes = useNodeOptions(view.kind).data;
+  const { first, last = [] } = view.facts(scan);
+  const facts: ScanFact[] = [
+    ...first,
+    { label: 'Template', value: labelOf(templates, scan.TemplateId) },
+    { label: 'Scan node', value: labelOf(nodes, scan.ScanNodeId) ?? view.labels.anyNode },
+    { label: 'Schedule', value: <ScheduleText schedule={scan.Schedule} next={scan.NextRunAt} /> },
+    ...last,
+  ];
+  return (
+    <Card withBorder radius="md">
+      <SimpleGrid cols={{ base: 1, md: view.factColumns }} spacing="xs" component="dl" m={0}>
+        {facts.map((f) => (
+          <Fact key={f.label} label={f.label}>
+            {f.code ? (
+              <span style={{ fontFamily: 'var(--mantine-font-family-monospace)' }}>{f.value}</span>
+            ) : (
+              f.value
+            )}
+          </Fact>
+        ))}
+      </SimpleGrid>
+    </Card>
+  );
+}
