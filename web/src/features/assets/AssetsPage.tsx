@@ -26,6 +26,7 @@ import { FilterTextInput } from '../../components/FilterTextInput';
 import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { useUrlState } from '../../components/useUrlState';
 import { IconDownload, IconPlus, IconSearch, IconWorld } from '../../icons';
 import { ASSET_KIND_LABELS, labelOf, options, plural } from '../../labels';
@@ -137,20 +138,20 @@ export default function AssetsPage() {
           ) : (
             <Table.ScrollContainer minWidth={1040} scrollAreaProps={{ type: 'auto' }}>
               <Table striped highlightOnHover verticalSpacing={6} fz="sm">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Name</Table.Th>
-                    <Table.Th>Kind</Table.Th>
-                    <Table.Th>Addresses</Table.Th>
-                    <Table.Th>Operating system</Table.Th>
-                    <Table.Th ta="right">Open findings</Table.Th>
-                    <Table.Th ta="right">Top risk</Table.Th>
-                    <Table.Th ta="center">Criticality</Table.Th>
-                    <Table.Th ta="center">Internet-facing</Table.Th>
-                    <Table.Th>Tags</Table.Th>
-                    <Table.Th>Last seen</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
+                <TableHead
+                  columns={[
+                    'Name',
+                    'Kind',
+                    'Addresses',
+                    'Operating system',
+                    { label: 'Open findings', ta: 'right' },
+                    { label: 'Top risk', ta: 'right' },
+                    { label: 'Criticality', ta: 'center' },
+                    { label: 'Internet-facing', ta: 'center' },
+                    'Tags',
+                    'Last seen',
+                  ]}
+                />
                 <Table.Tbody>
                   {rows.map((asset) => (
                     <Table.Tr key={asset.Id}>

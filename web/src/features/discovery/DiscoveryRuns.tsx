@@ -25,6 +25,7 @@ import { DateTime } from '../../components/DateTime';
 import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { counted } from '../../labels';
 import { EmptyNote } from '../scans/LatestRun';
 import { RefusedAddresses } from '../scans/RefusedAddresses';
@@ -113,13 +114,7 @@ function RunHistory({
         </Text>
       ) : (
         <Table fz="sm" verticalSpacing={4} highlightOnHover data-testid="runs-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Started</Table.Th>
-              <Table.Th>State</Table.Th>
-              <Table.Th ta="right">Hosts</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Started', 'State', { label: 'Hosts', ta: 'right' }]} />
           <Table.Tbody>
             {runs.data.Items.map((r) => (
               <Table.Tr
@@ -181,17 +176,17 @@ function HostsReport({ scanId, runId, active }: { scanId: string; runId: string 
         <>
           <Table.ScrollContainer minWidth={760}>
             <Table striped verticalSpacing={6} horizontalSpacing="sm" fz="sm" data-testid="hosts-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Address</Table.Th>
-                  <Table.Th>Host name</Table.Th>
-                  <Table.Th>Open ports</Table.Th>
-                  <Table.Th>MAC address</Table.Th>
-                  <Table.Th>OS guess</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th>First seen</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead
+                columns={[
+                  'Address',
+                  'Host name',
+                  'Open ports',
+                  'MAC address',
+                  'OS guess',
+                  'Status',
+                  'First seen',
+                ]}
+              />
               <Table.Tbody>
                 {rows.map((h) => (
                   <HostRow key={h.IpAddress} host={h} />

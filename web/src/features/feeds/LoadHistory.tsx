@@ -4,6 +4,7 @@ import { feedLabel, type IntelLoad, useIntelLoads } from '../../api/intel';
 import { DateTime } from '../../components/DateTime';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { formatDuration } from '../imports/format';
 import { ImportStateBadge } from '../imports/ImportStateBadge';
 import { DataDate } from './LoadResult';
@@ -38,20 +39,20 @@ export function LoadHistory() {
       {/* Fits beside the navigation from 1280 px; narrower, it scrolls with its scrollbar shown. */}
       <Table.ScrollContainer minWidth={860} scrollAreaProps={{ type: 'auto' }}>
         <Table striped highlightOnHover verticalSpacing={6} horizontalSpacing="xs" fz="sm">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th w={80}>Feed</Table.Th>
-              <Table.Th miw={150}>File</Table.Th>
-              <Table.Th w={100}>State</Table.Th>
-              <Table.Th>Data of</Table.Th>
-              <Table.Th ta="right">Added</Table.Th>
-              <Table.Th ta="right">Updated</Table.Th>
-              <Table.Th ta="right">Unchanged</Table.Th>
-              <Table.Th ta="right">Skipped</Table.Th>
-              <Table.Th>Started</Table.Th>
-              <Table.Th ta="right">Duration</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead
+            columns={[
+              { label: 'Feed', w: 80 },
+              { label: 'File', miw: 150 },
+              { label: 'State', w: 100 },
+              'Data of',
+              { label: 'Added', ta: 'right' },
+              { label: 'Updated', ta: 'right' },
+              { label: 'Unchanged', ta: 'right' },
+              { label: 'Skipped', ta: 'right' },
+              'Started',
+              { label: 'Duration', ta: 'right' },
+            ]}
+          />
           <Table.Tbody>
             {shown.map((load) => (
               <LoadRow key={load.Id} load={load} />

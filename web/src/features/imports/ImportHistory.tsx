@@ -5,6 +5,7 @@ import { DateTime } from '../../components/DateTime';
 import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { formatBytes, formatDuration, importName, toolName } from './format';
 import { ImportStateBadge } from './ImportStateBadge';
 
@@ -38,19 +39,19 @@ export function ImportHistory({ canImport }: { canImport: boolean }) {
     <Stack gap="sm">
       <Table.ScrollContainer minWidth={860}>
         <Table striped highlightOnHover verticalSpacing={6} horizontalSpacing="sm" fz="sm">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>File</Table.Th>
-              <Table.Th>Format</Table.Th>
-              <Table.Th>State</Table.Th>
-              <Table.Th ta="right">New</Table.Th>
-              <Table.Th ta="right">Fixed</Table.Th>
-              <Table.Th ta="right">Reopened</Table.Th>
-              <Table.Th ta="right">Size</Table.Th>
-              <Table.Th>Imported</Table.Th>
-              <Table.Th ta="right">Duration</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead
+            columns={[
+              'File',
+              'Format',
+              'State',
+              { label: 'New', ta: 'right' },
+              { label: 'Fixed', ta: 'right' },
+              { label: 'Reopened', ta: 'right' },
+              { label: 'Size', ta: 'right' },
+              'Imported',
+              { label: 'Duration', ta: 'right' },
+            ]}
+          />
           <Table.Tbody>
             {rows.map((item) => (
               <HistoryRow key={item.Id} item={item} format={toolName(item.Format, formats)} />

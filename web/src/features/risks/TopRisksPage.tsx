@@ -24,6 +24,7 @@ import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { formatPercentile, formatTopShare, KevBadge, RiskRing } from '../../components/Risk';
 import { riskMinParam } from '../../components/RiskMinInput';
+import { TableHead } from '../../components/TableHead';
 import { useUrlState } from '../../components/useUrlState';
 import { IconChevronDown } from '../../icons';
 import { plural } from '../../labels';
@@ -200,19 +201,17 @@ function TopRisksList({ filter }: { filter: FindingFilter }) {
       ) : (
         <Table.ScrollContainer minWidth={900}>
           <Table striped highlightOnHover verticalSpacing={6} horizontalSpacing="sm" fz="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th w={64}>Risk</Table.Th>
-                <Table.Th>Finding</Table.Th>
-                <Table.Th w={80}>KEV</Table.Th>
-                <Table.Th w={110}>EPSS</Table.Th>
-                <Table.Th w={64} ta="right">
-                  CVSS
-                </Table.Th>
-                <Table.Th>Asset and location</Table.Th>
-                <Table.Th w={190}>Due</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead
+              columns={[
+                { label: 'Risk', w: 64 },
+                'Finding',
+                { label: 'KEV', w: 80 },
+                { label: 'EPSS', w: 110 },
+                { label: 'CVSS', w: 64, ta: 'right' },
+                'Asset and location',
+                { label: 'Due', w: 190 },
+              ]}
+            />
             <Table.Tbody>
               {rows.map((finding) => (
                 <RiskRow key={finding.Id} finding={finding} />

@@ -1,5 +1,5 @@
 import { Anchor, Button, Card, Group, List, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
-import { useDisclosure, useDocumentTitle } from '@mantine/hooks';
+import { useDisclosure } from '@mantine/hooks';
 import { Link, useNavigate, useParams } from 'react-router';
 import { discoveryScans } from '../../api/discovery';
 import {
@@ -14,10 +14,12 @@ import { useSignedInSession } from '../../api/session';
 import { hasRole } from '../../api/types';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { DateTime } from '../../components/DateTime';
+import { DetailPage } from '../../components/DetailPage';
 import { Fact } from '../../components/Fact';
-import { PageSkeleton, TableSkeleton } from '../../components/PageSkeleton';
+import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
-import { IconArrowLeft, IconPencil, IconTrash } from '../../icons';
+import { TableHead } from '../../components/TableHead';
+import { IconPencil, IconTrash } from '../../icons';
 import { labelOf, ScheduleText } from '../scans/scanText';
 import { settingsOf } from './groupForm';
 import { ScanGroupFormModal } from './ScanGroupFormModal';
@@ -25,23 +27,14 @@ import { ScanGroupFormModal } from './ScanGroupFormModal';
 export default function ScanGroupPage() {
   const { id = '' } = useParams();
   const group = useScanGroup(id);
-  useDocumentTitle(`${group.data?.ScanGroupName ?? 'Scan group'} · Rampart`);
   return (
-    <Stack gap="lg">
-      <Anchor component={Link} to="/scan-groups" size="sm">
-        <Group gap={4} component="span">
-          <IconArrowLeft size={14} aria-hidden />
-          All scan groups
-        </Group>
-      </Anchor>
-      {group.isPending ? (
-        <PageSkeleton />
-      ) : group.isError ? (
-        <QueryError error={group.error} onRetry={() => group.refetch()} />
-      ) : (
-        <GroupView group={group.data} />
-      )}
-    </Stack>
+    <DetailPage
+      query={group}
+      title={group.data?.ScanGroupName ?? 'Scan group'}
+      back={{ to: '/scan-groups', label: 'All scan groups' }}
+    >
+      {(data) => <GroupView group={data} />}
+    </DetailPage>
   );
 }
 
@@ -220,13 +213,7 @@ function ScansTable({
         </Text>
       ) : (
         <Table fz="sm" verticalSpacing={4} striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Host</Table.Th>
-              <Table.Th>Last completed</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Name', 'Host', 'Last completed']} />
           <Table.Tbody>
             {query.data.map((s) => (
               <Table.Tr key={s.Id}>

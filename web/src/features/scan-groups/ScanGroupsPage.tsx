@@ -7,6 +7,7 @@ import { hasRole } from '../../api/types';
 import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { IconPlus } from '../../icons';
 import { ScanGroupFormModal } from './ScanGroupFormModal';
 
@@ -67,15 +68,15 @@ function GroupList() {
           fz="sm"
           data-testid="groups-table"
         >
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Description</Table.Th>
-              <Table.Th>System scans</Table.Th>
-              <Table.Th>Web scans</Table.Th>
-              <Table.Th ta="right">Monitoring</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead
+            columns={[
+              'Name',
+              'Description',
+              'System scans',
+              'Web scans',
+              { label: 'Monitoring', ta: 'right' },
+            ]}
+          />
           <Table.Tbody>
             {rows.map((g) => (
               <Table.Tr key={g.Id}>

@@ -1,15 +1,4 @@
-import {
-  ActionIcon,
-  Badge,
-  Button,
-  Group,
-  Stack,
-  Table,
-  Text,
-  Title,
-  Tooltip,
-  VisuallyHidden,
-} from '@mantine/core';
+import { ActionIcon, Badge, Button, Group, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import { useState } from 'react';
@@ -17,6 +6,7 @@ import { ConfirmModal } from '../../components/ConfirmModal';
 import { DateTime } from '../../components/DateTime';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { IconPlus, IconTrash } from '../../icons';
 import { type ScanNode, useRevokeScanNode, useScanNodes } from './api';
 import { EnrolNodeModal } from './EnrolNodeModal';
@@ -86,19 +76,17 @@ export default function ScanNodesPage() {
       ) : (
         <Table.ScrollContainer minWidth={760}>
           <Table striped highlightOnHover verticalSpacing="xs" fz="sm" data-testid="scan-nodes">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>State</Table.Th>
-                <Table.Th>Kinds</Table.Th>
-                <Table.Th>Version</Table.Th>
-                <Table.Th>Capacity</Table.Th>
-                <Table.Th>Last heartbeat</Table.Th>
-                <Table.Th>
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead
+              columns={[
+                'Name',
+                'State',
+                'Kinds',
+                'Version',
+                'Capacity',
+                'Last heartbeat',
+                { hidden: 'Actions' },
+              ]}
+            />
             <Table.Tbody>
               {rows.map((node) => (
                 <Table.Tr key={node.Id} data-node-id={node.Id}>

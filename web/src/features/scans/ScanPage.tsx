@@ -1,11 +1,9 @@
-import { Anchor, Card, Group, SimpleGrid, Stack } from '@mantine/core';
-import { useDisclosure, useDocumentTitle } from '@mantine/hooks';
-import { Link, useParams } from 'react-router';
+import { Card, SimpleGrid, Stack } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useParams } from 'react-router';
 import { useNodeOptions, useTemplateOptions } from '../../api/scans';
+import { DetailPage } from '../../components/DetailPage';
 import { Fact } from '../../components/Fact';
-import { PageSkeleton } from '../../components/PageSkeleton';
-import { QueryError } from '../../components/QueryError';
-import { IconArrowLeft } from '../../icons';
 import { ScanFormModal } from './ScanFormModal';
 import { ScanHeader } from './ScanHeader';
 import { labelOf, ScheduleText } from './scanText';
@@ -21,23 +19,14 @@ function KindScanPage<S extends ListedScan, B, F extends string>({ view }: { vie
   const { id = '' } = useParams();
   const scan = view.hooks.useOne(id);
   const noun = view.labels.noun;
-  useDocumentTitle(`${scan.data?.Name ?? noun.charAt(0).toUpperCase() + noun.slice(1)} · Rampart`);
   return (
-    <Stack gap="lg">
-      <Anchor component={Link} to={view.path} size="sm">
-        <Group gap={4} component="span">
-          <IconArrowLeft size={14} aria-hidden />
-          All {noun}s
-        </Group>
-      </Anchor>
-      {scan.isPending ? (
-        <PageSkeleton />
-      ) : scan.isError ? (
-        <QueryError error={scan.error} onRetry={() => scan.refetch()} />
-      ) : (
-        <ScanView view={view} scan={scan.data} />
-      )}
-    </Stack>
+    <DetailPage
+      query={scan}
+      title={scan.data?.Name ?? noun.charAt(0).toUpperCase() + noun.slice(1)}
+      back={{ to: view.path, label: `All ${noun}s` }}
+    >
+      {(data) => <ScanView view={view} scan={data} />}
+    </DetailPage>
   );
 }
 

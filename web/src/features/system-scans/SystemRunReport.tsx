@@ -1,5 +1,6 @@
 import { Badge, Card, Group, Paper, Stack, Table, Text } from '@mantine/core';
 import type { SystemHost, SystemLatestRun } from '../../api/systemscans';
+import { TableHead } from '../../components/TableHead';
 import { LatestRunReport } from '../scans/LatestRun';
 
 /** The latest system run: budget notes, backported fixes, then each host with its services and checks. */
@@ -90,16 +91,7 @@ function HostCard({ host }: { host: SystemHost }) {
       {host.Services.length > 0 && (
         <Table.ScrollContainer minWidth={760}>
           <Table fz="sm" verticalSpacing={4} striped aria-label={`Services on ${host.IpAddress}`}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Port</Table.Th>
-                <Table.Th>Service</Table.Th>
-                <Table.Th>Product</Table.Th>
-                <Table.Th>Version</Table.Th>
-                <Table.Th>CPE</Table.Th>
-                <Table.Th>Detected by</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead columns={['Port', 'Service', 'Product', 'Version', 'CPE', 'Detected by']} />
             <Table.Tbody>
               {host.Services.map((s) => (
                 <Table.Tr key={s.Port}>

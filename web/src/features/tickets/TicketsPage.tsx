@@ -33,6 +33,7 @@ import { DateTime } from '../../components/DateTime';
 import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { listParam, useUrlState } from '../../components/useUrlState';
 import { IconPlus } from '../../icons';
 import { counted, options, plural, TICKET_STATE_LABELS, ticketStateLabel } from '../../labels';
@@ -119,20 +120,18 @@ function TicketList() {
           ) : (
             <Table.ScrollContainer minWidth={900}>
               <Table striped highlightOnHover verticalSpacing={6} fz="sm">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th w={60}>Number</Table.Th>
-                    <Table.Th>Title</Table.Th>
-                    <Table.Th w={90}>Priority</Table.Th>
-                    <Table.Th w={110}>State</Table.Th>
-                    <Table.Th>Assignee</Table.Th>
-                    <Table.Th w={80} ta="right">
-                      Findings
-                    </Table.Th>
-                    <Table.Th w={140}>Due</Table.Th>
-                    <Table.Th w={170}>Updated</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
+                <TableHead
+                  columns={[
+                    { label: 'Number', w: 60 },
+                    'Title',
+                    { label: 'Priority', w: 90 },
+                    { label: 'State', w: 110 },
+                    'Assignee',
+                    { label: 'Findings', w: 80, ta: 'right' },
+                    { label: 'Due', w: 140 },
+                    { label: 'Updated', w: 170 },
+                  ]}
+                />
                 <Table.Tbody>
                   {rows.map((ticket) => (
                     <Table.Tr key={ticket.Id}>

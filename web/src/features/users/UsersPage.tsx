@@ -1,15 +1,4 @@
-import {
-  ActionIcon,
-  Badge,
-  Button,
-  Group,
-  Menu,
-  Stack,
-  Table,
-  Text,
-  Title,
-  VisuallyHidden,
-} from '@mantine/core';
+import { ActionIcon, Badge, Button, Group, Menu, Stack, Table, Text, Title } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
 import { useState } from 'react';
 import { useSignedInSession } from '../../api/session';
@@ -19,6 +8,7 @@ import { DateTime } from '../../components/DateTime';
 import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { IconDots, IconPassword, IconPlus, IconUserCheck, IconUserCog, IconUserOff } from '../../icons';
 import { roleLabel } from '../../labels';
 import { AddUserModal } from './AddUserModal';
@@ -64,18 +54,7 @@ export default function UsersPage() {
         <>
           <Table.ScrollContainer minWidth={760}>
             <Table striped highlightOnHover verticalSpacing="xs" fz="sm">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Email</Table.Th>
-                  <Table.Th>Role</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th>Created</Table.Th>
-                  <Table.Th>
-                    <VisuallyHidden>Actions</VisuallyHidden>
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead columns={['Name', 'Email', 'Role', 'Status', 'Created', { hidden: 'Actions' }]} />
               <Table.Tbody>
                 {rows.map((user) => (
                   <Table.Tr key={user.Id}>

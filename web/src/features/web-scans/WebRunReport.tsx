@@ -1,5 +1,6 @@
 import { Badge, Card, Group, List, Stack, Table, Text } from '@mantine/core';
 import type { WebLatestRun, WebUrl } from '../../api/webscans';
+import { TableHead } from '../../components/TableHead';
 import { LatestRunReport } from '../scans/LatestRun';
 
 /** The latest web run: each URL with what it answered, its checks, notes and the software it named. */
@@ -81,15 +82,7 @@ function UrlCard({ url }: { url: WebUrl }) {
       )}
       {url.Software.length > 0 && (
         <Table fz="sm" verticalSpacing={4} mt="xs" aria-label={`Software named by ${url.Url}`}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Header</Table.Th>
-              <Table.Th>Value</Table.Th>
-              <Table.Th>Product</Table.Th>
-              <Table.Th>Version</Table.Th>
-              <Table.Th>CPE</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Header', 'Value', 'Product', 'Version', 'CPE']} />
           <Table.Tbody>
             {url.Software.map((s) => (
               <Table.Tr key={`${s.Header}:${s.Value}`}>
