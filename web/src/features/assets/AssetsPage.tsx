@@ -9,7 +9,6 @@ import {
   Stack,
   Table,
   Text,
-  Title,
   Tooltip,
 } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
@@ -24,6 +23,7 @@ import { type Asset, type AssetKind, hasRole } from '../../api/types';
 import { DateOnly } from '../../components/Badges';
 import { FilterTextInput } from '../../components/FilterTextInput';
 import { LoadMore } from '../../components/LoadMore';
+import { PageHeader } from '../../components/PageHeader';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { TableHead } from '../../components/TableHead';
@@ -71,29 +71,28 @@ export default function AssetsPage() {
 
   return (
     <Stack gap="md">
-      <Group justify="space-between" align="flex-end">
-        <div>
-          <Title order={1}>Assets</Title>
-          <Text size="sm" c="dimmed">
-            Hosts and applications that scanners and people have reported, and how much each one matters.
-          </Text>
-        </div>
-        <Group gap="sm">
-          <Button
-            variant="default"
-            leftSection={<IconDownload size={16} />}
-            onClick={exportCsv}
-            loading={exporting}
-          >
-            Export CSV
-          </Button>
-          {canAdd && (
-            <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
-              Add asset
+      <PageHeader
+        title="Assets"
+        action={
+          <Group gap="sm">
+            <Button
+              variant="default"
+              leftSection={<IconDownload size={16} />}
+              onClick={exportCsv}
+              loading={exporting}
+            >
+              Export CSV
             </Button>
-          )}
-        </Group>
-      </Group>
+            {canAdd && (
+              <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
+                Add asset
+              </Button>
+            )}
+          </Group>
+        }
+      >
+        Hosts and applications that scanners and people have reported, and how much each one matters.
+      </PageHeader>
 
       <Paper withBorder p="sm" radius="md" component="section" aria-label="Filters">
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">

@@ -1,10 +1,11 @@
-import { Anchor, Button, Group, Paper, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Button, Paper, Stack, Table, Text } from '@mantine/core';
 import { useDisclosure, useDocumentTitle } from '@mantine/hooks';
 import { Link, useNavigate } from 'react-router';
 import { useScanGroups } from '../../api/scangroups';
 import { useSignedInSession } from '../../api/session';
 import { hasRole } from '../../api/types';
 import { LoadMore } from '../../components/LoadMore';
+import { PageHeader } from '../../components/PageHeader';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { TableHead } from '../../components/TableHead';
@@ -18,20 +19,19 @@ export default function ScanGroupsPage() {
   const navigate = useNavigate();
   return (
     <Stack gap="lg">
-      <Group justify="space-between" align="flex-end">
-        <div>
-          <Title order={1}>Scan groups</Title>
-          <Text size="sm" c="dimmed">
-            A group keeps system and web scans together with one template, node and schedule, and can follow a
-            discovery scan: hosts it finds get their own scans, hosts that go away lose them.
-          </Text>
-        </div>
-        {canEdit && (
-          <Button leftSection={<IconPlus size={16} />} onClick={form.open}>
-            New scan group
-          </Button>
-        )}
-      </Group>
+      <PageHeader
+        title="Scan groups"
+        action={
+          canEdit && (
+            <Button leftSection={<IconPlus size={16} />} onClick={form.open}>
+              New scan group
+            </Button>
+          )
+        }
+      >
+        A group keeps system and web scans together with one template, node and schedule, and can follow a
+        discovery scan: hosts it finds get their own scans, hosts that go away lose them.
+      </PageHeader>
       <GroupList />
       <ScanGroupFormModal
         opened={formOpened}

@@ -1,9 +1,10 @@
-import { ActionIcon, Badge, Button, Group, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
+import { ActionIcon, Badge, Button, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import { useState } from 'react';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { DateTime } from '../../components/DateTime';
+import { PageHeader } from '../../components/PageHeader';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { TableHead } from '../../components/TableHead';
@@ -52,18 +53,17 @@ export default function ScanNodesPage() {
 
   return (
     <Stack gap="lg">
-      <Group justify="space-between" align="flex-end">
-        <div>
-          <Title order={1}>Scan nodes</Title>
-          <Text size="sm" c="dimmed">
-            The agents that run your scans. The local node runs inside the server; enrol others where the
-            networks to scan are. A node is online while it heartbeats.
-          </Text>
-        </div>
-        <Button leftSection={<IconPlus size={16} />} onClick={() => setEnrolling(true)}>
-          Enrol a node
-        </Button>
-      </Group>
+      <PageHeader
+        title="Scan nodes"
+        action={
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setEnrolling(true)}>
+            Enrol a node
+          </Button>
+        }
+      >
+        The agents that run your scans. The local node runs inside the server; enrol others where the networks
+        to scan are. A node is online while it heartbeats.
+      </PageHeader>
 
       {nodes.isPending ? (
         <TableSkeleton rows={3} />

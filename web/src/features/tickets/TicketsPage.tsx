@@ -31,6 +31,7 @@ import { hasRole, type Ticket, type TicketState } from '../../api/types';
 import { DueDate, PriorityBadge, TicketStateBadge } from '../../components/Badges';
 import { DateTime } from '../../components/DateTime';
 import { LoadMore } from '../../components/LoadMore';
+import { PageHeader } from '../../components/PageHeader';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { TableHead } from '../../components/TableHead';
@@ -51,30 +52,29 @@ export default function TicketsPage() {
 
   return (
     <Stack gap="md">
-      <Group justify="space-between" align="flex-end">
-        <div>
-          <Title order={1}>Tickets</Title>
-          <Text size="sm" c="dimmed">
-            The work to fix findings: who does it, by when, and how far it has come.
-          </Text>
-        </div>
-        <Group gap="sm">
-          <SegmentedControl
-            aria-label="View"
-            value={view}
-            onChange={(value) => update({ view: value === 'board' ? 'board' : undefined })}
-            data={[
-              { value: 'list', label: 'List' },
-              { value: 'board', label: 'Board' },
-            ]}
-          />
-          {canChange && (
-            <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
-              New ticket
-            </Button>
-          )}
-        </Group>
-      </Group>
+      <PageHeader
+        title="Tickets"
+        action={
+          <Group gap="sm">
+            <SegmentedControl
+              aria-label="View"
+              value={view}
+              onChange={(value) => update({ view: value === 'board' ? 'board' : undefined })}
+              data={[
+                { value: 'list', label: 'List' },
+                { value: 'board', label: 'Board' },
+              ]}
+            />
+            {canChange && (
+              <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
+                New ticket
+              </Button>
+            )}
+          </Group>
+        }
+      >
+        The work to fix findings: who does it, by when, and how far it has come.
+      </PageHeader>
 
       {view === 'board' ? <TicketBoard canChange={canChange} /> : <TicketList />}
 

@@ -1,4 +1,4 @@
-import { ActionIcon, Badge, Button, Group, Menu, Stack, Table, Text, Title } from '@mantine/core';
+import { ActionIcon, Badge, Button, Menu, Stack, Table, Text } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
 import { useState } from 'react';
 import { useSignedInSession } from '../../api/session';
@@ -6,6 +6,7 @@ import type { User } from '../../api/types';
 import { useUsers } from '../../api/users';
 import { DateTime } from '../../components/DateTime';
 import { LoadMore } from '../../components/LoadMore';
+import { PageHeader } from '../../components/PageHeader';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { TableHead } from '../../components/TableHead';
@@ -33,18 +34,17 @@ export default function UsersPage() {
 
   return (
     <Stack gap="lg">
-      <Group justify="space-between" align="flex-end">
-        <div>
-          <Title order={1}>Users</Title>
-          <Text size="sm" c="dimmed">
-            The people who can sign in to your organisation, and their roles.
-            {total !== undefined && ` ${total} ${total === 1 ? 'user' : 'users'} in all.`}
-          </Text>
-        </div>
-        <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
-          Add user
-        </Button>
-      </Group>
+      <PageHeader
+        title="Users"
+        action={
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
+            Add user
+          </Button>
+        }
+      >
+        The people who can sign in to your organisation, and their roles.
+        {total !== undefined && ` ${total} ${total === 1 ? 'user' : 'users'} in all.`}
+      </PageHeader>
 
       {users.isPending ? (
         <TableSkeleton rows={5} />
