@@ -22,12 +22,12 @@ import {
 } from '../../api/discovery';
 import { isActive } from '../../api/scans';
 import { DateTime } from '../../components/DateTime';
+import { EmptyNote } from '../../components/EmptyState';
 import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { TableHead } from '../../components/TableHead';
 import { counted } from '../../labels';
-import { EmptyNote } from '../scans/LatestRun';
 import { RefusedAddresses } from '../scans/RefusedAddresses';
 import { RunStateBadge } from '../scans/RunStateBadge';
 

@@ -14,12 +14,10 @@ export const discoveryView = sealScanView<DiscoveryScan, DiscoveryScanBody, 'tar
   path: '/discovery',
   hooks: discoveryScans,
   labels: {
-    title: 'Discovery scans',
     noun: 'discovery scan',
     intro:
       'Find the live hosts in your address ranges. Each run marks the hosts that are new or gone, and adds what it finds to Assets.',
     newButton: 'New scan',
-    emptyTitle: 'No discovery scans yet',
     emptyText:
       'A discovery scan probes a range for live hosts with TCP connects, from the built-in scan node or one you enrol.',
     anyNode: 'Any node serving discovery',
@@ -44,7 +42,6 @@ export const discoveryView = sealScanView<DiscoveryScan, DiscoveryScanBody, 'tar
     { header: 'Last completed', nowrap: true, cell: (scan) => lastCompleted(scan) ?? '—' },
   ],
   minTableWidth: 820,
-  tableTestId: 'discovery-scans-table',
   warnNothingAllowed: true,
   factColumns: 1,
   facts: (scan) => ({

@@ -1,7 +1,8 @@
-import { Button, Group, Paper, Stack, Table, Text } from '@mantine/core';
+import { Button, Group, Stack, Table, Text } from '@mantine/core';
 import { useState } from 'react';
 import { feedLabel, type IntelLoad, useIntelLoads } from '../../api/intel';
 import { DateTime } from '../../components/DateTime';
+import { EmptyState } from '../../components/EmptyState';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { TableHead } from '../../components/TableHead';
@@ -23,13 +24,10 @@ export function LoadHistory() {
   const rows = loads.data;
   if (rows.length === 0) {
     return (
-      <Paper withBorder radius="md" p="xl" ta="center">
-        <Text fw={600}>Nothing loaded yet</Text>
-        <Text size="sm" c="dimmed" mt={4} maw={560} mx="auto">
-          Load a feed file above. On its first start Rampart loads its bundled knowledge base by itself,
-          unless RAMPART_INTEL_KB turns it off.
-        </Text>
-      </Paper>
+      <EmptyState title="Nothing loaded yet" narrow>
+        Load a feed file above. On its first start Rampart loads its bundled knowledge base by itself, unless
+        RAMPART_INTEL_KB turns it off.
+      </EmptyState>
     );
   }
   const shown = all ? rows : rows.slice(0, SHOWN);

@@ -1,7 +1,8 @@
-import { Anchor, Paper, Stack, Table, Text } from '@mantine/core';
+import { Anchor, Stack, Table, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { type Import, useImportFormats, useImports } from '../../api/imports';
 import { DateTime } from '../../components/DateTime';
+import { EmptyState } from '../../components/EmptyState';
 import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
@@ -24,14 +25,11 @@ export function ImportHistory({ canImport }: { canImport: boolean }) {
 
   if (rows.length === 0) {
     return (
-      <Paper withBorder radius="md" p="xl" ta="center">
-        <Text fw={600}>No reports imported yet</Text>
-        <Text size="sm" c="dimmed" mt={4} maw={560} mx="auto">
-          {canImport
-            ? 'Import a scan from Nessus, Qualys, OpenVAS, Nmap, Trivy or another scanner above: its hosts become assets and its results become findings.'
-            : 'Analysts import scanner reports here, or from a pipeline with rampart import. Their results will be listed here.'}
-        </Text>
-      </Paper>
+      <EmptyState title="No reports imported yet" narrow>
+        {canImport
+          ? 'Import a scan from Nessus, Qualys, OpenVAS, Nmap, Trivy or another scanner above: its hosts become assets and its results become findings.'
+          : 'Analysts import scanner reports here, or from a pipeline with rampart import. Their results will be listed here.'}
+      </EmptyState>
     );
   }
 

@@ -19,6 +19,7 @@ import { OPEN_STATES, useFindings } from '../../api/findings';
 import type { Finding, FindingFilter } from '../../api/types';
 import { vulnerabilityPath } from '../../api/vulnerabilities';
 import { DueDate } from '../../components/Badges';
+import { EmptyState } from '../../components/EmptyState';
 import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
@@ -184,14 +185,11 @@ function TopRisksList({ filter }: { filter: FindingFilter }) {
         )}
       </Text>
       {rows.length === 0 ? (
-        <Paper withBorder radius="md" p="xl" ta="center">
-          <Text fw={600}>Nothing to show</Text>
-          <Text size="sm" c="dimmed" mt={4}>
-            {filter.Kev || filter.RiskMin
-              ? 'No open finding matches these filters. Lower the minimum risk or show every finding.'
-              : 'There is no open finding. Import a scanner report to see your risks here.'}
-          </Text>
-        </Paper>
+        <EmptyState title="Nothing to show">
+          {filter.Kev || filter.RiskMin
+            ? 'No open finding matches these filters. Lower the minimum risk or show every finding.'
+            : 'There is no open finding. Import a scanner report to see your risks here.'}
+        </EmptyState>
       ) : narrow ? (
         <Stack gap="xs">
           {rows.map((finding) => (

@@ -1,4 +1,4 @@
-import { Anchor, Button, Card, Group, List, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Card, Group, List, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { Link, useNavigate, useParams } from 'react-router';
 import { discoveryScans } from '../../api/discovery';
@@ -15,11 +15,11 @@ import { hasRole } from '../../api/types';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { DateTime } from '../../components/DateTime';
 import { DetailPage } from '../../components/DetailPage';
+import { EditDeleteButtons } from '../../components/EditDeleteButtons';
 import { Fact } from '../../components/Fact';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { TableHead } from '../../components/TableHead';
-import { IconPencil, IconTrash } from '../../icons';
 import { labelOf, ScheduleText } from '../scans/scanText';
 import { settingsOf } from './groupForm';
 import { ScanGroupFormModal } from './ScanGroupFormModal';
@@ -58,18 +58,7 @@ function GroupView({ group }: { group: ScanGroup }) {
         </div>
         {canEdit && (
           <Group gap="xs">
-            <Button size="xs" variant="default" leftSection={<IconPencil size={14} />} onClick={edit.open}>
-              Edit
-            </Button>
-            <Button
-              size="xs"
-              variant="default"
-              color="red"
-              leftSection={<IconTrash size={14} />}
-              onClick={confirmDelete.open}
-            >
-              Delete
-            </Button>
+            <EditDeleteButtons onEdit={edit.open} onDelete={confirmDelete.open} />
           </Group>
         )}
       </Group>

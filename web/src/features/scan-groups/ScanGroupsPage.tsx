@@ -1,9 +1,10 @@
-import { Anchor, Button, Paper, Stack, Table, Text } from '@mantine/core';
+import { Anchor, Button, Stack, Table } from '@mantine/core';
 import { useDisclosure, useDocumentTitle } from '@mantine/hooks';
 import { Link, useNavigate } from 'react-router';
 import { useScanGroups } from '../../api/scangroups';
 import { useSignedInSession } from '../../api/session';
 import { hasRole } from '../../api/types';
+import { EmptyState } from '../../components/EmptyState';
 import { LoadMore } from '../../components/LoadMore';
 import { PageHeader } from '../../components/PageHeader';
 import { TableSkeleton } from '../../components/PageSkeleton';
@@ -50,12 +51,9 @@ function GroupList() {
   const rows = groups.data.pages.flatMap((p) => p.Items);
   if (rows.length === 0)
     return (
-      <Paper withBorder radius="md" p="xl" ta="center">
-        <Text fw={600}>No scan groups yet</Text>
-        <Text size="sm" c="dimmed" mt={4}>
-          Make one to scan the hosts a discovery scan finds, each with its own system scan.
-        </Text>
-      </Paper>
+      <EmptyState title="No scan groups yet">
+        Make one to scan the hosts a discovery scan finds, each with its own system scan.
+      </EmptyState>
     );
   return (
     <Stack gap="sm">

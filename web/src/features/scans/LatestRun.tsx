@@ -1,9 +1,10 @@
-import { Anchor, Group, Paper, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Group, Stack, Text, Title } from '@mantine/core';
 import type { ComponentType, ReactNode } from 'react';
 import { Link } from 'react-router';
 import { ApiError } from '../../api/client';
 import { isActive, type RunState, type ScanHooks } from '../../api/scans';
 import { DateTime } from '../../components/DateTime';
+import { EmptyNote } from '../../components/EmptyState';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { RefusedAddresses, type RunRefusals } from './RefusedAddresses';
@@ -67,17 +68,6 @@ function LatestRunQuery<T>({
     return <QueryError error={query.error} onRetry={() => query.refetch()} />;
   }
   return query.data === undefined ? null : children(query.data);
-}
-
-/** A quiet line in a bordered box where a list has nothing to show. */
-export function EmptyNote({ children }: { children: ReactNode }) {
-  return (
-    <Paper withBorder p="lg" ta="center">
-      <Text size="sm" c="dimmed">
-        {children}
-      </Text>
-    </Paper>
-  );
 }
 
 /**

@@ -1,4 +1,5 @@
-import { Paper, Text } from '@mantine/core';
+import { Text } from '@mantine/core';
+import { NoteBox } from './NoteBox';
 
 export interface RunRefusals {
   Count: number;
@@ -10,10 +11,7 @@ export function RefusedAddresses({ refused }: { refused: RunRefusals }) {
   if (refused.Count === 0) return null;
   const more = refused.Count - refused.Addresses.length;
   return (
-    <Paper withBorder p="sm" radius="md" data-testid="refused-addresses">
-      <Text size="sm" fw={600}>
-        Refused, not scanned ({refused.Count.toLocaleString()})
-      </Text>
+    <NoteBox title={`Refused, not scanned (${refused.Count.toLocaleString()})`} testId="refused-addresses">
       {refused.Addresses.map((a) => (
         <Text size="sm" key={a.Address}>
           <Text span ff="monospace">
@@ -27,6 +25,6 @@ export function RefusedAddresses({ refused }: { refused: RunRefusals }) {
           and {more.toLocaleString()} more
         </Text>
       )}
-    </Paper>
+    </NoteBox>
   );
 }

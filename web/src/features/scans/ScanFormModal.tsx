@@ -6,7 +6,7 @@ import { useNodeOptions, useTemplateOptions } from '../../api/scans';
 import { ErrorAlert } from '../../components/QueryError';
 import { fieldErrors, ScheduleFields, useScheduleState } from './ScheduleFields';
 import { TargetCheck, useTargetCheck } from './TargetCheck';
-import type { ListedScan, ScanKindView } from './view';
+import { type ListedScan, type ScanKindView, wordsOf } from './view';
 
 /** New or Edit of a scan of one kind: name, the kind's fields, template, node and schedule. */
 export function ScanFormModal<S extends ListedScan, B, F extends string>({
@@ -94,7 +94,7 @@ function ScanForm<S extends ListedScan, B, F extends string>({
       onSuccess: (saved) => {
         notifications.show({
           color: 'green',
-          message: `${capitalized(view.labels.noun)} “${saved.Name}” saved.`,
+          message: `${wordsOf(view.labels).Noun} “${saved.Name}” saved.`,
         });
         onDone(saved);
       },
@@ -153,7 +153,7 @@ function ScanForm<S extends ListedScan, B, F extends string>({
           />
           <Select
             label="Scan node"
-            placeholder={view.labels.anyNode}
+            placeholder={wordsOf(view.labels).anyNode}
             data={nodes.data ?? []}
             value={nodeId}
             onChange={setNodeId}
@@ -173,8 +173,4 @@ function ScanForm<S extends ListedScan, B, F extends string>({
       </Stack>
     </form>
   );
-}
-
-function capitalized(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

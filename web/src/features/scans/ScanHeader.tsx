@@ -1,25 +1,21 @@
-import { Button, Group, Text, Title } from '@mantine/core';
+import { Group, Text, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useNavigate } from 'react-router';
 import { isActive } from '../../api/scans';
 import { useSignedInSession } from '../../api/session';
 import { hasRole } from '../../api/types';
 import { ConfirmModal } from '../../components/ConfirmModal';
-import { IconPencil, IconTrash } from '../../icons';
+import { EditDeleteButtons } from '../../components/EditDeleteButtons';
 import { RunButtons } from './RunButtons';
 import { RunStateBadge } from './RunStateBadge';
-import type { ListedScan, ScanKindView } from './view';
+import { type ListedScan, type ScanViewProps, wordsOf } from './view';
 
 /** A scan page's title, run state, the kind's note, Run now / Stop, Edit and Delete (confirmed). */
 export function ScanHeader<S extends ListedScan, B, F extends string>({
   view,
   scan,
   onEdit,
-}: {
-  view: ScanKindView<S, B, F>;
-  scan: S;
-  onEdit: () => void;
-}) {
+}: ScanViewProps<S, B, F> & { onEdit: () => void }) {
   const role = useSignedInSession().User.Role;
   const [deleteOpened, confirmDelete] = useDisclosure(false);
   const start = view.hooks.useStart();
@@ -41,21 +37,11 @@ export function ScanHeader<S extends ListedScan, B, F extends string>({
       <Group gap="xs">
         {hasRole(role, 'Analyst') && <RunButtons scan={scan} start={start} stop={stop} />}
         {hasRole(role, 'Manager') && (
-          <>
-            <Button size="xs" variant="default" leftSection={<IconPencil size={14} />} onClick={onEdit}>
-              Edit
-            </Button>
-            <Button
-              size="xs"
-              variant="default"
-              color="red"
-              leftSection={<IconTrash size={14} />}
-              onClick={confirmDelete.open}
-              disabled={isActive(scan.RunState)}
-            >
-              Delete
-            </Button>
-          </>
+          <EditDeleteButtons
+            onEdit={onEdit}
+            onDelete={confirmDelete.open}
+            deleteDisabled={isActive(scan.RunState)}
+          />
         )}
       </Group>
       <ConfirmModal
@@ -68,7 +54,7 @@ export function ScanHeader<S extends ListedScan, B, F extends string>({
         error={remove.error}
         onConfirm={() => remove.mutate(scan.Id, { onSuccess: () => navigate(view.path) })}
       >
-        <Text size="sm">{view.labels.deleteText(scan)}</Text>
+        <Text size="sm">{wordsOf(view.labels).deleteText(scan)}</Text>
       </ConfirmModal>
     </Group>
   );

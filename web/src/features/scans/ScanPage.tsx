@@ -7,7 +7,7 @@ import { Fact } from '../../components/Fact';
 import { ScanFormModal } from './ScanFormModal';
 import { ScanHeader } from './ScanHeader';
 import { labelOf, ScheduleText } from './scanText';
-import type { ListedScan, ScanFact, ScanKindView } from './view';
+import { type ListedScan, type ScanFact, type ScanKindView, type ScanViewProps, wordsOf } from './view';
 import { SCAN_VIEWS, type ScanViewName } from './views';
 
 /** One scan of a kind: its header, its facts, and the kind's runs and results. */
@@ -18,25 +18,18 @@ export default function ScanPage({ kind }: { kind: ScanViewName }) {
 function KindScanPage<S extends ListedScan, B, F extends string>({ view }: { view: ScanKindView<S, B, F> }) {
   const { id = '' } = useParams();
   const scan = view.hooks.useOne(id);
-  const noun = view.labels.noun;
   return (
     <DetailPage
       query={scan}
-      title={scan.data?.Name ?? noun.charAt(0).toUpperCase() + noun.slice(1)}
-      back={{ to: view.path, label: `All ${noun}s` }}
+      title={scan.data?.Name ?? wordsOf(view.labels).Noun}
+      back={{ to: view.path, label: `All ${view.labels.noun}s` }}
     >
       {(data) => <ScanView view={view} scan={data} />}
     </DetailPage>
   );
 }
 
-function ScanView<S extends ListedScan, B, F extends string>({
-  view,
-  scan,
-}: {
-  view: ScanKindView<S, B, F>;
-  scan: S;
-}) {
+function ScanView<S extends ListedScan, B, F extends string>({ view, scan }: ScanViewProps<S, B, F>) {
   const [editOpened, edit] = useDisclosure(false);
   return (
     <Stack gap="lg">
@@ -48,20 +41,14 @@ function ScanView<S extends ListedScan, B, F extends string>({
 }
 
 /** The scan's settings as facts: the kind's first ones, template, node, schedule, the kind's last. */
-function ScanFacts<S extends ListedScan, B, F extends string>({
-  view,
-  scan,
-}: {
-  view: ScanKindView<S, B, F>;
-  scan: S;
-}) {
+function ScanFacts<S extends ListedScan, B, F extends string>({ view, scan }: ScanViewProps<S, B, F>) {
   const templates = useTemplateOptions(view.kind).data;
   const nodes = useNodeOptions(view.kind).data;
   const { first, last = [] } = view.facts(scan);
   const facts: ScanFact[] = [
     ...first,
     { label: 'Template', value: labelOf(templates, scan.TemplateId) },
-    { label: 'Scan node', value: labelOf(nodes, scan.ScanNodeId) ?? view.labels.anyNode },
+    { label: 'Scan node', value: labelOf(nodes, scan.ScanNodeId) ?? wordsOf(view.labels).anyNode },
     { label: 'Schedule', value: <ScheduleText schedule={scan.Schedule} next={scan.NextRunAt} /> },
     ...last,
   ];

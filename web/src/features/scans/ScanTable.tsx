@@ -1,12 +1,14 @@
-import { Anchor, Paper, Table, Text } from '@mantine/core';
+import { Anchor, Table } from '@mantine/core';
 import type { CSSProperties } from 'react';
 import { Link } from 'react-router';
 import { useNodeOptions, useTemplateOptions } from '../../api/scans';
 import { DateTime } from '../../components/DateTime';
+import { EmptyState } from '../../components/EmptyState';
+import { TableHead } from '../../components/TableHead';
 import { RunButtons } from './RunButtons';
 import { RunStateBadge } from './RunStateBadge';
 import { labelOf } from './scanText';
-import type { ListedScan, ScanColumn, ScanKindView } from './view';
+import { type ListedScan, type ScanColumn, type ScanKindView, wordsOf } from './view';
 
 const CODE: CSSProperties = { fontFamily: 'var(--mantine-font-family-monospace)', overflowWrap: 'anywhere' };
 const NUMERIC: CSSProperties = { fontVariantNumeric: 'tabular-nums' };
@@ -34,35 +36,24 @@ export function ScanTable<S extends ListedScan, B, F extends string>({
   const start = view.hooks.useStart();
   const stop = view.hooks.useStop();
   if (rows.length === 0)
-    return (
-      <Paper withBorder radius="md" p="xl" ta="center">
-        <Text fw={600}>{view.labels.emptyTitle}</Text>
-        <Text size="sm" c="dimmed" mt={4}>
-          {view.labels.emptyText}
-        </Text>
-      </Paper>
-    );
+    return <EmptyState title={wordsOf(view.labels).emptyTitle}>{view.labels.emptyText}</EmptyState>;
   return (
-    <Table.ScrollContainer minWidth={view.minTableWidth}>
+    <Table.ScrollContainer minWidth={view.minTableWidth ?? 900}>
       <Table
         striped
         highlightOnHover
         verticalSpacing={6}
         horizontalSpacing="sm"
         fz="sm"
-        data-testid={view.tableTestId}
+        data-testid={`${view.path.slice(1)}-table`}
       >
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Name</Table.Th>
-            {view.columns.map((c) => (
-              <Table.Th key={c.header} ta={c.numeric ? 'right' : undefined}>
-                {c.header}
-              </Table.Th>
-            ))}
-            {canRun && <Table.Th aria-label="Actions" />}
-          </Table.Tr>
-        </Table.Thead>
+        <TableHead
+          columns={[
+            'Name',
+            ...view.columns.map((c) => (c.numeric ? { label: c.header, ta: 'right' as const } : c.header)),
+            canRun && { ariaLabel: 'Actions' },
+          ]}
+        />
         <Table.Tbody>
           {rows.map((scan) => (
             <Table.Tr key={scan.Id}>

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Group, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Stack } from '@mantine/core';
 import { useDisclosure, useDocumentTitle } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from 'react-router';
@@ -6,12 +6,13 @@ import { api } from '../../api/client';
 import { useSignedInSession } from '../../api/session';
 import { hasRole, type ResponseOf } from '../../api/types';
 import { LoadMore } from '../../components/LoadMore';
+import { PageHeader } from '../../components/PageHeader';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { IconInfoCircle, IconPlus } from '../../icons';
 import { ScanFormModal } from './ScanFormModal';
 import { ScanTable } from './ScanTable';
-import type { ListedScan, ScanKindView } from './view';
+import { type ListedScan, type ScanKindView, wordsOf } from './view';
 import { SCAN_VIEWS, type ScanViewName } from './views';
 
 /** The scans of one kind: what they do, New, and the list (Run now / Stop for those who may). */
@@ -20,25 +21,25 @@ export default function ScansPage({ kind }: { kind: ScanViewName }) {
 }
 
 function KindScansPage<S extends ListedScan, B, F extends string>({ view }: { view: ScanKindView<S, B, F> }) {
-  useDocumentTitle(`${view.labels.title} · Rampart`);
+  const words = wordsOf(view.labels);
+  useDocumentTitle(`${words.title} · Rampart`);
   const role = useSignedInSession().User.Role;
   const [formOpened, form] = useDisclosure(false);
   const navigate = useNavigate();
   return (
     <Stack gap="lg">
-      <Group justify="space-between" align="flex-end">
-        <div>
-          <Title order={1}>{view.labels.title}</Title>
-          <Text size="sm" c="dimmed">
-            {view.labels.intro}
-          </Text>
-        </div>
-        {hasRole(role, 'Manager') && (
-          <Button leftSection={<IconPlus size={16} />} onClick={form.open}>
-            {view.labels.newButton}
-          </Button>
-        )}
-      </Group>
+      <PageHeader
+        title={words.title}
+        action={
+          hasRole(role, 'Manager') && (
+            <Button leftSection={<IconPlus size={16} />} onClick={form.open}>
+              {words.newButton}
+            </Button>
+          )
+        }
+      >
+        {view.labels.intro}
+      </PageHeader>
       {view.warnNothingAllowed && <NothingAllowed />}
       <ScanList view={view} canRun={hasRole(role, 'Analyst')} />
       <ScanFormModal

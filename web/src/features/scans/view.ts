@@ -82,23 +82,21 @@ export interface ScanKindView<S extends ListedScan, B, F extends string = string
   path: string;
   hooks: ScanHooks<S, B, unknown>;
   labels: {
-    /** "Discovery scans": the list's heading and the navigation's. */
-    title: string;
-    /** "discovery scan": in "New discovery scan", "Delete discovery scan", "All discovery scans". */
+    /** "discovery scan": the list is "Discovery scans", its button "New discovery scan", … */
     noun: string;
     intro: string;
-    newButton: string;
-    emptyTitle: string;
+    /** Unless given, "New " and the noun. */
+    newButton?: string;
     emptyText: string;
-    /** The scan node fact when the scan may run on any node. */
-    anyNode: string;
-    deleteText: (scan: S) => string;
+    /** The scan node fact and placeholder; unless given, "Any node serving " and the nouns. */
+    anyNode?: string;
+    /** What Delete asks; unless given, that the runs go and the findings and assets stay. */
+    deleteText?: (scan: S) => string;
   };
   /** The list's columns after Name; RunButtons follow for those who may run scans. */
   columns: ScanColumn<S>[];
-  /** The list's table's minimum width before it scrolls. */
-  minTableWidth: number;
-  tableTestId: string;
+  /** The list's table's minimum width before it scrolls; 900 pixels unless given. */
+  minTableWidth?: number;
   /** Whether the list warns that no target is allowed yet (nothing could be scanned). */
   warnNothingAllowed?: boolean;
   /** Columns of the facts card: one where the kind's Body sets it beside another card. */
@@ -110,6 +108,27 @@ export interface ScanKindView<S extends ListedScan, B, F extends string = string
   HeaderNote?: ComponentType<{ scan: S }>;
   /** The rest of the scan page: the facts card (given) and the kind's runs and results. */
   Body: ComponentType<{ scan: S; facts: ReactNode }>;
+}
+
+/** What the parts of the scan page are given: the kind's view and the scan. */
+export interface ScanViewProps<S extends ListedScan, B, F extends string> {
+  view: ScanKindView<S, B, F>;
+  scan: S;
+}
+
+/** The words a kind's pages say, from its noun where the kind gives no other. */
+export function wordsOf<S extends ListedScan>(labels: ScanKindView<S, unknown>['labels']) {
+  const Noun = labels.noun.charAt(0).toUpperCase() + labels.noun.slice(1);
+  return {
+    /** "Discovery scan": the document's title while the scan loads, and its saved message. */
+    Noun,
+    title: `${Noun}s`,
+    newButton: labels.newButton ?? `New ${labels.noun}`,
+    emptyTitle: `No ${labels.noun}s yet`,
+    anyNode: labels.anyNode ?? `Any node serving ${labels.noun}s`,
+    deleteText: (scan: S) =>
+      labels.deleteText?.(scan) ?? `Delete “${scan.Name}” and its runs? Its findings and the assets stay.`,
+  };
 }
 
 /**

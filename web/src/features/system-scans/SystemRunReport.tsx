@@ -1,7 +1,9 @@
-import { Badge, Card, Group, Paper, Stack, Table, Text } from '@mantine/core';
+import { Badge, Card, Group, Stack, Table, Text } from '@mantine/core';
 import type { SystemHost, SystemLatestRun } from '../../api/systemscans';
 import { TableHead } from '../../components/TableHead';
 import { LatestRunReport } from '../scans/LatestRun';
+import { NoteBox } from '../scans/NoteBox';
+import { SoftwareCells } from '../scans/SoftwareCells';
 
 /** The latest system run: budget notes, backported fixes, then each host with its services and checks. */
 export function SystemRunReport({ report }: { report: SystemLatestRun }) {
@@ -32,10 +34,7 @@ function BudgetNotes({ hosts }: { hosts: SystemHost[] }) {
   const short = hosts.filter((h) => h.BudgetExhausted);
   if (short.length === 0) return null;
   return (
-    <Paper withBorder p="sm" radius="md" data-testid="budget-notes">
-      <Text size="sm" fw={600}>
-        Budget notes
-      </Text>
+    <NoteBox title="Budget notes" testId="budget-notes">
       {short.map((h) => (
         <Text size="sm" key={h.IpAddress}>
           {h.IpAddress}: {h.BudgetExhausted ? BUDGET_WORDS[h.BudgetExhausted] : ''}
@@ -43,7 +42,7 @@ function BudgetNotes({ hosts }: { hosts: SystemHost[] }) {
             `; not scanned: ${h.UnscannedPorts.slice(0, 20).join(', ')}${h.UnscannedPorts.length > 20 ? ', …' : ''}`}
         </Text>
       ))}
-    </Paper>
+    </NoteBox>
   );
 }
 
@@ -52,17 +51,14 @@ function Backports({ report }: { report: SystemLatestRun }) {
   const fixed = report.Backports.filter((b) => b.Status === 'Fixed');
   if (fixed.length === 0) return null;
   return (
-    <Paper withBorder p="sm" radius="md" data-testid="backports">
-      <Text size="sm" fw={600}>
-        Backported fixes
-      </Text>
+    <NoteBox title="Backported fixes" testId="backports">
       {fixed.map((b) => (
         <Text size="sm" key={`${b.IpAddress}:${b.Port}:${b.Cve}`}>
           {b.Cve} on {b.IpAddress}
           {b.Port === null ? '' : `:${b.Port}`} not reported: {b.Evidence}
         </Text>
       ))}
-    </Paper>
+    </NoteBox>
   );
 }
 
@@ -104,13 +100,7 @@ function HostCard({ host }: { host: SystemHost }) {
                     )}
                   </Table.Td>
                   <Table.Td>{s.Service ?? '—'}</Table.Td>
-                  <Table.Td>{s.Product ?? '—'}</Table.Td>
-                  <Table.Td>{s.Version ?? '—'}</Table.Td>
-                  <Table.Td
-                    style={{ fontFamily: 'var(--mantine-font-family-monospace)', overflowWrap: 'anywhere' }}
-                  >
-                    {s.Cpes.length ? s.Cpes.join(' ') : '—'}
-                  </Table.Td>
+                  <SoftwareCells software={s} />
                   <Table.Td>{s.DetectedBy === 'nmap' ? 'nmap -sV' : 'Rampart'}</Table.Td>
                 </Table.Tr>
               ))}

@@ -11,20 +11,13 @@ export const systemView = sealScanView<SystemScan, SystemScanBody, 'targets' | '
   path: '/system-scans',
   hooks: systemScans,
   labels: {
-    title: 'System scans',
     noun: 'system scan',
     intro:
       "Scan hosts for open ports, the services behind them and their weaknesses. Each run's findings land on the hosts' assets; what a run no longer sees is marked Fixed.",
-    newButton: 'New system scan',
-    emptyTitle: 'No system scans yet',
     emptyText:
       'A system scan connects to the ports of allowed hosts, names their services and runs safe checks.',
-    anyNode: 'Any node serving system scans',
-    deleteText: (scan) => `Delete “${scan.Name}” and its runs? Its findings and the assets stay.`,
   },
   columns: [{ header: 'Targets', code: true, cell: rangesText }, ...settingsColumns<SystemScan>()],
-  minTableWidth: 900,
-  tableTestId: 'system-scans-table',
   factColumns: 2,
   facts: (scan) => ({ first: [{ label: 'Targets', value: rangesText(scan), code: true }] }),
   form: rangeTargetsForm({

@@ -2,6 +2,7 @@ import { Badge, Card, Group, List, Stack, Table, Text } from '@mantine/core';
 import type { WebLatestRun, WebUrl } from '../../api/webscans';
 import { TableHead } from '../../components/TableHead';
 import { LatestRunReport } from '../scans/LatestRun';
+import { SoftwareCells } from '../scans/SoftwareCells';
 
 /** The latest web run: each URL with what it answered, its checks, notes and the software it named. */
 export function WebRunReport({ report }: { report: WebLatestRun }) {
@@ -88,13 +89,7 @@ function UrlCard({ url }: { url: WebUrl }) {
               <Table.Tr key={`${s.Header}:${s.Value}`}>
                 <Table.Td>{s.Header}</Table.Td>
                 <Table.Td style={{ overflowWrap: 'anywhere' }}>{s.Value}</Table.Td>
-                <Table.Td>{s.Product ?? '—'}</Table.Td>
-                <Table.Td>{s.Version ?? '—'}</Table.Td>
-                <Table.Td
-                  style={{ fontFamily: 'var(--mantine-font-family-monospace)', overflowWrap: 'anywhere' }}
-                >
-                  {s.Cpes.length ? s.Cpes.join(' ') : '—'}
-                </Table.Td>
+                <SoftwareCells software={s} />
               </Table.Tr>
             ))}
           </Table.Tbody>

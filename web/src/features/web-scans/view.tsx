@@ -27,20 +27,13 @@ export const webView = sealScanView<WebScan, WebScanBody, 'urls'>({
   path: '/web-scans',
   hooks: webScans,
   labels: {
-    title: 'Web scans',
     noun: 'web scan',
     intro:
       "Check web sites and applications: TLS, security headers, cookies and exposed files. Each run's findings are kept per URL; what a run no longer sees is marked Fixed.",
-    newButton: 'New web scan',
-    emptyTitle: 'No web scans yet',
     emptyText:
       'A web scan requests the URLs you give it, on allowed hosts only, and judges what they answer.',
-    anyNode: 'Any node serving web scans',
-    deleteText: (scan) => `Delete “${scan.Name}” and its runs? Its findings and the assets stay.`,
   },
   columns: [{ header: 'URLs', code: true, cell: urlsText }, ...settingsColumns<WebScan>()],
-  minTableWidth: 900,
-  tableTestId: 'web-scans-table',
   factColumns: 2,
   facts: (scan) => ({ first: [{ label: 'URLs', value: urlsText(scan), code: true }] }),
   form: {
