@@ -101,9 +101,7 @@ function AssetView({ asset }: { asset: AssetDetail }) {
         onClose={() => setDeleting(false)}
         title="Delete asset"
         confirmLabel="Delete"
-        confirmColor="red"
-        pending={remove.isPending}
-        error={remove.error}
+        mutation={remove}
         onConfirm={() =>
           remove.mutate(undefined, {
             onSuccess: () => {

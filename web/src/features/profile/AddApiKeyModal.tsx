@@ -6,6 +6,7 @@ import { baseUrlOf, useStatus } from '../../api/status';
 import type { CreatedApiKey } from '../../api/types';
 import { CopyValue } from '../../components/CopyValue';
 import { DateTime } from '../../components/DateTime';
+import { FormButtons } from '../../components/FormButtons';
 import { ErrorAlert } from '../../components/QueryError';
 import { IconAlertTriangle } from '../../icons';
 
@@ -101,14 +102,7 @@ function AddKeyForm({ pending, error, onCancel, onSubmit }: AddKeyFormProps) {
           allowDeselect={false}
           comboboxProps={{ withinPortal: true }}
         />
-        <Group justify="flex-end" gap="sm">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={pending}>
-            Create key
-          </Button>
-        </Group>
+        <FormButtons onCancel={onCancel} pending={pending} submit="Create key" />
       </Stack>
     </form>
   );

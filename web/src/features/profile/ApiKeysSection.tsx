@@ -136,10 +136,8 @@ export function ApiKeysSection() {
         onClose={() => setConfirming(false)}
         title="Revoke API key"
         confirmLabel="Revoke"
-        confirmColor="red"
         onConfirm={confirmRevoke}
-        pending={revoke.isPending}
-        error={revoke.error}
+        mutation={revoke}
       >
         <Text size="sm">
           Revoke “{target?.Name}” (access key <Code>{target?.AccessKey}</Code>)? Scripts and integrations that

@@ -78,9 +78,7 @@ function GroupView({ group }: { group: ScanGroup }) {
         onClose={confirmDelete.close}
         title="Delete scan group"
         confirmLabel="Delete"
-        confirmColor="red"
-        pending={remove.isPending}
-        error={remove.error}
+        mutation={remove}
         onConfirm={() => remove.mutate(group.Id, { onSuccess: () => navigate('/scan-groups') })}
       >
         <Text size="sm">Delete “{group.ScanGroupName}”? Its scans stay, outside any group.</Text>

@@ -134,10 +134,8 @@ export default function ScanNodesPage() {
         onClose={() => setConfirming(false)}
         title="Revoke scan node"
         confirmLabel="Revoke"
-        confirmColor="red"
         onConfirm={confirmRevoke}
-        pending={revoke.isPending}
-        error={revoke.error}
+        mutation={revoke}
       >
         <Text size="sm">
           “{target?.Name}” can no longer call the server; the scans it runs are queued again for another node.

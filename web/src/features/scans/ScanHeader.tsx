@@ -49,9 +49,7 @@ export function ScanHeader<S extends ListedScan, B, F extends string>({
         onClose={confirmDelete.close}
         title={`Delete ${view.labels.noun}`}
         confirmLabel="Delete"
-        confirmColor="red"
-        pending={remove.isPending}
-        error={remove.error}
+        mutation={remove}
         onConfirm={() => remove.mutate(scan.Id, { onSuccess: () => navigate(view.path) })}
       >
         <Text size="sm">{wordsOf(view.labels).deleteText(scan)}</Text>

@@ -180,10 +180,8 @@ function EntriesTable({ entries, isAdmin }: { entries: AllowedTarget[]; isAdmin:
         onClose={() => setConfirming(false)}
         title="Remove scan target"
         confirmLabel="Remove"
-        confirmColor="red"
         onConfirm={confirmRemove}
-        pending={remove.isPending}
-        error={remove.error}
+        mutation={remove}
       >
         <Text size="sm">
           Remove the {target?.Kind.toLowerCase()} target <Code>{target?.Target}</Code>? Scans saved or started

@@ -4,6 +4,7 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { ROLES, type Role, type User } from '../../api/types';
 import { useResetPassword, useUpdateUser } from '../../api/users';
 import { CopyValue } from '../../components/CopyValue';
+import { FormButtons } from '../../components/FormButtons';
 import { ErrorAlert } from '../../components/QueryError';
 import { IconAlertTriangle } from '../../icons';
 import { options, ROLE_LABELS, roleLabel } from '../../labels';
@@ -88,14 +89,7 @@ function ChangeRole({ user, onDone }: { user: User; onDone: () => void }) {
           data-autofocus
         />
         <ErrorAlert error={update.error} />
-        <Group justify="flex-end" gap="sm">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={update.isPending}>
-            Save
-          </Button>
-        </Group>
+        <FormButtons onCancel={onDone} pending={update.isPending} submit="Save" />
       </Stack>
     </form>
   );
