@@ -1,6 +1,8 @@
 import { Button } from '@mantine/core';
 import { IconPencil, IconTrash } from '../icons';
 
+const SMALL = { size: 'xs', variant: 'default' } as const;
+
 /** Edit and Delete on a page about one item (Delete asks first, in the page's confirmation). */
 export function EditDeleteButtons({
   onEdit,
@@ -14,12 +16,11 @@ export function EditDeleteButtons({
 }) {
   return (
     <>
-      <Button size="xs" variant="default" leftSection={<IconPencil size={14} />} onClick={onEdit}>
+      <Button {...SMALL} leftSection={<IconPencil size={14} />} onClick={onEdit}>
         Edit
       </Button>
       <Button
-        size="xs"
-        variant="default"
+        {...SMALL}
         color="red"
         leftSection={<IconTrash size={14} />}
         onClick={onDelete}

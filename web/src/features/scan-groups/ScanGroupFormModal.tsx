@@ -17,6 +17,7 @@ import { type FormEvent, useState } from 'react';
 import { discoveryScans } from '../../api/discovery';
 import { type ScanGroup, useSaveScanGroup } from '../../api/scangroups';
 import { useNodeOptions, useTemplateOptions } from '../../api/scans';
+import { NameInput } from '../../components/NameInput';
 import { ErrorAlert } from '../../components/QueryError';
 import { IconPlus, IconTrash } from '../../icons';
 import { fieldErrors, ScheduleFields, type ScheduleState, useScheduleState } from '../scans/ScheduleFields';
@@ -106,15 +107,7 @@ function ScanGroupForm({ group, onDone }: { group?: ScanGroup; onDone: (group: S
     <form onSubmit={submit} noValidate>
       <Stack gap="md">
         <ErrorAlert error={formError} />
-        <TextInput
-          label="Name"
-          required
-          maxLength={200}
-          value={name}
-          onChange={(e) => setName(e.currentTarget.value)}
-          error={errors.name}
-          data-autofocus
-        />
+        <NameInput value={name} onChange={setName} error={errors.name} />
         <Textarea
           label="Description"
           autosize

@@ -1,8 +1,9 @@
-import { Anchor, Button, Group, Modal, Select, Stack, Textarea, TextInput } from '@mantine/core';
+import { Anchor, Button, Group, Modal, Select, Stack, Textarea } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type FormEvent, Fragment, useState } from 'react';
 import { Link } from 'react-router';
 import { useNodeOptions, useTemplateOptions } from '../../api/scans';
+import { NameInput } from '../../components/NameInput';
 import { ErrorAlert } from '../../components/QueryError';
 import { fieldErrors, ScheduleFields, useScheduleState } from './ScheduleFields';
 import { TargetCheck, useTargetCheck } from './TargetCheck';
@@ -111,15 +112,7 @@ function ScanForm<S extends ListedScan, B, F extends string>({
     <form onSubmit={submit} noValidate>
       <Stack gap="md">
         <ErrorAlert error={formError} />
-        <TextInput
-          label="Name"
-          required
-          maxLength={200}
-          value={name}
-          onChange={(e) => setName(e.currentTarget.value)}
-          error={errors.name}
-          data-autofocus
-        />
+        <NameInput value={name} onChange={setName} error={errors.name} />
         {form.fields.map((field, i) => (
           <Fragment key={field.key}>
             <Textarea

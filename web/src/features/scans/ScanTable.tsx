@@ -32,6 +32,7 @@ export function ScanTable<S extends ListedScan, B, F extends string>({
   rows: S[];
   canRun: boolean;
 }) {
+  const testId = `${view.path.slice(1)}-table`;
   const options = { templates: useTemplateOptions(view.kind).data, nodes: useNodeOptions(view.kind).data };
   const start = view.hooks.useStart();
   const stop = view.hooks.useStop();
@@ -39,14 +40,7 @@ export function ScanTable<S extends ListedScan, B, F extends string>({
     return <EmptyState title={wordsOf(view.labels).emptyTitle}>{view.labels.emptyText}</EmptyState>;
   return (
     <Table.ScrollContainer minWidth={view.minTableWidth ?? 900}>
-      <Table
-        striped
-        highlightOnHover
-        verticalSpacing={6}
-        horizontalSpacing="sm"
-        fz="sm"
-        data-testid={`${view.path.slice(1)}-table`}
-      >
+      <Table striped highlightOnHover verticalSpacing={6} horizontalSpacing="sm" fz="sm" data-testid={testId}>
         <TableHead
           columns={[
             'Name',
