@@ -154,8 +154,8 @@ function ScoreExplanation() {
           Each finding scores 0 to 100: <b>impact</b> (the CVSS base score ÷ 10; without one, or when a person
           set the severity, the severity’s typical value) × <b>likelihood</b> (1 when CISA KEV lists the CVE,
           else 0.5 + 0.5 × its EPSS percentile, else 0.75) × <b>context</b> (the asset’s criticality 1–5
-          counts 0.6 to 1.3, and facing the internet × 1.2), capped at 100. The “Risk score” section of the
-          README gives the formula with worked examples.
+          counts 0.6 to 1.3, and facing the internet × 1.2), capped at 100. The “Risk score” section of
+          Rampart’s documentation (docs/intelligence.md) gives the formula with worked examples.
         </Text>
       </Collapse>
     </Stack>
