@@ -1,4 +1,4 @@
-import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
 import { sendCsv, wantsCsv } from '../../http/csv.js';
 import { toPageDto } from '../../http/page.js';
 import { contextOf } from '../../http/request-context.js';
@@ -37,20 +37,17 @@ const MAX_BULK_LINK = 10_000;
 export const findingRoutes =
   (findings: FindingService, tickets: TicketService): ChannelRoutes =>
   (app, ctx) => {
+    const group = routeGroup(app, ctx, { tags: ['Findings'] });
     const detail = async (context: ServiceContext, f: Finding) =>
       toFindingDetailDto(f, await findings.events(context, f.id));
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/findings',
-      channels: BOTH,
+    group.get('/findings', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listFindings',
         summary: 'Findings of your organisation',
         description:
           'Filters combine with AND; State and Severity may repeat (State=Open&State=Reopened). Keyset pages per Sort.',
-        tags: ['Findings'],
         querystring: FindingListQuery,
         response: {
           200: {
@@ -87,10 +84,7 @@ export const findingRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/findings',
-      channels: BOTH,
+    group.post('/findings', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'createFinding',
@@ -98,7 +92,6 @@ export const findingRoutes =
         description:
           'Same deduplication as imports: the same asset, vulnerability and location is the same finding, answered with 200 ' +
           '(and reopened if it had been fixed); a new one is 201.',
-        tags: ['Findings'],
         body: CreateFindingSchema,
         response: { 200: FindingDetailSchema, 201: FindingDetailSchema },
       },
@@ -109,15 +102,11 @@ export const findingRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/findings/:Id',
-      channels: BOTH,
+    group.get('/findings/:Id', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'getFinding',
         summary: 'One finding with its evidence and history',
-        tags: ['Findings'],
         params: FindingIdParams,
         response: { 200: FindingDetailSchema },
       },
@@ -127,10 +116,7 @@ export const findingRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/findings/:Id/state',
-      channels: BOTH,
+    group.post('/findings/:Id/state', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'changeFindingState',
@@ -138,7 +124,6 @@ export const findingRoutes =
         description:
           'Open/Reopened → Fixed, FalsePositive (Justification) or RiskAccepted (Manager; Justification and Until, at most a year); ' +
           'Fixed → Reopened; RiskAccepted or FalsePositive → Open. Other moves are 409.',
-        tags: ['Findings'],
         params: FindingIdParams,
         body: ChangeStateSchema,
         response: { 200: FindingDetailSchema },
@@ -150,15 +135,11 @@ export const findingRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/findings/:Id/severity',
-      channels: BOTH,
+    group.post('/findings/:Id/severity', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'overrideFindingSeverity',
         summary: 'Override the scanner’s severity, with a reason',
-        tags: ['Findings'],
         params: FindingIdParams,
         body: OverrideSeveritySchema,
         response: { 200: FindingDetailSchema },
@@ -175,10 +156,7 @@ export const findingRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/findings/bulk/state',
-      channels: BOTH,
+    group.post('/findings/bulk/state', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'bulkChangeFindingState',
@@ -186,7 +164,6 @@ export const findingRoutes =
         description:
           'One transaction. The same rules as for one finding (RiskAccepted needs a Manager, a Justification and Until); ' +
           'findings whose state does not allow the move are skipped and counted.',
-        tags: ['Findings'],
         body: BulkStateSchema,
         response: { 200: BulkResultSchema },
       },
@@ -201,16 +178,12 @@ export const findingRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/findings/bulk/ticket',
-      channels: BOTH,
+    group.post('/findings/bulk/ticket', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'bulkLinkFindingsToTicket',
         summary: 'Link every finding that matches a filter to a ticket',
         description: `At most ${MAX_BULK_LINK} findings at once.`,
-        tags: ['Findings'],
         body: BulkTicketSchema,
         response: { 200: BulkResultSchema },
       },

@@ -1,4 +1,4 @@
-import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
 import {
   afterIdFromCursor,
@@ -17,16 +17,12 @@ import type { VulnerabilityService } from './service.js';
 export const vulnerabilityRoutes =
   (vulnerabilities: VulnerabilityService): ChannelRoutes =>
   (app, ctx) => {
-    const tags = ['Vulnerabilities'];
-    route(app, ctx, {
-      method: 'GET',
-      url: '/vulnerabilities',
-      channels: BOTH,
+    const group = routeGroup(app, ctx, { tags: ['Vulnerabilities'] });
+    group.get('/vulnerabilities', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listVulnerabilities',
         summary: 'The vulnerabilities your findings refer to',
-        tags,
         querystring: VulnerabilityListQuery,
         response: { 200: VulnerabilityListSchema },
       },
@@ -42,15 +38,11 @@ export const vulnerabilityRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/vulnerabilities/:Id',
-      channels: BOTH,
+    group.get('/vulnerabilities/:Id', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'getVulnerability',
         summary: 'One vulnerability',
-        tags,
         params: VulnerabilityIdParams,
         response: { 200: VulnerabilitySchema },
       },
