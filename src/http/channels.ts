@@ -190,7 +190,7 @@ export function routeGroup(
 }
 
 /** The answer of a route that answers nothing (204). */
-export const noContent = (description: string) => ({ type: 'null', description }) as const;
+export const noContent = (description: string) => ({ type: 'null', description });
 
 /** A 200 answer of a list that is JSON, or with `Accept: text/csv` every row as CSV. */
 export const jsonOrCsv = <T extends TSchema>(description: string, schema: T) => ({

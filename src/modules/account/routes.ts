@@ -1,4 +1,4 @@
-import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
+import { type ChannelRoutes, noContent, routeGroup } from '../../http/channels.js';
 import { contextOf, principalOf } from '../../http/request-context.js';
 import type { OrganizationService } from '../organizations/service.js';
 import type { UserService } from '../users/service.js';
@@ -35,7 +35,7 @@ export const accountRoutes =
         summary: 'Change your password',
         description: 'Requires the current password. Every other session of yours ends.',
         body: ChangePasswordSchema,
-        response: { 204: { type: 'null', description: 'Changed.' } },
+        response: { 204: noContent('Changed.') },
       },
       handler: async (request, reply) => {
         const principal = principalOf(request);

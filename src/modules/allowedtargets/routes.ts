@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
+import { type ChannelRoutes, noContent, routeGroup } from '../../http/channels.js';
 import { toPageDto } from '../../http/page.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import { Problems, problemTypeUri } from '../../problems/catalogue.js';
 import { toAllowedTargetDto, toTargetVerdictDto } from './presenters.js';
 import {
-  AllowedTargetIdParams,
   AllowedTargetListQuery,
   AllowedTargetListSchema,
   AllowedTargetSchema,
@@ -117,8 +117,8 @@ export const allowedTargetRoutes =
         summary: 'Remove an allowed or excluded scan target',
         description:
           'Scans saved or started from now on are checked without it; a running scan keeps the policy it started with.',
-        params: AllowedTargetIdParams,
-        response: { 204: { type: 'null', description: 'Removed.' } },
+        params: IdParams,
+        response: { 204: noContent('Removed.') },
       },
       handler: async (request, reply) => {
         await allowedTargets.remove(contextOf(request), request.params.Id);

@@ -1,13 +1,8 @@
 import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf, principalOf } from '../../http/request-context.js';
 import { toApiKeyDto, toApiKeyListDto, toCreatedApiKeyDto } from './presenters.js';
-import {
-  ApiKeyIdParams,
-  ApiKeyListSchema,
-  ApiKeySchema,
-  CreateApiKeySchema,
-  CreatedApiKeySchema,
-} from './schemas.js';
+import { ApiKeyListSchema, ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema } from './schemas.js';
 import type { ApiKeyService } from './service.js';
 
 /** The caller's own keys. Creating keys is done while signed in (web app) or with the CLI. */
@@ -34,7 +29,7 @@ export const apiKeyRoutes =
         operationId: 'revokeApiKey',
         summary: 'Revoke one of your API keys',
         description: 'Takes effect at once on this instance, and on others through Redis when configured.',
-        params: ApiKeyIdParams,
+        params: IdParams,
         response: { 200: ApiKeySchema },
       },
       handler: async (request) => {

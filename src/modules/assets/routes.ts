@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
-import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
+import { type ChannelRoutes, jsonOrCsv, noContent, routeGroup } from '../../http/channels.js';
 import { sendCsv, wantsCsv } from '../../http/csv.js';
 import { toPageDto } from '../../http/page.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import {
   ASSET_CSV,
@@ -15,7 +16,6 @@ import {
 } from './presenters.js';
 import {
   AssetDetailSchema,
-  AssetIdParams,
   AssetListQuery,
   AssetListSchema,
   BulkTagSchema,
@@ -39,13 +39,7 @@ export const assetRoutes =
           'Ordered by name; keyset pages (pass NextCursor as Cursor). With `Accept: text/csv`, all of them as streamed CSV.',
         querystring: AssetListQuery,
         response: {
-          200: {
-            description: 'A page of assets, or all of them as CSV.',
-            content: {
-              'application/json': { schema: AssetListSchema },
-              'text/csv': { schema: { type: 'string' } },
-            },
-          },
+          200: jsonOrCsv('A page of assets, or all of them as CSV.', AssetListSchema),
         },
       },
       handler: async (request, reply) => {
@@ -82,7 +76,7 @@ export const assetRoutes =
       schema: {
         operationId: 'getAsset',
         summary: 'One asset',
-        params: AssetIdParams,
+        params: IdParams,
         response: { 200: AssetDetailSchema },
       },
       handler: async (request) => toAssetDetailDto(await assets.get(contextOf(request), request.params.Id)),
@@ -94,7 +88,7 @@ export const assetRoutes =
         operationId: 'updateAsset',
         summary: 'Change what people say about an asset',
         description: 'Friendly name, business criticality (1–5) and C/I/A ratings, owner, exposure, tags.',
-        params: AssetIdParams,
+        params: IdParams,
         body: UpdateAssetSchema,
         response: { 200: AssetDetailSchema },
       },
@@ -110,8 +104,8 @@ export const assetRoutes =
       schema: {
         operationId: 'deleteAsset',
         summary: 'Delete an asset and its findings',
-        params: AssetIdParams,
-        response: { 204: { type: 'null', description: 'Deleted.' } },
+        params: IdParams,
+        response: { 204: noContent('Deleted.') },
       },
       handler: async (request, reply) => {
         await assets.delete(contextOf(request), request.params.Id);
@@ -139,7 +133,7 @@ export const assetRoutes =
       schema: {
         operationId: 'listAssetServices',
         summary: 'The services (open ports) of a host',
-        params: AssetIdParams,
+        params: IdParams,
         response: { 200: Type.Array(ServiceSchema) },
       },
       handler: async (request) =>
@@ -153,7 +147,7 @@ export const assetRoutes =
         summary: 'Record a service seen on a host',
         description:
           'The same port and protocol is the same service: 201 when new, 200 when merged (product, version, CPE and banner update).',
-        params: AssetIdParams,
+        params: IdParams,
         body: CreateServiceSchema,
         response: { 200: ServiceSchema, 201: ServiceSchema },
       },

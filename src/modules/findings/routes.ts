@@ -1,6 +1,7 @@
-import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
+import { type ChannelRoutes, jsonOrCsv, routeGroup } from '../../http/channels.js';
 import { sendCsv, wantsCsv } from '../../http/csv.js';
 import { toPageDto } from '../../http/page.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
@@ -23,7 +24,6 @@ import {
   ChangeStateSchema,
   CreateFindingSchema,
   FindingDetailSchema,
-  FindingIdParams,
   FindingListQuery,
   FindingListSchema,
   OverrideSeveritySchema,
@@ -50,13 +50,7 @@ export const findingRoutes =
           'Filters combine with AND; State and Severity may repeat (State=Open&State=Reopened). Keyset pages per Sort.',
         querystring: FindingListQuery,
         response: {
-          200: {
-            description: 'A page of findings, or all of them as CSV.',
-            content: {
-              'application/json': { schema: FindingListSchema },
-              'text/csv': { schema: { type: 'string' } },
-            },
-          },
+          200: jsonOrCsv('A page of findings, or all of them as CSV.', FindingListSchema),
         },
       },
       handler: async (request, reply) => {
@@ -107,7 +101,7 @@ export const findingRoutes =
       schema: {
         operationId: 'getFinding',
         summary: 'One finding with its evidence and history',
-        params: FindingIdParams,
+        params: IdParams,
         response: { 200: FindingDetailSchema },
       },
       handler: async (request) => {
@@ -124,7 +118,7 @@ export const findingRoutes =
         description:
           'Open/Reopened → Fixed, FalsePositive (Justification) or RiskAccepted (Manager; Justification and Until, at most a year); ' +
           'Fixed → Reopened; RiskAccepted or FalsePositive → Open. Other moves are 409.',
-        params: FindingIdParams,
+        params: IdParams,
         body: ChangeStateSchema,
         response: { 200: FindingDetailSchema },
       },
@@ -140,7 +134,7 @@ export const findingRoutes =
       schema: {
         operationId: 'overrideFindingSeverity',
         summary: 'Override the scanner’s severity, with a reason',
-        params: FindingIdParams,
+        params: IdParams,
         body: OverrideSeveritySchema,
         response: { 200: FindingDetailSchema },
       },

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { PageSchema, pageQueryFields } from '../../http/page.js';
 import { CvssVersionSchema } from '../vulnerabilities/schemas.js';
 import { TOTAL_COUNT_CAP } from './repository.js';
 
@@ -135,23 +136,18 @@ export const FindingDetailSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const FindingListSchema = Type.Object(
-  {
-    Items: Type.Array(FindingSchema),
-    NextCursor: Type.Union([Type.String(), Type.Null()]),
-    TotalCount: Type.Optional(
-      Type.Integer({
-        description: `How many findings match. Given when IncludeTotal=true, and otherwise when at most ${TOTAL_COUNT_CAP.toLocaleString('en')} match; counting a larger match exactly costs a scan of every matching row, so it is left out unless asked for.`,
-      }),
-    ),
-  },
-  { additionalProperties: false },
+export const FindingListSchema = PageSchema(
+  FindingSchema,
+  Type.Optional(
+    Type.Integer({
+      description: `How many findings match. Given when IncludeTotal=true, and otherwise when at most ${TOTAL_COUNT_CAP.toLocaleString('en')} match; counting a larger match exactly costs a scan of every matching row, so it is left out unless asked for.`,
+    }),
+  ),
 );
 
 export const FindingListQuery = Type.Object(
   {
-    PageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
-    Cursor: Type.Optional(Type.String({ maxLength: 1000 })),
+    ...pageQueryFields(100),
     IncludeTotal: Type.Optional(
       Type.Boolean({
         description: `true: always count the matching findings exactly; false: never count. Unset: count when at most ${TOTAL_COUNT_CAP.toLocaleString('en')} match.`,
@@ -260,11 +256,6 @@ export const OverrideSeveritySchema = Type.Object(
     Severity: Type.Union([SeveritySchema, Type.Null()], { description: 'null removes the override.' }),
     Reason: Type.Optional(Type.String({ maxLength: 4000 })),
   },
-  { additionalProperties: false },
-);
-
-export const FindingIdParams = Type.Object(
-  { Id: Type.String({ format: 'uuid' }) },
   { additionalProperties: false },
 );
 

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
 import { toPageDto } from '../../http/page.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import type { TypedApp } from '../../http/types.js';
 import { ParseLimitError } from '../../parsing/parse-limits.js';
@@ -10,7 +11,6 @@ import { Problems } from '../../problems/catalogue.js';
 import { toFormatDto, toImportDto } from './presenters.js';
 import {
   FormatListSchema,
-  ImportIdParams,
   ImportListQuery,
   ImportListSchema,
   ImportSchema,
@@ -131,7 +131,7 @@ export const importRoutes =
       schema: {
         operationId: 'getImport',
         summary: 'One import: its state, counts, warnings and error',
-        params: ImportIdParams,
+        params: IdParams,
         response: { 200: ImportSchema },
       },
       handler: async (request) => toImportDto(await imports.get(contextOf(request), request.params.Id)),

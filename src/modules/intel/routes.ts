@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import type { TypedApp } from '../../http/types.js';
 import { AppError } from '../../problems/app-error.js';
@@ -13,7 +14,6 @@ import {
   FeedStatusSchema,
   IntelLoadListSchema,
   IntelLoadSchema,
-  LoadIdParams,
   MatchRequestSchema,
   MatchResultSchema,
   SubmitIntelLoadQuery,
@@ -79,7 +79,7 @@ export const intelRoutes =
       schema: {
         operationId: 'getIntelLoad',
         summary: 'One feed load: state, counts, warnings, error',
-        params: LoadIdParams,
+        params: IdParams,
         response: { 200: IntelLoadSchema },
       },
       handler: async (request) => toLoadDto(await intel.get(request.params.Id)),

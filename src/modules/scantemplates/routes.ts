@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
-import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
+import { type ChannelRoutes, noContent, routeGroup } from '../../http/channels.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import { bodyValidatorBy } from '../../http/validation.js';
 import {
@@ -11,7 +12,6 @@ import {
 import {
   type DiscoverySettingsSchema,
   ScanTemplateBody,
-  ScanTemplateIdParams,
   ScanTemplateListQuery,
   ScanTemplateListSchema,
   ScanTemplateSchema,
@@ -73,7 +73,7 @@ export const scanTemplateRoutes =
       schema: {
         operationId: 'getScanTemplate',
         summary: 'One scan template',
-        params: ScanTemplateIdParams,
+        params: IdParams,
         response: { 200: ScanTemplateSchema },
       },
       handler: async (request) =>
@@ -104,7 +104,7 @@ export const scanTemplateRoutes =
         summary: 'Change one of the organisation’s scan templates',
         description:
           'Built-in templates answer 409. Scans using the template use the new settings from their next run.',
-        params: ScanTemplateIdParams,
+        params: IdParams,
         body: ScanTemplateBody,
         response: { 200: ScanTemplateSchema },
       },
@@ -119,8 +119,8 @@ export const scanTemplateRoutes =
         operationId: 'deleteScanTemplate',
         summary: 'Delete one of the organisation’s scan templates',
         description: 'Built-in templates, and templates a scan uses, answer 409.',
-        params: ScanTemplateIdParams,
-        response: { 204: { type: 'null', description: 'Deleted.' } },
+        params: IdParams,
+        response: { 204: noContent('Deleted.') },
       },
       handler: async (request, reply) => {
         await templates.delete(contextOf(request), request.params.Id);

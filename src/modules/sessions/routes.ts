@@ -2,7 +2,7 @@ import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../../http/auth.js';
 import type { ChannelRoutes } from '../../http/channels.js';
-import { routeGroup } from '../../http/channels.js';
+import { noContent, routeGroup } from '../../http/channels.js';
 import { principalOf } from '../../http/request-context.js';
 import { extraLimit } from '../../http/throttle.js';
 import type { OrganizationService } from '../organizations/service.js';
@@ -141,7 +141,7 @@ export const sessionRoutes =
         operationId: 'signOut',
         summary: 'Sign out',
         description: 'Ends the session on every instance at once.',
-        response: { 204: { type: 'null', description: 'Signed out.' } },
+        response: { 204: noContent('Signed out.') },
       },
       handler: async (request, reply) => {
         const principal = principalOf(request);

@@ -1,7 +1,7 @@
-import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
+import { type ChannelRoutes, noContent, routeGroup } from '../../http/channels.js';
 import { toPageDto } from '../../http/page.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
-import { AssetIdParams } from '../assets/schemas.js';
 import { softwareFilterFromQuery, softwareInputFromBody, toSoftwareDto } from './presenters.js';
 import {
   RecordSoftwareSchema,
@@ -22,7 +22,7 @@ export const softwareRoutes =
       schema: {
         operationId: 'listAssetSoftware',
         summary: 'The software installed on an asset, by name, with its open findings',
-        params: AssetIdParams,
+        params: IdParams,
         querystring: SoftwareListQuery,
         response: { 200: SoftwareListSchema },
       },
@@ -46,7 +46,7 @@ export const softwareRoutes =
         summary: 'Record software installed on an asset',
         description:
           'The same name (in any case) and version is the same software: 201 when new, 200 when merged (vendor, category, CPE and package URL update).',
-        params: AssetIdParams,
+        params: IdParams,
         body: RecordSoftwareSchema,
         response: { 200: SoftwareSchema, 201: SoftwareSchema },
       },
@@ -63,7 +63,7 @@ export const softwareRoutes =
         operationId: 'deleteAssetSoftware',
         summary: 'Remove software that is no longer installed',
         params: SoftwareParams,
-        response: { 204: { type: 'null', description: 'Removed.' } },
+        response: { 204: noContent('Removed.') },
       },
       handler: async (request, reply) => {
         await software.remove(contextOf(request), request.params.Id, request.params.SoftwareId);

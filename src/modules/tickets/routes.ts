@@ -1,5 +1,6 @@
 import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
 import { toPageDto } from '../../http/page.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import type { ServiceContext } from '../context.js';
 import {
@@ -15,7 +16,6 @@ import {
   LinkResultSchema,
   LinkSchema,
   TicketDetailSchema,
-  TicketIdParams,
   TicketListQuery,
   TicketListSchema,
   UpdateTicketSchema,
@@ -71,7 +71,7 @@ export const ticketRoutes =
       schema: {
         operationId: 'getTicket',
         summary: 'A ticket with its findings, comments and history',
-        params: TicketIdParams,
+        params: IdParams,
         response: { 200: TicketDetailSchema },
       },
       handler: async (request) => detail(contextOf(request), request.params.Id),
@@ -84,7 +84,7 @@ export const ticketRoutes =
         summary: 'Change a ticket',
         description:
           'State moves: Open ⇄ InProgress → Resolved → Closed; Resolved or Closed → Reopened. Others are 409.',
-        params: TicketIdParams,
+        params: IdParams,
         body: UpdateTicketSchema,
         response: { 200: TicketDetailSchema },
       },
@@ -100,7 +100,7 @@ export const ticketRoutes =
       schema: {
         operationId: 'commentTicket',
         summary: 'Comment on a ticket',
-        params: TicketIdParams,
+        params: IdParams,
         body: CommentSchema,
         response: { 201: TicketDetailSchema },
       },
@@ -120,7 +120,7 @@ export const ticketRoutes =
         schema: {
           operationId: unlink ? 'unlinkTicketFindings' : 'linkTicketFindings',
           summary: unlink ? 'Remove findings from a ticket' : 'Add findings to a ticket',
-          params: TicketIdParams,
+          params: IdParams,
           body: LinkSchema,
           response: { 200: LinkResultSchema },
         },

@@ -1,5 +1,6 @@
 import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
 import { toPageDto } from '../../http/page.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import { newUserFromBody, toUserDto, toUserSummaryDto, userChangesFromBody } from './presenters.js';
 import {
@@ -8,7 +9,6 @@ import {
   ListQuerySchema,
   ResetPasswordSchema,
   UpdateUserSchema,
-  UserIdParams,
   UserListSchema,
   UserSchema,
   UserSummarySchema,
@@ -72,7 +72,7 @@ export const userRoutes =
         summary: 'Change a user’s name, role or status',
         description:
           'Deactivating a user ends their sessions and stops their API keys at once. The organisation keeps at least one active Admin (409 otherwise).',
-        params: UserIdParams,
+        params: IdParams,
         body: UpdateUserSchema,
         response: { 200: UserSchema },
       },
@@ -90,7 +90,7 @@ export const userRoutes =
         summary: 'Reset a user’s password',
         description:
           'Sets a generated temporary password, returned only in this answer, and ends the user’s sessions.',
-        params: UserIdParams,
+        params: IdParams,
         body: ResetPasswordSchema,
         response: { 200: GeneratedPasswordSchema },
       },

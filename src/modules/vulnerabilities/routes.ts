@@ -1,4 +1,5 @@
 import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import {
   afterIdFromCursor,
@@ -6,12 +7,7 @@ import {
   toVulnerabilityPageDto,
   vulnerabilityFilterFromQuery,
 } from './presenters.js';
-import {
-  VulnerabilityIdParams,
-  VulnerabilityListQuery,
-  VulnerabilityListSchema,
-  VulnerabilitySchema,
-} from './schemas.js';
+import { VulnerabilityListQuery, VulnerabilityListSchema, VulnerabilitySchema } from './schemas.js';
 import type { VulnerabilityService } from './service.js';
 
 export const vulnerabilityRoutes =
@@ -43,7 +39,7 @@ export const vulnerabilityRoutes =
       schema: {
         operationId: 'getVulnerability',
         summary: 'One vulnerability',
-        params: VulnerabilityIdParams,
+        params: IdParams,
         response: { 200: VulnerabilitySchema },
       },
       handler: async (request) =>
