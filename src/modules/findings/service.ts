@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { DB, FindingState, LocationKind, Severity } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
@@ -260,14 +260,8 @@ export class FindingService {
       this.repo.listPage(ctx.organizationId, filter, sort, pageSize + 1, after),
       this.totalCount(ctx.organizationId, filter, includeTotal),
     ]);
-    const items = rows.slice(0, pageSize);
-    const last = items[items.length - 1];
     return {
-      items,
-      nextCursor:
-        rows.length > pageSize && last
-          ? encodeCursor({ Sort: sort, Value: last.sortValue, Id: last.id })
-          : null,
+      ...keysetPage(rows, pageSize, (f) => ({ Sort: sort, Value: f.sortValue, Id: f.id })),
       totalCount,
     };
   }

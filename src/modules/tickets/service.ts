@@ -1,11 +1,12 @@
 import type { TicketPriority, TicketState } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { keysetPage } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { ServiceContext } from '../context.js';
 import type { FindingService } from '../findings/service.js';
+import { cursorKey } from '../paging.js';
 import type { SettingsService } from '../settings/service.js';
 import type { Page, UserService } from '../users/service.js';
 import type { TicketRepository } from './repository.js';
@@ -130,22 +131,10 @@ export class TicketService {
     pageSize: number,
     cursor?: string,
   ): Promise<Page<Ticket>> {
-    let afterId: string | undefined;
-    if (cursor) {
-      const key = decodeCursor(cursor, ['Id']);
-      if (!key)
-        throw AppError.of(
-          Problems.ValidationFailed,
-          'Cursor is not valid; pass the NextCursor of a previous page.',
-        );
-      afterId = key.Id;
-    }
+    const afterId = cursor ? cursorKey(cursor, ['Id']).Id : undefined;
     const rows = await this.repo.listPage(ctx.organizationId, filter, pageSize + 1, afterId);
-    const items = rows.slice(0, pageSize);
-    const last = items[items.length - 1];
     return {
-      items,
-      nextCursor: rows.length > pageSize && last ? encodeCursor({ Id: last.id }) : null,
+      ...keysetPage(rows, pageSize, (t) => ({ Id: t.id })),
       totalCount: await this.repo.count(ctx.organizationId, filter),
     };
   }

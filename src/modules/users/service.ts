@@ -1,12 +1,13 @@
 import { ROLES, type Role } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { keysetPage } from '../../lib/cursor.js';
 import type { Listeners } from '../../lib/listeners.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid, invalidFields } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
+import { cursorKey } from '../paging.js';
 import { generatePassword, hashPassword, passwordProblems, verifyPassword } from './password.js';
 import type { UserRepository } from './repository.js';
 
@@ -219,21 +220,14 @@ export class UserService {
   }
 
   async list(ctx: ServiceContext, pageSize: number, cursor?: string): Promise<Page<User>> {
-    let afterId: string | undefined;
-    if (cursor) {
-      const key = decodeCursor(cursor, ['Id']);
-      if (!key)
-        throw AppError.of(
-          Problems.ValidationFailed,
-          'Cursor is not valid; pass the NextCursor of a previous page.',
-        );
-      afterId = key.Id;
-    }
+    const afterId = cursor ? cursorKey(cursor, ['Id']).Id : undefined;
     const rows = await this.repo.listPage(ctx.organizationId, pageSize + 1, afterId);
-    const items = rows.slice(0, pageSize).map(toUser);
-    const last = items[items.length - 1];
-    const nextCursor = rows.length > pageSize && last ? encodeCursor({ Id: last.id }) : null;
-    return { items, nextCursor, totalCount: await this.repo.count(ctx.organizationId) };
+    const page = keysetPage(rows, pageSize, (u) => ({ Id: u.id }));
+    return {
+      items: page.items.map(toUser),
+      nextCursor: page.nextCursor,
+      totalCount: await this.repo.count(ctx.organizationId),
+    };
   }
 
   /** Every user of the organisation (the integration channel's unpaged list). */
