@@ -1,6 +1,19 @@
 import { expressionBuilder } from 'kysely';
 import type { DB } from '../../db/schema.js';
 
+/** The columns that say where on its asset a finding is. */
+export const LOCATION_COLUMNS = [
+  'location_kind',
+  'port',
+  'protocol',
+  'url',
+  'parameter',
+  'file_path',
+  'line',
+  'package_name',
+  'package_version',
+] as const;
+
 /**
  * The finding columns other modules may read, as a relation to join under an alias of their
  * choice, for queries that count or list findings with their own rows in one statement (software
@@ -19,15 +32,7 @@ export function joinableFindings<A extends string>(alias: A) {
       'state',
       'effective_severity',
       'risk_score',
-      'location_kind',
-      'port',
-      'protocol',
-      'url',
-      'parameter',
-      'file_path',
-      'line',
-      'package_name',
-      'package_version',
+      ...LOCATION_COLUMNS,
     ])
     .as(alias);
 }

@@ -14,6 +14,7 @@ import type {
   FindingPageItem,
   FindingSummary,
   ScanLocation,
+  ScanLocationQuery,
 } from './types.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -164,18 +165,7 @@ export class FindingRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
   /** Findings of a scope, or these ids, with where they are (at most `limit`). */
-  async scanLocations(
-    organizationId: string,
-    q: {
-      scopeName?: string;
-      scopePrefix?: string;
-      addresses?: string[];
-      ids?: string[];
-      states?: FindingState[];
-      pluginIds?: string[];
-    },
-    limit: number,
-  ): Promise<ScanLocation[]> {
+  async scanLocations(organizationId: string, q: ScanLocationQuery, limit: number): Promise<ScanLocation[]> {
     let query = this.db
       .selectFrom('findings as f')
       .innerJoin(joinableAssets('a'), (j) =>

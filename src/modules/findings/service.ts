@@ -28,7 +28,14 @@ import {
   scanChangeReason,
   TRANSITIONS,
 } from './rules.js';
-import type { Finding, FindingEvent, FindingExport, FindingSummary, ScanLocation } from './types.js';
+import type {
+  Finding,
+  FindingEvent,
+  FindingExport,
+  FindingSummary,
+  ScanLocation,
+  ScanLocationQuery,
+} from './types.js';
 
 export type { StagedFinding } from './import-repository.js';
 
@@ -413,18 +420,7 @@ export class FindingService {
    * with where they are: what a Rampart scan needs to judge whether it looked there again (at
    * most `limit`).
    */
-  scanLocations(
-    organizationId: string,
-    q: {
-      scopeName?: string;
-      scopePrefix?: string;
-      addresses?: string[];
-      ids?: string[];
-      states?: FindingState[];
-      pluginIds?: string[];
-    },
-    limit = 100_000,
-  ): Promise<ScanLocation[]> {
+  scanLocations(organizationId: string, q: ScanLocationQuery, limit = 100_000): Promise<ScanLocation[]> {
     return this.repo.scanLocations(organizationId, q, limit);
   }
 

@@ -96,17 +96,11 @@ export interface UpsertCounts {
   updated: number;
 }
 
-export interface LoadFinish {
-  state: 'Completed' | 'Failed';
-  dataDate: string | null;
-  added: number;
-  updated: number;
-  unchanged: number;
-  skipped: number;
-  warnings: string[];
-  error: string | null;
-  finishedAt: Date;
-}
+/** How a load ended: its counts, warnings and error, as the load then shows them. */
+export type LoadFinish = Pick<
+  IntelLoad,
+  'dataDate' | 'added' | 'updated' | 'unchanged' | 'skipped' | 'warnings' | 'error'
+> & { state: 'Completed' | 'Failed'; finishedAt: Date };
 
 const FEED_TABLES: Record<FeedName, ReturnType<typeof sql>> = {
   nvd: sql`(select count(*) from intel_cves where feed = 'nvd')`,

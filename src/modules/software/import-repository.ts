@@ -1,17 +1,12 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { SoftwareFacts } from './types.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
 /** Software a report found installed on an asset (by the asset's key), staged while it streams in. */
-export interface StagedSoftware {
+export interface StagedSoftware extends SoftwareFacts {
   assetKey: string;
-  name: string;
-  version: string;
-  vendor: string | null;
-  category: string;
-  cpe: string | null;
-  purl: string | null;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
-import type { DB, TicketPriority, TicketState } from '../../db/schema.js';
+import type { DB, TicketState } from '../../db/schema.js';
 import { joinableAssets } from '../assets/queries.js';
 import { joinableFindings } from '../findings/queries.js';
 import type {
@@ -51,17 +51,10 @@ export class TicketRepository {
 
   async insert(
     organizationId: string,
-    t: {
-      id: string;
-      number: number;
-      title: string;
-      description: string | null;
-      priority: TicketPriority;
-      assigneeId: string | null;
-      dueAt: Date | null;
-      createdBy: string | null;
-      createdAt: Date;
-    },
+    t: Pick<
+      Ticket,
+      'id' | 'number' | 'title' | 'description' | 'priority' | 'assigneeId' | 'dueAt' | 'createdAt'
+    > & { createdBy: string | null },
     db: Db,
   ): Promise<void> {
     await db
