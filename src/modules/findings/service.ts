@@ -7,7 +7,7 @@ import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AssetService, RiskContextChanged } from '../assets/service.js';
-import type { ServiceContext } from '../context.js';
+import { newHistoryEntry, type ServiceContext, SYSTEM } from '../context.js';
 import { roleAllows } from '../principal.js';
 import type { SettingsService } from '../settings/service.js';
 import type { Page } from '../users/service.js';
@@ -137,7 +137,6 @@ export class FindingService {
     // The report's own severity for this finding wins over the knowledge base's.
     const severity = input.severity ?? input.vulnerability?.severity ?? vulnerability.severity;
     const sla = await this.settings.sla(ctx.organizationId);
-    const actor = { actorType: ctx.actor.type, actorId: ctx.actor.id };
 
     const outcome = await this.repo.transaction(async (trx) => {
       const existing = await this.repo.findByDedupKey(ctx.organizationId, dedupKey, trx);
@@ -162,10 +161,8 @@ export class FindingService {
           await this.repo.addEvent(
             ctx.organizationId,
             {
-              id: uuidv7(),
+              ...newHistoryEntry(ctx.actor, seenAt),
               findingId: existing.id,
-              at: seenAt,
-              ...actor,
               kind: 'state_changed',
               fromState: existing.state,
               toState: change.state,
@@ -203,10 +200,8 @@ export class FindingService {
       await this.repo.addEvent(
         ctx.organizationId,
         {
-          id: uuidv7(),
+          ...newHistoryEntry(ctx.actor, seenAt),
           findingId: id,
-          at: seenAt,
-          ...actor,
           kind: 'created',
           toState: 'Open',
           details: { source: input.source },
@@ -352,11 +347,8 @@ export class FindingService {
       await this.repo.addEvent(
         ctx.organizationId,
         {
-          id: uuidv7(),
+          ...newHistoryEntry(ctx.actor, now),
           findingId: id,
-          at: now,
-          actorType: ctx.actor.type,
-          actorId: ctx.actor.id,
           kind: 'state_changed',
           fromState: from,
           toState: change.state,
@@ -473,11 +465,8 @@ export class FindingService {
       await this.repo.addEvent(
         ctx.organizationId,
         {
-          id: uuidv7(),
+          ...newHistoryEntry(ctx.actor, now),
           findingId: id,
-          at: now,
-          actorType: ctx.actor.type,
-          actorId: ctx.actor.id,
           kind: 'severity_overridden',
           reason: why ?? null,
           details: { from: finding.effectiveSeverity, to: effective },
@@ -543,11 +532,8 @@ export class FindingService {
         await this.repo.addEvent(
           f.organizationId,
           {
-            id: uuidv7(),
+            ...newHistoryEntry(SYSTEM, now),
             findingId: f.id,
-            at: now,
-            actorType: 'system',
-            actorId: null,
             kind: 'state_changed',
             fromState: 'RiskAccepted',
             toState: 'Open',

@@ -4,7 +4,7 @@ import { keysetPage } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
-import type { ServiceContext } from '../context.js';
+import { newHistoryEntry, type ServiceContext, SYSTEM } from '../context.js';
 import type { FindingService } from '../findings/service.js';
 import { cursorKey } from '../paging.js';
 import type { SettingsService } from '../settings/service.js';
@@ -50,10 +50,6 @@ export class TicketService {
     private readonly clock: Clock,
   ) {}
 
-  private actor(ctx: ServiceContext) {
-    return { actorType: ctx.actor.type, actorId: ctx.actor.id };
-  }
-
   private async checkFindings(ctx: ServiceContext, ids: string[]): Promise<string[]> {
     const unique = [...new Set(ids)];
     if (unique.length > MAX_LINKS) throw invalid('findingIds', `at most ${MAX_LINKS} findings per request`);
@@ -95,10 +91,8 @@ export class TicketService {
       await this.repo.addEvent(
         ctx.organizationId,
         {
-          id: uuidv7(),
+          ...newHistoryEntry(ctx.actor, now),
           ticketId: id,
-          at: now,
-          ...this.actor(ctx),
           kind: 'created',
           toState: 'Open',
           details: { findings: findingIds.length },
@@ -169,10 +163,8 @@ export class TicketService {
       await this.repo.addEvent(
         ctx.organizationId,
         {
-          id: uuidv7(),
+          ...newHistoryEntry(ctx.actor, now),
           ticketId: id,
-          at: now,
-          ...this.actor(ctx),
           kind: stateChange ? 'state_changed' : 'updated',
           ...(stateChange ? { fromState: ticket.state, toState: changes.state } : {}),
           details: { fields: Object.keys(changes).filter((k) => k !== 'state') },
@@ -225,10 +217,8 @@ export class TicketService {
       await this.repo.addEvent(
         ctx.organizationId,
         {
-          id: uuidv7(),
+          ...newHistoryEntry(ctx.actor, now),
           ticketId: id,
-          at: now,
-          ...this.actor(ctx),
           kind: unlink ? 'findings_unlinked' : 'findings_linked',
           details: { count: n },
         },
@@ -256,11 +246,8 @@ export class TicketService {
         await this.repo.addEvent(
           organizationId,
           {
-            id: uuidv7(),
+            ...newHistoryEntry(SYSTEM, now),
             ticketId: t.id,
-            at: now,
-            actorType: 'system',
-            actorId: null,
             kind: 'state_changed',
             fromState: t.state,
             toState: to,
