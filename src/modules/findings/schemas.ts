@@ -50,6 +50,16 @@ export const LocationSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** An entry of a history (a finding's, a ticket's) but its id: when, who, what, from and to which state. */
+export const HISTORY_EVENT_FIELDS = {
+  At: Time,
+  ActorType: Type.String(),
+  ActorId: Type.Union([Type.String(), Type.Null()]),
+  Kind: Type.String(),
+  FromState: Type.Union([Type.String(), Type.Null()]),
+  ToState: Type.Union([Type.String(), Type.Null()]),
+};
+
 export const FindingSchema = Type.Object(
   {
     Id: Type.String({ format: 'uuid' }),
@@ -123,12 +133,7 @@ export const FindingDetailSchema = Type.Object(
     Events: Type.Array(
       Type.Object({
         Id: Type.String(),
-        At: Time,
-        ActorType: Type.String(),
-        ActorId: Type.Union([Type.String(), Type.Null()]),
-        Kind: Type.String(),
-        FromState: Type.Union([Type.String(), Type.Null()]),
-        ToState: Type.Union([Type.String(), Type.Null()]),
+        ...HISTORY_EVENT_FIELDS,
         Reason: Type.Union([Type.String(), Type.Null()]),
       }),
     ),
@@ -144,6 +149,18 @@ export const FindingListSchema = PageSchema(
     }),
   ),
 );
+
+/** The filters on a finding's vulnerability, risk and times: the list's and the bulk actions' alike. */
+const VULNERABILITY_AND_TIME_FILTERS = {
+  VulnerabilityId: Type.Optional(Type.String({ format: 'uuid' })),
+  Cve: Type.Optional(Type.String({ pattern: '^[Cc][Vv][Ee]-\\d{4}-\\d{4,}$' })),
+  Kev: Type.Optional(Type.Boolean()),
+  EpssMin: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  RiskMin: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+  DueBefore: Type.Optional(Type.String({ format: 'date-time' })),
+  FirstSeenAfter: Type.Optional(Type.String({ format: 'date-time' })),
+  LastSeenBefore: Type.Optional(Type.String({ format: 'date-time' })),
+};
 
 export const FindingListQuery = Type.Object(
   {
@@ -178,14 +195,7 @@ export const FindingListQuery = Type.Object(
     Severity: Type.Optional(Type.Array(SeveritySchema, { maxItems: 5 })),
     AssetId: Type.Optional(Type.String({ format: 'uuid' })),
     Tag: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A tag of the asset.' })),
-    VulnerabilityId: Type.Optional(Type.String({ format: 'uuid' })),
-    Cve: Type.Optional(Type.String({ pattern: '^[Cc][Vv][Ee]-\\d{4}-\\d{4,}$' })),
-    Kev: Type.Optional(Type.Boolean()),
-    EpssMin: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-    RiskMin: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
-    DueBefore: Type.Optional(Type.String({ format: 'date-time' })),
-    FirstSeenAfter: Type.Optional(Type.String({ format: 'date-time' })),
-    LastSeenBefore: Type.Optional(Type.String({ format: 'date-time' })),
+    ...VULNERABILITY_AND_TIME_FILTERS,
     Search: Type.Optional(
       Type.String({ minLength: 1, maxLength: 200, description: 'Part of the title or the asset name.' }),
     ),
@@ -272,14 +282,7 @@ export const FindingFilterSchema = Type.Object(
     Severity: Type.Optional(Type.Array(SeveritySchema, { maxItems: 5 })),
     AssetId: Type.Optional(Type.String({ format: 'uuid' })),
     Tag: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    VulnerabilityId: Type.Optional(Type.String({ format: 'uuid' })),
-    Cve: Type.Optional(Type.String({ pattern: '^[Cc][Vv][Ee]-\\d{4}-\\d{4,}$' })),
-    Kev: Type.Optional(Type.Boolean()),
-    EpssMin: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-    RiskMin: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
-    DueBefore: Type.Optional(Type.String({ format: 'date-time' })),
-    FirstSeenAfter: Type.Optional(Type.String({ format: 'date-time' })),
-    LastSeenBefore: Type.Optional(Type.String({ format: 'date-time' })),
+    ...VULNERABILITY_AND_TIME_FILTERS,
     Search: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     Ids: Type.Optional(
       Type.Array(Type.String({ format: 'uuid' }), {

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { PageSchema, pageQueryFields } from '../../http/page.js';
+import { HISTORY_EVENT_FIELDS } from '../findings/schemas.js';
 
 export const TicketStateSchema = Type.Union([
   Type.Literal('Open'),
@@ -82,12 +83,7 @@ export const TicketDetailSchema = Type.Object(
       Type.Object(
         {
           Id: Uuid,
-          At: Time,
-          ActorType: Type.String(),
-          ActorId: Type.Union([Type.String(), Type.Null()]),
-          Kind: Type.String(),
-          FromState: Type.Union([Type.String(), Type.Null()]),
-          ToState: Type.Union([Type.String(), Type.Null()]),
+          ...HISTORY_EVENT_FIELDS,
         },
         { additionalProperties: false },
       ),
