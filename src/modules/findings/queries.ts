@@ -36,3 +36,40 @@ export function joinableFindings<A extends string>(alias: A) {
     ])
     .as(alias);
 }
+
+/** A new entry of a history (finding_events, ticket_events), but for the column naming its subject. */
+export interface HistoryEntryWrite {
+  id: string;
+  at: Date;
+  actorType: string;
+  actorId: string | null;
+  kind: string;
+  fromState?: string | null;
+  toState?: string | null;
+  details?: Record<string, unknown>;
+}
+
+/** The row of a history entry, but for the column naming its subject. */
+export const historyEntryValues = (organizationId: string, e: HistoryEntryWrite) => ({
+  organization_id: organizationId,
+  id: e.id,
+  occurred_at: e.at,
+  actor_type: e.actorType,
+  actor_id: e.actorId,
+  kind: e.kind,
+  from_state: e.fromState ?? null,
+  to_state: e.toState ?? null,
+  details: JSON.stringify(e.details ?? {}),
+});
+
+/** A history entry's columns as HistoryEvent names them. */
+export const HISTORY_COLUMNS = [
+  'id',
+  'occurred_at as occurredAt',
+  'actor_type as actorType',
+  'actor_id as actorId',
+  'kind',
+  'from_state as fromState',
+  'to_state as toState',
+  'details',
+] as const;

@@ -7,6 +7,7 @@ import {
   rankingCvssScore,
   vulnerabilityHasCve,
 } from '../vulnerabilities/queries.js';
+import { HISTORY_COLUMNS, type HistoryEntryWrite, historyEntryValues } from './queries.js';
 import type {
   Finding,
   FindingEvent,
@@ -360,52 +361,19 @@ export class FindingRepository {
 
   async addEvent(
     organizationId: string,
-    e: {
-      id: string;
-      findingId: string;
-      at: Date;
-      actorType: string;
-      actorId: string | null;
-      kind: string;
-      fromState?: string | null;
-      toState?: string | null;
-      reason?: string | null;
-      details?: Record<string, unknown>;
-    },
+    e: HistoryEntryWrite & { findingId: string; reason?: string | null },
     db: Db,
   ): Promise<void> {
     await db
       .insertInto('finding_events')
-      .values({
-        organization_id: organizationId,
-        id: e.id,
-        finding_id: e.findingId,
-        occurred_at: e.at,
-        actor_type: e.actorType,
-        actor_id: e.actorId,
-        kind: e.kind,
-        from_state: e.fromState ?? null,
-        to_state: e.toState ?? null,
-        reason: e.reason ?? null,
-        details: JSON.stringify(e.details ?? {}),
-      })
+      .values({ ...historyEntryValues(organizationId, e), finding_id: e.findingId, reason: e.reason ?? null })
       .execute();
   }
 
   events(organizationId: string, findingId: string): Promise<FindingEvent[]> {
     return this.db
       .selectFrom('finding_events')
-      .select([
-        'id',
-        'occurred_at as occurredAt',
-        'actor_type as actorType',
-        'actor_id as actorId',
-        'kind',
-        'from_state as fromState',
-        'to_state as toState',
-        'reason',
-        'details',
-      ])
+      .select([...HISTORY_COLUMNS, 'reason'])
       .where('organization_id', '=', organizationId)
       .where('finding_id', '=', findingId)
       .orderBy('occurred_at')
