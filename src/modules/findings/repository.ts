@@ -1,4 +1,4 @@
-import { type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql, type Transaction, type UpdateObject } from 'kysely';
 import type { DB, FindingConfidence, FindingState, LocationKind, Severity } from '../../db/schema.js';
 import { isoText } from '../../db/text.js';
 import { assetTagged, joinableAssets } from '../assets/queries.js';
@@ -266,6 +266,22 @@ export class FindingRepository {
       .execute();
   }
 
+  /** Writes `changes` to one finding, stamped as updated at `at`. */
+  private async updateOne(
+    db: Db,
+    organizationId: string,
+    id: string,
+    at: Date,
+    changes: UpdateObject<DB, 'findings'>,
+  ): Promise<void> {
+    await db
+      .updateTable('findings')
+      .set({ ...changes, updated_at: at })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .execute();
+  }
+
   async markSeen(
     organizationId: string,
     id: string,
@@ -274,16 +290,10 @@ export class FindingRepository {
     at: Date,
     db: Db,
   ): Promise<void> {
-    await db
-      .updateTable('findings')
-      .set({
-        last_seen_at: sql`greatest(last_seen_at, ${seenAt})`,
-        evidence: sql`coalesce(${evidence}, evidence)`,
-        updated_at: at,
-      })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .execute();
+    await this.updateOne(db, organizationId, id, at, {
+      last_seen_at: sql`greatest(last_seen_at, ${seenAt})`,
+      evidence: sql`coalesce(${evidence}, evidence)`,
+    });
   }
 
   async setState(
@@ -293,18 +303,12 @@ export class FindingRepository {
     at: Date,
     db: Db,
   ): Promise<void> {
-    await db
-      .updateTable('findings')
-      .set({
-        state: change.state,
-        state_reason: change.reason,
-        risk_accepted_until: change.until,
-        ...(change.fixedAt !== undefined ? { fixed_at: change.fixedAt } : {}),
-        updated_at: at,
-      })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .execute();
+    await this.updateOne(db, organizationId, id, at, {
+      state: change.state,
+      state_reason: change.reason,
+      risk_accepted_until: change.until,
+      ...(change.fixedAt !== undefined ? { fixed_at: change.fixedAt } : {}),
+    });
   }
 
   /**
@@ -347,16 +351,10 @@ export class FindingRepository {
     at: Date,
     db: Db,
   ): Promise<void> {
-    await db
-      .updateTable('findings')
-      .set({
-        severity_override: change.severity,
-        severity_override_reason: change.reason,
-        updated_at: at,
-      })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .execute();
+    await this.updateOne(db, organizationId, id, at, {
+      severity_override: change.severity,
+      severity_override_reason: change.reason,
+    });
   }
 
   async addEvent(
