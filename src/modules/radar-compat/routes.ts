@@ -14,6 +14,7 @@ import {
   toRadarDetailed,
   toRadarFinding,
   toRadarHosts,
+  toRadarPage,
   toRadarRatings,
   toRadarSoftware,
   toRadarThing,
@@ -127,10 +128,7 @@ export const radarCompatRoutes =
       handler: async (request) => {
         const { StartIndex, PageSize } = request.params;
         const page = await assets.listOffset(contextOf(request), { withAddress: true }, StartIndex, PageSize);
-        return {
-          Items: page.items.flatMap(toRadarHosts),
-          TotalCount: page.totalCount,
-        };
+        return toRadarPage(page, toRadarHosts);
       },
     });
 
@@ -149,7 +147,7 @@ export const radarCompatRoutes =
         const { StartIndex, PageSize } = request.params;
         const filter = { kind: 'Host', withAddress: true } as const;
         const page = await assets.listOffset(contextOf(request), filter, StartIndex, PageSize);
-        return { Items: page.items.flatMap(toRadarThing), TotalCount: page.totalCount };
+        return toRadarPage(page, toRadarThing);
       },
     });
 
@@ -203,10 +201,7 @@ export const radarCompatRoutes =
             StartIndex,
             PageSize,
           );
-          return {
-            Items: page.items.map(toRadarFinding),
-            TotalCount: page.totalCount,
-          };
+          return toRadarPage(page, toRadarFinding);
         },
       },
     );
@@ -235,10 +230,7 @@ export const radarCompatRoutes =
           StartIndex,
           PageSize,
         );
-        return {
-          Items: page.items.map(toRadarSoftware),
-          TotalCount: page.totalCount,
-        };
+        return toRadarPage(page, toRadarSoftware);
       },
     });
 
