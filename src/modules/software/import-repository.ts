@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { clearStaged, importsStagedIn } from '../imports/staging.js';
 import type { SoftwareFacts } from './types.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -67,19 +68,11 @@ export class SoftwareImportRepository {
   }
 
   /** The imports that have rows staged here: what a sweep looks at. */
-  async stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
-    return this.db
-      .selectFrom('import_software')
-      .select(['organization_id as organizationId', 'import_id as importId'])
-      .distinct()
-      .execute();
+  stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
+    return importsStagedIn(this.db, ['import_software']);
   }
 
-  async clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {
-    await db
-      .deleteFrom('import_software')
-      .where('organization_id', '=', organizationId)
-      .where('import_id', '=', importId)
-      .execute();
+  clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {
+    return clearStaged(db, ['import_software'], organizationId, importId);
   }
 }
