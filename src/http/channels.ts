@@ -8,10 +8,10 @@ import type {
   RouteGenericInterface,
   RouteOptions,
 } from 'fastify';
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import type { Config } from '../config.js';
 import { type Access, DEFAULT_AUTH_METHODS, describeAccess } from './access.js';
-import type { Channel } from './channel-names.js';
+import { CHANNELS, type Channel } from './channel-names.js';
 import type { DeprecationRegistry } from './deprecations.js';
 import { problemExample } from './problems/examples.js';
 import type { TypedApp } from './types.js';
@@ -147,3 +147,56 @@ export function route<S extends FastifySchema>(
     },
   } as unknown as RouteOptions);
 }
+
+/** A route of a group: the group names its tags and (by default) its channels. */
+export type GroupRoute<S extends FastifySchema> = Omit<
+  RouteDefinition<S>,
+  'method' | 'url' | 'channels' | 'schema'
+> & {
+  /** The channels that serve this route when not the group's. */
+  channels?: readonly Channel[];
+  schema: S & { operationId: string; summary: string };
+};
+
+type Declare = <S extends FastifySchema>(url: string, def: GroupRoute<S>) => void;
+
+/**
+ * The routes of one module in one channel, declared as `group.get(url, { access, schema, handler })`:
+ * what every route of the module shares (its OpenAPI tags, the channels that serve it, both unless
+ * said) is said once.
+ */
+export function routeGroup(
+  app: TypedApp,
+  ctx: ChannelContext,
+  shared: { tags: string[]; channels?: readonly Channel[] },
+): Record<'get' | 'post' | 'put' | 'patch' | 'delete', Declare> {
+  const declare =
+    (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'): Declare =>
+    <S extends FastifySchema>(url: string, { channels, schema, ...def }: GroupRoute<S>) =>
+      route<S>(app, ctx, {
+        ...def,
+        method,
+        url,
+        channels: channels ?? shared.channels ?? CHANNELS,
+        schema: { ...schema, tags: shared.tags },
+      } as RouteDefinition<S>);
+  return {
+    get: declare('GET'),
+    post: declare('POST'),
+    put: declare('PUT'),
+    patch: declare('PATCH'),
+    delete: declare('DELETE'),
+  };
+}
+
+/** The answer of a route that answers nothing (204). */
+export const noContent = (description: string) => ({ type: 'null', description });
+
+/** A 200 answer of a list that is JSON, or with `Accept: text/csv` every row as CSV. */
+export const jsonOrCsv = <T extends TSchema>(description: string, schema: T) => ({
+  description,
+  content: {
+    'application/json': { schema },
+    'text/csv': { schema: { type: 'string' } },
+  },
+});

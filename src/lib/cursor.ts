@@ -36,20 +36,23 @@ export function decodeCreatedAtCursor(cursor: string): CreatedAtKey | undefined 
 }
 
 /**
- * A page of a (CreatedAt, Id) list from rows read one beyond the page size: the page's rows, and
- * the cursor after its last one when there is more (null at the end).
+ * A keyset page from rows read one beyond the page size: the page's rows, and the cursor after its
+ * last one (`keyOf` gives a row's sort key) when there is more, null at the end.
  */
+export function keysetPage<T>(
+  rows: T[],
+  pageSize: number,
+  keyOf: (row: T) => Record<string, string | number>,
+): { items: T[]; nextCursor: string | null } {
+  const items = rows.slice(0, pageSize);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > pageSize && last ? encodeCursor(keyOf(last)) : null };
+}
+
+/** A page of a (CreatedAt, Id) list from rows read one beyond the page size. */
 export function createdAtPage<T extends { createdAt: Date; id: string }>(
   rows: T[],
   pageSize: number,
 ): { items: T[]; nextCursor: string | null } {
-  const items = rows.slice(0, pageSize);
-  const last = items[items.length - 1];
-  return {
-    items,
-    nextCursor:
-      rows.length > pageSize && last
-        ? encodeCursor({ CreatedAt: last.createdAt.toISOString(), Id: last.id })
-        : null,
-  };
+  return keysetPage(rows, pageSize, (r) => ({ CreatedAt: r.createdAt.toISOString(), Id: r.id }));
 }

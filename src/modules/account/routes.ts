@@ -1,4 +1,4 @@
-import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { type ChannelRoutes, noContent, routeGroup } from '../../http/channels.js';
 import { contextOf, principalOf } from '../../http/request-context.js';
 import type { OrganizationService } from '../organizations/service.js';
 import type { UserService } from '../users/service.js';
@@ -8,15 +8,12 @@ import { AccountDetailsSchema, ChangePasswordSchema } from './schemas.js';
 export const accountRoutes =
   (users: UserService, organizations: OrganizationService): ChannelRoutes =>
   (app, ctx) => {
-    route(app, ctx, {
-      method: 'GET',
-      url: '/account/details',
-      channels: BOTH,
+    const group = routeGroup(app, ctx, { tags: ['Account'] });
+    group.get('/account/details', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'getAccountDetails',
         summary: 'The calling user and their organisation',
-        tags: ['Account'],
         response: { 200: AccountDetailsSchema },
       },
       handler: async (request) => {
@@ -30,18 +27,15 @@ export const accountRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/account/password',
+    group.post('/account/password', {
       channels: ['latest'],
       access: { role: 'ReadOnly', via: ['session'] },
       schema: {
         operationId: 'changePassword',
         summary: 'Change your password',
         description: 'Requires the current password. Every other session of yours ends.',
-        tags: ['Account'],
         body: ChangePasswordSchema,
-        response: { 204: { type: 'null', description: 'Changed.' } },
+        response: { 204: noContent('Changed.') },
       },
       handler: async (request, reply) => {
         const principal = principalOf(request);

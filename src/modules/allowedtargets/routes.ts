@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { type ChannelRoutes, noContent, routeGroup } from '../../http/channels.js';
 import { toPageDto } from '../../http/page.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import { Problems, problemTypeUri } from '../../problems/catalogue.js';
 import { toAllowedTargetDto, toTargetVerdictDto } from './presenters.js';
 import {
-  AllowedTargetIdParams,
   AllowedTargetListQuery,
   AllowedTargetListSchema,
   AllowedTargetSchema,
@@ -47,19 +47,15 @@ const problem = (
 export const allowedTargetRoutes =
   (allowedTargets: AllowedTargetsService): ChannelRoutes =>
   (app, ctx) => {
-    const tags = ['Allowed scan targets'];
+    const group = routeGroup(app, ctx, { tags: ['Allowed scan targets'] });
     const base = `/api/${ctx.channel}/allowedtargets`;
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/allowedtargets',
-      channels: BOTH,
+    group.get('/allowedtargets', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listAllowedTargets',
         summary: 'The organisation’s allowed scan targets and exclusions, newest first',
         description: POLICY,
-        tags,
         querystring: AllowedTargetListQuery,
         response: { 200: AllowedTargetListSchema },
       },
@@ -72,16 +68,12 @@ export const allowedTargetRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/allowedtargets',
-      channels: BOTH,
+    group.post('/allowedtargets', {
       access: { role: 'Admin' },
       schema: {
         operationId: 'createAllowedTarget',
         summary: 'Allow a scan target, or exclude one',
         description: `${POLICY}\n\nThe target is stored in its canonical form (\`10.0.0.0-10.0.0.255\` becomes \`10.0.0.0/24\`). 422 \`scan-target-refused\` naming \`/Target\` when it is malformed, larger than a /16 or always refused; 409 when the organisation already has it.`,
-        tags,
         body: CreateAllowedTargetSchema,
         response: {
           201: AllowedTargetSchema,
@@ -118,19 +110,15 @@ export const allowedTargetRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'DELETE',
-      url: '/allowedtargets/:Id',
-      channels: BOTH,
+    group.delete('/allowedtargets/:Id', {
       access: { role: 'Admin' },
       schema: {
         operationId: 'deleteAllowedTarget',
         summary: 'Remove an allowed or excluded scan target',
         description:
           'Scans saved or started from now on are checked without it; a running scan keeps the policy it started with.',
-        tags,
-        params: AllowedTargetIdParams,
-        response: { 204: { type: 'null', description: 'Removed.' } },
+        params: IdParams,
+        response: { 204: noContent('Removed.') },
       },
       handler: async (request, reply) => {
         await allowedTargets.remove(contextOf(request), request.params.Id);
@@ -138,16 +126,12 @@ export const allowedTargetRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/allowedtargets/check',
-      channels: BOTH,
+    group.post('/allowedtargets/check', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'checkScanTargets',
         summary: 'Check scan targets against the organisation’s allowed targets',
         description: `${POLICY}\n\nWhat a scan would be refused for, target by target, with the addresses it would scan: the new-scan page validates as you type. Nothing is stored. A malformed scan-wide exclusion answers 422 \`scan-target-refused\` naming \`/Exclusions/<n>\`.`,
-        tags,
         body: CheckTargetsSchema,
         response: {
           200: CheckTargetsResultSchema,

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { ALLOWED_TARGET_KINDS } from '../../db/schema.js';
+import { PageSchema, pageQueryFields } from '../../http/page.js';
 import { MAX_PAGE_SIZE } from './service.js';
 
 const TARGET_SYNTAX =
@@ -37,19 +38,11 @@ export const AllowedTargetSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const AllowedTargetListSchema = Type.Object(
-  {
-    Items: Type.Array(AllowedTargetSchema),
-    NextCursor: Type.Union([Type.String(), Type.Null()]),
-    TotalCount: Type.Integer(),
-  },
-  { additionalProperties: false },
-);
+export const AllowedTargetListSchema = PageSchema(AllowedTargetSchema);
 
 export const AllowedTargetListQuery = Type.Object(
   {
-    PageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 100 })),
-    Cursor: Type.Optional(Type.String({ maxLength: 1000 })),
+    ...pageQueryFields(100, MAX_PAGE_SIZE),
   },
   { additionalProperties: false },
 );
@@ -69,11 +62,6 @@ export const CreateAllowedTargetSchema = Type.Object(
     additionalProperties: false,
     examples: [{ Kind: 'Allowed', Target: '198.18.0.0/24', Description: 'Lab network' }],
   },
-);
-
-export const AllowedTargetIdParams = Type.Object(
-  { Id: Type.String({ format: 'uuid' }) },
-  { additionalProperties: false },
 );
 
 const TargetList = (description: string) =>

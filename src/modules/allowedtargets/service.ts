@@ -102,22 +102,25 @@ export class AllowedTargetsService {
         Problems.Conflict,
         `${entry.target} is already ${input.kind.toLowerCase()} for scans.`,
       );
-    await this.audit.record(
-      ctx,
-      'allowedtarget.created',
-      { type: 'allowedtarget', id: row.id },
-      { kind: row.kind, target: row.target },
-    );
-    return toAllowedTarget(row);
+    return this.audited(ctx, 'allowedtarget.created', row);
   }
 
   async remove(ctx: ServiceContext, id: string): Promise<AllowedTarget> {
     const row = await this.repo.delete(ctx.organizationId, id);
     if (!row)
       throw AppError.of(Problems.NotFound, `No allowed or excluded target ${id} in your organisation.`);
+    return this.audited(ctx, 'allowedtarget.deleted', row);
+  }
+
+  /** Records a change of an entry in the audit log, and answers the entry. */
+  private async audited(
+    ctx: ServiceContext,
+    action: 'allowedtarget.created' | 'allowedtarget.deleted',
+    row: Row,
+  ): Promise<AllowedTarget> {
     await this.audit.record(
       ctx,
-      'allowedtarget.deleted',
+      action,
       { type: 'allowedtarget', id: row.id },
       { kind: row.kind, target: row.target },
     );

@@ -1,17 +1,16 @@
+import { isoOrNull } from '../../http/dto.js';
 import type { ApiKey } from './service.js';
 
 // How API keys look on the wire. The secret is shown once, in the answer that creates the key.
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export const toApiKeyDto = (k: ApiKey) => ({
   Id: k.id,
   Name: k.name,
   AccessKey: k.accessKey,
   CreatedAt: k.createdAt.toISOString(),
-  LastUsedAt: iso(k.lastUsedAt),
-  ExpiresAt: iso(k.expiresAt),
-  RevokedAt: iso(k.revokedAt),
+  LastUsedAt: isoOrNull(k.lastUsedAt),
+  ExpiresAt: isoOrNull(k.expiresAt),
+  RevokedAt: isoOrNull(k.revokedAt),
   Status: k.status,
 });
 

@@ -1,28 +1,20 @@
-import { type ChannelRoutes, route } from '../../http/channels.js';
+import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf, principalOf } from '../../http/request-context.js';
 import { toApiKeyDto, toApiKeyListDto, toCreatedApiKeyDto } from './presenters.js';
-import {
-  ApiKeyIdParams,
-  ApiKeyListSchema,
-  ApiKeySchema,
-  CreateApiKeySchema,
-  CreatedApiKeySchema,
-} from './schemas.js';
+import { ApiKeyListSchema, ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema } from './schemas.js';
 import type { ApiKeyService } from './service.js';
 
 /** The caller's own keys. Creating keys is done while signed in (web app) or with the CLI. */
 export const apiKeyRoutes =
   (apiKeys: ApiKeyService): ChannelRoutes =>
   (app, ctx) => {
-    route(app, ctx, {
-      method: 'GET',
-      url: '/apikeys',
-      channels: ['latest'],
+    const group = routeGroup(app, ctx, { tags: ['API keys'], channels: ['latest'] });
+    group.get('/apikeys', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listApiKeys',
         summary: 'Your own API keys',
-        tags: ['API keys'],
         response: { 200: ApiKeyListSchema },
       },
       handler: async (request) => {
@@ -31,17 +23,13 @@ export const apiKeyRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'DELETE',
-      url: '/apikeys/:Id',
-      channels: ['latest'],
+    group.delete('/apikeys/:Id', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'revokeApiKey',
         summary: 'Revoke one of your API keys',
         description: 'Takes effect at once on this instance, and on others through Redis when configured.',
-        tags: ['API keys'],
-        params: ApiKeyIdParams,
+        params: IdParams,
         response: { 200: ApiKeySchema },
       },
       handler: async (request) => {
@@ -50,17 +38,13 @@ export const apiKeyRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/apikeys',
-      channels: ['latest'],
+    group.post('/apikeys', {
       access: { role: 'ReadOnly', via: ['session'] },
       schema: {
         operationId: 'createApiKey',
         summary: 'Create an API key for yourself',
         description:
           'Done while signed in to the web application (My profile → Configure API Keys). The secret is in this answer only.',
-        tags: ['API keys'],
         body: CreateApiKeySchema,
         response: { 201: CreatedApiKeySchema },
       },

@@ -25,11 +25,6 @@ export const ApiKeyListSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const ApiKeyIdParams = Type.Object(
-  { Id: Type.String({ format: 'uuid' }) },
-  { additionalProperties: false },
-);
-
 export const CreateApiKeySchema = Type.Object(
   {
     Name: Type.String({ minLength: 1, maxLength: 100, examples: ['CI pipeline'] }),

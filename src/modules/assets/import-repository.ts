@@ -1,5 +1,9 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { clearStaged, importsStagedIn } from '../imports/staging.js';
+
+/** Where an import's hosts and services wait, services first: they name their hosts. */
+const STAGING_TABLES = ['import_services', 'import_assets'] as const;
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -147,26 +151,11 @@ export class AssetImportRepository {
   }
 
   /** The imports that have rows staged here: what a sweep looks at. */
-  async stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
-    const rows = [];
-    for (const table of ['import_services', 'import_assets'] as const)
-      rows.push(
-        ...(await this.db
-          .selectFrom(table)
-          .select(['organization_id as organizationId', 'import_id as importId'])
-          .distinct()
-          .execute()),
-      );
-    return rows;
+  stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
+    return importsStagedIn(this.db, STAGING_TABLES);
   }
 
-  async clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {
-    for (const table of ['import_services', 'import_assets'] as const) {
-      await db
-        .deleteFrom(table)
-        .where('organization_id', '=', organizationId)
-        .where('import_id', '=', importId)
-        .execute();
-    }
+  clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {
+    return clearStaged(db, STAGING_TABLES, organizationId, importId);
   }
 }

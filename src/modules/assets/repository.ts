@@ -101,6 +101,20 @@ function newAssetRow(organizationId: string, id: string, a: AssetWrite, at: Date
   };
 }
 
+/** A host service as the domain reads it (HostService). */
+const SERVICE_COLUMNS = [
+  'id',
+  'port',
+  'protocol',
+  'name',
+  'product',
+  'version',
+  'cpe',
+  'banner',
+  'first_seen_at as firstSeenAt',
+  'last_seen_at as lastSeenAt',
+] as const;
+
 export class AssetRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -452,16 +466,7 @@ export class AssetRepository {
     organizationId: string,
     id: string,
     assetId: string,
-    s: {
-      port: number;
-      protocol: 'tcp' | 'udp';
-      name: string | null;
-      product: string | null;
-      version: string | null;
-      cpe: string | null;
-      banner: string | null;
-      seenAt: Date;
-    },
+    s: Omit<HostService, 'id' | 'firstSeenAt' | 'lastSeenAt'> & { seenAt: Date },
   ): Promise<HostService & { inserted: boolean }> {
     return this.db
       .insertInto('asset_services')
@@ -489,37 +494,14 @@ export class AssetRepository {
           last_seen_at: sql`greatest(asset_services.last_seen_at, excluded.last_seen_at)`,
         }),
       )
-      .returning([
-        'id',
-        'port',
-        'protocol',
-        'name',
-        'product',
-        'version',
-        'cpe',
-        'banner',
-        'first_seen_at as firstSeenAt',
-        'last_seen_at as lastSeenAt',
-        sql<boolean>`(xmax = 0)`.as('inserted'),
-      ])
+      .returning([...SERVICE_COLUMNS, sql<boolean>`(xmax = 0)`.as('inserted')])
       .executeTakeFirstOrThrow();
   }
 
   services(organizationId: string, assetId: string): Promise<HostService[]> {
     return this.db
       .selectFrom('asset_services')
-      .select([
-        'id',
-        'port',
-        'protocol',
-        'name',
-        'product',
-        'version',
-        'cpe',
-        'banner',
-        'first_seen_at as firstSeenAt',
-        'last_seen_at as lastSeenAt',
-      ])
+      .select(SERVICE_COLUMNS)
       .where('organization_id', '=', organizationId)
       .where('asset_id', '=', assetId)
       .orderBy('port')

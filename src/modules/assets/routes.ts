@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
-import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { type ChannelRoutes, jsonOrCsv, noContent, routeGroup } from '../../http/channels.js';
 import { sendCsv, wantsCsv } from '../../http/csv.js';
 import { toPageDto } from '../../http/page.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import {
   ASSET_CSV,
@@ -15,7 +16,6 @@ import {
 } from './presenters.js';
 import {
   AssetDetailSchema,
-  AssetIdParams,
   AssetListQuery,
   AssetListSchema,
   BulkTagSchema,
@@ -29,26 +29,17 @@ import type { AssetService } from './service.js';
 export const assetRoutes =
   (assets: AssetService): ChannelRoutes =>
   (app, ctx) => {
-    route(app, ctx, {
-      method: 'GET',
-      url: '/assets',
-      channels: BOTH,
+    const group = routeGroup(app, ctx, { tags: ['Assets'] });
+    group.get('/assets', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listAssets',
         summary: 'Assets of your organisation',
         description:
           'Ordered by name; keyset pages (pass NextCursor as Cursor). With `Accept: text/csv`, all of them as streamed CSV.',
-        tags: ['Assets'],
         querystring: AssetListQuery,
         response: {
-          200: {
-            description: 'A page of assets, or all of them as CSV.',
-            content: {
-              'application/json': { schema: AssetListSchema },
-              'text/csv': { schema: { type: 'string' } },
-            },
-          },
+          200: jsonOrCsv('A page of assets, or all of them as CSV.', AssetListSchema),
         },
       },
       handler: async (request, reply) => {
@@ -62,10 +53,7 @@ export const assetRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/assets',
-      channels: BOTH,
+    group.post('/assets', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'createAsset',
@@ -73,7 +61,6 @@ export const assetRoutes =
         description:
           'Same identity rules as imports: when the asset shares an identifier (FQDN, IP or MAC address, URL) with a known one, ' +
           'the report is merged into it and the answer is 200 with that asset; otherwise 201.',
-        tags: ['Assets'],
         body: CreateAssetSchema,
         response: { 200: AssetDetailSchema, 201: AssetDetailSchema },
       },
@@ -84,32 +71,24 @@ export const assetRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/assets/:Id',
-      channels: BOTH,
+    group.get('/assets/:Id', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'getAsset',
         summary: 'One asset',
-        tags: ['Assets'],
-        params: AssetIdParams,
+        params: IdParams,
         response: { 200: AssetDetailSchema },
       },
       handler: async (request) => toAssetDetailDto(await assets.get(contextOf(request), request.params.Id)),
     });
 
-    route(app, ctx, {
-      method: 'PATCH',
-      url: '/assets/:Id',
-      channels: BOTH,
+    group.patch('/assets/:Id', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'updateAsset',
         summary: 'Change what people say about an asset',
         description: 'Friendly name, business criticality (1–5) and C/I/A ratings, owner, exposure, tags.',
-        tags: ['Assets'],
-        params: AssetIdParams,
+        params: IdParams,
         body: UpdateAssetSchema,
         response: { 200: AssetDetailSchema },
       },
@@ -120,17 +99,13 @@ export const assetRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'DELETE',
-      url: '/assets/:Id',
-      channels: BOTH,
+    group.delete('/assets/:Id', {
       access: { role: 'Manager' },
       schema: {
         operationId: 'deleteAsset',
         summary: 'Delete an asset and its findings',
-        tags: ['Assets'],
-        params: AssetIdParams,
-        response: { 204: { type: 'null', description: 'Deleted.' } },
+        params: IdParams,
+        response: { 204: noContent('Deleted.') },
       },
       handler: async (request, reply) => {
         await assets.delete(contextOf(request), request.params.Id);
@@ -138,15 +113,11 @@ export const assetRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/assets/bulk/tags',
-      channels: BOTH,
+    group.post('/assets/bulk/tags', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'bulkTagAssets',
         summary: 'Add or remove tags on every asset that matches a filter',
-        tags: ['Assets'],
         body: BulkTagSchema,
         response: { 200: Type.Object({ Changed: Type.Integer() }, { additionalProperties: false }) },
       },
@@ -157,34 +128,26 @@ export const assetRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/assets/:Id/services',
-      channels: BOTH,
+    group.get('/assets/:Id/services', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listAssetServices',
         summary: 'The services (open ports) of a host',
-        tags: ['Assets'],
-        params: AssetIdParams,
+        params: IdParams,
         response: { 200: Type.Array(ServiceSchema) },
       },
       handler: async (request) =>
         (await assets.services(contextOf(request), request.params.Id)).map(toServiceDto),
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/assets/:Id/services',
-      channels: BOTH,
+    group.post('/assets/:Id/services', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'recordAssetService',
         summary: 'Record a service seen on a host',
         description:
           'The same port and protocol is the same service: 201 when new, 200 when merged (product, version, CPE and banner update).',
-        tags: ['Assets'],
-        params: AssetIdParams,
+        params: IdParams,
         body: CreateServiceSchema,
         response: { 200: ServiceSchema, 201: ServiceSchema },
       },

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { PageSchema, pageQueryFields } from '../../http/page.js';
 
 const Kind = Type.Union(
   [
@@ -69,19 +70,11 @@ export const AssetListItemSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const AssetListSchema = Type.Object(
-  {
-    Items: Type.Array(AssetListItemSchema),
-    NextCursor: Type.Union([Type.String(), Type.Null()]),
-    TotalCount: Type.Integer(),
-  },
-  { additionalProperties: false },
-);
+export const AssetListSchema = PageSchema(AssetListItemSchema);
 
 export const AssetListQuery = Type.Object(
   {
-    PageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
-    Cursor: Type.Optional(Type.String({ maxLength: 1000 })),
+    ...pageQueryFields(100),
     Kind: Type.Optional(Kind),
     Tag: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     Search: Type.Optional(
@@ -134,11 +127,6 @@ export const UpdateAssetSchema = Type.Object(
     Tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 })),
   },
   { additionalProperties: false, minProperties: 1 },
-);
-
-export const AssetIdParams = Type.Object(
-  { Id: Type.String({ format: 'uuid' }) },
-  { additionalProperties: false },
 );
 
 export const BulkTagSchema = Type.Object(

@@ -1,13 +1,14 @@
 import type { Transaction } from 'kysely';
 import type { AssetKind, DB } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { keysetPage } from '../../lib/cursor.js';
 import type { Listeners } from '../../lib/listeners.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
+import { cursorKey } from '../paging.js';
 import type { Page, UserService } from '../users/service.js';
 import {
   type Identifier,
@@ -448,23 +449,11 @@ export class AssetService {
     pageSize: number,
     cursor?: string,
   ): Promise<Page<AssetWithFindings>> {
-    let after: { name: string; id: string } | undefined;
-    if (cursor) {
-      const key = decodeCursor(cursor, ['Name', 'Id']);
-      if (!key)
-        throw AppError.of(
-          Problems.ValidationFailed,
-          'Cursor is not valid; pass the NextCursor of a previous page.',
-        );
-      after = { name: key.Name, id: key.Id };
-    }
+    const key = cursor ? cursorKey(cursor, ['Name', 'Id']) : undefined;
+    const after = key && { name: key.Name, id: key.Id };
     const rows = await this.repo.listPage(ctx.organizationId, filter, pageSize + 1, after);
-    const items = rows.slice(0, pageSize);
-    const last = items[items.length - 1];
     return {
-      items,
-      nextCursor:
-        rows.length > pageSize && last ? encodeCursor({ Name: last.name.toLowerCase(), Id: last.id }) : null,
+      ...keysetPage(rows, pageSize, (a) => ({ Name: a.name.toLowerCase(), Id: a.id })),
       totalCount: await this.repo.count(ctx.organizationId, filter),
     };
   }

@@ -1,11 +1,9 @@
 import { Type } from 'typebox';
-import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
 
 export const authenticationRoutes = (): ChannelRoutes => (app, ctx) => {
-  route(app, ctx, {
-    method: 'GET',
-    url: '/authenticationcheck',
-    channels: BOTH,
+  const group = routeGroup(app, ctx, { tags: ['Authentication'] });
+  group.get('/authenticationcheck', {
     access: { role: 'ReadOnly' },
     schema: {
       operationId: 'authenticationCheck',
@@ -13,7 +11,6 @@ export const authenticationRoutes = (): ChannelRoutes => (app, ctx) => {
       description:
         'Answers 200 with the text `Authenticated` when the `ApiAccessKey` and `ApiSecretKey` headers hold an ' +
         'active API key; 401 otherwise, with the same problem whatever was wrong.',
-      tags: ['Authentication'],
       response: {
         200: {
           description: 'The key is valid.',

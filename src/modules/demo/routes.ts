@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { loadDemo, removeDemo } from '../../demo/seed.js';
-import { type ChannelRoutes, route } from '../../http/channels.js';
+import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
 import type { Services } from '../../services.js';
 
@@ -8,17 +8,14 @@ import type { Services } from '../../services.js';
 export const demoRoutes =
   (services: Services): ChannelRoutes =>
   (app, ctx) => {
-    route(app, ctx, {
-      method: 'POST',
-      url: '/demo',
-      channels: ['latest'],
+    const group = routeGroup(app, ctx, { tags: ['Demo'], channels: ['latest'] });
+    group.post('/demo', {
       access: { role: 'Admin' },
       schema: {
         operationId: 'loadDemo',
         summary: 'Load demo data into your organisation',
         description:
           'A small realistic estate with real CVEs; assets tagged `demo`, tickets titled `[Demo] …`. Loading twice adds nothing new.',
-        tags: ['Demo'],
         body: Type.Object({}, { additionalProperties: false }),
         response: {
           200: Type.Object(
@@ -33,15 +30,11 @@ export const demoRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'DELETE',
-      url: '/demo',
-      channels: ['latest'],
+    group.delete('/demo', {
       access: { role: 'Admin' },
       schema: {
         operationId: 'removeDemo',
         summary: 'Remove the demo data from your organisation',
-        tags: ['Demo'],
         response: {
           200: Type.Object(
             { Assets: Type.Integer(), Tickets: Type.Integer() },

@@ -1,23 +1,17 @@
 import { once } from 'node:events';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { LOCATION_COLUMNS } from './queries.js';
 import type { ReportedState } from './rules.js';
+import type { FindingLocationFields } from './types.js';
 
 /** A finding as a report gives it, staged while the report streams in. */
-export interface StagedFinding {
+export interface StagedFinding extends Omit<FindingLocationFields, 'locationKind'> {
   seq: number;
   assetKey: string;
   vulnerabilityKey: string;
   locationKey: string;
   locationKind: string;
-  port: number | null;
-  protocol: string | null;
-  url: string | null;
-  parameter: string | null;
-  filePath: string | null;
-  line: number | null;
-  packageName: string | null;
-  packageVersion: string | null;
   title: string;
   severity: string;
   evidence: string | null;
@@ -34,15 +28,7 @@ const COLUMNS = [
   'asset_key',
   'vulnerability_key',
   'location_key',
-  'location_kind',
-  'port',
-  'protocol',
-  'url',
-  'parameter',
-  'file_path',
-  'line',
-  'package_name',
-  'package_version',
+  ...LOCATION_COLUMNS,
   'title',
   'severity',
   'evidence',

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { DB, FindingState } from '../../db/schema.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import type { ImportedAsset } from '../assets/service.js';
+import { clearStaged, importsStagedIn } from '../imports/staging.js';
 import type { ImportedVulnerability } from '../vulnerabilities/service.js';
 import { FindingCopyStaging } from './copy-staging.js';
 import type { SlaDaysSql } from './repository.js';
@@ -143,20 +144,12 @@ export class FindingImportRepository {
   }
 
   /** The imports that have rows staged here: what a sweep looks at. */
-  async stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
-    return this.db
-      .selectFrom('import_findings')
-      .select(['organization_id as organizationId', 'import_id as importId'])
-      .distinct()
-      .execute();
+  stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
+    return importsStagedIn(this.db, ['import_findings']);
   }
 
-  async clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {
-    await db
-      .deleteFrom('import_findings')
-      .where('organization_id', '=', organizationId)
-      .where('import_id', '=', importId)
-      .execute();
+  clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {
+    return clearStaged(db, ['import_findings'], organizationId, importId);
   }
 
   /**

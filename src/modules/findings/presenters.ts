@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import type { CsvColumn } from '../../http/csv.js';
+import { isoOrNull } from '../../http/dto.js';
 import { rankingCvss } from '../../intel/cvss/cvss.js';
 import type { FindingFilter } from './repository.js';
 import type {
@@ -34,7 +35,6 @@ export const toLocationDto = (f: FindingLocationFields) => ({
   Version: f.packageVersion,
 });
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const date = (text: string | undefined) => (text ? new Date(text) : undefined);
 
 /** The vulnerability's score that ranks the finding, and its version (rankingCvss: highest version first). */
@@ -61,15 +61,15 @@ export const toFindingDto = (f: FindingSummary) => ({
   SeverityOverrideReason: f.severityOverrideReason,
   State: f.state,
   StateReason: f.stateReason,
-  RiskAcceptedUntil: iso(f.riskAcceptedUntil),
+  RiskAcceptedUntil: isoOrNull(f.riskAcceptedUntil),
   RiskScore: Number(f.riskScore),
-  DueAt: iso(f.dueAt),
+  DueAt: isoOrNull(f.dueAt),
   Confidence: f.confidence,
   Location: toLocationDto(f),
   Source: f.source,
   FirstSeen: f.firstSeenAt.toISOString(),
   LastSeen: f.lastSeenAt.toISOString(),
-  FixedAt: iso(f.fixedAt),
+  FixedAt: isoOrNull(f.fixedAt),
   CreatedAt: f.createdAt.toISOString(),
   UpdatedAt: f.updatedAt.toISOString(),
 });

@@ -1,4 +1,4 @@
-import { type Kysely, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql, type Transaction, type UpdateObject } from 'kysely';
 import type { DB, FindingConfidence, FindingState, LocationKind, Severity } from '../../db/schema.js';
 import { isoText } from '../../db/text.js';
 import { assetTagged, joinableAssets } from '../assets/queries.js';
@@ -7,6 +7,7 @@ import {
   rankingCvssScore,
   vulnerabilityHasCve,
 } from '../vulnerabilities/queries.js';
+import { HISTORY_COLUMNS, type HistoryEntryWrite, historyEntryValues } from './queries.js';
 import type {
   Finding,
   FindingEvent,
@@ -14,6 +15,7 @@ import type {
   FindingPageItem,
   FindingSummary,
   ScanLocation,
+  ScanLocationQuery,
 } from './types.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -164,18 +166,7 @@ export class FindingRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
   /** Findings of a scope, or these ids, with where they are (at most `limit`). */
-  async scanLocations(
-    organizationId: string,
-    q: {
-      scopeName?: string;
-      scopePrefix?: string;
-      addresses?: string[];
-      ids?: string[];
-      states?: FindingState[];
-      pluginIds?: string[];
-    },
-    limit: number,
-  ): Promise<ScanLocation[]> {
+  async scanLocations(organizationId: string, q: ScanLocationQuery, limit: number): Promise<ScanLocation[]> {
     let query = this.db
       .selectFrom('findings as f')
       .innerJoin(joinableAssets('a'), (j) =>
@@ -275,6 +266,22 @@ export class FindingRepository {
       .execute();
   }
 
+  /** Writes `changes` to one finding, stamped as updated at `at`. */
+  private async updateOne(
+    db: Db,
+    organizationId: string,
+    id: string,
+    at: Date,
+    changes: UpdateObject<DB, 'findings'>,
+  ): Promise<void> {
+    await db
+      .updateTable('findings')
+      .set({ ...changes, updated_at: at })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .execute();
+  }
+
   async markSeen(
     organizationId: string,
     id: string,
@@ -283,16 +290,10 @@ export class FindingRepository {
     at: Date,
     db: Db,
   ): Promise<void> {
-    await db
-      .updateTable('findings')
-      .set({
-        last_seen_at: sql`greatest(last_seen_at, ${seenAt})`,
-        evidence: sql`coalesce(${evidence}, evidence)`,
-        updated_at: at,
-      })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .execute();
+    await this.updateOne(db, organizationId, id, at, {
+      last_seen_at: sql`greatest(last_seen_at, ${seenAt})`,
+      evidence: sql`coalesce(${evidence}, evidence)`,
+    });
   }
 
   async setState(
@@ -302,18 +303,12 @@ export class FindingRepository {
     at: Date,
     db: Db,
   ): Promise<void> {
-    await db
-      .updateTable('findings')
-      .set({
-        state: change.state,
-        state_reason: change.reason,
-        risk_accepted_until: change.until,
-        ...(change.fixedAt !== undefined ? { fixed_at: change.fixedAt } : {}),
-        updated_at: at,
-      })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .execute();
+    await this.updateOne(db, organizationId, id, at, {
+      state: change.state,
+      state_reason: change.reason,
+      risk_accepted_until: change.until,
+      ...(change.fixedAt !== undefined ? { fixed_at: change.fixedAt } : {}),
+    });
   }
 
   /**
@@ -356,66 +351,27 @@ export class FindingRepository {
     at: Date,
     db: Db,
   ): Promise<void> {
-    await db
-      .updateTable('findings')
-      .set({
-        severity_override: change.severity,
-        severity_override_reason: change.reason,
-        updated_at: at,
-      })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .execute();
+    await this.updateOne(db, organizationId, id, at, {
+      severity_override: change.severity,
+      severity_override_reason: change.reason,
+    });
   }
 
   async addEvent(
     organizationId: string,
-    e: {
-      id: string;
-      findingId: string;
-      at: Date;
-      actorType: string;
-      actorId: string | null;
-      kind: string;
-      fromState?: string | null;
-      toState?: string | null;
-      reason?: string | null;
-      details?: Record<string, unknown>;
-    },
+    e: HistoryEntryWrite & { findingId: string; reason?: string | null },
     db: Db,
   ): Promise<void> {
     await db
       .insertInto('finding_events')
-      .values({
-        organization_id: organizationId,
-        id: e.id,
-        finding_id: e.findingId,
-        occurred_at: e.at,
-        actor_type: e.actorType,
-        actor_id: e.actorId,
-        kind: e.kind,
-        from_state: e.fromState ?? null,
-        to_state: e.toState ?? null,
-        reason: e.reason ?? null,
-        details: JSON.stringify(e.details ?? {}),
-      })
+      .values({ ...historyEntryValues(organizationId, e), finding_id: e.findingId, reason: e.reason ?? null })
       .execute();
   }
 
   events(organizationId: string, findingId: string): Promise<FindingEvent[]> {
     return this.db
       .selectFrom('finding_events')
-      .select([
-        'id',
-        'occurred_at as occurredAt',
-        'actor_type as actorType',
-        'actor_id as actorId',
-        'kind',
-        'from_state as fromState',
-        'to_state as toState',
-        'reason',
-        'details',
-      ])
+      .select([...HISTORY_COLUMNS, 'reason'])
       .where('organization_id', '=', organizationId)
       .where('finding_id', '=', findingId)
       .orderBy('occurred_at')

@@ -1,6 +1,7 @@
-import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { type ChannelRoutes, jsonOrCsv, routeGroup } from '../../http/channels.js';
 import { sendCsv, wantsCsv } from '../../http/csv.js';
 import { toPageDto } from '../../http/page.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
@@ -23,7 +24,6 @@ import {
   ChangeStateSchema,
   CreateFindingSchema,
   FindingDetailSchema,
-  FindingIdParams,
   FindingListQuery,
   FindingListSchema,
   OverrideSeveritySchema,
@@ -37,29 +37,20 @@ const MAX_BULK_LINK = 10_000;
 export const findingRoutes =
   (findings: FindingService, tickets: TicketService): ChannelRoutes =>
   (app, ctx) => {
+    const group = routeGroup(app, ctx, { tags: ['Findings'] });
     const detail = async (context: ServiceContext, f: Finding) =>
       toFindingDetailDto(f, await findings.events(context, f.id));
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/findings',
-      channels: BOTH,
+    group.get('/findings', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listFindings',
         summary: 'Findings of your organisation',
         description:
           'Filters combine with AND; State and Severity may repeat (State=Open&State=Reopened). Keyset pages per Sort.',
-        tags: ['Findings'],
         querystring: FindingListQuery,
         response: {
-          200: {
-            description: 'A page of findings, or all of them as CSV.',
-            content: {
-              'application/json': { schema: FindingListSchema },
-              'text/csv': { schema: { type: 'string' } },
-            },
-          },
+          200: jsonOrCsv('A page of findings, or all of them as CSV.', FindingListSchema),
         },
       },
       handler: async (request, reply) => {
@@ -87,10 +78,7 @@ export const findingRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/findings',
-      channels: BOTH,
+    group.post('/findings', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'createFinding',
@@ -98,7 +86,6 @@ export const findingRoutes =
         description:
           'Same deduplication as imports: the same asset, vulnerability and location is the same finding, answered with 200 ' +
           '(and reopened if it had been fixed); a new one is 201.',
-        tags: ['Findings'],
         body: CreateFindingSchema,
         response: { 200: FindingDetailSchema, 201: FindingDetailSchema },
       },
@@ -109,16 +96,12 @@ export const findingRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/findings/:Id',
-      channels: BOTH,
+    group.get('/findings/:Id', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'getFinding',
         summary: 'One finding with its evidence and history',
-        tags: ['Findings'],
-        params: FindingIdParams,
+        params: IdParams,
         response: { 200: FindingDetailSchema },
       },
       handler: async (request) => {
@@ -127,10 +110,7 @@ export const findingRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/findings/:Id/state',
-      channels: BOTH,
+    group.post('/findings/:Id/state', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'changeFindingState',
@@ -138,8 +118,7 @@ export const findingRoutes =
         description:
           'Open/Reopened → Fixed, FalsePositive (Justification) or RiskAccepted (Manager; Justification and Until, at most a year); ' +
           'Fixed → Reopened; RiskAccepted or FalsePositive → Open. Other moves are 409.',
-        tags: ['Findings'],
-        params: FindingIdParams,
+        params: IdParams,
         body: ChangeStateSchema,
         response: { 200: FindingDetailSchema },
       },
@@ -150,16 +129,12 @@ export const findingRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/findings/:Id/severity',
-      channels: BOTH,
+    group.post('/findings/:Id/severity', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'overrideFindingSeverity',
         summary: 'Override the scanner’s severity, with a reason',
-        tags: ['Findings'],
-        params: FindingIdParams,
+        params: IdParams,
         body: OverrideSeveritySchema,
         response: { 200: FindingDetailSchema },
       },
@@ -175,10 +150,7 @@ export const findingRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/findings/bulk/state',
-      channels: BOTH,
+    group.post('/findings/bulk/state', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'bulkChangeFindingState',
@@ -186,7 +158,6 @@ export const findingRoutes =
         description:
           'One transaction. The same rules as for one finding (RiskAccepted needs a Manager, a Justification and Until); ' +
           'findings whose state does not allow the move are skipped and counted.',
-        tags: ['Findings'],
         body: BulkStateSchema,
         response: { 200: BulkResultSchema },
       },
@@ -201,16 +172,12 @@ export const findingRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/findings/bulk/ticket',
-      channels: BOTH,
+    group.post('/findings/bulk/ticket', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'bulkLinkFindingsToTicket',
         summary: 'Link every finding that matches a filter to a ticket',
         description: `At most ${MAX_BULK_LINK} findings at once.`,
-        tags: ['Findings'],
         body: BulkTicketSchema,
         response: { 200: BulkResultSchema },
       },

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { PageSchema, pageQueryFields } from '../../http/page.js';
 import { CvssVersionSchema } from '../vulnerabilities/schemas.js';
 import { TOTAL_COUNT_CAP } from './repository.js';
 
@@ -48,6 +49,16 @@ export const LocationSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** An entry of a history (a finding's, a ticket's) but its id: when, who, what, from and to which state. */
+export const HISTORY_EVENT_FIELDS = {
+  At: Time,
+  ActorType: Type.String(),
+  ActorId: Type.Union([Type.String(), Type.Null()]),
+  Kind: Type.String(),
+  FromState: Type.Union([Type.String(), Type.Null()]),
+  ToState: Type.Union([Type.String(), Type.Null()]),
+};
 
 export const FindingSchema = Type.Object(
   {
@@ -122,12 +133,7 @@ export const FindingDetailSchema = Type.Object(
     Events: Type.Array(
       Type.Object({
         Id: Type.String(),
-        At: Time,
-        ActorType: Type.String(),
-        ActorId: Type.Union([Type.String(), Type.Null()]),
-        Kind: Type.String(),
-        FromState: Type.Union([Type.String(), Type.Null()]),
-        ToState: Type.Union([Type.String(), Type.Null()]),
+        ...HISTORY_EVENT_FIELDS,
         Reason: Type.Union([Type.String(), Type.Null()]),
       }),
     ),
@@ -135,23 +141,30 @@ export const FindingDetailSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const FindingListSchema = Type.Object(
-  {
-    Items: Type.Array(FindingSchema),
-    NextCursor: Type.Union([Type.String(), Type.Null()]),
-    TotalCount: Type.Optional(
-      Type.Integer({
-        description: `How many findings match. Given when IncludeTotal=true, and otherwise when at most ${TOTAL_COUNT_CAP.toLocaleString('en')} match; counting a larger match exactly costs a scan of every matching row, so it is left out unless asked for.`,
-      }),
-    ),
-  },
-  { additionalProperties: false },
+export const FindingListSchema = PageSchema(
+  FindingSchema,
+  Type.Optional(
+    Type.Integer({
+      description: `How many findings match. Given when IncludeTotal=true, and otherwise when at most ${TOTAL_COUNT_CAP.toLocaleString('en')} match; counting a larger match exactly costs a scan of every matching row, so it is left out unless asked for.`,
+    }),
+  ),
 );
+
+/** The filters on a finding's vulnerability, risk and times: the list's and the bulk actions' alike. */
+const VULNERABILITY_AND_TIME_FILTERS = {
+  VulnerabilityId: Type.Optional(Type.String({ format: 'uuid' })),
+  Cve: Type.Optional(Type.String({ pattern: '^[Cc][Vv][Ee]-\\d{4}-\\d{4,}$' })),
+  Kev: Type.Optional(Type.Boolean()),
+  EpssMin: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  RiskMin: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+  DueBefore: Type.Optional(Type.String({ format: 'date-time' })),
+  FirstSeenAfter: Type.Optional(Type.String({ format: 'date-time' })),
+  LastSeenBefore: Type.Optional(Type.String({ format: 'date-time' })),
+};
 
 export const FindingListQuery = Type.Object(
   {
-    PageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
-    Cursor: Type.Optional(Type.String({ maxLength: 1000 })),
+    ...pageQueryFields(100),
     IncludeTotal: Type.Optional(
       Type.Boolean({
         description: `true: always count the matching findings exactly; false: never count. Unset: count when at most ${TOTAL_COUNT_CAP.toLocaleString('en')} match.`,
@@ -182,14 +195,7 @@ export const FindingListQuery = Type.Object(
     Severity: Type.Optional(Type.Array(SeveritySchema, { maxItems: 5 })),
     AssetId: Type.Optional(Type.String({ format: 'uuid' })),
     Tag: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A tag of the asset.' })),
-    VulnerabilityId: Type.Optional(Type.String({ format: 'uuid' })),
-    Cve: Type.Optional(Type.String({ pattern: '^[Cc][Vv][Ee]-\\d{4}-\\d{4,}$' })),
-    Kev: Type.Optional(Type.Boolean()),
-    EpssMin: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-    RiskMin: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
-    DueBefore: Type.Optional(Type.String({ format: 'date-time' })),
-    FirstSeenAfter: Type.Optional(Type.String({ format: 'date-time' })),
-    LastSeenBefore: Type.Optional(Type.String({ format: 'date-time' })),
+    ...VULNERABILITY_AND_TIME_FILTERS,
     Search: Type.Optional(
       Type.String({ minLength: 1, maxLength: 200, description: 'Part of the title or the asset name.' }),
     ),
@@ -263,11 +269,6 @@ export const OverrideSeveritySchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const FindingIdParams = Type.Object(
-  { Id: Type.String({ format: 'uuid' }) },
-  { additionalProperties: false },
-);
-
 /** The list filters, as a JSON body for bulk actions. */
 export const FindingFilterSchema = Type.Object(
   {
@@ -281,14 +282,7 @@ export const FindingFilterSchema = Type.Object(
     Severity: Type.Optional(Type.Array(SeveritySchema, { maxItems: 5 })),
     AssetId: Type.Optional(Type.String({ format: 'uuid' })),
     Tag: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    VulnerabilityId: Type.Optional(Type.String({ format: 'uuid' })),
-    Cve: Type.Optional(Type.String({ pattern: '^[Cc][Vv][Ee]-\\d{4}-\\d{4,}$' })),
-    Kev: Type.Optional(Type.Boolean()),
-    EpssMin: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-    RiskMin: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
-    DueBefore: Type.Optional(Type.String({ format: 'date-time' })),
-    FirstSeenAfter: Type.Optional(Type.String({ format: 'date-time' })),
-    LastSeenBefore: Type.Optional(Type.String({ format: 'date-time' })),
+    ...VULNERABILITY_AND_TIME_FILTERS,
     Search: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     Ids: Type.Optional(
       Type.Array(Type.String({ format: 'uuid' }), {

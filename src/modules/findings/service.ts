@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { DB, FindingState, LocationKind, Severity } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { decodeCursor, keysetPage } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AssetService, RiskContextChanged } from '../assets/service.js';
-import type { ServiceContext } from '../context.js';
+import { newHistoryEntry, type ServiceContext, SYSTEM } from '../context.js';
 import { roleAllows } from '../principal.js';
 import type { SettingsService } from '../settings/service.js';
 import type { Page } from '../users/service.js';
@@ -28,7 +28,14 @@ import {
   scanChangeReason,
   TRANSITIONS,
 } from './rules.js';
-import type { Finding, FindingEvent, FindingExport, FindingSummary, ScanLocation } from './types.js';
+import type {
+  Finding,
+  FindingEvent,
+  FindingExport,
+  FindingSummary,
+  ScanLocation,
+  ScanLocationQuery,
+} from './types.js';
 
 export type { StagedFinding } from './import-repository.js';
 
@@ -130,7 +137,6 @@ export class FindingService {
     // The report's own severity for this finding wins over the knowledge base's.
     const severity = input.severity ?? input.vulnerability?.severity ?? vulnerability.severity;
     const sla = await this.settings.sla(ctx.organizationId);
-    const actor = { actorType: ctx.actor.type, actorId: ctx.actor.id };
 
     const outcome = await this.repo.transaction(async (trx) => {
       const existing = await this.repo.findByDedupKey(ctx.organizationId, dedupKey, trx);
@@ -155,10 +161,8 @@ export class FindingService {
           await this.repo.addEvent(
             ctx.organizationId,
             {
-              id: uuidv7(),
+              ...newHistoryEntry(ctx.actor, seenAt),
               findingId: existing.id,
-              at: seenAt,
-              ...actor,
               kind: 'state_changed',
               fromState: existing.state,
               toState: change.state,
@@ -196,10 +200,8 @@ export class FindingService {
       await this.repo.addEvent(
         ctx.organizationId,
         {
-          id: uuidv7(),
+          ...newHistoryEntry(ctx.actor, seenAt),
           findingId: id,
-          at: seenAt,
-          ...actor,
           kind: 'created',
           toState: 'Open',
           details: { source: input.source },
@@ -260,14 +262,8 @@ export class FindingService {
       this.repo.listPage(ctx.organizationId, filter, sort, pageSize + 1, after),
       this.totalCount(ctx.organizationId, filter, includeTotal),
     ]);
-    const items = rows.slice(0, pageSize);
-    const last = items[items.length - 1];
     return {
-      items,
-      nextCursor:
-        rows.length > pageSize && last
-          ? encodeCursor({ Sort: sort, Value: last.sortValue, Id: last.id })
-          : null,
+      ...keysetPage(rows, pageSize, (f) => ({ Sort: sort, Value: f.sortValue, Id: f.id })),
       totalCount,
     };
   }
@@ -351,11 +347,8 @@ export class FindingService {
       await this.repo.addEvent(
         ctx.organizationId,
         {
-          id: uuidv7(),
+          ...newHistoryEntry(ctx.actor, now),
           findingId: id,
-          at: now,
-          actorType: ctx.actor.type,
-          actorId: ctx.actor.id,
           kind: 'state_changed',
           fromState: from,
           toState: change.state,
@@ -419,18 +412,7 @@ export class FindingService {
    * with where they are: what a Rampart scan needs to judge whether it looked there again (at
    * most `limit`).
    */
-  scanLocations(
-    organizationId: string,
-    q: {
-      scopeName?: string;
-      scopePrefix?: string;
-      addresses?: string[];
-      ids?: string[];
-      states?: FindingState[];
-      pluginIds?: string[];
-    },
-    limit = 100_000,
-  ): Promise<ScanLocation[]> {
+  scanLocations(organizationId: string, q: ScanLocationQuery, limit = 100_000): Promise<ScanLocation[]> {
     return this.repo.scanLocations(organizationId, q, limit);
   }
 
@@ -483,11 +465,8 @@ export class FindingService {
       await this.repo.addEvent(
         ctx.organizationId,
         {
-          id: uuidv7(),
+          ...newHistoryEntry(ctx.actor, now),
           findingId: id,
-          at: now,
-          actorType: ctx.actor.type,
-          actorId: ctx.actor.id,
           kind: 'severity_overridden',
           reason: why ?? null,
           details: { from: finding.effectiveSeverity, to: effective },
@@ -553,11 +532,8 @@ export class FindingService {
         await this.repo.addEvent(
           f.organizationId,
           {
-            id: uuidv7(),
+            ...newHistoryEntry(SYSTEM, now),
             findingId: f.id,
-            at: now,
-            actorType: 'system',
-            actorId: null,
             kind: 'state_changed',
             fromState: 'RiskAccepted',
             toState: 'Open',

@@ -117,6 +117,16 @@ export interface FindingEvent extends HistoryEvent {
   reason: string | null;
 }
 
+/** Which findings a Rampart scan asks about: those of a scope (or of scopes starting so), or these ids. */
+export interface ScanLocationQuery {
+  scopeName?: string;
+  scopePrefix?: string;
+  addresses?: string[];
+  ids?: string[];
+  states?: FindingState[];
+  pluginIds?: string[];
+}
+
 /** Where a finding is, as a Rampart scan judges whether it looked there again. */
 export interface ScanLocation {
   id: string;

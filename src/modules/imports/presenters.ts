@@ -1,9 +1,8 @@
+import { isoOrNull } from '../../http/dto.js';
 import { attentionOf, type ImportService } from './service.js';
 import type { Import } from './types.js';
 
 // How imports look on the wire (the API and the CLI's --json).
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export const toImportDto = (r: Import) => ({
   Id: r.id,
@@ -20,8 +19,8 @@ export const toImportDto = (r: Import) => ({
   Attention: attentionOf(r.state, r.counts),
   Error: r.error,
   CreatedAt: r.createdAt.toISOString(),
-  StartedAt: iso(r.startedAt),
-  FinishedAt: iso(r.finishedAt),
+  StartedAt: isoOrNull(r.startedAt),
+  FinishedAt: isoOrNull(r.finishedAt),
   DurationMs: r.startedAt && r.finishedAt ? r.finishedAt.getTime() - r.startedAt.getTime() : null,
 });
 

@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
-import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
 import { toPageDto } from '../../http/page.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import type { TypedApp } from '../../http/types.js';
 import { ParseLimitError } from '../../parsing/parse-limits.js';
@@ -10,7 +11,6 @@ import { Problems } from '../../problems/catalogue.js';
 import { toFormatDto, toImportDto } from './presenters.js';
 import {
   FormatListSchema,
-  ImportIdParams,
   ImportListQuery,
   ImportListSchema,
   ImportSchema,
@@ -36,6 +36,7 @@ export const importRoutes =
   (imports: ImportService, options: ImportRouteOptions): ChannelRoutes =>
   (app, ctx) => {
     const tags = ['Imports'];
+    const group = routeGroup(app, ctx, { tags });
     const dir = importDirectory(options.directory);
 
     // The report is the request body as it comes (any content type, gzip welcome) or the file of
@@ -46,10 +47,7 @@ export const importRoutes =
       scoped.addContentTypeParser('*', (_request, _payload, done) => done(null));
       closeUnreadUploads(scoped, { maxBytes: options.maxBytes });
 
-      route(scoped as unknown as TypedApp, ctx, {
-        method: 'POST',
-        url: '/imports',
-        channels: BOTH,
+      routeGroup(scoped as unknown as TypedApp, ctx, { tags }).post('/imports', {
         access: { role: 'Analyst' },
         schema: {
           operationId: 'submitImport',
@@ -60,7 +58,6 @@ export const importRoutes =
             'An import is all or nothing: a report that cannot be read leaves everything as it was, and the Import says why.',
             'Refused before anything is stored: a declared `Content-Length` above `RAMPART_IMPORT_MAX_BYTES` (413, before the body is read), and a file beyond a parse limit — nesting, attributes per element, text size, element count (422 `parse-limit-exceeded` naming the limit, its setting, line and column).',
           ].join('\n\n'),
-          tags,
           querystring: SubmitImportQuery,
           response: { 202: ImportSchema },
         },
@@ -101,15 +98,11 @@ export const importRoutes =
       });
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/imports',
-      channels: BOTH,
+    group.get('/imports', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listImports',
         summary: 'Imports, newest first',
-        tags,
         querystring: ImportListQuery,
         response: { 200: ImportListSchema },
       },
@@ -123,30 +116,22 @@ export const importRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/imports/formats',
-      channels: BOTH,
+    group.get('/imports/formats', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listImportFormats',
         summary: 'The report formats Rampart reads',
-        tags,
         response: { 200: FormatListSchema },
       },
       handler: async () => imports.formats().map(toFormatDto),
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/imports/:Id',
-      channels: BOTH,
+    group.get('/imports/:Id', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'getImport',
         summary: 'One import: its state, counts, warnings and error',
-        tags,
-        params: ImportIdParams,
+        params: IdParams,
         response: { 200: ImportSchema },
       },
       handler: async (request) => toImportDto(await imports.get(contextOf(request), request.params.Id)),

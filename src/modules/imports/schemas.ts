@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { PageSchema, pageQueryFields } from '../../http/page.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -92,19 +93,11 @@ export const ImportSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const ImportListSchema = Type.Object(
-  {
-    Items: Type.Array(ImportSchema),
-    NextCursor: Type.Union([Type.String(), Type.Null()]),
-    TotalCount: Type.Integer(),
-  },
-  { additionalProperties: false },
-);
+export const ImportListSchema = PageSchema(ImportSchema);
 
 export const ImportListQuery = Type.Object(
   {
-    PageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-    Cursor: Type.Optional(Type.String({ maxLength: 1000 })),
+    ...pageQueryFields(50),
   },
   { additionalProperties: false },
 );
@@ -128,11 +121,6 @@ export const SubmitImportQuery = Type.Object(
     ),
     FileName: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   },
-  { additionalProperties: false },
-);
-
-export const ImportIdParams = Type.Object(
-  { Id: Type.String({ format: 'uuid' }) },
   { additionalProperties: false },
 );
 

@@ -96,17 +96,15 @@ export interface UpsertCounts {
   updated: number;
 }
 
-export interface LoadFinish {
-  state: 'Completed' | 'Failed';
-  dataDate: string | null;
-  added: number;
-  updated: number;
-  unchanged: number;
-  skipped: number;
-  warnings: string[];
-  error: string | null;
-  finishedAt: Date;
-}
+/** How a load ended: its counts, warnings and error, as the load then shows them. */
+export type LoadFinish = Pick<
+  IntelLoad,
+  'dataDate' | 'added' | 'updated' | 'unchanged' | 'skipped' | 'warnings' | 'error'
+> & { state: 'Completed' | 'Failed'; finishedAt: Date };
+
+/** What an upsert's `written` rows (each `returning (xmax = 0) as inserted`) added and updated. */
+const COUNT_WRITTEN = sql`select count(*) filter (where inserted) as added, count(*) filter (where not inserted) as updated
+  from written`;
 
 const FEED_TABLES: Record<FeedName, ReturnType<typeof sql>> = {
   nvd: sql`(select count(*) from intel_cves where feed = 'nvd')`,
@@ -155,8 +153,7 @@ export class IntelRepository {
             or excluded.modified_at >= intel_cves.modified_at)
         returning (xmax = 0) as inserted
       )
-      select count(*) filter (where inserted) as added, count(*) filter (where not inserted) as updated
-      from written`.execute(this.db);
+      ${COUNT_WRITTEN}`.execute(this.db);
     return counts(result.rows[0]);
   }
 
@@ -182,8 +179,7 @@ export class IntelRepository {
         where intel_kev.content_hash <> excluded.content_hash
         returning (xmax = 0) as inserted
       )
-      select count(*) filter (where inserted) as added, count(*) filter (where not inserted) as updated
-      from written`.execute(this.db);
+      ${COUNT_WRITTEN}`.execute(this.db);
     return counts(result.rows[0]);
   }
 
@@ -220,8 +216,7 @@ export class IntelRepository {
             or excluded.score_date >= intel_epss.score_date)
         returning (xmax = 0) as inserted
       )
-      select count(*) filter (where inserted) as added, count(*) filter (where not inserted) as updated
-      from written`.execute(this.db);
+      ${COUNT_WRITTEN}`.execute(this.db);
     return counts(result.rows[0]);
   }
 
@@ -251,8 +246,7 @@ export class IntelRepository {
         where intel_osv.content_hash <> excluded.content_hash and excluded.modified_at >= intel_osv.modified_at
         returning (xmax = 0) as inserted
       )
-      select count(*) filter (where inserted) as added, count(*) filter (where not inserted) as updated
-      from written`.execute(this.db);
+      ${COUNT_WRITTEN}`.execute(this.db);
     return counts(result.rows[0]);
   }
 

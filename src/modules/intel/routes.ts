@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import type { TypedApp } from '../../http/types.js';
 import { AppError } from '../../problems/app-error.js';
@@ -13,7 +14,6 @@ import {
   FeedStatusSchema,
   IntelLoadListSchema,
   IntelLoadSchema,
-  LoadIdParams,
   MatchRequestSchema,
   MatchResultSchema,
   SubmitIntelLoadQuery,
@@ -29,16 +29,14 @@ export const intelRoutes =
   (intel: IntelService, matcher: IntelMatcher, options: IntelRouteOptions): ChannelRoutes =>
   (app, ctx) => {
     const tags = ['Vulnerability intelligence'];
+    const group = routeGroup(app, ctx, { tags });
 
     // The feed file is the request body as it comes (any content type, gzip welcome).
     app.register(async (scoped) => {
       scoped.removeAllContentTypeParsers();
       scoped.addContentTypeParser('*', (_request, _payload, done) => done(null));
       closeUnreadUploads(scoped, { maxBytes: options.maxUploadBytes });
-      route(scoped as unknown as TypedApp, ctx, {
-        method: 'POST',
-        url: '/intel/loads',
-        channels: BOTH,
+      routeGroup(scoped as unknown as TypedApp, ctx, { tags }).post('/intel/loads', {
         access: { role: 'Admin' },
         schema: {
           operationId: 'submitIntelLoad',
@@ -49,7 +47,6 @@ export const intelRoutes =
             "Answers 202 with the load; follow `Location` until its State is Completed or Failed. Records already stored as given are left alone, and an older copy of a record never replaces a newer one. Every organisation's findings of the CVEs that changed are re-scored.",
             'Refused before anything is loaded: a declared `Content-Length` above `RAMPART_INTEL_MAX_BYTES` (413, before the body is read), and a file beyond a parse limit — nesting, attributes, text size, element count (422 `parse-limit-exceeded` naming the limit, its setting, line and column).',
           ].join('\n\n'),
-          tags,
           querystring: SubmitIntelLoadQuery,
           response: { 202: IntelLoadSchema },
         },
@@ -67,39 +64,28 @@ export const intelRoutes =
       });
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/intel/loads',
-      channels: BOTH,
+    group.get('/intel/loads', {
       access: { role: 'Admin' },
       schema: {
         operationId: 'listIntelLoads',
         summary: 'The last 100 feed loads, newest first',
-        tags,
         response: { 200: IntelLoadListSchema },
       },
       handler: async () => ({ Items: (await intel.loads(100)).map(toLoadDto) }),
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/intel/loads/:Id',
-      channels: BOTH,
+    group.get('/intel/loads/:Id', {
       access: { role: 'Admin' },
       schema: {
         operationId: 'getIntelLoad',
         summary: 'One feed load: state, counts, warnings, error',
-        tags,
-        params: LoadIdParams,
+        params: IdParams,
         response: { 200: IntelLoadSchema },
       },
       handler: async (request) => toLoadDto(await intel.get(request.params.Id)),
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/intel/feeds',
-      channels: BOTH,
+    group.get('/intel/feeds', {
       access: { role: 'Admin' },
       schema: {
         operationId: 'getIntelFeedStatus',
@@ -107,23 +93,18 @@ export const intelRoutes =
           'Each feed: records held, how current they are, last load, last completed load; the sync settings',
         description:
           "`DataDate` is the date of a feed's newest data (ISO 8601 UTC): the newest date its loaded files stated (KEV catalogue version, EPSS score date, NVD page timestamp), else its newest record's modification. A feed holding records whose `DataDate` is more than `StaleAfterDays` before the server's time (`Now`) is `Stale`: load current files, or set RAMPART_INTEL_SYNC_URLS.",
-        tags,
         response: { 200: FeedStatusSchema },
       },
       handler: async () => toFeedStatusDto(await intel.feedStatus(), options),
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/intel/cves/:CveId',
-      channels: BOTH,
+    group.get('/intel/cves/:CveId', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'getCveIntel',
         summary: 'What the public feeds say about one CVE',
         description:
           'CVSS assessments with each base metric spelled out, EPSS score and percentile, CISA KEV entry and due date, CWE, references, OSV advisories, affected products, and where each came from.',
-        tags,
         params: CveIdParams,
         response: { 200: CveIntelSchema },
       },
@@ -135,17 +116,13 @@ export const intelRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/intel/match',
-      channels: BOTH,
+    group.post('/intel/match', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'matchIntel',
         summary: 'The CVEs and advisories that apply to products, CPEs or packages',
         description:
           'Give what was detected on one service or host — CPE names, vendor/product/version, or packages with their ecosystem — and get the CVEs whose NVD configurations (version ranges, running-on platforms) or OSV ranges include them.',
-        tags,
         body: MatchRequestSchema,
         response: { 200: MatchResultSchema },
       },

@@ -56,11 +56,6 @@ export const SubmitIntelLoadQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const LoadIdParams = Type.Object(
-  { Id: Type.String({ format: 'uuid' }) },
-  { additionalProperties: false },
-);
-
 const SyncSourceSchema = Type.Object(
   {
     Source: Type.String({ description: "'nvd', 'kev', 'epss' or 'osv:<Ecosystem>'." }),

@@ -34,6 +34,15 @@ export const toRadarCheckDetailed = (c: CheckDefinition) => {
 type OffsetAsset = Awaited<ReturnType<AssetService['listOffset']>>['items'][number];
 type OffsetSoftware = Awaited<ReturnType<SoftwareService['listOffset']>>['items'][number];
 
+/** A page by offset as the original answers it: its entries (one item may give several) and how many items in all. */
+export const toRadarPage = <T, D>(
+  page: { items: T[]; totalCount: number },
+  toEntries: (item: T) => D | D[],
+) => ({
+  Items: page.items.flatMap(toEntries),
+  TotalCount: page.totalCount,
+});
+
 /** A host as the original lists it: only with an IP address, and only its first one. */
 export const toRadarHosts = (a: OffsetAsset) => {
   const [IpAddress] = a.ipAddresses;

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
@@ -14,6 +14,7 @@ import {
   toRadarDetailed,
   toRadarFinding,
   toRadarHosts,
+  toRadarPage,
   toRadarRatings,
   toRadarSoftware,
   toRadarThing,
@@ -61,7 +62,7 @@ export const radarCompatRoutes =
     scans: ScanScopes = { scopeOf: async () => null },
   ): ChannelRoutes =>
   (app, ctx) => {
-    const tags = ['Compatibility'];
+    const group = routeGroup(app, ctx, { tags: ['Compatibility'] });
 
     /**
      * The vulnerability a PluginGuidId names: its own id, which is what findings reports answer
@@ -99,33 +100,25 @@ export const radarCompatRoutes =
       return { referenceId: v.pluginId ?? '', body: toRadarDetailed(v, first.items[0]?.locationKind) };
     };
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/assets/any',
-      channels: BOTH,
+    group.get('/assets/any', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'anyAssets',
         summary: 'Whether the organisation has any host to list',
         description: 'True when `assets/withstartindex/…` lists at least one asset.',
-        tags,
         response: { 200: Type.Boolean() },
       },
       handler: async (request) =>
         (await assets.listOffset(contextOf(request), { withAddress: true }, 0, 1)).totalCount > 0,
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/assets/withstartindex/:StartIndex/andpagesize/:PageSize',
-      channels: BOTH,
+    group.post('/assets/withstartindex/:StartIndex/andpagesize/:PageSize', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listAssetsByOffset',
         summary: 'Assets by offset, as the original service lists them',
         description:
           'The original lists hosts, and its clients parse `IpAddress`: only assets with an IP address are listed, with their first one.',
-        tags,
         params: Paging,
         body: Type.Optional(OptionalFilters),
         response: {
@@ -135,24 +128,17 @@ export const radarCompatRoutes =
       handler: async (request) => {
         const { StartIndex, PageSize } = request.params;
         const page = await assets.listOffset(contextOf(request), { withAddress: true }, StartIndex, PageSize);
-        return {
-          Items: page.items.flatMap(toRadarHosts),
-          TotalCount: page.totalCount,
-        };
+        return toRadarPage(page, toRadarHosts);
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/things/withStartIndex/:StartIndex/andPageSize/:PageSize',
-      channels: BOTH,
+    group.post('/things/withStartIndex/:StartIndex/andPageSize/:PageSize', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listThingsByOffset',
         summary: 'Hosts by offset, as the original lists its endpoint agents',
         description:
           'Rampart has no endpoint agents: this lists the host assets it knows that have an IP address (from scans and imports), by name, with their first address. `AdGroupName` is the asset’s tags, comma-separated, or null: Rampart knows no directory groups.',
-        tags,
         params: Paging,
         body: Type.Optional(OptionalFilters),
         response: { 200: ThingPageSchema },
@@ -161,21 +147,17 @@ export const radarCompatRoutes =
         const { StartIndex, PageSize } = request.params;
         const filter = { kind: 'Host', withAddress: true } as const;
         const page = await assets.listOffset(contextOf(request), filter, StartIndex, PageSize);
-        return { Items: page.items.flatMap(toRadarThing), TotalCount: page.totalCount };
+        return toRadarPage(page, toRadarThing);
       },
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/assethosts/asset/:AssetId',
-      channels: BOTH,
+    group.get('/assethosts/asset/:AssetId', {
       access: { role: 'ReadOnly' },
       preValidation: trimPathParams,
       schema: {
         operationId: 'getAssetHostRatings',
         summary: 'An asset’s business ratings, as the original service answers',
         description: PATH_IDS,
-        tags,
         params: AssetIdParams,
         response: {
           200: RatingsSchema,
@@ -187,58 +169,50 @@ export const radarCompatRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/assets/:AssetId/reports/latest/vulnerabilitiesandfindings/withStartIndex/:StartIndex/andPageSize/:PageSize',
-      channels: BOTH,
-      access: { role: 'ReadOnly' },
-      preValidation: trimPathParams,
-      schema: {
-        operationId: 'listAssetFindingsByOffset',
-        summary: 'An asset’s open findings by offset, as the original service lists them',
-        description: `\`PluginGuidId\` is the vulnerability's id (a Rampart check's stable id for findings of Rampart's own scans): \`vulnerabilities/systemscan/{PluginGuidId}/detailed\` (or \`webscan\`) resolves every one. A body \`ScanId\` (a system scan's id) keeps only the findings that scan reported; an unknown ScanId answers 404, as the original does. ${PATH_IDS}`,
-        tags,
-        params: AssetPaging,
-        body: Type.Optional(OptionalFilters),
-        response: {
-          200: FindingPageSchema,
+    group.post(
+      '/assets/:AssetId/reports/latest/vulnerabilitiesandfindings/withStartIndex/:StartIndex/andPageSize/:PageSize',
+      {
+        access: { role: 'ReadOnly' },
+        preValidation: trimPathParams,
+        schema: {
+          operationId: 'listAssetFindingsByOffset',
+          summary: 'An asset’s open findings by offset, as the original service lists them',
+          description: `\`PluginGuidId\` is the vulnerability's id (a Rampart check's stable id for findings of Rampart's own scans): \`vulnerabilities/systemscan/{PluginGuidId}/detailed\` (or \`webscan\`) resolves every one. A body \`ScanId\` (a system scan's id) keeps only the findings that scan reported; an unknown ScanId answers 404, as the original does. ${PATH_IDS}`,
+          params: AssetPaging,
+          body: Type.Optional(OptionalFilters),
+          response: {
+            200: FindingPageSchema,
+          },
+        },
+        handler: async (request) => {
+          const { AssetId, StartIndex, PageSize } = request.params;
+          const context = contextOf(request);
+          await assets.get(context, AssetId);
+          const scopeName = await scanScopeOf(context, request.body);
+          const page = await findings.listOffset(
+            context,
+            // Unconfirmed findings are left out, as GET /findings leaves them out by default.
+            {
+              assetId: AssetId,
+              states: ['Open', 'Reopened'],
+              confidence: 'Confirmed',
+              ...(scopeName ? { scopeName } : {}),
+            },
+            StartIndex,
+            PageSize,
+          );
+          return toRadarPage(page, toRadarFinding);
         },
       },
-      handler: async (request) => {
-        const { AssetId, StartIndex, PageSize } = request.params;
-        const context = contextOf(request);
-        await assets.get(context, AssetId);
-        const scopeName = await scanScopeOf(context, request.body);
-        const page = await findings.listOffset(
-          context,
-          // Unconfirmed findings are left out, as GET /findings leaves them out by default.
-          {
-            assetId: AssetId,
-            states: ['Open', 'Reopened'],
-            confidence: 'Confirmed',
-            ...(scopeName ? { scopeName } : {}),
-          },
-          StartIndex,
-          PageSize,
-        );
-        return {
-          Items: page.items.map(toRadarFinding),
-          TotalCount: page.totalCount,
-        };
-      },
-    });
+    );
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/assets/installedsoftware/withStartIndex/:StartIndex/andPageSize/:PageSize',
-      channels: BOTH,
+    group.post('/assets/installedsoftware/withStartIndex/:StartIndex/andPageSize/:PageSize', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listInstalledSoftwareByOffset',
         summary: 'The software installed on an asset by offset, as the original service lists it',
         description:
           'VulnerabilitiesHigh counts Critical and High open findings in the package. An empty categoryName, "All" or "assets/installedsoftware" (what the original\'s clients send) lists every category.',
-        tags,
         params: Paging,
         body: InstalledSoftwareQuery,
         response: {
@@ -256,43 +230,32 @@ export const radarCompatRoutes =
           StartIndex,
           PageSize,
         );
-        return {
-          Items: page.items.map(toRadarSoftware),
-          TotalCount: page.totalCount,
-        };
+        return toRadarPage(page, toRadarSoftware);
       },
     });
 
     const pluginGuidIdHelp = `\`PluginGuidId\` is what a findings report answers (the vulnerability's id) or a scanner's rule id. ${PATH_IDS}`;
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/vulnerabilities/systemscan/:PluginGuidId/detailed',
-      channels: BOTH,
+    group.get('/vulnerabilities/systemscan/:PluginGuidId/detailed', {
       access: { role: 'ReadOnly' },
       preValidation: trimPathParams,
       schema: {
         operationId: 'getSystemScanVulnerabilityDetailed',
         summary: 'A vulnerability by its PluginGuidId, as the original service answered',
         description: pluginGuidIdHelp,
-        tags,
         params: PluginGuidIdParams,
         response: { 200: SystemScanDetailedSchema },
       },
       handler: async (request) => (await detailedOf(contextOf(request), request.params.PluginGuidId)).body,
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/vulnerabilities/webscan/:PluginGuidId/detailed',
-      channels: BOTH,
+    group.get('/vulnerabilities/webscan/:PluginGuidId/detailed', {
       access: { role: 'ReadOnly' },
       preValidation: trimPathParams,
       schema: {
         operationId: 'getWebScanVulnerabilityDetailed',
         summary: 'A vulnerability by its PluginGuidId, as the original service answered for web scans',
         description: pluginGuidIdHelp,
-        tags,
         params: PluginGuidIdParams,
         response: {
           200: WebScanDetailedSchema,

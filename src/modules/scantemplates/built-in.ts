@@ -1,5 +1,5 @@
-import type { DiscoveryTemplate, SystemTemplate, WebTemplate } from '../../scanning/types.js';
-import type { ScanTemplate, ScanTemplateOf } from './types.js';
+import type { DiscoveryTemplate, ScanKind, SystemTemplate, WebTemplate } from '../../scanning/types.js';
+import type { ScanTemplate, ScanTemplateOf, TemplateSettings } from './types.js';
 
 // The templates every organisation has. Their ids are fixed so that a scan saved with one keeps
 // it across versions; their settings may be tuned in a release.
@@ -103,37 +103,43 @@ export const DEFAULT_DISCOVERY_SETTINGS: DiscoveryTemplate = {
   useNmap: false,
 };
 
-const builtIn = (
+/** A built-in template of `kind`: it belongs to every organisation and cannot be changed. */
+const builtIn = <K extends ScanKind>(
+  kind: K,
   id: string,
   name: string,
   description: string,
-  settings: DiscoveryTemplate,
-): ScanTemplateOf<'Discovery'> => ({
-  id,
-  kind: 'Discovery',
-  name,
-  description,
-  builtIn: true,
-  settings,
-  createdAt: null,
-  updatedAt: null,
-});
+  settings: TemplateSettings[K],
+): ScanTemplate =>
+  ({
+    id,
+    kind,
+    name,
+    description,
+    builtIn: true,
+    settings,
+    createdAt: null,
+    updatedAt: null,
+  }) as ScanTemplateOf<K>;
 
 /** The original service's "Host Discovery [T1]" and three variants. */
 const DISCOVERY_TEMPLATES: readonly ScanTemplate[] = [
   builtIn(
+    'Discovery',
     '01900000-0000-7000-8000-0000000000d1',
     'Host Discovery [T1]',
     'Finds live hosts with TCP connects to 19 common ports, names them by reverse DNS. The default.',
     DEFAULT_DISCOVERY_SETTINGS,
   ),
   builtIn(
+    'Discovery',
     '01900000-0000-7000-8000-0000000000d2',
     'Host Discovery, thorough [T2]',
     'About a hundred ports, one retry and longer timeouts: finds quiet hosts the default misses, more slowly.',
     { ...DEFAULT_DISCOVERY_SETTINGS, ports: [...new Set(THOROUGH_PORTS)], timeoutMs: 1500, retries: 1 },
   ),
   builtIn(
+    'Discovery',
     '01900000-0000-7000-8000-0000000000d3',
     'Host Discovery, gentle [T3]',
     'Five ports, one connection per host and 50 new connections a second: for fragile networks and links.',
@@ -148,6 +154,7 @@ const DISCOVERY_TEMPLATES: readonly ScanTemplate[] = [
     },
   ),
   builtIn(
+    'Discovery',
     '01900000-0000-7000-8000-0000000000d4',
     'Host Discovery with nmap [T4]',
     'The default probes through `nmap -sn` when nmap is installed on the scan node; Rampart’s own probes otherwise.',
@@ -188,25 +195,16 @@ export const DEFAULT_WEB_SETTINGS: WebTemplate = {
   exposedFiles: true,
 };
 
-const system = (id: string, name: string, description: string, settings: SystemTemplate): ScanTemplate => ({
-  id,
-  kind: 'System',
-  name,
-  description,
-  builtIn: true,
-  settings,
-  createdAt: null,
-  updatedAt: null,
-});
-
 const SYSTEM_TEMPLATES: readonly ScanTemplate[] = [
-  system(
+  builtIn(
+    'System',
     '01900000-0000-7000-8000-0000000000e1',
     'System scan, well-known ports [S1]',
     'Rampart’s 1,000 well-known TCP ports: banners and fingerprints, TLS and the safe checks, CVEs of what answers. The default.',
     DEFAULT_SYSTEM_SETTINGS,
   ),
-  system(
+  builtIn(
+    'System',
     '01900000-0000-7000-8000-0000000000e2',
     'System scan, all ports [S2]',
     'All 65,535 TCP ports, with the same checks: finds services on unusual ports, and takes much longer.',
@@ -223,7 +221,8 @@ const SYSTEM_TEMPLATES: readonly ScanTemplate[] = [
       runBudgetMs: 12 * 3_600_000,
     },
   ),
-  system(
+  builtIn(
+    'System',
     '01900000-0000-7000-8000-0000000000e3',
     'System scan with nmap -sV [S3]',
     'The well-known ports, with `nmap -sV` detections added when nmap is installed on the scan node.',
@@ -232,17 +231,13 @@ const SYSTEM_TEMPLATES: readonly ScanTemplate[] = [
 ];
 
 const WEB_TEMPLATES: readonly ScanTemplate[] = [
-  {
-    id: '01900000-0000-7000-8000-0000000000f1',
-    kind: 'Web',
-    name: 'Web scan [W1]',
-    description:
-      'TLS and certificate, security headers and cookies, exposed files and paths, and CVEs of the software the server names.',
-    builtIn: true,
-    settings: DEFAULT_WEB_SETTINGS,
-    createdAt: null,
-    updatedAt: null,
-  },
+  builtIn(
+    'Web',
+    '01900000-0000-7000-8000-0000000000f1',
+    'Web scan [W1]',
+    'TLS and certificate, security headers and cookies, exposed files and paths, and CVEs of the software the server names.',
+    DEFAULT_WEB_SETTINGS,
+  ),
 ];
 
 export const BUILT_IN_TEMPLATES: readonly ScanTemplate[] = [

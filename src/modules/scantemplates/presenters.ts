@@ -1,14 +1,33 @@
 import type { DiscoveryTemplate, SystemTemplate, WebTemplate } from '../../scanning/types.js';
 import type { ScanTemplate } from './types.js';
 
+/** The port-scan settings discovery and system templates share: ports (each kind its own way), timing and rates. */
+type PortScan<P> = Pick<
+  SystemTemplate,
+  'timeoutMs' | 'retries' | 'maxInFlight' | 'connectionsPerSecond' | 'perHostInFlight'
+> & { ports: P };
+
+const toPortScanDto = <P>(s: PortScan<P>) => ({
+  Ports: s.ports,
+  TimeoutMs: s.timeoutMs,
+  Retries: s.retries,
+  MaxInFlight: s.maxInFlight,
+  ConnectionsPerSecond: s.connectionsPerSecond,
+  PerHostInFlight: s.perHostInFlight,
+});
+
+const portScanFromDto = <P>(s: ReturnType<typeof toPortScanDto<P>>): PortScan<P> => ({
+  ports: s.Ports,
+  timeoutMs: s.TimeoutMs,
+  retries: s.Retries,
+  maxInFlight: s.MaxInFlight,
+  connectionsPerSecond: s.ConnectionsPerSecond,
+  perHostInFlight: s.PerHostInFlight,
+});
+
 export function toSystemSettingsDto(s: SystemTemplate) {
   return {
-    Ports: s.ports,
-    TimeoutMs: s.timeoutMs,
-    Retries: s.retries,
-    MaxInFlight: s.maxInFlight,
-    ConnectionsPerSecond: s.connectionsPerSecond,
-    PerHostInFlight: s.perHostInFlight,
+    ...toPortScanDto(s),
     PortBudgetMs: s.portBudgetMs,
     HostBudgetMs: s.hostBudgetMs,
     RunBudgetMs: s.runBudgetMs,
@@ -39,12 +58,7 @@ function settingsDtoOf(t: ScanTemplate) {
 
 export function toSettingsDto(s: DiscoveryTemplate) {
   return {
-    Ports: s.ports,
-    TimeoutMs: s.timeoutMs,
-    Retries: s.retries,
-    MaxInFlight: s.maxInFlight,
-    ConnectionsPerSecond: s.connectionsPerSecond,
-    PerHostInFlight: s.perHostInFlight,
+    ...toPortScanDto(s),
     ReverseDns: s.reverseDns,
     UseNmap: s.useNmap,
   };
@@ -66,12 +80,7 @@ export function toScanTemplateDto(t: ScanTemplate) {
 /** The wire settings as the engine takes them. */
 export function settingsFromDto(s: ReturnType<typeof toSettingsDto>): DiscoveryTemplate {
   return {
-    ports: s.Ports,
-    timeoutMs: s.TimeoutMs,
-    retries: s.Retries,
-    maxInFlight: s.MaxInFlight,
-    connectionsPerSecond: s.ConnectionsPerSecond,
-    perHostInFlight: s.PerHostInFlight,
+    ...portScanFromDto(s),
     reverseDns: s.ReverseDns,
     useNmap: s.UseNmap,
   };
@@ -79,12 +88,7 @@ export function settingsFromDto(s: ReturnType<typeof toSettingsDto>): DiscoveryT
 
 export function systemSettingsFromDto(s: ReturnType<typeof toSystemSettingsDto>): SystemTemplate {
   return {
-    ports: s.Ports,
-    timeoutMs: s.TimeoutMs,
-    retries: s.Retries,
-    maxInFlight: s.MaxInFlight,
-    connectionsPerSecond: s.ConnectionsPerSecond,
-    perHostInFlight: s.PerHostInFlight,
+    ...portScanFromDto(s),
     portBudgetMs: s.PortBudgetMs,
     hostBudgetMs: s.HostBudgetMs,
     runBudgetMs: s.RunBudgetMs,

@@ -3,31 +3,20 @@ import type { DB } from '../../db/schema.js';
 import type { ScanKind } from '../../scanning/types.js';
 import type { ScanTemplate } from './types.js';
 
-const COLUMNS = ['id', 'kind', 'name', 'description', 'settings', 'created_at', 'updated_at'] as const;
+/** Every column a template has, under its domain name. */
+const COLUMNS = [
+  'id',
+  'kind',
+  'name',
+  'description',
+  'settings',
+  'created_at as createdAt',
+  'updated_at as updatedAt',
+] as const;
 
-type Row = {
-  id: string;
-  kind: ScanKind;
-  name: string;
-  description: string | null;
-  settings: unknown;
-  created_at: Date;
-  updated_at: Date;
-};
-
-function toTemplate(r: Row): ScanTemplate {
-  // The settings were checked for the row's kind when they were written.
-  return {
-    id: r.id,
-    kind: r.kind,
-    name: r.name,
-    description: r.description,
-    builtIn: false,
-    settings: r.settings,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  } as ScanTemplate;
-}
+/** An organisation's template: never built in; its settings were checked for its kind when written. */
+const ownTemplate = (row: Omit<ScanTemplate, 'builtIn' | 'settings'> & { settings: unknown }) =>
+  ({ ...row, builtIn: false }) as ScanTemplate;
 
 /** An organisation's own scan templates. */
 export class ScanTemplateRepository {
@@ -39,7 +28,7 @@ export class ScanTemplateRepository {
       .select(COLUMNS)
       .where('organization_id', '=', organizationId);
     if (kind) q = q.where('kind', '=', kind);
-    return (await q.orderBy('name').execute()).map(toTemplate);
+    return (await q.orderBy('name').execute()).map(ownTemplate);
   }
 
   async find(organizationId: string, id: string): Promise<ScanTemplate | undefined> {
@@ -49,7 +38,7 @@ export class ScanTemplateRepository {
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
       .executeTakeFirst();
-    return row ? toTemplate(row) : undefined;
+    return row ? ownTemplate(row) : undefined;
   }
 
   async nameTaken(organizationId: string, kind: ScanKind, name: string, exceptId?: string): Promise<boolean> {
@@ -84,7 +73,7 @@ export class ScanTemplateRepository {
       })
       .returning(COLUMNS)
       .executeTakeFirstOrThrow();
-    return toTemplate(row);
+    return ownTemplate(row);
   }
 
   async update(
@@ -105,7 +94,7 @@ export class ScanTemplateRepository {
       .where('id', '=', id)
       .returning(COLUMNS)
       .executeTakeFirst();
-    return row ? toTemplate(row) : undefined;
+    return row ? ownTemplate(row) : undefined;
   }
 
   async delete(organizationId: string, id: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
-import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { type ChannelRoutes, noContent, routeGroup } from '../../http/channels.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import { bodyValidatorBy } from '../../http/validation.js';
 import {
@@ -11,7 +12,6 @@ import {
 import {
   type DiscoverySettingsSchema,
   ScanTemplateBody,
-  ScanTemplateIdParams,
   ScanTemplateListQuery,
   ScanTemplateListSchema,
   ScanTemplateSchema,
@@ -25,7 +25,7 @@ import type { ScanTemplateInput } from './types.js';
 export const scanTemplateRoutes =
   (templates: ScanTemplateService): ChannelRoutes =>
   (app, ctx) => {
-    const tags = ['Scan templates'];
+    const group = routeGroup(app, ctx, { tags: ['Scan templates'] });
     // The body is checked against its own Kind's schema (the documented one is their union), so
     // a bad Settings is told that kind's problems only, not every kind's.
     const validatorCompiler = bodyValidatorBy(scanTemplateBodySchema);
@@ -52,17 +52,13 @@ export const scanTemplateRoutes =
       };
     };
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/scantemplates',
-      channels: BOTH,
+    group.get('/scantemplates', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listScanTemplates',
         summary: 'Scan templates: the built-in ones, then the organisation’s own',
         description:
           'Built-in templates (such as the original service’s "Host Discovery [T1]") belong to every organisation and cannot be changed.',
-        tags,
         querystring: ScanTemplateListQuery,
         response: { 200: ScanTemplateListSchema },
       },
@@ -72,33 +68,25 @@ export const scanTemplateRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/scantemplates/:Id',
-      channels: BOTH,
+    group.get('/scantemplates/:Id', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'getScanTemplate',
         summary: 'One scan template',
-        tags,
-        params: ScanTemplateIdParams,
+        params: IdParams,
         response: { 200: ScanTemplateSchema },
       },
       handler: async (request) =>
         toScanTemplateDto(await templates.get(contextOf(request), request.params.Id)),
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/scantemplates',
-      channels: BOTH,
+    group.post('/scantemplates', {
       access: { role: 'Admin' },
       schema: {
         operationId: 'createScanTemplate',
         summary: 'Create a scan template',
         description:
           'Ports, timing, rates and budgets of a scan of its `Kind` (Discovery when left out); `Settings` must be that kind’s. `PerHostInFlight` may not exceed `MaxInFlight`, budgets nest (port ≤ host ≤ run, request ≤ URL ≤ run); names are unique per kind (409).',
-        tags,
         body: ScanTemplateBody,
         response: { 201: ScanTemplateSchema },
       },
@@ -109,18 +97,14 @@ export const scanTemplateRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'PUT',
-      url: '/scantemplates/:Id',
-      channels: BOTH,
+    group.put('/scantemplates/:Id', {
       access: { role: 'Admin' },
       schema: {
         operationId: 'updateScanTemplate',
         summary: 'Change one of the organisation’s scan templates',
         description:
           'Built-in templates answer 409. Scans using the template use the new settings from their next run.',
-        tags,
-        params: ScanTemplateIdParams,
+        params: IdParams,
         body: ScanTemplateBody,
         response: { 200: ScanTemplateSchema },
       },
@@ -129,18 +113,14 @@ export const scanTemplateRoutes =
         toScanTemplateDto(await templates.update(contextOf(request), request.params.Id, input(request.body))),
     });
 
-    route(app, ctx, {
-      method: 'DELETE',
-      url: '/scantemplates/:Id',
-      channels: BOTH,
+    group.delete('/scantemplates/:Id', {
       access: { role: 'Admin' },
       schema: {
         operationId: 'deleteScanTemplate',
         summary: 'Delete one of the organisation’s scan templates',
         description: 'Built-in templates, and templates a scan uses, answer 409.',
-        tags,
-        params: ScanTemplateIdParams,
-        response: { 204: { type: 'null', description: 'Deleted.' } },
+        params: IdParams,
+        response: { 204: noContent('Deleted.') },
       },
       handler: async (request, reply) => {
         await templates.delete(contextOf(request), request.params.Id);

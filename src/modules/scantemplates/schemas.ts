@@ -223,8 +223,3 @@ export function scanTemplateBodySchema(body: unknown): TSchema {
     ? SCAN_TEMPLATE_BODY_OF_KIND[kind as ScanKind]
     : SCAN_TEMPLATE_BODY_OF_UNKNOWN_KIND;
 }
-
-export const ScanTemplateIdParams = Type.Object(
-  { Id: Type.String({ format: 'uuid' }) },
-  { additionalProperties: false },
-);

@@ -2,7 +2,7 @@ import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../../http/auth.js';
 import type { ChannelRoutes } from '../../http/channels.js';
-import { route } from '../../http/channels.js';
+import { noContent, routeGroup } from '../../http/channels.js';
 import { principalOf } from '../../http/request-context.js';
 import { extraLimit } from '../../http/throttle.js';
 import type { OrganizationService } from '../organizations/service.js';
@@ -68,6 +68,7 @@ function signInBudgets(app: FastifyInstance, limits: SignInLimits) {
 export const sessionRoutes =
   (deps: SessionRouteDeps): ChannelRoutes =>
   (app, ctx) => {
+    const group = routeGroup(app, ctx, { tags: ['Session'], channels: ['latest'] });
     const secure = (request: FastifyRequest) =>
       deps.baseUrl.startsWith('https:') || request.protocol === 'https';
     const body = async (user: User, csrfToken: string) => {
@@ -84,10 +85,7 @@ export const sessionRoutes =
     const limits = deps.loginLimits;
     const budgets = signInBudgets(app, limits);
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/session',
-      channels: ['latest'],
+    group.post('/session', {
       access: { public: true },
       preHandler: budgets,
       schema: {
@@ -98,7 +96,6 @@ export const sessionRoutes =
           'returns the CSRF token. Attempts are limited per window of ' +
           `${limits.windowSeconds} s: ${limits.accountAtAddress} for one account from one address, ` +
           `${limits.account} for one account in all, ${limits.address} from one address.`,
-        tags: ['Session'],
         body: SignInSchema,
         response: { 200: SessionSchema },
       },
@@ -121,15 +118,11 @@ export const sessionRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/session',
-      channels: ['latest'],
+    group.get('/session', {
       access: { role: 'ReadOnly', via: ['session'] },
       schema: {
         operationId: 'getSession',
         summary: 'Who is signed in',
-        tags: ['Session'],
         response: { 200: SessionSchema },
       },
       handler: async (request) => {
@@ -142,17 +135,13 @@ export const sessionRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'DELETE',
-      url: '/session',
-      channels: ['latest'],
+    group.delete('/session', {
       access: { role: 'ReadOnly', via: ['session'] },
       schema: {
         operationId: 'signOut',
         summary: 'Sign out',
         description: 'Ends the session on every instance at once.',
-        tags: ['Session'],
-        response: { 204: { type: 'null', description: 'Signed out.' } },
+        response: { 204: noContent('Signed out.') },
       },
       handler: async (request, reply) => {
         const principal = principalOf(request);

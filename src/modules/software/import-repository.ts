@@ -1,17 +1,13 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { clearStaged, importsStagedIn } from '../imports/staging.js';
+import type { SoftwareFacts } from './types.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
 /** Software a report found installed on an asset (by the asset's key), staged while it streams in. */
-export interface StagedSoftware {
+export interface StagedSoftware extends SoftwareFacts {
   assetKey: string;
-  name: string;
-  version: string;
-  vendor: string | null;
-  category: string;
-  cpe: string | null;
-  purl: string | null;
 }
 
 /**
@@ -72,19 +68,11 @@ export class SoftwareImportRepository {
   }
 
   /** The imports that have rows staged here: what a sweep looks at. */
-  async stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
-    return this.db
-      .selectFrom('import_software')
-      .select(['organization_id as organizationId', 'import_id as importId'])
-      .distinct()
-      .execute();
+  stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
+    return importsStagedIn(this.db, ['import_software']);
   }
 
-  async clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {
-    await db
-      .deleteFrom('import_software')
-      .where('organization_id', '=', organizationId)
-      .where('import_id', '=', importId)
-      .execute();
+  clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {
+    return clearStaged(db, ['import_software'], organizationId, importId);
   }
 }

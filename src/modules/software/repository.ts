@@ -1,15 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { joinableFindings } from '../findings/queries.js';
-import type { Software } from './types.js';
+import type { Software, SoftwareFacts } from './types.js';
 
-export interface SoftwareWrite {
-  name: string;
-  version: string;
-  vendor: string | null;
-  category: string;
-  cpe: string | null;
-  purl: string | null;
+export interface SoftwareWrite extends SoftwareFacts {
   seenAt: Date;
 }
 

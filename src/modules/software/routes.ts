@@ -1,7 +1,7 @@
-import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { type ChannelRoutes, noContent, routeGroup } from '../../http/channels.js';
 import { toPageDto } from '../../http/page.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
-import { AssetIdParams } from '../assets/schemas.js';
 import { softwareFilterFromQuery, softwareInputFromBody, toSoftwareDto } from './presenters.js';
 import {
   RecordSoftwareSchema,
@@ -15,18 +15,14 @@ import type { SoftwareService } from './service.js';
 export const softwareRoutes =
   (software: SoftwareService): ChannelRoutes =>
   (app, ctx) => {
-    const tags = ['Assets'];
+    const group = routeGroup(app, ctx, { tags: ['Assets'] });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/assets/:Id/software',
-      channels: BOTH,
+    group.get('/assets/:Id/software', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listAssetSoftware',
         summary: 'The software installed on an asset, by name, with its open findings',
-        tags,
-        params: AssetIdParams,
+        params: IdParams,
         querystring: SoftwareListQuery,
         response: { 200: SoftwareListSchema },
       },
@@ -43,18 +39,14 @@ export const softwareRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/assets/:Id/software',
-      channels: BOTH,
+    group.post('/assets/:Id/software', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'recordAssetSoftware',
         summary: 'Record software installed on an asset',
         description:
           'The same name (in any case) and version is the same software: 201 when new, 200 when merged (vendor, category, CPE and package URL update).',
-        tags,
-        params: AssetIdParams,
+        params: IdParams,
         body: RecordSoftwareSchema,
         response: { 200: SoftwareSchema, 201: SoftwareSchema },
       },
@@ -65,17 +57,13 @@ export const softwareRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'DELETE',
-      url: '/assets/:Id/software/:SoftwareId',
-      channels: BOTH,
+    group.delete('/assets/:Id/software/:SoftwareId', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'deleteAssetSoftware',
         summary: 'Remove software that is no longer installed',
-        tags,
         params: SoftwareParams,
-        response: { 204: { type: 'null', description: 'Removed.' } },
+        response: { 204: noContent('Removed.') },
       },
       handler: async (request, reply) => {
         await software.remove(contextOf(request), request.params.Id, request.params.SoftwareId);

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { PageSchema, pageQueryFields } from '../../http/page.js';
 import { SOFTWARE_CATEGORIES } from './service.js';
 
 const Category = Type.Enum(SOFTWARE_CATEGORIES, { description: 'What kind of software it is.' });
@@ -36,19 +37,11 @@ export const SoftwareSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const SoftwareListSchema = Type.Object(
-  {
-    Items: Type.Array(SoftwareSchema),
-    NextCursor: Type.Union([Type.String(), Type.Null()]),
-    TotalCount: Type.Integer(),
-  },
-  { additionalProperties: false },
-);
+export const SoftwareListSchema = PageSchema(SoftwareSchema);
 
 export const SoftwareListQuery = Type.Object(
   {
-    PageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
-    Cursor: Type.Optional(Type.String({ maxLength: 1000 })),
+    ...pageQueryFields(100),
     Search: Type.Optional(
       Type.String({ minLength: 1, maxLength: 200, description: 'Part of the name or vendor.' }),
     ),

@@ -1,12 +1,13 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { keysetPage } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AssetService } from '../assets/service.js';
 import type { ServiceContext } from '../context.js';
+import { cursorKey } from '../paging.js';
 import type { Page } from '../users/service.js';
 import type { SoftwareImportRepository, StagedSoftware } from './import-repository.js';
 import type { SoftwareFilter, SoftwareRepository } from './repository.js';
@@ -82,30 +83,14 @@ export class SoftwareService {
     cursor?: string,
   ): Promise<Page<Software>> {
     await this.assets.get(ctx, assetId);
-    let after: { name: string; version: string; id: string } | undefined;
-    if (cursor) {
-      const key = decodeCursor(cursor, ['Name', 'Version', 'Id']);
-      if (!key)
-        throw AppError.of(
-          Problems.ValidationFailed,
-          'Cursor is not valid; pass the NextCursor of a previous page.',
-        );
-      after = { name: key.Name, version: key.Version, id: key.Id };
-    }
+    const key = cursor ? cursorKey(cursor, ['Name', 'Version', 'Id']) : undefined;
+    const after = key && { name: key.Name, version: key.Version, id: key.Id };
     const [rows, totalCount] = await Promise.all([
       this.repo.listPage(ctx.organizationId, assetId, filter, pageSize + 1, after),
       this.repo.count(ctx.organizationId, assetId, filter),
     ]);
-    const items = rows.slice(0, pageSize);
-    const last = items[items.length - 1];
-    return {
-      items,
-      nextCursor:
-        rows.length > pageSize && last
-          ? encodeCursor({ Name: last.name.toLowerCase(), Version: last.version, Id: last.id })
-          : null,
-      totalCount,
-    };
+    const keyOf = (s: Software) => ({ Name: s.name.toLowerCase(), Version: s.version, Id: s.id });
+    return { ...keysetPage(rows, pageSize, keyOf), totalCount };
   }
 
   async listOffset(

@@ -1,7 +1,5 @@
-/** Software installed on an asset, with its open findings by severity. */
-export interface Software {
-  id: string;
-  assetId: string;
+/** What identifies and describes installed software, as reports and people give it. */
+export interface SoftwareFacts {
   name: string;
   /** '' when the report named none. */
   version: string;
@@ -10,6 +8,12 @@ export interface Software {
   category: string;
   cpe: string | null;
   purl: string | null;
+}
+
+/** Software installed on an asset, with its open findings by severity. */
+export interface Software extends SoftwareFacts {
+  id: string;
+  assetId: string;
   firstSeenAt: Date;
   lastSeenAt: Date;
   /**

@@ -1,12 +1,11 @@
 import type { Static } from 'typebox';
+import { isoOrNull } from '../../http/dto.js';
 import { toEventDto, toLocationDto } from '../findings/presenters.js';
 import type { CreateTicketSchema, TicketListQuery, UpdateTicketSchema } from './schemas.js';
 import type { NewTicket, TicketChanges } from './service.js';
 import type { Ticket, TicketDetails } from './types.js';
 
 // How tickets look on the wire, and how requests become the service's input.
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export const toTicketDto = (t: Ticket) => ({
   Id: t.id,
@@ -15,14 +14,14 @@ export const toTicketDto = (t: Ticket) => ({
   Description: t.description,
   Priority: t.priority,
   AssigneeId: t.assigneeId,
-  DueAt: iso(t.dueAt),
+  DueAt: isoOrNull(t.dueAt),
   State: t.state,
   FindingCount: t.findingCount,
   CreatedById: t.createdById,
   CreatedAt: t.createdAt.toISOString(),
   UpdatedAt: t.updatedAt.toISOString(),
-  ResolvedAt: iso(t.resolvedAt),
-  ClosedAt: iso(t.closedAt),
+  ResolvedAt: isoOrNull(t.resolvedAt),
+  ClosedAt: isoOrNull(t.closedAt),
 });
 
 /** A ticket with its findings, comments and history. */

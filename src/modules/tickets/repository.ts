@@ -1,7 +1,12 @@
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
-import type { DB, TicketPriority, TicketState } from '../../db/schema.js';
+import type { DB, TicketState } from '../../db/schema.js';
 import { joinableAssets } from '../assets/queries.js';
-import { joinableFindings } from '../findings/queries.js';
+import {
+  HISTORY_COLUMNS,
+  type HistoryEntryWrite,
+  historyEntryValues,
+  joinableFindings,
+} from '../findings/queries.js';
 import type {
   LinkedFinding,
   Ticket,
@@ -51,17 +56,10 @@ export class TicketRepository {
 
   async insert(
     organizationId: string,
-    t: {
-      id: string;
-      number: number;
-      title: string;
-      description: string | null;
-      priority: TicketPriority;
-      assigneeId: string | null;
-      dueAt: Date | null;
-      createdBy: string | null;
-      createdAt: Date;
-    },
+    t: Pick<
+      Ticket,
+      'id' | 'number' | 'title' | 'description' | 'priority' | 'assigneeId' | 'dueAt' | 'createdAt'
+    > & { createdBy: string | null },
     db: Db,
   ): Promise<void> {
     await db
@@ -245,49 +243,19 @@ export class TicketRepository {
 
   async addEvent(
     organizationId: string,
-    e: {
-      id: string;
-      ticketId: string;
-      at: Date;
-      actorType: string;
-      actorId: string | null;
-      kind: string;
-      fromState?: string;
-      toState?: string;
-      details?: Record<string, unknown>;
-    },
+    e: HistoryEntryWrite & { ticketId: string },
     db: Db = this.db,
   ): Promise<void> {
     await db
       .insertInto('ticket_events')
-      .values({
-        organization_id: organizationId,
-        id: e.id,
-        ticket_id: e.ticketId,
-        occurred_at: e.at,
-        actor_type: e.actorType,
-        actor_id: e.actorId,
-        kind: e.kind,
-        from_state: e.fromState ?? null,
-        to_state: e.toState ?? null,
-        details: JSON.stringify(e.details ?? {}),
-      })
+      .values({ ...historyEntryValues(organizationId, e), ticket_id: e.ticketId })
       .execute();
   }
 
   events(organizationId: string, ticketId: string): Promise<TicketEvent[]> {
     return this.db
       .selectFrom('ticket_events')
-      .select([
-        'id',
-        'occurred_at as occurredAt',
-        'actor_type as actorType',
-        'actor_id as actorId',
-        'kind',
-        'from_state as fromState',
-        'to_state as toState',
-        'details',
-      ])
+      .select(HISTORY_COLUMNS)
       .where('organization_id', '=', organizationId)
       .where('ticket_id', '=', ticketId)
       .orderBy('occurred_at')

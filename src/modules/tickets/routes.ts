@@ -1,5 +1,6 @@
-import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
 import { toPageDto } from '../../http/page.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import type { ServiceContext } from '../context.js';
 import {
@@ -15,7 +16,6 @@ import {
   LinkResultSchema,
   LinkSchema,
   TicketDetailSchema,
-  TicketIdParams,
   TicketListQuery,
   TicketListSchema,
   UpdateTicketSchema,
@@ -27,17 +27,13 @@ export const ticketRoutes =
   (app, ctx) => {
     const detail = async (context: ServiceContext, id: string) =>
       toTicketDetailDto(await tickets.details(context, id));
-    const tags = ['Tickets'];
+    const group = routeGroup(app, ctx, { tags: ['Tickets'] });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/tickets',
-      channels: BOTH,
+    group.get('/tickets', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listTickets',
         summary: 'Tickets, newest first',
-        tags,
         querystring: TicketListQuery,
         response: { 200: TicketListSchema },
       },
@@ -53,17 +49,13 @@ export const ticketRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/tickets',
-      channels: BOTH,
+    group.post('/tickets', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'createTicket',
         summary: 'Open a ticket, optionally for some findings',
         description:
           'When every linked finding is Fixed the ticket becomes Resolved by itself; a reopened finding reopens it.',
-        tags,
         body: CreateTicketSchema,
         response: { 201: TicketDetailSchema },
       },
@@ -74,33 +66,25 @@ export const ticketRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/tickets/:Id',
-      channels: BOTH,
+    group.get('/tickets/:Id', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'getTicket',
         summary: 'A ticket with its findings, comments and history',
-        tags,
-        params: TicketIdParams,
+        params: IdParams,
         response: { 200: TicketDetailSchema },
       },
       handler: async (request) => detail(contextOf(request), request.params.Id),
     });
 
-    route(app, ctx, {
-      method: 'PATCH',
-      url: '/tickets/:Id',
-      channels: BOTH,
+    group.patch('/tickets/:Id', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'updateTicket',
         summary: 'Change a ticket',
         description:
           'State moves: Open ⇄ InProgress → Resolved → Closed; Resolved or Closed → Reopened. Others are 409.',
-        tags,
-        params: TicketIdParams,
+        params: IdParams,
         body: UpdateTicketSchema,
         response: { 200: TicketDetailSchema },
       },
@@ -111,16 +95,12 @@ export const ticketRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/tickets/:Id/comments',
-      channels: BOTH,
+    group.post('/tickets/:Id/comments', {
       access: { role: 'Analyst' },
       schema: {
         operationId: 'commentTicket',
         summary: 'Comment on a ticket',
-        tags,
-        params: TicketIdParams,
+        params: IdParams,
         body: CommentSchema,
         response: { 201: TicketDetailSchema },
       },
@@ -135,16 +115,12 @@ export const ticketRoutes =
       ['link', false],
       ['unlink', true],
     ] as const) {
-      route(app, ctx, {
-        method: 'POST',
-        url: `/tickets/:Id/findings/${verb}`,
-        channels: BOTH,
+      group.post(`/tickets/:Id/findings/${verb}`, {
         access: { role: 'Analyst' },
         schema: {
           operationId: unlink ? 'unlinkTicketFindings' : 'linkTicketFindings',
           summary: unlink ? 'Remove findings from a ticket' : 'Add findings to a ticket',
-          tags,
-          params: TicketIdParams,
+          params: IdParams,
           body: LinkSchema,
           response: { 200: LinkResultSchema },
         },

@@ -1,4 +1,6 @@
 import { Type } from 'typebox';
+import { PageSchema, pageQueryFields } from '../../http/page.js';
+import { HISTORY_EVENT_FIELDS } from '../findings/schemas.js';
 
 export const TicketStateSchema = Type.Union([
   Type.Literal('Open'),
@@ -81,12 +83,7 @@ export const TicketDetailSchema = Type.Object(
       Type.Object(
         {
           Id: Uuid,
-          At: Time,
-          ActorType: Type.String(),
-          ActorId: Type.Union([Type.String(), Type.Null()]),
-          Kind: Type.String(),
-          FromState: Type.Union([Type.String(), Type.Null()]),
-          ToState: Type.Union([Type.String(), Type.Null()]),
+          ...HISTORY_EVENT_FIELDS,
         },
         { additionalProperties: false },
       ),
@@ -95,19 +92,11 @@ export const TicketDetailSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const TicketListSchema = Type.Object(
-  {
-    Items: Type.Array(TicketSchema),
-    NextCursor: Type.Union([Type.String(), Type.Null()]),
-    TotalCount: Type.Integer(),
-  },
-  { additionalProperties: false },
-);
+export const TicketListSchema = PageSchema(TicketSchema);
 
 export const TicketListQuery = Type.Object(
   {
-    PageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
-    Cursor: Type.Optional(Type.String({ maxLength: 1000 })),
+    ...pageQueryFields(100),
     State: Type.Optional(Type.Array(TicketStateSchema, { maxItems: 5 })),
     AssigneeId: Type.Optional(Uuid),
     Search: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -148,4 +137,3 @@ export const LinkSchema = Type.Object(
   { additionalProperties: false },
 );
 export const LinkResultSchema = Type.Object({ Changed: Type.Integer() }, { additionalProperties: false });
-export const TicketIdParams = Type.Object({ Id: Uuid }, { additionalProperties: false });

@@ -1,11 +1,12 @@
 import type { TicketPriority, TicketState } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { keysetPage } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
-import type { ServiceContext } from '../context.js';
+import { newHistoryEntry, type ServiceContext, SYSTEM } from '../context.js';
 import type { FindingService } from '../findings/service.js';
+import { cursorKey } from '../paging.js';
 import type { SettingsService } from '../settings/service.js';
 import type { Page, UserService } from '../users/service.js';
 import type { TicketRepository } from './repository.js';
@@ -49,10 +50,6 @@ export class TicketService {
     private readonly clock: Clock,
   ) {}
 
-  private actor(ctx: ServiceContext) {
-    return { actorType: ctx.actor.type, actorId: ctx.actor.id };
-  }
-
   private async checkFindings(ctx: ServiceContext, ids: string[]): Promise<string[]> {
     const unique = [...new Set(ids)];
     if (unique.length > MAX_LINKS) throw invalid('findingIds', `at most ${MAX_LINKS} findings per request`);
@@ -94,10 +91,8 @@ export class TicketService {
       await this.repo.addEvent(
         ctx.organizationId,
         {
-          id: uuidv7(),
+          ...newHistoryEntry(ctx.actor, now),
           ticketId: id,
-          at: now,
-          ...this.actor(ctx),
           kind: 'created',
           toState: 'Open',
           details: { findings: findingIds.length },
@@ -130,22 +125,10 @@ export class TicketService {
     pageSize: number,
     cursor?: string,
   ): Promise<Page<Ticket>> {
-    let afterId: string | undefined;
-    if (cursor) {
-      const key = decodeCursor(cursor, ['Id']);
-      if (!key)
-        throw AppError.of(
-          Problems.ValidationFailed,
-          'Cursor is not valid; pass the NextCursor of a previous page.',
-        );
-      afterId = key.Id;
-    }
+    const afterId = cursor ? cursorKey(cursor, ['Id']).Id : undefined;
     const rows = await this.repo.listPage(ctx.organizationId, filter, pageSize + 1, afterId);
-    const items = rows.slice(0, pageSize);
-    const last = items[items.length - 1];
     return {
-      items,
-      nextCursor: rows.length > pageSize && last ? encodeCursor({ Id: last.id }) : null,
+      ...keysetPage(rows, pageSize, (t) => ({ Id: t.id })),
       totalCount: await this.repo.count(ctx.organizationId, filter),
     };
   }
@@ -180,10 +163,8 @@ export class TicketService {
       await this.repo.addEvent(
         ctx.organizationId,
         {
-          id: uuidv7(),
+          ...newHistoryEntry(ctx.actor, now),
           ticketId: id,
-          at: now,
-          ...this.actor(ctx),
           kind: stateChange ? 'state_changed' : 'updated',
           ...(stateChange ? { fromState: ticket.state, toState: changes.state } : {}),
           details: { fields: Object.keys(changes).filter((k) => k !== 'state') },
@@ -236,10 +217,8 @@ export class TicketService {
       await this.repo.addEvent(
         ctx.organizationId,
         {
-          id: uuidv7(),
+          ...newHistoryEntry(ctx.actor, now),
           ticketId: id,
-          at: now,
-          ...this.actor(ctx),
           kind: unlink ? 'findings_unlinked' : 'findings_linked',
           details: { count: n },
         },
@@ -267,11 +246,8 @@ export class TicketService {
         await this.repo.addEvent(
           organizationId,
           {
-            id: uuidv7(),
+            ...newHistoryEntry(SYSTEM, now),
             ticketId: t.id,
-            at: now,
-            actorType: 'system',
-            actorId: null,
             kind: 'state_changed',
             fromState: t.state,
             toState: to,

@@ -63,13 +63,9 @@ export interface TicketDetails {
 }
 
 /** The fields of a ticket a change writes (the repository stamps updatedAt). */
-export type TicketPatch = Partial<{
-  title: string;
-  description: string | null;
-  priority: TicketPriority;
-  assigneeId: string | null;
-  dueAt: Date | null;
-  state: TicketState;
-  resolvedAt: Date | null;
-  closedAt: Date | null;
-}>;
+export type TicketPatch = Partial<
+  Pick<
+    Ticket,
+    'title' | 'description' | 'priority' | 'assigneeId' | 'dueAt' | 'state' | 'resolvedAt' | 'closedAt'
+  >
+>;

@@ -1,15 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { DB, NewUserRow, Role } from '../../db/schema.js';
 
+/** Every column a User has, under its domain name: rows need no mapping. */
 const COLUMNS = [
-  'organization_id',
   'id',
+  'organization_id as organizationId',
   'email',
   'name',
   'role',
   'active',
-  'created_at',
-  'updated_at',
+  'created_at as createdAt',
 ] as const;
 
 export class UserRepository {
@@ -32,7 +32,7 @@ export class UserRepository {
   findByEmail(email: string) {
     return this.db
       .selectFrom('users')
-      .select([...COLUMNS, 'password_hash'])
+      .select([...COLUMNS, 'password_hash as passwordHash'])
       .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
       .executeTakeFirst();
   }

@@ -1,5 +1,6 @@
-import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
 import { toPageDto } from '../../http/page.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import { newUserFromBody, toUserDto, toUserSummaryDto, userChangesFromBody } from './presenters.js';
 import {
@@ -8,7 +9,6 @@ import {
   ListQuerySchema,
   ResetPasswordSchema,
   UpdateUserSchema,
-  UserIdParams,
   UserListSchema,
   UserSchema,
   UserSummarySchema,
@@ -18,30 +18,25 @@ import type { UserService } from './service.js';
 export const userRoutes =
   (users: UserService): ChannelRoutes =>
   (app, ctx) => {
+    const group = routeGroup(app, ctx, { tags: ['Users'] });
     // The original service answers a plain array here, and existing integrations read it so.
-    route(app, ctx, {
-      method: 'GET',
-      url: '/users',
+    group.get('/users', {
       channels: ['integration'],
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listUsersArray',
         summary: 'Users of your organisation (all, as an array)',
-        tags: ['Users'],
         response: { 200: { type: 'array', items: UserSummarySchema } as never },
       },
       handler: async (request) => (await users.listAll(contextOf(request))).map(toUserSummaryDto),
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/users',
+    group.get('/users', {
       channels: ['latest'],
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listUsers',
         summary: 'Users of your organisation (paged)',
-        tags: ['Users'],
         querystring: ListQuerySchema,
         response: { 200: UserListSchema },
       },
@@ -55,15 +50,11 @@ export const userRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/users',
-      channels: BOTH,
+    group.post('/users', {
       access: { role: 'Admin' },
       schema: {
         operationId: 'createUser',
         summary: 'Create a user',
-        tags: ['Users'],
         body: CreateUserSchema,
         response: { 201: UserSchema },
       },
@@ -73,9 +64,7 @@ export const userRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'PATCH',
-      url: '/users/:Id',
+    group.patch('/users/:Id', {
       channels: ['latest'],
       access: { role: 'Admin' },
       schema: {
@@ -83,8 +72,7 @@ export const userRoutes =
         summary: 'Change a user’s name, role or status',
         description:
           'Deactivating a user ends their sessions and stops their API keys at once. The organisation keeps at least one active Admin (409 otherwise).',
-        tags: ['Users'],
-        params: UserIdParams,
+        params: IdParams,
         body: UpdateUserSchema,
         response: { 200: UserSchema },
       },
@@ -94,9 +82,7 @@ export const userRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'POST',
-      url: '/users/:Id/password',
+    group.post('/users/:Id/password', {
       channels: ['latest'],
       access: { role: 'Admin' },
       schema: {
@@ -104,8 +90,7 @@ export const userRoutes =
         summary: 'Reset a user’s password',
         description:
           'Sets a generated temporary password, returned only in this answer, and ends the user’s sessions.',
-        tags: ['Users'],
-        params: UserIdParams,
+        params: IdParams,
         body: ResetPasswordSchema,
         response: { 200: GeneratedPasswordSchema },
       },

@@ -63,11 +63,6 @@ export const CreateUserSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const UserIdParams = Type.Object(
-  { Id: Type.String({ format: 'uuid' }) },
-  { additionalProperties: false },
-);
-
 export const UpdateUserSchema = Type.Object(
   {
     Name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),

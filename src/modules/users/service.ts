@@ -1,12 +1,13 @@
 import { ROLES, type Role } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
+import { keysetPage } from '../../lib/cursor.js';
 import type { Listeners } from '../../lib/listeners.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid, invalidFields } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
+import { cursorKey } from '../paging.js';
 import { generatePassword, hashPassword, passwordProblems, verifyPassword } from './password.js';
 import type { UserRepository } from './repository.js';
 
@@ -35,20 +36,6 @@ export interface Page<T> {
 
 // Deliberately simple: one @, something on each side, a dot in the domain, no spaces.
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-type UserRow = Awaited<ReturnType<UserRepository['findById']>> & {};
-
-function toUser(row: UserRow): User {
-  return {
-    id: row.id,
-    organizationId: row.organization_id,
-    email: row.email,
-    name: row.name,
-    role: row.role,
-    active: row.active,
-    createdAt: row.created_at,
-  };
-}
 
 export interface UserChanges {
   name?: string;
@@ -89,13 +76,12 @@ export class UserService {
         'This would leave the organisation without an active Admin; make someone else Admin first.',
       );
     }
-    const row = await this.repo.update(ctx.organizationId, id, this.clock(), {
+    const user = await this.repo.update(ctx.organizationId, id, this.clock(), {
       ...(name !== undefined ? { name } : {}),
       ...(changes.role !== undefined ? { role: changes.role } : {}),
       ...(changes.active !== undefined ? { active: changes.active } : {}),
     });
-    if (!row) throw AppError.of(Problems.NotFound, `No user ${id} in your organisation.`);
-    const user = toUser(row);
+    if (!user) throw AppError.of(Problems.NotFound, `No user ${id} in your organisation.`);
     const roleChanged = user.role !== current.role;
     const deactivated = current.active && !user.active;
     if (roleChanged || deactivated || user.active !== current.active) {
@@ -186,7 +172,7 @@ export class UserService {
       throw AppError.of(Problems.Conflict, `A user with email ${email} already exists.`);
     }
     const now = this.clock();
-    const row = await this.repo.insert({
+    const user = await this.repo.insert({
       organization_id: ctx.organizationId,
       id: uuidv7(),
       email,
@@ -196,44 +182,35 @@ export class UserService {
       created_at: now,
       updated_at: now,
     });
-    const user = toUser(row);
     await this.audit.record(ctx, 'user.created', { type: 'user', id: user.id }, { email, role: user.role });
     return user;
   }
 
   async get(ctx: ServiceContext, id: string): Promise<User> {
-    const row = await this.repo.findById(ctx.organizationId, id);
-    if (!row) throw AppError.of(Problems.NotFound, `No user ${id} in your organisation.`);
-    return toUser(row);
+    const user = await this.repo.findById(ctx.organizationId, id);
+    if (!user) throw AppError.of(Problems.NotFound, `No user ${id} in your organisation.`);
+    return user;
   }
 
   /** The user and password hash for a sign-in attempt. */
   async findForSignIn(email: string): Promise<{ user: User; passwordHash: string | null } | undefined> {
     const row = await this.repo.findByEmail(email.trim());
-    return row ? { user: toUser(row), passwordHash: row.password_hash } : undefined;
+    if (!row) return undefined;
+    const { passwordHash, ...user } = row;
+    return { user, passwordHash };
   }
 
   async findByEmail(email: string): Promise<User | undefined> {
-    const row = await this.repo.findByEmail(email.trim());
-    return row ? toUser(row) : undefined;
+    return (await this.findForSignIn(email))?.user;
   }
 
   async list(ctx: ServiceContext, pageSize: number, cursor?: string): Promise<Page<User>> {
-    let afterId: string | undefined;
-    if (cursor) {
-      const key = decodeCursor(cursor, ['Id']);
-      if (!key)
-        throw AppError.of(
-          Problems.ValidationFailed,
-          'Cursor is not valid; pass the NextCursor of a previous page.',
-        );
-      afterId = key.Id;
-    }
+    const afterId = cursor ? cursorKey(cursor, ['Id']).Id : undefined;
     const rows = await this.repo.listPage(ctx.organizationId, pageSize + 1, afterId);
-    const items = rows.slice(0, pageSize).map(toUser);
-    const last = items[items.length - 1];
-    const nextCursor = rows.length > pageSize && last ? encodeCursor({ Id: last.id }) : null;
-    return { items, nextCursor, totalCount: await this.repo.count(ctx.organizationId) };
+    return {
+      ...keysetPage(rows, pageSize, (u) => ({ Id: u.id })),
+      totalCount: await this.repo.count(ctx.organizationId),
+    };
   }
 
   /** Every user of the organisation (the integration channel's unpaged list). */

@@ -1,7 +1,8 @@
 import { type ChannelRoutes, route } from '../../http/channels.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import { toVerifyResultDto } from './presenters.js';
-import { TicketIdParams, VerifyBody, VerifyResultSchema } from './schemas.js';
+import { VerifyBody, VerifyResultSchema } from './schemas.js';
 import type { VerifyService } from './service.js';
 
 const HOW =
@@ -39,7 +40,7 @@ export const verifyRoutes =
         summary: 'Check a ticket’s findings again with the scans that found them',
         description: `${HOW} A ticket whose findings all end Fixed resolves itself.`,
         tags: ['Tickets'],
-        params: TicketIdParams,
+        params: IdParams,
         response: { 202: VerifyResultSchema },
       },
       handler: async (request, reply) =>

@@ -32,8 +32,3 @@ export const VerifyResultSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export const TicketIdParams = Type.Object(
-  { Id: Type.String({ format: 'uuid' }) },
-  { additionalProperties: false },
-);

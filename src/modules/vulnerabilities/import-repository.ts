@@ -1,6 +1,7 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB, Severity } from '../../db/schema.js';
 import type { JsonArrayOf } from '../../lib/json-rows.js';
+import { clearStaged, importsStagedIn } from '../imports/staging.js';
 import { rankingCvssScore } from './queries.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -151,19 +152,11 @@ export class VulnerabilityImportRepository {
   }
 
   /** The imports that have rows staged here: what a sweep looks at. */
-  async stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
-    return this.db
-      .selectFrom('import_vulnerabilities')
-      .select(['organization_id as organizationId', 'import_id as importId'])
-      .distinct()
-      .execute();
+  stagedImports(): Promise<{ organizationId: string; importId: string }[]> {
+    return importsStagedIn(this.db, ['import_vulnerabilities']);
   }
 
-  async clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {
-    await db
-      .deleteFrom('import_vulnerabilities')
-      .where('organization_id', '=', organizationId)
-      .where('import_id', '=', importId)
-      .execute();
+  clear(organizationId: string, importId: string, db: Db = this.db): Promise<void> {
+    return clearStaged(db, ['import_vulnerabilities'], organizationId, importId);
   }
 }

@@ -1,8 +1,7 @@
 import type { Static } from 'typebox';
 import { rankingCvss } from '../../intel/cvss/cvss.js';
-import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
-import { AppError } from '../../problems/app-error.js';
-import { Problems } from '../../problems/catalogue.js';
+import { encodeCursor } from '../../lib/cursor.js';
+import { cursorKey } from '../paging.js';
 import type { VulnerabilityListQuery } from './schemas.js';
 import type { Vulnerability } from './types.js';
 
@@ -58,14 +57,7 @@ export const vulnerabilityFilterFromQuery = (q: Static<typeof VulnerabilityListQ
 
 /** The id a page starts after, from the NextCursor of the page before. */
 export function afterIdFromCursor(cursor: string | undefined): string | undefined {
-  if (!cursor) return undefined;
-  const key = decodeCursor(cursor, ['Id']);
-  if (!key)
-    throw AppError.of(
-      Problems.ValidationFailed,
-      'Cursor is not valid; pass the NextCursor of a previous page.',
-    );
-  return key.Id;
+  return cursor ? cursorKey(cursor, ['Id']).Id : undefined;
 }
 
 export const toVulnerabilityPageDto = (page: { items: Vulnerability[]; more: boolean }) => {

@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { DB, Severity } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
 import { intelOfCves } from '../intel/queries.js';
 import type { Vulnerability } from './types.js';
 
@@ -36,25 +36,24 @@ const COLUMNS = [
   'updated_at as updatedAt',
 ] as const;
 
-export interface VulnerabilityWrite {
-  key: string;
-  source: string;
-  pluginId: string | null;
-  cveIds: string[];
-  aliases: string[];
-  title: string;
-  description: string | null;
-  solution: string | null;
-  cweIds: string[];
-  severity: Severity;
-  cvss3Vector: string | null;
-  cvss3Score: number | null;
-  references: string[];
-  epssScore: number | null;
-  epssPercentile: number | null;
-  kev: boolean;
-  kevDueDate: string | null;
-}
+/** A vulnerability as a write gives it: its identity and what reports say, scores as numbers. */
+export type VulnerabilityWrite = Pick<
+  Vulnerability,
+  | 'key'
+  | 'source'
+  | 'pluginId'
+  | 'cveIds'
+  | 'aliases'
+  | 'title'
+  | 'description'
+  | 'solution'
+  | 'cweIds'
+  | 'severity'
+  | 'cvss3Vector'
+  | 'references'
+  | 'kev'
+  | 'kevDueDate'
+> & { cvss3Score: number | null; epssScore: number | null; epssPercentile: number | null };
 
 type Db = Kysely<DB> | Transaction<DB>;
 

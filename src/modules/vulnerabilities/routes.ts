@@ -1,4 +1,5 @@
-import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
+import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import {
   afterIdFromCursor,
@@ -6,27 +7,18 @@ import {
   toVulnerabilityPageDto,
   vulnerabilityFilterFromQuery,
 } from './presenters.js';
-import {
-  VulnerabilityIdParams,
-  VulnerabilityListQuery,
-  VulnerabilityListSchema,
-  VulnerabilitySchema,
-} from './schemas.js';
+import { VulnerabilityListQuery, VulnerabilityListSchema, VulnerabilitySchema } from './schemas.js';
 import type { VulnerabilityService } from './service.js';
 
 export const vulnerabilityRoutes =
   (vulnerabilities: VulnerabilityService): ChannelRoutes =>
   (app, ctx) => {
-    const tags = ['Vulnerabilities'];
-    route(app, ctx, {
-      method: 'GET',
-      url: '/vulnerabilities',
-      channels: BOTH,
+    const group = routeGroup(app, ctx, { tags: ['Vulnerabilities'] });
+    group.get('/vulnerabilities', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'listVulnerabilities',
         summary: 'The vulnerabilities your findings refer to',
-        tags,
         querystring: VulnerabilityListQuery,
         response: { 200: VulnerabilityListSchema },
       },
@@ -42,16 +34,12 @@ export const vulnerabilityRoutes =
       },
     });
 
-    route(app, ctx, {
-      method: 'GET',
-      url: '/vulnerabilities/:Id',
-      channels: BOTH,
+    group.get('/vulnerabilities/:Id', {
       access: { role: 'ReadOnly' },
       schema: {
         operationId: 'getVulnerability',
         summary: 'One vulnerability',
-        tags,
-        params: VulnerabilityIdParams,
+        params: IdParams,
         response: { 200: VulnerabilitySchema },
       },
       handler: async (request) =>

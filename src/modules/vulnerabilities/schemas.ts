@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { pageQueryFields } from '../../http/page.js';
 
 const Time = Type.String({ format: 'date-time' });
 
@@ -63,8 +64,7 @@ export const VulnerabilitySchema = Type.Object(
 
 export const VulnerabilityListQuery = Type.Object(
   {
-    PageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
-    Cursor: Type.Optional(Type.String({ maxLength: 1000 })),
+    ...pageQueryFields(100),
     Cve: Type.Optional(Type.String({ pattern: '^[Cc][Vv][Ee]-\\d{4}-\\d{4,}$' })),
     Kev: Type.Optional(Type.Boolean()),
     Search: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -74,10 +74,5 @@ export const VulnerabilityListQuery = Type.Object(
 
 export const VulnerabilityListSchema = Type.Object(
   { Items: Type.Array(VulnerabilitySchema), NextCursor: Type.Union([Type.String(), Type.Null()]) },
-  { additionalProperties: false },
-);
-
-export const VulnerabilityIdParams = Type.Object(
-  { Id: Type.String({ format: 'uuid' }) },
   { additionalProperties: false },
 );
