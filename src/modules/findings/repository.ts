@@ -313,7 +313,7 @@ export class FindingRepository {
 
   /**
    * Risk score and due date from the finding's vulnerability intelligence and its asset, by the
-   * database's rampart_risk_score / rampart_due_at (src/db/functions/; README "Risk score"). A
+   * database's rampart_risk_score / rampart_due_at (src/db/functions/; docs/intelligence.md "Risk score"). A
    * severity a person set outranks the CVSS-derived impact. Writes only rows whose values change.
    */
   async rescore(

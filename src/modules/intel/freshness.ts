@@ -69,6 +69,6 @@ export function isStale(dataDate: string | null, records: number, now: Date): bo
   return records > 0 && dataDate !== null && ageInDays(dataDate, now) > STALE_AFTER_DAYS;
 }
 
-/** What to do about dated intelligence, in the words of the README. */
+/** What to do about dated intelligence, in the words of docs/intelligence.md. */
 export const REFRESH_HINT =
   'Let the scheduled sync reach the official sources or their mirrors (RAMPART_INTEL_SYNC, RAMPART_INTEL_NVD_URL and the like), load current feed files with `rampart intel load PATH…` or POST /intel/loads, or set RAMPART_INTEL_SYNC_URLS to download files of your own on a schedule.';

@@ -51,7 +51,7 @@ const PATH_IDS = 'An id in the path may carry surrounding spaces (`%20{Id}`), as
  * F-Secure Radar) make, answered as they expect. Real client scripts send them to either channel,
  * so both serve them. Paging is by offset here, as those clients do it. Those clients treat any
  * answer but 200 as fatal and read fields without checking for null, hence the habits below
- * (see quirks.ts and RADAR-COMPAT in the README).
+ * (see quirks.ts, and docs/api.md on the original service's calls).
  */
 export const radarCompatRoutes =
   (

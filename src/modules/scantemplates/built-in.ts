@@ -213,7 +213,7 @@ const SYSTEM_TEMPLATES: readonly ScanTemplate[] = [
       ports: 'all',
       // nmap -sT's pace on a local network (it sets no rate): 65,535 connects in about a second,
       // on worker threads. At 50,000/s the connects alone took 1.3 s, more than nmap's 1.1 s
-      // (bench:scan, issue 24); this is the most a template may ask.
+      // (bench:scan, bench/README.md); this is the most a template may ask.
       maxInFlight: 4096,
       connectionsPerSecond: 100_000,
       perHostInFlight: 1024,
