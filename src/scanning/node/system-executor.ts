@@ -1,8 +1,8 @@
 import { systemClock } from '../../lib/clock.js';
 import { nmapAvailable } from '../discovery/index.js';
-import { systemScan, validateSystemTemplate } from '../system/index.js';
+import { systemScan } from '../system/index.js';
 import { compilePolicy, expandTargets, type Resolver } from '../targets/index.js';
-import type { RunExecutor, ScanTarget, SystemSpec } from '../types.js';
+import type { RunExecutorOf } from '../types.js';
 import { RunRefusalReport, unresolved } from './refusals.js';
 
 export interface SystemExecutorOptions {
@@ -15,12 +15,11 @@ export interface SystemExecutorOptions {
 }
 
 /**
- * The system scan engine as a node runs it: the run's targets expanded address by address, each
+ * The system scan engine as a node runs it, given a spec checked against the contract: the run's targets expanded address by address, each
  * checked against the organisation's policy before any packet, each host emitted as it finishes.
  */
-export function systemExecutor(options: SystemExecutorOptions = {}): RunExecutor {
-  return async (raw, context) => {
-    const spec = readSpec(raw);
+export function systemExecutor(options: SystemExecutorOptions = {}): RunExecutorOf<'System'> {
+  return async (spec, context) => {
     const policy = compilePolicy(spec.policy);
     const allowedNames = new Map<string, string[]>();
     const hostnames = new Map<string, string>();
@@ -60,30 +59,4 @@ export function systemExecutor(options: SystemExecutorOptions = {}): RunExecutor
 
 async function defaultNmap(): Promise<string | null> {
   return (await nmapAvailable()) ? 'nmap' : null;
-}
-
-/** The run's spec, checked: it comes over the network to a remote node. */
-export function readSpec(raw: unknown): SystemSpec {
-  const s = raw as Partial<SystemSpec> | null;
-  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-  const target = (t: unknown): t is ScanTarget =>
-    typeof t === 'object' && t !== null && typeof (t as ScanTarget).range === 'string';
-  if (
-    typeof s !== 'object' ||
-    !s ||
-    !Array.isArray(s.targets) ||
-    !s.targets.every(target) ||
-    !strings(s.exclusions) ||
-    !s.policy ||
-    !strings(s.policy.allowed) ||
-    !strings(s.policy.excluded) ||
-    typeof s.policy.allowLoopback !== 'boolean' ||
-    !s.template ||
-    (s.portsOverride !== undefined && s.portsOverride !== null && typeof s.portsOverride !== 'string')
-  )
-    throw new Error(
-      'The run is not a system scan this node can read (targets, exclusions, policy, template, portsOverride).',
-    );
-  validateSystemTemplate(s.template);
-  return s as SystemSpec;
 }
