@@ -247,7 +247,8 @@ export class ScanNodeAgent {
       await this.flush(run);
       // The server refused the last results (they break the contract): the run did not complete.
       // (The send sets the reason meanwhile, which the narrowing above cannot know.)
-      if ((run.reason as AbortReason | null) === 'error') outcome = { state: 'Failed', error: run.error ?? 'The scan failed.' };
+      if ((run.reason as AbortReason | null) === 'error')
+        outcome = { state: 'Failed', error: run.error ?? 'The scan failed.' };
     }
     if (run.reason === 'lost') {
       this.log('scan run lost: the server gave it to another attempt', { runId: claim.id });

@@ -1,7 +1,8 @@
 import { discover, type NeighbourTable } from '../discovery/index.js';
-import { compilePolicy, countAddresses, expandTargets, type Resolver } from '../targets/index.js';
+import { countAddresses, type Resolver } from '../targets/index.js';
 import type { RunExecutorOf } from '../types.js';
-import { RunRefusalReport, unresolved } from './refusals.js';
+import { RunRefusalReport } from './refusals.js';
+import { runAddresses } from './run-addresses.js';
 
 export interface DiscoveryExecutorOptions {
   /** PTR lookups (default: the system's resolver). */
@@ -13,29 +14,17 @@ export interface DiscoveryExecutorOptions {
 }
 
 /**
- * The discovery engine as a node runs it, given a spec checked against the contract: the run's targets expanded address by address, each
- * address checked against the organisation's policy as the run carries it before any packet is
- * sent to it, live hosts emitted as they are found.
+ * The discovery engine as a node runs it, given a spec checked against the contract: the run's
+ * targets expanded address by address, each address checked against the organisation's policy as
+ * the run carries it before any packet is sent to it, live hosts emitted as they are found.
  */
 export function discoveryExecutor(options: DiscoveryExecutorOptions = {}): RunExecutorOf<'Discovery'> {
   return async (spec, context) => {
-    const policy = compilePolicy(spec.policy);
-    // Addresses a host-name target resolved to, by name: allowed when the policy allows the name.
-    const allowedNames = new Map<string, string[]>();
     const refusals = new RunRefusalReport(context);
-    const expanded = expandTargets(spec.targets, spec.exclusions, options.resolve, (name, _target, error) =>
-      refusals.refused(name, unresolved(name, error)),
-    );
-    async function* addresses() {
-      for await (const a of expanded) {
-        if (a.hostname && policy.allowsName(a.hostname))
-          allowedNames.set(a.hostname, [...(allowedNames.get(a.hostname) ?? []), a.address]);
-        yield a.address;
-      }
-    }
-    const counts = await discover(addresses(), countAddresses(spec.targets, spec.exclusions), spec.template, {
+    const { addresses, check } = runAddresses(spec, options.resolve, refusals);
+    const counts = await discover(addresses, countAddresses(spec.targets, spec.exclusions), spec.template, {
       signal: context.signal,
-      check: (address) => policy.checkAddress(address, allowedNames),
+      check,
       onHost: (host) => context.emit([host]),
       onProgress: (progress) => context.progress(progress),
       onRefused: refusals.refused,

@@ -1,9 +1,10 @@
 import { systemClock } from '../../lib/clock.js';
 import { nmapAvailable } from '../discovery/index.js';
 import { systemScan } from '../system/index.js';
-import { compilePolicy, expandTargets, type Resolver } from '../targets/index.js';
+import type { Resolver } from '../targets/index.js';
 import type { RunExecutorOf } from '../types.js';
-import { RunRefusalReport, unresolved } from './refusals.js';
+import { RunRefusalReport } from './refusals.js';
+import { runAddresses } from './run-addresses.js';
 
 export interface SystemExecutorOptions {
   /** Forward lookups of host-name targets (default: the system's resolver). */
@@ -15,34 +16,20 @@ export interface SystemExecutorOptions {
 }
 
 /**
- * The system scan engine as a node runs it, given a spec checked against the contract: the run's targets expanded address by address, each
- * checked against the organisation's policy before any packet, each host emitted as it finishes.
+ * The system scan engine as a node runs it, given a spec checked against the contract: the run's
+ * targets expanded address by address, each checked against the organisation's policy before any
+ * packet, each host emitted as it finishes.
  */
 export function systemExecutor(options: SystemExecutorOptions = {}): RunExecutorOf<'System'> {
   return async (spec, context) => {
-    const policy = compilePolicy(spec.policy);
-    const allowedNames = new Map<string, string[]>();
-    const hostnames = new Map<string, string>();
     const refusals = new RunRefusalReport(context);
-    const expanded = expandTargets(spec.targets, spec.exclusions, options.resolve, (name, _target, error) =>
-      refusals.refused(name, unresolved(name, error)),
-    );
-    async function* addresses() {
-      for await (const a of expanded) {
-        if (a.hostname) {
-          hostnames.set(a.address, a.hostname);
-          if (policy.allowsName(a.hostname))
-            allowedNames.set(a.hostname, [...(allowedNames.get(a.hostname) ?? []), a.address]);
-        }
-        yield a.address;
-      }
-    }
+    const { addresses, check, hostnames } = runAddresses(spec, options.resolve, refusals);
     const nmapPath = spec.template.useNmapVersionDetection ? await (options.nmapPath ?? defaultNmap)() : null;
     if (spec.template.useNmapVersionDetection && !nmapPath)
       context.log('nmap is not installed on this node: Rampart detections only');
-    const counts = await systemScan(addresses(), spec.template, {
+    const counts = await systemScan(addresses, spec.template, {
       signal: context.signal,
-      check: (address) => policy.checkAddress(address, allowedNames),
+      check,
       now: options.now ?? systemClock,
       nmapPath,
       hostnames,

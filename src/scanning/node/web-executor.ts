@@ -13,9 +13,10 @@ export interface WebExecutorOptions {
 }
 
 /**
- * The web engine as a node runs it, given a spec checked against the contract: each URL's host resolved and checked against the
- * organisation's policy as the run carries it before any packet is sent to it (a host name the
- * policy allows allows the addresses it resolves to), results emitted as each URL finishes.
+ * The web engine as a node runs it, given a spec checked against the contract: each URL's host
+ * resolved and checked against the organisation's policy as the run carries it before any packet
+ * is sent to it (a host name the policy allows allows the addresses it resolves to), results
+ * emitted as each URL finishes.
  */
 export function webExecutor(options: WebExecutorOptions = {}): RunExecutorOf<'Web'> {
   return async (spec, context) => {

@@ -4,9 +4,9 @@
 // when a budget runs out; what was not reached is listed as unscanned.
 
 import { performance } from 'node:perf_hooks';
-import { sleep } from '../discovery/limits.js';
-import { type NeighbourTable, readNeighbours } from '../discovery/neighbours.js';
 import { type HostPorts, scanPorts } from '../ports/index.js';
+import { sleep } from '../runtime/limits.js';
+import { type NeighbourTable, readNeighbours } from '../runtime/neighbours.js';
 import { endpointTlsChecks, probeTls } from '../tls/index.js';
 import type {
   CheckResult,
