@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { abortReason, refusalOf, Slots, sleep, TokenBucket } from '../runtime/limits.js';
 import { type NeighbourTable, readNeighbours } from '../runtime/neighbours.js';
-import { WorkerPool } from '../runtime/pool.js';
+import { eachLimited, WorkerPool } from '../runtime/pool.js';
 import { probePort } from '../runtime/probe.js';
 import type { DiscoveredHost, DiscoveryTemplate, ScanProgress, TargetRefusal } from '../types.js';
 import { guessOs } from './os-guess.js';
@@ -279,13 +279,4 @@ class NeighbourSnapshots {
       });
     return this.queued;
   }
-}
-
-/** Runs `fn` over `items`, at most `limit` at once. */
-async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>) {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }

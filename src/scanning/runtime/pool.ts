@@ -92,3 +92,16 @@ export class WorkerPool {
     return mine;
   }
 }
+
+/** Runs `fn` over `items` in order, at most `limit` at once: one host's ports, say, in lanes. */
+export async function eachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
