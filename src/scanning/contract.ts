@@ -439,10 +439,18 @@ function issuesOf(validator: Validator, value: unknown, base: string): ContractI
   for (const error of validator.Errors(value)) {
     // "must match a schema in anyOf" only repeats what its branches said.
     if (error.keyword === 'anyOf' || error.keyword === 'boolean') continue;
-    const path = `${base}${error.instancePath}`;
-    const messages = byPath.get(path) ?? [];
-    if (!messages.includes(error.message)) messages.push(error.message);
-    byPath.set(path, messages);
+    // A missing property is named where it belongs: `/template/ports is required`.
+    const missing = error.keyword === 'required' ? (error.params as { requiredProperties?: string[] }) : {};
+    const places = missing.requiredProperties?.map((name) => [
+      `${error.instancePath}/${name}`,
+      'is required',
+    ]) ?? [[error.instancePath, error.message]];
+    for (const [where, message] of places) {
+      const path = `${base}${where}`;
+      const messages = byPath.get(path) ?? [];
+      if (!messages.includes(message!)) messages.push(message!);
+      byPath.set(path, messages);
+    }
     if (byPath.size > ISSUES_NAMED) break;
   }
   return [...byPath]

@@ -86,7 +86,7 @@ describe('the node–server contract', () => {
     expect(issues('Discovery', { ...d, template: { ...d.template, connectionsPerSecond: 0 } })).toEqual([
       '/template/connectionsPerSecond',
     ]);
-    expect(issues('Discovery', { ...d, targets: [{ name: 'no range' }] })).toEqual(['/targets/0']);
+    expect(issues('Discovery', { ...d, targets: [{ name: 'no range' }] })).toEqual(['/targets/0/range']);
     const s = system();
     expect(issues('System', { ...s, template: { ...s.template, ports: '22,99999' } })).toEqual([
       '/template/ports',
@@ -97,7 +97,9 @@ describe('the node–server contract', () => {
     expect(issues('System', { ...s, template: { ...s.template, safeChecks: 'yes' } })).toEqual([
       '/template/safeChecks',
     ]);
-    expect(issues('System', { ...s, policy: { allowed: [], excluded: [] } })).toEqual(['/policy']);
+    expect(issues('System', { ...s, policy: { allowed: [], excluded: [] } })).toEqual([
+      '/policy/allowLoopback',
+    ]);
     const w = web();
     // A URL's budget below one request's timeout could never finish a request.
     expect(

@@ -194,7 +194,7 @@ describe.runIf(labAvailable())('[lab] a scan node handed targets outside the pol
     // As the node runs a claimed spec: checked against the contract first.
     const claimed = async (raw: unknown) => discoveryExecutor()(readSpec('Discovery', raw), context);
     await expect(claimed({ targets: 'everything' })).rejects.toThrow(
-      /not a Discovery spec this node can run: \/targets must be array/,
+      /not a Discovery spec this node can run: \/exclusions is required; .*\/targets must be array/,
     );
     await expect(
       claimed({

@@ -178,7 +178,7 @@ describe.each(DB_KINDS)('scan run batches checked against the contract [%s]', (k
       [{ ...discoveredHost('198.18.0.1'), note: 'x' }],
       '/Items/0',
     ],
-    ['Discovery', 'a missing field', [{ address: '198.18.0.1' }], '/Items/0'],
+    ['Discovery', 'a missing field', [{ address: '198.18.0.1' }], '/Items/0/hostname'],
     [
       'System',
       "a check's port out of range",
@@ -250,7 +250,7 @@ describe.each(DB_KINDS)('scan run batches checked against the contract [%s]', (k
       '/Items/1/rule',
     ],
   ])(
-    'refuses a %s batch with %s: 400 naming %s, nothing applied',
+    'refuses a %s batch with %s: 400 naming the path, nothing applied',
     async (scanKind, _what, items, pointer) => {
       const runId = await claimed(scanKind);
       const res = await batch(runId, 1, items);

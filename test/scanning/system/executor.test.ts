@@ -144,7 +144,9 @@ describe('the System executor', () => {
 
   it('names where a spec breaks the contract', async () => {
     const claimed = async (raw: unknown) => systemExecutor()(readSpec('System', raw), context().run);
-    await expect(claimed({ ...spec(22), targets: [{ name: 'x' }] })).rejects.toThrow(/\/targets\/0 /);
+    await expect(claimed({ ...spec(22), targets: [{ name: 'x' }] })).rejects.toThrow(
+      /\/targets\/0\/range is required/,
+    );
     await expect(claimed({ ...spec(22), portsOverride: '22,70000' })).rejects.toThrow(/\/portsOverride /);
     const bad = spec(22);
     (bad.template as unknown as Record<string, unknown>).hostBudgetMs = 0;

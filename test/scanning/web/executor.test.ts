@@ -84,7 +84,10 @@ describe('the web executor', () => {
       { urls: 'x', template: TEMPLATE, policy: { allowed: [], excluded: [], allowLoopback: false } },
       /\/urls must be array/,
     ],
-    [{ urls: [], template: TEMPLATE, policy: { allowed: [], excluded: [] } }, /\/policy /],
+    [
+      { urls: [], template: TEMPLATE, policy: { allowed: [], excluded: [] } },
+      /\/policy\/allowLoopback is required/,
+    ],
     [
       {
         urls: [],
