@@ -69,6 +69,8 @@ export async function webScan(
   // Pacing keeps the real clock: the injected one drives budgets only.
   const bucket = new TokenBucket(template.requestsPerSecond);
   const counts: WebScanCounts = { scanned: 0, refused: 0, budgetExhausted: null };
+  // One URL at a time, in order: a site is asked gently, and its answers read as a visit's.
+  const pool = new WorkerPool({ signal: options.signal });
   const scan = async ([index, target]: [number, ScanUrl]) => {
     const result = await new UrlScan(target, template, options, bucket, monotonic, runDeadline).run();
     if (result === 'refused') counts.refused++;
@@ -79,8 +81,6 @@ export async function webScan(
     }
     options.onProgress?.({ done: index + 1, total: targets.length, found: counts.scanned });
   };
-  // One URL at a time, in order: a site is asked gently, and its answers read as a visit's.
-  const pool = new WorkerPool({ signal: options.signal });
   await pool.run(targets.entries(), 1, scan, () => {
     if (counts.budgetExhausted) return false;
     if (monotonic() < runDeadline) return true;
