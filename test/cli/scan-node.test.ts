@@ -6,18 +6,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliEnv } from '../../src/cli/runtime.js';
 import { EXIT, runCli } from '../../src/main.js';
 import type { ServiceContext } from '../../src/modules/context.js';
-import type { RunExecutor, ScanKind } from '../../src/scanning/types.js';
+import type { DiscoveredHost, DiscoverySpec, RunExecutor, ScanKind } from '../../src/scanning/types.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
+/** A live host as discovery reports it. */
+const host = (address: string): DiscoveredHost => ({
+  address,
+  hostname: null,
+  openPorts: [22],
+  closedPorts: [],
+  macAddress: null,
+  osGuess: null,
+});
 // A stand-in for the discovery engine (written elsewhere): one host per address of its spec.
 const executors = new Map<ScanKind, RunExecutor>([
   [
     'Discovery',
     async (spec, context) => {
-      const { addresses } = spec as { addresses: string[] };
+      const { addresses } = spec as DiscoverySpec & { addresses: string[] };
       for (const [i, address] of addresses.entries()) {
-        await context.emit([{ address }]);
+        await context.emit([host(address)]);
         context.progress({ done: i + 1, total: addresses.length, found: i + 1 });
       }
     },
@@ -116,14 +125,31 @@ describe.each(DB_KINDS)('rampart scan-node [%s]', (kind) => {
       sourceId: '0193a5c4-7f10-7c3e-9d41-00000000c11a',
       sourceName: 'CLI scan',
       nodeId: state.NodeId,
-      spec: { addresses: ['127.0.0.1', '127.0.0.2'] },
+      // A discovery spec as the contract says (the node checks it), with the stand-in's addresses
+      // (no targets: the organisation's policy, checked at the claim, has nothing to refuse).
+      spec: {
+        targets: [],
+        exclusions: [],
+        template: {
+          ports: [22],
+          timeoutMs: 100,
+          retries: 0,
+          maxInFlight: 1,
+          connectionsPerSecond: 1,
+          perHostInFlight: 1,
+          reverseDns: false,
+          useNmap: false,
+        },
+        policy: { allowed: [], excluded: [], allowLoopback: false },
+        addresses: ['127.0.0.1', '127.0.0.2'],
+      },
     });
     await expect.poll(async () => (await t.services.scanRuns.get(ctx, run.id)).state).toBe('Completed');
     expect(await t.services.scanRuns.get(ctx, run.id)).toMatchObject({
       claimedBy: state.NodeId,
       progress: { done: 2, total: 2, found: 2 },
     });
-    expect(hosts).toEqual([{ address: '127.0.0.1' }, { address: '127.0.0.2' }]);
+    expect(hosts).toEqual([host('127.0.0.1'), host('127.0.0.2')]);
     await node.stop();
     expect(await node.exit).toBe(EXIT.ok);
 

@@ -4,6 +4,7 @@
 // shows as Gone. Traffic goes only to the lab, which the test first proves is routed only there.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSpec } from '../../src/scanning/contract.js';
 import { reverseResolver } from '../../src/scanning/discovery/index.js';
 import { discoveryExecutor } from '../../src/scanning/node/discovery-executor.js';
 import { buildTestApp, type Credentials, type TestApp } from '../helpers/app.js';
@@ -190,28 +191,27 @@ describe.runIf(labAvailable())('[lab] a scan node handed targets outside the pol
       progress: () => {},
       log: () => {},
     };
-    await expect(discoveryExecutor()({ targets: 'everything' }, context)).rejects.toThrow(
-      /not a discovery run/,
+    // As the node runs a claimed spec: checked against the contract first.
+    const claimed = async (raw: unknown) => discoveryExecutor()(readSpec('Discovery', raw), context);
+    await expect(claimed({ targets: 'everything' })).rejects.toThrow(
+      /not a Discovery spec this node can run: \/exclusions is required; .*\/targets must be array/,
     );
     await expect(
-      discoveryExecutor()(
-        {
-          targets: [{ range: lab.subnet }],
-          exclusions: [],
-          policy: { allowed: [lab.subnet], excluded: [], allowLoopback: false },
-          template: {
-            ports: [],
-            timeoutMs: 1,
-            retries: 0,
-            maxInFlight: 0,
-            connectionsPerSecond: 0,
-            perHostInFlight: 0,
-            reverseDns: false,
-            useNmap: false,
-          },
+      claimed({
+        targets: [{ range: lab.subnet }],
+        exclusions: [],
+        policy: { allowed: [lab.subnet], excluded: [], allowLoopback: false },
+        template: {
+          ports: [],
+          timeoutMs: 1,
+          retries: 0,
+          maxInFlight: 0,
+          connectionsPerSecond: 0,
+          perHostInFlight: 0,
+          reverseDns: false,
+          useNmap: false,
         },
-        context,
-      ),
-    ).rejects.toThrow(/discovery template/);
+      }),
+    ).rejects.toThrow(/\/template\/ports .*\/template\/maxInFlight must be >= 1/);
   });
 });

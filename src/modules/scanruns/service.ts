@@ -5,7 +5,8 @@ import { createdAtPage, decodeCreatedAtCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
-import { refusedAddressOf, SCAN_KINDS, type ScanKind, type ScanProgress } from '../../scanning/types.js';
+import { checkBatch, describeIssues, type ScanResults } from '../../scanning/contract.js';
+import { SCAN_KINDS, type ScanKind, type ScanProgress } from '../../scanning/types.js';
 import type { ServiceContext } from '../context.js';
 import type { ScanNodeService } from '../scannodes/service.js';
 import type { ScanNode, ScanNodeDescription } from '../scannodes/types.js';
@@ -34,7 +35,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FINAL: readonly ScanRunState[] = ['Completed', 'Failed', 'Stopped'];
 const HELD: readonly ScanRunState[] = ['Running', 'Stopping'];
 
-type BatchHandler = (run: ScanRun, items: unknown[], trx: Transaction<DB>) => Promise<void>;
+/** A batch's results, already checked against the contract of the run's kind. */
+type BatchHandler<K extends ScanKind = ScanKind> = (
+  run: ScanRun,
+  items: ScanResults[K][],
+  trx: Transaction<DB>,
+) => Promise<void>;
 type FinishedHandler = (run: ScanRun, trx: Transaction<DB>) => Promise<void>;
 type StartCheck = (run: ScanRun) => Promise<string | null>;
 
@@ -95,9 +101,13 @@ export class ScanRunService {
     private readonly clock: Clock,
   ) {}
 
-  /** Applied exactly once per (run, attempt, seq) batch, inside the batch's transaction. */
-  onBatch(kind: ScanKind, handler: BatchHandler): void {
-    this.batchHandlers.set(kind, [...(this.batchHandlers.get(kind) ?? []), handler]);
+  /**
+   * Applied exactly once per (run, attempt, seq) batch, inside the batch's transaction, with the
+   * batch's results (refused addresses aside) as the contract of the kind says: a batch that
+   * breaks it is refused whole before any handler sees it.
+   */
+  onBatch<K extends ScanKind>(kind: K, handler: BatchHandler<K>): void {
+    this.batchHandlers.set(kind, [...(this.batchHandlers.get(kind) ?? []), handler as BatchHandler]);
   }
 
   /** When a run ends (Completed, Failed or Stopped), inside that transaction. */
@@ -305,6 +315,15 @@ export class ScanRunService {
     if (input.progress) checkProgress(input.progress);
     return this.repo.transaction(async (trx) => {
       const row = await this.held(trx, node, input.runId, input.attempt);
+      const checked = checkBatch(row.kind as ScanKind, input.items, '/Items');
+      // A node is another process: a batch that breaks the contract is refused whole, unapplied.
+      if ('issues' in checked)
+        throw AppError.of(
+          Problems.ValidationFailed,
+          `The batch breaks the contract of ${row.kind} results: ${describeIssues(checked.issues)}`,
+          { errors: checked.issues },
+        );
+      const { refused, results } = checked.batch;
       const applied = await this.repo.insertBatch(trx, {
         organizationId: row.organization_id,
         runId: row.id,
@@ -316,14 +335,12 @@ export class ScanRunService {
       if (applied) {
         const run = toRun(row);
         // Refused addresses belong to the run whatever its kind; the rest are the kind's results.
-        const refused = input.items.map(refusedAddressOf).filter((r) => r !== null);
         if (refused.length > 0)
           await this.repo.addRefused(trx, row.organization_id, row.id, {
             refused: refused.map((r) => ({ address: r.address, rule: r.rule, message: r.message })),
             known: run.refused.addresses,
             listed: REFUSALS_LISTED,
           });
-        const results = refused.length > 0 ? input.items.filter((i) => !refusedAddressOf(i)) : input.items;
         for (const handler of this.batchHandlers.get(run.kind) ?? []) await handler(run, results, trx);
       }
       await this.repo.touch(trx, row.organization_id, row.id, {

@@ -2,21 +2,13 @@
 // Addresses stream in (a /16 is never held in memory), each is checked by the node right before
 // its first packet, and hosts stream out as they are found.
 
-import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { abortReason, refusalOf, Slots, sleep, TokenBucket } from '../runtime/limits.js';
+import { type NeighbourTable, readNeighbours } from '../runtime/neighbours.js';
+import { eachLimited, WorkerPool } from '../runtime/pool.js';
+import { probePort } from '../runtime/probe.js';
 import type { DiscoveredHost, DiscoveryTemplate, ScanProgress, TargetRefusal } from '../types.js';
-import {
-  abortReason,
-  refusalOf,
-  SerialPuller,
-  Slots,
-  sleep,
-  TokenBucket,
-  toAsyncIterator,
-} from './limits.js';
-import { type NeighbourTable, readNeighbours } from './neighbours.js';
 import { guessOs } from './os-guess.js';
-import { probePort } from './probe.js';
 import { reverseResolver } from './reverse-dns.js';
 
 export interface DiscoveryOptions {
@@ -99,15 +91,12 @@ export type KnownLive = Map<string, string | null>;
 export class DiscoveryRun {
   private readonly slots: Slots;
   private readonly bucket: TokenBucket;
-  private readonly sockets = new Set<net.Socket>();
+  private readonly pool: WorkerPool;
   /** Aborts on the caller's signal, or when a worker fails: every worker stops. */
-  private readonly stop = new AbortController();
   private readonly signal: AbortSignal;
   private readonly neighbours: NeighbourSnapshots;
   private readonly reverse: (address: string) => Promise<string[]>;
   private readonly counts: DiscoveryCounts = { done: 0, found: 0, refused: 0 };
-  private emitted: Promise<void> = Promise.resolve();
-  private failure: unknown = null;
 
   constructor(
     private readonly template: DiscoveryTemplate,
@@ -117,52 +106,19 @@ export class DiscoveryRun {
   ) {
     this.slots = new Slots(template.maxInFlight);
     this.bucket = new TokenBucket(template.connectionsPerSecond);
-    this.signal = AbortSignal.any([options.signal, this.stop.signal]);
+    this.pool = new WorkerPool({ signal: options.signal, slots: this.slots });
+    this.signal = this.pool.signal;
     this.neighbours = new NeighbourSnapshots(options.neighbours ?? readNeighbours);
     this.reverse = options.reverse ?? reverseResolver();
   }
 
   async execute(addresses: AsyncIterable<string> | Iterable<string>): Promise<DiscoveryCounts> {
-    const onAbort = () => {
-      // Stop sending at once: half-open connects are dropped, waiting ones never start.
-      for (const socket of this.sockets) socket.destroy();
-      this.sockets.clear();
-      this.slots.refuseAll(abortReason(this.signal));
-    };
-    this.signal.addEventListener('abort', onAbort, { once: true });
-    const iterator = toAsyncIterator(addresses);
-    const puller = new SerialPuller(iterator);
-    try {
-      // Hosts at once: most addresses of a range are unused and hold one silent probe (or wait
-      // for the neighbour table), so as many hosts as connections in flight, twice over, keep the
-      // limit busy; and no more, so that memory stays flat however many addresses come.
-      const workers = Math.min(4096, this.template.maxInFlight * 2 + 8);
-      await Promise.all(Array.from({ length: workers }, () => this.worker(puller)));
-      await this.emitted;
-    } finally {
-      this.signal.removeEventListener('abort', onAbort);
-      onAbort();
-      // Lets a generator of addresses run its own clean-up; its failure there changes nothing.
-      await Promise.resolve(iterator.return?.()).catch(() => undefined);
-    }
-    if (this.failure) throw this.failure;
-    if (this.options.signal.aborted) throw abortReason(this.options.signal);
+    // Hosts at once: most addresses of a range are unused and hold one silent probe (or wait for
+    // the neighbour table), so as many hosts as connections in flight, twice over, keep the limit
+    // busy; and no more, so that memory stays flat however many addresses come.
+    const workers = Math.min(4096, this.template.maxInFlight * 2 + 8);
+    await this.pool.run(addresses, workers, (address) => this.handle(String(address)));
     return { ...this.counts };
-  }
-
-  private async worker(puller: SerialPuller<string>): Promise<void> {
-    try {
-      for (;;) {
-        if (this.signal.aborted) return;
-        const next = await puller.next();
-        if (next.done || this.signal.aborted) return;
-        await this.handle(String(next.value));
-      }
-    } catch (error) {
-      if (this.signal.aborted && !this.failure) return;
-      this.failure ??= error;
-      this.stop.abort(error);
-    }
   }
 
   private async handle(address: string): Promise<void> {
@@ -175,7 +131,7 @@ export class DiscoveryRun {
       const host = await this.describe(address, answers);
       if (host && !this.signal.aborted) {
         this.counts.found++;
-        await this.emit(host);
+        await this.pool.emit(() => this.options.onHost(host));
       }
     }
     if (this.signal.aborted) return;
@@ -247,7 +203,7 @@ export class DiscoveryRun {
       return await probePort(address, port, {
         timeoutMs: this.template.timeoutMs,
         bannerTimeoutMs: port === SSH_PORT ? Math.min(BANNER_TIMEOUT_MS, this.template.timeoutMs * 2) : 0,
-        sockets: this.sockets,
+        sockets: this.pool.sockets,
       });
     } finally {
       this.slots.release();
@@ -299,13 +255,6 @@ export class DiscoveryRun {
       this.signal.removeEventListener('abort', onAbort);
     }
   }
-
-  /** onHost calls never overlap; the host's worker waits for its own (back-pressure). */
-  private emit(host: DiscoveredHost): Promise<void> {
-    const mine = this.emitted.then(() => this.options.onHost(host));
-    this.emitted = mine.catch(() => undefined);
-    return mine;
-  }
 }
 
 /**
@@ -330,13 +279,4 @@ class NeighbourSnapshots {
       });
     return this.queued;
   }
-}
-
-/** Runs `fn` over `items`, at most `limit` at once. */
-async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>) {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }

@@ -6,12 +6,17 @@ import { type DiscoveryCounts, type DiscoveryOptions, discoverHosts } from './en
 import { discoverWithNmap, nmapAvailable } from './nmap.js';
 
 export {
+  type Neighbour,
+  type NeighbourState,
+  type NeighbourTable,
+  readNeighbours,
+} from '../runtime/neighbours.js';
+export {
   type DiscoveryCounts,
   type DiscoveryOptions,
   discoverHosts,
   validateDiscoveryTemplate,
 } from './engine.js';
-export { type Neighbour, type NeighbourState, type NeighbourTable, readNeighbours } from './neighbours.js';
 export { discoverWithNmap, nmapAvailable } from './nmap.js';
 export { guessOs } from './os-guess.js';
 export { type ReverseDnsOptions, reverseResolver } from './reverse-dns.js';

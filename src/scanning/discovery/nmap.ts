@@ -5,6 +5,7 @@
 
 import { execFile, spawn } from 'node:child_process';
 import net from 'node:net';
+import { abortReason } from '../runtime/limits.js';
 import type { DiscoveryTemplate } from '../types.js';
 import {
   type DiscoveryCounts,
@@ -13,7 +14,6 @@ import {
   type KnownLive,
   validateDiscoveryTemplate,
 } from './engine.js';
-import { abortReason } from './limits.js';
 
 /** Addresses handed to one nmap process: bounds memory and the time between two checks. */
 export const NMAP_CHUNK = 1024;

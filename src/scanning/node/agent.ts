@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
+import { readSpec } from '../contract.js';
 import type { RunContext, RunExecutor, ScanKind, ScanProgress } from '../types.js';
 import {
   type ClaimedRun,
@@ -232,7 +233,8 @@ export class ScanNodeAgent {
     let outcome: { state: FinishState; error?: string };
     try {
       if (!executor) throw new Error(`This node has no engine for ${claim.kind} scans.`);
-      await executor(claim.spec, this.context(run));
+      // Checked before anything is sent: the spec came over the network.
+      await executor(readSpec(claim.kind, claim.spec), this.context(run));
       outcome = { state: 'Completed' };
     } catch (error) {
       outcome = { state: 'Failed', error: (error as Error)?.message ?? String(error) };
@@ -241,7 +243,13 @@ export class ScanNodeAgent {
     if (run.reason === 'shutdown')
       outcome = { state: 'Stopped', error: 'The scan node shut down during the run.' };
     if (run.reason === 'error') outcome = { state: 'Failed', error: run.error ?? 'The scan failed.' };
-    if (run.reason !== 'error' && run.reason !== 'lost') await this.flush(run);
+    if (run.reason !== 'error' && run.reason !== 'lost') {
+      await this.flush(run);
+      // The server refused the last results (they break the contract): the run did not complete.
+      // (The send sets the reason meanwhile, which the narrowing above cannot know.)
+      if ((run.reason as AbortReason | null) === 'error')
+        outcome = { state: 'Failed', error: run.error ?? 'The scan failed.' };
+    }
     if (run.reason === 'lost') {
       this.log('scan run lost: the server gave it to another attempt', { runId: claim.id });
       return;

@@ -1,9 +1,10 @@
 import { systemClock } from '../../lib/clock.js';
 import { nmapAvailable } from '../discovery/index.js';
-import { systemScan, validateSystemTemplate } from '../system/index.js';
-import { compilePolicy, expandTargets, type Resolver } from '../targets/index.js';
-import type { RunExecutor, ScanTarget, SystemSpec } from '../types.js';
-import { RunRefusalReport, unresolved } from './refusals.js';
+import { systemScan } from '../system/index.js';
+import type { Resolver } from '../targets/index.js';
+import type { RunExecutorOf } from '../types.js';
+import { RunRefusalReport } from './refusals.js';
+import { runAddresses } from './run-addresses.js';
 
 export interface SystemExecutorOptions {
   /** Forward lookups of host-name targets (default: the system's resolver). */
@@ -15,35 +16,20 @@ export interface SystemExecutorOptions {
 }
 
 /**
- * The system scan engine as a node runs it: the run's targets expanded address by address, each
- * checked against the organisation's policy before any packet, each host emitted as it finishes.
+ * The system scan engine as a node runs it, given a spec checked against the contract: the run's
+ * targets expanded address by address, each checked against the organisation's policy before any
+ * packet, each host emitted as it finishes.
  */
-export function systemExecutor(options: SystemExecutorOptions = {}): RunExecutor {
-  return async (raw, context) => {
-    const spec = readSpec(raw);
-    const policy = compilePolicy(spec.policy);
-    const allowedNames = new Map<string, string[]>();
-    const hostnames = new Map<string, string>();
+export function systemExecutor(options: SystemExecutorOptions = {}): RunExecutorOf<'System'> {
+  return async (spec, context) => {
     const refusals = new RunRefusalReport(context);
-    const expanded = expandTargets(spec.targets, spec.exclusions, options.resolve, (name, _target, error) =>
-      refusals.refused(name, unresolved(name, error)),
-    );
-    async function* addresses() {
-      for await (const a of expanded) {
-        if (a.hostname) {
-          hostnames.set(a.address, a.hostname);
-          if (policy.allowsName(a.hostname))
-            allowedNames.set(a.hostname, [...(allowedNames.get(a.hostname) ?? []), a.address]);
-        }
-        yield a.address;
-      }
-    }
+    const { addresses, check, hostnames } = runAddresses(spec, options.resolve, refusals);
     const nmapPath = spec.template.useNmapVersionDetection ? await (options.nmapPath ?? defaultNmap)() : null;
     if (spec.template.useNmapVersionDetection && !nmapPath)
       context.log('nmap is not installed on this node: Rampart detections only');
-    const counts = await systemScan(addresses(), spec.template, {
+    const counts = await systemScan(addresses, spec.template, {
       signal: context.signal,
-      check: (address) => policy.checkAddress(address, allowedNames),
+      check,
       now: options.now ?? systemClock,
       nmapPath,
       hostnames,
@@ -60,30 +46,4 @@ export function systemExecutor(options: SystemExecutorOptions = {}): RunExecutor
 
 async function defaultNmap(): Promise<string | null> {
   return (await nmapAvailable()) ? 'nmap' : null;
-}
-
-/** The run's spec, checked: it comes over the network to a remote node. */
-export function readSpec(raw: unknown): SystemSpec {
-  const s = raw as Partial<SystemSpec> | null;
-  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-  const target = (t: unknown): t is ScanTarget =>
-    typeof t === 'object' && t !== null && typeof (t as ScanTarget).range === 'string';
-  if (
-    typeof s !== 'object' ||
-    !s ||
-    !Array.isArray(s.targets) ||
-    !s.targets.every(target) ||
-    !strings(s.exclusions) ||
-    !s.policy ||
-    !strings(s.policy.allowed) ||
-    !strings(s.policy.excluded) ||
-    typeof s.policy.allowLoopback !== 'boolean' ||
-    !s.template ||
-    (s.portsOverride !== undefined && s.portsOverride !== null && typeof s.portsOverride !== 'string')
-  )
-    throw new Error(
-      'The run is not a system scan this node can read (targets, exclusions, policy, template, portsOverride).',
-    );
-  validateSystemTemplate(s.template);
-  return s as SystemSpec;
 }

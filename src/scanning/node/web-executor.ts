@@ -1,7 +1,7 @@
 import { systemClock } from '../../lib/clock.js';
 import { compilePolicy } from '../targets/index.js';
-import type { RunExecutor, WebSpec } from '../types.js';
-import { validateWebTemplate, webScan } from '../web/index.js';
+import type { RunExecutorOf } from '../types.js';
+import { webScan } from '../web/index.js';
 
 export interface WebExecutorOptions {
   /** Forward lookups of the URLs' host names (default: the system's resolver). */
@@ -13,13 +13,13 @@ export interface WebExecutorOptions {
 }
 
 /**
- * The web engine as a node runs it: each URL's host resolved and checked against the
- * organisation's policy as the run carries it before any packet is sent to it (a host name the
- * policy allows allows the addresses it resolves to), results emitted as each URL finishes.
+ * The web engine as a node runs it, given a spec checked against the contract: each URL's host
+ * resolved and checked against the organisation's policy as the run carries it before any packet
+ * is sent to it (a host name the policy allows allows the addresses it resolves to), results
+ * emitted as each URL finishes.
  */
-export function webExecutor(options: WebExecutorOptions = {}): RunExecutor {
-  return async (raw, context) => {
-    const spec = readSpec(raw);
+export function webExecutor(options: WebExecutorOptions = {}): RunExecutorOf<'Web'> {
+  return async (spec, context) => {
     const policy = compilePolicy(spec.policy);
     const counts = await webScan(spec.urls, spec.template, {
       signal: context.signal,
@@ -37,23 +37,4 @@ export function webExecutor(options: WebExecutorOptions = {}): RunExecutor {
     });
     context.log('web scan finished', { ...counts });
   };
-}
-
-/** The run's spec, checked: it comes over the network to a remote node. */
-function readSpec(raw: unknown): WebSpec {
-  const s = raw as Partial<WebSpec> | null;
-  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-  if (
-    !s ||
-    typeof s !== 'object' ||
-    !strings(s.urls) ||
-    !s.policy ||
-    !strings(s.policy.allowed) ||
-    !strings(s.policy.excluded) ||
-    typeof s.policy.allowLoopback !== 'boolean' ||
-    !s.template
-  )
-    throw new Error('The run is not a web run this node can read (urls, policy, template).');
-  validateWebTemplate(s.template);
-  return s as WebSpec;
 }

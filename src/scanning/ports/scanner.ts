@@ -4,17 +4,10 @@
 // 65,535 promises. Time budgets per connect, per host and per run: when one is spent the probes
 // stop, what was found is kept and the ports not asked are reported unscanned.
 
-import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import {
-  abortReason,
-  refusalOf,
-  SerialPuller,
-  Slots,
-  TokenBucket,
-  toAsyncIterator,
-} from '../discovery/limits.js';
-import { probePort } from '../discovery/probe.js';
+import { abortReason, refusalOf, Slots, TokenBucket } from '../runtime/limits.js';
+import { WorkerPool } from '../runtime/pool.js';
+import { probePort } from '../runtime/probe.js';
 import type { ScanProgress, TargetRefusal } from '../types.js';
 import { isPort, type PortList } from './port-list.js';
 import { PortThreads, THREADED_PORTS, threadsFor } from './threads.js';
@@ -142,15 +135,13 @@ interface HostState {
 class PortScanRun {
   private readonly slots: Slots;
   private readonly bucket: TokenBucket;
-  private readonly sockets = new Set<net.Socket>();
-  private readonly stop = new AbortController();
+  private readonly pool: WorkerPool;
+  /** Aborts on the caller's signal, or when a worker fails: every worker stops. */
   private readonly signal: AbortSignal;
   private readonly clock: () => number;
   private readonly runDeadline: number;
   private readonly result: PortScanResult = { scanned: 0, refused: 0, found: 0, budgetExhausted: null };
   private seen = 0;
-  private emitted: Promise<void> = Promise.resolve();
-  private failure: unknown = null;
   /** Threads for long passes, or null when every probe runs here. */
   private readonly threads: PortThreads | null;
   /** Shortest pass the threads take. */
@@ -164,7 +155,8 @@ class PortScanRun {
     this.slots = new Slots(options.maxInFlight);
     // The pace stays on the real monotonic clock: a test's clock that stands still must not stall it.
     this.bucket = new TokenBucket(options.connectionsPerSecond);
-    this.signal = AbortSignal.any([options.signal, this.stop.signal]);
+    this.pool = new WorkerPool({ signal: options.signal, slots: this.slots });
+    this.signal = this.pool.signal;
     this.runDeadline = this.clock() + (options.runBudgetMs ?? Number.POSITIVE_INFINITY);
     const auto = options.threads === undefined;
     const count = auto
@@ -177,56 +169,36 @@ class PortScanRun {
   }
 
   async execute(hosts: AsyncIterable<string> | Iterable<string>): Promise<PortScanResult> {
-    const onAbort = () => {
-      for (const socket of this.sockets) socket.destroy();
-      this.sockets.clear();
-      this.slots.refuseAll(abortReason(this.signal));
-      // A stopped scan ends its threads at once (their sockets close with them).
+    // A stopped scan ends its threads at once (their sockets close with them).
+    this.pool.whenAborted(() => {
       if (this.signal.aborted) void this.threads?.close(abortReason(this.signal));
-    };
-    this.signal.addEventListener('abort', onAbort, { once: true });
-    const iterator = toAsyncIterator(hosts);
-    const puller = new SerialPuller(iterator);
+    });
+    // Enough hosts at once to fill maxInFlight with each host's lanes, and no more: a host's
+    // budget starts at its first probe, so it must not wait behind other hosts for its slots.
+    const workers = Math.min(4096, Math.ceil(this.options.maxInFlight / this.options.perHostInFlight));
     try {
-      // Enough hosts at once to fill maxInFlight with each host's lanes, and no more: a host's
-      // budget starts at its first probe, so it must not wait behind other hosts for its slots.
-      const workers = Math.min(4096, Math.ceil(this.options.maxInFlight / this.options.perHostInFlight));
-      await Promise.all(Array.from({ length: workers }, () => this.worker(puller)));
-      await this.emitted;
+      await this.pool.run(
+        hosts,
+        workers,
+        (address) => {
+          this.seen++;
+          return this.handle(String(address));
+        },
+        // A spent run budget starts no new host (those under way report what they found).
+        () => {
+          if (!this.runSpent()) return true;
+          this.result.budgetExhausted = 'run';
+          return false;
+        },
+      );
     } finally {
-      this.signal.removeEventListener('abort', onAbort);
-      onAbort();
       await this.threads?.close(new Error('the port scan has ended'));
-      await Promise.resolve(iterator.return?.()).catch(() => undefined);
     }
-    if (this.failure) throw this.failure;
-    if (this.options.signal.aborted) throw abortReason(this.options.signal);
     return { ...this.result };
   }
 
   private runSpent(): boolean {
     return this.clock() >= this.runDeadline;
-  }
-
-  private async worker(puller: SerialPuller<string>): Promise<void> {
-    try {
-      for (;;) {
-        if (this.signal.aborted) return;
-        // A spent run budget starts no new host (those under way report what they found).
-        if (this.runSpent()) {
-          this.result.budgetExhausted = 'run';
-          return;
-        }
-        const next = await puller.next();
-        if (next.done || this.signal.aborted) return;
-        this.seen++;
-        await this.handle(String(next.value));
-      }
-    } catch (error) {
-      if (this.signal.aborted && !this.failure) return;
-      this.failure ??= error;
-      this.stop.abort(error);
-    }
   }
 
   private async handle(address: string): Promise<void> {
@@ -240,7 +212,7 @@ class PortScanRun {
       this.result.scanned++;
       if (host.open.length > 0) this.result.found++;
       if (host.budgetExhausted === 'run') this.result.budgetExhausted = 'run';
-      await this.emit(host);
+      await this.pool.emit(() => this.options.onHost(host));
     }
     if (this.signal.aborted) return;
     this.options.onProgress?.({
@@ -372,7 +344,7 @@ class PortScanRun {
       const answer = await probePort(state.address, port, {
         timeoutMs,
         bannerTimeoutMs: 0,
-        sockets: this.sockets,
+        sockets: this.pool.sockets,
       });
       // Silent because the budget cut its wait short: nothing learnt, the port was not scanned.
       if (answer.state === 'silent' && timeoutMs < this.options.timeoutMs) {
@@ -383,12 +355,6 @@ class PortScanRun {
     } finally {
       this.slots.release();
     }
-  }
-
-  private emit(host: HostPorts): Promise<void> {
-    const mine = this.emitted.then(() => this.options.onHost(host));
-    this.emitted = mine.catch(() => undefined);
-    return mine;
   }
 }
 

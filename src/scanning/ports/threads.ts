@@ -7,7 +7,7 @@
 
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { abortReason, type TokenBucket } from '../discovery/limits.js';
+import { abortReason, type TokenBucket } from '../runtime/limits.js';
 import { type PortList, PortRange } from './port-list.js';
 
 /** The ports of a pass: a range computed by index, or a list in memory the threads share. */

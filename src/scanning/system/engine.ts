@@ -4,9 +4,10 @@
 // when a budget runs out; what was not reached is listed as unscanned.
 
 import { performance } from 'node:perf_hooks';
-import { sleep } from '../discovery/limits.js';
-import { type NeighbourTable, readNeighbours } from '../discovery/neighbours.js';
 import { type HostPorts, scanPorts } from '../ports/index.js';
+import { sleep } from '../runtime/limits.js';
+import { type NeighbourTable, readNeighbours } from '../runtime/neighbours.js';
+import { eachLimited } from '../runtime/pool.js';
 import { endpointTlsChecks, probeTls } from '../tls/index.js';
 import type {
   CheckResult,
@@ -157,40 +158,36 @@ async function examineHost(
     const rank = { port: 1, host: 2, run: 3 } as const;
     if (!host.budgetExhausted || rank[kind] > rank[host.budgetExhausted]) host.budgetExhausted = kind;
   };
-  const queue = [...ports.open];
   const found = new Map<number, ScannedService>();
-  const lane = async () => {
-    for (let port = queue.shift(); port !== undefined; port = queue.shift()) {
-      if (options.signal.aborted) return;
-      const now = monotonic();
-      if (now >= deadlines.runDeadline || now >= deadlines.hostDeadline) {
-        exhausted(now >= deadlines.runDeadline ? 'run' : 'host');
-        host.unscannedPorts.push(port);
-        continue;
-      }
-      const deadline = Math.min(now + template.portBudgetMs, deadlines.hostDeadline);
-      const seen = await examinePort({
-        address: ports.address,
-        port,
-        hostname,
-        signal: options.signal,
-        monotonic,
-        deadline,
-        connectTimeoutMs: template.timeoutMs,
-        safeChecks: template.safeChecks,
-      });
-      host.checks.push(...seen.checks);
-      if (seen.service) found.set(port, seen.service);
-      if (seen.service?.tls && template.tlsChecks)
-        host.checks.push(
-          ...(await tlsOf(ports.address, port, hostname, deadline, template, options, monotonic)),
-        );
-      if (seen.cut || monotonic() >= deadline)
-        exhausted(deadline >= deadlines.hostDeadline ? 'host' : 'port');
+  const examineOne = async (port: number) => {
+    if (options.signal.aborted) return;
+    const now = monotonic();
+    if (now >= deadlines.runDeadline || now >= deadlines.hostDeadline) {
+      exhausted(now >= deadlines.runDeadline ? 'run' : 'host');
+      host.unscannedPorts.push(port);
+      return;
     }
+    const deadline = Math.min(now + template.portBudgetMs, deadlines.hostDeadline);
+    const seen = await examinePort({
+      address: ports.address,
+      port,
+      hostname,
+      signal: options.signal,
+      monotonic,
+      deadline,
+      connectTimeoutMs: template.timeoutMs,
+      safeChecks: template.safeChecks,
+    });
+    host.checks.push(...seen.checks);
+    if (seen.service) found.set(port, seen.service);
+    if (seen.service?.tls && template.tlsChecks)
+      host.checks.push(
+        ...(await tlsOf(ports.address, port, hostname, deadline, template, options, monotonic)),
+      );
+    if (seen.cut || monotonic() >= deadline) exhausted(deadline >= deadlines.hostDeadline ? 'host' : 'port');
   };
-  const lanes = Math.max(1, Math.min(template.perHostInFlight, 8, ports.open.length));
-  await Promise.all(Array.from({ length: lanes }, lane));
+  // A few ports at once (at most 8): banners wait on slow services, and the host's lanes are few.
+  await eachLimited(ports.open, Math.min(template.perHostInFlight, 8), examineOne);
   if (template.useNmapVersionDetection && options.nmapPath && !options.signal.aborted)
     await addNmap(ports.address, ports.open, found, deadlines, options);
   host.services = template.serviceDetection ? [...found.values()].sort((a, b) => a.port - b.port) : [];

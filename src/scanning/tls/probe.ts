@@ -7,7 +7,7 @@
 import { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import tls from 'node:tls';
-import { abortReason } from '../discovery/limits.js';
+import { abortReason } from '../runtime/limits.js';
 
 export const TLS_VERSIONS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
 export type TlsVersionName = (typeof TLS_VERSIONS)[number];

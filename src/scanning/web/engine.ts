@@ -6,7 +6,8 @@
 
 import { lookup } from 'node:dns/promises';
 import { performance } from 'node:perf_hooks';
-import { abortReason, refusalOf, TokenBucket } from '../discovery/limits.js';
+import { abortReason, refusalOf, TokenBucket } from '../runtime/limits.js';
+import { WorkerPool } from '../runtime/pool.js';
 import { endpointTlsChecks, probeTls } from '../tls/index.js';
 import type { CheckResult, ScanProgress, TargetRefusal, WebTemplate, WebUrlResult } from '../types.js';
 import {
@@ -68,22 +69,24 @@ export async function webScan(
   // Pacing keeps the real clock: the injected one drives budgets only.
   const bucket = new TokenBucket(template.requestsPerSecond);
   const counts: WebScanCounts = { scanned: 0, refused: 0, budgetExhausted: null };
-  for (const [index, target] of targets.entries()) {
-    if (options.signal.aborted) throw abortReason(options.signal);
-    if (monotonic() >= runDeadline) {
-      counts.budgetExhausted = 'run';
-      break;
-    }
+  // One URL at a time, in order: a site is asked gently, and its answers read as a visit's.
+  const pool = new WorkerPool({ signal: options.signal });
+  const scan = async ([index, target]: [number, ScanUrl]) => {
     const result = await new UrlScan(target, template, options, bucket, monotonic, runDeadline).run();
     if (result === 'refused') counts.refused++;
     else {
-      await options.onUrl(result);
+      await pool.emit(() => options.onUrl(result));
       counts.scanned++;
       if (result.budgetExhausted === 'run') counts.budgetExhausted = 'run';
     }
     options.onProgress?.({ done: index + 1, total: targets.length, found: counts.scanned });
-    if (counts.budgetExhausted) break;
-  }
+  };
+  await pool.run(targets.entries(), 1, scan, () => {
+    if (counts.budgetExhausted) return false;
+    if (monotonic() < runDeadline) return true;
+    counts.budgetExhausted = 'run';
+    return false;
+  });
   return counts;
 }
 

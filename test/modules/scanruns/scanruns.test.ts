@@ -6,6 +6,15 @@ import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/data
 import { apiCall, enrolNode, expectBadRequest } from '../../helpers/scan-nodes.js';
 
 const SOURCE = '0193a5c4-7f10-7c3e-9d41-000000000001';
+/** A live host as discovery reports it (the contract of Discovery results). */
+const host = (address: string) => ({
+  address,
+  hostname: null,
+  openPorts: [22],
+  closedPorts: [],
+  macAddress: null,
+  osGuess: null,
+});
 let sources = 0;
 const newSource = () => {
   sources += 1;
@@ -119,7 +128,7 @@ describe.each(DB_KINDS)('scan runs: claims, leases, batches, stops, requeues [%s
     const { nodeKey } = await enrolNode(t, admin);
     const run = await queue();
     await claim(nodeKey);
-    const body = { Items: [{ address: '127.0.0.1' }], Progress: { Done: 1, Total: 4, Found: 1 } };
+    const body = { Items: [host('127.0.0.1')], Progress: { Done: 1, Total: 4, Found: 1 } };
     const once = await batch(nodeKey, run.id, 1, 1, body);
     expect(once.statusCode, once.body).toBe(200);
     expect(once.json()).toEqual({ Applied: true, StopRequested: false });
@@ -277,7 +286,7 @@ describe.each(DB_KINDS)('scan runs: claims, leases, batches, stops, requeues [%s
       body: { RunIds: [running.id] },
     });
     expect(beat.json()).toMatchObject({ StopRunIds: [running.id], LostRunIds: [] });
-    expect((await batch(nodeKey, running.id, 1, 1, { Items: [{ last: true }] })).json()).toEqual({
+    expect((await batch(nodeKey, running.id, 1, 1, { Items: [host('127.0.0.2')] })).json()).toEqual({
       Applied: true,
       StopRequested: true,
     });

@@ -6,7 +6,7 @@ import {
   discoverHosts,
   discoverWithNmap,
 } from '../../../src/scanning/discovery/index.js';
-import type { NeighbourTable } from '../../../src/scanning/discovery/neighbours.js';
+import type { NeighbourTable } from '../../../src/scanning/runtime/neighbours.js';
 import type {
   DiscoveredHost,
   DiscoveryTemplate,

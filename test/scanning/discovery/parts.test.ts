@@ -1,12 +1,12 @@
 import dgram from 'node:dgram';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_DISCOVERY_TEMPLATE } from '../../../src/scanning/discovery/index.js';
-import { Slots, TokenBucket } from '../../../src/scanning/discovery/limits.js';
-import { parseIpNeighbours, parseProcArp } from '../../../src/scanning/discovery/neighbours.js';
 import { nmapArguments, parseNmapXml } from '../../../src/scanning/discovery/nmap.js';
 import { guessOs } from '../../../src/scanning/discovery/os-guess.js';
-import { firstLine } from '../../../src/scanning/discovery/probe.js';
 import { reverseResolver } from '../../../src/scanning/discovery/reverse-dns.js';
+import { Slots, TokenBucket } from '../../../src/scanning/runtime/limits.js';
+import { parseIpNeighbours, parseProcArp } from '../../../src/scanning/runtime/neighbours.js';
+import { firstLine } from '../../../src/scanning/runtime/probe.js';
 
 describe('TokenBucket (on a clock the test moves)', () => {
   it('lets a tenth of a second’s burst through, then one token per 1/rate', () => {

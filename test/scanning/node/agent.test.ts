@@ -6,7 +6,7 @@ import { ScanNodeAgent } from '../../../src/scanning/node/agent.js';
 import { HttpNodeTransport } from '../../../src/scanning/node/http-transport.js';
 import { InProcessNodeTransport } from '../../../src/scanning/node/in-process-transport.js';
 import { LeaseLostError, NodeUnauthorizedError } from '../../../src/scanning/node/transport.js';
-import type { RunExecutor, ScanKind } from '../../../src/scanning/types.js';
+import type { DiscoveredHost, DiscoverySpec, RunExecutor, ScanKind } from '../../../src/scanning/types.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
 
@@ -15,16 +15,43 @@ import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/data
  * spec, reports progress, and, when told to, waits until its signal aborts.
  */
 interface TestSpec {
+  /** Hosts to emit. */
   count: number;
   waitForStop?: boolean;
   /** Tells runs apart in `aborted`. */
   tag?: string;
 }
+/** A discovery spec as the contract says, which the test's settings ride along with. */
+const DISCOVERY_SPEC: DiscoverySpec = {
+  // No targets: the organisation's policy (checked at the claim) has nothing to refuse.
+  targets: [],
+  exclusions: [],
+  template: {
+    ports: [22],
+    timeoutMs: 100,
+    retries: 0,
+    maxInFlight: 1,
+    connectionsPerSecond: 1,
+    perHostInFlight: 1,
+    reverseDns: false,
+    useNmap: false,
+  },
+  policy: { allowed: [], excluded: [], allowLoopback: false },
+};
+/** A live host as discovery reports it. */
+const host = (address: string): DiscoveredHost => ({
+  address,
+  hostname: null,
+  openPorts: [22],
+  closedPorts: [],
+  macAddress: null,
+  osGuess: null,
+});
 const aborted = new Set<string>();
 const testExecutor: RunExecutor = async (spec, context) => {
-  const { count, waitForStop } = spec as TestSpec;
+  const { count, waitForStop } = spec as DiscoverySpec & TestSpec;
   for (let i = 0; i < count && !context.signal.aborted; i++) {
-    await context.emit([{ address: `127.0.0.${i + 1}` }]);
+    await context.emit([host(`127.0.0.${i + 1}`)]);
     context.progress({ done: i + 1, total: count, found: i + 1 });
   }
   if (waitForStop && !context.signal.aborted)
@@ -50,7 +77,7 @@ describe.each(DB_KINDS)('the scan node agent [%s]', (kind) => {
       sourceId: `0193a5c4-7f10-7c3e-9d41-${String(sources).padStart(12, '0')}`,
       sourceName: `scan ${sources}`,
       nodeId,
-      spec: { ...spec, tag: `${kind}-${sources}` },
+      spec: { ...DISCOVERY_SPEC, ...spec, tag: `${kind}-${sources}` },
     });
   };
   const newNode = async (capacity = 1): Promise<{ node: ScanNode; nodeKey: string }> => {
@@ -90,7 +117,7 @@ describe.each(DB_KINDS)('the scan node agent [%s]', (kind) => {
     await agent.idle();
     const done = await t.services.scanRuns.get(ctx, run.id);
     expect(done).toMatchObject({ state: 'Completed', attempt: 1, progress: { done: 7, total: 7, found: 7 } });
-    expect(itemsOf(run.id)).toEqual([1, 2, 3, 4, 5, 6, 7].map((i) => ({ address: `127.0.0.${i}` })));
+    expect(itemsOf(run.id)).toEqual([1, 2, 3, 4, 5, 6, 7].map((i) => host(`127.0.0.${i}`)));
     const rows = await tdb.database.db
       .selectFrom('scan_run_batches')
       .selectAll()
@@ -128,6 +155,50 @@ describe.each(DB_KINDS)('the scan node agent [%s]', (kind) => {
     expect(await t.services.scanRuns.get(ctx, run.id)).toMatchObject({ state: 'Stopped', error: null });
   });
 
+  it('fails a run whose spec breaks the contract, naming where, before its engine runs', async () => {
+    const { node } = await newNode();
+    const agent = agentFor(node);
+    const bad = { ...DISCOVERY_SPEC, template: { ...DISCOVERY_SPEC.template, ports: [22, 70000] } };
+    sources += 1;
+    const run = await t.services.scanRuns.queue(ctx, {
+      kind: 'Discovery',
+      sourceId: `0193a5c4-7f10-7c3e-9d41-${String(sources).padStart(12, '0')}`,
+      sourceName: 'bad spec',
+      nodeId: node.id,
+      spec: { ...bad, count: 3 },
+    });
+    await agent.tick();
+    await agent.idle();
+    const failed = await t.services.scanRuns.get(ctx, run.id);
+    expect(failed.state).toBe('Failed');
+    expect(failed.error).toBe(
+      "The run's spec is not a Discovery spec this node can run: /template/ports/1 must be <= 65535",
+    );
+    expect(itemsOf(run.id)).toEqual([]);
+  });
+
+  it('fails a run whose engine emits items the server refuses, naming the item and the field', async () => {
+    const { node } = await newNode();
+    const broken: RunExecutor = async (_spec, context) => {
+      await context.emit([host('127.0.0.1'), { ...host('127.0.0.2'), openPorts: [0] }]);
+    };
+    const agent = new ScanNodeAgent({
+      transport: new InProcessNodeTransport(t.services.scanRuns, node),
+      executors: new Map<ScanKind, RunExecutor>([['Discovery', broken]]),
+      capacity: 1,
+      version: 'test',
+      clock: t.clock.fn,
+    });
+    const run = await queue({ count: 0 }, node.id);
+    await agent.tick();
+    await agent.idle();
+    const failed = await t.services.scanRuns.get(ctx, run.id);
+    expect(failed.state).toBe('Failed');
+    expect(failed.error).toContain('/Items/1/openPorts/0 must be >= 1');
+    // Nothing of the refused batch was applied.
+    expect(itemsOf(run.id)).toEqual([]);
+  });
+
   it('abandons a run whose lease lapsed; the next attempt starts from scratch; a shutdown stops its runs', async () => {
     const { node } = await newNode();
     const agent = agentFor(node);
@@ -146,7 +217,7 @@ describe.each(DB_KINDS)('the scan node agent [%s]', (kind) => {
     await agent.tick();
     // Attempt 2 started from scratch and sent its results itself.
     expect(received.filter((b) => b.runId === run.id).map((b) => [b.attempt, b.items])).toEqual([
-      [2, [{ address: '127.0.0.1' }]],
+      [2, [host('127.0.0.1')]],
     ]);
 
     await agent.stop();
@@ -195,13 +266,13 @@ describe.each(DB_KINDS)('the scan node agent [%s]', (kind) => {
     const claimed = await transport.claim(['Discovery']);
     expect(claimed).toEqual({ id: run.id, kind: 'Discovery', attempt: 1, spec: run.spec });
     const answer = await transport.sendBatch(run.id, 1, 1, {
-      items: [{ address: '127.0.0.9' }],
+      items: [host('127.0.0.9')],
       progress: null,
     });
     expect(answer).toEqual({ applied: false, stopRequested: false });
     const path = `PUT /api/integration/scanruns/${run.id}/attempts/1/batches/1`;
     expect(calls.filter((c) => c === path)).toHaveLength(2);
-    expect(itemsOf(run.id)).toEqual([{ address: '127.0.0.9' }]);
+    expect(itemsOf(run.id)).toEqual([host('127.0.0.9')]);
 
     await expect(transport.sendBatch(run.id, 2, 1, { items: [], progress: null })).rejects.toBeInstanceOf(
       LeaseLostError,

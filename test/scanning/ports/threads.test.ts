@@ -2,7 +2,6 @@
 // run's limits kept by all threads together, and no thread left once a scan stops.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { TokenBucket } from '../../../src/scanning/discovery/limits.js';
 import {
   CLOSED_LIST_LIMIT,
   type HostPorts,
@@ -11,6 +10,7 @@ import {
   scanPorts,
 } from '../../../src/scanning/ports/index.js';
 import { liveThreads, PortThreads } from '../../../src/scanning/ports/threads.js';
+import { TokenBucket } from '../../../src/scanning/runtime/limits.js';
 import { closedPort, countingListener, silentPorts, synSentTo } from '../discovery/loopback.js';
 
 const cleanups: Array<() => unknown> = [];

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { readSpec } from '../../../src/scanning/contract.js';
 import { builtInExecutors } from '../../../src/scanning/node/executors.js';
 import { systemExecutor } from '../../../src/scanning/node/system-executor.js';
 import {
@@ -136,10 +137,20 @@ describe('the System executor', () => {
     ['a policy without allowLoopback', { ...spec(22), policy: { allowed: [], excluded: [] } }],
     ['no template', { ...spec(22), template: undefined }],
     ['a portsOverride that is not text', { ...spec(22), portsOverride: 22 }],
-  ])('refuses a spec with %s', async (_what, raw) => {
-    await expect(systemExecutor()(raw, context().run)).rejects.toThrow(
-      /not a system scan this node can read/,
+  ])('refuses a spec with %s, as the node checks it against the contract', async (_what, raw) => {
+    const claimed = async () => systemExecutor()(readSpec('System', raw), context().run);
+    await expect(claimed()).rejects.toThrow(/not a System spec this node can run/);
+  });
+
+  it('names where a spec breaks the contract', async () => {
+    const claimed = async (raw: unknown) => systemExecutor()(readSpec('System', raw), context().run);
+    await expect(claimed({ ...spec(22), targets: [{ name: 'x' }] })).rejects.toThrow(
+      /\/targets\/0\/range is required/,
     );
+    await expect(claimed({ ...spec(22), portsOverride: '22,70000' })).rejects.toThrow(/\/portsOverride /);
+    const bad = spec(22);
+    (bad.template as unknown as Record<string, unknown>).hostBudgetMs = 0;
+    await expect(claimed(bad)).rejects.toThrow(/\/template\/hostBudgetMs must be >= 1/);
   });
 
   it('refuses a bad template naming the field', async () => {

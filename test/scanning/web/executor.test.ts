@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readSpec } from '../../../src/scanning/contract.js';
 import { builtInExecutors } from '../../../src/scanning/node/executors.js';
 import { webExecutor } from '../../../src/scanning/node/web-executor.js';
 import type { RunContext, WebSpec, WebUrlResult } from '../../../src/scanning/types.js';
@@ -78,21 +79,28 @@ describe('the web executor', () => {
   });
 
   it.each([
-    [null, /not a web run/],
+    [null, /not a Web spec this node can run/],
     [
       { urls: 'x', template: TEMPLATE, policy: { allowed: [], excluded: [], allowLoopback: false } },
-      /not a web run/,
+      /\/urls must be array/,
     ],
-    [{ urls: [], template: TEMPLATE, policy: { allowed: [], excluded: [] } }, /not a web run/],
+    [
+      { urls: [], template: TEMPLATE, policy: { allowed: [], excluded: [] } },
+      /\/policy\/allowLoopback is required/,
+    ],
     [
       {
         urls: [],
         template: { ...TEMPLATE, requestsPerSecond: -1 },
         policy: { allowed: [], excluded: [], allowLoopback: false },
       },
-      /requestsPerSecond/,
+      /\/template\/requestsPerSecond/,
     ],
-  ])('rejects a spec that is not a web run (%#)', async (spec, message) => {
-    await expect(webExecutor()(spec, context().ctx)).rejects.toThrow(message);
-  });
+  ])(
+    'rejects a spec that is not a web run, as the node checks it against the contract (%#)',
+    async (spec, message) => {
+      const claimed = async () => webExecutor()(readSpec('Web', spec), context().ctx);
+      await expect(claimed()).rejects.toThrow(message);
+    },
+  );
 });

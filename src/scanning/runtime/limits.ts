@@ -1,4 +1,4 @@
-// What the scan engines (discovery, port scans) share: the limits they keep — connections in
+// What the scan engines (discovery, port scans, system, web, TLS) share: the limits they keep — connections in
 // flight (all hosts together, and per host) and new connections per second — and how they take
 // and check the addresses of a run. Time here is monotonic (performance.now), never the wall clock:
 // it only paces packets and is never stored or compared with a date.
@@ -26,7 +26,7 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
 export function abortReason(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   if (reason instanceof Error) return reason;
-  return new DOMException('The discovery run was aborted', 'AbortError');
+  return new DOMException('The scan run was aborted', 'AbortError');
 }
 
 /** A counting semaphore: at most `size` holders at once, waiters served first come first served. */
@@ -168,8 +168,8 @@ export function refusalOf(
     : check(address);
 }
 
-/** Addresses as one async iterator, whether they come as a list, a generator or a stream. */
-export function toAsyncIterator(source: AsyncIterable<string> | Iterable<string>): AsyncIterator<string> {
+/** Items (addresses, URLs) as one async iterator, whether they come as a list, a generator or a stream. */
+export function toAsyncIterator<T>(source: AsyncIterable<T> | Iterable<T>): AsyncIterator<T> {
   if (Symbol.asyncIterator in source) return source[Symbol.asyncIterator]();
   const sync = source[Symbol.iterator]();
   return {
