@@ -1,5 +1,5 @@
 import type { ScheduleOption } from '../../jobs/schedule-option.js';
-import type { ScanNotification } from '../discoveryscans/types.js';
+import type { ScanNotification } from '../savedscans/types.js';
 
 export type { ScanNotification };
 

@@ -1,12 +1,16 @@
 import { Type } from 'typebox';
 import { ScheduleOptionSchema } from '../../jobs/schedule-option.js';
-import { RunStateSchema, RunSummarySchema } from '../discoveryscans/schemas.js';
+import {
+  DateTime,
+  LastRunSchema,
+  NullableUuid,
+  RunImportSchema,
+  RunStateSchema,
+  RunSummarySchema,
+  scanListSchema,
+  Uuid,
+} from '../savedscans/schemas.js';
 
-const Uuid = (description?: string) =>
-  Type.String({ format: 'uuid', ...(description ? { description } : {}) });
-const NullableUuid = (description: string) =>
-  Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description });
-const DateTime = Type.String({ format: 'date-time' });
 const NullableText = Type.Union([Type.String(), Type.Null()]);
 
 export const WebScanBody = Type.Object(
@@ -38,7 +42,7 @@ export const WebScanSchema = Type.Object(
       description: 'When the schedule starts the scan next.',
     }),
     RunState: RunStateSchema,
-    LastRun: Type.Union([RunSummarySchema, Type.Null()]),
+    LastRun: LastRunSchema,
     LastCompletedRunId: NullableUuid('The latest completed run.'),
     ScanLastCompleted: Type.Union([DateTime, Type.Null()], {
       description: 'When the latest completed run ended.',
@@ -49,24 +53,7 @@ export const WebScanSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const WebScanListSchema = Type.Object(
-  {
-    Items: Type.Array(WebScanSchema),
-    NextCursor: Type.Union([Type.String(), Type.Null()]),
-    TotalCount: Type.Integer(),
-  },
-  { additionalProperties: false },
-);
-
-export const WebScanListQuery = Type.Object(
-  {
-    PageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-    Cursor: Type.Optional(Type.String({ maxLength: 1000 })),
-  },
-  { additionalProperties: false },
-);
-
-export const WebScanIdParams = Type.Object({ Id: Uuid() }, { additionalProperties: false });
+export const WebScanListSchema = scanListSchema(WebScanSchema);
 
 const CheckSchema = Type.Object(
   {
@@ -119,18 +106,10 @@ export const WebRunReportSchema = Type.Object(
       description: 'A Verify run: the findings it may close.',
     }),
     Urls: Type.Array(UrlResultSchema),
-    Import: Type.Union(
-      [
-        Type.Object(
-          {
-            Id: Type.String({ format: 'uuid' }),
-            Counts: Type.Record(Type.String(), Type.Integer()),
-          },
-          { additionalProperties: false },
-        ),
-        Type.Null(),
-      ],
-      { description: 'The import the completed run’s results became (null until it is done).' },
+    Import: RunImportSchema(
+      Type.Integer(),
+      Uuid(),
+      'The import the completed run’s results became (null until it is done).',
     ),
     IngestError: Type.Union([Type.String(), Type.Null()], {
       description: 'Why the results could not become findings (tried again).',

@@ -1,0 +1,75 @@
+import type { Transaction } from 'kysely';
+import type { Static, TSchema } from 'typebox';
+import type { DB } from '../../db/schema.js';
+import type { Channel } from '../../http/channels.js';
+import type { ServiceContext } from '../context.js';
+import type { ScanTable } from './repository.js';
+import type { RunOrder, SavedScan, SavedScanRun, SavedScanWrite, ScanKind } from './types.js';
+
+/** What the routes show of a scan beside the scan itself. */
+export interface ScanView {
+  lastRun: SavedScanRun | null;
+  nextRunAt: Date | null;
+  scheduleId: string | null;
+}
+
+/** An operation's texts in the API document. */
+export interface OperationText {
+  summary: string;
+  description?: string;
+}
+
+/** How a kind's scans are served: where, to which channels, with which schemas and texts. */
+export interface ScanRoutesDescription<Scan extends SavedScan, Input, Body extends TSchema> {
+  /** The URL base, `/discoveryscans`. */
+  base: string;
+  tags: string[];
+  /** The channels of every route but create (the latest channel's body is Rampart's own). */
+  channels: readonly Channel[];
+  /** Operation ids are `list<Name>s`, `create<Name>`, …: `DiscoveryScan`. */
+  operationName: string;
+  /** Where a run is started: `POST <base>/:Id/runs` or `POST <base>/:Id/start`. */
+  startPath: 'runs' | 'start';
+  schemas: { body: Body; scan: TSchema; list: TSchema; listQuery: TSchema; params: TSchema };
+  texts: Record<'list' | 'create' | 'get' | 'update' | 'delete' | 'start' | 'stop', OperationText>;
+  /** The body (of `schemas.body`) as the service takes it. */
+  inputOf(body: Static<Body>): Input;
+  /** The scan as the API answers it (of `schemas.scan`). */
+  toDto(scan: Scan, view: ScanView): unknown;
+}
+
+/**
+ * One kind of saved scan (discovery, system, web), described once: its table, its routes, how its
+ * input is checked, how a scan becomes a run's spec, how a batch of results is applied and what
+ * happens when a run ends. The generic service, repository and routes do the rest.
+ */
+export interface ScanKindDefinition<
+  Scan extends SavedScan,
+  Input,
+  Write extends SavedScanWrite,
+  Body extends TSchema = TSchema,
+  Narrowing = never,
+> {
+  kind: ScanKind;
+  /** As messages name it: `discovery scan`. */
+  noun: string;
+  /** The audit target type and action prefix, and the schedule key prefix: `discovery-scan`. */
+  auditType: string;
+  /** The job a scan's schedule enqueues at each occurrence. */
+  scheduledJob: string;
+  table: ScanTable<Scan, Write>;
+  http: ScanRoutesDescription<Scan, Input, Body>;
+  /** The input checked (400, 404, 422) as it is written; `current` is the scan being changed. */
+  check(ctx: ServiceContext, input: Input, current: Scan | null): Promise<Write>;
+  /**
+   * What a run of the scan is asked to do, its targets checked against today's allowed ones (422);
+   * narrowed to some of them for a Verify run.
+   */
+  order(ctx: ServiceContext, scan: Scan, narrowed?: Narrowing): Promise<RunOrder>;
+  /** A batch of a run's results, from a node: checked and kept, idempotent across attempts. */
+  applyBatch(run: SavedScanRun, items: unknown[], trx: Transaction<DB>): Promise<void>;
+  /** The run ended (the scan's last run, and its completion, are set already). */
+  runEnded(run: SavedScanRun, scan: Scan, at: Date, trx: Transaction<DB>): Promise<void>;
+  /** Checked again when a node claims the run: the allowed targets may have changed since. */
+  refusalAtStart(run: SavedScanRun, spec: unknown): Promise<string | null>;
+}

@@ -1,0 +1,165 @@
+import type { FastifyRequest } from 'fastify';
+import type { Static, TSchema } from 'typebox';
+import { type ChannelRoutes, route } from '../../http/channels.js';
+import { contextOf } from '../../http/request-context.js';
+import { toRunSummaryDto } from './presenters.js';
+import { RunSummarySchema } from './schemas.js';
+import type { SavedScanService } from './service.js';
+import type { SavedScan, SavedScanWrite } from './types.js';
+
+type IdRequest = FastifyRequest<{ Params: { Id: string } }>;
+
+/**
+ * A kind's saved-scan routes, from its definition: list, create, get, change, delete, start and
+ * stop, in each channel that serves them (create only in the latest channel: the integration
+ * channel's create takes the original service's body).
+ */
+export function savedScanRoutes<
+  Scan extends SavedScan,
+  Input,
+  Write extends SavedScanWrite,
+  Body extends TSchema,
+>(scans: SavedScanService<Scan, Input, Write, Body>): ChannelRoutes {
+  const http = scans.definition.http;
+  const { base, tags, channels, operationName: name, schemas, texts } = http;
+  const inputOf = (request: FastifyRequest) => http.inputOf(request.body as Static<Body>);
+  const dto = async (request: FastifyRequest, s: Scan) => {
+    const ctx = contextOf(request);
+    return http.toDto(s, {
+      lastRun: await scans.latestRun(ctx, s.id),
+      nextRunAt: await scans.nextRunAt(ctx, s.id),
+      scheduleId: await scans.scheduleId(ctx, s.id),
+    });
+  };
+  return (app, ctx) => {
+    route(app, ctx, {
+      method: 'GET',
+      url: base,
+      channels,
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: `list${name}s`,
+        ...texts.list,
+        tags,
+        querystring: schemas.listQuery,
+        response: { 200: schemas.list },
+      },
+      handler: async (request) => {
+        const q = request.query as { PageSize?: number; Cursor?: string; ScanGroupId?: string };
+        const page = await scans.list(contextOf(request), {
+          pageSize: q.PageSize ?? 50,
+          ...(q.Cursor ? { cursor: q.Cursor } : {}),
+          ...(q.ScanGroupId ? { scanGroupId: q.ScanGroupId } : {}),
+        });
+        return {
+          Items: await Promise.all(page.items.map((s) => dto(request, s))),
+          NextCursor: page.nextCursor,
+          TotalCount: page.totalCount,
+        };
+      },
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: base,
+      channels: ['latest'],
+      access: { role: 'Manager' },
+      schema: {
+        operationId: `create${name}`,
+        ...texts.create,
+        tags,
+        body: schemas.body,
+        response: { 201: schemas.scan },
+      },
+      handler: async (request, reply) => {
+        const scan = await scans.create(contextOf(request), inputOf(request));
+        return reply.code(201).send(await dto(request, scan));
+      },
+    });
+
+    route(app, ctx, {
+      method: 'GET',
+      url: `${base}/:Id`,
+      channels,
+      access: { role: 'ReadOnly' },
+      schema: {
+        operationId: `get${name}`,
+        ...texts.get,
+        tags,
+        params: schemas.params,
+        response: { 200: schemas.scan },
+      },
+      handler: async (request) => dto(request, await scans.get(contextOf(request), idOf(request))),
+    });
+
+    route(app, ctx, {
+      method: 'PUT',
+      url: `${base}/:Id`,
+      channels,
+      access: { role: 'Manager' },
+      schema: {
+        operationId: `update${name}`,
+        ...texts.update,
+        tags,
+        params: schemas.params,
+        body: schemas.body,
+        response: { 200: schemas.scan },
+      },
+      handler: async (request) =>
+        dto(request, await scans.update(contextOf(request), idOf(request), inputOf(request))),
+    });
+
+    route(app, ctx, {
+      method: 'DELETE',
+      url: `${base}/:Id`,
+      channels,
+      access: { role: 'Manager' },
+      schema: {
+        operationId: `delete${name}`,
+        ...texts.delete,
+        tags,
+        params: schemas.params,
+        response: { 204: { type: 'null', description: 'Deleted.' } },
+      },
+      handler: async (request, reply) => {
+        await scans.remove(contextOf(request), idOf(request));
+        return reply.code(204).send();
+      },
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: `${base}/:Id/${http.startPath}`,
+      channels,
+      access: { role: 'Analyst' },
+      schema: {
+        operationId: `start${name}`,
+        ...texts.start,
+        tags,
+        params: schemas.params,
+        response: { 201: RunSummarySchema },
+      },
+      handler: async (request, reply) =>
+        reply.code(201).send(toRunSummaryDto(await scans.start(contextOf(request), idOf(request)))),
+    });
+
+    route(app, ctx, {
+      method: 'POST',
+      url: `${base}/:Id/stop`,
+      channels,
+      access: { role: 'Analyst' },
+      schema: {
+        operationId: `stop${name}`,
+        ...texts.stop,
+        tags,
+        params: schemas.params,
+        response: { 200: RunSummarySchema },
+      },
+      handler: async (request) => toRunSummaryDto(await scans.stop(contextOf(request), idOf(request))),
+    });
+  };
+}
+
+function idOf(request: FastifyRequest): string {
+  return (request as IdRequest).params.Id;
+}
