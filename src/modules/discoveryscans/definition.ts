@@ -14,9 +14,8 @@ import {
   trimTargets,
 } from '../savedscans/checks.js';
 import type { ScanJobs, ScanNodes, ScanSchedules, TargetRules } from '../savedscans/dependencies.js';
-import type { ScanKindDefinition } from '../savedscans/kind.js';
+import type { ScanKindDefinition, ScanTable } from '../savedscans/kind.js';
 import { savedScanDtoFields, toTargetsDto } from '../savedscans/presenters.js';
-import type { ScanTable } from '../savedscans/repository.js';
 import { ScanIdParams, ScanListQuery } from '../savedscans/schemas.js';
 import { systemContext } from '../savedscans/service.js';
 import type { ScanNotification } from '../savedscans/types.js';

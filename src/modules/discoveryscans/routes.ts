@@ -3,9 +3,9 @@ import { contextOf } from '../../http/request-context.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { invalid } from '../../problems/app-error.js';
 import { savedScanRoutes } from '../savedscans/routes.js';
+import { toReportHostDto } from './presenters.js';
 import { ReportParams, ReportQuery, ReportSchema } from './schemas.js';
 import type { DiscoveryScanService } from './service.js';
-import type { ReportHost } from './types.js';
 
 /** The saved-scan routes of discovery scans, and their runs' reports. */
 export const discoveryScanRoutes =
@@ -54,21 +54,6 @@ export const discoveryScanRoutes =
       },
     });
   };
-
-function toReportHostDto(h: ReportHost) {
-  return {
-    IpAddress: h.address,
-    Hostname: h.hostname,
-    MacAddress: h.macAddress,
-    OperatingSystem: h.osGuess,
-    OpenPorts: h.openPorts,
-    ClosedPorts: h.closedPorts,
-    Status: h.status,
-    AssetId: h.assetId,
-    FirstSeen: h.firstSeenAt?.toISOString() ?? null,
-    LastSeen: h.lastSeenAt?.toISOString() ?? null,
-  };
-}
 
 function offsetOf(cursor: string): number {
   const key = decodeCursor(cursor, ['Offset']);

@@ -3,8 +3,37 @@ import type { Static, TSchema } from 'typebox';
 import type { DB } from '../../db/schema.js';
 import type { Channel } from '../../http/channels.js';
 import type { ServiceContext } from '../context.js';
-import type { ScanTable } from './repository.js';
 import type { RunOrder, SavedScan, SavedScanRun, SavedScanWrite, ScanKind } from './types.js';
+
+/** A row of a kind's scan table: the common columns, and the kind's own as the kind reads them. */
+export interface ScanRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  template_id: string;
+  node_id: string | null;
+  schedule: unknown;
+  created_by: string | null;
+  last_run_id: string | null;
+  last_completed_run_id: string | null;
+  last_completed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  [column: string]: unknown;
+}
+
+/** A kind's scan table: its name, its own columns and how they map to the kind's scan. */
+export interface ScanTable<Scan extends SavedScan, Write extends SavedScanWrite> {
+  name: string;
+  /** The kind's own columns, beside the common ones. */
+  columns: readonly string[];
+  /** The kind's own fields of a row (the common ones are read here). */
+  fromRow(row: ScanRow): Omit<Scan, keyof SavedScan>;
+  /** The kind's own columns of a write (the common ones are written here). */
+  toColumns(write: Write): Record<string, unknown>;
+  /** The tables of the kind's run results, keyed by `scan_id`: they go with the scan. */
+  runTables: readonly string[];
+}
 
 /** What the routes show of a scan beside the scan itself. */
 export interface ScanView {

@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { ScheduleOption } from '../../jobs/schedule-option.js';
 import type { CreatedAtKey } from '../../lib/cursor.js';
+import type { ScanRow, ScanTable } from './kind.js';
 import type { SavedScan, SavedScanWrite } from './types.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -22,41 +23,11 @@ const COMMON_COLUMNS = [
   'updated_at',
 ] as const;
 
-/** A row of a kind's scan table: the common columns, and the kind's own as the kind reads them. */
-export interface ScanRow {
-  id: string;
-  organization_id: string;
-  name: string;
-  template_id: string;
-  node_id: string | null;
-  schedule: unknown;
-  created_by: string | null;
-  last_run_id: string | null;
-  last_completed_run_id: string | null;
-  last_completed_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  [column: string]: unknown;
-}
-
 /**
  * The table a kind keeps its scans in, seen through the columns all kinds share. The kind's own
  * table is named at run time (each kind's module owns its table); `scan` is only this view's name.
  */
 type ScanTables = { scan: ScanRow & { scan_group_id: string | null } };
-
-/** A kind's scan table: its name, its own columns and how they map to the kind's scan. */
-export interface ScanTable<Scan extends SavedScan, Write extends SavedScanWrite> {
-  name: string;
-  /** The kind's own columns, beside the common ones. */
-  columns: readonly string[];
-  /** The kind's own fields of a row (the common ones are read here). */
-  fromRow(row: ScanRow): Omit<Scan, keyof SavedScan>;
-  /** The kind's own columns of a write (the common ones are written here). */
-  toColumns(write: Write): Record<string, unknown>;
-  /** The tables of the kind's run results, keyed by `scan_id`: they go with the scan. */
-  runTables: readonly string[];
-}
 
 function commonColumns(w: SavedScanWrite) {
   return {

@@ -48,7 +48,7 @@ export class SavedScanService<
 
   async create(ctx: ServiceContext, input: Input): Promise<Scan> {
     const write = await this.definition.check(ctx, input, null);
-    const scan = await this.repo.insert(ctx.organizationId, uuidv7(), write, ctx.userId ?? null, this.now());
+    const scan = await this.repo.insert(ctx.organizationId, uuidv7(), write, ctx.userId ?? null, this.time());
     await this.deps.schedules.apply(ctx.organizationId, scan.id, write.schedule);
     await this.record(ctx, 'created', scan.id, { name: scan.name });
     return scan;
@@ -57,7 +57,7 @@ export class SavedScanService<
   async update(ctx: ServiceContext, id: string, input: Input): Promise<Scan> {
     const current = await this.get(ctx, id);
     const write = await this.definition.check(ctx, input, current);
-    const scan = await this.repo.update(ctx.organizationId, id, write, this.now());
+    const scan = await this.repo.update(ctx.organizationId, id, write, this.time());
     if (!scan) throw this.notFound(id);
     await this.deps.schedules.apply(ctx.organizationId, id, write.schedule);
     await this.record(ctx, 'updated', id, { name: scan.name });
@@ -174,7 +174,7 @@ export class SavedScanService<
     const org = run.organizationId;
     const scan = await this.repo.find(org, run.sourceId, trx);
     if (!scan) return;
-    const at = this.now();
+    const at = this.time();
     if (run.state === 'Completed') await this.repo.setCompleted(org, scan.id, run.id, at, trx);
     else await this.repo.setLastRun(org, scan.id, run.id, trx);
     await this.definition.runEnded(run, scan, at, trx);
@@ -223,7 +223,7 @@ export class SavedScanService<
     return run;
   }
 
-  protected now(): Date {
+  protected time(): Date {
     return this.deps.clock();
   }
 

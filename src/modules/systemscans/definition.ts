@@ -19,11 +19,9 @@ import {
   trimTargets,
 } from '../savedscans/checks.js';
 import type { ScanJobs, ScanNodes, ScanSchedules, TargetRules } from '../savedscans/dependencies.js';
-import type { ScanKindDefinition } from '../savedscans/kind.js';
+import type { ScanKindDefinition, ScanTable } from '../savedscans/kind.js';
 import { savedScanDtoFields, toTargetsDto } from '../savedscans/presenters.js';
-import type { ScanTable } from '../savedscans/repository.js';
 import { GroupedScanListQuery, ScanIdParams } from '../savedscans/schemas.js';
-import type { RunOrder } from '../savedscans/types.js';
 import { DEFAULT_SYSTEM_TEMPLATE_ID } from '../scantemplates/built-in.js';
 import type { ScanTemplateService } from '../scantemplates/service.js';
 import type { SystemRunRepository } from './repository.js';

@@ -108,7 +108,7 @@ export class SystemScanService extends SavedScanService<
         counts: result.counts,
         backports: result.backports,
         error: null,
-        at: this.now(),
+        at: this.time(),
       });
     } catch (error) {
       await this.records.recordIngest(organizationId, runId, {
@@ -116,7 +116,7 @@ export class SystemScanService extends SavedScanService<
         counts: null,
         backports: [],
         error: error instanceof AppError ? error.message : 'The findings of this run could not be stored.',
-        at: this.now(),
+        at: this.time(),
       });
       throw error;
     }

@@ -8,11 +8,9 @@ import type { TargetPolicy, WebSpec, WebTemplate, WebUrlResult } from '../../sca
 import type { ServiceContext } from '../context.js';
 import { assertNodeServes, checkTemplate, keptSchedule } from '../savedscans/checks.js';
 import type { ScanJobs, ScanNodes, ScanSchedules, TargetRules } from '../savedscans/dependencies.js';
-import type { ScanKindDefinition } from '../savedscans/kind.js';
+import type { ScanKindDefinition, ScanTable } from '../savedscans/kind.js';
 import { savedScanDtoFields } from '../savedscans/presenters.js';
-import type { ScanTable } from '../savedscans/repository.js';
 import { ScanIdParams, ScanListQuery } from '../savedscans/schemas.js';
-import type { RunOrder } from '../savedscans/types.js';
 import type { WebRunRepository } from './repository.js';
 import { WebScanBody, WebScanListSchema, WebScanSchema } from './schemas.js';
 import type { WebScan, WebScanInput, WebScanWrite } from './types.js';
