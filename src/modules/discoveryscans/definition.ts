@@ -16,13 +16,12 @@ import {
 import type { ScanJobs, ScanNodes, ScanSchedules, TargetRules } from '../savedscans/dependencies.js';
 import type { ScanKindDefinition, ScanTable } from '../savedscans/kind.js';
 import { savedScanDtoFields, toTargetsDto } from '../savedscans/presenters.js';
-import { ScanIdParams, ScanListQuery } from '../savedscans/schemas.js';
 import { systemContext } from '../savedscans/service.js';
 import type { ScanNotification } from '../savedscans/types.js';
 import { DEFAULT_DISCOVERY_TEMPLATE_ID } from '../scantemplates/built-in.js';
 import type { ScanTemplateService } from '../scantemplates/service.js';
 import type { DiscoveryReportRepository } from './repository.js';
-import { DiscoveryScanBody, DiscoveryScanListSchema, DiscoveryScanSchema } from './schemas.js';
+import { DiscoveryScanBody, DiscoveryScanSchema } from './schemas.js';
 import type { DiscoveryScan, DiscoveryScanInput, DiscoveryScanWrite } from './types.js';
 
 /** The job a scan's schedule enqueues at each occurrence. */
@@ -111,9 +110,6 @@ export function discoveryScanKind(
       schemas: {
         body: DiscoveryScanBody,
         scan: DiscoveryScanSchema,
-        list: DiscoveryScanListSchema,
-        listQuery: ScanListQuery,
-        params: ScanIdParams,
       },
       texts: {
         list: { summary: 'Discovery scans, newest first, each with its latest run' },

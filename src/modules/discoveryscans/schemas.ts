@@ -9,7 +9,6 @@ import {
   RunStateSchema,
   ScanTargetSchema,
   ScanTargetsDto,
-  scanListSchema,
   TargetText,
   Uuid,
 } from '../savedscans/schemas.js';
@@ -56,8 +55,6 @@ export const DiscoveryScanSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export const DiscoveryScanListSchema = scanListSchema(DiscoveryScanSchema);
 
 export const ReportParams = Type.Object(
   {

@@ -53,14 +53,17 @@ export interface ScanRoutesDescription<Scan extends SavedScan, Input, Body exten
   /** The URL base, `/discoveryscans`. */
   base: string;
   tags: string[];
-  /** The channels of every route but create (the latest channel's body is Rampart's own). */
-  channels: readonly Channel[];
+  /** The channels of every route but create (whose body is Rampart's own): the latest one when left out. */
+  channels?: readonly Channel[];
   /** Operation ids are `list<Name>s`, `create<Name>`, …: `DiscoveryScan`. */
   operationName: string;
   /** Where a run is started: `POST <base>/:Id/runs` or `POST <base>/:Id/start`. */
   startPath: 'runs' | 'start';
-  schemas: { body: Body; scan: TSchema; list: TSchema; listQuery: TSchema; params: TSchema };
+  /** The body taken, the scan answered (a list holds them), and the list's query when not the plain one. */
+  schemas: { body: Body; scan: TSchema; listQuery?: TSchema };
   texts: Record<'list' | 'create' | 'get' | 'update' | 'delete' | 'start' | 'stop', OperationText>;
+  /** `GET <base>/:Id/runs/latest`, for kinds that answer their latest run with what they kept of it. */
+  latestRun?: OperationText & { operationId: string; schema: TSchema };
   /** The body (of `schemas.body`) as the service takes it. */
   inputOf(body: Static<Body>): Input;
   /** The scan as the API answers it (of `schemas.scan`). */

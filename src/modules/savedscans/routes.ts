@@ -2,8 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
+import type { ServiceContext } from '../context.js';
 import { toRunSummaryDto } from './presenters.js';
-import { RunSummarySchema } from './schemas.js';
+import { RunSummarySchema, ScanIdParams, ScanListQuery, scanListSchema } from './schemas.js';
 import type { SavedScanService } from './service.js';
 import type { SavedScan, SavedScanWrite } from './types.js';
 
@@ -19,9 +20,18 @@ export function savedScanRoutes<
   Input,
   Write extends SavedScanWrite,
   Body extends TSchema,
->(scans: SavedScanService<Scan, Input, Write, Body>): ChannelRoutes {
+  Narrowing,
+>(
+  scans: SavedScanService<Scan, Input, Write, Body, Narrowing>,
+  answers: {
+    /** The latest run's report as the API answers it, for a kind that describes `latestRun`. */
+    latestRun?: (ctx: ServiceContext, id: string) => Promise<unknown>;
+  } = {},
+): ChannelRoutes {
   const http = scans.definition.http;
-  const { base, tags, channels, operationName: name, schemas, texts } = http;
+  const { base, tags, operationName: name, schemas, texts } = http;
+  const channels = http.channels ?? ['latest'];
+  const params = ScanIdParams;
   const inputOf = (request: FastifyRequest) => http.inputOf(request.body as Static<Body>);
   const dto = async (request: FastifyRequest, s: Scan) => {
     const ctx = contextOf(request);
@@ -41,8 +51,8 @@ export function savedScanRoutes<
         operationId: `list${name}s`,
         ...texts.list,
         tags,
-        querystring: schemas.listQuery,
-        response: { 200: schemas.list },
+        querystring: schemas.listQuery ?? ScanListQuery,
+        response: { 200: scanListSchema(schemas.scan) },
       },
       handler: async (request) => {
         const q = request.query as { PageSize?: number; Cursor?: string; ScanGroupId?: string };
@@ -86,7 +96,7 @@ export function savedScanRoutes<
         operationId: `get${name}`,
         ...texts.get,
         tags,
-        params: schemas.params,
+        params,
         response: { 200: schemas.scan },
       },
       handler: async (request) => dto(request, await scans.get(contextOf(request), idOf(request))),
@@ -101,7 +111,7 @@ export function savedScanRoutes<
         operationId: `update${name}`,
         ...texts.update,
         tags,
-        params: schemas.params,
+        params,
         body: schemas.body,
         response: { 200: schemas.scan },
       },
@@ -118,7 +128,7 @@ export function savedScanRoutes<
         operationId: `delete${name}`,
         ...texts.delete,
         tags,
-        params: schemas.params,
+        params,
         response: { 204: { type: 'null', description: 'Deleted.' } },
       },
       handler: async (request, reply) => {
@@ -136,7 +146,7 @@ export function savedScanRoutes<
         operationId: `start${name}`,
         ...texts.start,
         tags,
-        params: schemas.params,
+        params,
         response: { 201: RunSummarySchema },
       },
       handler: async (request, reply) =>
@@ -152,11 +162,32 @@ export function savedScanRoutes<
         operationId: `stop${name}`,
         ...texts.stop,
         tags,
-        params: schemas.params,
+        params,
         response: { 200: RunSummarySchema },
       },
       handler: async (request) => toRunSummaryDto(await scans.stop(contextOf(request), idOf(request))),
     });
+
+    const latestRun = http.latestRun;
+    const answer = answers.latestRun;
+    if (latestRun && !answer)
+      throw new Error(`The routes of ${base} describe the latest run but do not answer it.`);
+    if (latestRun && answer)
+      route(app, ctx, {
+        method: 'GET',
+        url: `${base}/:Id/runs/latest`,
+        channels,
+        access: { role: 'ReadOnly' },
+        schema: {
+          operationId: latestRun.operationId,
+          summary: latestRun.summary,
+          ...(latestRun.description ? { description: latestRun.description } : {}),
+          tags,
+          params,
+          response: { 200: latestRun.schema },
+        },
+        handler: async (request) => answer(contextOf(request), idOf(request)),
+      });
   };
 }
 

@@ -33,13 +33,14 @@ export class SavedScanService<
   Input,
   Write extends SavedScanWrite,
   Body extends TSchema = TSchema,
+  Narrowing = never,
 > {
   protected readonly repo: SavedScanRepository<Scan, Write>;
   protected readonly deps: SavedScanDependencies;
 
   constructor(
     db: Kysely<DB>,
-    readonly definition: ScanKindDefinition<Scan, Input, Write, Body>,
+    readonly definition: ScanKindDefinition<Scan, Input, Write, Body, Narrowing>,
     deps: SavedScanDependencies,
   ) {
     this.repo = new SavedScanRepository(db, definition.table);
@@ -198,6 +199,19 @@ export class SavedScanService<
         { runId: current.id },
       );
     return scan;
+  }
+
+  /** The scan's latest run (404 when it never ran), for the report of what the kind kept of it. */
+  protected async latestRunOf(ctx: ServiceContext, id: string): Promise<SavedScanRun> {
+    const scan = await this.get(ctx, id);
+    const run = await this.deps.runs.latest(ctx, id);
+    if (!run) throw AppError.of(Problems.NotFound, `The scan '${scan.name}' has not run yet.`);
+    return run;
+  }
+
+  /** A run of some of the scan's targets only (a Verify run): the kind says how it is narrowed. */
+  protected async startNarrowed(ctx: ServiceContext, scan: Scan, narrowed: Narrowing): Promise<SavedScanRun> {
+    return this.queue(ctx, scan, await this.definition.order(ctx, scan, narrowed));
   }
 
   /** Queues the run, keeps the kind's record of it and makes it the scan's last run, in one transaction. */

@@ -21,11 +21,11 @@ import {
 import type { ScanJobs, ScanNodes, ScanSchedules, TargetRules } from '../savedscans/dependencies.js';
 import type { ScanKindDefinition, ScanTable } from '../savedscans/kind.js';
 import { savedScanDtoFields, toTargetsDto } from '../savedscans/presenters.js';
-import { GroupedScanListQuery, ScanIdParams } from '../savedscans/schemas.js';
+import { GroupedScanListQuery } from '../savedscans/schemas.js';
 import { DEFAULT_SYSTEM_TEMPLATE_ID } from '../scantemplates/built-in.js';
 import type { ScanTemplateService } from '../scantemplates/service.js';
 import type { SystemRunRepository } from './repository.js';
-import { SystemScanBody, SystemScanListSchema, SystemScanSchema } from './schemas.js';
+import { SystemRunReportSchema, SystemScanBody, SystemScanSchema } from './schemas.js';
 import type { SystemScan, SystemScanInput, SystemScanWrite } from './types.js';
 
 export const SCHEDULED_SYSTEM_JOB = 'system-scan.start';
@@ -113,15 +113,12 @@ export function systemScanKind(
     http: {
       base: '/systemscans',
       tags: ['System scans'],
-      channels: ['latest'],
       operationName: 'SystemScan',
       startPath: 'start',
       schemas: {
         body: SystemScanBody,
         scan: SystemScanSchema,
-        list: SystemScanListSchema,
         listQuery: GroupedScanListQuery,
-        params: ScanIdParams,
       },
       texts: {
         list: { summary: 'System scans, newest first, each with its latest run' },
@@ -150,6 +147,13 @@ export function systemScanKind(
           summary: 'Stop the run under way',
           description: 'The hosts it finished are kept and become findings; no run under way: 409.',
         },
+      },
+      latestRun: {
+        operationId: 'getLatestSystemScanRun',
+        summary: 'The latest run: its hosts, services, checks, budgets, backport decisions and import counts',
+        description:
+          '`Backports` lists the upstream CVE matches the distribution’s records decided: Fixed ones made no finding. `Import` is null until the run’s findings are stored (a moment after it ends). A scan that never ran answers 404.',
+        schema: SystemRunReportSchema,
       },
       inputOf: systemScanInputOf,
       toDto: (s, view) => ({

@@ -10,7 +10,6 @@ import {
   RunSummarySchema,
   ScanTargetSchema,
   ScanTargetsDto,
-  scanListSchema,
   Uuid,
 } from '../savedscans/schemas.js';
 
@@ -52,8 +51,6 @@ export const SystemScanSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export const SystemScanListSchema = scanListSchema(SystemScanSchema);
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 

@@ -2,13 +2,12 @@ import { isIP } from 'node:net';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { AppError, invalid } from '../../problems/app-error.js';
-import { Problems } from '../../problems/catalogue.js';
 import { portListOf } from '../../scanning/ports/index.js';
 import type { ServiceContext } from '../context.js';
 import type { SavedScanDependencies } from '../savedscans/dependencies.js';
 import { SavedScanService, systemContext } from '../savedscans/service.js';
 import type { IngestResult, SystemIngest } from '../scanresults/service.js';
-import { type SystemKindDependencies, systemScanKind } from './definition.js';
+import { type SystemKindDependencies, type SystemVerify, systemScanKind } from './definition.js';
 import { SystemRunRepository } from './repository.js';
 import type { SystemScanBody } from './schemas.js';
 import type { SystemRun, SystemRunReport, SystemScan, SystemScanInput, SystemScanWrite } from './types.js';
@@ -30,10 +29,10 @@ export class SystemScanService extends SavedScanService<
   SystemScan,
   SystemScanInput,
   SystemScanWrite,
-  typeof SystemScanBody
+  typeof SystemScanBody,
+  SystemVerify
 > {
   private readonly records: SystemRunRepository;
-  private readonly kind: ReturnType<typeof systemScanKind>;
   private readonly results: SystemResults;
 
   constructor(
@@ -41,10 +40,8 @@ export class SystemScanService extends SavedScanService<
     deps: SavedScanDependencies & Omit<SystemKindDependencies, 'records'> & { results: SystemResults },
   ) {
     const records = new SystemRunRepository(db);
-    const kind = systemScanKind({ ...deps, records });
-    super(db, kind, deps);
+    super(db, systemScanKind({ ...deps, records }), deps);
     this.records = records;
-    this.kind = kind;
     this.results = deps.results;
   }
 
@@ -68,18 +65,12 @@ export class SystemScanService extends SavedScanService<
       throw invalid('ports', 'must hold ports from 1 to 65535');
     if (v.findingIds.length === 0) throw invalid('findingIds', 'must name the findings to verify');
     const targets = addresses.map((range) => ({ range, name: null, exclude: [] }));
-    return this.queue(
-      ctx,
-      scan,
-      await this.kind.order(ctx, scan, { targets, ports, findingIds: v.findingIds }),
-    );
+    return this.startNarrowed(ctx, scan, { targets, ports, findingIds: v.findingIds });
   }
 
   /** The scan's latest run with its hosts, backport decisions and import counts; 404 when it never ran. */
   async latestReport(ctx: ServiceContext, id: string): Promise<SystemRunReport> {
-    const scan = await this.get(ctx, id);
-    const run = await this.deps.runs.latest(ctx, id);
-    if (!run) throw AppError.of(Problems.NotFound, `The scan '${scan.name}' has not run yet.`);
+    const run = await this.latestRunOf(ctx, id);
     return {
       run,
       record: (await this.records.findRun(ctx.organizationId, run.id)) ?? null,

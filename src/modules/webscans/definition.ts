@@ -10,9 +10,8 @@ import { assertNodeServes, checkTemplate, keptSchedule } from '../savedscans/che
 import type { ScanJobs, ScanNodes, ScanSchedules, TargetRules } from '../savedscans/dependencies.js';
 import type { ScanKindDefinition, ScanTable } from '../savedscans/kind.js';
 import { savedScanDtoFields } from '../savedscans/presenters.js';
-import { ScanIdParams, ScanListQuery } from '../savedscans/schemas.js';
 import type { WebRunRepository } from './repository.js';
-import { WebScanBody, WebScanListSchema, WebScanSchema } from './schemas.js';
+import { WebRunReportSchema, WebScanBody, WebScanSchema } from './schemas.js';
 import type { WebScan, WebScanInput, WebScanWrite } from './types.js';
 
 /** The job a scan's schedule enqueues at each occurrence. */
@@ -127,15 +126,11 @@ export function webScanKind(
     http: {
       base: '/webscans',
       tags: ['Web scans'],
-      channels: ['latest'],
       operationName: 'WebScan',
       startPath: 'start',
       schemas: {
         body: WebScanBody,
         scan: WebScanSchema,
-        list: WebScanListSchema,
-        listQuery: ScanListQuery,
-        params: ScanIdParams,
       },
       texts: {
         list: { summary: 'Web scans, newest first, each with its latest run' },
@@ -158,6 +153,13 @@ export function webScanKind(
           description:
             'A queued run stops at once; a running one becomes Stopping, then Stopped. No run under way: 409.',
         },
+      },
+      latestRun: {
+        operationId: 'getLatestWebScanRun',
+        summary: 'The latest run of a web scan: each URL’s checks, header score, notes and software',
+        description:
+          'With the counts of the import its results became (New, Fixed, Reopened …) once the run completed and they were ingested. 404 when the scan never ran.',
+        schema: WebRunReportSchema,
       },
       inputOf: webScanInputOf,
       toDto: (s, view) => ({ ...savedScanDtoFields(s, view), Urls: s.urls, ScanGroupId: s.scanGroupId }),

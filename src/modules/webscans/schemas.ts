@@ -7,7 +7,6 @@ import {
   RunImportSchema,
   RunStateSchema,
   RunSummarySchema,
-  scanListSchema,
   Uuid,
 } from '../savedscans/schemas.js';
 
@@ -52,8 +51,6 @@ export const WebScanSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export const WebScanListSchema = scanListSchema(WebScanSchema);
 
 const CheckSchema = Type.Object(
   {

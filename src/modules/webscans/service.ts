@@ -1,12 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { AppError, invalid } from '../../problems/app-error.js';
-import { Problems } from '../../problems/catalogue.js';
+import { invalid } from '../../problems/app-error.js';
 import type { WebUrlResult } from '../../scanning/types.js';
 import type { ServiceContext } from '../context.js';
 import type { SavedScanDependencies } from '../savedscans/dependencies.js';
 import { SavedScanService, systemContext } from '../savedscans/service.js';
-import { parseWebUrl, type WebKindDependencies, webScanKind } from './definition.js';
+import { parseWebUrl, type WebKindDependencies, type WebVerify, webScanKind } from './definition.js';
 import { WebRunRepository } from './repository.js';
 import type { WebScanBody } from './schemas.js';
 import type { ImportCounts, WebRun, WebRunReport, WebScan, WebScanInput, WebScanWrite } from './types.js';
@@ -42,10 +41,10 @@ export class WebScanService extends SavedScanService<
   WebScan,
   WebScanInput,
   WebScanWrite,
-  typeof WebScanBody
+  typeof WebScanBody,
+  WebVerify
 > {
   private readonly records: WebRunRepository;
-  private readonly kind: ReturnType<typeof webScanKind>;
   private readonly results: WebResults;
 
   constructor(
@@ -53,10 +52,8 @@ export class WebScanService extends SavedScanService<
     deps: SavedScanDependencies & Omit<WebKindDependencies, 'records'> & { results: WebResults },
   ) {
     const records = new WebRunRepository(db);
-    const kind = webScanKind({ ...deps, records });
-    super(db, kind, deps);
+    super(db, webScanKind({ ...deps, records }), deps);
     this.records = records;
-    this.kind = kind;
     this.results = deps.results;
   }
 
@@ -85,16 +82,13 @@ export class WebScanService extends SavedScanService<
         );
       urls.add(from);
     });
-    const idle = await this.idle(ctx, id);
     const narrowed = { urls: [...urls], findingIds: [...new Set(verify.findingIds)] };
-    return this.queue(ctx, idle, await this.kind.order(ctx, idle, narrowed));
+    return this.startNarrowed(ctx, await this.idle(ctx, id), narrowed);
   }
 
   /** The latest run with each URL's results and what its import counted; 404 when it never ran. */
   async latestReport(ctx: ServiceContext, id: string): Promise<WebRunReport> {
-    const scan = await this.get(ctx, id);
-    const run = await this.deps.runs.latest(ctx, id);
-    if (!run) throw AppError.of(Problems.NotFound, `The scan '${scan.name}' has not run yet.`);
+    const run = await this.latestRunOf(ctx, id);
     return {
       run,
       urls: await this.records.runUrls(ctx.organizationId, run.id),
