@@ -1,7 +1,6 @@
 import { isIP } from 'node:net';
 import type { Static } from 'typebox';
 import { BOTH } from '../../http/channels.js';
-import type { Clock } from '../../lib/clock.js';
 import { invalid } from '../../problems/app-error.js';
 import type { DiscoveredHost, DiscoverySpec, ScanTarget } from '../../scanning/types.js';
 import type { AssetInput, AssetService } from '../assets/service.js';
@@ -44,7 +43,6 @@ export interface DiscoveryKindDependencies {
   reportsFollowed: () => boolean;
   reports: DiscoveryReportRepository;
   schedules: ScanSchedules;
-  clock: Clock;
 }
 
 const TARGET_RULES =
@@ -66,6 +64,11 @@ export const discoveryScanTable: ScanTable<DiscoveryScan, DiscoveryScanWrite> = 
     notifications: JSON.stringify(w.notifications),
     responsible_user_id: w.responsibleUserId,
   }),
+  results: {
+    name: 'discovery_run_hosts',
+    key: 'address',
+    replaced: ['hostname', 'mac_address', 'os_guess', 'open_ports', 'closed_ports'],
+  },
   runTables: ['discovery_run_hosts', 'discovery_hosts'],
 };
 
@@ -185,13 +188,24 @@ export function discoveryScanKind(
       return { spec };
     },
 
-    async applyBatch(run, items, trx) {
-      // A node is another process: what it reports must be a host, inside what its run allowed.
+    acceptBatch(run, items) {
+      // What a node reports must be a host, inside what its run allowed.
       const spec = run.spec as Partial<DiscoverySpec> | undefined;
-      const hosts = items
+      return items
         .filter(isHost)
-        .filter((h) => !spec?.policy || targets.refusal([{ range: h.address }], [], spec.policy) === null);
-      await reports.addRunHosts(run.organizationId, run.sourceId, run.id, hosts, deps.clock(), trx);
+        .filter((h) => !spec?.policy || targets.refusal([{ range: h.address }], [], spec.policy) === null)
+        .map((h) => ({
+          key: h.address,
+          columns: {
+            hostname: h.hostname,
+            mac_address: h.macAddress,
+            os_guess: h.osGuess,
+            open_ports: h.openPorts,
+            closed_ports: h.closedPorts,
+            // New or Seen once the run completes; a host reported again keeps its status.
+            status: 'Found',
+          },
+        }));
     },
 
     /** A completed run becomes the report and the assets; the followers of the reports are told. */

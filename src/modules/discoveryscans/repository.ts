@@ -1,6 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import type { DiscoveredHost } from '../../scanning/types.js';
 import type { HostStatus, ReportHost } from './types.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -8,52 +7,6 @@ type Db = Kysely<DB> | Transaction<DB>;
 /** The hosts each discovery run found, and each scan's host inventory (the scans are saved scans). */
 export class DiscoveryReportRepository {
   constructor(private readonly db: Kysely<DB>) {}
-
-  /**
-   * A batch of a run's hosts. Upserted by address, so that a host reported again (by a retried
-   * attempt of the run) is one row with the latest facts.
-   */
-  async addRunHosts(
-    organizationId: string,
-    scanId: string,
-    runId: string,
-    hosts: DiscoveredHost[],
-    seenAt: Date,
-    trx: Transaction<DB>,
-  ) {
-    if (hosts.length === 0) return;
-    // One row per address: a batch naming a host twice keeps its later facts (one INSERT … ON
-    // CONFLICT DO UPDATE may not touch a row twice).
-    const unique = [...new Map(hosts.map((h) => [h.address, h])).values()];
-    await trx
-      .insertInto('discovery_run_hosts')
-      .values(
-        unique.map((h) => ({
-          organization_id: organizationId,
-          run_id: runId,
-          scan_id: scanId,
-          address: h.address,
-          hostname: h.hostname,
-          mac_address: h.macAddress,
-          os_guess: h.osGuess,
-          open_ports: h.openPorts,
-          closed_ports: h.closedPorts,
-          status: 'Found' as const,
-          seen_at: seenAt,
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(['organization_id', 'run_id', 'address']).doUpdateSet((eb) => ({
-          hostname: eb.ref('excluded.hostname'),
-          mac_address: eb.ref('excluded.mac_address'),
-          os_guess: eb.ref('excluded.os_guess'),
-          open_ports: eb.ref('excluded.open_ports'),
-          closed_ports: eb.ref('excluded.closed_ports'),
-          seen_at: eb.ref('excluded.seen_at'),
-        })),
-      )
-      .execute();
-  }
 
   async runHosts(organizationId: string, runId: string, trx: Db = this.db) {
     return trx

@@ -31,8 +31,27 @@ export interface ScanTable<Scan extends SavedScan, Write extends SavedScanWrite>
   fromRow(row: ScanRow): Omit<Scan, keyof SavedScan>;
   /** The kind's own columns of a write (the common ones are written here). */
   toColumns(write: Write): Record<string, unknown>;
+  /** Where a run's results are kept, one row per result key (address, URL) and run. */
+  results: RunResultsTable;
   /** The tables of the kind's run results, keyed by `scan_id`: they go with the scan. */
   runTables: readonly string[];
+}
+
+/**
+ * A kind's table of its runs' results: rows keyed by organisation, run and `key`, with `scan_id`
+ * and `seen_at`. A result sent again (by a retried attempt of the run) replaces the `replaced`
+ * columns of its row.
+ */
+export interface RunResultsTable {
+  name: string;
+  key: string;
+  replaced: readonly string[];
+}
+
+/** A result a kind keeps: its key, and its columns beside the key, the run, the scan and `seen_at`. */
+export interface ResultRow {
+  key: string;
+  columns: Record<string, unknown>;
 }
 
 /** What the routes show of a scan beside the scan itself. */
@@ -98,8 +117,11 @@ export interface ScanKindDefinition<
    * narrowed to some of them for a Verify run.
    */
   order(ctx: ServiceContext, scan: Scan, narrowed?: Narrowing): Promise<RunOrder>;
-  /** A batch of a run's results, from a node: checked and kept, idempotent across attempts. */
-  applyBatch(run: SavedScanRun, items: unknown[], trx: Transaction<DB>): Promise<void>;
+  /**
+   * The results a batch from a node brings, as rows of the kind's results table: a node is another
+   * process, its items are checked and those its run did not allow are left out.
+   */
+  acceptBatch(run: SavedScanRun, items: unknown[]): ResultRow[];
   /** The run ended (the scan's last run, and its completion, are set already). */
   runEnded(run: SavedScanRun, scan: Scan, at: Date, trx: Transaction<DB>): Promise<void>;
   /** Checked again when a node claims the run: the allowed targets may have changed since. */

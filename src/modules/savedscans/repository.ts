@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { ScheduleOption } from '../../jobs/schedule-option.js';
 import type { CreatedAtKey } from '../../lib/cursor.js';
-import type { ScanRow, ScanTable } from './kind.js';
+import type { ResultRow, ScanRow, ScanTable } from './kind.js';
 import type { SavedScan, SavedScanWrite } from './types.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -208,6 +208,45 @@ export class SavedScanRepository<Scan extends SavedScan, Write extends SavedScan
         .where('id', '=', id)
         .execute();
     });
+  }
+
+  /**
+   * A batch of a run's results, upserted by key: a result reported again (by a retried attempt of
+   * the run) is one row with the latest facts. A batch naming a key twice keeps the later one (one
+   * INSERT … ON CONFLICT DO UPDATE may not touch a row twice).
+   */
+  async addResults(
+    organizationId: string,
+    scanId: string,
+    runId: string,
+    rows: ResultRow[],
+    seenAt: Date,
+    trx: Transaction<DB>,
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    const { name, key, replaced } = this.spec.results;
+    const unique = [...new Map(rows.map((r) => [r.key, r])).values()];
+    const results = trx as unknown as Kysely<Record<string, Record<string, unknown>>>;
+    await results
+      .insertInto(name)
+      .values(
+        unique.map((r) => ({
+          organization_id: organizationId,
+          run_id: runId,
+          scan_id: scanId,
+          [key]: r.key,
+          ...r.columns,
+          seen_at: seenAt,
+        })),
+      )
+      .onConflict((oc) =>
+        oc
+          .columns(['organization_id', 'run_id', key])
+          .doUpdateSet((eb) =>
+            Object.fromEntries([...replaced, 'seen_at'].map((c) => [c, eb.ref(`excluded.${c}`)])),
+          ),
+      )
+      .execute();
   }
 
   async setLastRun(organizationId: string, scanId: string, runId: string, db: Db = this.db) {

@@ -164,10 +164,11 @@ export class SavedScanService<
 
   // ---- what the scan runs module calls back ----
 
-  /** A batch of a run's results; a run of a scan deleted since has nothing to keep. */
+  /** A batch of a run's results, applied once per batch and idempotent across the run's attempts; a run of a scan deleted since has nothing to keep. */
   async applyBatch(run: SavedScanRun, items: unknown[], trx: Transaction<DB>): Promise<void> {
     if (!(await this.repo.find(run.organizationId, run.sourceId, trx))) return;
-    await this.definition.applyBatch(run, items, trx);
+    const rows = this.definition.acceptBatch(run, items);
+    await this.repo.addResults(run.organizationId, run.sourceId, run.id, rows, this.time(), trx);
   }
 
   /** The run ended: it becomes the scan's last run (and last completed one), then the kind acts. */

@@ -1,6 +1,5 @@
 import { isIP } from 'node:net';
 import type { Static } from 'typebox';
-import type { Clock } from '../../lib/clock.js';
 import { invalid } from '../../problems/app-error.js';
 import { checkById } from '../../scanning/checks/index.js';
 import type {
@@ -45,7 +44,6 @@ export interface SystemKindDependencies {
   assets: SystemAssets;
   jobs: ScanJobs;
   schedules: ScanSchedules;
-  clock: Clock;
   records: SystemRunRepository;
 }
 
@@ -73,6 +71,7 @@ export const systemScanTable: ScanTable<SystemScan, SystemScanWrite> = {
     exclusions: JSON.stringify(w.exclusions),
     scan_group_id: w.scanGroupId,
   }),
+  results: { name: 'system_run_hosts', key: 'address', replaced: ['result'] },
   runTables: ['system_run_hosts', 'system_scan_runs'],
 };
 
@@ -223,17 +222,18 @@ export function systemScanKind(
       };
     },
 
-    async applyBatch(run, items, trx) {
+    acceptBatch(run, items) {
+      // Items a node had no business sending are dropped.
       const spec = run.spec as Partial<SystemSpec> | undefined;
-      const hosts = items
+      return items
         .map(systemHostOf)
         .filter((h): h is SystemHostResult => h !== null)
         .filter(
           (h) =>
             !spec?.policy ||
             targets.refusal([{ range: h.address }], spec.exclusions ?? [], spec.policy) === null,
-        );
-      await records.addRunHosts(run.organizationId, run.sourceId, run.id, hosts, deps.clock(), trx);
+        )
+        .map((h) => ({ key: h.address, columns: { result: JSON.stringify(h) } }));
     },
 
     /** A Completed or Stopped run's hosts are ingested by a durable job (same transaction). */

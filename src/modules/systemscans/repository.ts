@@ -79,38 +79,6 @@ export class SystemRunRepository {
       .execute();
   }
 
-  /** A batch of a run's hosts, upserted by address: an attempt sending a host again replaces it. */
-  async addRunHosts(
-    organizationId: string,
-    scanId: string,
-    runId: string,
-    hosts: SystemHostResult[],
-    seenAt: Date,
-    trx: Transaction<DB>,
-  ) {
-    if (hosts.length === 0) return;
-    const unique = [...new Map(hosts.map((h) => [h.address, h])).values()];
-    await trx
-      .insertInto('system_run_hosts')
-      .values(
-        unique.map((h) => ({
-          organization_id: organizationId,
-          run_id: runId,
-          scan_id: scanId,
-          address: h.address,
-          result: JSON.stringify(h),
-          seen_at: seenAt,
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(['organization_id', 'run_id', 'address']).doUpdateSet((eb) => ({
-          result: eb.ref('excluded.result'),
-          seen_at: eb.ref('excluded.seen_at'),
-        })),
-      )
-      .execute();
-  }
-
   async runHosts(organizationId: string, runId: string): Promise<SystemHostResult[]> {
     const rows = await this.db
       .selectFrom('system_run_hosts')

@@ -57,6 +57,7 @@ export const webScanTable: ScanTable<WebScan, WebScanWrite> = {
   columns: ['urls', 'scan_group_id'],
   fromRow: (r) => ({ urls: r.urls as string[], scanGroupId: r.scan_group_id as string | null }),
   toColumns: (w) => ({ urls: JSON.stringify(w.urls), scan_group_id: w.scanGroupId }),
+  results: { name: 'web_run_urls', key: 'url', replaced: ['result'] },
   runTables: ['web_run_urls', 'web_runs'],
 };
 
@@ -212,25 +213,18 @@ export function webScanKind(
       };
     },
 
-    async applyBatch(run, items, trx) {
-      // A node is another process: what it reports must be a URL result, for a URL its run named.
+    acceptBatch(run, items) {
+      // What a node reports must be a URL result, for a URL its run named.
       const spec = run.spec as Partial<WebSpec> | undefined;
       const asked = new Set((spec?.urls ?? []).map((u) => new URL(u).origin));
-      const results = items.filter(isWebUrlResult).filter((r) => {
-        const url = parseWebUrl(r.url);
-        if (typeof url === 'string' || !asked.has(url.origin)) return false;
-        return !spec?.policy || targets.refusal([{ range: hostOf(url) }], [], spec.policy) === null;
-      });
-      // One row per URL: the last of a batch that names one twice wins.
-      const byUrl = new Map(results.map((r) => [r.url, r]));
-      await records.addRunUrls(
-        run.organizationId,
-        run.sourceId,
-        run.id,
-        [...byUrl.values()],
-        deps.clock(),
-        trx,
-      );
+      return items
+        .filter(isWebUrlResult)
+        .filter((r) => {
+          const url = parseWebUrl(r.url);
+          if (typeof url === 'string' || !asked.has(url.origin)) return false;
+          return !spec?.policy || targets.refusal([{ range: hostOf(url) }], [], spec.policy) === null;
+        })
+        .map((r) => ({ key: r.url, columns: { result: JSON.stringify(r) } }));
     },
 
     /** A completed run's results are ingested by a durable job enqueued here. */

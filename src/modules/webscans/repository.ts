@@ -63,37 +63,6 @@ export class WebRunRepository {
       .execute();
   }
 
-  /** A batch of a run's URLs, upserted by URL: a retried attempt keeps one row with the latest result. */
-  async addRunUrls(
-    organizationId: string,
-    scanId: string,
-    runId: string,
-    results: WebUrlResult[],
-    seenAt: Date,
-    trx: Transaction<DB>,
-  ) {
-    if (results.length === 0) return;
-    await trx
-      .insertInto('web_run_urls')
-      .values(
-        results.map((r) => ({
-          organization_id: organizationId,
-          run_id: runId,
-          scan_id: scanId,
-          url: r.url,
-          result: JSON.stringify(r),
-          seen_at: seenAt,
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(['organization_id', 'run_id', 'url']).doUpdateSet((eb) => ({
-          result: eb.ref('excluded.result'),
-          seen_at: eb.ref('excluded.seen_at'),
-        })),
-      )
-      .execute();
-  }
-
   async runUrls(organizationId: string, runId: string): Promise<WebUrlResult[]> {
     const rows = await this.db
       .selectFrom('web_run_urls')
