@@ -3,12 +3,12 @@ import { ScheduleOptionSchema } from '../../jobs/schedule-option.js';
 import {
   DateTime,
   ExclusionsBody,
-  LastRunSchema,
+  NextRunAtSchema,
   NotificationSchema,
   NullableUuid,
-  RunStateSchema,
   ScanTargetSchema,
   ScanTargetsDto,
+  scanRunFields,
   TargetText,
   Uuid,
 } from '../savedscans/schemas.js';
@@ -38,20 +38,14 @@ export const DiscoveryScanSchema = Type.Object(
     Notifications: Type.Array(NotificationSchema),
     ResponsibleUserId: NullableUuid('The person answerable for the scan.'),
     Schedule: ScheduleOptionSchema,
-    NextRunAt: Type.Union([DateTime, Type.Null()], {
-      description: 'When the schedule starts the scan next.',
-    }),
+    NextRunAt: NextRunAtSchema,
     ScheduleId: NullableUuid(
       'The id of its schedule, null when it is not scheduled: what a scan group’s monitoring may name as `ScheduleId`.',
     ),
-    RunState: RunStateSchema,
-    LastRun: LastRunSchema,
-    LastCompletedRunId: NullableUuid('The run whose report is the scan’s latest.'),
-    ScanLastCompleted: Type.Union([DateTime, Type.Null()], {
-      description: 'When the latest completed run ended.',
+    ...scanRunFields({
+      lastCompletedRunId: 'The run whose report is the scan’s latest.',
+      scanLastCompleted: 'When the latest completed run ended.',
     }),
-    CreatedAt: DateTime,
-    UpdatedAt: DateTime,
   },
   { additionalProperties: false },
 );

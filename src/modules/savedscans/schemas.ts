@@ -90,8 +90,22 @@ export const RunSummarySchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** A scan's latest run as its scan answers it. */
-export const LastRunSchema = Type.Union([RunSummarySchema, Type.Null()]);
+/** When the schedule starts a scan next. */
+export const NextRunAtSchema = Type.Union([DateTime, Type.Null()], {
+  description: 'When the schedule starts the scan next.',
+});
+
+/** The fields that end every kind's scan object: its runs, then when it was made and changed. */
+export const scanRunFields = (texts: { lastCompletedRunId: string; scanLastCompleted?: string }) => ({
+  RunState: RunStateSchema,
+  LastRun: Type.Union([RunSummarySchema, Type.Null()]),
+  LastCompletedRunId: NullableUuid(texts.lastCompletedRunId),
+  ScanLastCompleted: texts.scanLastCompleted
+    ? Type.Union([DateTime, Type.Null()], { description: texts.scanLastCompleted })
+    : Type.Union([DateTime, Type.Null()]),
+  CreatedAt: DateTime,
+  UpdatedAt: DateTime,
+});
 
 export const ScanIdParams = Type.Object({ Id: Uuid() }, { additionalProperties: false });
 

@@ -3,13 +3,12 @@ import { ScheduleOptionSchema } from '../../jobs/schedule-option.js';
 import {
   DateTime,
   ExclusionsBody,
-  LastRunSchema,
   NullableUuid,
   RunImportSchema,
-  RunStateSchema,
   RunSummarySchema,
   ScanTargetSchema,
   ScanTargetsDto,
+  scanRunFields,
   Uuid,
 } from '../savedscans/schemas.js';
 
@@ -42,12 +41,7 @@ export const SystemScanSchema = Type.Object(
     Schedule: ScheduleOptionSchema,
     ScanGroupId: NullableUuid('The scan group it belongs to.'),
     NextRunAt: Type.Union([DateTime, Type.Null()]),
-    RunState: RunStateSchema,
-    LastRun: LastRunSchema,
-    LastCompletedRunId: NullableUuid('Its latest completed run.'),
-    ScanLastCompleted: Type.Union([DateTime, Type.Null()]),
-    CreatedAt: DateTime,
-    UpdatedAt: DateTime,
+    ...scanRunFields({ lastCompletedRunId: 'Its latest completed run.' }),
   },
   { additionalProperties: false },
 );

@@ -1,12 +1,11 @@
 import { Type } from 'typebox';
 import { ScheduleOptionSchema } from '../../jobs/schedule-option.js';
 import {
-  DateTime,
-  LastRunSchema,
+  NextRunAtSchema,
   NullableUuid,
   RunImportSchema,
-  RunStateSchema,
   RunSummarySchema,
+  scanRunFields,
   Uuid,
 } from '../savedscans/schemas.js';
 
@@ -37,17 +36,11 @@ export const WebScanSchema = Type.Object(
     ScanNodeId: NullableUuid('The node that runs it; any node serving web scans when null.'),
     ScanGroupId: NullableUuid('The scan group the scan belongs to.'),
     Schedule: ScheduleOptionSchema,
-    NextRunAt: Type.Union([DateTime, Type.Null()], {
-      description: 'When the schedule starts the scan next.',
+    NextRunAt: NextRunAtSchema,
+    ...scanRunFields({
+      lastCompletedRunId: 'The latest completed run.',
+      scanLastCompleted: 'When the latest completed run ended.',
     }),
-    RunState: RunStateSchema,
-    LastRun: LastRunSchema,
-    LastCompletedRunId: NullableUuid('The latest completed run.'),
-    ScanLastCompleted: Type.Union([DateTime, Type.Null()], {
-      description: 'When the latest completed run ended.',
-    }),
-    CreatedAt: DateTime,
-    UpdatedAt: DateTime,
   },
   { additionalProperties: false },
 );
