@@ -39,3 +39,15 @@ export function savedScanDtoFields(s: SavedScan, view: ScanView) {
 export function toTargetsDto(targets: { range: string; name?: string | null; exclude?: string[] }[]) {
   return targets.map((t) => ({ Range: t.range, Name: t.name ?? null, Exclude: t.exclude ?? [] }));
 }
+
+/** A page of a list as the API answers it: each item presented, the next page's cursor and the total. */
+export async function toPageDto<T>(
+  page: { items: T[]; nextCursor: string | null; totalCount: number },
+  present: (item: T) => Promise<unknown>,
+) {
+  return {
+    Items: await Promise.all(page.items.map(present)),
+    NextCursor: page.nextCursor,
+    TotalCount: page.totalCount,
+  };
+}

@@ -3,7 +3,7 @@ import type { Static, TSchema } from 'typebox';
 import { type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
 import type { ServiceContext } from '../context.js';
-import { toRunSummaryDto } from './presenters.js';
+import { toPageDto, toRunSummaryDto } from './presenters.js';
 import { RunSummarySchema, ScanIdParams, ScanListQuery, scanListSchema } from './schemas.js';
 import type { SavedScanService } from './service.js';
 import type { SavedScan, SavedScanWrite } from './types.js';
@@ -61,11 +61,7 @@ export function savedScanRoutes<
           ...(q.Cursor ? { cursor: q.Cursor } : {}),
           ...(q.ScanGroupId ? { scanGroupId: q.ScanGroupId } : {}),
         });
-        return {
-          Items: await Promise.all(page.items.map((s) => dto(request, s))),
-          NextCursor: page.nextCursor,
-          TotalCount: page.totalCount,
-        };
+        return toPageDto(page, (s) => dto(request, s));
       },
     });
 
