@@ -12,7 +12,7 @@ import {
   trimList,
   trimTargets,
 } from '../savedscans/checks.js';
-import type { ScanJobs, ScanNodes, ScanSchedules, TargetRules } from '../savedscans/dependencies.js';
+import type { KindDependencies } from '../savedscans/dependencies.js';
 import type { ScanKindDefinition, ScanTable } from '../savedscans/kind.js';
 import { savedScanDtoFields, toTargetsDto } from '../savedscans/presenters.js';
 import { systemContext } from '../savedscans/service.js';
@@ -33,16 +33,12 @@ export const SCHEDULED_DISCOVERY_JOB = 'discovery-scan.start';
 export const DISCOVERY_REPORTED_JOB = 'discovery-scan.reported';
 
 /** What discovery scans ask of other modules beside what every saved scan does. */
-export interface DiscoveryKindDependencies {
+export interface DiscoveryKindDependencies extends KindDependencies {
   templates: Pick<ScanTemplateService, 'find' | 'getOf'>;
-  targets: TargetRules;
-  nodes: ScanNodes;
   assets: Pick<AssetService, 'prepare' | 'observeMany'>;
-  jobs?: ScanJobs;
   /** Whether anyone follows the reports: the job that tells them is enqueued only then. */
   reportsFollowed: () => boolean;
   reports: DiscoveryReportRepository;
-  schedules: ScanSchedules;
 }
 
 const TARGET_RULES =
@@ -241,7 +237,7 @@ export function discoveryScanKind(
         trx,
       );
       await reports.completeReport(org, scan.id, run.id, scan.lastCompletedRunId, trx);
-      if (deps.reportsFollowed() && deps.jobs)
+      if (deps.reportsFollowed())
         await deps.jobs.enqueue(
           DISCOVERY_REPORTED_JOB,
           { scanId: scan.id, runId: run.id },

@@ -71,3 +71,11 @@ export interface SavedScanDependencies {
   audit: ScanAudit;
   clock: Clock;
 }
+
+/** What every kind's definition works with: the allowed targets, the nodes, the jobs and schedules. */
+export interface KindDependencies {
+  targets: TargetRules;
+  nodes: ScanNodes;
+  jobs: ScanJobs;
+  schedules: ScanSchedules;
+}

@@ -17,7 +17,7 @@ import {
   trimList,
   trimTargets,
 } from '../savedscans/checks.js';
-import type { ScanJobs, ScanNodes, ScanSchedules, TargetRules } from '../savedscans/dependencies.js';
+import type { KindDependencies } from '../savedscans/dependencies.js';
 import type { ScanKindDefinition, ScanTable } from '../savedscans/kind.js';
 import { savedScanDtoFields, toTargetsDto } from '../savedscans/presenters.js';
 import { GroupedScanListQuery } from '../savedscans/schemas.js';
@@ -37,13 +37,9 @@ export interface SystemAssets {
 }
 
 /** What system scans ask of other modules beside what every saved scan does. */
-export interface SystemKindDependencies {
+export interface SystemKindDependencies extends KindDependencies {
   templates: Pick<ScanTemplateService, 'getOf'>;
-  targets: TargetRules;
-  nodes: ScanNodes;
   assets: SystemAssets;
-  jobs: ScanJobs;
-  schedules: ScanSchedules;
   records: SystemRunRepository;
 }
 

@@ -7,7 +7,7 @@ import type { FieldIssue } from '../../problems/fields.js';
 import type { TargetPolicy, WebSpec, WebTemplate, WebUrlResult } from '../../scanning/types.js';
 import type { ServiceContext } from '../context.js';
 import { assertNodeServes, checkTemplate, keptSchedule } from '../savedscans/checks.js';
-import type { ScanJobs, ScanNodes, ScanSchedules, TargetRules } from '../savedscans/dependencies.js';
+import type { KindDependencies } from '../savedscans/dependencies.js';
 import type { ScanKindDefinition, ScanTable } from '../savedscans/kind.js';
 import { savedScanDtoFields } from '../savedscans/presenters.js';
 import type { WebRunRepository } from './repository.js';
@@ -32,12 +32,8 @@ export interface WebTemplates {
 }
 
 /** What web scans ask of other modules beside what every saved scan does. */
-export interface WebKindDependencies {
+export interface WebKindDependencies extends KindDependencies {
   templates: WebTemplates;
-  targets: Pick<TargetRules, 'policy' | 'refusal'>;
-  nodes: ScanNodes;
-  jobs: ScanJobs;
-  schedules: ScanSchedules;
   clock: Clock;
   records: WebRunRepository;
 }
