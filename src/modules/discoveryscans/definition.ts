@@ -111,33 +111,19 @@ export function discoveryScanKind(
         scan: DiscoveryScanSchema,
       },
       texts: {
-        list: { summary: 'Discovery scans, newest first, each with its latest run' },
-        create: {
-          summary: 'Create a discovery scan',
-          description: [
-            'Saves the scan; it runs when started (`POST /discoveryscans/{Id}/runs`). The template defaults to "Host Discovery [T1]".',
-            TARGET_RULES,
-            'The integration channel answers this path as the original service does (its body, the new id as the answer).',
-          ].join('\n\n'),
-        },
-        get: { summary: 'One discovery scan with its latest run and its progress' },
-        update: {
-          summary: 'Change a discovery scan',
-          description: `Takes effect from the next run. ${TARGET_RULES}`,
-        },
+        targetRules: TARGET_RULES,
+        nodesServing: 'discovery',
+        create: [
+          'Saves the scan; it runs when started (`POST /discoveryscans/{Id}/runs`). The template defaults to "Host Discovery [T1]".',
+          TARGET_RULES,
+          'The integration channel answers this path as the original service does (its body, the new id as the answer).',
+        ].join('\n\n'),
+        get: 'One discovery scan with its latest run and its progress',
         delete: {
           summary: 'Delete a discovery scan and its reports',
           description: 'A scan with a run under way answers 409: stop it first. The assets it found stay.',
         },
-        start: {
-          summary: 'Run a discovery scan now',
-          description: `Queues a run for its node (or any node serving discovery). A scan already queued or running answers 409. ${TARGET_RULES}`,
-        },
-        stop: {
-          summary: 'Stop the run under way',
-          description:
-            'A queued run stops at once; a running one becomes Stopping and its node ends it within seconds (Stopped). No run under way: 409.',
-        },
+        stop: 'A queued run stops at once; a running one becomes Stopping and its node ends it within seconds (Stopped). No run under way: 409.',
       },
       inputOf,
       toDto: (s, view) => ({

@@ -67,6 +67,21 @@ export interface OperationText {
   description?: string;
 }
 
+/** The texts of a kind's routes that differ between kinds. */
+export interface ScanRouteTexts {
+  /** How the targets are checked (400, 422), as create, update and start tell it. */
+  targetRules: string;
+  /** What the nodes that may run a scan serve, as start tells it: `web scans`. */
+  nodesServing: string;
+  /** What create says (the targets' rules included). */
+  create: string;
+  /** Get's summary, when more than that it answers the scan with its latest run. */
+  get?: string;
+  delete: Required<OperationText>;
+  /** What stopping does to the run under way. */
+  stop: string;
+}
+
 /** How a kind's scans are served: where, to which channels, with which schemas and texts. */
 export interface ScanRoutesDescription<Scan extends SavedScan, Input, Body extends TSchema> {
   /** The URL base, `/discoveryscans`. */
@@ -80,7 +95,8 @@ export interface ScanRoutesDescription<Scan extends SavedScan, Input, Body exten
   startPath: 'runs' | 'start';
   /** The body taken, the scan answered (a list holds them), and the list's query when not the plain one. */
   schemas: { body: Body; scan: TSchema; listQuery?: TSchema };
-  texts: Record<'list' | 'create' | 'get' | 'update' | 'delete' | 'start' | 'stop', OperationText>;
+  /** The texts of the routes that differ between kinds; the others say the same of every kind. */
+  texts: ScanRouteTexts;
   /** `GET <base>/:Id/runs/latest`, for kinds that answer their latest run with what they kept of it. */
   latestRun?: OperationText & { operationId: string; schema: TSchema };
   /** The body (of `schemas.body`) as the service takes it. */

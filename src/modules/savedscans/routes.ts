@@ -3,6 +3,7 @@ import type { Static, TSchema } from 'typebox';
 import { type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
 import type { ServiceContext } from '../context.js';
+import type { ScanRouteTexts } from './kind.js';
 import { toPageDto, toRunSummaryDto } from './presenters.js';
 import { RunSummarySchema, ScanIdParams, ScanListQuery, scanListSchema } from './schemas.js';
 import type { SavedScanService } from './service.js';
@@ -29,7 +30,8 @@ export function savedScanRoutes<
   } = {},
 ): ChannelRoutes {
   const http = scans.definition.http;
-  const { base, tags, operationName: name, schemas, texts } = http;
+  const { base, tags, operationName: name, schemas } = http;
+  const texts = routeTexts(scans.definition.kind, scans.definition.noun, http.texts);
   const channels = http.channels ?? ['latest'];
   const params = ScanIdParams;
   const inputOf = (request: FastifyRequest) => http.inputOf(request.body as Static<Body>);
@@ -189,4 +191,20 @@ export function savedScanRoutes<
 
 function idOf(request: FastifyRequest): string {
   return (request as IdRequest).params.Id;
+}
+
+/** Every route's texts: what the kind says, and what is said alike of every kind. */
+function routeTexts(kind: string, noun: string, t: ScanRouteTexts) {
+  return {
+    list: { summary: `${kind} scans, newest first, each with its latest run` },
+    create: { summary: `Create a ${noun}`, description: t.create },
+    get: { summary: t.get ?? `One ${noun} with its latest run` },
+    update: { summary: `Change a ${noun}`, description: `Takes effect from the next run. ${t.targetRules}` },
+    delete: t.delete,
+    start: {
+      summary: `Run a ${noun} now`,
+      description: `Queues a run for its node (or any node serving ${t.nodesServing}). A scan already queued or running answers 409. ${t.targetRules}`,
+    },
+    stop: { summary: 'Stop the run under way', description: t.stop },
+  };
 }

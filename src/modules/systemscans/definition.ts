@@ -116,32 +116,18 @@ export function systemScanKind(
         listQuery: GroupedScanListQuery,
       },
       texts: {
-        list: { summary: 'System scans, newest first, each with its latest run' },
-        create: {
-          summary: 'Create a system scan',
-          description: [
-            'Saves the scan; it runs when started (`POST /systemscans/{Id}/start`) or by its schedule. Give `ScanTargets` or a host asset’s `AssetId`. The template defaults to "System scan, well-known ports [S1]".',
-            TARGET_RULES,
-          ].join('\n\n'),
-        },
-        get: { summary: 'One system scan with its latest run' },
-        update: {
-          summary: 'Change a system scan',
-          description: `Takes effect from the next run. ${TARGET_RULES}`,
-        },
+        targetRules: TARGET_RULES,
+        nodesServing: 'system scans',
+        create: [
+          'Saves the scan; it runs when started (`POST /systemscans/{Id}/start`) or by its schedule. Give `ScanTargets` or a host asset’s `AssetId`. The template defaults to "System scan, well-known ports [S1]".',
+          TARGET_RULES,
+        ].join('\n\n'),
         delete: {
           summary: 'Delete a system scan and its runs’ results',
           description:
             'A scan with a run under way answers 409: stop it first. Its findings and assets stay.',
         },
-        start: {
-          summary: 'Run a system scan now',
-          description: `Queues a run for its node (or any node serving system scans). A scan already queued or running answers 409. ${TARGET_RULES}`,
-        },
-        stop: {
-          summary: 'Stop the run under way',
-          description: 'The hosts it finished are kept and become findings; no run under way: 409.',
-        },
+        stop: 'The hosts it finished are kept and become findings; no run under way: 409.',
       },
       latestRun: {
         operationId: 'getLatestSystemScanRun',

@@ -130,26 +130,14 @@ export function webScanKind(
         scan: WebScanSchema,
       },
       texts: {
-        list: { summary: 'Web scans, newest first, each with its latest run' },
-        create: {
-          summary: 'Create a web scan',
-          description: `Saves the scan; it runs when started (\`POST /webscans/{Id}/start\`) or on its schedule. The template defaults to the built-in web template. ${URL_RULES}`,
-        },
-        get: { summary: 'One web scan with its latest run' },
-        update: { summary: 'Change a web scan', description: `Takes effect from the next run. ${URL_RULES}` },
+        targetRules: URL_RULES,
+        nodesServing: 'web scans',
+        create: `Saves the scan; it runs when started (\`POST /webscans/{Id}/start\`) or on its schedule. The template defaults to the built-in web template. ${URL_RULES}`,
         delete: {
           summary: 'Delete a web scan and its runs’ results',
           description: 'A scan with a run under way answers 409: stop it first. Its findings stay.',
         },
-        start: {
-          summary: 'Run a web scan now',
-          description: `Queues a run for its node (or any node serving web scans). A scan already queued or running answers 409. ${URL_RULES}`,
-        },
-        stop: {
-          summary: 'Stop the run under way',
-          description:
-            'A queued run stops at once; a running one becomes Stopping, then Stopped. No run under way: 409.',
-        },
+        stop: 'A queued run stops at once; a running one becomes Stopping, then Stopped. No run under way: 409.',
       },
       latestRun: {
         operationId: 'getLatestWebScanRun',
