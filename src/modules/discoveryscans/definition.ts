@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { Static } from 'typebox';
 import { BOTH } from '../../http/channels.js';
 import { invalid } from '../../problems/app-error.js';
-import type { DiscoveredHost, DiscoverySpec, ScanTarget } from '../../scanning/types.js';
+import type { DiscoveredHost, DiscoverySpec } from '../../scanning/types.js';
 import type { AssetInput, AssetService } from '../assets/service.js';
 import {
   assertNodeServes,
@@ -13,7 +13,7 @@ import {
   trimTargets,
 } from '../savedscans/checks.js';
 import type { KindDependencies } from '../savedscans/dependencies.js';
-import type { ScanKindDefinition, ScanTable } from '../savedscans/kind.js';
+import { type ScanKindDefinition, type ScanTable, targetColumns, targetsOfRow } from '../savedscans/kind.js';
 import { savedScanDtoFields, toTargetsDto } from '../savedscans/presenters.js';
 import { systemContext } from '../savedscans/service.js';
 import type { ScanNotification } from '../savedscans/types.js';
@@ -49,14 +49,12 @@ export const discoveryScanTable: ScanTable<DiscoveryScan, DiscoveryScanWrite> = 
   name: 'discovery_scans',
   columns: ['targets', 'exclusions', 'notifications', 'responsible_user_id'],
   fromRow: (r) => ({
-    targets: r.targets as ScanTarget[],
-    exclusions: r.exclusions as string[],
+    ...targetsOfRow(r),
     notifications: r.notifications as ScanNotification[],
     responsibleUserId: r.responsible_user_id as string | null,
   }),
   toColumns: (w) => ({
-    targets: JSON.stringify(w.targets),
-    exclusions: JSON.stringify(w.exclusions),
+    ...targetColumns(w),
     notifications: JSON.stringify(w.notifications),
     responsible_user_id: w.responsibleUserId,
   }),

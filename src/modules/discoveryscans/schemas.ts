@@ -7,9 +7,9 @@ import {
   NotificationSchema,
   NullableUuid,
   ScanTargetSchema,
-  ScanTargetsDto,
   scanRunFields,
   TargetText,
+  targetScanFields,
   Uuid,
 } from '../savedscans/schemas.js';
 
@@ -29,12 +29,7 @@ export const DiscoveryScanBody = Type.Object(
 
 export const DiscoveryScanSchema = Type.Object(
   {
-    Id: Uuid(),
-    Name: Type.String(),
-    ScanTargets: ScanTargetsDto,
-    Exclusions: Type.Array(Type.String()),
-    TemplateId: Uuid(),
-    ScanNodeId: NullableUuid('The node that runs it; any node serving discovery when null.'),
+    ...targetScanFields('The node that runs it; any node serving discovery when null.'),
     Notifications: Type.Array(NotificationSchema),
     ResponsibleUserId: NullableUuid('The person answerable for the scan.'),
     Schedule: ScheduleOptionSchema,

@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Static, TSchema } from 'typebox';
 import type { DB } from '../../db/schema.js';
 import type { Channel } from '../../http/channels.js';
+import type { ScanTarget } from '../../scanning/types.js';
 import type { ServiceContext } from '../context.js';
 import type { RunOrder, SavedScan, SavedScanRun, SavedScanWrite, ScanKind } from './types.js';
 
@@ -35,6 +36,16 @@ export interface ScanTable<Scan extends SavedScan, Write extends SavedScanWrite>
   results: RunResultsTable;
   /** The tables of the kind's run results, keyed by `scan_id`: they go with the scan. */
   runTables: readonly string[];
+}
+
+/** The `targets` and `exclusions` columns of the kinds that scan targets, as a scan reads them. */
+export function targetsOfRow(r: ScanRow): { targets: ScanTarget[]; exclusions: string[] } {
+  return { targets: r.targets as ScanTarget[], exclusions: r.exclusions as string[] };
+}
+
+/** The `targets` and `exclusions` columns as a write sets them. */
+export function targetColumns(w: { targets: ScanTarget[]; exclusions: string[] }) {
+  return { targets: JSON.stringify(w.targets), exclusions: JSON.stringify(w.exclusions) };
 }
 
 /**

@@ -90,6 +90,16 @@ export const RunSummarySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The fields that begin the scan object of the kinds that scan targets. */
+export const targetScanFields = (nodeDescription: string) => ({
+  Id: Uuid(),
+  Name: Type.String(),
+  ScanTargets: ScanTargetsDto,
+  Exclusions: Type.Array(Type.String()),
+  TemplateId: Uuid(),
+  ScanNodeId: NullableUuid(nodeDescription),
+});
+
 /** When the schedule starts a scan next. */
 export const NextRunAtSchema = Type.Union([DateTime, Type.Null()], {
   description: 'When the schedule starts the scan next.',

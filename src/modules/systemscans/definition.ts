@@ -18,7 +18,7 @@ import {
   trimTargets,
 } from '../savedscans/checks.js';
 import type { KindDependencies } from '../savedscans/dependencies.js';
-import type { ScanKindDefinition, ScanTable } from '../savedscans/kind.js';
+import { type ScanKindDefinition, type ScanTable, targetColumns, targetsOfRow } from '../savedscans/kind.js';
 import { savedScanDtoFields, toTargetsDto } from '../savedscans/presenters.js';
 import { GroupedScanListQuery } from '../savedscans/schemas.js';
 import { DEFAULT_SYSTEM_TEMPLATE_ID } from '../scantemplates/built-in.js';
@@ -57,16 +57,8 @@ const TARGET_RULES =
 export const systemScanTable: ScanTable<SystemScan, SystemScanWrite> = {
   name: 'system_scans',
   columns: ['targets', 'exclusions', 'scan_group_id'],
-  fromRow: (r) => ({
-    targets: r.targets as ScanTarget[],
-    exclusions: r.exclusions as string[],
-    scanGroupId: r.scan_group_id as string | null,
-  }),
-  toColumns: (w) => ({
-    targets: JSON.stringify(w.targets),
-    exclusions: JSON.stringify(w.exclusions),
-    scan_group_id: w.scanGroupId,
-  }),
+  fromRow: (r) => ({ ...targetsOfRow(r), scanGroupId: r.scan_group_id as string | null }),
+  toColumns: (w) => ({ ...targetColumns(w), scan_group_id: w.scanGroupId }),
   results: { name: 'system_run_hosts', key: 'address', replaced: ['result'] },
   runTables: ['system_run_hosts', 'system_scan_runs'],
 };

@@ -7,8 +7,8 @@ import {
   RunImportSchema,
   RunSummarySchema,
   ScanTargetSchema,
-  ScanTargetsDto,
   scanRunFields,
+  targetScanFields,
   Uuid,
 } from '../savedscans/schemas.js';
 
@@ -32,12 +32,7 @@ export const SystemScanBody = Type.Object(
 
 export const SystemScanSchema = Type.Object(
   {
-    Id: Uuid(),
-    Name: Type.String(),
-    ScanTargets: ScanTargetsDto,
-    Exclusions: Type.Array(Type.String()),
-    TemplateId: Uuid(),
-    ScanNodeId: NullableUuid('The node that runs it; any node serving system scans when null.'),
+    ...targetScanFields('The node that runs it; any node serving system scans when null.'),
     Schedule: ScheduleOptionSchema,
     ScanGroupId: NullableUuid('The scan group it belongs to.'),
     NextRunAt: Type.Union([DateTime, Type.Null()]),
