@@ -1,3 +1,12 @@
+// A saved scan is a scan kept with its targets, template, node and schedule, and run on demand or
+// by its schedule. Each kind (discovery, system, web) is described once by a ScanKindDefinition in
+// its own module (src/modules/<kind>scans/definition.ts, beside the table it owns); this module
+// holds what they share: one service, one repository over the kind's table, one route factory.
+//
+// A new kind: its tables (a migration), a `<kind>scans` module with its definition, types and
+// schemas, a subclass of SavedScanService for what only it does (a report, an ingestion job), its
+// construction and connectRuns() in src/services.ts, its routes in src/modules/index.ts.
+
 import type { Transaction } from 'kysely';
 import type { Static, TSchema } from 'typebox';
 import type { DB } from '../../db/schema.js';
