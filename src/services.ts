@@ -3,7 +3,6 @@ import type { Database } from './db/database.js';
 import { analyzeGrown } from './db/maintenance.js';
 import { defaultRegistry } from './importers/index.js';
 import { JobQueue } from './jobs/queue.js';
-import { ruleOfScheduleOption, type ScheduleOption } from './jobs/schedule-option.js';
 import { Scheduler } from './jobs/scheduler.js';
 import type { Clock } from './lib/clock.js';
 import type { InvalidationBus } from './lib/invalidation-bus.js';
@@ -18,7 +17,7 @@ import { AssetService, type RiskContextChanged } from './modules/assets/service.
 import { AuditRepository } from './modules/audit/repository.js';
 import { AuditService } from './modules/audit/service.js';
 import type { ServiceContext } from './modules/context.js';
-import { DiscoveryScanRepository } from './modules/discoveryscans/repository.js';
+import { discoveryScanTable } from './modules/discoveryscans/definition.js';
 import {
   type DiscoveryReported,
   DiscoveryScanService,
@@ -35,6 +34,9 @@ import { IntelRepository } from './modules/intel/repository.js';
 import { IntelService } from './modules/intel/service.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
+import { templateInUse } from './modules/savedscans/repository.js';
+import { scanSchedules } from './modules/savedscans/schedules.js';
+import { connectRuns } from './modules/savedscans/service.js';
 import { ScanGroupRepository } from './modules/scangroups/repository.js';
 import { ScanGroupService } from './modules/scangroups/service.js';
 import { ScanNodeRepository } from './modules/scannodes/repository.js';
@@ -51,7 +53,7 @@ import { SettingsService } from './modules/settings/service.js';
 import { SoftwareImportRepository } from './modules/software/import-repository.js';
 import { SoftwareRepository } from './modules/software/repository.js';
 import { SoftwareService } from './modules/software/service.js';
-import { SystemScanRepository } from './modules/systemscans/repository.js';
+import { systemScanTable } from './modules/systemscans/definition.js';
 import { SCHEDULED_SYSTEM_JOB, SystemScanService } from './modules/systemscans/service.js';
 import { TicketRepository } from './modules/tickets/repository.js';
 import { TicketService } from './modules/tickets/service.js';
@@ -61,7 +63,7 @@ import { VerifyService } from './modules/verify/service.js';
 import { VulnerabilityImportRepository } from './modules/vulnerabilities/import-repository.js';
 import { VulnerabilityRepository } from './modules/vulnerabilities/repository.js';
 import { VulnerabilityService } from './modules/vulnerabilities/service.js';
-import { WebScanRepository } from './modules/webscans/repository.js';
+import { webScanTable } from './modules/webscans/definition.js';
 import { SCHEDULED_WEB_JOB, WebScanService } from './modules/webscans/service.js';
 import { setParseLimits } from './parsing/parse-limits.js';
 import { compilePolicy } from './scanning/targets/index.js';
@@ -259,17 +261,11 @@ export function buildServices(
   const allowedTargets = new AllowedTargetsService(new AllowedTargetRepository(db), audit, clock, {
     allowLoopback: config.scanAllowLoopback ?? false,
   });
-  const discoveryRepo = new DiscoveryScanRepository(db);
-  const systemRepo = new SystemScanRepository(db);
-  const webRepo = new WebScanRepository(db);
   const scanTemplates = new ScanTemplateService(
     new ScanTemplateRepository(db),
     audit,
     clock,
-    async (org, id) =>
-      (await discoveryRepo.usesTemplate(org, id)) ||
-      (await systemRepo.usesTemplate(org, id)) ||
-      webRepo.usesTemplate(org, id),
+    templateInUse(db, [discoveryScanTable, systemScanTable, webScanTable]),
   );
   const targetRules = {
     policy: (org: string) => allowedTargets.policy(org),
@@ -286,118 +282,36 @@ export function buildServices(
       return !!node && !node.revokedAt && node.kinds.includes(kind);
     },
   };
-  /** A scan's ScheduleOption as a schedule that enqueues `jobKind` with the scan's id. */
-  const scanSchedules = (prefix: string, jobKind: string) => ({
-    check: (option: ScheduleOption | null) => {
-      if (option) ruleOfScheduleOption(option, ['schedule']);
-    },
-    apply: async (organizationId: string, scanId: string, option: ScheduleOption | null) => {
-      const key = `${prefix}:${scanId}`;
-      const rule = option ? ruleOfScheduleOption(option, ['schedule']) : null;
-      if (!rule) {
-        await scheduler.remove(organizationId, key);
-        return null;
-      }
-      const schedule = await scheduler.upsert({
-        organizationId,
-        key,
-        rule,
-        jobKind,
-        payload: { scanId },
-        maxAttempts: 1,
-      });
-      return schedule.nextRunAt;
-    },
-    nextRunAt: async (organizationId: string, scanId: string) =>
-      (await scheduler.get(organizationId, `${prefix}:${scanId}`))?.nextRunAt ?? null,
-    scheduleId: async (organizationId: string, scanId: string) =>
-      (await scheduler.get(organizationId, `${prefix}:${scanId}`))?.id ?? null,
+  /** What every kind of saved scan is built with; each kind adds its schedule. */
+  const savedScans = (prefix: string, scheduledJob: string) => ({
+    runs: scanRuns,
+    schedules: scanSchedules(scheduler, prefix, scheduledJob),
+    audit,
+    clock,
+    templates: scanTemplates,
+    targets: targetRules,
+    nodes: nodeKinds,
+    jobs,
   });
   // Scan groups follow discovery reports (a durable job tells them, after the run's transaction).
   const discoveryReported: DiscoveryReported = new Listeners();
-  const discoveryScans = new DiscoveryScanService(
-    discoveryRepo,
-    scanTemplates,
-    {
-      policy: (org) => allowedTargets.policy(org),
-      assertAllowed: (ctx, targets, exclusions) => allowedTargets.assertAllowed(ctx, targets, exclusions),
-      refusal: firstRefusal,
-    },
-    scanRuns,
-    {
-      servesKind: async (ctx, nodeId, kind) => {
-        const node = await scanNodes.get(ctx, nodeId).catch(() => null);
-        return !!node && !node.revokedAt && node.kinds.includes(kind);
-      },
-    },
-    {
-      check: (option) => {
-        if (option) ruleOfScheduleOption(option, ['schedule']);
-      },
-      apply: async (organizationId, scanId, option) => {
-        const key = `discovery-scan:${scanId}`;
-        const rule = option ? ruleOfScheduleOption(option, ['schedule']) : null;
-        if (!rule) {
-          await scheduler.remove(organizationId, key);
-          return null;
-        }
-        const schedule = await scheduler.upsert({
-          organizationId,
-          key,
-          rule,
-          jobKind: SCHEDULED_DISCOVERY_JOB,
-          payload: { scanId },
-          maxAttempts: 1,
-        });
-        return schedule.nextRunAt;
-      },
-      nextRunAt: async (organizationId, scanId) =>
-        (await scheduler.get(organizationId, `discovery-scan:${scanId}`))?.nextRunAt ?? null,
-      scheduleId: async (organizationId, scanId) =>
-        (await scheduler.get(organizationId, `discovery-scan:${scanId}`))?.id ?? null,
-    },
+  const discoveryScans = new DiscoveryScanService(db, {
+    ...savedScans('discovery-scan', SCHEDULED_DISCOVERY_JOB),
     assets,
-    audit,
-    clock,
-    discoveryReported,
-    jobs,
-  );
-  const systemScans = new SystemScanService(
-    systemRepo,
-    scanTemplates,
-    targetRules,
-    scanRuns,
-    nodeKinds,
-    scanSchedules('system-scan', SCHEDULED_SYSTEM_JOB),
+    reported: discoveryReported,
+  });
+  const systemScans = new SystemScanService(db, {
+    ...savedScans('system-scan', SCHEDULED_SYSTEM_JOB),
     assets,
-    scanResults,
-    jobs,
-    audit,
-    clock,
-  );
-  const verify = new VerifyService(findings, systemScans, tickets);
-  scanRuns.onBatch('System', (run, items, trx) => systemScans.applyBatch(run, items, trx));
-  scanRuns.onFinished('System', (run, trx) => systemScans.finish(run, trx));
-  scanRuns.onBeforeStart('System', (run) => systemScans.refusalAtStart(run, run.spec));
+    results: scanResults,
+  });
+  const webScans = new WebScanService(db, {
+    ...savedScans('web-scan', SCHEDULED_WEB_JOB),
+    results: scanResults,
+  });
   // A run's results and end come back to the scan that queued it.
-  scanRuns.onBatch('Discovery', (run, items, trx) => discoveryScans.applyBatch(run, items, trx));
-  scanRuns.onFinished('Discovery', (run, trx) => discoveryScans.finish(run, trx));
-  scanRuns.onBeforeStart('Discovery', (run) => discoveryScans.refusalAtStart(run, run.spec));
-  const webScans = new WebScanService(
-    webRepo,
-    scanTemplates,
-    targetRules,
-    scanRuns,
-    nodeKinds,
-    scanSchedules('web-scan', SCHEDULED_WEB_JOB),
-    jobs,
-    audit,
-    clock,
-    scanResults,
-  );
-  scanRuns.onBatch('Web', (run, items, trx) => webScans.applyBatch(run, items, trx));
-  scanRuns.onFinished('Web', (run, trx) => webScans.finish(run, trx));
-  scanRuns.onBeforeStart('Web', (run) => webScans.refusalAtStart(run, run.spec));
+  for (const scans of [systemScans, discoveryScans, webScans]) connectRuns(scanRuns, scans);
+  const verify = new VerifyService(findings, systemScans, tickets);
   // Web findings are verified by narrowed runs of the web scan that found them.
   verify.setWebVerifier(webScans);
   /** The first template of a kind (a built-in one): what a group's scans take when it names none. */

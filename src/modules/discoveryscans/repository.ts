@@ -1,264 +1,12 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import type { ScheduleOption } from '../../jobs/schedule-option.js';
-import type { CreatedAtKey } from '../../lib/cursor.js';
-import type { DiscoveredHost, ScanTarget } from '../../scanning/types.js';
-import type { DiscoveryScan, HostStatus, ReportHost, ScanNotification } from './types.js';
+import type { HostStatus, ReportHost } from './types.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-const SCAN_COLUMNS = [
-  'id',
-  'organization_id',
-  'name',
-  'targets',
-  'exclusions',
-  'template_id',
-  'node_id',
-  'schedule',
-  'notifications',
-  'responsible_user_id',
-  'created_by',
-  'last_run_id',
-  'last_completed_run_id',
-  'last_completed_at',
-  'created_at',
-  'updated_at',
-] as const;
-
-type ScanRow = {
-  id: string;
-  organization_id: string;
-  name: string;
-  targets: unknown;
-  exclusions: unknown;
-  template_id: string;
-  node_id: string | null;
-  schedule: unknown;
-  notifications: unknown;
-  responsible_user_id: string | null;
-  created_by: string | null;
-  last_run_id: string | null;
-  last_completed_run_id: string | null;
-  last_completed_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-};
-
-function toScan(r: ScanRow): DiscoveryScan {
-  return {
-    id: r.id,
-    organizationId: r.organization_id,
-    name: r.name,
-    targets: r.targets as ScanTarget[],
-    exclusions: r.exclusions as string[],
-    templateId: r.template_id,
-    nodeId: r.node_id,
-    schedule: (r.schedule as ScheduleOption | null) ?? null,
-    notifications: r.notifications as ScanNotification[],
-    responsibleUserId: r.responsible_user_id,
-    createdBy: r.created_by,
-    lastRunId: r.last_run_id,
-    lastCompletedRunId: r.last_completed_run_id,
-    lastCompletedAt: r.last_completed_at,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
-export interface ScanWrite {
-  name: string;
-  targets: ScanTarget[];
-  exclusions: string[];
-  templateId: string;
-  nodeId: string | null;
-  schedule: ScheduleOption | null;
-  notifications: ScanNotification[];
-  responsibleUserId: string | null;
-}
-
-function writeColumns(w: ScanWrite) {
-  return {
-    name: w.name,
-    targets: JSON.stringify(w.targets),
-    exclusions: JSON.stringify(w.exclusions),
-    template_id: w.templateId,
-    node_id: w.nodeId,
-    schedule: w.schedule == null ? null : JSON.stringify(w.schedule),
-    notifications: JSON.stringify(w.notifications),
-    responsible_user_id: w.responsibleUserId,
-  };
-}
-
-/** Discovery scans, the hosts each run found and each scan's host inventory. */
-export class DiscoveryScanRepository {
+/** The hosts each discovery run found, and each scan's host inventory (the scans are saved scans). */
+export class DiscoveryReportRepository {
   constructor(private readonly db: Kysely<DB>) {}
-
-  transaction<T>(work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(work);
-  }
-
-  async insert(organizationId: string, id: string, w: ScanWrite, createdBy: string | null, now: Date) {
-    const row = await this.db
-      .insertInto('discovery_scans')
-      .values({
-        organization_id: organizationId,
-        id,
-        ...writeColumns(w),
-        created_by: createdBy,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning(SCAN_COLUMNS)
-      .executeTakeFirstOrThrow();
-    return toScan(row);
-  }
-
-  async update(organizationId: string, id: string, w: ScanWrite, now: Date) {
-    const row = await this.db
-      .updateTable('discovery_scans')
-      .set({ ...writeColumns(w), updated_at: now })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .returning(SCAN_COLUMNS)
-      .executeTakeFirst();
-    return row ? toScan(row) : undefined;
-  }
-
-  async find(organizationId: string, id: string, db: Db = this.db): Promise<DiscoveryScan | undefined> {
-    const row = await db
-      .selectFrom('discovery_scans')
-      .select(SCAN_COLUMNS)
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row ? toScan(row) : undefined;
-  }
-
-  /** Newest first, one beyond the page size (for the cursor). */
-  async page(organizationId: string, pageSize: number, after?: CreatedAtKey): Promise<DiscoveryScan[]> {
-    let q = this.db
-      .selectFrom('discovery_scans')
-      .select(SCAN_COLUMNS)
-      .where('organization_id', '=', organizationId);
-    if (after)
-      q = q.where((eb) =>
-        eb.or([
-          eb('created_at', '<', new Date(after.createdAt)),
-          eb.and([eb('created_at', '=', new Date(after.createdAt)), eb('id', '<', after.id)]),
-        ]),
-      );
-    const rows = await q
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(pageSize + 1)
-      .execute();
-    return rows.map(toScan);
-  }
-
-  /** Oldest first by offset, as the original service pages. */
-  async offset(organizationId: string, start: number, size: number): Promise<DiscoveryScan[]> {
-    const rows = await this.db
-      .selectFrom('discovery_scans')
-      .select(SCAN_COLUMNS)
-      .where('organization_id', '=', organizationId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .offset(start)
-      .limit(size)
-      .execute();
-    return rows.map(toScan);
-  }
-
-  async count(organizationId: string): Promise<number> {
-    const r = await this.db
-      .selectFrom('discovery_scans')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirstOrThrow();
-    return Number(r.n);
-  }
-
-  async usesTemplate(organizationId: string, templateId: string): Promise<boolean> {
-    const r = await this.db
-      .selectFrom('discovery_scans')
-      .select('id')
-      .where('organization_id', '=', organizationId)
-      .where('template_id', '=', templateId)
-      .executeTakeFirst();
-    return r !== undefined;
-  }
-
-  async delete(organizationId: string, id: string): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      for (const table of ['discovery_run_hosts', 'discovery_hosts'] as const)
-        await trx
-          .deleteFrom(table)
-          .where('organization_id', '=', organizationId)
-          .where('scan_id', '=', id)
-          .execute();
-      await trx
-        .deleteFrom('discovery_scans')
-        .where('organization_id', '=', organizationId)
-        .where('id', '=', id)
-        .execute();
-    });
-  }
-
-  async setLastRun(organizationId: string, scanId: string, runId: string, db: Db = this.db) {
-    await db
-      .updateTable('discovery_scans')
-      .set({ last_run_id: runId })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', scanId)
-      .execute();
-  }
-
-  /**
-   * A batch of a run's hosts. Upserted by address, so that a host reported again (by a retried
-   * attempt of the run) is one row with the latest facts.
-   */
-  async addRunHosts(
-    organizationId: string,
-    scanId: string,
-    runId: string,
-    hosts: DiscoveredHost[],
-    seenAt: Date,
-    trx: Transaction<DB>,
-  ) {
-    if (hosts.length === 0) return;
-    // One row per address: a batch naming a host twice keeps its later facts (one INSERT … ON
-    // CONFLICT DO UPDATE may not touch a row twice).
-    const unique = [...new Map(hosts.map((h) => [h.address, h])).values()];
-    await trx
-      .insertInto('discovery_run_hosts')
-      .values(
-        unique.map((h) => ({
-          organization_id: organizationId,
-          run_id: runId,
-          scan_id: scanId,
-          address: h.address,
-          hostname: h.hostname,
-          mac_address: h.macAddress,
-          os_guess: h.osGuess,
-          open_ports: h.openPorts,
-          closed_ports: h.closedPorts,
-          status: 'Found' as const,
-          seen_at: seenAt,
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(['organization_id', 'run_id', 'address']).doUpdateSet((eb) => ({
-          hostname: eb.ref('excluded.hostname'),
-          mac_address: eb.ref('excluded.mac_address'),
-          os_guess: eb.ref('excluded.os_guess'),
-          open_ports: eb.ref('excluded.open_ports'),
-          closed_ports: eb.ref('excluded.closed_ports'),
-          seen_at: eb.ref('excluded.seen_at'),
-        })),
-      )
-      .execute();
-  }
 
   async runHosts(organizationId: string, runId: string, trx: Db = this.db) {
     return trx
@@ -274,14 +22,13 @@ export class DiscoveryScanRepository {
   /**
    * Ends a completed run's report: marks each host New (the scan never saw it) or Seen, adds the
    * hosts the previous completed run saw and this one did not as Gone, and folds the run into the
-   * scan's inventory.
+   * scan's inventory (the scan's last completed run is set with the run's end).
    */
   async completeReport(
     organizationId: string,
     scanId: string,
     runId: string,
     previousRunId: string | null,
-    now: Date,
     trx: Transaction<DB>,
   ) {
     await sql`
@@ -320,12 +67,6 @@ export class DiscoveryScanRepository {
             asset_id = coalesce(excluded.asset_id, discovery_hosts.asset_id),
             last_seen_at = excluded.last_seen_at,
             last_run_id = excluded.last_run_id`.execute(trx);
-    await trx
-      .updateTable('discovery_scans')
-      .set({ last_completed_run_id: runId, last_completed_at: now, last_run_id: runId })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', scanId)
-      .execute();
   }
 
   async setAssetIds(

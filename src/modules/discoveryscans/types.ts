@@ -1,34 +1,12 @@
-import type { ScheduleOption } from '../../jobs/schedule-option.js';
-import type { ScanProgress, ScanTarget } from '../../scanning/types.js';
-import type { RunRefusals } from '../scanruns/types.js';
-
-export const NOTIFICATION_LEVELS = ['Never', 'ScanEnds', 'ScanStartsEnds', 'ScanFails'] as const;
-export type NotificationLevel = (typeof NOTIFICATION_LEVELS)[number];
-
-/** Who is told about a scan's runs (kept now; delivered once notifications exist). */
-export interface ScanNotification {
-  emailAddresses: string[];
-  level: NotificationLevel;
-}
+import type { ScanTarget } from '../../scanning/types.js';
+import type { SavedScan, SavedScanRun, SavedScanWrite, ScanNotification } from '../savedscans/types.js';
 
 /** A discovery scan: the ranges it covers, how (template) and where from (node). */
-export interface DiscoveryScan {
-  id: string;
-  organizationId: string;
-  name: string;
+export interface DiscoveryScan extends SavedScan {
   targets: ScanTarget[];
   exclusions: string[];
-  templateId: string;
-  nodeId: string | null;
-  schedule: ScheduleOption | null;
   notifications: ScanNotification[];
   responsibleUserId: string | null;
-  createdBy: string | null;
-  lastRunId: string | null;
-  lastCompletedRunId: string | null;
-  lastCompletedAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
 }
 
 export interface DiscoveryScanInput {
@@ -40,38 +18,18 @@ export interface DiscoveryScanInput {
   notifications: ScanNotification[];
   responsibleUserId: string | null;
   /** The original's ScheduleOption; null or `None`: run on demand only. */
-  schedule: ScheduleOption | null;
+  schedule: SavedScanWrite['schedule'];
 }
 
-/** The states of a scan's run, and Idle for a scan that never ran. */
-export type DiscoveryRunState =
-  | 'Idle'
-  | 'Queued'
-  | 'Running'
-  | 'Stopping'
-  | 'Completed'
-  | 'Failed'
-  | 'Stopped';
-
-/** What this module needs to know of a scan run (the scanruns module owns them). */
-export interface DiscoveryRun {
-  id: string;
-  organizationId: string;
-  sourceId: string;
-  state: Exclude<DiscoveryRunState, 'Idle'>;
-  attempt: number;
-  progress: ScanProgress;
-  nodeId: string | null;
-  claimedBy: string | null;
-  /** What the run was asked to do (its targets and the policy when it started). */
-  spec?: unknown;
-  startedAt: Date | null;
-  finishedAt: Date | null;
-  error: string | null;
-  /** Addresses the node refused (the scanruns module keeps them). */
-  refused?: RunRefusals;
-  createdAt: Date;
+export interface DiscoveryScanWrite extends SavedScanWrite {
+  targets: ScanTarget[];
+  exclusions: string[];
+  notifications: ScanNotification[];
+  responsibleUserId: string | null;
 }
+
+/** A run of a discovery scan (the scanruns module owns them). */
+export type DiscoveryRun = SavedScanRun;
 
 export type HostStatus = 'Found' | 'New' | 'Seen' | 'Gone';
 

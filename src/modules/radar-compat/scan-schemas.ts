@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { ScheduleOptionSchema } from '../../jobs/schedule-option.js';
-import { ScanTargetSchema } from '../discoveryscans/schemas.js';
+import { ScanTargetSchema } from '../savedscans/schemas.js';
 
 // The original service's discovery-scan shapes, as its clients send and read them.
 

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import { invalid } from '../../problems/app-error.js';
-import { NOTIFICATION_LEVELS, type NotificationLevel } from '../discoveryscans/types.js';
+import { NOTIFICATION_LEVELS, type NotificationLevel } from '../savedscans/types.js';
 import type { AssetMonitoringBody, ScanGroupBody } from './schemas.js';
 import { type GroupScanSettings, SCANNING_MODES, type ScanGroupInput } from './types.js';
 

@@ -6,6 +6,7 @@ import type {
   GroupNote,
   GroupScanSettings,
   ScanGroup,
+  ScanGroupSettings,
   ScanNotification,
   ScanningMode,
 } from './types.js';
@@ -81,14 +82,7 @@ function toGroup(r: GroupRow, monitors: AssetMonitor[]): ScanGroup {
   };
 }
 
-export interface GroupWrite {
-  name: string;
-  description: string | null;
-  responsibleUserId: string | null;
-  scanningMode: ScanningMode;
-  system: GroupScanSettings;
-  web: GroupScanSettings;
-  notifications: ScanNotification[];
+export interface GroupWrite extends ScanGroupSettings {
   monitors: AssetMonitor[];
 }
 

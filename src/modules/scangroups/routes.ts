@@ -1,17 +1,11 @@
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
 import { contextOf } from '../../http/request-context.js';
 import { trimPathParams } from '../radar-compat/quirks.js';
+import { toPageDto } from '../savedscans/presenters.js';
+import { ScanIdParams, ScanListQuery } from '../savedscans/schemas.js';
 import { scanGroupInputOf } from './input.js';
 import { toGroupScanDto, toScanGroupDto } from './presenters.js';
-import {
-  GroupScanList,
-  NameIdList,
-  ScanGroupBody,
-  ScanGroupIdParams,
-  ScanGroupListQuery,
-  ScanGroupListSchema,
-  ScanGroupSchema,
-} from './schemas.js';
+import { GroupScanList, NameIdList, ScanGroupBody, ScanGroupListSchema, ScanGroupSchema } from './schemas.js';
 import type { ScanGroupService } from './service.js';
 import type { ScanGroup } from './types.js';
 
@@ -36,7 +30,7 @@ export const scanGroupRoutes =
         operationId: 'listScanGroups',
         summary: 'Scan groups, oldest first',
         tags,
-        querystring: ScanGroupListQuery,
+        querystring: ScanListQuery,
         response: { 200: ScanGroupListSchema },
       },
       handler: async (request) => {
@@ -44,11 +38,7 @@ export const scanGroupRoutes =
           pageSize: request.query.PageSize ?? 50,
           cursor: request.query.Cursor,
         });
-        return {
-          Items: await Promise.all(page.items.map((g) => dto(request, g))),
-          NextCursor: page.nextCursor,
-          TotalCount: page.totalCount,
-        };
+        return toPageDto(page, (g) => dto(request, g));
       },
     });
 
@@ -94,7 +84,7 @@ export const scanGroupRoutes =
         operationId: 'getScanGroup',
         summary: 'One scan group, with what its monitoring did not do',
         tags,
-        params: ScanGroupIdParams,
+        params: ScanIdParams,
         response: { 200: ScanGroupSchema },
       },
       handler: async (request) => dto(request, await groups.get(contextOf(request), request.params.Id)),
@@ -111,7 +101,7 @@ export const scanGroupRoutes =
         summary: 'Change a scan group',
         description: `${BODY_HELP}\n\nThe scans the group holds stay; the new settings apply to the scans its monitoring adds from now on.`,
         tags,
-        params: ScanGroupIdParams,
+        params: ScanIdParams,
         body: ScanGroupBody,
         response: { 200: ScanGroupSchema },
       },
@@ -133,7 +123,7 @@ export const scanGroupRoutes =
         summary: 'Delete a scan group with its system and web scans',
         description: 'A scan of the group with a run under way answers 409: stop it first. Findings stay.',
         tags,
-        params: ScanGroupIdParams,
+        params: ScanIdParams,
         response: { 204: { type: 'null', description: 'Deleted.' } },
       },
       handler: async (request, reply) => {
@@ -155,7 +145,7 @@ export const scanGroupRoutes =
           description:
             '`Hostname` is the host the scan checks; `ScanLastCompleted` when its latest completed run ended.',
           tags,
-          params: ScanGroupIdParams,
+          params: ScanIdParams,
           response: { 200: GroupScanList },
         },
         handler: async (request) => {

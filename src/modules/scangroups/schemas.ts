@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { ScheduleOptionSchema } from '../../jobs/schedule-option.js';
+import { scanListSchema } from '../savedscans/schemas.js';
 
 // A scan group with the original service's field names (RADAR-COMPAT.md): its clients send these
 // bodies to both channels, with booleans and numbers sometimes as strings ("true", "True", "10").
@@ -178,27 +179,7 @@ export const ScanGroupSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const ScanGroupListSchema = Type.Object(
-  {
-    Items: Type.Array(ScanGroupSchema),
-    NextCursor: Type.Union([Type.String(), Type.Null()]),
-    TotalCount: Type.Integer(),
-  },
-  { additionalProperties: false },
-);
-
-export const ScanGroupListQuery = Type.Object(
-  {
-    PageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-    Cursor: Type.Optional(Type.String({ maxLength: 1000 })),
-  },
-  { additionalProperties: false },
-);
-
-export const ScanGroupIdParams = Type.Object(
-  { Id: Type.String({ format: 'uuid' }) },
-  { additionalProperties: false },
-);
+export const ScanGroupListSchema = scanListSchema(ScanGroupSchema);
 
 export const GroupScanList = Type.Array(
   Type.Object(

@@ -9,6 +9,7 @@ import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
 import type { DiscoveryReport, ReportedHost } from '../discoveryscans/service.js';
+import { keptSchedule } from '../savedscans/checks.js';
 import type { GroupWrite, ScanGroupRepository, TrackedScan } from './repository.js';
 import type {
   AssetMonitor,
@@ -21,41 +22,30 @@ import type {
 
 // What this module asks of the modules it works with, by the little it uses of each.
 
-/** The system scans module, as a group's monitoring adds, starts and removes its scans. */
-export interface GroupSystemScans {
+/**
+ * A kind of scan a group holds (system or web), as a group's monitoring adds, starts and removes
+ * them; `Target` is what the kind's scan is made for (a host's address, a URL).
+ */
+export interface GroupScans<Target extends object> {
   create(
     ctx: ServiceContext,
     input: {
       groupId: string;
       name: string;
-      target: string;
       templateId: string | null;
       nodeId: string | null;
       schedule: ScheduleOption | null;
-    },
+    } & Target,
   ): Promise<{ id: string }>;
   start(ctx: ServiceContext, id: string): Promise<void>;
   remove(ctx: ServiceContext, id: string): Promise<void>;
   listByGroup(ctx: ServiceContext, groupId: string): Promise<GroupScanSummary[]>;
 }
 
-/** The web scans module, likewise. */
-export interface GroupWebScans {
-  create(
-    ctx: ServiceContext,
-    input: {
-      groupId: string;
-      name: string;
-      url: string;
-      templateId: string | null;
-      nodeId: string | null;
-      schedule: ScheduleOption | null;
-    },
-  ): Promise<{ id: string }>;
-  start(ctx: ServiceContext, id: string): Promise<void>;
-  remove(ctx: ServiceContext, id: string): Promise<void>;
-  listByGroup(ctx: ServiceContext, groupId: string): Promise<GroupScanSummary[]>;
-}
+/** The system scans module: a scan per host. */
+export type GroupSystemScans = GroupScans<{ target: string }>;
+/** The web scans module: a scan per host and HTTP(S) port. */
+export type GroupWebScans = GroupScans<{ url: string }>;
 
 /** What a group's settings name in other modules: users, templates, nodes, discovery scans. */
 export interface GroupReferences {
@@ -441,7 +431,7 @@ export class ScanGroupService {
       );
     await this.checkSchedule(ctx, s.scheduleId, [field('ScheduleId')]);
     if (s.schedule) ruleOfScheduleOption(s.schedule, [field('Schedule')]);
-    return { ...s, schedule: s.schedule && s.schedule.SchedulingMode !== 'None' ? s.schedule : null };
+    return { ...s, schedule: keptSchedule(s.schedule) };
   }
 
   /**

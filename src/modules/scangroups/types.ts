@@ -1,5 +1,5 @@
 import type { ScheduleOption } from '../../jobs/schedule-option.js';
-import type { ScanNotification } from '../discoveryscans/types.js';
+import type { ScanNotification } from '../savedscans/types.js';
 
 export type { ScanNotification };
 
@@ -50,9 +50,8 @@ export interface GroupNote {
   message: string;
 }
 
-export interface ScanGroup {
-  id: string;
-  organizationId: string;
+/** What a group is set to: its name, who answers for it, its scans' settings and notifications. */
+export interface ScanGroupSettings {
   name: string;
   description: string | null;
   responsibleUserId: string | null;
@@ -60,6 +59,11 @@ export interface ScanGroup {
   system: GroupScanSettings;
   web: GroupScanSettings;
   notifications: ScanNotification[];
+}
+
+export interface ScanGroup extends ScanGroupSettings {
+  id: string;
+  organizationId: string;
   monitors: AssetMonitor[];
   notes: GroupNote[];
   createdBy: string | null;
@@ -67,14 +71,7 @@ export interface ScanGroup {
   updatedAt: Date;
 }
 
-export interface ScanGroupInput {
-  name: string;
-  description: string | null;
-  responsibleUserId: string | null;
-  scanningMode: ScanningMode;
-  system: GroupScanSettings;
-  web: GroupScanSettings;
-  notifications: ScanNotification[];
+export interface ScanGroupInput extends ScanGroupSettings {
   /** A monitor without an id gets a new one. */
   monitors: (Omit<AssetMonitor, 'id'> & { id: string | null })[];
 }

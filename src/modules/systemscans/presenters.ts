@@ -1,26 +1,6 @@
 import { checkById } from '../../scanning/checks/index.js';
-import { toRunSummaryDto } from '../discoveryscans/presenters.js';
-import type { SystemRun, SystemRunReport, SystemScan } from './types.js';
-
-export function toSystemScanDto(s: SystemScan, lastRun: SystemRun | null, nextRunAt: Date | null) {
-  return {
-    Id: s.id,
-    Name: s.name,
-    ScanTargets: s.targets.map((t) => ({ Range: t.range, Name: t.name ?? null, Exclude: t.exclude ?? [] })),
-    Exclusions: s.exclusions,
-    TemplateId: s.templateId,
-    ScanNodeId: s.nodeId,
-    Schedule: s.schedule ?? { SchedulingMode: 'None' as const },
-    ScanGroupId: s.scanGroupId,
-    NextRunAt: nextRunAt?.toISOString() ?? null,
-    RunState: lastRun?.state ?? ('Idle' as const),
-    LastRun: lastRun ? toRunSummaryDto(lastRun) : null,
-    LastCompletedRunId: s.lastCompletedRunId,
-    ScanLastCompleted: s.lastCompletedAt?.toISOString() ?? null,
-    CreatedAt: s.createdAt.toISOString(),
-    UpdatedAt: s.updatedAt.toISOString(),
-  };
-}
+import { toRunSummaryDto } from '../savedscans/presenters.js';
+import type { SystemRunReport } from './types.js';
 
 export function toSystemRunReportDto(r: SystemRunReport) {
   const record = r.record;

@@ -1,13 +1,16 @@
 import { Type } from 'typebox';
 import { ScheduleOptionSchema } from '../../jobs/schedule-option.js';
-import { RunStateSchema, RunSummarySchema, ScanTargetSchema } from '../discoveryscans/schemas.js';
-
-const Uuid = (description?: string) =>
-  Type.String({ format: 'uuid', ...(description ? { description } : {}) });
-const NullableUuid = (description: string) =>
-  Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description });
-const DateTime = Type.String({ format: 'date-time' });
-const TargetText = Type.String({ minLength: 1, maxLength: 255 });
+import {
+  DateTime,
+  ExclusionsBody,
+  NullableUuid,
+  RunImportSchema,
+  RunSummarySchema,
+  ScanTargetSchema,
+  scanRunFields,
+  targetScanFields,
+  Uuid,
+} from '../savedscans/schemas.js';
 
 export const SystemScanBody = Type.Object(
   {
@@ -16,9 +19,7 @@ export const SystemScanBody = Type.Object(
     AssetId: Type.Optional(
       NullableUuid('A host asset whose addresses are the targets (instead of ScanTargets).'),
     ),
-    Exclusions: Type.Optional(
-      Type.Array(TargetText, { maxItems: 256, description: 'Left out of every target.' }),
-    ),
+    Exclusions: ExclusionsBody(Type.String({ minLength: 1, maxLength: 255 })),
     TemplateId: Type.Optional(Uuid('A System template; "System scan, well-known ports [S1]" when left out.')),
     ScanNodeId: Type.Optional(
       NullableUuid('The node that runs it; any node serving system scans when null.'),
@@ -31,53 +32,14 @@ export const SystemScanBody = Type.Object(
 
 export const SystemScanSchema = Type.Object(
   {
-    Id: Uuid(),
-    Name: Type.String(),
-    ScanTargets: Type.Array(
-      Type.Object(
-        {
-          Range: Type.String(),
-          Name: Type.Union([Type.String(), Type.Null()]),
-          Exclude: Type.Array(Type.String()),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    Exclusions: Type.Array(Type.String()),
-    TemplateId: Uuid(),
-    ScanNodeId: NullableUuid('The node that runs it; any node serving system scans when null.'),
+    ...targetScanFields('The node that runs it; any node serving system scans when null.'),
     Schedule: ScheduleOptionSchema,
     ScanGroupId: NullableUuid('The scan group it belongs to.'),
     NextRunAt: Type.Union([DateTime, Type.Null()]),
-    RunState: RunStateSchema,
-    LastRun: Type.Union([RunSummarySchema, Type.Null()]),
-    LastCompletedRunId: NullableUuid('Its latest completed run.'),
-    ScanLastCompleted: Type.Union([DateTime, Type.Null()]),
-    CreatedAt: DateTime,
-    UpdatedAt: DateTime,
+    ...scanRunFields({ lastCompletedRunId: 'Its latest completed run.' }),
   },
   { additionalProperties: false },
 );
-
-export const SystemScanListSchema = Type.Object(
-  {
-    Items: Type.Array(SystemScanSchema),
-    NextCursor: Type.Union([Type.String(), Type.Null()]),
-    TotalCount: Type.Integer(),
-  },
-  { additionalProperties: false },
-);
-
-export const SystemScanListQuery = Type.Object(
-  {
-    ScanGroupId: Type.Optional(Uuid('Only the scans of this group.')),
-    PageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-    Cursor: Type.Optional(Type.String({ maxLength: 1000 })),
-  },
-  { additionalProperties: false },
-);
-
-export const SystemScanIdParams = Type.Object({ Id: Uuid() }, { additionalProperties: false });
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -156,15 +118,10 @@ export const SystemRunReportSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    Import: Type.Union(
-      [
-        Type.Object(
-          { Id: Uuid(), Counts: Type.Record(Type.String(), Type.Number()) },
-          { additionalProperties: false },
-        ),
-        Type.Null(),
-      ],
-      { description: 'The import its findings were stored by (New, Fixed, Reopened…); null until stored.' },
+    Import: RunImportSchema(
+      Type.Number(),
+      Uuid(),
+      'The import its findings were stored by (New, Fixed, Reopened…); null until stored.',
     ),
     IngestError: Nullable(Type.String()),
   },

@@ -1,25 +1,12 @@
-import type { ScheduleOption } from '../../jobs/schedule-option.js';
 import type { ScanTarget, SystemHostResult } from '../../scanning/types.js';
-import type { DiscoveryRun } from '../discoveryscans/types.js';
+import type { SavedScan, SavedScanRun, SavedScanWrite } from '../savedscans/types.js';
 import type { BackportNote } from '../scanresults/service.js';
 
 /** A system scan: the targets it covers, how (a System template) and where from (a node). */
-export interface SystemScan {
-  id: string;
-  organizationId: string;
-  name: string;
+export interface SystemScan extends SavedScan {
   targets: ScanTarget[];
   exclusions: string[];
-  templateId: string;
-  nodeId: string | null;
-  schedule: ScheduleOption | null;
   scanGroupId: string | null;
-  createdBy: string | null;
-  lastRunId: string | null;
-  lastCompletedRunId: string | null;
-  lastCompletedAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
 }
 
 export interface SystemScanInput {
@@ -31,13 +18,19 @@ export interface SystemScanInput {
   templateId: string;
   nodeId: string | null;
   /** The original's ScheduleOption; null or `None`: run on demand only. */
-  schedule: ScheduleOption | null;
+  schedule: SavedScanWrite['schedule'];
   /** The scan group it belongs to (scan groups keep it), or null. */
   scanGroupId: string | null;
 }
 
+export interface SystemScanWrite extends SavedScanWrite {
+  targets: ScanTarget[];
+  exclusions: string[];
+  scanGroupId: string | null;
+}
+
 /** A run as this module sees it (the scanruns module owns runs). */
-export type SystemRun = DiscoveryRun & { kind?: string; sourceName?: string };
+export type SystemRun = SavedScanRun;
 
 /** What a run was asked and what its ingestion made. */
 export interface SystemRunRecord {

@@ -1,25 +1,6 @@
 import { checkById, checkGuid } from '../../scanning/checks/index.js';
-import { toRunSummaryDto } from '../discoveryscans/presenters.js';
-import type { WebRun, WebRunReport, WebScan } from './types.js';
-
-export function toWebScanDto(s: WebScan, lastRun: WebRun | null, nextRunAt: Date | null) {
-  return {
-    Id: s.id,
-    Name: s.name,
-    Urls: s.urls,
-    TemplateId: s.templateId,
-    ScanNodeId: s.nodeId,
-    ScanGroupId: s.scanGroupId,
-    Schedule: s.schedule ?? { SchedulingMode: 'None' as const },
-    NextRunAt: nextRunAt?.toISOString() ?? null,
-    RunState: lastRun?.state ?? ('Idle' as const),
-    LastRun: lastRun ? toRunSummaryDto(lastRun) : null,
-    LastCompletedRunId: s.lastCompletedRunId,
-    ScanLastCompleted: s.lastCompletedAt?.toISOString() ?? null,
-    CreatedAt: s.createdAt.toISOString(),
-    UpdatedAt: s.updatedAt.toISOString(),
-  };
-}
+import { toRunSummaryDto } from '../savedscans/presenters.js';
+import type { WebRunReport } from './types.js';
 
 export function toWebRunReportDto(r: WebRunReport) {
   const o = r.outcome;

@@ -1,12 +1,14 @@
 import { Type } from 'typebox';
 import { ScheduleOptionSchema } from '../../jobs/schedule-option.js';
-import { RunStateSchema, RunSummarySchema } from '../discoveryscans/schemas.js';
+import {
+  NextRunAtSchema,
+  NullableUuid,
+  RunImportSchema,
+  RunSummarySchema,
+  scanRunFields,
+  Uuid,
+} from '../savedscans/schemas.js';
 
-const Uuid = (description?: string) =>
-  Type.String({ format: 'uuid', ...(description ? { description } : {}) });
-const NullableUuid = (description: string) =>
-  Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description });
-const DateTime = Type.String({ format: 'date-time' });
 const NullableText = Type.Union([Type.String(), Type.Null()]);
 
 export const WebScanBody = Type.Object(
@@ -34,39 +36,14 @@ export const WebScanSchema = Type.Object(
     ScanNodeId: NullableUuid('The node that runs it; any node serving web scans when null.'),
     ScanGroupId: NullableUuid('The scan group the scan belongs to.'),
     Schedule: ScheduleOptionSchema,
-    NextRunAt: Type.Union([DateTime, Type.Null()], {
-      description: 'When the schedule starts the scan next.',
+    NextRunAt: NextRunAtSchema,
+    ...scanRunFields({
+      lastCompletedRunId: 'The latest completed run.',
+      scanLastCompleted: 'When the latest completed run ended.',
     }),
-    RunState: RunStateSchema,
-    LastRun: Type.Union([RunSummarySchema, Type.Null()]),
-    LastCompletedRunId: NullableUuid('The latest completed run.'),
-    ScanLastCompleted: Type.Union([DateTime, Type.Null()], {
-      description: 'When the latest completed run ended.',
-    }),
-    CreatedAt: DateTime,
-    UpdatedAt: DateTime,
   },
   { additionalProperties: false },
 );
-
-export const WebScanListSchema = Type.Object(
-  {
-    Items: Type.Array(WebScanSchema),
-    NextCursor: Type.Union([Type.String(), Type.Null()]),
-    TotalCount: Type.Integer(),
-  },
-  { additionalProperties: false },
-);
-
-export const WebScanListQuery = Type.Object(
-  {
-    PageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-    Cursor: Type.Optional(Type.String({ maxLength: 1000 })),
-  },
-  { additionalProperties: false },
-);
-
-export const WebScanIdParams = Type.Object({ Id: Uuid() }, { additionalProperties: false });
 
 const CheckSchema = Type.Object(
   {
@@ -119,18 +96,10 @@ export const WebRunReportSchema = Type.Object(
       description: 'A Verify run: the findings it may close.',
     }),
     Urls: Type.Array(UrlResultSchema),
-    Import: Type.Union(
-      [
-        Type.Object(
-          {
-            Id: Type.String({ format: 'uuid' }),
-            Counts: Type.Record(Type.String(), Type.Integer()),
-          },
-          { additionalProperties: false },
-        ),
-        Type.Null(),
-      ],
-      { description: 'The import the completed run’s results became (null until it is done).' },
+    Import: RunImportSchema(
+      Type.Integer(),
+      Uuid(),
+      'The import the completed run’s results became (null until it is done).',
     ),
     IngestError: Type.Union([Type.String(), Type.Null()], {
       description: 'Why the results could not become findings (tried again).',

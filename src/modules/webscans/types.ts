@@ -1,24 +1,11 @@
-import type { ScheduleOption } from '../../jobs/schedule-option.js';
 import type { WebUrlResult } from '../../scanning/types.js';
-import type { DiscoveryRun } from '../discoveryscans/types.js';
+import type { SavedScan, SavedScanRun, SavedScanWrite } from '../savedscans/types.js';
 
 /** A web scan: the URLs it checks, how (template) and where from (node). */
-export interface WebScan {
-  id: string;
-  organizationId: string;
-  name: string;
+export interface WebScan extends SavedScan {
   urls: string[];
-  templateId: string;
-  nodeId: string | null;
-  schedule: ScheduleOption | null;
   /** The scan group whose monitoring added it, or that it was put in; null for none. */
   scanGroupId: string | null;
-  createdBy: string | null;
-  lastRunId: string | null;
-  lastCompletedRunId: string | null;
-  lastCompletedAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
 }
 
 export interface WebScanInput {
@@ -27,12 +14,17 @@ export interface WebScanInput {
   /** Null: the first web template (the built-in one). */
   templateId: string | null;
   nodeId: string | null;
-  schedule: ScheduleOption | null;
+  schedule: SavedScanWrite['schedule'];
   scanGroupId?: string | null;
 }
 
+export interface WebScanWrite extends SavedScanWrite {
+  urls: string[];
+  scanGroupId: string | null;
+}
+
 /** A scan run as this module sees it (the scanruns module owns them). */
-export type WebRun = DiscoveryRun;
+export type WebRun = SavedScanRun;
 
 /** How many findings a run's results created, fixed, reopened … (the import's counts). */
 export type ImportCounts = Record<string, number>;

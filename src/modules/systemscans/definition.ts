@@ -1,0 +1,309 @@
+import { isIP } from 'node:net';
+import type { Static } from 'typebox';
+import { invalid } from '../../problems/app-error.js';
+import { checkById } from '../../scanning/checks/index.js';
+import type {
+  CheckResult,
+  ScannedService,
+  ScanTarget,
+  SystemHostResult,
+  SystemSpec,
+} from '../../scanning/types.js';
+import type { ServiceContext } from '../context.js';
+import {
+  assertNodeServes,
+  keptSchedule,
+  targetsRefusal,
+  trimList,
+  trimTargets,
+} from '../savedscans/checks.js';
+import type { KindDependencies } from '../savedscans/dependencies.js';
+import { type ScanKindDefinition, type ScanTable, targetColumns, targetsOfRow } from '../savedscans/kind.js';
+import { savedScanDtoFields, toTargetsDto } from '../savedscans/presenters.js';
+import { GroupedScanListQuery } from '../savedscans/schemas.js';
+import { DEFAULT_SYSTEM_TEMPLATE_ID } from '../scantemplates/built-in.js';
+import type { ScanTemplateService } from '../scantemplates/service.js';
+import type { SystemRunRepository } from './repository.js';
+import { SystemRunReportSchema, SystemScanBody, SystemScanSchema } from './schemas.js';
+import type { SystemScan, SystemScanInput, SystemScanWrite } from './types.js';
+
+export const SCHEDULED_SYSTEM_JOB = 'system-scan.start';
+/** Turns a finished run's hosts into services and findings (src/background.ts runs it). */
+export const SYSTEM_INGEST_JOB = 'system-scan.ingest';
+
+/** The assets module: a host asset's addresses, for a scan that names an asset. */
+export interface SystemAssets {
+  get(ctx: ServiceContext, id: string): Promise<{ name: string; ipAddresses: string[] }>;
+}
+
+/** What system scans ask of other modules beside what every saved scan does. */
+export interface SystemKindDependencies extends KindDependencies {
+  templates: Pick<ScanTemplateService, 'getOf'>;
+  assets: SystemAssets;
+  records: SystemRunRepository;
+}
+
+/** A Verify run's narrowing: only these targets and ports, and only these findings may become Fixed. */
+export interface SystemVerify {
+  targets: ScanTarget[];
+  ports: number[];
+  findingIds: string[];
+}
+
+const TARGET_RULES =
+  'Every target (or the asset’s addresses) must lie inside the organisation’s allowed scan targets: otherwise 422 `scan-target-refused` naming the target and the rule. Checked again at every start.';
+
+/** The kind's table: its own columns beside those every saved scan has. */
+export const systemScanTable: ScanTable<SystemScan, SystemScanWrite> = {
+  name: 'system_scans',
+  columns: ['targets', 'exclusions', 'scan_group_id'],
+  fromRow: (r) => ({ ...targetsOfRow(r), scanGroupId: r.scan_group_id as string | null }),
+  toColumns: (w) => ({ ...targetColumns(w), scan_group_id: w.scanGroupId }),
+  results: { name: 'system_run_hosts', key: 'address', replaced: ['result'] },
+  runTables: ['system_run_hosts', 'system_scan_runs'],
+};
+
+/** Our body as the service takes it. */
+export function systemScanInputOf(b: Static<typeof SystemScanBody>): SystemScanInput {
+  return {
+    name: b.Name,
+    targets: (b.ScanTargets ?? []).map((t) => ({
+      range: t.Range,
+      name: t.Name ?? null,
+      exclude: t.Exclude ?? [],
+    })),
+    assetId: b.AssetId ?? null,
+    exclusions: b.Exclusions ?? [],
+    templateId: b.TemplateId ?? DEFAULT_SYSTEM_TEMPLATE_ID,
+    nodeId: b.ScanNodeId ?? null,
+    schedule: b.Schedule ?? null,
+    scanGroupId: b.ScanGroupId ?? null,
+  };
+}
+
+/**
+ * System scans: saved targets with a System template and a node; each run's hosts come back in
+ * batches (kept per run, by address) and, when it ends, are turned into services and findings by
+ * a durable job through the scan results module. A Verify run scans only some addresses and
+ * ports, and may fix only the findings it was asked about.
+ */
+export function systemScanKind(
+  deps: SystemKindDependencies,
+): ScanKindDefinition<SystemScan, SystemScanInput, SystemScanWrite, typeof SystemScanBody, SystemVerify> {
+  const { targets, records } = deps;
+  return {
+    kind: 'System',
+    noun: 'system scan',
+    auditType: 'system-scan',
+    scheduledJob: SCHEDULED_SYSTEM_JOB,
+    table: systemScanTable,
+    http: {
+      base: '/systemscans',
+      tags: ['System scans'],
+      operationName: 'SystemScan',
+      startPath: 'start',
+      schemas: {
+        body: SystemScanBody,
+        scan: SystemScanSchema,
+        listQuery: GroupedScanListQuery,
+      },
+      texts: {
+        targetRules: TARGET_RULES,
+        nodesServing: 'system scans',
+        create: [
+          'Saves the scan; it runs when started (`POST /systemscans/{Id}/start`) or by its schedule. Give `ScanTargets` or a host asset’s `AssetId`. The template defaults to "System scan, well-known ports [S1]".',
+          TARGET_RULES,
+        ].join('\n\n'),
+        delete: {
+          summary: 'Delete a system scan and its runs’ results',
+          description:
+            'A scan with a run under way answers 409: stop it first. Its findings and assets stay.',
+        },
+        stop: 'The hosts it finished are kept and become findings; no run under way: 409.',
+      },
+      latestRun: {
+        operationId: 'getLatestSystemScanRun',
+        summary: 'The latest run: its hosts, services, checks, budgets, backport decisions and import counts',
+        description:
+          '`Backports` lists the upstream CVE matches the distribution’s records decided: Fixed ones made no finding. `Import` is null until the run’s findings are stored (a moment after it ends). A scan that never ran answers 404.',
+        schema: SystemRunReportSchema,
+      },
+      inputOf: systemScanInputOf,
+      toDto: (s, view) => ({
+        ...savedScanDtoFields(s, view),
+        ScanTargets: toTargetsDto(s.targets),
+        Exclusions: s.exclusions,
+        ScanGroupId: s.scanGroupId,
+      }),
+    },
+
+    async check(ctx, input) {
+      const name = input.name.trim();
+      if (name.length === 0) throw invalid('name', 'A scan needs a name.');
+      deps.schedules.check(input.schedule);
+      let scanTargets = trimTargets(input.targets);
+      if (input.assetId) {
+        if (scanTargets.length > 0) throw invalid('assetId', 'Give ScanTargets or AssetId, not both.');
+        const asset = await deps.assets.get(ctx, input.assetId);
+        if (asset.ipAddresses.length === 0)
+          throw invalid('assetId', `The asset '${asset.name}' has no IP address to scan.`);
+        scanTargets = asset.ipAddresses.map((range) => ({ range, name: asset.name, exclude: [] }));
+      }
+      if (scanTargets.length === 0)
+        throw invalid('scanTargets', 'A scan needs at least one target (or an AssetId).');
+      await deps.templates.getOf(ctx, input.templateId, 'System');
+      await assertNodeServes(deps.nodes, ctx, input.nodeId, 'System');
+      const exclusions = trimList(input.exclusions);
+      await targets.assertAllowed(ctx, scanTargets, exclusions);
+      return {
+        name,
+        targets: scanTargets,
+        exclusions,
+        templateId: input.templateId,
+        nodeId: input.nodeId,
+        schedule: keptSchedule(input.schedule),
+        scanGroupId: input.scanGroupId,
+      };
+    },
+
+    async order(ctx, scan, verify) {
+      const runTargets = verify?.targets ?? scan.targets;
+      await targets.assertAllowed(ctx, runTargets, scan.exclusions);
+      const template = await deps.templates.getOf(ctx, scan.templateId, 'System');
+      const portsOverride = verify ? verify.ports.join(',') : null;
+      const spec: SystemSpec = {
+        targets: runTargets,
+        exclusions: scan.exclusions,
+        template: template.settings,
+        portsOverride,
+        policy: await targets.policy(ctx.organizationId),
+      };
+      const verifyFindingIds = verify?.findingIds ?? null;
+      return {
+        spec,
+        ...(verify
+          ? {
+              sourceName: `${scan.name} (Verify)`,
+              audit: { action: 'verify-started', details: { findings: verify.findingIds.length } },
+            }
+          : {}),
+        record: (trx, runId) =>
+          records.insertRun(
+            ctx.organizationId,
+            { runId, scanId: scan.id, verifyFindingIds, ports: portsOverride ?? template.settings.ports },
+            trx,
+          ),
+      };
+    },
+
+    acceptBatch(run, items) {
+      // Items a node had no business sending are dropped.
+      const spec = run.spec as Partial<SystemSpec> | undefined;
+      return items
+        .map(systemHostOf)
+        .filter((h): h is SystemHostResult => h !== null)
+        .filter(
+          (h) =>
+            !spec?.policy ||
+            targets.refusal([{ range: h.address }], spec.exclusions ?? [], spec.policy) === null,
+        )
+        .map((h) => ({ key: h.address, columns: { result: JSON.stringify(h) } }));
+    },
+
+    /** A Completed or Stopped run's hosts are ingested by a durable job (same transaction). */
+    async runEnded(run, _scan, _at, trx) {
+      if (run.state !== 'Completed' && run.state !== 'Stopped') return;
+      await deps.jobs.enqueue(
+        SYSTEM_INGEST_JOB,
+        { runId: run.id },
+        { organizationId: run.organizationId, dedupKey: `${SYSTEM_INGEST_JOB}:${run.id}`, maxAttempts: 3 },
+        trx,
+      );
+    },
+
+    refusalAtStart: (run, spec) => targetsRefusal(targets, run.organizationId, spec),
+  };
+}
+
+// ---- a node's items, checked: a node is another process, its items are input like any other ----
+// (Hand-written until the scanning contract's result schemas replace them.)
+
+const isPort = (p: unknown) => Number.isInteger(p) && (p as number) >= 1 && (p as number) <= 65535;
+const ports = (v: unknown, max = 65535) => Array.isArray(v) && v.length <= max && v.every(isPort);
+const text = (v: unknown, max: number) => v === null || (typeof v === 'string' && v.length <= max);
+
+function serviceOf(v: unknown): ScannedService | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const s = v as Record<string, unknown>;
+  const ok =
+    isPort(s.port) &&
+    s.protocol === 'tcp' &&
+    text(s.service, 100) &&
+    text(s.product, 255) &&
+    text(s.version, 100) &&
+    Array.isArray(s.cpes) &&
+    s.cpes.length <= 20 &&
+    s.cpes.every((c) => typeof c === 'string' && c.length <= 500) &&
+    typeof s.confidence === 'number' &&
+    s.confidence >= 0 &&
+    s.confidence <= 1 &&
+    text(s.banner, 512) &&
+    typeof s.evidence === 'string' &&
+    s.evidence.length <= 4000 &&
+    typeof s.tls === 'boolean' &&
+    (s.detectedBy === 'rampart' || s.detectedBy === 'nmap');
+  return ok ? (s as unknown as ScannedService) : null;
+}
+
+function checkOf(v: unknown): CheckResult | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const c = v as Record<string, unknown>;
+  if (typeof c.checkId !== 'string') return null;
+  const def = checkById(c.checkId);
+  // Only checks of the catalogue a system scan runs.
+  if (!def || def.scan === 'Web') return null;
+  const ok =
+    (c.port === null || isPort(c.port)) &&
+    (c.url === null || c.url === undefined) &&
+    typeof c.evidence === 'string' &&
+    c.evidence.length <= 4000;
+  return ok
+    ? { checkId: c.checkId, port: c.port as number | null, url: null, evidence: c.evidence as string }
+    : null;
+}
+
+/** A host result as the contract says, or null; services and checks that are not are left out. */
+export function systemHostOf(item: unknown): SystemHostResult | null {
+  if (typeof item !== 'object' || item === null) return null;
+  const h = item as Record<string, unknown>;
+  const ok =
+    typeof h.address === 'string' &&
+    isIP(h.address) !== 0 &&
+    text(h.hostname, 255) &&
+    (h.answered === undefined || typeof h.answered === 'boolean') &&
+    ports(h.openPorts) &&
+    (h.closedPorts === null || ports(h.closedPorts, 64)) &&
+    Number.isInteger(h.filtered) &&
+    (h.filtered as number) >= 0 &&
+    ports(h.unscannedPorts) &&
+    Array.isArray(h.services) &&
+    h.services.length <= 65535 &&
+    Array.isArray(h.checks) &&
+    h.checks.length <= 10_000 &&
+    (h.budgetExhausted === null || ['port', 'host', 'run'].includes(h.budgetExhausted as string));
+  if (!ok) return null;
+  return {
+    address: h.address as string,
+    hostname: h.hostname as string | null,
+    // Older nodes do not say: they reported only hosts they took for up.
+    answered: h.answered !== false,
+    openPorts: h.openPorts as number[],
+    closedPorts: h.closedPorts as number[] | null,
+    filtered: h.filtered as number,
+    unscannedPorts: h.unscannedPorts as number[],
+    services: (h.services as unknown[]).map(serviceOf).filter((s): s is ScannedService => s !== null),
+    checks: (h.checks as unknown[]).map(checkOf).filter((c): c is CheckResult => c !== null),
+    budgetExhausted: h.budgetExhausted as SystemHostResult['budgetExhausted'],
+    ...(typeof h.tlsChecked === 'boolean' ? { tlsChecked: h.tlsChecked } : {}),
+  };
+}
