@@ -90,7 +90,14 @@ export function inputOf(b: Static<typeof DiscoveryScanBody>): DiscoveryScanInput
  */
 export function discoveryScanKind(
   deps: DiscoveryKindDependencies,
-): ScanKindDefinition<DiscoveryScan, DiscoveryScanInput, DiscoveryScanWrite, typeof DiscoveryScanBody> {
+): ScanKindDefinition<
+  DiscoveryScan,
+  DiscoveryScanInput,
+  DiscoveryScanWrite,
+  typeof DiscoveryScanBody,
+  never,
+  'Discovery'
+> {
   const { templates, targets, reports } = deps;
   return {
     kind: 'Discovery',
@@ -169,10 +176,9 @@ export function discoveryScanKind(
     },
 
     acceptBatch(run, items) {
-      // What a node reports must be a host, inside what its run allowed.
+      // Hosts outside what the run allowed are left out.
       const spec = run.spec as Partial<DiscoverySpec> | undefined;
       return items
-        .filter(isHost)
         .filter((h) => !spec?.policy || targets.refusal([{ range: h.address }], [], spec.policy) === null)
         .map((h) => ({
           key: h.address,
@@ -246,25 +252,4 @@ export function hostAsset(h: DiscoveredHost, seenAt: Date): AssetInput {
     source: 'Rampart discovery',
     seenAt,
   };
-}
-
-/**
- * A node's result item, checked: a node is another process, its items are input like any other.
- * (Hand-written until the scanning contract's result schemas replace it.)
- */
-function isHost(item: unknown): item is DiscoveredHost {
-  if (typeof item !== 'object' || item === null) return false;
-  const h = item as Record<string, unknown>;
-  const ports = (v: unknown) =>
-    Array.isArray(v) && v.length <= 65535 && v.every((p) => Number.isInteger(p) && p >= 1 && p <= 65535);
-  const text = (v: unknown, max: number) => v === null || (typeof v === 'string' && v.length <= max);
-  return (
-    typeof h.address === 'string' &&
-    isIP(h.address) !== 0 &&
-    text(h.hostname, 255) &&
-    text(h.macAddress, 17) &&
-    text(h.osGuess, 100) &&
-    ports(h.openPorts) &&
-    ports(h.closedPorts)
-  );
 }

@@ -11,6 +11,7 @@ import type { Transaction } from 'kysely';
 import type { Static, TSchema } from 'typebox';
 import type { DB } from '../../db/schema.js';
 import type { Channel } from '../../http/channels.js';
+import type { ScanResults } from '../../scanning/contract.js';
 import type { ScanTarget } from '../../scanning/types.js';
 import type { ServiceContext } from '../context.js';
 import type { RunOrder, SavedScan, SavedScanRun, SavedScanWrite, ScanKind } from './types.js';
@@ -136,8 +137,9 @@ export interface ScanKindDefinition<
   Write extends SavedScanWrite,
   Body extends TSchema = TSchema,
   Narrowing = never,
+  Kind extends ScanKind = ScanKind,
 > {
-  kind: ScanKind;
+  kind: Kind;
   /** As messages name it: `discovery scan`. */
   noun: string;
   /** The audit target type and action prefix, and the schedule key prefix: `discovery-scan`. */
@@ -154,10 +156,11 @@ export interface ScanKindDefinition<
    */
   order(ctx: ServiceContext, scan: Scan, narrowed?: Narrowing): Promise<RunOrder>;
   /**
-   * The results a batch from a node brings, as rows of the kind's results table: a node is another
-   * process, its items are checked and those its run did not allow are left out.
+   * The results a batch from a node brings, as rows of the kind's results table. The items were
+   * checked against the scanning contract when the batch arrived (a malformed batch is refused
+   * whole); those its run did not allow are left out here.
    */
-  acceptBatch(run: SavedScanRun, items: unknown[]): ResultRow[];
+  acceptBatch(run: SavedScanRun, items: ScanResults[Kind][]): ResultRow[];
   /** The run ended (the scan's last run, and its completion, are set already). */
   runEnded(run: SavedScanRun, scan: Scan, at: Date, trx: Transaction<DB>): Promise<void>;
   /** Checked again when a node claims the run: the allowed targets may have changed since. */

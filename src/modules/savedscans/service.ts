@@ -5,6 +5,7 @@ import { createdAtPage, decodeCreatedAtCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
+import type { ScanResults } from '../../scanning/contract.js';
 import type { ServiceContext } from '../context.js';
 import type { SavedScanDependencies } from './dependencies.js';
 import type { ScanKindDefinition } from './kind.js';
@@ -165,7 +166,7 @@ export class SavedScanService<
   // ---- what the scan runs module calls back ----
 
   /** A batch of a run's results, applied once per batch and idempotent across the run's attempts; a run of a scan deleted since has nothing to keep. */
-  async applyBatch(run: SavedScanRun, items: unknown[], trx: Transaction<DB>): Promise<void> {
+  async applyBatch(run: SavedScanRun, items: ScanResults[ScanKind][], trx: Transaction<DB>): Promise<void> {
     if (!(await this.repo.find(run.organizationId, run.sourceId, trx))) return;
     const rows = this.definition.acceptBatch(run, items);
     await this.repo.addResults(run.organizationId, run.sourceId, run.id, rows, this.time(), trx);
@@ -256,7 +257,7 @@ export class SavedScanService<
 export interface RunCallbacks {
   onBatch(
     kind: ScanKind,
-    handler: (run: SavedScanRun, items: unknown[], trx: Transaction<DB>) => Promise<void>,
+    handler: (run: SavedScanRun, items: ScanResults[ScanKind][], trx: Transaction<DB>) => Promise<void>,
   ): void;
   onFinished(kind: ScanKind, handler: (run: SavedScanRun, trx: Transaction<DB>) => Promise<void>): void;
   onBeforeStart(

@@ -89,7 +89,14 @@ export function systemScanInputOf(b: Static<typeof SystemScanBody>): SystemScanI
  */
 export function systemScanKind(
   deps: SystemKindDependencies,
-): ScanKindDefinition<SystemScan, SystemScanInput, SystemScanWrite, typeof SystemScanBody, SystemVerify> {
+): ScanKindDefinition<
+  SystemScan,
+  SystemScanInput,
+  SystemScanWrite,
+  typeof SystemScanBody,
+  SystemVerify,
+  'System'
+> {
   const { targets, records } = deps;
   return {
     kind: 'System',
@@ -197,11 +204,9 @@ export function systemScanKind(
     },
 
     acceptBatch(run, items) {
-      // Items a node had no business sending are dropped.
+      // Hosts outside what the run allowed are left out.
       const spec = run.spec as Partial<SystemSpec> | undefined;
       return items
-        .map(systemHostOf)
-        .filter((h): h is SystemHostResult => h !== null)
         .filter(
           (h) =>
             !spec?.policy ||
@@ -222,88 +227,5 @@ export function systemScanKind(
     },
 
     refusalAtStart: (run, spec) => targetsRefusal(targets, run.organizationId, spec),
-  };
-}
-
-// ---- a node's items, checked: a node is another process, its items are input like any other ----
-// (Hand-written until the scanning contract's result schemas replace them.)
-
-const isPort = (p: unknown) => Number.isInteger(p) && (p as number) >= 1 && (p as number) <= 65535;
-const ports = (v: unknown, max = 65535) => Array.isArray(v) && v.length <= max && v.every(isPort);
-const text = (v: unknown, max: number) => v === null || (typeof v === 'string' && v.length <= max);
-
-function serviceOf(v: unknown): ScannedService | null {
-  if (typeof v !== 'object' || v === null) return null;
-  const s = v as Record<string, unknown>;
-  const ok =
-    isPort(s.port) &&
-    s.protocol === 'tcp' &&
-    text(s.service, 100) &&
-    text(s.product, 255) &&
-    text(s.version, 100) &&
-    Array.isArray(s.cpes) &&
-    s.cpes.length <= 20 &&
-    s.cpes.every((c) => typeof c === 'string' && c.length <= 500) &&
-    typeof s.confidence === 'number' &&
-    s.confidence >= 0 &&
-    s.confidence <= 1 &&
-    text(s.banner, 512) &&
-    typeof s.evidence === 'string' &&
-    s.evidence.length <= 4000 &&
-    typeof s.tls === 'boolean' &&
-    (s.detectedBy === 'rampart' || s.detectedBy === 'nmap');
-  return ok ? (s as unknown as ScannedService) : null;
-}
-
-function checkOf(v: unknown): CheckResult | null {
-  if (typeof v !== 'object' || v === null) return null;
-  const c = v as Record<string, unknown>;
-  if (typeof c.checkId !== 'string') return null;
-  const def = checkById(c.checkId);
-  // Only checks of the catalogue a system scan runs.
-  if (!def || def.scan === 'Web') return null;
-  const ok =
-    (c.port === null || isPort(c.port)) &&
-    (c.url === null || c.url === undefined) &&
-    typeof c.evidence === 'string' &&
-    c.evidence.length <= 4000;
-  return ok
-    ? { checkId: c.checkId, port: c.port as number | null, url: null, evidence: c.evidence as string }
-    : null;
-}
-
-/** A host result as the contract says, or null; services and checks that are not are left out. */
-export function systemHostOf(item: unknown): SystemHostResult | null {
-  if (typeof item !== 'object' || item === null) return null;
-  const h = item as Record<string, unknown>;
-  const ok =
-    typeof h.address === 'string' &&
-    isIP(h.address) !== 0 &&
-    text(h.hostname, 255) &&
-    (h.answered === undefined || typeof h.answered === 'boolean') &&
-    ports(h.openPorts) &&
-    (h.closedPorts === null || ports(h.closedPorts, 64)) &&
-    Number.isInteger(h.filtered) &&
-    (h.filtered as number) >= 0 &&
-    ports(h.unscannedPorts) &&
-    Array.isArray(h.services) &&
-    h.services.length <= 65535 &&
-    Array.isArray(h.checks) &&
-    h.checks.length <= 10_000 &&
-    (h.budgetExhausted === null || ['port', 'host', 'run'].includes(h.budgetExhausted as string));
-  if (!ok) return null;
-  return {
-    address: h.address as string,
-    hostname: h.hostname as string | null,
-    // Older nodes do not say: they reported only hosts they took for up.
-    answered: h.answered !== false,
-    openPorts: h.openPorts as number[],
-    closedPorts: h.closedPorts as number[] | null,
-    filtered: h.filtered as number,
-    unscannedPorts: h.unscannedPorts as number[],
-    services: (h.services as unknown[]).map(serviceOf).filter((s): s is ScannedService => s !== null),
-    checks: (h.checks as unknown[]).map(checkOf).filter((c): c is CheckResult => c !== null),
-    budgetExhausted: h.budgetExhausted as SystemHostResult['budgetExhausted'],
-    ...(typeof h.tlsChecked === 'boolean' ? { tlsChecked: h.tlsChecked } : {}),
   };
 }

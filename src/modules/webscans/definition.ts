@@ -94,7 +94,7 @@ export function parseWebUrl(text: string): URL | string {
  */
 export function webScanKind(
   deps: WebKindDependencies,
-): ScanKindDefinition<WebScan, WebScanInput, WebScanWrite, typeof WebScanBody, WebVerify> {
+): ScanKindDefinition<WebScan, WebScanInput, WebScanWrite, typeof WebScanBody, WebVerify, 'Web'> {
   const { targets, records } = deps;
 
   /** 422 naming each URL whose host the policy refuses. */
@@ -198,11 +198,10 @@ export function webScanKind(
     },
 
     acceptBatch(run, items) {
-      // What a node reports must be a URL result, for a URL its run named.
+      // Only results for the origins its run named, inside what the run allowed, are kept.
       const spec = run.spec as Partial<WebSpec> | undefined;
       const asked = new Set((spec?.urls ?? []).map((u) => new URL(u).origin));
       return items
-        .filter(isWebUrlResult)
         .filter((r) => {
           const url = parseWebUrl(r.url);
           if (typeof url === 'string' || !asked.has(url.origin)) return false;
@@ -235,72 +234,4 @@ export function webScanKind(
       return null;
     },
   };
-}
-
-// ---- a node's items, checked: a node is another process, its items are input like any other ----
-// (Hand-written until the scanning contract's result schemas replace them.)
-
-const text = (v: unknown, max: number) => typeof v === 'string' && v.length <= max;
-const nullableText = (v: unknown, max: number) => v === null || text(v, max);
-
-function isCheck(v: unknown): boolean {
-  if (typeof v !== 'object' || v === null) return false;
-  const c = v as Record<string, unknown>;
-  return (
-    text(c.checkId, 200) &&
-    (c.port === null ||
-      (Number.isInteger(c.port) && (c.port as number) >= 1 && (c.port as number) <= 65535)) &&
-    nullableText(c.url, MAX_URL_LENGTH) &&
-    text(c.evidence, 4000) &&
-    (c.details === undefined ||
-      (typeof c.details === 'object' && c.details !== null && JSON.stringify(c.details).length <= 16_000))
-  );
-}
-
-function isSoftware(v: unknown): boolean {
-  if (typeof v !== 'object' || v === null) return false;
-  const s = v as Record<string, unknown>;
-  return (
-    text(s.header, 100) &&
-    text(s.value, 1000) &&
-    nullableText(s.product, 200) &&
-    nullableText(s.version, 100) &&
-    Array.isArray(s.cpes) &&
-    s.cpes.length <= 20 &&
-    s.cpes.every((c) => text(c, 500))
-  );
-}
-
-/** A node's result item, checked: a node is another process, its items are input like any other. */
-export function isWebUrlResult(item: unknown): item is WebUrlResult {
-  if (typeof item !== 'object' || item === null) return false;
-  const r = item as Record<string, unknown>;
-  const score = r.headerScore as Record<string, unknown> | null;
-  return (
-    text(r.url, MAX_URL_LENGTH) &&
-    nullableText(r.finalUrl, MAX_URL_LENGTH) &&
-    (r.status === null ||
-      (Number.isInteger(r.status) && (r.status as number) >= 100 && (r.status as number) <= 999)) &&
-    (r.address === null || (typeof r.address === 'string' && isIP(r.address) !== 0)) &&
-    Array.isArray(r.software) &&
-    r.software.length <= 50 &&
-    r.software.every(isSoftware) &&
-    Array.isArray(r.checks) &&
-    r.checks.length <= 500 &&
-    r.checks.every(isCheck) &&
-    (score === null ||
-      (typeof score === 'object' &&
-        typeof score.score === 'number' &&
-        Number.isFinite(score.score) &&
-        text(score.grade, 3))) &&
-    Array.isArray(r.notes) &&
-    r.notes.length <= 100 &&
-    r.notes.every((n) => text(n, 1000)) &&
-    nullableText(r.error, 2000) &&
-    (r.budgetExhausted === null || r.budgetExhausted === 'url' || r.budgetExhausted === 'run') &&
-    (r.tlsPort === undefined ||
-      r.tlsPort === null ||
-      (Number.isInteger(r.tlsPort) && (r.tlsPort as number) >= 1 && (r.tlsPort as number) <= 65535)) &&
-    (r.httpCounterpart === undefined || nullableText(r.httpCounterpart, MAX_URL_LENGTH))
-  );
 }

@@ -12,7 +12,6 @@ import type { ImportCounts, WebRun, WebRunReport, WebScan, WebScanInput, WebScan
 
 export {
   hostOf,
-  isWebUrlResult,
   MAX_URLS,
   parseWebUrl,
   SCHEDULED_WEB_JOB,

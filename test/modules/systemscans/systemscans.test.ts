@@ -236,8 +236,9 @@ describe.each(DB_KINDS)('system scans [%s]', (kind) => {
     });
     const id = scan.json().Id;
     const address = '198.18.30.17';
-    // A node has no business sending a host outside the organisation's policy, or junk.
-    const report = await runWith(id, [host(address), host('10.9.9.9'), { address: 'nonsense' }]);
+    // A node has no business sending a host outside the organisation's policy: dropped. (Junk
+    // refuses the whole batch: test/modules/scanruns/batch-contract.test.ts.)
+    const report = await runWith(id, [host(address), host('10.9.9.9')]);
     expect(report.Run.State).toBe('Completed');
     expect(report.Hosts.map((h: { IpAddress: string }) => h.IpAddress)).toEqual([address]);
     expect(report.Import.Counts).toMatchObject({ New: 2, Services: 1 });
@@ -288,8 +289,6 @@ describe.each(DB_KINDS)('system scans [%s]', (kind) => {
     const report = await runWith(id, [
       host('198.18.30.65'),
       refused,
-      // Junk in the refused shape is dropped like any junk.
-      { refused: true, address: 'x', rule: 'Whatever', message: 'no' },
     ]);
     expect(report.Run.State).toBe('Completed');
     expect(report.Run.Refused).toEqual({
