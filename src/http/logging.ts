@@ -80,17 +80,17 @@ class BatchedSink implements LogDestination {
   write(line: string): boolean {
     this.pending = true;
     this.buffer += line;
-    if (this.buffer.length >= LOG_BATCH_CHARS) return this.handOver();
+    if (this.buffer.length >= LOG_BATCH_CHARS) return this.writeOut();
     return true;
   }
 
   flush(callback?: (error?: Error) => void): void {
-    this.handOver();
+    this.writeOut();
     this.destination.flush(callback);
   }
 
-  /** Hands what was collected to the destination. */
-  handOver(): boolean {
+  /** Writes what was collected to the destination. */
+  writeOut(): boolean {
     if (this.buffer === '') return true;
     const lines = this.buffer;
     this.buffer = '';
@@ -102,7 +102,7 @@ class BatchedSink implements LogDestination {
     if (!this.pending) return;
     this.pending = false;
     try {
-      this.handOver();
+      this.writeOut();
       this.destination.flush();
     } catch {
       // Not open yet, or closed at shutdown: the next tick or pino's final flush writes it.
@@ -120,17 +120,17 @@ let listening = false;
 function listenForExit(): void {
   if (listening) return;
   listening = true;
-  const handOverAll = () => {
+  const writeOutAll = () => {
     for (const sink of live) {
       try {
-        sink.handOver();
+        sink.writeOut();
       } catch {
         // A destination already closed: nothing more can be written to it.
       }
     }
   };
-  process.prependListener('beforeExit', handOverAll);
-  process.prependListener('exit', handOverAll);
+  process.prependListener('beforeExit', writeOutAll);
+  process.prependListener('exit', writeOutAll);
 }
 
 export function createLogger(

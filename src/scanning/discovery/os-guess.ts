@@ -1,6 +1,6 @@
 // A light guess of the operating system from what discovery saw anyway: the SSH banner's comment
 // (distributions put their name there: "SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3") and the pattern
-// of answering ports. A guess, reported as one; system scans (part 2) fingerprint properly.
+// of answering ports. A guess, reported as one; system scans (src/scanning/system) fingerprint properly.
 
 const BANNER_HINTS: Array<[RegExp, string]> = [
   [/ubuntu|debian|raspbian|fedora|centos|red ?hat|rhel|alpine|suse|arch ?linux|linux/i, 'Linux'],
