@@ -66,7 +66,7 @@ describe('architecture rules', () => {
     expect(offences.map((f) => path.relative(ROOT, f))).toEqual([]);
   });
 
-  // Issue 12, item 1: the application's clock (src/lib/clock.ts, injected) is the one source of
+  // The application's clock (src/lib/clock.ts, injected) is the one source of
   // time for every value the API returns or a rule compares; tests move it to any day.
   it('takes the time from the injected clock, never from the database or the system', () => {
     const systemTimeAllowed: Record<string, string> = {
@@ -97,7 +97,7 @@ describe('architecture rules', () => {
       expect(fs.existsSync(path.join(ROOT, rel)), rel).toBe(true);
   });
 
-  // Issue 13, item 4: services and repositories are the domain; HTTP presents them, never the reverse.
+  // Services and repositories are the domain; HTTP presents them, never the reverse.
   it('services and repositories import nothing under src/http/', () => {
     const offences: string[] = [];
     for (const file of files.filter((f) => /\/(service|repository)\.ts$/.test(f))) {
@@ -109,7 +109,7 @@ describe('architecture rules', () => {
     expect(offences).toEqual([]);
   });
 
-  // Issue 13, item 4: a routes file declares routes and calls; how things look on the wire
+  // A routes file declares routes and calls; how things look on the wire
   // (to…Dto mappers, CSV columns) is in the module's presenters.ts.
   it('routes files keep no presenters', () => {
     const offences: string[] = [];
@@ -153,7 +153,7 @@ describe('route declarations', () => {
   });
 });
 
-// Issue 13, item 4: the readers both the importers and the intelligence feeds use live in
+// The readers both the importers and the intelligence feeds use live in
 // src/parsing; each side stays free of the other, of the database and of the HTTP layer.
 describe('parsing boundaries', () => {
   /** "src/intel/feeds/kev/kev.ts → src/parsing/json.ts" for each import from under `dir` into `banned`. */
@@ -201,7 +201,7 @@ describe('parsing boundaries', () => {
   });
 });
 
-// Issue 13, item 3: no import cycles among src/ files. `import type` edges count too: a type-only
+// No import cycles among src/ files. `import type` edges count too: a type-only
 // cycle still ties two files together, and becomes a runtime one at the first value import.
 /** The relative specifiers a source imports: imports, re-exports, side-effect and dynamic imports. */
 function relativeSpecifiers(text: string): string[] {
@@ -288,7 +288,7 @@ describe('no import cycles', () => {
   });
 });
 
-// Issue 13, item 1: one owner per table. A module's SQL names only its own tables; a listing that
+// One owner per table. A module's SQL names only its own tables; a listing that
 // filters or sorts on another module's columns composes the joinable relation that module
 // publishes in its queries.ts, and other reads go through the owner's service.
 describe('table ownership', () => {

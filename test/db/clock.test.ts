@@ -12,7 +12,7 @@ import {
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { nessusReport } from '../modules/imports/nessus-report.js';
 
-// Issue 12, item 1: every time the API returns or a rule compares comes from the application's
+// Every time the API returns or a rule compares comes from the application's
 // clock, never from the database's now() or the system clock. The clock is set years away from
 // any day this suite may run on, before and after it, so that a time taken elsewhere shows.
 const DAY = 86_400_000;

@@ -1,4 +1,4 @@
-// Issue 24: an installation made by an earlier Rampart keeps its data in a PGlite data folder. The
+// An installation made by an earlier Rampart keeps its data in a PGlite data folder. The
 // first start of this Rampart moves that data into its PostgreSQL server, once, and keeps the
 // old files until the user removes them.
 import { once } from 'node:events';

@@ -1,4 +1,4 @@
-// Issue 24: the embedded database is a PostgreSQL server Rampart runs itself. These tests use it
+// The embedded database is a PostgreSQL server Rampart runs itself. These tests use it
 // as a user's installation would: `rampart serve` processes on a data folder, killed and started
 // again, and the faults of its disk and of the server itself.
 import { execFileSync, spawn } from 'node:child_process';

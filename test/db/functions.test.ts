@@ -5,7 +5,7 @@ import type { SqlFunction } from '../../src/db/functions/types.js';
 import { applyFunctions, MigrationError, migrateToLatest } from '../../src/db/migrate.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
-// Issue 13, item 2: SQL functions live in files of their own, applied after the migrations
+// SQL functions live in files of their own, applied after the migrations
 // whenever their text changes, so that a formula change is a diff of one file.
 const answer = (value: number): SqlFunction => ({
   name: 'rampart_test_answer',

@@ -5,7 +5,7 @@ import { type BrowserRig, HAS_CHROMIUM, startBrowserRig } from '../helpers/brows
 const ADMIN = { email: 'admin@example.com', password: 'keeps scans on their ranges' };
 const READER = { email: 'reader@example.com', password: 'only looks at the ranges' };
 
-// Allowed scan targets in Settings (issue 14): empty at first, entries checked live by the server
+// Allowed scan targets in Settings: empty at first, entries checked live by the server
 // as they are typed, added and removed by an Admin, read by everyone else.
 describe.runIf(HAS_CHROMIUM)('allowed scan targets in Settings [browser]', () => {
   let rig: BrowserRig;

@@ -7,7 +7,7 @@ import { createLab, type Lab, labAvailable } from '../lab/lab.js';
 
 const ADMIN = { email: 'admin@example.com', password: 'finds what is on the network' };
 
-// The journey of issue 14: a fresh install (the server's own scan node, no other process) scans
+// The discovery journey: a fresh install (the server's own scan node, no other process) scans
 // an allowed range from the web app. Settings first says nothing may be scanned; the Admin allows
 // the lab's /24; a new scan's targets are checked as they are typed; Run now shows live progress,
 // then the hosts found, marked New, and the next run marks a host taken away as Gone. The lab is

@@ -124,7 +124,7 @@ describe.runIf(HAS_CHROMIUM)('findings, assets and tickets pages [browser]', () 
     await shot('24-asset');
     await page.goto('/settings');
     await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
-    // The KEV SLA next to the severities' (issue 23, item 4); a Manager changes it.
+    // The KEV SLA next to the severities'; a Manager changes it.
     const kev = page.getByLabel('Known exploited (KEV)');
     expect(await kev.inputValue()).toBe('14 days');
     await kev.fill('10');

@@ -269,7 +269,7 @@ describe.runIf(HAS_CHROMIUM)('imports page [browser]', () => {
     await page.setViewportSize({ width: 1366, height: 900 });
   });
 
-  // issue 12: a report whose hosts cannot be identified used to show a green "Completed".
+  // A report whose hosts cannot be identified used to show a green "Completed".
   it('flags an import that stored no finding of what it read', async () => {
     // From the import opened before.
     await page.getByRole('link', { name: 'All imports' }).click();
@@ -294,7 +294,7 @@ describe.runIf(HAS_CHROMIUM)('imports page [browser]', () => {
       .waitFor();
   });
 
-  // issue 23, item 21: the same file again is imported, and its page names the earlier import.
+  // The same file again is imported, and its page names the earlier import.
   it('says that a file imported again is the same file as an earlier import', async () => {
     const result = await upload('weekly-again.nessus', nessusReport(HOSTS));
     await result.getByText('Completed', { exact: true }).waitFor();

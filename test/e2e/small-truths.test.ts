@@ -10,7 +10,7 @@ const KB = path.resolve(import.meta.dirname, '../../knowledge-base');
 // The server's day and the browser's: never the day the test runs.
 const TODAY = '2026-10-20T12:00:00Z';
 
-// What the app shows in words and where (issue 12, item 11): labels instead of internal names,
+// What the app shows in words and where: labels instead of internal names,
 // date fields in the style of the tables, where each finding is, and a dated knowledge base.
 describe.runIf(HAS_CHROMIUM)('labels, dates, locations and dated intelligence [browser]', () => {
   const clock = new TestClock(new Date(TODAY));

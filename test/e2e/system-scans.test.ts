@@ -128,7 +128,7 @@ describe.runIf(HAS_CHROMIUM)('system scans in the web app [browser]', () => {
     await rig.shot(page, '84-system-scans');
   });
 
-  it('says which host did not answer and which addresses were refused (issue 23, items 11 and 14)', async () => {
+  it('says which host did not answer and which addresses were refused', async () => {
     const quiet = '198.18.0.11';
     script.hosts.set(quiet, { services: [], checks: [], answered: false });
     script.refused = ['198.18.0.12'];

@@ -30,7 +30,7 @@ async function wordsBrokenIn(element: Locator): Promise<string[]> {
   });
 }
 
-// Issue 23, item 21: small things seen in the web app — Verify offered where it cannot work and
+// Small things seen in the web app — Verify offered where it cannot work and
 // its links, asset names broken mid-word, "1 addresses", a due-date hint in the past, the feed
 // table cut off, and the assets list without findings.
 describe.runIf(HAS_CHROMIUM)('small things in the web app [browser]', () => {

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { constants, createGzip } from 'node:zlib';
 
 /**
- * Hostile files of issue 12 (items 13 and 14), made on the fly: the large ones are written
+ * Hostile files, made on the fly: the large ones are written
  * through gzip a slice at a time, so that a file of hundreds of megabytes costs its compressed
  * size in memory. Shared by the hostile tests and `npm run bench:hostile`.
  */

@@ -17,7 +17,7 @@ import {
   uploadThenRead,
 } from '../helpers/hostile-files.js';
 
-/** Issue 12, items 13 and 14: hostile reports through POST /imports. */
+/** Hostile reports through POST /imports. */
 const MB = 1024 * 1024;
 const MAX_GROWTH = 200 * MB;
 

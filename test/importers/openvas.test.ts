@@ -233,7 +233,7 @@ describe('openvas importer: classic layout, hosts and services', () => {
   });
 });
 
-// issue 12: an anonymised report (result names replaced by hashes) and an address that is not
+// An anonymised report (result names replaced by hashes) and an address that is not
 // one. The title is the NVT's; the bad address is refused with a warning and the machine stays
 // one asset, known by its name.
 describe('openvas importer: anonymised names and invalid addresses', () => {

@@ -209,7 +209,7 @@ describe('trivy importer: assets', () => {
     expect(findings[0]!.location).toEqual({ kind: 'File', filePath: 'default/Service/kubernetes' });
   });
 
-  // issue 12: `trivy k8s` on EKS names the cluster by its ARN, which is no host name; the whole
+  // `trivy k8s` on EKS names the cluster by its ARN, which is no host name; the whole
   // report used to be skipped (0 findings, import Completed).
   it('files an EKS report (ClusterName an ARN): image contents on their images, configuration on the cluster', async () => {
     const { findings, warnings } = await parseFixture(trivyImporter, 'trivy/issue-12-eks-cluster.json');

@@ -1,4 +1,4 @@
-// Issue 23, item 7, "done when": a system scan of the lab's stock Debian sshd (Debian 12's
+// No false Critical on a patched Debian host: a system scan of the lab's stock Debian sshd (Debian 12's
 // openssh-server, `SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u…`) files no Open upstream CVE that Debian
 // fixed. With the knowledge base as it ships (no Debian data) the upstream matches are Unconfirmed:
 // open, but not counted, not due and not listed by default. With Debian's OSV records loaded

@@ -1,4 +1,4 @@
-// A discovery run survives the death of the process running it (issue 14): a scan node killed
+// A discovery run survives the death of the process running it: a scan node killed
 // mid-run, and a server killed mid-run while its local node scans, each end with the run
 // completed once by the restarted process, every live host reported once. In a lab of network
 // namespaces the test builds (test/lab); traffic goes only there, which the test first proves.

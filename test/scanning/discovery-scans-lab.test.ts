@@ -172,7 +172,7 @@ describe.runIf(labAvailable())('[lab] a scan node handed targets outside the pol
     );
     const refusedItems = emitted.filter((i) => 'refused' in i);
     expect(emitted.filter((i) => !('refused' in i)).map((h) => h.address)).toEqual([address('allowed')]);
-    // Each refusal is among the results too, so that the run names it (issue 23, item 14).
+    // Each refusal is among the results too, so that the run names it.
     expect(refusedItems.map((i) => i.address)).toEqual([address('outside'), address('metadata-like')]);
     const refused = logs.filter((l) => l.message === 'address refused').map((l) => l.details);
     expect(refused).toEqual([

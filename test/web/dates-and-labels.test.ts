@@ -23,7 +23,7 @@ describe('the web app writes and reads days in one style', () => {
   });
 
   it('shows today as the sample day of date fields, never a fixed day that falls into the past', () => {
-    // Issue 23: a fixed sample (Nov 24, 2026) read as a due date in the past once that day went by.
+    // A fixed sample (Nov 24, 2026) read as a due date in the past once that day went by.
     expect(dayExample('en-US', new Date(2031, 2, 7, 23, 30))).toBe('Mar 7, 2031');
     expect(dayExample('en-GB', new Date(2027, 0, 1, 0, 5))).toBe('1 Jan 2027');
     const today = new Date();

@@ -165,7 +165,7 @@ describe.each(DB_KINDS)('allowed scan targets [%s]', (kind) => {
     ['fe80::/64', 'TooLarge', 'addresses'],
     ['fe80::1', 'AlwaysRefused', 'IPv6 link-local'],
     ['127.0.0.1', 'Loopback', 'RAMPART_SCAN_ALLOW_LOOPBACK=true'],
-    // Issue 23, item 14: names that mean loopback are refused like its addresses.
+    // Names that mean loopback are refused like its addresses.
     ['localhost', 'Loopback', 'localhost names the loopback address'],
     ['localhost.', 'Loopback', 'RAMPART_SCAN_ALLOW_LOOPBACK=true'],
     ['ip6-localhost', 'Loopback', 'loopback'],
@@ -399,7 +399,7 @@ describe.each(DB_KINDS)('allowed scan targets with RAMPART_SCAN_ALLOW_LOOPBACK=t
   });
 });
 
-// Issue 23, item 14: a host name whose addresses are loopback is refused when the scan is saved,
+// A host name whose addresses are loopback is refused when the scan is saved,
 // as `localhost` is; a name that does not resolve (yet) is left to the node, which names it.
 describe.each(DB_KINDS)('scan targets that resolve to loopback [%s]', (kind) => {
   let tdb: TestDatabase;

@@ -62,7 +62,7 @@ describe('asset identity', () => {
   });
 
   it('keeps what a report says of a host minus each identifier that is not valid, and names what it left out', () => {
-    // issue 12: Nessus writes the short name into host-fqdn; the host has an address and a MAC.
+    // Nessus writes the short name into host-fqdn; the host has an address and a MAC.
     expect(
       keepValidIdentifiers({
         kind: 'Host',

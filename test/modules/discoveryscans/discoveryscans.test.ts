@@ -3,7 +3,7 @@ import { buildTestApp, type Credentials, type TestApp } from '../../helpers/app.
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
 import { apiCall, enrolNode } from '../../helpers/scan-nodes.js';
 
-// Issue 14, item 4: discovery scans through the API. The node side is the real node protocol
+// Discovery scans through the API. The node side is the real node protocol
 // (claim, numbered batches, finish), spoken here by the test as a scan node would; the engine
 // itself is tested against the lab (test/scanning/discovery, test/e2e/discovery-lab).
 

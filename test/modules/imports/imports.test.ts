@@ -319,7 +319,7 @@ describe.each(DB_KINDS)('scanner report imports [%s]', (kind) => {
     expect((await json('GET', `/imports/${theirs.body.Id}`, reader)).statusCode).toBe(404);
   });
 
-  // issue 12, item 7: every known asset of a re-import used to count as updated (7 of 7 here).
+  // Every known asset of a re-import used to count as updated (7 of 7 here).
   it('counts as updated only the assets a re-import changed', async () => {
     const qualys = readFileSync(fixturePath('qualys/Qualys_Sample_Report.csv'));
     const first = (await upload(qualys, '', analyst, 'text/csv')).body;
@@ -346,7 +346,7 @@ describe.each(DB_KINDS)('scanner report imports [%s]', (kind) => {
     );
   });
 
-  // issue 12, item 5: a real Nessus report whose host-fqdn holds a short name was dropped whole
+  // A real Nessus report whose host-fqdn holds a short name was dropped whole
   // (0 findings, every record skipped) although the host has an address and a MAC.
   const realNessus = () =>
     readFileSync(fixturePath('tenable/nessus/nessus_with_cvssv3.nessus'), 'utf8').replace(
@@ -422,7 +422,7 @@ describe.each(DB_KINDS)('scanner report imports [%s]', (kind) => {
     ]);
   });
 
-  // issue 12, item 6: an anonymised OpenVAS report with an invalid address made two assets of one
+  // An anonymised OpenVAS report with an invalid address made two assets of one
   // machine (services on one, findings on the other), one of them named "192".
   it('keeps one OpenVAS machine one asset when its address is not valid, titled by the NVT', async () => {
     const report = readFileSync(fixturePath('openvas/issue-12-anonymised.xml'));

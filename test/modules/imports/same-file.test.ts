@@ -3,7 +3,7 @@ import { authHeaders, buildTestApp, type Credentials, type TestApp } from '../..
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
 import { nessusReport } from './nessus-report.js';
 
-// Issue 23, item 21: a file imported again says which earlier import had the same bytes (its
+// A file imported again says which earlier import had the same bytes (its
 // SHA-256), and is still imported as a re-import.
 describe.each(DB_KINDS)('an import of a file imported before [%s]', (kind) => {
   let tdb: TestDatabase;

@@ -13,7 +13,7 @@ import {
   postThenGet,
 } from '../../helpers/hostile-files.js';
 
-/** Issue 12, items 13 and 14: hostile feed files through POST /intel/loads and from disk. */
+/** Hostile feed files through POST /intel/loads and from disk. */
 const MB = 1024 * 1024;
 
 describe.each(DB_KINDS)('hostile intelligence feeds [%s]', (kind) => {

@@ -3,7 +3,7 @@ import { authHeaders, buildTestApp, type Credentials, type TestApp } from '../..
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
 import { apiCall, enrolNode } from '../../helpers/scan-nodes.js';
 
-// Issue 23, item 15: a real client script of the original creates a discovery scan with the name
+// A real client script of the original creates a discovery scan with the name
 // and range only in `scanTargets` (top-level Name, Range, Exclude and Id null) and the original's
 // fixed ids of "Host Discovery [T1]" and of the shared node "General Purpose Discovery Scan",
 // then starts it, lists scans, reads its hosts and makes a scan group that follows it. Replayed

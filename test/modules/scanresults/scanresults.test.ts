@@ -8,7 +8,7 @@ import type { ScannedService, SystemHostResult, WebUrlResult } from '../../../sr
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
 
-// Issue 15, part 2: a run's results become findings through the imports module, in the scan's
+// A run's results become findings through the imports module, in the scan's
 // scope, with the re-scan rules of re-imports restricted to where the scan looked. The knowledge
 // base is loaded from real feed records (test/fixtures/intel: NVD and Ubuntu's OSV).
 

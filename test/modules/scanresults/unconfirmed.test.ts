@@ -7,7 +7,7 @@ import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
 import { apiCall } from '../../helpers/scan-nodes.js';
 
-// Issue 23, item 7: a stock Debian 12 sshd (OpenSSH_9.2p1 Debian-2+deb12u10) matched upstream CVEs
+// A stock Debian 12 sshd (OpenSSH_9.2p1 Debian-2+deb12u10) matched upstream CVEs
 // that Debian fixed long ago (CVE-2023-38408 in deb12u1, CVE-2024-6387 in deb12u3). Without
 // Debian's advisory data Rampart cannot decide them: they are Unconfirmed (risk 0, no due date,
 // hidden from lists unless asked for), and a re-scan once the data is loaded decides them.

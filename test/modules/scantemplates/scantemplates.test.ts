@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHeaders, buildTestApp, type Credentials, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
 
-// Issue 14, item 5: built-in scan templates, including the original's "Host Discovery [T1]", and
+// Built-in scan templates, including the original's "Host Discovery [T1]", and
 // an organisation's own, which only its Admins change.
 const SETTINGS = {
   Ports: [22, 80, 443],

@@ -6,7 +6,7 @@ import { buildTestApp, type Credentials, type TestApp } from '../../helpers/app.
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
 import { apiCall, enrolNode, expectBadRequest } from '../../helpers/scan-nodes.js';
 
-// Issue 15: system scans through the API. The local scan node runs them with a test executor
+// System scans through the API. The local scan node runs them with a test executor
 // that emits SystemHostResult items exactly as the contract says (the real node protocol between
 // the node and the server); the engines themselves are tested on their own and in the lab.
 
@@ -126,7 +126,7 @@ describe.each(DB_KINDS)('system scans [%s]', (kind) => {
       [{ Name: 'x', ScanTargets: [] }, 400, 'ScanTargets'],
       [{ Name: ' ', ScanTargets: [{ Range: '198.18.30.1' }] }, 400, 'Name'],
       [{ Name: 'x', ScanTargets: [{ Range: '10.0.0.0/24' }] }, 422, 'NotAllowed'],
-      // Issue 23, item 14: a name that means loopback is refused like 127.0.0.1.
+      // A name that means loopback is refused like 127.0.0.1.
       [{ Name: 'x', ScanTargets: [{ Range: 'localhost' }] }, 422, 'Loopback'],
       [{ Name: 'x', ScanTargets: [{ Range: 'db.localhost.' }] }, 422, 'Loopback'],
       [{ Name: 'x', ScanTargets: [{ Range: '198.18.30.1' }], TemplateId: 'nope' }, 400, 'TemplateId'],
@@ -274,7 +274,7 @@ describe.each(DB_KINDS)('system scans [%s]', (kind) => {
     expect((await findingsOn(address)).find((f) => f.Id === telnetId)?.State).toBe('Reopened');
   });
 
-  it('names the addresses the node refused in the run (issue 23, item 14)', async () => {
+  it('names the addresses the node refused in the run', async () => {
     const scan = await call('POST', '/systemscans', manager, {
       Name: 'Partly refused',
       ScanTargets: [{ Range: '198.18.30.64/28' }],
@@ -286,10 +286,7 @@ describe.each(DB_KINDS)('system scans [%s]', (kind) => {
       rule: 'Excluded',
       message: '198.18.30.66 is excluded from scans.',
     };
-    const report = await runWith(id, [
-      host('198.18.30.65'),
-      refused,
-    ]);
+    const report = await runWith(id, [host('198.18.30.65'), refused]);
     expect(report.Run.State).toBe('Completed');
     expect(report.Run.Refused).toEqual({
       Count: 1,
@@ -304,7 +301,7 @@ describe.each(DB_KINDS)('system scans [%s]', (kind) => {
     expect(run.Refused.Addresses[0].Address).toBe('198.18.30.66');
   });
 
-  it('a host that did not answer is reported so, and is neither an asset nor seen (issue 23, item 11)', async () => {
+  it('a host that did not answer is reported so, and is neither an asset nor seen', async () => {
     const scan = await call('POST', '/systemscans', manager, {
       Name: 'Dead hosts',
       ScanTargets: [{ Range: '198.18.30.80/28' }],

@@ -1,4 +1,4 @@
-// Issue 23, item 10: the default system template must find what `nmap --top-ports 1000` finds.
+// The default system template must find what `nmap --top-ports 1000` finds.
 // In a lab of network namespaces (test/lab), daemons listen on ports services often move to (ssh
 // on 2222 and 8022, web servers on 7777, 9999, 8000, 8888, 9090, 3000, 5000, 10000) and on the
 // usual ones; the default template (S1, `top1000`) and nmap's own top 1000 ports (run here, its

@@ -16,7 +16,7 @@ describe('WELL_KNOWN_PORTS (top1000)', () => {
       expect(WELL_KNOWN_PORTS).toContain(port);
   });
 
-  it('contains the common alternate ports services move to, and the ports our probes expect (issue 23, item 10)', () => {
+  it('contains the common alternate ports services move to, and the ports our probes expect', () => {
     for (const port of [2222, 8022, 7777, 9999, 8000, 8099, 8443, 8888, 9000, 9100, 3000, 5000, 10000])
       expect(WELL_KNOWN_PORTS, String(port)).toContain(port);
     expect(WELL_KNOWN_PORTS).toHaveLength(1000);

@@ -1,4 +1,4 @@
-// Issue 23, item 11: a dead address must not read as a live host with no open port. In a lab of
+// A dead address must not read as a live host with no open port. In a lab of
 // network namespaces (test/lab): a host with sshd, a host that drops every TCP packet (it answers
 // only ARP, as behind a strict firewall), a quiet host (every port refuses) and an address with
 // no host at all. Traffic goes only to the lab's /24, which the test first proves is routed only
@@ -43,7 +43,7 @@ function context(emitted: unknown[]): RunContext {
   };
 }
 
-describe.runIf(labAvailable())('[lab] hosts that do not answer (issue 23, item 11)', () => {
+describe.runIf(labAvailable())('[lab] hosts that do not answer', () => {
   let lab: Lab;
   const address = (name: string) => lab.hosts.get(name)!.address;
   const policy = () => ({ allowed: [lab.subnet], excluded: [], allowLoopback: false });

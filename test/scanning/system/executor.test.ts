@@ -74,7 +74,7 @@ describe('the System executor', () => {
     expect(hosts.map((h) => h.address)).toEqual(['127.0.0.1']);
     expect(hosts[0]!.checks.map((c) => c.checkId)).toContain('ssh.protocol-1');
     expect(ctx.logs.some(([m, d]) => m === 'address refused' && d?.address === '127.0.0.2')).toBe(true);
-    // The refusal is a result too, so that the run names it (issue 23, item 14).
+    // The refusal is a result too, so that the run names it.
     expect(ctx.emitted.map(refusedAddressOf).filter(Boolean)).toEqual([
       {
         refused: true,
@@ -87,7 +87,7 @@ describe('the System executor', () => {
     expect(ctx.logs.at(-1)?.[0]).toBe('system scan finished');
   });
 
-  it('fails a run whose every address was refused, naming them, rather than end it clean (issue 23, item 14)', async () => {
+  it('fails a run whose every address was refused, naming them, rather than end it clean', async () => {
     const ctx = context();
     const run = spec(22, {
       targets: [{ range: '127.0.0.2' }, { range: 'nowhere.lab.test' }],
