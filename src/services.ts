@@ -26,7 +26,7 @@ import {
 } from './modules/discoveryscans/service.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { FindingRepository } from './modules/findings/repository.js';
-import { FindingService } from './modules/findings/service.js';
+import { type FindingsChanged, FindingService } from './modules/findings/service.js';
 import { ImportRepository } from './modules/imports/repository.js';
 import { type ImportFailedUnexpectedly, ImportService } from './modules/imports/service.js';
 import { importDirectory } from './modules/imports/upload.js';
@@ -76,6 +76,9 @@ function firstRefusal(targets: ScanTarget[], exclusions: string[], policy: Targe
   }
   return null;
 }
+
+/** The jobs a scan's schedule enqueues: each takes the scan's id (src/jobs/catalogue.ts). */
+type ScanStartJob = 'discovery-scan.start' | 'system-scan.start' | 'web-scan.start';
 
 export interface Services {
   assets: AssetService;
@@ -160,6 +163,8 @@ export function buildServices(
   const assetRiskContextChanged: RiskContextChanged = new Listeners();
   // Imports that failed unexpectedly: the server's log follows them (background.ts).
   const importFailedUnexpectedly: ImportFailedUnexpectedly = new Listeners();
+  // Tickets follow their findings' states, changed by findings and imports; tickets read findings.
+  const findingsChanged: FindingsChanged = new Listeners();
 
   const audit = new AuditService(new AuditRepository(db), clock);
   const users = new UserService(new UserRepository(db), audit, clock, userAccessChanged);
@@ -200,10 +205,6 @@ export function buildServices(
     new VulnerabilityImportRepository(db),
     clock,
   );
-  // Tickets follow their findings' states; they also read findings, so the callback names them
-  // before they are built (it runs only after both exist).
-  const findingsChanged = (organizationId: string, ids: string[]): Promise<void> =>
-    tickets.findingsChanged(organizationId, ids);
   const findings = new FindingService(
     new FindingRepository(db),
     new FindingImportRepository(db, database.connection),
@@ -214,7 +215,7 @@ export function buildServices(
     findingsChanged,
     assetRiskContextChanged,
   );
-  const tickets = new TicketService(new TicketRepository(db), users, findings, settings, clock);
+  const tickets = new TicketService(new TicketRepository(db), users, findings, settings, clock, findingsChanged);
   const jobs = new JobQueue(db, clock);
   const scheduler = new Scheduler(db, jobs, clock);
   const imports = new ImportService(
@@ -287,7 +288,7 @@ export function buildServices(
     },
   };
   /** A scan's ScheduleOption as a schedule that enqueues `jobKind` with the scan's id. */
-  const scanSchedules = (prefix: string, jobKind: string) => ({
+  const scanSchedules = (prefix: string, jobKind: ScanStartJob) => ({
     check: (option: ScheduleOption | null) => {
       if (option) ruleOfScheduleOption(option, ['schedule']);
     },
@@ -375,7 +376,6 @@ export function buildServices(
     audit,
     clock,
   );
-  const verify = new VerifyService(findings, systemScans, tickets);
   scanRuns.onBatch('System', (run, items, trx) => systemScans.applyBatch(run, items, trx));
   scanRuns.onFinished('System', (run, trx) => systemScans.finish(run, trx));
   scanRuns.onBeforeStart('System', (run) => systemScans.refusalAtStart(run, run.spec));
@@ -398,8 +398,8 @@ export function buildServices(
   scanRuns.onBatch('Web', (run, items, trx) => webScans.applyBatch(run, items, trx));
   scanRuns.onFinished('Web', (run, trx) => webScans.finish(run, trx));
   scanRuns.onBeforeStart('Web', (run) => webScans.refusalAtStart(run, run.spec));
-  // Web findings are verified by narrowed runs of the web scan that found them.
-  verify.setWebVerifier(webScans);
+  // System and web findings are verified by narrowed runs of the scan that found them.
+  const verify = new VerifyService(findings, systemScans, tickets, webScans);
   /** The first template of a kind (a built-in one): what a group's scans take when it names none. */
   const firstTemplate = async (ctx: ServiceContext, kind: 'System' | 'Web', id: string | null) => {
     const template = id ?? (await scanTemplates.list(ctx, kind))[0]?.id;

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { type Database, openPostgres } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import {
   authHeaders,
   buildTestApp,
+  composeTestApp,
   type Credentials,
   signInAs,
   type TestApp,
@@ -52,8 +52,8 @@ describe.runIf(process.env.DATABASE_URL)('two instances on one PostgreSQL databa
     const first = await openPostgres(url, 3);
     const second = await openPostgres(url, 3);
     pools.push(first, second);
-    const a = await buildTestApp(first, { env, clock });
-    const b = await buildApp({ config: testConfig(env), database: second, clock: clock.fn, logger: false });
+    const a = await buildTestApp(first, { env, clock, background: true });
+    const b = await composeTestApp(second, { config: testConfig(env), clock: clock.fn, background: true });
     return {
       a,
       b: b.app,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { DB, FindingState, LocationKind, Severity } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
+import type { Listeners } from '../../lib/listeners.js';
 import { decodeCursor, encodeCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
@@ -85,8 +86,11 @@ function checkLocation(l: FindingLocation): void {
     throw invalid(['location', 'packageName'], 'is required for a package location');
 }
 
-/** Told after findings change state (tickets follow their findings). */
-export type FindingStateListener = (organizationId: string, findingIds: string[]) => Promise<void>;
+/**
+ * Raised after findings change state, by this service and by imports; tickets follow it (they read
+ * findings, so they cannot also be called by them).
+ */
+export type FindingsChanged = Listeners<[organizationId: string, findingIds: string[]]>;
 
 export class FindingService {
   constructor(
@@ -96,7 +100,7 @@ export class FindingService {
     private readonly vulnerabilities: VulnerabilityService,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
-    private readonly stateChanged: FindingStateListener,
+    private readonly stateChanged: FindingsChanged,
     assetRiskContextChanged: RiskContextChanged,
   ) {
     assetRiskContextChanged.subscribe(async (organizationId, assetId) => {
@@ -208,7 +212,7 @@ export class FindingService {
       );
       return { id, created: true, reopened: false };
     });
-    if (outcome.reopened) await this.stateChanged(ctx.organizationId, [outcome.id]);
+    if (outcome.reopened) await this.stateChanged.notify(ctx.organizationId, [outcome.id]);
     return { finding: await this.get(ctx, outcome.id), created: outcome.created, reopened: outcome.reopened };
   }
 
@@ -365,7 +369,7 @@ export class FindingService {
         trx,
       );
     });
-    await this.stateChanged(ctx.organizationId, [id]);
+    await this.stateChanged.notify(ctx.organizationId, [id]);
     return this.get(ctx, id);
   }
 
@@ -571,7 +575,7 @@ export class FindingService {
     const byOrganization = new Map<string, string[]>();
     for (const f of expired)
       byOrganization.set(f.organizationId, [...(byOrganization.get(f.organizationId) ?? []), f.id]);
-    for (const [organizationId, ids] of byOrganization) await this.stateChanged(organizationId, ids);
+    for (const [organizationId, ids] of byOrganization) await this.stateChanged.notify(organizationId, ids);
     return expired.length;
   }
 }

@@ -5,7 +5,7 @@ import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { ServiceContext } from '../context.js';
-import type { FindingService } from '../findings/service.js';
+import type { FindingService, FindingsChanged } from '../findings/service.js';
 import type { SettingsService } from '../settings/service.js';
 import type { Page, UserService } from '../users/service.js';
 import type { TicketRepository } from './repository.js';
@@ -47,7 +47,10 @@ export class TicketService {
     private readonly findings: FindingService,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
-  ) {}
+    findingsChanged: FindingsChanged,
+  ) {
+    findingsChanged.subscribe((organizationId, ids) => this.findingsChanged(organizationId, ids));
+  }
 
   private actor(ctx: ServiceContext) {
     return { actorType: ctx.actor.type, actorId: ctx.actor.id };
