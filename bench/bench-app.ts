@@ -6,12 +6,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { RampartApp } from '../src/app.js';
 import { compose, httpApp } from '../src/compose.js';
-import type { Services } from '../src/services.js';
 import { loadConfig } from '../src/config.js';
 import { type Database, openEmbedded, openPostgres } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { LogDestination } from '../src/http/logging.js';
 import { createLogger } from '../src/http/logging.js';
+import type { Services } from '../src/services.js';
 
 export interface BenchApp extends RampartApp {
   services: Services;

@@ -24,6 +24,8 @@ export interface AppOptions {
   webDir?: string;
   /** Defaults to JSON logs on stdout at config.logLevel, closed with the app; tests pass false. */
   logger?: false | FastifyServerOptions['loggerInstance'];
+  /** What the caller closes once the app has closed (the Redis connection it gave). */
+  onClose?: () => Promise<void>;
 }
 
 export interface RampartApp {
@@ -57,7 +59,10 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     deprecations,
     version: VERSION,
   });
-  if (ownLogger) app.addHook('onClose', async () => closeLogger(ownLogger));
+  app.addHook('onClose', async () => {
+    await options.onClose?.();
+    if (ownLogger) closeLogger(ownLogger);
+  });
   await app.ready();
   return { app, routes };
 }

@@ -66,7 +66,7 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
   });
   // The background work, started on demand and stopped first on close.
   let background: Promise<Background> | undefined;
-  const start = (how: BackgroundStart): Promise<Background> => {
+  const start = async (how: BackgroundStart): Promise<Background> => {
     if (background) throw new Error('The background work of this composition has started already.');
     background = startBackground({
       services,
@@ -104,19 +104,21 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
  */
 export async function httpApp(
   composition: Pick<Composition, 'config' | 'database' | 'services'>,
-  options: Pick<AppOptions, 'logger' | 'webDir'> = {},
+  options: Pick<AppOptions, 'logger' | 'webDir' | 'onClose'> = {},
 ): Promise<RampartApp> {
   const { config } = composition;
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   try {
-    const rampart = await buildApp(composition.services, {
+    return await buildApp(composition.services, {
       config,
       databaseKind: composition.database.kind,
       ...(redis ? { redis } : {}),
       ...options,
+      onClose: async () => {
+        redis?.disconnect();
+        await options.onClose?.();
+      },
     });
-    rampart.app.addHook('onClose', async () => redis?.disconnect());
-    return rampart;
   } catch (error) {
     redis?.disconnect();
     throw error;

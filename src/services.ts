@@ -26,7 +26,7 @@ import {
 } from './modules/discoveryscans/service.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { FindingRepository } from './modules/findings/repository.js';
-import { type FindingsChanged, FindingService } from './modules/findings/service.js';
+import { FindingService, type FindingsChanged } from './modules/findings/service.js';
 import { ImportRepository } from './modules/imports/repository.js';
 import { type ImportFailedUnexpectedly, ImportService } from './modules/imports/service.js';
 import { importDirectory } from './modules/imports/upload.js';
@@ -215,7 +215,14 @@ export function buildServices(
     findingsChanged,
     assetRiskContextChanged,
   );
-  const tickets = new TicketService(new TicketRepository(db), users, findings, settings, clock, findingsChanged);
+  const tickets = new TicketService(
+    new TicketRepository(db),
+    users,
+    findings,
+    settings,
+    clock,
+    findingsChanged,
+  );
   const jobs = new JobQueue(db, clock);
   const scheduler = new Scheduler(db, jobs, clock);
   const imports = new ImportService(

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { httpApp } from '../compose.js';
-import { closeLogger, createLogger } from '../http/logging.js';
 import type { Config } from '../config.js';
+import { closeLogger, createLogger } from '../http/logging.js';
 import type { ServiceContext } from '../modules/context.js';
 import type { JsonFlag } from './commands.js';
 import { type CliEnv, openRuntime, readConfig } from './runtime.js';

@@ -9,7 +9,10 @@ import type { Job } from './types.js';
 
 const ScanPayload = Type.Object({ scanId: Type.String({ minLength: 1 }) });
 const RunPayload = Type.Object({ runId: Type.String({ minLength: 1 }) });
-const ScanRunPayload = Type.Object({ scanId: Type.String({ minLength: 1 }), runId: Type.String({ minLength: 1 }) });
+const ScanRunPayload = Type.Object({
+  scanId: Type.String({ minLength: 1 }),
+  runId: Type.String({ minLength: 1 }),
+});
 /** System jobs fired by a schedule without a payload: the scheduler stores it as null. */
 const NoPayload = Type.Null();
 
@@ -18,7 +21,12 @@ export const ImportJobPayload = Type.Object({
   importId: Type.String({ minLength: 1 }),
   organizationId: Type.String({ minLength: 1 }),
   actor: Type.Object({
-    type: Type.Union([Type.Literal('user'), Type.Literal('apikey'), Type.Literal('system'), Type.Literal('cli')]),
+    type: Type.Union([
+      Type.Literal('user'),
+      Type.Literal('apikey'),
+      Type.Literal('system'),
+      Type.Literal('cli'),
+    ]),
     id: Type.Union([Type.String(), Type.Null()]),
   }),
   userId: Type.Optional(Type.String()),
@@ -224,7 +232,8 @@ export function catalogueProblems(
     else if (!registered.includes(kind)) problems.push(`job kind ${kind} has a handler no worker registers`);
   }
   for (const kind of registered)
-    if (!Object.hasOwn(catalogue, kind)) problems.push(`a handler is registered for ${kind}, not a kind of job`);
+    if (!Object.hasOwn(catalogue, kind))
+      problems.push(`a handler is registered for ${kind}, not a kind of job`);
   for (const kind of named)
     if (!Object.hasOwn(catalogue, kind)) problems.push(`${kind} is named as a job kind but is not one`);
   return problems;

@@ -66,7 +66,7 @@ export class JobQueue {
    * dedupKey already Queued or Running, that job's id. The payload's type follows from the kind,
    * and is checked against the kind's schema: a wrong one throws JobPayloadInvalid.
    */
-  enqueue<K extends JobKind>(
+  async enqueue<K extends JobKind>(
     kind: K,
     payload: JobPayload<K>,
     options: EnqueueOptions = {},

@@ -4,10 +4,10 @@ import { compose, httpApp } from '../../src/compose.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import type { Role } from '../../src/db/schema.js';
+import type { Clock } from '../../src/lib/clock.js';
 import type { ServiceContext } from '../../src/modules/context.js';
 import type { Organization } from '../../src/modules/organizations/service.js';
 import type { RunExecutor, ScanKind } from '../../src/scanning/types.js';
-import type { Clock } from '../../src/lib/clock.js';
 import type { Services } from '../../src/services.js';
 
 export class TestClock {
@@ -90,8 +90,8 @@ export async function composeTestApp(database: Database, options: ComposeTestOpt
   const { app, routes } = await httpApp(composition, {
     logger: options.logger ?? false,
     ...(options.webDir ? { webDir: options.webDir } : {}),
+    onClose: () => composition.close(),
   });
-  app.addHook('onClose', () => composition.close());
   if (options.background)
     await composition.startBackground({
       log: app.log,

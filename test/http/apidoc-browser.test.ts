@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testConfig, type ComposedApp, composeTestApp } from '../helpers/app.js';
+import { type ComposedApp, composeTestApp, testConfig } from '../helpers/app.js';
 import { CHROMIUM, HAS_CHROMIUM } from '../helpers/browser.js';
 import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 

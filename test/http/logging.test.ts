@@ -9,7 +9,7 @@ import {
   REDACTED_PATHS,
   redactUrl,
 } from '../../src/http/logging.js';
-import { authHeaders, testConfig, type ComposedApp, composeTestApp } from '../helpers/app.js';
+import { authHeaders, type ComposedApp, composeTestApp, testConfig } from '../helpers/app.js';
 import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 describe('request logs', () => {

@@ -6,8 +6,8 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import {
   authHeaders,
   buildTestApp,
-  composeTestApp,
   type Credentials,
+  composeTestApp,
   signInAs,
   type TestApp,
   TestClock,
@@ -52,8 +52,8 @@ describe.runIf(process.env.DATABASE_URL)('two instances on one PostgreSQL databa
     const first = await openPostgres(url, 3);
     const second = await openPostgres(url, 3);
     pools.push(first, second);
-    const a = await buildTestApp(first, { env, clock, background: true });
-    const b = await composeTestApp(second, { config: testConfig(env), clock: clock.fn, background: true });
+    const a = await buildTestApp(first, { env, clock });
+    const b = await composeTestApp(second, { config: testConfig(env), clock: clock.fn });
     return {
       a,
       b: b.app,

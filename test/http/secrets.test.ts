@@ -5,7 +5,14 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDACTED_PATHS } from '../../src/http/logging.js';
 import type { ServiceContext } from '../../src/modules/context.js';
-import { authHeaders, signInAs, TestClock, testConfig, type ComposedApp, composeTestApp } from '../helpers/app.js';
+import {
+  authHeaders,
+  type ComposedApp,
+  composeTestApp,
+  signInAs,
+  TestClock,
+  testConfig,
+} from '../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 /**

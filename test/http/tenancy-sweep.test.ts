@@ -467,7 +467,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     adminA = t.admin;
     const bravo = await t.services.organizations.create('Bravo');
     adminB = await t.userWithKey('Admin', bravo);

@@ -4,7 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authHeaders, buildTestApp, type TestApp, testConfig, type ComposedApp, composeTestApp } from '../helpers/app.js';
+import {
+  authHeaders,
+  buildTestApp,
+  type ComposedApp,
+  composeTestApp,
+  type TestApp,
+  testConfig,
+} from '../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 function expect429(res: {

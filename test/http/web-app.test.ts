@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROUTES } from '../../src/http/web-app.js';
-import { testConfig, type ComposedApp, composeTestApp } from '../helpers/app.js';
+import { type ComposedApp, composeTestApp, testConfig } from '../helpers/app.js';
 import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 describe('serving the web application', () => {

@@ -21,7 +21,7 @@ describe.each(DB_KINDS)('job runner [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database, { env: { RAMPART_IMPORT_DIR: dir } });
+    t = await buildTestApp(tdb.database, { background: true, env: { RAMPART_IMPORT_DIR: dir } });
   });
   afterAll(async () => {
     await t?.close();

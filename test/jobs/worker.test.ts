@@ -90,7 +90,11 @@ describe.each(DB_KINDS)('job worker [%s]', (kind) => {
       await gate;
       finished++;
     });
-    const ids = [await queue.enqueueUnchecked(k, {}), await queue.enqueueUnchecked(k, {}), await queue.enqueueUnchecked(k, {})];
+    const ids = [
+      await queue.enqueueUnchecked(k, {}),
+      await queue.enqueueUnchecked(k, {}),
+      await queue.enqueueUnchecked(k, {}),
+    ];
     await worker.poll();
     await worker.poll();
     await vi.waitFor(() => expect(started).toHaveLength(2));

@@ -17,7 +17,6 @@ import type { Clock } from '../../lib/clock.js';
 import { createdAtPage, decodeCreatedAtCursor } from '../../lib/cursor.js';
 import { type JsonArrayOf, JsonRows } from '../../lib/json-rows.js';
 import type { Listeners } from '../../lib/listeners.js';
-import type { FindingsChanged } from '../findings/service.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { locateJsonError } from '../../parsing/json.js';
 import { ReportError } from '../../parsing/report-error.js';
@@ -28,6 +27,7 @@ import type { AssetInput, AssetService, StagedService } from '../assets/service.
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
 import type { FindingCopyStaging } from '../findings/copy-staging.js';
+import type { FindingsChanged } from '../findings/service.js';
 import { EVIDENCE_CAP, type FindingService, locationKey } from '../findings/service.js';
 import type { SettingsService } from '../settings/service.js';
 import type { SoftwareService, StagedSoftware } from '../software/service.js';

@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IMPORT_JOB } from '../../../src/modules/imports/service.js';
 import { uuidv7 } from '../../../src/lib/uuidv7.js';
+import { IMPORT_JOB } from '../../../src/modules/imports/service.js';
 import { SPOOL_GRACE_MS, spoolReport } from '../../../src/modules/imports/upload.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
@@ -46,7 +46,7 @@ describe.each(DB_KINDS)('the imports sweep [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database, { env: { RAMPART_IMPORT_DIR: dir } });
+    t = await buildTestApp(tdb.database, { background: true, env: { RAMPART_IMPORT_DIR: dir } });
   });
   afterAll(async () => {
     await t?.close();

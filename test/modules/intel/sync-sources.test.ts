@@ -18,7 +18,7 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
 
   beforeEach(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     sleeps = [];
     mirror = await new IntelMirror(() => t.clock.now.getTime()).start();
   });

@@ -18,7 +18,7 @@ describe.each(DB_KINDS)('scheduled intelligence sync [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     // A feed mirror on the loopback interface: the only network a test may use.
     server = createServer((req, res) => {
       requests.push(req.url ?? '');

@@ -28,7 +28,7 @@ describe.each(DB_KINDS)('GET /jobs for Admins [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     admin = t.admin;
     analyst = await t.userWithKey('Analyst');
     reader = await t.userWithKey('ReadOnly');
@@ -45,7 +45,9 @@ describe.each(DB_KINDS)('GET /jobs for Admins [%s]', (kind) => {
     const k = `list-${kind}`;
     const own = [];
     for (let i = 0; i < 3; i++) {
-      own.push(await t.services.jobs.enqueueUnchecked(k, { secret: 'internal' }, { organizationId: t.org.id }));
+      own.push(
+        await t.services.jobs.enqueueUnchecked(k, { secret: 'internal' }, { organizationId: t.org.id }),
+      );
       tick();
     }
     const system = await t.services.jobs.enqueueUnchecked(k, { secret: 'internal' });
@@ -106,7 +108,11 @@ describe.each(DB_KINDS)('GET /jobs for Admins [%s]', (kind) => {
 
   it('answers one job: its own, a system job; another organisation’s or an unknown one is 404', async () => {
     const k = `get-${kind}`;
-    const own = await t.services.jobs.enqueueUnchecked(k, { secret: 'internal' }, { organizationId: t.org.id });
+    const own = await t.services.jobs.enqueueUnchecked(
+      k,
+      { secret: 'internal' },
+      { organizationId: t.org.id },
+    );
     const system = await t.services.jobs.enqueueUnchecked(k, null);
     const foreign = await t.services.jobs.enqueueUnchecked(k, {}, { organizationId: otherOrgId });
 
