@@ -17,7 +17,7 @@ export interface AppOptions {
   databaseKind: DatabaseKind;
   /**
    * The throttle's shared counters when REDIS_URL is set: a connection the caller opened (see
-   * connectRedis in src/background.ts) and closes after the app.
+   * connectRedis in src/compose.ts) and closes after the app.
    */
   redis?: Redis;
   /** The built web app (default dist/web); served when it exists. */

@@ -1,5 +1,4 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import { type Config, officialSourcesOf, syncUrlsOf } from './config.js';
 import type { Database, DatabaseKind } from './db/database.js';
@@ -7,7 +6,6 @@ import { maintainTables, tablesNeedUs } from './db/maintenance.js';
 import type { DB } from './db/schema.js';
 import { handlerOf, JOB_KINDS, type JobKind, type JobServices } from './jobs/catalogue.js';
 import { JobRunner } from './jobs/runner.js';
-import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './lib/invalidation-bus.js';
 import { INTEL_SYNC_JOB, IntelSync } from './modules/intel/sync.js';
 import type { ScanNodeAgent } from './scanning/node/agent.js';
 import { createLocalNode } from './scanning/node/local.js';
@@ -15,31 +13,11 @@ import type { RunExecutor, ScanKind } from './scanning/types.js';
 import type { Services } from './services.js';
 import { VERSION } from './version.js';
 
-// What runs beside the requests of a server, in one place: its Redis connections and its
-// background work — the durable jobs of the catalogue (src/jobs/catalogue.ts) and the system
-// schedules that enqueue some of them (imports, risk-acceptance expiry, the intelligence sync…)
-// and this process's local tasks, on one JobRunner. Only `rampart serve` starts it (and the
-// tests that need it, explicitly): building the HTTP app starts nothing.
-
-/** Tells every instance to drop cached API keys: through Redis when configured, else this one. */
-export function openInvalidationBus(config: Pick<Config, 'redisUrl' | 'redisPrefix'>): InvalidationBus {
-  return config.redisUrl
-    ? new RedisInvalidationBus(config.redisUrl, config.redisPrefix)
-    : new LocalInvalidationBus();
-}
-
-/** The throttle's connection; fails at start when Redis is configured but unreachable. */
-export async function connectRedis(url: string): Promise<Redis> {
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 1 });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-  } catch (error) {
-    redis.disconnect();
-    throw new Error(`Cannot reach Redis at REDIS_URL: ${(error as Error).message}`);
-  }
-  return redis;
-}
+// What runs beside the requests of a server, in one place: the durable jobs of the catalogue
+// (src/jobs/catalogue.ts), the system schedules that enqueue some of them (risk-acceptance
+// expiry, the import sweep, the job purge, the intelligence sync) and this process's local tasks,
+// on one JobRunner, plus the local scan node. Only `rampart serve` starts it (and the tests that
+// need it, explicitly, through src/compose.ts): building the HTTP app starts nothing.
 
 export interface BackgroundOptions {
   services: Services;

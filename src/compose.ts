@@ -1,9 +1,10 @@
+import { Redis } from 'ioredis';
 import { type AppOptions, buildApp, type RampartApp } from './app.js';
-import { type Background, connectRedis, openInvalidationBus, startBackground } from './background.js';
+import { type Background, startBackground } from './background.js';
 import type { Config } from './config.js';
 import { type Database, type OpenOptions, openDatabase } from './db/database.js';
 import { type Clock, systemClock } from './lib/clock.js';
-import type { InvalidationBus } from './lib/invalidation-bus.js';
+import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './lib/invalidation-bus.js';
 import { builtInExecutors } from './scanning/node/executors.js';
 import type { RunExecutor, ScanKind } from './scanning/types.js';
 import { buildServices, type Services } from './services.js';
@@ -50,6 +51,26 @@ export interface Composition {
    * the database when compose opened it: last, since everything before may still use it.
    */
   close(): Promise<void>;
+}
+
+/** Tells every instance to drop cached API keys: through Redis when configured, else this one. */
+export function openInvalidationBus(config: Pick<Config, 'redisUrl' | 'redisPrefix'>): InvalidationBus {
+  return config.redisUrl
+    ? new RedisInvalidationBus(config.redisUrl, config.redisPrefix)
+    : new LocalInvalidationBus();
+}
+
+/** The throttle's connection; fails at start when Redis is configured but unreachable. */
+export async function connectRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 1 });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    throw new Error(`Cannot reach Redis at REDIS_URL: ${(error as Error).message}`);
+  }
+  return redis;
 }
 
 export async function compose(config: Config, options: ComposeOptions = {}): Promise<Composition> {

@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { analyzeGrown } from './db/maintenance.js';
 import { defaultRegistry } from './importers/index.js';
+import type { JobKind, JobPayload } from './jobs/catalogue.js';
 import { JobQueue } from './jobs/queue.js';
 import { ruleOfScheduleOption, type ScheduleOption } from './jobs/schedule-option.js';
 import { Scheduler } from './jobs/scheduler.js';
@@ -77,8 +78,8 @@ function firstRefusal(targets: ScanTarget[], exclusions: string[], policy: Targe
   return null;
 }
 
-/** The jobs a scan's schedule enqueues: each takes the scan's id (src/jobs/catalogue.ts). */
-type ScanStartJob = 'discovery-scan.start' | 'system-scan.start' | 'web-scan.start';
+/** The jobs a scan's schedule enqueues, each with the scan's id (src/jobs/catalogue.ts). */
+type ScanStartJob = Extract<JobKind, `${string}-scan.start`>;
 
 export interface Services {
   assets: AssetService;
@@ -311,7 +312,7 @@ export function buildServices(
         key,
         rule,
         jobKind,
-        payload: { scanId },
+        payload: { scanId } satisfies JobPayload<ScanStartJob>,
         maxAttempts: 1,
       });
       return schedule.nextRunAt;

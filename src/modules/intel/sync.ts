@@ -7,10 +7,10 @@ import {
   nvdPageUrl,
 } from '../../intel/sync/nvd-windows.js';
 import { type OfficialSources, osvZipUrl } from '../../intel/sync/sources.js';
+import type { JobKind } from '../../jobs/catalogue.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IntelService } from './service.js';
 import type { FeedName, IntelLoad } from './types.js';
-import type { JobKind } from '../../jobs/catalogue.js';
 
 export interface SyncOptions {
   /** Extra feed files to download (RAMPART_INTEL_SYNC_URLS), each loaded whole. */
