@@ -11,7 +11,7 @@ import {
 } from './intel/sync/sources.js';
 
 /**
- * Every environment variable Rampart reads, in one table. The README's configuration table is
+ * Every environment variable Rampart reads, in one table. The table in docs/configuration.md is
  * checked against this list by a test, so a variable cannot be added without documenting it.
  */
 export const ENV_VARS = {

@@ -51,7 +51,7 @@ export function dueMaintenance(tables: TableStats[], rules: MaintenanceRules): T
 
 /**
  * Does autovacuum's work on a database that has no autovacuum: a PostgreSQL server with
- * `autovacuum = off` (and PGlite, the embedded database before issue 24). Without it, tables filled by an import are
+ * `autovacuum = off` (and PGlite, the embedded database of earlier versions). Without it, tables filled by an import are
  * never analysed (the planner takes a 100,000-finding table for one row and joins it row by row:
  * a findings page took 300–700 ms instead of a few) and rows replaced by re-imports are never
  * reclaimed. Reads the activity counters, then analyses or vacuums each table past PostgreSQL's
@@ -83,7 +83,7 @@ export async function maintainTables(
  * Whether this process must do autovacuum's work: on a PostgreSQL server whose autovacuum is off.
  * Without it, imported tables are never analysed: the planner takes 100,000 findings for one row
  * and a findings page costs 0.3–0.9 s instead of milliseconds. The embedded server runs its own
- * autovacuum (PGlite, the embedded database before issue 24, had none).
+ * autovacuum (PGlite, the embedded database of earlier versions, had none).
  */
 export async function tablesNeedUs(db: Kysely<DB>): Promise<boolean> {
   const { rows } = await sql<{ autovacuum: string }>`show autovacuum`.execute(db);

@@ -1,6 +1,6 @@
 /**
  * The catalogue of problem types (RFC 9457). Every error a client can see is one of these;
- * `type` is `{base}/problems/<slug>`. A test checks that each is documented in the README.
+ * `type` is `{base}/problems/<slug>`. A test checks that each is documented in docs/api.md.
  */
 export const Problems = {
   ValidationFailed: { slug: 'validation-failed', status: 400, title: 'The request is not valid' },

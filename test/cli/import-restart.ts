@@ -1,6 +1,9 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
+import { layout } from '../../src/db/embedded/server.js';
 import { handlerOf } from '../../src/jobs/catalogue.js';
 import { JobWorker } from '../../src/jobs/worker.js';
 import { LocalInvalidationBus } from '../../src/lib/invalidation-bus.js';
@@ -83,5 +86,51 @@ export async function restartAndInspect(env: Record<string, string>): Promise<Af
     };
   } finally {
     await database.close();
+  }
+}
+
+/**
+ * A second connection to the database a running `rampart import` process holds: PostgreSQL's by
+ * its URL, the embedded server's by the socket folder its postmaster.pid announces (5th line) and
+ * the folder's generated password, as Rampart itself connects.
+ */
+async function connectBeside(env: Record<string, string>): Promise<pg.Client> {
+  const client = env.DATABASE_URL
+    ? new pg.Client({ connectionString: env.DATABASE_URL })
+    : (() => {
+        const dataDir = env.RAMPART_DATA_DIR!;
+        const { pgdata, credentials } = layout(dataDir);
+        const socketDir = fs.readFileSync(path.join(pgdata, 'postmaster.pid'), 'utf8').split('\n')[4];
+        return new pg.Client({
+          host: socketDir,
+          port: 5432,
+          ...JSON.parse(fs.readFileSync(credentials, 'utf8')),
+        });
+      })();
+  await client.connect();
+  return client;
+}
+
+/**
+ * Waits until an import under way has staged rows (the batches of assets, vulnerabilities and
+ * services written while the report is read on), polling a second connection to its database;
+ * fails after `timeoutMs`.
+ */
+export async function untilImportStages(env: Record<string, string>, timeoutMs = 60_000): Promise<number> {
+  const client = await connectBeside(env);
+  try {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await client.query<{ n: string }>(
+        `select (select count(*) from import_assets a join imports i on i.id = a.import_id where i.state = 'Running')
+              + (select count(*) from import_vulnerabilities v join imports i on i.id = v.import_id where i.state = 'Running') as n`,
+      );
+      const staged = Number(rows[0]?.n ?? 0);
+      if (staged > 0) return staged;
+      if (performance.now() > deadline) throw new Error(`no import staged anything within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  } finally {
+    await client.end();
   }
 }

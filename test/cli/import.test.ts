@@ -8,7 +8,7 @@ import { EXIT } from '../../src/main.js';
 import { runCliCapturing, startImportProcess } from '../helpers/cli.js';
 import { createPostgresDatabase, DB_KINDS, type DbKind } from '../helpers/databases.js';
 import { estate, nessusReport } from '../modules/imports/nessus-report.js';
-import { restartAndInspect } from './import-restart.js';
+import { restartAndInspect, untilImportStages } from './import-restart.js';
 
 const run = (env: Record<string, string>, ...argv: string[]) => runCliCapturing(env, argv);
 
@@ -124,8 +124,8 @@ describe.each(DB_KINDS)('rampart import [%s]', (kind: DbKind) => {
     fs.writeFileSync(file, nessusReport(estate(60, 400)));
     const before = await restartAndInspect(env);
     const child = await startImportProcess(env, file);
-    // The import has begun: let it stage for a moment, then kill the process outright.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The import has begun: once it has staged rows of its own, kill the process outright.
+    expect(await untilImportStages(env)).toBeGreaterThan(0);
     expect(child.exitCode, 'the import ended before it was killed').toBeNull();
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));

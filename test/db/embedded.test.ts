@@ -87,8 +87,13 @@ describe('data folder lock', () => {
 
   it('treats an unreadable lock file as stale', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-lock-'));
-    fs.writeFileSync(path.join(dir, 'rampart.lock'), '{garbage');
+    const lockPath = path.join(dir, 'rampart.lock');
+    fs.writeFileSync(lockPath, '{garbage');
     const release = acquireDataDirLock(dir, 'migrate');
+    // The unreadable file was replaced by this process's own lock, not taken as another holder's.
+    const holder = JSON.parse(fs.readFileSync(lockPath, 'utf8')) as { pid: number; command: string };
+    expect(holder).toMatchObject({ pid: process.pid, command: 'migrate' });
     release();
+    expect(fs.existsSync(lockPath)).toBe(false);
   });
 });

@@ -31,8 +31,8 @@ describe('Rampart as an open-source package', () => {
     expect(license).toMatch(/END OF TERMS AND CONDITIONS/);
   });
 
-  it('ships the knowledge base, the licence and the notice', () => {
-    for (const entry of ['bin', 'dist', 'knowledge-base', 'LICENSE', 'NOTICE', 'README.md'])
+  it('ships the knowledge base, the licence, the notice and the documentation the README links to', () => {
+    for (const entry of ['bin', 'dist', 'knowledge-base', 'LICENSE', 'NOTICE', 'README.md', 'docs'])
       expect(pkg.files, entry).toContain(entry);
   });
 

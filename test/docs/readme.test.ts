@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -48,15 +48,85 @@ function headerProblem(table: Table): string | undefined {
   return undefined;
 }
 
-describe('the README as a reader of the repository finds it', () => {
+/**
+ * Repository paths a text names (src/…, test/…, docs/…), without a trailing dot; a path inside
+ * another folder (web/src/…) and the placeholder part of a pattern (`<resource>`) are left out.
+ */
+function pathsNamedIn(text: string): string[] {
+  return [...text.matchAll(/(?<![\w/.-])((?:src|test|knowledge-base|docs|bench|scripts)\/[\w./-]*\w)/g)].map(
+    (m) => m[1] as string,
+  );
+}
+
+/** The README and every page under docs/ (the decision records included), by repository path. */
+function documents(): string[] {
+  const pages = (dir: string) =>
+    readdirSync(path.join(ROOT, dir))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `${dir}/${f}`);
+  return ['README.md', ...pages('docs'), ...pages('docs/adr')];
+}
+
+/** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to hyphens. */
+function slugOf(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/** The anchors of a document's headings (outside code blocks). */
+function anchorsOf(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  let fenced = false;
+  for (const line of markdown.split('\n')) {
+    if (/^\s*```/.test(line)) fenced = !fenced;
+    const heading = !fenced && /^#{1,6}\s+(.*)$/.exec(line);
+    if (heading) anchors.add(slugOf(heading[1] as string));
+  }
+  return anchors;
+}
+
+/** Every relative link of a document that leads nowhere: no such file, or no such heading in it. */
+function brokenLinks(file: string): string[] {
+  const text = read(file);
+  const broken: string[] = [];
+  for (const match of text.matchAll(/\]\((?!https?:|mailto:)([^)\s]+)\)/g)) {
+    const link = match[1] as string;
+    const [target, anchor] = link.split('#') as [string, string | undefined];
+    const targetPath = target === '' ? file : path.join(path.dirname(file), target);
+    if (!existsSync(path.join(ROOT, targetPath))) {
+      broken.push(`${file}: ${link} (no file ${targetPath})`);
+      continue;
+    }
+    if (anchor !== undefined && targetPath.endsWith('.md') && !anchorsOf(read(targetPath)).has(anchor))
+      broken.push(`${file}: ${link} (no heading #${anchor} in ${targetPath})`);
+  }
+  return broken;
+}
+
+describe('the README and docs/ as a reader of the repository finds them', () => {
   const readme = read('README.md');
 
+  it('keeps the README an entry page: what it is, quick start, first call, where to read on', () => {
+    const lines = readme.split('\n').length;
+    expect(lines, 'README.md lines').toBeLessThanOrEqual(200);
+    for (const heading of ['## Quick start', '## Your first API call', '## Where to read on'])
+      expect(readme).toContain(heading);
+    // CI runs the README's test command as it is written there.
+    const command = 'npm install && npm test';
+    expect(readme).toMatch(/^npm install && npm start {2,}#/m);
+    expect(readme).toMatch(/^npm install && npm test {2,}#/m);
+    expect(read('.ci/run')).toMatch(new RegExp(`^${command.replace(/[&]/g, '\\$&')}$`, 'm'));
+  });
+
   it('gives every table a header row', () => {
-    const tables = tablesOf(readme);
+    const tables = documents().flatMap((file) => tablesOf(read(file)).map((t) => ({ file, ...t })));
     expect(tables.length).toBeGreaterThan(8);
     const problems = tables.flatMap((t) => {
       const problem = headerProblem(t);
-      return problem ? [`README.md line ${t.line}: ${problem}`] : [];
+      return problem ? [`${t.file} line ${t.line}: ${problem}`] : [];
     });
     expect(problems).toEqual([]);
   });
@@ -73,24 +143,49 @@ describe('the README as a reader of the repository finds it', () => {
   });
 
   it('points only to what the repository holds (no ../shared/…)', () => {
-    for (const file of ['README.md', 'NOTICE', 'knowledge-base/NOTICE.md', 'bench/README.md'])
+    for (const file of ['NOTICE', 'knowledge-base/NOTICE.md', 'bench/README.md', ...documents()])
       expect(read(file), file).not.toMatch(/\.\.\/shared\b/);
-    // Relative links lead to files of the repository.
-    const links = [...readme.matchAll(/\]\((?!https?:|#|mailto:)([^)\s]+)\)/g)].map((m) => m[1] as string);
-    for (const link of links)
-      expect(existsSync(path.join(ROOT, link.split('#')[0] as string)), link).toBe(true);
+    // Relative links lead to files of the repository, and an anchor to a heading of that file.
+    expect(documents().flatMap(brokenLinks)).toEqual([]);
+  });
+
+  it('names only repository paths that exist', () => {
+    const missing = [...documents().filter((f) => !f.startsWith('docs/adr/')), 'CONTRIBUTING.md'].flatMap(
+      (file) =>
+        pathsNamedIn(read(file)).flatMap((named) =>
+          existsSync(path.join(ROOT, named)) ? [] : [`${file}: ${named}`],
+        ),
+    );
+    expect(missing).toEqual([]);
+    expect(
+      pathsNamedIn('see web/src/api/schema.gen.ts, src/config.ts and `src/modules/<resource>/`.'),
+    ).toEqual(['src/config.ts', 'src/modules']);
+  });
+
+  it('tells a link that leads nowhere from one that leads somewhere', () => {
+    expect(slugOf("The original service's calls")).toBe('the-original-services-calls');
+    expect(slugOf('`npm run bench:cpe` — the index')).toBe('npm-run-benchcpe--the-index');
+    expect(anchorsOf('# A\n```\n# not a heading\n```\n## Exit codes\n')).toEqual(
+      new Set(['a', 'exit-codes']),
+    );
+    expect(brokenLinks('README.md')).toEqual([]);
+    const readmeAnchors = anchorsOf(readme);
+    expect(readmeAnchors.has('quick-start')).toBe(true);
+    expect(readmeAnchors.has('no-such-section')).toBe(false);
   });
 
   it('says which header names and values are case-sensitive as HTTP has it', () => {
     // HTTP header names are case-insensitive (RFC 9110 §5.1); the key values are not.
-    expect(readme).not.toMatch(/header names? (are|is) case-sensitive/i);
-    expect(readme).toMatch(/header names are case-insensitive/i);
-    expect(readme).toMatch(/values are case-sensitive/i);
+    const api = read('docs/api.md');
+    for (const text of [readme, api]) expect(text).not.toMatch(/header names? (are|is) case-sensitive/i);
+    expect(api).toMatch(/header names are case-insensitive/i);
+    expect(api).toMatch(/values are case-sensitive/i);
   });
 
   it('says how current the knowledge base is and what to do about it', () => {
-    expect(readme).toMatch(/Stale/);
-    expect(readme).toMatch(/DataDate/);
-    expect(readme).toMatch(/more than 30 days/);
+    const intelligence = read('docs/intelligence.md');
+    expect(intelligence).toMatch(/Stale/);
+    expect(intelligence).toMatch(/DataDate/);
+    expect(intelligence).toMatch(/more than 30 days/);
   });
 });

@@ -15,7 +15,7 @@ const KEV_TITLE = 'Apache httpd 2.4.49 path traversal';
 const UNKNOWN_CVE = 'CVE-2099-0001';
 const NO_CVE_TITLE = 'TLS 1.0 enabled';
 
-// Risk = 100 × impact × likelihood × context (README, "Risk score"); default criticality 3, internal.
+// Risk = 100 × impact × likelihood × context (docs/intelligence.md, "Risk score"); default criticality 3, internal.
 //   CVE-2021-41773: CVSS 7.5, in KEV                    → 100 × 0.75 × 1              = 75
 //   CVE-2021-41617: CVSS 7.0, EPSS percentile 0.83644   → 100 × 0.70 × (0.5 + 0.41822) = 64.28
 //   CVE-2023-28856: CVSS 6.5, EPSS percentile 0.58685   → 100 × 0.65 × (0.5 + 0.29343) = 51.57

@@ -1,10 +1,12 @@
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { GENERIC_SEVERITY, genericImporter } from '../../src/importers/generic/index.js';
 import { nucleiImporter } from '../../src/importers/nuclei/index.js';
 import { sarifImporter } from '../../src/importers/sarif/index.js';
 import type { FindingRecord } from '../../src/importers/types.js';
+import { locateJsonError } from '../../src/parsing/json.js';
 import { ReportError } from '../../src/parsing/report-error.js';
-import { head, manifestEntries, parseFixture, parseText } from './helpers.js';
+import { failure, head, manifestEntries, parseFixture, parseText } from './helpers.js';
 
 /** A JSON report of these findings, each over a minimal valid one. */
 function report(...findings: Record<string, unknown>[]): string {
@@ -263,10 +265,12 @@ describe('generic: ids and limits', () => {
 });
 
 describe('generic: unreadable reports', () => {
-  it('fails on malformed JSON', async () => {
-    await expect(parseText(genericImporter, '{"findings": [{"title": "x",')).rejects.toBeInstanceOf(
-      ReportError,
-    );
+  it('fails on malformed JSON, saying what is wrong and where', async () => {
+    const text = '{"findings": [{"title": "x",';
+    const error = await failure(parseText(genericImporter, text));
+    expect(error.message).toMatch(/^Not valid JSON: .*expected an object key/);
+    // The import service finds the place by reading the file again, and adds it to the message.
+    expect(await locateJsonError(() => Readable.from([text]))).toMatchObject({ line: 1, column: 29 });
   });
 
   it('fails clearly on JSON of another shape', async () => {

@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { genericImporter } from '../../src/importers/generic/index.js';
 import { NUCLEI_SEVERITY, nucleiImporter } from '../../src/importers/nuclei/index.js';
 import { sarifImporter } from '../../src/importers/sarif/index.js';
 import type { FindingRecord } from '../../src/importers/types.js';
+import { locateJsonError } from '../../src/parsing/json.js';
 import { ReportError } from '../../src/parsing/report-error.js';
-import { fixturePath, head, manifestEntries, parseFixture, parseText } from './helpers.js';
+import { failure, fixturePath, head, manifestEntries, parseFixture, parseText } from './helpers.js';
 
 const MANY = 'nuclei/many_findings.json';
 const THIRD = 'nuclei/many_findings_third.json';
@@ -268,7 +270,11 @@ describe('Nuclei: unreadable reports', () => {
   });
 
   it('fails on malformed JSON and on text that is not JSON', async () => {
-    await expect(parseText(nucleiImporter, '[{"template-id": "x", ')).rejects.toBeInstanceOf(ReportError);
+    const text = '[{"template-id": "x", ';
+    const error = await failure(parseText(nucleiImporter, text));
+    expect(error.message).toMatch(/^Not valid JSON: .*expected an object key/);
+    // The import service finds the place by reading the file again (as JSON lines, for Nuclei).
+    expect(await locateJsonError(() => Readable.from([text]), true)).toMatchObject({ line: 1, column: 23 });
     await expect(parseText(nucleiImporter, 'Title,Severity\nx,High\n')).rejects.toThrow(/Not Nuclei output/);
   });
 

@@ -350,6 +350,7 @@ describe('openvas importer: severity', () => {
 describe('openvas importer: bad input', () => {
   it('fails a truncated file with the line and column', async () => {
     const error = await failure(parseFixture(openvasImporter, 'openvas/hostile-truncated.xml'));
+    expect(error.message).toMatch(/^Not well-formed XML: unclosed tag: nvt \(line 10, column 1\)/);
     expect(error.line).toBe(10);
     expect(error.column).toBeGreaterThanOrEqual(1);
   });

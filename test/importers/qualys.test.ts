@@ -306,6 +306,7 @@ describe('qualys importer: bad input', () => {
   it('fails a truncated file with the line and column', async () => {
     const before = spillDirs();
     const error = await failure(parseFixture(qualysImporter, 'qualys/hostile-truncated.xml'));
+    expect(error.message).toMatch(/^Not well-formed XML: unclosed tag: TYPE \(line 10, column 1\)/);
     expect(error.line).toBe(10);
     expect(error.column).toBeGreaterThanOrEqual(1);
     expect(spillDirs()).toEqual(before);

@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { genericImporter } from '../../src/importers/generic/index.js';
 import { SARIF_LEVEL_SEVERITY, sarifImporter } from '../../src/importers/sarif/index.js';
 import { Spool } from '../../src/importers/sarif/spool.js';
 import type { FindingRecord } from '../../src/importers/types.js';
-import { ReportError } from '../../src/parsing/report-error.js';
-import { head, manifestEntries, parseFixture, parseText } from './helpers.js';
+import { locateJsonError } from '../../src/parsing/json.js';
+import { failure, head, manifestEntries, parseFixture, parseText } from './helpers.js';
 
 const K = 'sarif/appendix_k.sarif';
 const FLAWFINDER = 'sarif/flawfinder.sarif';
@@ -327,10 +328,12 @@ describe('SARIF: limits', () => {
 });
 
 describe('SARIF: unreadable reports', () => {
-  it('fails on malformed JSON', async () => {
-    await expect(parseText(sarifImporter, '{"version": "2.1.0", "runs": [ {')).rejects.toBeInstanceOf(
-      ReportError,
-    );
+  it('fails on malformed JSON, saying what is wrong and where', async () => {
+    const text = '{"version": "2.1.0", "runs": [ {';
+    const error = await failure(parseText(sarifImporter, text));
+    expect(error.message).toMatch(/^Not valid JSON: .*expected an object key/);
+    // The import service finds the place by reading the file again, and adds it to the message.
+    expect(await locateJsonError(() => Readable.from([text]))).toMatchObject({ line: 1, column: 33 });
   });
 
   it('fails clearly on JSON of another shape', async () => {

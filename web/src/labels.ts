@@ -11,6 +11,11 @@ export function counted(count: number, one: string, many = `${one}s`): string {
   return `${count.toLocaleString()} ${count === 1 ? one : many}`;
 }
 
+/** A count and its noun without the locale's grouping ("1000 findings"), as the tables' footers say it. */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
 export const FINDING_STATE_LABELS: Record<FindingState, string> = {
   Open: 'Open',
   Reopened: 'Reopened',

@@ -24,12 +24,9 @@ const ImportDetailPage = lazy(() => import('./features/imports/ImportDetailPage'
 const SettingsPage = lazy(() => import('./features/settings/SettingsPage'));
 const FeedStatusPage = lazy(() => import('./features/feeds/FeedStatusPage'));
 const ScanNodesPage = lazy(() => import('./features/scan-nodes/ScanNodesPage'));
-const DiscoveryScansPage = lazy(() => import('./features/discovery/DiscoveryScansPage'));
-const DiscoveryScanPage = lazy(() => import('./features/discovery/DiscoveryScanPage'));
-const SystemScansPage = lazy(() => import('./features/system-scans/SystemScansPage'));
-const SystemScanPage = lazy(() => import('./features/system-scans/SystemScanPage'));
-const WebScansPage = lazy(() => import('./features/web-scans/WebScansPage'));
-const WebScanPage = lazy(() => import('./features/web-scans/WebScanPage'));
+// One list page and one scan page serve every scan kind, told which by the route.
+const ScansPage = lazy(() => import('./features/scans/ScansPage'));
+const ScanPage = lazy(() => import('./features/scans/ScanPage'));
 const ScanGroupsPage = lazy(() => import('./features/scan-groups/ScanGroupsPage'));
 const ScanGroupPage = lazy(() => import('./features/scan-groups/ScanGroupPage'));
 
@@ -58,12 +55,12 @@ export const router = createBrowserRouter([
           { path: 'tickets/:id', element: <TicketDetailPage /> },
           { path: 'imports', element: <ImportsPage /> },
           { path: 'imports/:id', element: <ImportDetailPage /> },
-          { path: 'discovery', element: <DiscoveryScansPage /> },
-          { path: 'discovery/:id', element: <DiscoveryScanPage /> },
-          { path: 'system-scans', element: <SystemScansPage /> },
-          { path: 'system-scans/:id', element: <SystemScanPage /> },
-          { path: 'web-scans', element: <WebScansPage /> },
-          { path: 'web-scans/:id', element: <WebScanPage /> },
+          { path: 'discovery', element: <ScansPage kind="discovery" /> },
+          { path: 'discovery/:id', element: <ScanPage kind="discovery" /> },
+          { path: 'system-scans', element: <ScansPage kind="system" /> },
+          { path: 'system-scans/:id', element: <ScanPage kind="system" /> },
+          { path: 'web-scans', element: <ScansPage kind="web" /> },
+          { path: 'web-scans/:id', element: <ScanPage kind="web" /> },
           { path: 'scan-groups', element: <ScanGroupsPage /> },
           { path: 'scan-groups/:id', element: <ScanGroupPage /> },
           { path: 'settings', element: <SettingsPage /> },

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * Until issue 24 the embedded database was PGlite, whose files filled the data folder itself
+ * Before Rampart ran its own PostgreSQL server, the embedded database was PGlite, whose files filled the data folder itself
  * (`PG_VERSION`, `base/`, `global/`…). Its files move into `pglite/` beside the new server's
  * `postgresql/`, where the first start of the new server reads them (./migrate-pglite.ts); they
  * stay there, untouched, until the user removes them.

@@ -1,6 +1,6 @@
 import type { SqlFunction } from './types.js';
 
-// The risk score, 0–100 (README "Risk score" explains it with examples):
+// The risk score, 0–100 (docs/intelligence.md, "Risk score", explains it with examples):
 //   impact     = CVSS base score / 10, or the severity's typical value when no score is known
 //   likelihood = 1 when CISA lists the CVE as exploited (KEV); else 0.5 + 0.5 × EPSS percentile;
 //                0.75 (a median percentile) when EPSS does not know the CVE

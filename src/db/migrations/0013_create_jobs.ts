@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
-// Background jobs (issue 14, item 1): one durable queue that behaves the same on the embedded
+// Background jobs: one durable queue that behaves the same on the embedded
 // database and on PostgreSQL. A worker claims a job with a lease (locked_by, lease_until); a job
 // whose lease ran out is claimed again, since its worker died. Every time is the application
 // clock's, passed in by src/jobs: no column takes a default from the database's clock.

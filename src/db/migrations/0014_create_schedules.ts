@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
-// Schedules (issue 14): what enqueues a job at the times of a rule (a cron expression in a time
+// Schedules: what enqueues a job at the times of a rule (a cron expression in a time
 // zone, an interval, or one time). The scheduler claims due rows with FOR UPDATE SKIP LOCKED and,
 // in the same transaction, enqueues the occurrence's job and moves next_run_at past now, so that
 // every occurrence fires once however many instances tick. organization_id is null for a system

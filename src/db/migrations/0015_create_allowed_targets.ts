@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
-// Allowed scan targets (issue 14): per organisation, the ranges and host names its scans may
+// Allowed scan targets: per organisation, the ranges and host names its scans may
 // reach, and the exclusions carved out of them. Empty by default: nothing may be scanned until an
 // Admin allows a range. `target` holds the canonical text (src/scanning/targets), so that one
 // range written two ways is one row.

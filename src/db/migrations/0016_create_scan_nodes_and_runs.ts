@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
-// Scan nodes and scan runs (issue 14): nodes enrol with a one-time token and then authenticate
+// Scan nodes and scan runs: nodes enrol with a one-time token and then authenticate
 // with their own key (only its SHA-256 is kept); runs are claimed by a node under a lease and
 // report back in numbered batches, each recorded once per (run, attempt, seq) so that a retried
 // batch is not applied twice. Every time is the application clock's: no column takes a default.

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
-// Discovery scans (issue 14, items 4 and 5): an organisation's own scan templates (the built-in
+// Discovery scans: an organisation's own scan templates (the built-in
 // ones live in code), its discovery scans, the hosts each run found, and each scan's host
 // inventory across runs (first and last seen, for "new" and "gone"). A run itself is a scan run
 // of the scanruns module; these tables refer to it by id only.

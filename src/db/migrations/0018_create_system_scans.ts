@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
-// System scans (issue 15): saved targets with a system template and a node, each run's hosts as
+// System scans: saved targets with a system template and a node, each run's hosts as
 // the node reported them (one row per address, so a retried attempt replaces what it sent), and
 // per run what it was asked (a Verify run's findings and ports) and what its ingestion made (the
 // import and the distribution's backport decisions). A run itself is a scan run of the scanruns

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
-// Web scans (issue 15): saved URLs with a web template and a node; each run is a scan run of the
+// Web scans: saved URLs with a web template and a node; each run is a scan run of the
 // scanruns module (referred to by id only). What a run reported is kept per URL, upserted so that
 // a retried attempt sending the same URL again keeps one row; what became of the run's results
 // (the import that turned them into findings, or why it failed) is kept per run.

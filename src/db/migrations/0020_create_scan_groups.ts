@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
-// Scan groups (issue 15): vulnerability scan groups as the original service has them — settings
+// Scan groups: vulnerability scan groups as the original service has them — settings
 // for the system and web scans the group holds, and asset monitoring configurations that follow a
 // discovery scan's reports to add (and remove) those scans host by host. The scans themselves
 // belong to the systemscans and webscans modules; the group keeps which host (and port) each

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 
 // osv.dev's distribution records name their CVE in `upstream` (Debian's DSA-, DLA-, DEBIAN-CVE-,
 // Ubuntu's UBUNTU-CVE-) and a USN names the CVEs it fixes in `related`: without them a record
-// loaded for a banner's build decides nothing (issue 23, item 8).
+// loaded for a banner's build decides nothing.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     alter table intel_osv

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 // An upstream CVE matched on a distribution build whose distribution's advisory data Rampart does
-// not hold cannot be confirmed: the build may carry the fix (issue 23, item 7). Such a finding is
+// not hold cannot be confirmed: the build may carry the fix. Such a finding is
 // Unconfirmed: kept, with the data it lacks in its evidence, but scored 0, given no due date and
 // left out of lists unless asked for, until a re-scan with the data decides it.
 export async function up(db: Kysely<unknown>): Promise<void> {

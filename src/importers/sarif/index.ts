@@ -44,8 +44,9 @@ export { SARIF_LEVEL_SEVERITY, sarifSeverity } from './severity.js';
  * the rule's `defaultConfiguration.level`.
  *
  * Source: the importer's tool is "SARIF"; the run's own tool name (`tool.driver.name`, e.g.
- * "CodeQL") is what people would rather see as the findings' Source — see the note in the
- * hand-over.
+ * "CodeQL") is what people would rather see as the findings' Source, but Source names the
+ * importer's format for every importer, so it is "SARIF" here too; the driver's name shows in
+ * the asset's name when the report gives no root ("<tool name> workspace").
  */
 export const sarifImporter: Importer = {
   format: 'sarif',

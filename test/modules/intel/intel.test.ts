@@ -343,7 +343,7 @@ describe('risk score and due date functions', () => {
       ).rows[0]!.r,
     );
 
-  it('gives the README’s examples', async () => {
+  it('gives the risk score examples of docs/intelligence.md', async () => {
     expect(await risk(7.5, 'High', 0.99, true, 4, true)).toBe(100);
     expect(await risk(8.1, 'High', 0.99, false, 3, false)).toBe(80.6);
     expect(await risk(8.1, 'High', 0.1, false, 3, false)).toBe(44.55);

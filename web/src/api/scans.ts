@@ -1,14 +1,21 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { api } from './client';
-import { type DiscoveryRunState, isActive } from './discovery';
 import type { ResponseOf } from './types';
+
+/** A scan's run state, the same for every kind. */
+export type RunState = ResponseOf<'listDiscoveryScans'>['Items'][number]['RunState'];
+
+/** A run still under way: the page follows it. */
+export function isActive(state: RunState | undefined): boolean {
+  return state === 'Queued' || state === 'Running' || state === 'Stopping';
+}
 
 /** What every scan kind's answer has in common: the list and the scan page read only this. */
 interface ScanLike {
   Id: string;
   Name: string;
-  RunState: DiscoveryRunState;
+  RunState: RunState;
 }
 
 interface Page<T> {
@@ -23,7 +30,7 @@ function useInvalidate(key: readonly string[]) {
 }
 
 // When a run ends, its results (services and findings made by the import) are out of date.
-function useRefreshWhenEnded(key: readonly string[], state: DiscoveryRunState | undefined) {
+function useRefreshWhenEnded(key: readonly string[], state: RunState | undefined) {
   const client = useQueryClient();
   const previous = useRef(state);
   useEffect(() => {
@@ -68,12 +75,22 @@ function useRefreshWhenIngested(importId: string | null) {
   }, [client, importId]);
 }
 
+/** The hooks of one scan kind, as `scanHooks` makes them. */
+export type ScanHooks<Scan extends ScanLike, Body, Latest = unknown> = ReturnType<
+  typeof scanHooks<Scan, Body, Latest>
+>;
+
 /**
- * The hooks of one scan kind's routes (`/systemscans`, `/webscans`): list, one scan, its latest
- * run's results, save, start, stop and delete. System and web scans answer the same way, only
- * their bodies and results differ.
+ * The hooks of one scan kind's routes (`/discoveryscans`, `/systemscans`, `/webscans`): list, one
+ * scan, its latest run's results, save, start, stop and delete. The kinds answer the same way, only
+ * their bodies and results differ, and a discovery run starts at `/runs` where the others start at
+ * `/start`.
  */
-export function scanHooks<Scan extends ScanLike, Body, Latest>(path: string, name: string) {
+export function scanHooks<Scan extends ScanLike, Body, Latest>(
+  path: string,
+  name: string,
+  startAt: 'start' | 'runs' = 'start',
+) {
   const key = [name] as const;
   const one = (id: string) => `${path}/${encodeURIComponent(id)}`;
 
@@ -123,7 +140,7 @@ export function scanHooks<Scan extends ScanLike, Body, Latest>(path: string, nam
     useStart() {
       const invalidate = useInvalidate(key);
       return useMutation({
-        mutationFn: (id: string) => api<unknown>(`${one(id)}/start`, { method: 'POST' }),
+        mutationFn: (id: string) => api<unknown>(`${one(id)}/${startAt}`, { method: 'POST' }),
         onSuccess: invalidate,
       });
     },
@@ -144,7 +161,7 @@ export function scanHooks<Scan extends ScanLike, Body, Latest>(path: string, nam
   };
 }
 
-type ScanKind = 'Discovery' | 'System' | 'Web';
+export type ScanKind = 'Discovery' | 'System' | 'Web';
 
 /** A kind's templates as select options (built-in and the organisation's own). */
 export function useTemplateOptions(kind: ScanKind) {
@@ -168,4 +185,23 @@ export function useNodeOptions(kind: ScanKind) {
         label: `${n.Name} (${n.State})`,
       })),
   });
+}
+
+/** One target per line: a range, optionally followed by a name after whitespace. */
+export function parseTargetLines(text: string): { Range: string; Name?: string }[] {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0)
+    .map((line) => {
+      const [range, ...name] = line.split(/\s+/);
+      return name.length > 0 ? { Range: range ?? '', Name: name.join(' ') } : { Range: range ?? '' };
+    });
+}
+
+export function splitLines(text: string): string[] {
+  return text
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }

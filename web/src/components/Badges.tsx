@@ -2,6 +2,7 @@ import { Badge, Text } from '@mantine/core';
 import type { FindingState, Priority, Severity, TicketState } from '../api/types';
 import { DATE_STYLE } from '../dates';
 import { findingStateLabel, ticketStateLabel } from '../labels';
+import { FormattedTime } from './DateTime';
 
 export const SEVERITY_COLORS: Record<Severity, string> = {
   Critical: 'red',
@@ -79,15 +80,7 @@ const dateFormatter = new Intl.DateTimeFormat(undefined, DATE_STYLE);
 
 /** A day in the app's date style (as date fields show it); the exact ISO time shows on hover. */
 export function DateOnly({ value, empty = '—' }: { value: string | null | undefined; empty?: string }) {
-  if (!value) return <>{empty}</>;
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) return <>{value}</>;
-  const iso = date.toISOString();
-  return (
-    <time dateTime={iso} title={iso}>
-      {dateFormatter.format(date)}
-    </time>
-  );
+  return <FormattedTime value={value} empty={empty} formatter={dateFormatter} />;
 }
 
 const dayFormatter = new Intl.DateTimeFormat(undefined, { ...DATE_STYLE, timeZone: 'UTC' });

@@ -8,24 +8,31 @@ interface ConfirmModalProps {
   title: string;
   children: ReactNode;
   confirmLabel: string;
-  confirmColor?: string;
   onConfirm: () => void;
-  pending: boolean;
-  error: unknown;
+  /** The mutation the confirmation starts: its button spins while it runs, its error shows here. */
+  mutation: { isPending: boolean; error: unknown };
 }
 
-export function ConfirmModal(props: ConfirmModalProps) {
-  const { opened, onClose, title, children, confirmLabel, confirmColor, onConfirm, pending, error } = props;
+/** Asks before an action that cannot be undone (delete, revoke, remove): its button is red. */
+export function ConfirmModal({
+  opened,
+  onClose,
+  title,
+  children,
+  confirmLabel,
+  onConfirm,
+  mutation,
+}: ConfirmModalProps) {
   return (
     <Modal opened={opened} onClose={onClose} title={title} centered>
       <Stack gap="md">
         {children}
-        <ErrorAlert error={error} />
+        <ErrorAlert error={mutation.error} />
         <Group justify="flex-end" gap="sm">
           <Button variant="default" onClick={onClose}>
             Cancel
           </Button>
-          <Button color={confirmColor} loading={pending} onClick={onConfirm} data-autofocus>
+          <Button color="red" loading={mutation.isPending} onClick={onConfirm} data-autofocus>
             {confirmLabel}
           </Button>
         </Group>

@@ -1,9 +1,9 @@
 import { DATE_TIME_STYLE } from '../dates';
 
-const formatter = new Intl.DateTimeFormat(undefined, DATE_TIME_STYLE);
+type TimeProps = { value: string | null | undefined; empty?: string };
 
-/** A time in the user's locale; the exact ISO time shows on hover. */
-export function DateTime({ value, empty = 'Never' }: { value: string | null | undefined; empty?: string }) {
+/** A point in time written by `formatter` in the user's locale and zone; the exact ISO time shows on hover. */
+export function FormattedTime({ value, empty, formatter }: TimeProps & { formatter: Intl.DateTimeFormat }) {
   if (!value) return <>{empty}</>;
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return <>{value}</>;
@@ -13,4 +13,11 @@ export function DateTime({ value, empty = 'Never' }: { value: string | null | un
       {formatter.format(date)}
     </time>
   );
+}
+
+const formatter = new Intl.DateTimeFormat(undefined, DATE_TIME_STYLE);
+
+/** A time in the user's locale; the exact ISO time shows on hover. */
+export function DateTime({ value, empty = 'Never' }: TimeProps) {
+  return <FormattedTime value={value} empty={empty} formatter={formatter} />;
 }

@@ -1,8 +1,9 @@
-import { Button, Group, Modal, NumberInput, Select, Stack, TextInput } from '@mantine/core';
+import { Modal, NumberInput, Select, Stack, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type FormEvent, useState } from 'react';
 import { type NewAsset, splitList, useCreateAsset } from '../../api/assets';
 import { ApiError } from '../../api/client';
+import { FormButtons } from '../../components/FormButtons';
 import { ErrorAlert } from '../../components/QueryError';
 import { ASSET_KIND_LABELS } from '../../labels';
 
@@ -176,14 +177,7 @@ function AddAssetForm({ onDone }: { onDone: () => void }) {
           onChange={(e) => setTags(e.currentTarget.value)}
           error={errors.tags}
         />
-        <Group justify="flex-end" gap="sm">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={create.isPending}>
-            Add asset
-          </Button>
-        </Group>
+        <FormButtons onCancel={onDone} pending={create.isPending} submit="Add asset" />
       </Stack>
     </form>
   );

@@ -1,5 +1,4 @@
 import { Badge, Button, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { useDocumentTitle } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import { useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
@@ -8,8 +7,7 @@ import { OPEN_STATES } from '../../api/findings';
 import { useSignedInSession } from '../../api/session';
 import { type AssetDetail, type FindingFilter, hasRole } from '../../api/types';
 import { ConfirmModal } from '../../components/ConfirmModal';
-import { PageSkeleton } from '../../components/PageSkeleton';
-import { QueryError } from '../../components/QueryError';
+import { DetailPage } from '../../components/DetailPage';
 import { IconTrash, IconWorld } from '../../icons';
 import { ASSET_KIND_LABELS, labelOf } from '../../labels';
 import { FindingsTable } from '../findings/FindingsTable';
@@ -23,17 +21,10 @@ import { SoftwareCard } from './SoftwareCard';
 export default function AssetDetailPage() {
   const { id = '' } = useParams();
   const asset = useAsset(id);
-  useDocumentTitle(`${asset.data ? asset.data.FriendlyName || asset.data.Name : 'Asset'} · Rampart`);
   return (
-    <Stack gap="lg">
-      {asset.isPending ? (
-        <PageSkeleton />
-      ) : asset.isError ? (
-        <QueryError error={asset.error} onRetry={() => asset.refetch()} />
-      ) : (
-        <AssetView asset={asset.data} />
-      )}
-    </Stack>
+    <DetailPage query={asset} title={asset.data ? asset.data.FriendlyName || asset.data.Name : 'Asset'}>
+      {(data) => <AssetView asset={data} />}
+    </DetailPage>
   );
 }
 
@@ -110,9 +101,7 @@ function AssetView({ asset }: { asset: AssetDetail }) {
         onClose={() => setDeleting(false)}
         title="Delete asset"
         confirmLabel="Delete"
-        confirmColor="red"
-        pending={remove.isPending}
-        error={remove.error}
+        mutation={remove}
         onConfirm={() =>
           remove.mutate(undefined, {
             onSuccess: () => {

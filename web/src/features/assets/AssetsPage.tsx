@@ -9,7 +9,6 @@ import {
   Stack,
   Table,
   Text,
-  Title,
   Tooltip,
 } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
@@ -24,12 +23,13 @@ import { type Asset, type AssetKind, hasRole } from '../../api/types';
 import { DateOnly } from '../../components/Badges';
 import { FilterTextInput } from '../../components/FilterTextInput';
 import { LoadMore } from '../../components/LoadMore';
+import { PageHeader } from '../../components/PageHeader';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { useUrlState } from '../../components/useUrlState';
 import { IconDownload, IconPlus, IconSearch, IconWorld } from '../../icons';
-import { ASSET_KIND_LABELS, labelOf, options } from '../../labels';
-import { plural } from '../findings/FindingsTable';
+import { ASSET_KIND_LABELS, labelOf, options, plural } from '../../labels';
 import { AddAssetModal } from './AddAssetModal';
 
 const NUMERIC = { fontVariantNumeric: 'tabular-nums' } as const;
@@ -71,29 +71,28 @@ export default function AssetsPage() {
 
   return (
     <Stack gap="md">
-      <Group justify="space-between" align="flex-end">
-        <div>
-          <Title order={1}>Assets</Title>
-          <Text size="sm" c="dimmed">
-            Hosts and applications that scanners and people have reported, and how much each one matters.
-          </Text>
-        </div>
-        <Group gap="sm">
-          <Button
-            variant="default"
-            leftSection={<IconDownload size={16} />}
-            onClick={exportCsv}
-            loading={exporting}
-          >
-            Export CSV
-          </Button>
-          {canAdd && (
-            <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
-              Add asset
+      <PageHeader
+        title="Assets"
+        action={
+          <Group gap="sm">
+            <Button
+              variant="default"
+              leftSection={<IconDownload size={16} />}
+              onClick={exportCsv}
+              loading={exporting}
+            >
+              Export CSV
             </Button>
-          )}
-        </Group>
-      </Group>
+            {canAdd && (
+              <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
+                Add asset
+              </Button>
+            )}
+          </Group>
+        }
+      >
+        Hosts and applications that scanners and people have reported, and how much each one matters.
+      </PageHeader>
 
       <Paper withBorder p="sm" radius="md" component="section" aria-label="Filters">
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">
@@ -138,20 +137,20 @@ export default function AssetsPage() {
           ) : (
             <Table.ScrollContainer minWidth={1040} scrollAreaProps={{ type: 'auto' }}>
               <Table striped highlightOnHover verticalSpacing={6} fz="sm">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Name</Table.Th>
-                    <Table.Th>Kind</Table.Th>
-                    <Table.Th>Addresses</Table.Th>
-                    <Table.Th>Operating system</Table.Th>
-                    <Table.Th ta="right">Open findings</Table.Th>
-                    <Table.Th ta="right">Top risk</Table.Th>
-                    <Table.Th ta="center">Criticality</Table.Th>
-                    <Table.Th ta="center">Internet-facing</Table.Th>
-                    <Table.Th>Tags</Table.Th>
-                    <Table.Th>Last seen</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
+                <TableHead
+                  columns={[
+                    'Name',
+                    'Kind',
+                    'Addresses',
+                    'Operating system',
+                    { label: 'Open findings', ta: 'right' },
+                    { label: 'Top risk', ta: 'right' },
+                    { label: 'Criticality', ta: 'center' },
+                    { label: 'Internet-facing', ta: 'center' },
+                    'Tags',
+                    'Last seen',
+                  ]}
+                />
                 <Table.Tbody>
                   {rows.map((asset) => (
                     <Table.Tr key={asset.Id}>

@@ -2,6 +2,7 @@ import { Card, Code, Skeleton, Table, Text, Title } from '@mantine/core';
 import { useAssetServices } from '../../api/assets';
 import { DateTime } from '../../components/DateTime';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 
 /** The open ports of a host, as scans and people reported them. */
 export function ServicesCard({ assetId }: { assetId: string }) {
@@ -22,15 +23,7 @@ export function ServicesCard({ assetId }: { assetId: string }) {
       ) : (
         <Table.ScrollContainer minWidth={600}>
           <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Port</Table.Th>
-                <Table.Th>Service</Table.Th>
-                <Table.Th>Product and version</Table.Th>
-                <Table.Th>CPE</Table.Th>
-                <Table.Th>Last seen</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead columns={['Port', 'Service', 'Product and version', 'CPE', 'Last seen']} />
             <Table.Tbody>
               {services.data.map((s) => (
                 <Table.Tr key={s.Id}>

@@ -7,6 +7,7 @@ import { DateTime } from '../../components/DateTime';
 import { FilterTextInput } from '../../components/FilterTextInput';
 import { LoadMore } from '../../components/LoadMore';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { labelOf, SOFTWARE_CATEGORY_LABELS } from '../../labels';
 
 const SEVERITIES: readonly Exclude<Severity, 'Info'>[] = ['Critical', 'High', 'Medium', 'Low'];
@@ -66,15 +67,7 @@ export function SoftwareCard({ assetId }: { assetId: string }) {
           <>
             <Table.ScrollContainer minWidth={640}>
               <Table striped>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Name</Table.Th>
-                    <Table.Th>Version</Table.Th>
-                    <Table.Th>Category</Table.Th>
-                    <Table.Th>Open findings</Table.Th>
-                    <Table.Th>Last seen</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
+                <TableHead columns={['Name', 'Version', 'Category', 'Open findings', 'Last seen']} />
                 <Table.Tbody>
                   {rows.map((s) => (
                     <Table.Tr key={s.Id}>

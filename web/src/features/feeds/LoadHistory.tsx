@@ -1,9 +1,11 @@
-import { Button, Group, Paper, Stack, Table, Text } from '@mantine/core';
+import { Button, Group, Stack, Table, Text } from '@mantine/core';
 import { useState } from 'react';
 import { feedLabel, type IntelLoad, useIntelLoads } from '../../api/intel';
 import { DateTime } from '../../components/DateTime';
+import { EmptyState } from '../../components/EmptyState';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { formatDuration } from '../imports/format';
 import { ImportStateBadge } from '../imports/ImportStateBadge';
 import { DataDate } from './LoadResult';
@@ -22,13 +24,10 @@ export function LoadHistory() {
   const rows = loads.data;
   if (rows.length === 0) {
     return (
-      <Paper withBorder radius="md" p="xl" ta="center">
-        <Text fw={600}>Nothing loaded yet</Text>
-        <Text size="sm" c="dimmed" mt={4} maw={560} mx="auto">
-          Load a feed file above. On its first start Rampart loads its bundled knowledge base by itself,
-          unless RAMPART_INTEL_KB turns it off.
-        </Text>
-      </Paper>
+      <EmptyState title="Nothing loaded yet" narrow>
+        Load a feed file above. On its first start Rampart loads its bundled knowledge base by itself, unless
+        RAMPART_INTEL_KB turns it off.
+      </EmptyState>
     );
   }
   const shown = all ? rows : rows.slice(0, SHOWN);
@@ -38,20 +37,20 @@ export function LoadHistory() {
       {/* Fits beside the navigation from 1280 px; narrower, it scrolls with its scrollbar shown. */}
       <Table.ScrollContainer minWidth={860} scrollAreaProps={{ type: 'auto' }}>
         <Table striped highlightOnHover verticalSpacing={6} horizontalSpacing="xs" fz="sm">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th w={80}>Feed</Table.Th>
-              <Table.Th miw={150}>File</Table.Th>
-              <Table.Th w={100}>State</Table.Th>
-              <Table.Th>Data of</Table.Th>
-              <Table.Th ta="right">Added</Table.Th>
-              <Table.Th ta="right">Updated</Table.Th>
-              <Table.Th ta="right">Unchanged</Table.Th>
-              <Table.Th ta="right">Skipped</Table.Th>
-              <Table.Th>Started</Table.Th>
-              <Table.Th ta="right">Duration</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead
+            columns={[
+              { label: 'Feed', w: 80 },
+              { label: 'File', miw: 150 },
+              { label: 'State', w: 100 },
+              'Data of',
+              { label: 'Added', ta: 'right' },
+              { label: 'Updated', ta: 'right' },
+              { label: 'Unchanged', ta: 'right' },
+              { label: 'Skipped', ta: 'right' },
+              'Started',
+              { label: 'Duration', ta: 'right' },
+            ]}
+          />
           <Table.Tbody>
             {shown.map((load) => (
               <LoadRow key={load.Id} load={load} />

@@ -2,6 +2,7 @@ import { Alert, Card, Code, List, Stack, Table, Text, Title } from '@mantine/cor
 import type { FeedStatus } from '../../api/intel';
 import { DateTime } from '../../components/DateTime';
 import { Fact } from '../../components/Fact';
+import { TableHead } from '../../components/TableHead';
 import { IconAlertCircle } from '../../icons';
 
 type Source = FeedStatus['Sources'][number];
@@ -27,14 +28,7 @@ function SourcesTable({ sources }: { sources: Source[] }) {
   return (
     <Table.ScrollContainer minWidth={700}>
       <Table verticalSpacing={6} horizontalSpacing="sm" fz="sm" aria-label="Sources">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Source</Table.Th>
-            <Table.Th>Last synced</Table.Th>
-            <Table.Th>Progress</Table.Th>
-            <Table.Th>Last error</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
+        <TableHead columns={['Source', 'Last synced', 'Progress', 'Last error']} />
         <Table.Tbody>
           {sources.map((s) => (
             <Table.Tr key={s.Source} data-testid={`sync-source-${s.Source}`}>

@@ -1,9 +1,10 @@
-import { Button, Divider, Group, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Divider, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../api/client';
 import { useBulkTicket } from '../../api/findings';
 import { OPEN_TICKET_STATES, PRIORITIES, useCreateTicket, useTickets } from '../../api/tickets';
 import type { BulkResult, Priority } from '../../api/types';
+import { FormButtons } from '../../components/FormButtons';
 import { ErrorAlert } from '../../components/QueryError';
 
 interface AddToTicketModalProps {
@@ -113,14 +114,7 @@ function AddToTicketForm({
           onChange={(value) => value && setPriority(value as Priority)}
           allowDeselect={false}
         />
-        <Group justify="flex-end" gap="sm">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={create.isPending || link.isPending}>
-            Link
-          </Button>
-        </Group>
+        <FormButtons onCancel={onCancel} pending={create.isPending || link.isPending} submit="Link" />
       </Stack>
     </form>
   );

@@ -1,5 +1,4 @@
 import { Anchor, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { useDocumentTitle } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
@@ -13,8 +12,8 @@ import {
 import { useSignedInSession } from '../../api/session';
 import { type FindingDetail, type FindingState, hasRole } from '../../api/types';
 import { FindingStateBadge, SeverityBadge } from '../../components/Badges';
-import { PageSkeleton } from '../../components/PageSkeleton';
-import { ErrorAlert, QueryError } from '../../components/QueryError';
+import { DetailPage } from '../../components/DetailPage';
+import { ErrorAlert } from '../../components/QueryError';
 import { KevBadge } from '../../components/Risk';
 import { findingStateLabel } from '../../labels';
 import { IMPORTED_REASON, VerifyFindingsButton } from '../verify/VerifyButton';
@@ -30,18 +29,10 @@ import { VulnerabilityCard } from './VulnerabilityCard';
 export default function FindingDetailPage() {
   const { id = '' } = useParams();
   const finding = useFinding(id);
-  useDocumentTitle(`${finding.data?.Title ?? 'Finding'} · Rampart`);
-
   return (
-    <Stack gap="lg">
-      {finding.isPending ? (
-        <PageSkeleton />
-      ) : finding.isError ? (
-        <QueryError error={finding.error} onRetry={() => finding.refetch()} />
-      ) : (
-        <FindingView finding={finding.data} />
-      )}
-    </Stack>
+    <DetailPage query={finding} title={finding.data?.Title ?? 'Finding'}>
+      {(data) => <FindingView finding={data} />}
+    </DetailPage>
   );
 }
 

@@ -9,7 +9,6 @@ import {
   SimpleGrid,
   Stack,
   Text,
-  Title,
 } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
@@ -22,6 +21,7 @@ import { IMPORT_CHANGES } from '../../api/imports';
 import type { FindingFilter, FindingSort } from '../../api/types';
 import { vulnerabilityPath } from '../../api/vulnerabilities';
 import { FilterTextInput } from '../../components/FilterTextInput';
+import { PageHeader } from '../../components/PageHeader';
 import { RiskMinInput, riskMinParam } from '../../components/RiskMinInput';
 import { listParam, useUrlState } from '../../components/useUrlState';
 import { IconDownload, IconSearch } from '../../icons';
@@ -123,22 +123,21 @@ export default function FindingsPage() {
 
   return (
     <Stack gap="md">
-      <Group justify="space-between" align="flex-end">
-        <div>
-          <Title order={1}>Findings</Title>
-          <Text size="sm" c="dimmed">
-            Vulnerabilities found on your assets, riskiest first. Filter, then act on several at once.
-          </Text>
-        </div>
-        <Button
-          variant="default"
-          leftSection={<IconDownload size={16} />}
-          onClick={exportCsv}
-          loading={exporting}
-        >
-          Export CSV
-        </Button>
-      </Group>
+      <PageHeader
+        title="Findings"
+        action={
+          <Button
+            variant="default"
+            leftSection={<IconDownload size={16} />}
+            onClick={exportCsv}
+            loading={exporting}
+          >
+            Export CSV
+          </Button>
+        }
+      >
+        Vulnerabilities found on your assets, riskiest first. Filter, then act on several at once.
+      </PageHeader>
 
       <Paper withBorder p="sm" radius="md" component="section" aria-label="Filters">
         <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="sm" verticalSpacing="xs">

@@ -18,14 +18,11 @@ import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { IconFlame } from '../../icons';
+import { plural } from '../../labels';
 import { IMPORTED_REASON, isFoundByScan, VerifyFindingsButton } from '../verify/VerifyButton';
 import { AddToTicketModal } from './AddToTicketModal';
 import { LocationCell } from './location';
 import { type JustifiedState, StateModal } from './StateModal';
-
-export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
 
 /** The notification after a bulk action: what changed, and what was left as it was. */
 export function notifyBulk(result: BulkResult) {

@@ -1,4 +1,4 @@
-import { Anchor, Card, Code, ScrollArea, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Card, Stack, Title } from '@mantine/core';
 import { Link } from 'react-router';
 import { useImport } from '../../api/imports';
 import { systemScans } from '../../api/systemscans';
@@ -6,6 +6,7 @@ import type { FindingDetail } from '../../api/types';
 import { webScans } from '../../api/webscans';
 import { DateTime } from '../../components/DateTime';
 import { Fact } from '../../components/Fact';
+import { EvidenceText } from './EvidenceCard';
 
 type FoundBy = NonNullable<FindingDetail['FoundBy']>;
 
@@ -25,17 +26,7 @@ export function ScanEvidenceCard({ foundBy, evidence }: { foundBy: FoundBy; evid
             <RunLink importId={foundBy.ImportId} />
           </Fact>
         </Stack>
-        {evidence ? (
-          <ScrollArea.Autosize mah={360} type="auto" tabIndex={0} aria-label="Evidence" role="region">
-            <Code block style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
-              {evidence}
-            </Code>
-          </ScrollArea.Autosize>
-        ) : (
-          <Text size="sm" c="dimmed">
-            The scan kept no evidence.
-          </Text>
-        )}
+        <EvidenceText evidence={evidence} none="The scan kept no evidence." />
       </Stack>
     </Card>
   );

@@ -1,8 +1,9 @@
-import { Button, Group, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Modal, Select, Stack, Text, TextInput } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../api/client';
 import { SEVERITIES } from '../../api/findings';
 import type { Finding, Severity } from '../../api/types';
+import { FormButtons } from '../../components/FormButtons';
 import { ErrorAlert } from '../../components/QueryError';
 
 const SCANNER = 'scanner';
@@ -75,14 +76,7 @@ function SeverityForm({
           onChange={(e) => setReason(e.currentTarget.value)}
           error={reasonError}
         />
-        <Group justify="flex-end" gap="sm">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={pending}>
-            Save
-          </Button>
-        </Group>
+        <FormButtons onCancel={onCancel} pending={pending} submit="Save" />
       </Stack>
     </form>
   );

@@ -1,9 +1,10 @@
-import { Button, Group, Modal, Stack, Text, Textarea } from '@mantine/core';
+import { Modal, Stack, Text, Textarea } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../api/client';
 import { MAX_RISK_ACCEPTANCE_DAYS, type StateChange } from '../../api/findings';
 import { dayInput, dayInputToIso } from '../../components/Badges';
 import { DayInput } from '../../components/DayInput';
+import { FormButtons } from '../../components/FormButtons';
 import { ErrorAlert } from '../../components/QueryError';
 import { dayExample } from '../../dates';
 
@@ -126,14 +127,7 @@ function StateForm({ target, subject, pending, error, onApply, onCancel }: State
             error={errors.until ?? serverUntil}
           />
         )}
-        <Group justify="flex-end" gap="sm">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={pending}>
-            Apply
-          </Button>
-        </Group>
+        <FormButtons onCancel={onCancel} pending={pending} submit="Apply" />
       </Stack>
     </form>
   );

@@ -1,12 +1,10 @@
 import { Alert, Anchor, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { useDocumentTitle } from '@mantine/hooks';
 import { Link, useParams } from 'react-router';
 import { type Import, useImport, useImportFormats } from '../../api/imports';
 import { DateTime } from '../../components/DateTime';
+import { DetailPage } from '../../components/DetailPage';
 import { Fact } from '../../components/Fact';
-import { PageSkeleton } from '../../components/PageSkeleton';
-import { QueryError } from '../../components/QueryError';
-import { IconArrowLeft, IconCopy } from '../../icons';
+import { IconCopy } from '../../icons';
 import { formatBytes, formatDuration, importName } from './format';
 import { ImportResult } from './ImportResult';
 import { ImportStateBadge } from './ImportStateBadge';
@@ -14,23 +12,14 @@ import { ImportStateBadge } from './ImportStateBadge';
 export default function ImportDetailPage() {
   const { id = '' } = useParams();
   const item = useImport(id);
-  useDocumentTitle(`${item.data ? importName(item.data) : 'Import'} · Rampart`);
   return (
-    <Stack gap="lg">
-      <Anchor component={Link} to="/imports" size="sm">
-        <Group gap={4} component="span">
-          <IconArrowLeft size={14} aria-hidden />
-          All imports
-        </Group>
-      </Anchor>
-      {item.isPending ? (
-        <PageSkeleton />
-      ) : item.isError ? (
-        <QueryError error={item.error} onRetry={() => item.refetch()} />
-      ) : (
-        <ImportView item={item.data} />
-      )}
-    </Stack>
+    <DetailPage
+      query={item}
+      title={item.data ? importName(item.data) : 'Import'}
+      back={{ to: '/imports', label: 'All imports' }}
+    >
+      {(data) => <ImportView item={data} />}
+    </DetailPage>
   );
 }
 

@@ -1,10 +1,12 @@
-import { Anchor, Paper, Stack, Table, Text } from '@mantine/core';
+import { Anchor, Stack, Table, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { type Import, useImportFormats, useImports } from '../../api/imports';
 import { DateTime } from '../../components/DateTime';
+import { EmptyState } from '../../components/EmptyState';
 import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { formatBytes, formatDuration, importName, toolName } from './format';
 import { ImportStateBadge } from './ImportStateBadge';
 
@@ -23,14 +25,11 @@ export function ImportHistory({ canImport }: { canImport: boolean }) {
 
   if (rows.length === 0) {
     return (
-      <Paper withBorder radius="md" p="xl" ta="center">
-        <Text fw={600}>No reports imported yet</Text>
-        <Text size="sm" c="dimmed" mt={4} maw={560} mx="auto">
-          {canImport
-            ? 'Import a scan from Nessus, Qualys, OpenVAS, Nmap, Trivy or another scanner above: its hosts become assets and its results become findings.'
-            : 'Analysts import scanner reports here, or from a pipeline with rampart import. Their results will be listed here.'}
-        </Text>
-      </Paper>
+      <EmptyState title="No reports imported yet" narrow>
+        {canImport
+          ? 'Import a scan from Nessus, Qualys, OpenVAS, Nmap, Trivy or another scanner above: its hosts become assets and its results become findings.'
+          : 'Analysts import scanner reports here, or from a pipeline with rampart import. Their results will be listed here.'}
+      </EmptyState>
     );
   }
 
@@ -38,19 +37,19 @@ export function ImportHistory({ canImport }: { canImport: boolean }) {
     <Stack gap="sm">
       <Table.ScrollContainer minWidth={860}>
         <Table striped highlightOnHover verticalSpacing={6} horizontalSpacing="sm" fz="sm">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>File</Table.Th>
-              <Table.Th>Format</Table.Th>
-              <Table.Th>State</Table.Th>
-              <Table.Th ta="right">New</Table.Th>
-              <Table.Th ta="right">Fixed</Table.Th>
-              <Table.Th ta="right">Reopened</Table.Th>
-              <Table.Th ta="right">Size</Table.Th>
-              <Table.Th>Imported</Table.Th>
-              <Table.Th ta="right">Duration</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead
+            columns={[
+              'File',
+              'Format',
+              'State',
+              { label: 'New', ta: 'right' },
+              { label: 'Fixed', ta: 'right' },
+              { label: 'Reopened', ta: 'right' },
+              { label: 'Size', ta: 'right' },
+              'Imported',
+              { label: 'Duration', ta: 'right' },
+            ]}
+          />
           <Table.Tbody>
             {rows.map((item) => (
               <HistoryRow key={item.Id} item={item} format={toolName(item.Format, formats)} />

@@ -1,11 +1,13 @@
-import { Alert, Button, Group, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { Alert, Modal, Select, Stack, Text, TextInput } from '@mantine/core';
+import { type FormEvent, useState } from 'react';
 import { useCreateApiKey } from '../../api/apikeys';
 import { ApiError } from '../../api/client';
 import { baseUrlOf, useStatus } from '../../api/status';
 import type { CreatedApiKey } from '../../api/types';
 import { CopyValue } from '../../components/CopyValue';
 import { DateTime } from '../../components/DateTime';
+import { DoneButton } from '../../components/DoneButton';
+import { FormButtons } from '../../components/FormButtons';
 import { ErrorAlert } from '../../components/QueryError';
 import { IconAlertTriangle } from '../../icons';
 
@@ -101,14 +103,7 @@ function AddKeyForm({ pending, error, onCancel, onSubmit }: AddKeyFormProps) {
           allowDeselect={false}
           comboboxProps={{ withinPortal: true }}
         />
-        <Group justify="flex-end" gap="sm">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={pending}>
-            Create key
-          </Button>
-        </Group>
+        <FormButtons onCancel={onCancel} pending={pending} submit="Create key" />
       </Stack>
     </form>
   );
@@ -116,9 +111,6 @@ function AddKeyForm({ pending, error, onCancel, onSubmit }: AddKeyFormProps) {
 
 function CreatedKey({ apiKey, onDone }: { apiKey: CreatedApiKey; onDone: () => void }) {
   const status = useStatus();
-  const doneRef = useRef<HTMLButtonElement>(null);
-  // The form that had the focus is gone; put it on the one way forward.
-  useEffect(() => doneRef.current?.focus(), []);
   const curl =
     `curl -s ${baseUrlOf(status.data)}/api/integration/authenticationcheck` +
     ` -H "ApiAccessKey: ${apiKey.AccessKey}" -H "ApiSecretKey: ${apiKey.SecretKey}"`;
@@ -157,11 +149,7 @@ function CreatedKey({ apiKey, onDone }: { apiKey: CreatedApiKey; onDone: () => v
         testId="new-curl"
         block
       />
-      <Group justify="flex-end">
-        <Button ref={doneRef} onClick={onDone}>
-          Done
-        </Button>
-      </Group>
+      <DoneButton onDone={onDone} />
     </Stack>
   );
 }

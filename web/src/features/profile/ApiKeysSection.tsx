@@ -1,16 +1,4 @@
-import {
-  Anchor,
-  Badge,
-  Button,
-  Card,
-  Code,
-  Group,
-  Stack,
-  Table,
-  Text,
-  Title,
-  VisuallyHidden,
-} from '@mantine/core';
+import { Anchor, Badge, Button, Card, Code, Group, Stack, Table, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useState } from 'react';
 import { useApiKeys, useRevokeApiKey } from '../../api/apikeys';
@@ -19,6 +7,7 @@ import { ConfirmModal } from '../../components/ConfirmModal';
 import { DateTime } from '../../components/DateTime';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { IconPlus } from '../../icons';
 import { AddApiKeyModal } from './AddApiKeyModal';
 
@@ -88,19 +77,17 @@ export function ApiKeysSection() {
       ) : (
         <Table.ScrollContainer minWidth={820}>
           <Table striped highlightOnHover verticalSpacing="xs" fz="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Access key</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>Last used</Table.Th>
-                <Table.Th>Expires</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead
+              columns={[
+                'Name',
+                'Access key',
+                'Created',
+                'Last used',
+                'Expires',
+                'Status',
+                { hidden: 'Actions' },
+              ]}
+            />
             <Table.Tbody>
               {keys.data.Items.map((key) => (
                 <Table.Tr key={key.Id}>
@@ -149,10 +136,8 @@ export function ApiKeysSection() {
         onClose={() => setConfirming(false)}
         title="Revoke API key"
         confirmLabel="Revoke"
-        confirmColor="red"
         onConfirm={confirmRevoke}
-        pending={revoke.isPending}
-        error={revoke.error}
+        mutation={revoke}
       >
         <Text size="sm">
           Revoke “{target?.Name}” (access key <Code>{target?.AccessKey}</Code>)? Scripts and integrations that

@@ -19,14 +19,16 @@ import { OPEN_STATES, useFindings } from '../../api/findings';
 import type { Finding, FindingFilter } from '../../api/types';
 import { vulnerabilityPath } from '../../api/vulnerabilities';
 import { DueDate } from '../../components/Badges';
+import { EmptyState } from '../../components/EmptyState';
 import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { formatPercentile, formatTopShare, KevBadge, RiskRing } from '../../components/Risk';
 import { riskMinParam } from '../../components/RiskMinInput';
+import { TableHead } from '../../components/TableHead';
 import { useUrlState } from '../../components/useUrlState';
 import { IconChevronDown } from '../../icons';
-import { plural } from '../findings/FindingsTable';
+import { plural } from '../../labels';
 import { locationText } from '../findings/location';
 
 const PAGE_SIZE = 50;
@@ -152,8 +154,8 @@ function ScoreExplanation() {
           Each finding scores 0 to 100: <b>impact</b> (the CVSS base score ÷ 10; without one, or when a person
           set the severity, the severity’s typical value) × <b>likelihood</b> (1 when CISA KEV lists the CVE,
           else 0.5 + 0.5 × its EPSS percentile, else 0.75) × <b>context</b> (the asset’s criticality 1–5
-          counts 0.6 to 1.3, and facing the internet × 1.2), capped at 100. The “Risk score” section of the
-          README gives the formula with worked examples.
+          counts 0.6 to 1.3, and facing the internet × 1.2), capped at 100. The “Risk score” section of
+          Rampart’s documentation (docs/intelligence.md) gives the formula with worked examples.
         </Text>
       </Collapse>
     </Stack>
@@ -183,14 +185,11 @@ function TopRisksList({ filter }: { filter: FindingFilter }) {
         )}
       </Text>
       {rows.length === 0 ? (
-        <Paper withBorder radius="md" p="xl" ta="center">
-          <Text fw={600}>Nothing to show</Text>
-          <Text size="sm" c="dimmed" mt={4}>
-            {filter.Kev || filter.RiskMin
-              ? 'No open finding matches these filters. Lower the minimum risk or show every finding.'
-              : 'There is no open finding. Import a scanner report to see your risks here.'}
-          </Text>
-        </Paper>
+        <EmptyState title="Nothing to show">
+          {filter.Kev || filter.RiskMin
+            ? 'No open finding matches these filters. Lower the minimum risk or show every finding.'
+            : 'There is no open finding. Import a scanner report to see your risks here.'}
+        </EmptyState>
       ) : narrow ? (
         <Stack gap="xs">
           {rows.map((finding) => (
@@ -200,19 +199,17 @@ function TopRisksList({ filter }: { filter: FindingFilter }) {
       ) : (
         <Table.ScrollContainer minWidth={900}>
           <Table striped highlightOnHover verticalSpacing={6} horizontalSpacing="sm" fz="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th w={64}>Risk</Table.Th>
-                <Table.Th>Finding</Table.Th>
-                <Table.Th w={80}>KEV</Table.Th>
-                <Table.Th w={110}>EPSS</Table.Th>
-                <Table.Th w={64} ta="right">
-                  CVSS
-                </Table.Th>
-                <Table.Th>Asset and location</Table.Th>
-                <Table.Th w={190}>Due</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead
+              columns={[
+                { label: 'Risk', w: 64 },
+                'Finding',
+                { label: 'KEV', w: 80 },
+                { label: 'EPSS', w: 110 },
+                { label: 'CVSS', w: 64, ta: 'right' },
+                'Asset and location',
+                { label: 'Due', w: 190 },
+              ]}
+            />
             <Table.Tbody>
               {rows.map((finding) => (
                 <RiskRow key={finding.Id} finding={finding} />

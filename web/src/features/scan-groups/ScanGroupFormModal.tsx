@@ -14,9 +14,10 @@ import {
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type FormEvent, useState } from 'react';
-import { useDiscoveryScans } from '../../api/discovery';
+import { discoveryScans } from '../../api/discovery';
 import { type ScanGroup, useSaveScanGroup } from '../../api/scangroups';
 import { useNodeOptions, useTemplateOptions } from '../../api/scans';
+import { NameInput } from '../../components/NameInput';
 import { ErrorAlert } from '../../components/QueryError';
 import { IconPlus, IconTrash } from '../../icons';
 import { fieldErrors, ScheduleFields, type ScheduleState, useScheduleState } from '../scans/ScheduleFields';
@@ -106,15 +107,7 @@ function ScanGroupForm({ group, onDone }: { group?: ScanGroup; onDone: (group: S
     <form onSubmit={submit} noValidate>
       <Stack gap="md">
         <ErrorAlert error={formError} />
-        <TextInput
-          label="Name"
-          required
-          maxLength={200}
-          value={name}
-          onChange={(e) => setName(e.currentTarget.value)}
-          error={errors.name}
-          data-autofocus
-        />
+        <NameInput value={name} onChange={setName} error={errors.name} />
         <Textarea
           label="Description"
           autosize
@@ -218,7 +211,7 @@ function MonitorsFields({
   onChange: (monitors: MonitorForm[]) => void;
   error: string | undefined;
 }) {
-  const scans = useDiscoveryScans();
+  const scans = discoveryScans.useList();
   const options = (scans.data?.pages.flatMap((p) => p.Items) ?? []).map((s) => ({
     value: s.Id,
     label: s.Name,

@@ -1,7 +1,7 @@
-import { Anchor, Button, Card, Group, List, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
-import { useDisclosure, useDocumentTitle } from '@mantine/hooks';
+import { Anchor, Card, Group, List, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
 import { Link, useNavigate, useParams } from 'react-router';
-import { useDiscoveryScans } from '../../api/discovery';
+import { discoveryScans } from '../../api/discovery';
 import {
   type GroupSystemScans,
   type ScanGroup,
@@ -14,34 +14,27 @@ import { useSignedInSession } from '../../api/session';
 import { hasRole } from '../../api/types';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { DateTime } from '../../components/DateTime';
+import { DetailPage } from '../../components/DetailPage';
+import { EditDeleteButtons } from '../../components/EditDeleteButtons';
 import { Fact } from '../../components/Fact';
-import { PageSkeleton, TableSkeleton } from '../../components/PageSkeleton';
+import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
-import { IconArrowLeft, IconPencil, IconTrash } from '../../icons';
-import { labelOf, ScheduleText } from '../scans/ScanParts';
+import { TableHead } from '../../components/TableHead';
+import { labelOf, ScheduleText } from '../scans/scanText';
 import { settingsOf } from './groupForm';
 import { ScanGroupFormModal } from './ScanGroupFormModal';
 
 export default function ScanGroupPage() {
   const { id = '' } = useParams();
   const group = useScanGroup(id);
-  useDocumentTitle(`${group.data?.ScanGroupName ?? 'Scan group'} · Rampart`);
   return (
-    <Stack gap="lg">
-      <Anchor component={Link} to="/scan-groups" size="sm">
-        <Group gap={4} component="span">
-          <IconArrowLeft size={14} aria-hidden />
-          All scan groups
-        </Group>
-      </Anchor>
-      {group.isPending ? (
-        <PageSkeleton />
-      ) : group.isError ? (
-        <QueryError error={group.error} onRetry={() => group.refetch()} />
-      ) : (
-        <GroupView group={group.data} />
-      )}
-    </Stack>
+    <DetailPage
+      query={group}
+      title={group.data?.ScanGroupName ?? 'Scan group'}
+      back={{ to: '/scan-groups', label: 'All scan groups' }}
+    >
+      {(data) => <GroupView group={data} />}
+    </DetailPage>
   );
 }
 
@@ -65,18 +58,7 @@ function GroupView({ group }: { group: ScanGroup }) {
         </div>
         {canEdit && (
           <Group gap="xs">
-            <Button size="xs" variant="default" leftSection={<IconPencil size={14} />} onClick={edit.open}>
-              Edit
-            </Button>
-            <Button
-              size="xs"
-              variant="default"
-              color="red"
-              leftSection={<IconTrash size={14} />}
-              onClick={confirmDelete.open}
-            >
-              Delete
-            </Button>
+            <EditDeleteButtons onEdit={edit.open} onDelete={confirmDelete.open} />
           </Group>
         )}
       </Group>
@@ -96,9 +78,7 @@ function GroupView({ group }: { group: ScanGroup }) {
         onClose={confirmDelete.close}
         title="Delete scan group"
         confirmLabel="Delete"
-        confirmColor="red"
-        pending={remove.isPending}
-        error={remove.error}
+        mutation={remove}
         onConfirm={() => remove.mutate(group.Id, { onSuccess: () => navigate('/scan-groups') })}
       >
         <Text size="sm">Delete “{group.ScanGroupName}”? Its scans stay, outside any group.</Text>
@@ -130,7 +110,7 @@ function SettingsCard({ kind, group }: { kind: 'System' | 'Web'; group: ScanGrou
 }
 
 function MonitorsCard({ group }: { group: ScanGroup }) {
-  const discovery = useDiscoveryScans();
+  const discovery = discoveryScans.useList();
   const names = new Map((discovery.data?.pages.flatMap((p) => p.Items) ?? []).map((s) => [s.Id, s.Name]));
   const monitors = group.AssetMonitoringConfigurations;
   return (
@@ -220,13 +200,7 @@ function ScansTable({
         </Text>
       ) : (
         <Table fz="sm" verticalSpacing={4} striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Host</Table.Th>
-              <Table.Th>Last completed</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Name', 'Host', 'Last completed']} />
           <Table.Tbody>
             {query.data.map((s) => (
               <Table.Tr key={s.Id}>

@@ -1,12 +1,15 @@
-import { Anchor, Button, Group, Paper, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Button, Stack, Table } from '@mantine/core';
 import { useDisclosure, useDocumentTitle } from '@mantine/hooks';
 import { Link, useNavigate } from 'react-router';
 import { useScanGroups } from '../../api/scangroups';
 import { useSignedInSession } from '../../api/session';
 import { hasRole } from '../../api/types';
+import { EmptyState } from '../../components/EmptyState';
 import { LoadMore } from '../../components/LoadMore';
+import { PageHeader } from '../../components/PageHeader';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { IconPlus } from '../../icons';
 import { ScanGroupFormModal } from './ScanGroupFormModal';
 
@@ -17,20 +20,19 @@ export default function ScanGroupsPage() {
   const navigate = useNavigate();
   return (
     <Stack gap="lg">
-      <Group justify="space-between" align="flex-end">
-        <div>
-          <Title order={1}>Scan groups</Title>
-          <Text size="sm" c="dimmed">
-            A group keeps system and web scans together with one template, node and schedule, and can follow a
-            discovery scan: hosts it finds get their own scans, hosts that go away lose them.
-          </Text>
-        </div>
-        {canEdit && (
-          <Button leftSection={<IconPlus size={16} />} onClick={form.open}>
-            New scan group
-          </Button>
-        )}
-      </Group>
+      <PageHeader
+        title="Scan groups"
+        action={
+          canEdit && (
+            <Button leftSection={<IconPlus size={16} />} onClick={form.open}>
+              New scan group
+            </Button>
+          )
+        }
+      >
+        A group keeps system and web scans together with one template, node and schedule, and can follow a
+        discovery scan: hosts it finds get their own scans, hosts that go away lose them.
+      </PageHeader>
       <GroupList />
       <ScanGroupFormModal
         opened={formOpened}
@@ -49,12 +51,9 @@ function GroupList() {
   const rows = groups.data.pages.flatMap((p) => p.Items);
   if (rows.length === 0)
     return (
-      <Paper withBorder radius="md" p="xl" ta="center">
-        <Text fw={600}>No scan groups yet</Text>
-        <Text size="sm" c="dimmed" mt={4}>
-          Make one to scan the hosts a discovery scan finds, each with its own system scan.
-        </Text>
-      </Paper>
+      <EmptyState title="No scan groups yet">
+        Make one to scan the hosts a discovery scan finds, each with its own system scan.
+      </EmptyState>
     );
   return (
     <Stack gap="sm">
@@ -67,15 +66,15 @@ function GroupList() {
           fz="sm"
           data-testid="groups-table"
         >
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Description</Table.Th>
-              <Table.Th>System scans</Table.Th>
-              <Table.Th>Web scans</Table.Th>
-              <Table.Th ta="right">Monitoring</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead
+            columns={[
+              'Name',
+              'Description',
+              'System scans',
+              'Web scans',
+              { label: 'Monitoring', ta: 'right' },
+            ]}
+          />
           <Table.Tbody>
             {rows.map((g) => (
               <Table.Tr key={g.Id}>

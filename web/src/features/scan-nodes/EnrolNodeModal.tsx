@@ -1,7 +1,8 @@
 import { Alert, Button, Group, Modal, Select, Stack, Text } from '@mantine/core';
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { CopyValue } from '../../components/CopyValue';
 import { DateTime } from '../../components/DateTime';
+import { DoneButton } from '../../components/DoneButton';
 import { ErrorAlert } from '../../components/QueryError';
 import { IconAlertTriangle } from '../../icons';
 import { type Enrolment, useCreateEnrolment } from './api';
@@ -68,8 +69,6 @@ export function EnrolNodeModal({ opened, onClose }: { opened: boolean; onClose: 
 }
 
 function CreatedEnrolment({ enrolment, onDone }: { enrolment: Enrolment; onDone: () => void }) {
-  const doneRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => doneRef.current?.focus(), []);
   return (
     <Stack gap="md">
       <Alert color="yellow" variant="light" icon={<IconAlertTriangle />}>
@@ -88,11 +87,7 @@ function CreatedEnrolment({ enrolment, onDone }: { enrolment: Enrolment; onDone:
         The node keeps its key in <code>./rampart-scan-node.json</code> (or <code>--state FILE</code>) and
         needs no token afterwards. It appears in the list once it has enrolled.
       </Text>
-      <Group justify="flex-end">
-        <Button ref={doneRef} onClick={onDone}>
-          Done
-        </Button>
-      </Group>
+      <DoneButton onDone={onDone} />
     </Stack>
   );
 }

@@ -1,22 +1,13 @@
-import {
-  ActionIcon,
-  Badge,
-  Button,
-  Group,
-  Stack,
-  Table,
-  Text,
-  Title,
-  Tooltip,
-  VisuallyHidden,
-} from '@mantine/core';
+import { ActionIcon, Badge, Button, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import { useState } from 'react';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { DateTime } from '../../components/DateTime';
+import { PageHeader } from '../../components/PageHeader';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { IconPlus, IconTrash } from '../../icons';
 import { type ScanNode, useRevokeScanNode, useScanNodes } from './api';
 import { EnrolNodeModal } from './EnrolNodeModal';
@@ -62,18 +53,17 @@ export default function ScanNodesPage() {
 
   return (
     <Stack gap="lg">
-      <Group justify="space-between" align="flex-end">
-        <div>
-          <Title order={1}>Scan nodes</Title>
-          <Text size="sm" c="dimmed">
-            The agents that run your scans. The local node runs inside the server; enrol others where the
-            networks to scan are. A node is online while it heartbeats.
-          </Text>
-        </div>
-        <Button leftSection={<IconPlus size={16} />} onClick={() => setEnrolling(true)}>
-          Enrol a node
-        </Button>
-      </Group>
+      <PageHeader
+        title="Scan nodes"
+        action={
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setEnrolling(true)}>
+            Enrol a node
+          </Button>
+        }
+      >
+        The agents that run your scans. The local node runs inside the server; enrol others where the networks
+        to scan are. A node is online while it heartbeats.
+      </PageHeader>
 
       {nodes.isPending ? (
         <TableSkeleton rows={3} />
@@ -86,19 +76,17 @@ export default function ScanNodesPage() {
       ) : (
         <Table.ScrollContainer minWidth={760}>
           <Table striped highlightOnHover verticalSpacing="xs" fz="sm" data-testid="scan-nodes">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>State</Table.Th>
-                <Table.Th>Kinds</Table.Th>
-                <Table.Th>Version</Table.Th>
-                <Table.Th>Capacity</Table.Th>
-                <Table.Th>Last heartbeat</Table.Th>
-                <Table.Th>
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead
+              columns={[
+                'Name',
+                'State',
+                'Kinds',
+                'Version',
+                'Capacity',
+                'Last heartbeat',
+                { hidden: 'Actions' },
+              ]}
+            />
             <Table.Tbody>
               {rows.map((node) => (
                 <Table.Tr key={node.Id} data-node-id={node.Id}>
@@ -146,10 +134,8 @@ export default function ScanNodesPage() {
         onClose={() => setConfirming(false)}
         title="Revoke scan node"
         confirmLabel="Revoke"
-        confirmColor="red"
         onConfirm={confirmRevoke}
-        pending={revoke.isPending}
-        error={revoke.error}
+        mutation={revoke}
       >
         <Text size="sm">
           “{target?.Name}” can no longer call the server; the scans it runs are queued again for another node.

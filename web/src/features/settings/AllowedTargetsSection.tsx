@@ -11,7 +11,6 @@ import {
   Text,
   TextInput,
   Title,
-  VisuallyHidden,
 } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
@@ -33,6 +32,7 @@ import { ConfirmModal } from '../../components/ConfirmModal';
 import { DateTime } from '../../components/DateTime';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { IconInfoCircle, IconPlus } from '../../icons';
 
 export const ALLOWED_TARGETS_ANCHOR = 'allowed-targets';
@@ -127,20 +127,16 @@ function EntriesTable({ entries, isAdmin }: { entries: AllowedTarget[]; isAdmin:
       )}
       <Table.ScrollContainer minWidth={640}>
         <Table striped verticalSpacing="xs" fz="sm" aria-label="Allowed and excluded scan targets">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Target</Table.Th>
-              <Table.Th>Kind</Table.Th>
-              <Table.Th>Description</Table.Th>
-              <Table.Th ta="right">Addresses</Table.Th>
-              <Table.Th>Added</Table.Th>
-              {isAdmin && (
-                <Table.Th>
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </Table.Th>
-              )}
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead
+            columns={[
+              'Target',
+              'Kind',
+              'Description',
+              { label: 'Addresses', ta: 'right' },
+              'Added',
+              isAdmin && { hidden: 'Actions' },
+            ]}
+          />
           <Table.Tbody>
             {entries.map((entry) => (
               <Table.Tr key={entry.Id}>
@@ -184,10 +180,8 @@ function EntriesTable({ entries, isAdmin }: { entries: AllowedTarget[]; isAdmin:
         onClose={() => setConfirming(false)}
         title="Remove scan target"
         confirmLabel="Remove"
-        confirmColor="red"
         onConfirm={confirmRemove}
-        pending={remove.isPending}
-        error={remove.error}
+        mutation={remove}
       >
         <Text size="sm">
           Remove the {target?.Kind.toLowerCase()} target <Code>{target?.Target}</Code>? Scans saved or started

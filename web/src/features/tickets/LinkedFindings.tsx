@@ -1,10 +1,11 @@
-import { Anchor, Button, Card, Group, Table, Text, Title, VisuallyHidden } from '@mantine/core';
+import { Anchor, Button, Card, Group, Table, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { Link } from 'react-router';
 import { useUnlinkFindings } from '../../api/tickets';
 import type { TicketDetail } from '../../api/types';
 import { FindingStateBadge, SeverityBadge } from '../../components/Badges';
 import { ErrorAlert } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { LocationCell } from '../findings/location';
 
 /** The findings the ticket follows; Analysts may remove them one by one. */
@@ -26,20 +27,16 @@ export function LinkedFindings({ ticket, canChange }: { ticket: TicketDetail; ca
       ) : (
         <Table.ScrollContainer minWidth={820}>
           <Table striped highlightOnHover verticalSpacing={6} fz="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th w={100}>Severity</Table.Th>
-                <Table.Th>Title</Table.Th>
-                <Table.Th>Asset</Table.Th>
-                <Table.Th>Location</Table.Th>
-                <Table.Th w={130}>State</Table.Th>
-                {canChange && (
-                  <Table.Th w={90}>
-                    <VisuallyHidden>Actions</VisuallyHidden>
-                  </Table.Th>
-                )}
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead
+              columns={[
+                { label: 'Severity', w: 100 },
+                'Title',
+                'Asset',
+                'Location',
+                { label: 'State', w: 130 },
+                canChange && { hidden: 'Actions', w: 90 },
+              ]}
+            />
             <Table.Tbody>
               {ticket.Findings.map((finding) => (
                 <Table.Tr key={finding.Id}>

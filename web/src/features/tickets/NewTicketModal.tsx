@@ -1,4 +1,4 @@
-import { Button, Group, Modal, Select, Stack, Textarea, TextInput } from '@mantine/core';
+import { Group, Modal, Select, Stack, Textarea, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../api/client';
@@ -6,6 +6,7 @@ import { PRIORITIES, useCreateTicket } from '../../api/tickets';
 import type { Priority } from '../../api/types';
 import { dayInputToIso } from '../../components/Badges';
 import { DayInput } from '../../components/DayInput';
+import { FormButtons } from '../../components/FormButtons';
 import { ErrorAlert } from '../../components/QueryError';
 import { dayExample } from '../../dates';
 import { useAssigneeOptions } from './assignees';
@@ -110,14 +111,7 @@ function NewTicketForm({ onDone }: { onDone: () => void }) {
             error={errors.due ?? field('/DueAt')}
           />
         </Group>
-        <Group justify="flex-end" gap="sm">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={create.isPending}>
-            Create ticket
-          </Button>
-        </Group>
+        <FormButtons onCancel={onDone} pending={create.isPending} submit="Create ticket" />
       </Stack>
     </form>
   );

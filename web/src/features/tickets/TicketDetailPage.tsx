@@ -1,5 +1,4 @@
 import { Button, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { useDocumentTitle } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
 import { useState } from 'react';
 import { useParams } from 'react-router';
@@ -8,12 +7,11 @@ import { TICKET_MOVE_LABELS, TICKET_TRANSITIONS, useTicket, useUpdateTicket } fr
 import { hasRole, type TicketDetail, type TicketState } from '../../api/types';
 import { DueDate, PriorityBadge, TicketStateBadge } from '../../components/Badges';
 import { DateTime } from '../../components/DateTime';
+import { DetailPage } from '../../components/DetailPage';
 import { Fact } from '../../components/Fact';
-import { PageSkeleton } from '../../components/PageSkeleton';
-import { ErrorAlert, QueryError } from '../../components/QueryError';
-import { ticketStateLabel } from '../../labels';
+import { ErrorAlert } from '../../components/QueryError';
+import { plural, ticketStateLabel } from '../../labels';
 import { EventTimeline } from '../findings/EventTimeline';
-import { plural } from '../findings/FindingsTable';
 import { VerifyTicketButton } from '../verify/VerifyButton';
 import { useUserName } from './assignees';
 import { LinkedFindings } from './LinkedFindings';
@@ -23,17 +21,10 @@ import { TicketEditCard } from './TicketEditCard';
 export default function TicketDetailPage() {
   const { id = '' } = useParams();
   const ticket = useTicket(id);
-  useDocumentTitle(`${ticket.data ? `#${ticket.data.Number} ${ticket.data.Title}` : 'Ticket'} · Rampart`);
   return (
-    <Stack gap="lg">
-      {ticket.isPending ? (
-        <PageSkeleton />
-      ) : ticket.isError ? (
-        <QueryError error={ticket.error} onRetry={() => ticket.refetch()} />
-      ) : (
-        <TicketView ticket={ticket.data} />
-      )}
-    </Stack>
+    <DetailPage query={ticket} title={ticket.data ? `#${ticket.data.Number} ${ticket.data.Title}` : 'Ticket'}>
+      {(data) => <TicketView ticket={data} />}
+    </DetailPage>
   );
 }
 

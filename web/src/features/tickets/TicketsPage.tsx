@@ -31,12 +31,13 @@ import { hasRole, type Ticket, type TicketState } from '../../api/types';
 import { DueDate, PriorityBadge, TicketStateBadge } from '../../components/Badges';
 import { DateTime } from '../../components/DateTime';
 import { LoadMore } from '../../components/LoadMore';
+import { PageHeader } from '../../components/PageHeader';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { listParam, useUrlState } from '../../components/useUrlState';
 import { IconPlus } from '../../icons';
-import { counted, options, TICKET_STATE_LABELS, ticketStateLabel } from '../../labels';
-import { plural } from '../findings/FindingsTable';
+import { counted, options, plural, TICKET_STATE_LABELS, ticketStateLabel } from '../../labels';
 import { useUserName } from './assignees';
 import { NewTicketModal } from './NewTicketModal';
 
@@ -51,30 +52,29 @@ export default function TicketsPage() {
 
   return (
     <Stack gap="md">
-      <Group justify="space-between" align="flex-end">
-        <div>
-          <Title order={1}>Tickets</Title>
-          <Text size="sm" c="dimmed">
-            The work to fix findings: who does it, by when, and how far it has come.
-          </Text>
-        </div>
-        <Group gap="sm">
-          <SegmentedControl
-            aria-label="View"
-            value={view}
-            onChange={(value) => update({ view: value === 'board' ? 'board' : undefined })}
-            data={[
-              { value: 'list', label: 'List' },
-              { value: 'board', label: 'Board' },
-            ]}
-          />
-          {canChange && (
-            <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
-              New ticket
-            </Button>
-          )}
-        </Group>
-      </Group>
+      <PageHeader
+        title="Tickets"
+        action={
+          <Group gap="sm">
+            <SegmentedControl
+              aria-label="View"
+              value={view}
+              onChange={(value) => update({ view: value === 'board' ? 'board' : undefined })}
+              data={[
+                { value: 'list', label: 'List' },
+                { value: 'board', label: 'Board' },
+              ]}
+            />
+            {canChange && (
+              <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
+                New ticket
+              </Button>
+            )}
+          </Group>
+        }
+      >
+        The work to fix findings: who does it, by when, and how far it has come.
+      </PageHeader>
 
       {view === 'board' ? <TicketBoard canChange={canChange} /> : <TicketList />}
 
@@ -120,20 +120,18 @@ function TicketList() {
           ) : (
             <Table.ScrollContainer minWidth={900}>
               <Table striped highlightOnHover verticalSpacing={6} fz="sm">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th w={60}>Number</Table.Th>
-                    <Table.Th>Title</Table.Th>
-                    <Table.Th w={90}>Priority</Table.Th>
-                    <Table.Th w={110}>State</Table.Th>
-                    <Table.Th>Assignee</Table.Th>
-                    <Table.Th w={80} ta="right">
-                      Findings
-                    </Table.Th>
-                    <Table.Th w={140}>Due</Table.Th>
-                    <Table.Th w={170}>Updated</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
+                <TableHead
+                  columns={[
+                    { label: 'Number', w: 60 },
+                    'Title',
+                    { label: 'Priority', w: 90 },
+                    { label: 'State', w: 110 },
+                    'Assignee',
+                    { label: 'Findings', w: 80, ta: 'right' },
+                    { label: 'Due', w: 140 },
+                    { label: 'Updated', w: 170 },
+                  ]}
+                />
                 <Table.Tbody>
                   {rows.map((ticket) => (
                     <Table.Tr key={ticket.Id}>

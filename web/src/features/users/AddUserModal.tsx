@@ -1,9 +1,10 @@
-import { Button, Group, Modal, PasswordInput, Select, Stack, TextInput } from '@mantine/core';
+import { Modal, PasswordInput, Select, Stack, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../api/client';
 import { ROLES, type Role } from '../../api/types';
 import { useCreateUser } from '../../api/users';
+import { FormButtons } from '../../components/FormButtons';
 import { ErrorAlert } from '../../components/QueryError';
 import { options, ROLE_LABELS } from '../../labels';
 
@@ -114,14 +115,7 @@ function AddUserForm({ onDone }: { onDone: () => void }) {
           onChange={(e) => setPassword(e.currentTarget.value)}
           error={errors.password}
         />
-        <Group justify="flex-end" gap="sm">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={create.isPending}>
-            Create user
-          </Button>
-        </Group>
+        <FormButtons onCancel={onDone} pending={create.isPending} submit="Create user" />
       </Stack>
     </form>
   );

@@ -1,9 +1,11 @@
 import { Alert, Button, Group, Modal, Select, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { ROLES, type Role, type User } from '../../api/types';
 import { useResetPassword, useUpdateUser } from '../../api/users';
 import { CopyValue } from '../../components/CopyValue';
+import { DoneButton } from '../../components/DoneButton';
+import { FormButtons } from '../../components/FormButtons';
 import { ErrorAlert } from '../../components/QueryError';
 import { IconAlertTriangle } from '../../icons';
 import { options, ROLE_LABELS, roleLabel } from '../../labels';
@@ -88,14 +90,7 @@ function ChangeRole({ user, onDone }: { user: User; onDone: () => void }) {
           data-autofocus
         />
         <ErrorAlert error={update.error} />
-        <Group justify="flex-end" gap="sm">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={update.isPending}>
-            Save
-          </Button>
-        </Group>
+        <FormButtons onCancel={onDone} pending={update.isPending} submit="Save" />
       </Stack>
     </form>
   );
@@ -147,13 +142,7 @@ function SetActive({ user, active, onDone }: { user: User; active: boolean; onDo
 
 function ResetPassword({ user, onDone }: { user: User; onDone: () => void }) {
   const reset = useResetPassword();
-  const doneRef = useRef<HTMLButtonElement>(null);
   const password = reset.data?.Password;
-
-  // The button that had the focus is gone; put it on the one way forward.
-  useEffect(() => {
-    if (password) doneRef.current?.focus();
-  }, [password]);
 
   if (password) {
     return (
@@ -170,11 +159,7 @@ function ResetPassword({ user, onDone }: { user: User; onDone: () => void }) {
           copyLabel="Copy password"
           testId="reset-password"
         />
-        <Group justify="flex-end">
-          <Button ref={doneRef} onClick={onDone}>
-            Done
-          </Button>
-        </Group>
+        <DoneButton onDone={onDone} />
       </Stack>
     );
   }

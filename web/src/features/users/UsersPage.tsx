@@ -1,15 +1,4 @@
-import {
-  ActionIcon,
-  Badge,
-  Button,
-  Group,
-  Menu,
-  Stack,
-  Table,
-  Text,
-  Title,
-  VisuallyHidden,
-} from '@mantine/core';
+import { ActionIcon, Badge, Button, Menu, Stack, Table, Text } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
 import { useState } from 'react';
 import { useSignedInSession } from '../../api/session';
@@ -17,8 +6,10 @@ import type { User } from '../../api/types';
 import { useUsers } from '../../api/users';
 import { DateTime } from '../../components/DateTime';
 import { LoadMore } from '../../components/LoadMore';
+import { PageHeader } from '../../components/PageHeader';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
+import { TableHead } from '../../components/TableHead';
 import { IconDots, IconPassword, IconPlus, IconUserCheck, IconUserCog, IconUserOff } from '../../icons';
 import { roleLabel } from '../../labels';
 import { AddUserModal } from './AddUserModal';
@@ -43,18 +34,17 @@ export default function UsersPage() {
 
   return (
     <Stack gap="lg">
-      <Group justify="space-between" align="flex-end">
-        <div>
-          <Title order={1}>Users</Title>
-          <Text size="sm" c="dimmed">
-            The people who can sign in to your organisation, and their roles.
-            {total !== undefined && ` ${total} ${total === 1 ? 'user' : 'users'} in all.`}
-          </Text>
-        </div>
-        <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
-          Add user
-        </Button>
-      </Group>
+      <PageHeader
+        title="Users"
+        action={
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
+            Add user
+          </Button>
+        }
+      >
+        The people who can sign in to your organisation, and their roles.
+        {total !== undefined && ` ${total} ${total === 1 ? 'user' : 'users'} in all.`}
+      </PageHeader>
 
       {users.isPending ? (
         <TableSkeleton rows={5} />
@@ -64,18 +54,7 @@ export default function UsersPage() {
         <>
           <Table.ScrollContainer minWidth={760}>
             <Table striped highlightOnHover verticalSpacing="xs" fz="sm">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Email</Table.Th>
-                  <Table.Th>Role</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th>Created</Table.Th>
-                  <Table.Th>
-                    <VisuallyHidden>Actions</VisuallyHidden>
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead columns={['Name', 'Email', 'Role', 'Status', 'Created', { hidden: 'Actions' }]} />
               <Table.Tbody>
                 {rows.map((user) => (
                   <Table.Tr key={user.Id}>

@@ -1,7 +1,7 @@
 import { Anchor, Button, Group, List, Modal, Stack, Text, Title } from '@mantine/core';
 import { Link } from 'react-router';
 import { scanPath, type VerifyResult } from '../../api/verify';
-import { plural } from '../findings/FindingsTable';
+import { plural } from '../../labels';
 
 /**
  * What a Verify did: the runs it started (each scans again only the ports or URLs of its findings)

@@ -9,6 +9,7 @@ import { LoadMore } from '../../components/LoadMore';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { RiskRing } from '../../components/Risk';
+import { TableHead } from '../../components/TableHead';
 import { describeLocation, locationText } from '../findings/location';
 
 /** Every finding of the vulnerability in the organisation, in any state, riskiest first. */
@@ -58,16 +59,16 @@ export function AffectedFindings({ vulnerabilityId }: { vulnerabilityId: string 
         <Stack gap="sm">
           <Table.ScrollContainer minWidth={640}>
             <Table striped highlightOnHover verticalSpacing={6} horizontalSpacing="sm" fz="sm">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th w={64}>Risk</Table.Th>
-                  <Table.Th>Asset</Table.Th>
-                  <Table.Th>Location</Table.Th>
-                  <Table.Th w={120}>State</Table.Th>
-                  <Table.Th w={190}>Due</Table.Th>
-                  <Table.Th w={90}>Finding</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead
+                columns={[
+                  { label: 'Risk', w: 64 },
+                  'Asset',
+                  'Location',
+                  { label: 'State', w: 120 },
+                  { label: 'Due', w: 190 },
+                  { label: 'Finding', w: 90 },
+                ]}
+              />
               <Table.Tbody>
                 {rows.map((finding) => (
                   <AffectedRow key={finding.Id} finding={finding} />

@@ -2,6 +2,7 @@ import { Alert, Badge, Card, Code, Group, Stack, Table, Text, Title } from '@man
 import type { CvssAssessment } from '../../api/intel';
 import type { Severity } from '../../api/types';
 import { SEVERITY_COLORS } from '../../components/Badges';
+import { TableHead } from '../../components/TableHead';
 import { IconAlertTriangle } from '../../icons';
 import { metricName } from './cvss';
 
@@ -69,12 +70,7 @@ export function CvssCard({ assessment, index }: { assessment: CvssAssessment; in
             striped
             aria-label={`Base metrics of CVSS v${Version}${Source ? ` by ${Source}` : ''}`}
           >
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Metric</Table.Th>
-                <Table.Th>Value</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead columns={['Metric', 'Value']} />
             <Table.Tbody>
               {Metrics.map((metric) => (
                 <Table.Tr key={metric.Key}>

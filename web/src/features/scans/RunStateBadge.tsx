@@ -1,7 +1,7 @@
 import { Badge, Loader } from '@mantine/core';
-import type { DiscoveryRunState } from '../../api/discovery';
+import type { RunState } from '../../api/scans';
 
-const COLORS: Record<DiscoveryRunState, string> = {
+const COLORS: Record<RunState, string> = {
   Idle: 'gray',
   Queued: 'gray',
   Running: 'blue',
@@ -11,7 +11,7 @@ const COLORS: Record<DiscoveryRunState, string> = {
   Stopped: 'yellow',
 };
 
-const LABELS: Record<DiscoveryRunState, string> = {
+const LABELS: Record<RunState, string> = {
   Idle: 'Never run',
   Queued: 'Queued',
   Running: 'Running',
@@ -21,7 +21,7 @@ const LABELS: Record<DiscoveryRunState, string> = {
   Stopped: 'Stopped',
 };
 
-export function RunStateBadge({ state, title }: { state: DiscoveryRunState; title?: string | null }) {
+export function RunStateBadge({ state, title }: { state: RunState; title?: string | null }) {
   return (
     <Badge
       color={COLORS[state]}
