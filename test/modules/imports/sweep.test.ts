@@ -46,7 +46,7 @@ describe.each(DB_KINDS)('the imports sweep [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database, { background: true, env: { RAMPART_IMPORT_DIR: dir } });
+    t = await buildTestApp(tdb.database, { env: { RAMPART_IMPORT_DIR: dir } });
   });
   afterAll(async () => {
     await t?.close();
@@ -55,7 +55,7 @@ describe.each(DB_KINDS)('the imports sweep [%s]', (kind) => {
   });
 
   const db = () => tdb.database.db;
-  /** Enqueue options of a job that waits (the test app's worker would run it at once). */
+  /** Enqueue options of a job that waits (a worker would run it at once). */
   const later = () => ({ organizationId: t.org.id, runAt: new Date(t.clock.now.getTime() + 86_400_000) });
 
   /** One row in each staging table for `importId`, as a Stager writes them. */
