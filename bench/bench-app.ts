@@ -4,14 +4,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildApp, type RampartApp } from '../src/app.js';
+import type { RampartApp } from '../src/app.js';
+import { compose, httpApp } from '../src/compose.js';
 import { loadConfig } from '../src/config.js';
 import { type Database, openEmbedded, openPostgres } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { LogDestination } from '../src/http/logging.js';
 import { createLogger } from '../src/http/logging.js';
+import type { Services } from '../src/services.js';
 
 export interface BenchApp extends RampartApp {
+  services: Services;
   accessKey: string;
   secretKey: string;
   /** Closes the app and the database, and removes the data directory. */
@@ -43,7 +46,11 @@ export async function startBenchApp(options: {
     ...options.env,
   });
   const logger = options.logTo ? createLogger(config, options.logTo) : undefined;
-  const rampart = await buildApp({ config, database, ...(logger ? { logger } : {}) });
+  // As `rampart serve` runs: the services, the HTTP app and the background work (imports are jobs).
+  const composition = await compose(config, { database, authCacheSeconds: config.authCacheSeconds });
+  const { app, routes } = await httpApp(composition, logger ? { logger } : {});
+  await composition.startBackground({ log: app.log });
+  const rampart = { app, routes, services: composition.services };
   const { organization } = await rampart.services.organizations.ensureFirst();
   const ctx = { organizationId: organization.id, actor: { type: 'system' as const, id: null } };
   const user = await rampart.services.users.create(ctx, { email: 'bench@example.com', role: 'Analyst' });
@@ -54,6 +61,7 @@ export async function startBenchApp(options: {
     secretKey,
     close: async () => {
       await rampart.app.close();
+      await composition.close();
       await database.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { buildApp } from '../src/app.js';
+import { compose, httpApp } from '../src/compose.js';
 import { loadConfig } from '../src/config.js';
 import { openEmbedded } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -106,7 +106,11 @@ const config = loadConfig({
   RAMPART_INTEL_SYNC: 'off',
   RAMPART_LOG_LEVEL: 'silent',
 });
-const { app, services } = await buildApp({ config, database, logger: false });
+// As `rampart serve` runs: the services, the HTTP app and the background work (imports are jobs).
+const composition = await compose(config, { database, authCacheSeconds: config.authCacheSeconds });
+const { services } = composition;
+const { app } = await httpApp(composition, { logger: false });
+await composition.startBackground({ log: app.log });
 const { organization } = await services.organizations.ensureFirst();
 const ctx = { organizationId: organization.id, actor: { type: 'system' as const, id: null } };
 const admin = await services.users.create(ctx, { email: 'bench@example.com', role: 'Admin' });
@@ -244,5 +248,6 @@ console.log('|---|---|---|---|---|---|---|---|');
 for (const row of rows) console.log(row);
 
 await app.close();
+await composition.close();
 await database.close();
 rmSync(uploads, { recursive: true, force: true });

@@ -17,7 +17,7 @@ import v8 from 'node:v8';
 import pg from 'pg';
 import { type Database, openEmbedded, openPostgres } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { importJobHandler } from '../src/jobs/import-job.js';
+import { handlerOf } from '../src/jobs/catalogue.js';
 import { JobRunner } from '../src/jobs/runner.js';
 import { LocalInvalidationBus } from '../src/lib/invalidation-bus.js';
 import { IMPORT_JOB } from '../src/modules/imports/service.js';
@@ -122,7 +122,7 @@ async function runOn(label: string, database: Database) {
   // Imports run as jobs: this process runs the import worker, as `rampart import` does.
   const runner = new JobRunner(services.jobs, services.scheduler, {
     worker: { concurrency: 1, onError: (error) => console.error(error) },
-  }).register(IMPORT_JOB, importJobHandler(services.imports));
+  }).register(IMPORT_JOB, handlerOf(IMPORT_JOB, services));
   await runner.start({ schedules: false });
   try {
     return await steps(label, database, services);

@@ -1,46 +1,23 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import { type Config, officialSourcesOf, syncUrlsOf } from './config.js';
 import type { Database, DatabaseKind } from './db/database.js';
 import { maintainTables, tablesNeedUs } from './db/maintenance.js';
 import type { DB } from './db/schema.js';
-import { IMPORT_JOB, importJobHandler } from './jobs/import-job.js';
+import { handlerOf, JOB_KINDS, type JobKind, type JobServices } from './jobs/catalogue.js';
 import { JobRunner } from './jobs/runner.js';
-import { type InvalidationBus, LocalInvalidationBus, RedisInvalidationBus } from './lib/invalidation-bus.js';
-import { DISCOVERY_REPORTED_JOB, SCHEDULED_DISCOVERY_JOB } from './modules/discoveryscans/service.js';
 import { INTEL_SYNC_JOB, IntelSync } from './modules/intel/sync.js';
-import { SCHEDULED_SYSTEM_JOB, SYSTEM_INGEST_JOB } from './modules/systemscans/service.js';
-import { SCHEDULED_WEB_JOB, WEB_INGEST_JOB } from './modules/webscans/service.js';
 import type { ScanNodeAgent } from './scanning/node/agent.js';
 import { createLocalNode } from './scanning/node/local.js';
 import type { RunExecutor, ScanKind } from './scanning/types.js';
 import type { Services } from './services.js';
 import { VERSION } from './version.js';
 
-// What runs beside the requests of a server, in one place: its Redis connections and its
-// background work — the durable jobs and system schedules of src/jobs (imports, risk-acceptance
-// expiry, the intelligence sync…) and this process's local tasks, on one JobRunner.
-
-/** Tells every instance to drop cached API keys: through Redis when configured, else this one. */
-export function openInvalidationBus(config: Pick<Config, 'redisUrl' | 'redisPrefix'>): InvalidationBus {
-  return config.redisUrl
-    ? new RedisInvalidationBus(config.redisUrl, config.redisPrefix)
-    : new LocalInvalidationBus();
-}
-
-/** The throttle's connection; fails at start when Redis is configured but unreachable. */
-export async function connectRedis(url: string): Promise<Redis> {
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 1 });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-  } catch (error) {
-    redis.disconnect();
-    throw new Error(`Cannot reach Redis at REDIS_URL: ${(error as Error).message}`);
-  }
-  return redis;
-}
+// What runs beside the requests of a server, in one place: the durable jobs of the catalogue
+// (src/jobs/catalogue.ts), the system schedules that enqueue some of them (risk-acceptance
+// expiry, the import sweep, the job purge, the intelligence sync) and this process's local tasks,
+// on one JobRunner, plus the local scan node. Only `rampart serve` starts it (and the tests that
+// need it, explicitly, through src/compose.ts): building the HTTP app starts nothing.
 
 export interface BackgroundOptions {
   services: Services;
@@ -54,9 +31,6 @@ export interface BackgroundOptions {
   maintainTables?: boolean;
   /** Runs the intelligence sync under the installation-wide knowledge-base lock (Database.exclusive). */
   exclusive: Database['exclusive'];
-  /** Closed by `stop`, after the last use of the services. */
-  bus: InvalidationBus;
-  redis: Redis | undefined;
   log: Pick<FastifyBaseLogger, 'warn' | 'error' | 'info'>;
   config: Pick<Config, 'lastUsedFlushSeconds' | 'intelSyncUrls' | 'intelSyncHours'> &
     Partial<Parameters<typeof officialSourcesOf>[0]>;
@@ -70,23 +44,40 @@ export interface BackgroundOptions {
 }
 
 export interface Background {
-  /** Stops the scheduler and the worker, waits for running jobs, records the last API key use, disconnects. */
+  /**
+   * Stops the local scan node, the scheduler and the worker, waits for running jobs and imports,
+   * records the last API key use. The services stay usable: their owner closes the database.
+   */
   stop(): Promise<void>;
 }
 
-/** The system schedules and their jobs (src/jobs). */
-export const RISK_ACCEPTANCE_EXPIRY_JOB = 'risk-acceptance-expiry';
-export const IMPORT_SWEEP_JOB = 'import-sweep';
-export const JOB_PURGE_JOB = 'job-purge';
+/** The system schedules, each named for the kind of job it enqueues (src/jobs/catalogue.ts). */
+export const RISK_ACCEPTANCE_EXPIRY_JOB = 'risk-acceptance-expiry' satisfies JobKind;
+export const IMPORT_SWEEP_JOB = 'import-sweep' satisfies JobKind;
+export const JOB_PURGE_JOB = 'job-purge' satisfies JobKind;
 /** How often the activity counters are read for table maintenance (autovacuum's naptime is 60 s). */
 const TABLE_MAINTENANCE_MS = 10_000;
-/** Finished jobs are kept this long for GET /jobs, then purged. */
-const KEEP_FINISHED_JOBS_DAYS = 7;
+
+/** The intelligence sync of this process, or undefined when it has nothing to sync. */
+function intelSyncOf(options: BackgroundOptions): ((signal: AbortSignal) => Promise<void>) | undefined {
+  const { services, log, config } = options;
+  const urls = syncUrlsOf(config);
+  const sources = officialSourcesOf(config);
+  if (!sources && urls.length === 0) return undefined;
+  const sync = new IntelSync(
+    services.intel,
+    { urls, sources, clock: services.clock, freshForMs: (config.intelSyncHours * 3_600_000) / 2 },
+    (message, details) => log.info(details ?? {}, message),
+  );
+  return async (signal) => {
+    await options.exclusive('knowledge-base', () => sync.run(signal));
+  };
+}
 
 /**
  * The jobs a server runs, its system schedules and its local tasks, on one runner (not started).
- * `rampart serve` and the tests build it through startBackground; `rampart import` builds only
- * the import worker (src/cli/import.ts).
+ * Every kind of the job catalogue gets its one handler; `rampart import` builds only the import
+ * worker (src/cli/import.ts).
  */
 export function buildRunner(options: BackgroundOptions): JobRunner {
   const { services, log, config } = options;
@@ -96,30 +87,42 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
     },
     onError: (error, what) => log.warn({ err: error }, `${what} failed`),
   });
-  runner.register(IMPORT_JOB, importJobHandler(services.imports));
-  // Risk acceptances return to Open when their date passes, in every organisation; idempotent.
-  runner
-    .register(RISK_ACCEPTANCE_EXPIRY_JOB, async () => {
-      await services.findings.expireRiskAcceptances();
-    })
-    .schedule({
-      key: RISK_ACCEPTANCE_EXPIRY_JOB,
-      rule: { type: 'interval', seconds: 60 },
-      jobKind: RISK_ACCEPTANCE_EXPIRY_JOB,
-      maxAttempts: 1,
+  // The intelligence sync, every RAMPART_INTEL_SYNC_HOURS: the official sources unless
+  // RAMPART_INTEL_SYNC=off, and any configured URLs. The schedule fires once per period across
+  // instances. On PostgreSQL it waits for a knowledge-base load under way (the same lock). A run
+  // taken up after a stopped one (the job's next attempt) passes over the sources already synced
+  // this period and resumes NVD at its committed page. With nothing to sync the schedule is
+  // removed and its jobs left to others: this process registers no handler for them.
+  const syncIntel = intelSyncOf(options);
+  const jobServices: JobServices = { ...services, ...(syncIntel ? { syncIntel } : {}) };
+  for (const kind of JOB_KINDS)
+    if (kind !== INTEL_SYNC_JOB || syncIntel) runner.register(kind, handlerOf(kind, jobServices));
+  if (syncIntel)
+    runner.schedule({
+      key: INTEL_SYNC_JOB,
+      rule: { type: 'interval', seconds: config.intelSyncHours * 3600 },
+      jobKind: INTEL_SYNC_JOB,
+      maxAttempts: 3,
     });
-  // Imports whose job was given up (every attempt's process died) end as Failed; staged rows and
-  // spooled files that killed processes left are removed.
-  runner
-    .register(IMPORT_SWEEP_JOB, async () => {
-      await services.imports.sweep();
-    })
-    .schedule({
-      key: IMPORT_SWEEP_JOB,
-      rule: { type: 'interval', seconds: 60 },
-      jobKind: IMPORT_SWEEP_JOB,
-      maxAttempts: 1,
-    });
+  else runner.unschedule(INTEL_SYNC_JOB);
+  runner.schedule({
+    key: RISK_ACCEPTANCE_EXPIRY_JOB,
+    rule: { type: 'interval', seconds: 60 },
+    jobKind: RISK_ACCEPTANCE_EXPIRY_JOB,
+    maxAttempts: 1,
+  });
+  runner.schedule({
+    key: IMPORT_SWEEP_JOB,
+    rule: { type: 'interval', seconds: 60 },
+    jobKind: IMPORT_SWEEP_JOB,
+    maxAttempts: 1,
+  });
+  runner.schedule({
+    key: JOB_PURGE_JOB,
+    rule: { type: 'interval', seconds: 3600 },
+    jobKind: JOB_PURGE_JOB,
+    maxAttempts: 1,
+  });
   // Scan runs whose node fell silent (no heartbeat for 60 s) are queued again, at most twice,
   // then Failed with the reason. Checked every 15 s by every instance (a schedule fires at most
   // once a minute); the update takes each run once, whichever instance gets to it.
@@ -128,70 +131,6 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
     everyMs: 15_000,
     run: () => services.scanRuns.requeueSilent(),
   });
-  // A discovery scan's schedule: each occurrence starts it (or passes when a run is under way).
-  runner.register(SCHEDULED_DISCOVERY_JOB, async (job) => {
-    const { scanId } = job.payload as { scanId: string };
-    if (job.organizationId) await services.discoveryScans.startScheduled(job.organizationId, scanId);
-  });
-  // A system scan's schedule starts it; a finished run's hosts become services and findings.
-  runner.register(SCHEDULED_SYSTEM_JOB, async (job) => {
-    const { scanId } = job.payload as { scanId: string };
-    if (job.organizationId) await services.systemScans.startScheduled(job.organizationId, scanId);
-  });
-  runner.register(SYSTEM_INGEST_JOB, async (job) => {
-    const { runId } = job.payload as { runId: string };
-    if (job.organizationId) await services.systemScans.ingestRun(job.organizationId, runId);
-  });
-  // A discovery run's report, told to those who follow it (scan groups add and remove scans).
-  runner.register(DISCOVERY_REPORTED_JOB, async (job) => {
-    const { scanId, runId } = job.payload as { scanId: string; runId: string };
-    if (job.organizationId) await services.discoveryScans.announceReport(job.organizationId, scanId, runId);
-  });
-  // A web scan's schedule, and a completed web run's results becoming findings.
-  runner.register(SCHEDULED_WEB_JOB, async (job) => {
-    const { scanId } = job.payload as { scanId: string };
-    if (job.organizationId) await services.webScans.startScheduled(job.organizationId, scanId);
-  });
-  runner.register(WEB_INGEST_JOB, async (job) => {
-    const { scanId, runId } = job.payload as { scanId: string; runId: string };
-    if (job.organizationId) await services.webScans.ingest(job.organizationId, scanId, runId);
-  });
-  runner
-    .register(JOB_PURGE_JOB, async () => {
-      const now = services.clock();
-      await services.jobs.purgeFinished(new Date(now.getTime() - KEEP_FINISHED_JOBS_DAYS * 86_400_000));
-    })
-    .schedule({
-      key: JOB_PURGE_JOB,
-      rule: { type: 'interval', seconds: 3600 },
-      jobKind: JOB_PURGE_JOB,
-      maxAttempts: 1,
-    });
-  // The intelligence sync, every RAMPART_INTEL_SYNC_HOURS: the official sources unless
-  // RAMPART_INTEL_SYNC=off, and any configured URLs. The schedule fires once per period across
-  // instances. On PostgreSQL it waits for a knowledge-base load under way (the same lock). A run
-  // taken up after a stopped one (the job's next attempt) passes over the sources already synced
-  // this period and resumes NVD at its committed page. With nothing to sync the schedule is
-  // removed and its jobs left to others.
-  const urls = syncUrlsOf(config);
-  const sources = officialSourcesOf(config);
-  if (sources || urls.length > 0) {
-    const sync = new IntelSync(
-      services.intel,
-      { urls, sources, clock: services.clock, freshForMs: (config.intelSyncHours * 3_600_000) / 2 },
-      (message, details) => log.info(details ?? {}, message),
-    );
-    runner
-      .register(INTEL_SYNC_JOB, async (_job, signal) => {
-        await options.exclusive('knowledge-base', () => sync.run(signal));
-      })
-      .schedule({
-        key: INTEL_SYNC_JOB,
-        rule: { type: 'interval', seconds: config.intelSyncHours * 3600 },
-        jobKind: INTEL_SYNC_JOB,
-        maxAttempts: 3,
-      });
-  } else runner.unschedule(INTEL_SYNC_JOB);
   // Autovacuum's work, where nobody else does it (see tablesNeedUs).
   const db = options.db;
   if (options.maintainTables && db) {
@@ -267,8 +206,6 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
       await localNode?.stop();
       await runner.stop();
       await services.imports.idle();
-      await options.bus.close();
-      options.redis?.disconnect();
     },
   };
 }

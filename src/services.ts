@@ -25,7 +25,7 @@ import {
 } from './modules/discoveryscans/service.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { FindingRepository } from './modules/findings/repository.js';
-import { FindingService } from './modules/findings/service.js';
+import { FindingService, type FindingsChanged } from './modules/findings/service.js';
 import { ImportRepository } from './modules/imports/repository.js';
 import { type ImportFailedUnexpectedly, ImportService } from './modules/imports/service.js';
 import { importDirectory } from './modules/imports/upload.js';
@@ -35,8 +35,8 @@ import { IntelService } from './modules/intel/service.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
 import { templateInUse } from './modules/savedscans/repository.js';
+import type { ScanStartJob } from './modules/savedscans/schedules.js';
 import { scanSchedules } from './modules/savedscans/schedules.js';
-import { connectRuns } from './modules/savedscans/service.js';
 import { ScanGroupRepository } from './modules/scangroups/repository.js';
 import { ScanGroupService } from './modules/scangroups/service.js';
 import { ScanNodeRepository } from './modules/scannodes/repository.js';
@@ -162,6 +162,8 @@ export function buildServices(
   const assetRiskContextChanged: RiskContextChanged = new Listeners();
   // Imports that failed unexpectedly: the server's log follows them (background.ts).
   const importFailedUnexpectedly: ImportFailedUnexpectedly = new Listeners();
+  // Tickets follow their findings' states, changed by findings and imports; tickets read findings.
+  const findingsChanged: FindingsChanged = new Listeners();
 
   const audit = new AuditService(new AuditRepository(db), clock);
   const users = new UserService(new UserRepository(db), audit, clock, userAccessChanged);
@@ -202,10 +204,6 @@ export function buildServices(
     new VulnerabilityImportRepository(db),
     clock,
   );
-  // Tickets follow their findings' states; they also read findings, so the callback names them
-  // before they are built (it runs only after both exist).
-  const findingsChanged = (organizationId: string, ids: string[]): Promise<void> =>
-    tickets.findingsChanged(organizationId, ids);
   const findings = new FindingService(
     new FindingRepository(db),
     new FindingImportRepository(db, database.connection),
@@ -216,7 +214,14 @@ export function buildServices(
     findingsChanged,
     assetRiskContextChanged,
   );
-  const tickets = new TicketService(new TicketRepository(db), users, findings, settings, clock);
+  const tickets = new TicketService(
+    new TicketRepository(db),
+    users,
+    findings,
+    settings,
+    clock,
+    findingsChanged,
+  );
   const jobs = new JobQueue(db, clock);
   const scheduler = new Scheduler(db, jobs, clock);
   const imports = new ImportService(
@@ -283,7 +288,7 @@ export function buildServices(
     },
   };
   /** What every kind of saved scan is built with; each kind adds its schedule. */
-  const savedScans = (prefix: string, scheduledJob: string) => ({
+  const savedScans = (prefix: string, scheduledJob: ScanStartJob) => ({
     runs: scanRuns,
     schedules: scanSchedules(scheduler, prefix, scheduledJob),
     audit,
@@ -309,11 +314,8 @@ export function buildServices(
     ...savedScans('web-scan', SCHEDULED_WEB_JOB),
     results: scanResults,
   });
-  // A run's results and end come back to the scan that queued it.
-  for (const scans of [systemScans, discoveryScans, webScans]) connectRuns(scanRuns, scans);
-  const verify = new VerifyService(findings, systemScans, tickets);
-  // Web findings are verified by narrowed runs of the web scan that found them.
-  verify.setWebVerifier(webScans);
+  // System and web findings are verified by narrowed runs of the scan that found them.
+  const verify = new VerifyService(findings, systemScans, tickets, webScans);
   /** The first template of a kind (a built-in one): what a group's scans take when it names none. */
   const firstTemplate = async (ctx: ServiceContext, kind: 'System' | 'Web', id: string | null) => {
     const template = id ?? (await scanTemplates.list(ctx, kind))[0]?.id;

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { IMPORT_JOB, importJobHandler } from '../jobs/import-job.js';
+import { handlerOf } from '../jobs/catalogue.js';
 import { JobRunner } from '../jobs/runner.js';
 import { toImportDto } from '../modules/imports/presenters.js';
 import { importDirectory, spoolReport } from '../modules/imports/upload.js';
@@ -73,7 +73,7 @@ export async function importCommand(cli: CliEnv, file: string, opts: ImportOptio
   // it); on PostgreSQL such an import waits for its lease to run out, then any worker takes it.
   const runner = new JobRunner(rt.services.jobs, rt.services.scheduler, {
     worker: { concurrency: 1, onError: () => {} },
-  }).register(IMPORT_JOB, importJobHandler(rt.services.imports));
+  }).register('import', handlerOf('import', rt.services));
   try {
     await runner.start({ expireLeases: rt.database.kind === 'embedded', schedules: false });
     const org = opts.org ? await rt.services.organizations.get(opts.org) : rt.firstOrganization;

@@ -1,17 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { openInvalidationBus } from '../background.js';
+import { type Composition, compose } from '../compose.js';
 import { type Config, loadConfig } from '../config.js';
-import { type Database, openDatabase } from '../db/database.js';
 import { hasLegacyLayout, pendingLegacyDir } from '../db/embedded/legacy.js';
 import { serverExists } from '../db/embedded/server.js';
 import { migrateToLatest, wasMigrated } from '../db/migrate.js';
 import { type Clock, systemClock } from '../lib/clock.js';
-import type { InvalidationBus } from '../lib/invalidation-bus.js';
 import type { Organization } from '../modules/organizations/service.js';
 import type { RunExecutor, ScanKind } from '../scanning/types.js';
-import { buildServices, type Services } from '../services.js';
 
 export interface Output {
   stdout: (text: string) => void;
@@ -41,19 +38,11 @@ export interface CliEnv {
   exit?: (code: number) => void;
 }
 
-export interface Runtime {
-  config: Config;
-  database: Database;
-  services: Services;
-  /**
-   * The services' invalidation bus. The HTTP app of `rampart serve` shares it and closes it on
-   * shutdown, before `close` closes it again (a no-op).
-   */
-  bus: InvalidationBus;
+/** A command's composition on a migrated database with its first organisation. */
+export interface Runtime extends Composition {
   firstOrganization: Organization;
   appliedMigrations: string[];
   createdOrganization: boolean;
-  close(): Promise<void>;
 }
 
 export function readConfig(cli: CliEnv): Config {
@@ -110,8 +99,9 @@ export interface RuntimeOptions {
 }
 
 /**
- * Opens the database for a command: applies migrations and creates the first organisation on an
- * empty database, so that every command leaves a usable database behind.
+ * Composes Rampart for a command (src/compose.ts): opens the database, applies migrations and
+ * creates the first organisation on an empty database, so that every command leaves a usable
+ * database behind. Nothing runs in the background unless the command starts it (`rampart serve`).
  */
 export async function openRuntime(
   cli: CliEnv,
@@ -122,44 +112,30 @@ export async function openRuntime(
   cli.out.stderr(`${describeDatabase(config)}\n`);
   if (options.existing && !config.databaseUrl && !embeddedExists(config.dataDir))
     throw new NoDatabaseError(config);
-  const database = await openDatabase(config, {
-    command,
-    embedded: { log: (line) => cli.out.stderr(`${line}\n`) },
+  // A revoke from the CLI reaches running servers' caches through Redis when it is configured.
+  const composition = await compose(config, {
+    open: { command, embedded: { log: (line) => cli.out.stderr(`${line}\n`) } },
+    clock: cli.clock ?? systemClock,
+    authCacheSeconds: options.authCacheSeconds ?? 0,
   });
-  let bus: InvalidationBus | undefined;
+  const { database, services } = composition;
   try {
     if (options.existing && database.kind === 'postgresql' && !(await wasMigrated(database.db)))
       throw new NoDatabaseError(config);
-    // A revoke from the CLI reaches running servers' caches through Redis when it is configured.
-    bus = openInvalidationBus(config);
-    const services = buildServices(database, cli.clock ?? systemClock, bus, {
-      ...config,
-      authCacheSeconds: options.authCacheSeconds ?? 0,
-    });
     // Processes starting at once on a new database: one migrates (re-applying the SQL functions
     // whose file changed) and creates the first organisation, the others wait and find it done.
     const { appliedMigrations, organization, created } = await database.exclusive('first-start', async () => {
       const applied = await migrateToLatest(database.db);
       return { appliedMigrations: applied, ...(await services.organizations.ensureFirst()) };
     });
-    const openBus = bus;
     return {
-      config,
-      database,
-      services,
-      bus: openBus,
+      ...composition,
       firstOrganization: organization,
       appliedMigrations,
       createdOrganization: created,
-      close: async () => {
-        await services.apiKeys.flushLastUsed();
-        await openBus.close();
-        await database.close();
-      },
     };
   } catch (error) {
-    await bus?.close();
-    await database.close();
+    await composition.close();
     throw error;
   }
 }

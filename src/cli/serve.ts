@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { buildApp } from '../app.js';
+import { httpApp } from '../compose.js';
 import type { Config } from '../config.js';
+import { closeLogger, createLogger } from '../http/logging.js';
 import type { ServiceContext } from '../modules/context.js';
 import type { JsonFlag } from './commands.js';
 import { type CliEnv, openRuntime, readConfig } from './runtime.js';
@@ -19,12 +20,27 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Starts the HTTP server. Resolves once it listens; `stop` shuts it down gracefully. */
+/**
+ * Starts the HTTP server: the composition (src/compose.ts) of a command, the HTTP app on its
+ * services, and — only here — the background work (the job runner, the system schedules, the
+ * local scan node). Resolves once it listens; `stop` shuts it down gracefully.
+ */
 export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<RunningServer> {
   const config = readConfig(cli);
   // One service graph for the server: the runtime's, with the server's API key cache.
   const rt = await openRuntime(cli, 'serve', config, { authCacheSeconds: config.authCacheSeconds });
+  const logger = createLogger(config);
   let built: { close(): Promise<unknown> } | undefined;
+  // Stops in the reverse order of the start: the app (no more requests; its Redis connection),
+  // then the runtime (background work, bus, and the database last), then the log.
+  const shutDown = async () => {
+    try {
+      await built?.close();
+    } finally {
+      await rt.close();
+      closeLogger(logger);
+    }
+  };
   try {
     // Instances starting together: one creates the Admin (and prints its password), the others
     // wait and find it.
@@ -35,11 +51,10 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
         config.adminPassword,
       ),
     );
-    const { app, services } = await buildApp({
-      config,
-      database: rt.database,
-      graph: { services: rt.services, bus: rt.bus },
-    });
+    const { app } = await httpApp(rt, { logger });
+    built = app;
+    const services = rt.services;
+    await rt.startBackground({ log: app.log });
     if (!admin.created && config.adminPassword !== undefined) {
       // The variable only sets the first Admin's password; silence would let one believe it worked.
       const ignored =
@@ -49,7 +64,6 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
       app.log.warn(ignored);
       cli.out.stderr(`${ignored}\n`);
     }
-    built = app;
     await app.listen({ port: config.port, host: config.host }).catch((error) => {
       throw listenError(error, config);
     });
@@ -110,9 +124,8 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
         force?.unref();
         try {
           await firstLoad;
-          await app.close();
+          await shutDown();
         } finally {
-          await rt.close();
           if (force) clearTimeout(force);
         }
       })();
@@ -120,10 +133,9 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
     };
     return { url, stop };
   } catch (error) {
-    // The background work (job worker, scheduler, local scan node) started with the app: it is
-    // stopped before the database closes under it, or its next claim fails on a closed pool.
-    await built?.close().catch(() => {});
-    await rt.close();
+    // The background work (job worker, scheduler, local scan node) may have started: the
+    // runtime stops it before the database closes under it, or its next claim fails on a closed pool.
+    await shutDown().catch(() => {});
     throw error;
   }
 }

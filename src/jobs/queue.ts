@@ -5,6 +5,7 @@ import { createdAtPage, decodeCreatedAtCursor } from '../lib/cursor.js';
 import { uuidv7 } from '../lib/uuidv7.js';
 import { AppError } from '../problems/app-error.js';
 import { Problems } from '../problems/catalogue.js';
+import { assertPayload, type JobKind, type JobPayload } from './catalogue.js';
 import { JobRepository } from './repository.js';
 import { JOB_STATES, type Job, type JobPage, type JobState } from './types.js';
 
@@ -60,8 +61,26 @@ export class JobQueue {
     this.repo = new JobRepository(db);
   }
 
-  /** Adds a Queued job and returns its id; with a dedupKey already Queued or Running, that job's id. */
-  async enqueue(
+  /**
+   * Adds a Queued job of a kind of the catalogue (src/jobs/catalogue.ts) and returns its id; with a
+   * dedupKey already Queued or Running, that job's id. The payload's type follows from the kind,
+   * and is checked against the kind's schema: a wrong one throws JobPayloadInvalid.
+   */
+  async enqueue<K extends JobKind>(
+    kind: K,
+    payload: JobPayload<K>,
+    options: EnqueueOptions = {},
+    trx?: Transaction<DB>,
+  ): Promise<string> {
+    assertPayload(kind, payload);
+    return this.enqueueUnchecked(kind, payload, options, trx);
+  }
+
+  /**
+   * Adds a job of any kind, its payload unchecked: for the scheduler, whose schedules were typed
+   * when saved (and whose jobs are checked again when claimed), and for tests of the queue itself.
+   */
+  async enqueueUnchecked(
     kind: string,
     payload: unknown,
     options: EnqueueOptions = {},
@@ -173,16 +192,17 @@ export class JobQueue {
 
   /**
    * Records a failed attempt of a job the worker holds: Queued again after `backoff(attempts)`, or
-   * given up (Failed) with the error kept once max_attempts were made. False when the lease was lost.
+   * given up (Failed) with the error kept once max_attempts were made, or at once with `giveUp`
+   * (another attempt would fail alike). False when the lease was lost.
    */
-  fail(id: string, workerId: string, error: unknown): Promise<boolean> {
+  fail(id: string, workerId: string, error: unknown, options: { giveUp?: boolean } = {}): Promise<boolean> {
     const message = (error instanceof Error ? error.message : String(error)).slice(0, 4000);
     return this.repo.transaction(async (trx) => {
       const job = await this.repo.lockHeld(trx, id, workerId);
       if (!job) return false;
       const now = this.clock();
       const change =
-        job.attempts >= job.maxAttempts
+        options.giveUp || job.attempts >= job.maxAttempts
           ? { state: 'Failed' as const, lastError: message, finishedAt: now, now }
           : {
               state: 'Queued' as const,

@@ -1,14 +1,17 @@
+import type { JobKind, JobPayload } from './catalogue.js';
 import type { JobQueue } from './queue.js';
 import type { ScheduleRule } from './schedule-rule.js';
 import type { Scheduler } from './scheduler.js';
 import { type JobHandler, JobWorker, type JobWorkerOptions } from './worker.js';
 
-/** A schedule of the installation (no organisation), made or updated when a runner starts. */
+/**
+ * A schedule of the installation (no organisation), made or updated when a runner starts. Its
+ * jobs carry no payload: the kind is one of the catalogue's whose payload is null.
+ */
 export interface SystemSchedule {
   key: string;
   rule: ScheduleRule;
-  jobKind: string;
-  payload?: unknown;
+  jobKind: { [K in JobKind]: JobPayload<K> extends null ? K : never }[JobKind];
   maxAttempts?: number;
 }
 
@@ -63,6 +66,11 @@ export class JobRunner {
   register(kind: string, handler: JobHandler): this {
     this.worker.register(kind, handler);
     return this;
+  }
+
+  /** The system schedules made (or updated) at start. */
+  get systemSchedules(): readonly SystemSchedule[] {
+    return this.schedules;
   }
 
   /** A system schedule to make (or update) at start. */

@@ -134,7 +134,9 @@ export class Scheduler {
         const done: Fired[] = [];
         for (const schedule of due) {
           const occurrence = schedule.nextRunAt!;
-          const jobId = await this.queue.enqueue(
+          // The kind and payload were checked when the schedule was saved; the worker checks them
+          // again when it claims the job, and fails one a stored schedule left wrong.
+          const jobId = await this.queue.enqueueUnchecked(
             schedule.jobKind,
             schedule.payload,
             {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { JobPayloadInvalid } from './catalogue.js';
 import type { JobQueue } from './queue.js';
 import type { Job } from './types.js';
 
@@ -62,6 +63,11 @@ export class JobWorker {
     this.concurrency = options.concurrency ?? 2;
     this.leaseMs = options.leaseMs ?? 60_000;
     if (!(this.concurrency >= 1)) throw new Error('concurrency must be at least 1');
+  }
+
+  /** The kinds this worker has handlers for (and claims). */
+  get kinds(): string[] {
+    return [...this.handlers.keys()];
   }
 
   register(kind: string, handler: JobHandler): this {
@@ -171,7 +177,9 @@ export class JobWorker {
       const held = deferred
         ? await this.queue.defer(job.id, this.workerId, deferred.delayMs)
         : failure
-          ? await this.queue.fail(job.id, this.workerId, failure.error)
+          ? await this.queue.fail(job.id, this.workerId, failure.error, {
+              giveUp: failure.error instanceof JobPayloadInvalid,
+            })
           : await this.queue.complete(job.id, this.workerId);
       if (failure && !deferred) this.options.onError?.(failure.error, job);
       if (!held) this.options.onError?.(new Error(`The lease of job ${job.id} was lost`), job);

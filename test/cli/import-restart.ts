@@ -4,7 +4,7 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { layout } from '../../src/db/embedded/server.js';
-import { IMPORT_JOB, importJobHandler } from '../../src/jobs/import-job.js';
+import { handlerOf } from '../../src/jobs/catalogue.js';
 import { JobWorker } from '../../src/jobs/worker.js';
 import { LocalInvalidationBus } from '../../src/lib/invalidation-bus.js';
 import { buildServices } from '../../src/services.js';
@@ -40,7 +40,7 @@ export async function restartAndInspect(env: Record<string, string>): Promise<Af
       .select('id')
       .where('state', 'in', ['Queued', 'Running'])
       .execute();
-    const worker = new JobWorker(services.jobs).register(IMPORT_JOB, importJobHandler(services.imports));
+    const worker = new JobWorker(services.jobs).register('import', handlerOf('import', services));
     await worker.drain();
     // What a server does at start and every minute (src/background.ts).
     await services.imports.sweep();

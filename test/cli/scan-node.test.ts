@@ -74,7 +74,7 @@ describe.each(DB_KINDS)('rampart scan-node [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database, { env: { RAMPART_LOCAL_SCAN_NODE: 'false' } });
+    t = await buildTestApp(tdb.database, { background: true, env: { RAMPART_LOCAL_SCAN_NODE: 'false' } });
     ctx = { organizationId: t.org.id, actor: { type: 'system', id: null } };
     t.services.scanRuns.onBatch('Discovery', async (_run, items) => {
       hosts.push(...items);

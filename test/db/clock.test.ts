@@ -66,7 +66,7 @@ describe.each(DB_KINDS)('the application clock is the one source of time [%s]', 
 
     beforeAll(async () => {
       tdb = await newTestDatabase(kind);
-      t = await buildTestApp(tdb.database, { clock });
+      t = await buildTestApp(tdb.database, { background: true, clock });
       admin = t.admin;
     });
     afterAll(async () => {

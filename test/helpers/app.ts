@@ -1,13 +1,14 @@
-import type { FastifyInstance } from 'fastify';
-import { buildApp, type RegisteredRoute } from '../../src/app.js';
-import { openInvalidationBus } from '../../src/background.js';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { RegisteredRoute } from '../../src/app.js';
+import { compose, httpApp } from '../../src/compose.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import type { Role } from '../../src/db/schema.js';
+import type { Clock } from '../../src/lib/clock.js';
 import type { ServiceContext } from '../../src/modules/context.js';
 import type { Organization } from '../../src/modules/organizations/service.js';
 import type { RunExecutor, ScanKind } from '../../src/scanning/types.js';
-import { buildServices, type Services } from '../../src/services.js';
+import type { Services } from '../../src/services.js';
 
 export class TestClock {
   constructor(public now = new Date('2026-11-21T12:00:00Z')) {}
@@ -49,6 +50,56 @@ export function testConfig(env: Record<string, string> = {}): Config {
   });
 }
 
+export interface ComposedApp {
+  app: FastifyInstance;
+  services: Services;
+  routes: RegisteredRoute[];
+  config: Config;
+}
+
+export interface ComposeTestOptions {
+  config: Config;
+  clock?: Clock;
+  /** The app's logger (default none). */
+  logger?: false | FastifyServerOptions['loggerInstance'];
+  /** The built web app to serve. */
+  webDir?: string;
+  /**
+   * Start the background work as `rampart serve` does: the job runner with every kind of the
+   * job catalogue, the system schedules, and the local scan node when the config asks for one.
+   * Off by default: a test that needs jobs (imports, scan ingestion) or scans says so.
+   */
+  background?: boolean;
+  /** The local scan node's engines (with RAMPART_LOCAL_SCAN_NODE=true and background), e.g. one for a lab. */
+  scanExecutors?: ReadonlyMap<ScanKind, RunExecutor>;
+}
+
+/**
+ * Rampart composed on a test's database as `rampart serve` composes it (src/compose.ts): the
+ * services, the HTTP app (with the throttle's Redis when configured) and, when asked, the
+ * background work. Closing the app closes the rest, the background work first (never the test's
+ * database, which the test drops).
+ */
+export async function composeTestApp(database: Database, options: ComposeTestOptions): Promise<ComposedApp> {
+  const { config } = options;
+  const composition = await compose(config, {
+    database,
+    clock: options.clock,
+    authCacheSeconds: config.authCacheSeconds,
+  });
+  const { app, routes } = await httpApp(composition, {
+    logger: options.logger ?? false,
+    ...(options.webDir ? { webDir: options.webDir } : {}),
+    onClose: () => composition.close(),
+  });
+  if (options.background)
+    await composition.startBackground({
+      log: app.log,
+      ...(options.scanExecutors ? { scanExecutors: options.scanExecutors } : {}),
+    });
+  return { app, routes, services: composition.services, config };
+}
+
 let counter = 0;
 
 export async function buildTestApp(
@@ -56,21 +107,19 @@ export async function buildTestApp(
   options: {
     env?: Record<string, string>;
     clock?: TestClock;
+    /** Start the background work (jobs, schedules, local scan node): see ComposeTestOptions. */
+    background?: boolean;
     /** The local scan node's engines (with RAMPART_LOCAL_SCAN_NODE=true), e.g. one for a lab. */
     scanExecutors?: ReadonlyMap<ScanKind, RunExecutor>;
   } = {},
 ): Promise<TestApp> {
   const config = testConfig(options.env);
   const clock = options.clock ?? new TestClock();
-  // Like `rampart serve`: the service graph first, then the HTTP app on it.
-  const bus = openInvalidationBus(config);
-  const graph = { services: buildServices(database, clock.fn, bus, config), bus };
-  const { app, services, routes } = await buildApp({
+  const { app, services, routes } = await composeTestApp(database, {
     config,
-    database,
-    graph,
-    logger: false,
-    ...(options.scanExecutors ? { scanExecutors: options.scanExecutors } : {}),
+    clock: clock.fn,
+    background: options.background,
+    scanExecutors: options.scanExecutors,
   });
   const { organization: org } = await services.organizations.ensureFirst();
 

@@ -3,11 +3,10 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { buildApp, type RampartApp } from '../../src/app.js';
 import type { Clock } from '../../src/lib/clock.js';
 import type { ServiceContext } from '../../src/modules/context.js';
 import type { RunExecutor, ScanKind } from '../../src/scanning/types.js';
-import { testConfig } from './app.js';
+import { type ComposedApp, composeTestApp, testConfig } from './app.js';
 import { newTestDatabase, type TestDatabase } from './databases.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -28,7 +27,7 @@ async function freePort(): Promise<number> {
 
 export interface BrowserRig {
   base: string;
-  rampart: RampartApp;
+  rampart: ComposedApp;
   browser: Browser;
   ctx: ServiceContext;
   /** Saves what the page shows now under test-results/screenshots/. */
@@ -59,7 +58,8 @@ export async function startBrowserRig(
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const tdb: TestDatabase = await newTestDatabase('embedded');
-  const rampart = await buildApp({
+  // The real server's work: the journeys import reports and run scans, as jobs.
+  const rampart = await composeTestApp(tdb.database, {
     config: testConfig({
       RAMPART_BASE_URL: base,
       RAMPART_LOGIN_THROTTLE_LIMIT: '1000',
@@ -67,8 +67,7 @@ export async function startBrowserRig(
       RAMPART_LOGIN_THROTTLE_ADDRESS_LIMIT: '1000',
       ...options.env,
     }),
-    database: tdb.database,
-    logger: false,
+    background: true,
     ...(options.clock && { clock: options.clock }),
     ...(options.scanExecutors && { scanExecutors: options.scanExecutors }),
   });

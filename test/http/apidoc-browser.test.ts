@@ -1,8 +1,7 @@
 import net from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type RampartApp } from '../../src/app.js';
-import { testConfig } from '../helpers/app.js';
+import { type ComposedApp, composeTestApp, testConfig } from '../helpers/app.js';
 import { CHROMIUM, HAS_CHROMIUM } from '../helpers/browser.js';
 import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
@@ -21,7 +20,7 @@ async function freePort(): Promise<number> {
  */
 describe.runIf(HAS_CHROMIUM)('API documentation page in Chromium [browser]', () => {
   let tdb: TestDatabase;
-  let rampart: RampartApp;
+  let rampart: ComposedApp;
   let browser: Browser;
   let origin = '';
 
@@ -29,10 +28,8 @@ describe.runIf(HAS_CHROMIUM)('API documentation page in Chromium [browser]', () 
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
     tdb = await newTestDatabase('embedded');
-    rampart = await buildApp({
+    rampart = await composeTestApp(tdb.database, {
       config: testConfig({ RAMPART_BASE_URL: `http://localhost:${port}` }),
-      database: tdb.database,
-      logger: false,
     });
     await rampart.app.listen({ port, host: '127.0.0.1' });
     browser = await chromium.launch({

@@ -44,7 +44,7 @@ describe.each(DB_KINDS)('CSRF on every state-changing route [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     const ctx: ServiceContext = { organizationId: t.org.id, actor: { type: 'system', id: null } };
     const admin = await t.services.users.create(ctx, {
       email: 'csrf-admin@example.com',

@@ -1,7 +1,6 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp, type RampartApp } from '../../src/app.js';
 import {
   closeLogger,
   createLogger,
@@ -10,12 +9,12 @@ import {
   REDACTED_PATHS,
   redactUrl,
 } from '../../src/http/logging.js';
-import { authHeaders, testConfig } from '../helpers/app.js';
+import { authHeaders, type ComposedApp, composeTestApp, testConfig } from '../helpers/app.js';
 import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 describe('request logs', () => {
   let tdb: TestDatabase;
-  let rampart: RampartApp;
+  let rampart: ComposedApp;
   const lines: string[] = [];
 
   beforeAll(async () => {
@@ -27,7 +26,7 @@ describe('request logs', () => {
       },
     });
     const logger = pino({ level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
-    rampart = await buildApp({ config: testConfig(), database: tdb.database, logger });
+    rampart = await composeTestApp(tdb.database, { config: testConfig(), logger });
   });
   afterAll(async () => {
     await rampart?.app.close();
@@ -112,7 +111,7 @@ describe('request logs', () => {
 
 describe('the request line', () => {
   let tdb: TestDatabase;
-  let rampart: RampartApp;
+  let rampart: ComposedApp;
   const lines: string[] = [];
 
   beforeAll(async () => {
@@ -125,7 +124,7 @@ describe('the request line', () => {
         },
       },
     );
-    rampart = await buildApp({ config: testConfig(), database: tdb.database, logger });
+    rampart = await composeTestApp(tdb.database, { config: testConfig(), logger });
   });
   afterAll(async () => {
     await rampart?.app.close();

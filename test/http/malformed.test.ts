@@ -39,7 +39,7 @@ describe.each(DB_KINDS)('malformed requests are 4xx problems, never 500 [%s]', (
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     const ctx: ServiceContext = { organizationId: t.org.id, actor: { type: 'system', id: null } };
     await t.services.users.create(ctx, {
       email: 'fuzz-admin@example.com',
@@ -274,7 +274,7 @@ describe('errors from the HTTP parser are problems too', () => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase('embedded');
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     port = (t.app.server.address() as net.AddressInfo).port;
   });

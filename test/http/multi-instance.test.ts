@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { type Database, openPostgres } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import {
   authHeaders,
   buildTestApp,
   type Credentials,
+  composeTestApp,
   signInAs,
   type TestApp,
   TestClock,
@@ -53,7 +53,7 @@ describe.runIf(process.env.DATABASE_URL)('two instances on one PostgreSQL databa
     const second = await openPostgres(url, 3);
     pools.push(first, second);
     const a = await buildTestApp(first, { env, clock });
-    const b = await buildApp({ config: testConfig(env), database: second, clock: clock.fn, logger: false });
+    const b = await composeTestApp(second, { config: testConfig(env), clock: clock.fn });
     return {
       a,
       b: b.app,

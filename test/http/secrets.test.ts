@@ -3,10 +3,16 @@ import type { InjectOptions } from 'fastify';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type RampartApp } from '../../src/app.js';
 import { REDACTED_PATHS } from '../../src/http/logging.js';
 import type { ServiceContext } from '../../src/modules/context.js';
-import { authHeaders, signInAs, TestClock, testConfig } from '../helpers/app.js';
+import {
+  authHeaders,
+  type ComposedApp,
+  composeTestApp,
+  signInAs,
+  TestClock,
+  testConfig,
+} from '../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 /**
@@ -46,7 +52,7 @@ async function everyRow(tdb: TestDatabase): Promise<{ table: string; row: string
 
 describe.each(DB_KINDS)('no secret in logs or the database [%s]', (kind) => {
   let tdb: TestDatabase;
-  let rampart: RampartApp;
+  let rampart: ComposedApp;
   const lines: string[] = [];
   const secrets: Record<string, string> = {};
   const requestIds: string[] = [];
@@ -61,9 +67,8 @@ describe.each(DB_KINDS)('no secret in logs or the database [%s]', (kind) => {
     });
     // The production logger's options, at the most verbose level.
     const logger = pino({ level: 'trace', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
-    rampart = await buildApp({
+    rampart = await composeTestApp(tdb.database, {
       config: testConfig(),
-      database: tdb.database,
       logger,
       clock: new TestClock().fn,
     });

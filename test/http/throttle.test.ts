@@ -4,8 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type RampartApp } from '../../src/app.js';
-import { authHeaders, buildTestApp, type TestApp, testConfig } from '../helpers/app.js';
+import {
+  authHeaders,
+  buildTestApp,
+  type ComposedApp,
+  composeTestApp,
+  type TestApp,
+  testConfig,
+} from '../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 function expect429(res: {
@@ -107,7 +113,7 @@ describe.each(DB_KINDS)('throttling in memory [%s]', (kind) => {
 
 describe('the web app and the API documentation are not API requests', () => {
   let tdb: TestDatabase;
-  let rampart: RampartApp;
+  let rampart: ComposedApp;
   const webDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-web-'));
 
   beforeAll(async () => {
@@ -116,10 +122,8 @@ describe('the web app and the API documentation are not API requests', () => {
     fs.writeFileSync(path.join(webDir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
     for (let i = 0; i < 8; i++) fs.writeFileSync(path.join(webDir, 'assets', `chunk-${i}.js`), `//${i}`);
     tdb = await newTestDatabase('embedded');
-    rampart = await buildApp({
+    rampart = await composeTestApp(tdb.database, {
       config: testConfig({ RAMPART_THROTTLE_LIMIT: '5', RAMPART_THROTTLE_WINDOW: '60' }),
-      database: tdb.database,
-      logger: false,
       webDir,
     });
   });
@@ -181,7 +185,7 @@ describe.runIf(process.env.REDIS_URL)('throttling across instances with Redis [r
       RAMPART_THROTTLE_WINDOW: '60',
     };
     const a = await buildTestApp(tdb.database, { env });
-    const b = await buildApp({ config: testConfig(env), database: tdb.database, logger: false });
+    const b = await composeTestApp(tdb.database, { config: testConfig(env) });
     try {
       const user = await a.userWithKey('ReadOnly');
       const statuses: number[] = [];
@@ -204,7 +208,7 @@ describe.runIf(process.env.REDIS_URL)('throttling across instances with Redis [r
   it('drops a revoked key from the other instance at once', async () => {
     const env = { REDIS_URL: process.env.REDIS_URL!, RAMPART_AUTH_CACHE_SECONDS: '3600' };
     const a = await buildTestApp(tdb.database, { env });
-    const b = await buildApp({ config: testConfig(env), database: tdb.database, logger: false });
+    const b = await composeTestApp(tdb.database, { config: testConfig(env) });
     try {
       const user = await a.userWithKey('Analyst');
       const check = () =>
@@ -328,10 +332,10 @@ describe.runIf(process.env.REDIS_URL)('Redis keys and channels [redis]', () => {
       RAMPART_THROTTLE_LIMIT: '3',
       RAMPART_THROTTLE_WINDOW: '60',
     });
-    const a = await buildApp({ config: testConfig(env(`a-${run}:`)), database: tdb.database, logger: false });
-    const b = await buildApp({ config: testConfig(env(`b-${run}:`)), database: tdb.database, logger: false });
+    const a = await composeTestApp(tdb.database, { config: testConfig(env(`a-${run}:`)) });
+    const b = await composeTestApp(tdb.database, { config: testConfig(env(`b-${run}:`)) });
     try {
-      const status = (app: RampartApp) =>
+      const status = (app: ComposedApp) =>
         app.app.inject({ method: 'GET', url: '/api/latest/status', remoteAddress: address });
       for (let i = 0; i < 3; i++) expect((await status(a)).statusCode).toBe(200);
       expect429(await status(a));

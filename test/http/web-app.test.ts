@@ -2,14 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type RampartApp } from '../../src/app.js';
 import { APP_ROUTES } from '../../src/http/web-app.js';
-import { testConfig } from '../helpers/app.js';
+import { type ComposedApp, composeTestApp, testConfig } from '../helpers/app.js';
 import { newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 describe('serving the web application', () => {
   let tdb: TestDatabase;
-  let rampart: RampartApp;
+  let rampart: ComposedApp;
   const webDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rampart-web-'));
 
   beforeAll(async () => {
@@ -20,7 +19,7 @@ describe('serving the web application', () => {
     );
     fs.writeFileSync(path.join(webDir, 'assets', 'index-abc123.js'), 'console.log(1)');
     tdb = await newTestDatabase('embedded');
-    rampart = await buildApp({ config: testConfig(), database: tdb.database, logger: false, webDir });
+    rampart = await composeTestApp(tdb.database, { config: testConfig(), webDir });
   });
   afterAll(async () => {
     await rampart?.app.close();

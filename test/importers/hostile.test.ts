@@ -32,6 +32,7 @@ describe.each(DB_KINDS)('hostile reports through POST /imports [%s]', (kind) => 
     tdb = await newTestDatabase(kind);
     // One limit lowered, to show that the settings are the ones applied and named.
     t = await buildTestApp(tdb.database, {
+      background: true,
       env: { RAMPART_IMPORT_DIR: dir, RAMPART_PARSE_MAX_ELEMENTS: '100000' },
     });
     analyst = await t.userWithKey('Analyst');

@@ -32,7 +32,7 @@ describe.each(DB_KINDS)('job queue [%s]', (kind) => {
   });
 
   it('enqueues, claims and completes a job, with every time from the clock', async () => {
-    const id = await queue.enqueue(k, { a: 1 });
+    const id = await queue.enqueueUnchecked(k, { a: 1 });
     const queued = await queue.get(id);
     expect(queued).toMatchObject({
       kind: k,
@@ -63,11 +63,11 @@ describe.each(DB_KINDS)('job queue [%s]', (kind) => {
   });
 
   it('claims only due jobs of the kinds asked for, up to the limit, oldest run_at first', async () => {
-    const later = await queue.enqueue(k, {}, { runAt: new Date(T0.getTime() + 60 * SECOND) });
-    const a = await queue.enqueue(k, { n: 'a' });
+    const later = await queue.enqueueUnchecked(k, {}, { runAt: new Date(T0.getTime() + 60 * SECOND) });
+    const a = await queue.enqueueUnchecked(k, { n: 'a' });
     advance(1);
-    const b = await queue.enqueue(k, { n: 'b' });
-    await queue.enqueue(`${k}-other`, {});
+    const b = await queue.enqueueUnchecked(k, { n: 'b' });
+    await queue.enqueueUnchecked(`${k}-other`, {});
     advance(1);
     const first = await queue.claim('w1', [k], 30 * SECOND, 1);
     expect(first.map((j) => j.id)).toEqual([a]);
@@ -81,7 +81,7 @@ describe.each(DB_KINDS)('job queue [%s]', (kind) => {
 
   it('never gives two workers the same job when they claim at once', async () => {
     const ids = new Set<string>();
-    for (let i = 0; i < 20; i++) ids.add(await queue.enqueue(k, { i }));
+    for (let i = 0; i < 20; i++) ids.add(await queue.enqueueUnchecked(k, { i }));
     let other: Database | undefined;
     try {
       // On PostgreSQL the second worker claims through a connection pool of its own.
@@ -103,7 +103,7 @@ describe.each(DB_KINDS)('job queue [%s]', (kind) => {
   });
 
   it('lets another worker claim a job whose lease ran out, and refuses the first worker', async () => {
-    const id = await queue.enqueue(k, {});
+    const id = await queue.enqueueUnchecked(k, {});
     await queue.claim('w1', [k], 30 * SECOND, 1);
     advance(20 * SECOND);
     expect(await queue.renew(id, 'w1', 30 * SECOND)).toBe(true); // lease until T0 + 50 s
@@ -121,7 +121,7 @@ describe.each(DB_KINDS)('job queue [%s]', (kind) => {
   });
 
   it('gives up a job whose lease ran out on its last attempt', async () => {
-    const id = await queue.enqueue(k, {}, { maxAttempts: 1 });
+    const id = await queue.enqueueUnchecked(k, {}, { maxAttempts: 1 });
     await queue.claim('w1', [k], 30 * SECOND, 1);
     advance(31 * SECOND);
     expect(await queue.claim('w2', [k], 30 * SECOND, 1)).toEqual([]);
@@ -137,7 +137,7 @@ describe.each(DB_KINDS)('job queue [%s]', (kind) => {
     expect(backoff(1)).toBe(30 * SECOND);
     expect(backoff(1000)).toBe(3_600_000);
 
-    const id = await queue.enqueue(k, {}, { maxAttempts: 3 });
+    const id = await queue.enqueueUnchecked(k, {}, { maxAttempts: 3 });
     for (const [attempt, wait] of [
       [1, 10],
       [2, 20],
@@ -162,18 +162,18 @@ describe.each(DB_KINDS)('job queue [%s]', (kind) => {
   });
 
   it('returns the unfinished job with the same dedup key instead of adding one', async () => {
-    const id = await queue.enqueue(k, { v: 1 }, { dedupKey: 'feed-x' });
-    expect(await queue.enqueue(k, { v: 2 }, { dedupKey: 'feed-x' })).toBe(id);
-    const other = await queue.enqueue(`${k}-b`, {}, { dedupKey: 'feed-x' });
+    const id = await queue.enqueueUnchecked(k, { v: 1 }, { dedupKey: 'feed-x' });
+    expect(await queue.enqueueUnchecked(k, { v: 2 }, { dedupKey: 'feed-x' })).toBe(id);
+    const other = await queue.enqueueUnchecked(`${k}-b`, {}, { dedupKey: 'feed-x' });
     expect(other).not.toBe(id);
-    const plain = await queue.enqueue(k, {});
+    const plain = await queue.enqueueUnchecked(k, {});
     expect(plain).not.toBe(id);
     expect((await queue.claim('w1', [k], 30 * SECOND, 5)).map((j) => j.id).sort()).toEqual(
       [id, plain].sort(),
     );
-    expect(await queue.enqueue(k, {}, { dedupKey: 'feed-x' })).toBe(id); // Running still counts
+    expect(await queue.enqueueUnchecked(k, {}, { dedupKey: 'feed-x' })).toBe(id); // Running still counts
     expect(await queue.complete(id, 'w1')).toBe(true);
-    const next = await queue.enqueue(k, { v: 3 }, { dedupKey: 'feed-x' });
+    const next = await queue.enqueueUnchecked(k, { v: 3 }, { dedupKey: 'feed-x' });
     expect(next).not.toBe(id);
     expect(await queue.get(next)).toMatchObject({ state: 'Queued', payload: { v: 3 } });
   });
@@ -181,7 +181,7 @@ describe.each(DB_KINDS)('job queue [%s]', (kind) => {
   it('enqueues inside a caller’s transaction: a rolled-back transaction leaves no job', async () => {
     await expect(
       tdb.database.db.transaction().execute(async (trx) => {
-        await queue.enqueue(k, {}, {}, trx);
+        await queue.enqueueUnchecked(k, {}, {}, trx);
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
@@ -191,7 +191,7 @@ describe.each(DB_KINDS)('job queue [%s]', (kind) => {
   it('lists jobs newest first, by kind and state, a page at a time', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      ids.push(await queue.enqueue(k, { i }));
+      ids.push(await queue.enqueueUnchecked(k, { i }));
       advance(SECOND);
     }
     await queue.claim('w1', [k], 30 * SECOND, 2);
@@ -224,11 +224,11 @@ describe.each(DB_KINDS)('job queue [%s]', (kind) => {
     await refused(queue.list({ pageSize: 501 }), /PageSize/);
     await refused(queue.list({ pageSize: 10, cursor: 'nonsense' }), /Cursor is not valid/);
     await refused(
-      queue.enqueue(k, {}, { maxAttempts: 0 }),
+      queue.enqueueUnchecked(k, {}, { maxAttempts: 0 }),
       /maxAttempts must be a whole number of at least 1/,
     );
-    await refused(queue.enqueue(k, {}, { maxAttempts: 1.5 }), /maxAttempts/);
-    await refused(queue.enqueue(' ', {}), /needs a kind/);
+    await refused(queue.enqueueUnchecked(k, {}, { maxAttempts: 1.5 }), /maxAttempts/);
+    await refused(queue.enqueueUnchecked(' ', {}), /needs a kind/);
     expect((await queue.list({ kind: k, pageSize: 10 })).totalCount).toBe(0);
   });
 });

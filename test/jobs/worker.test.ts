@@ -28,7 +28,7 @@ describe.each(DB_KINDS)('job worker [%s]', (kind) => {
     const worker = new JobWorker(queue, { pollMs: 10 }).register(k, async (job) => {
       seen.push(job.payload);
     });
-    const id = await queue.enqueue(k, { hello: 'world' });
+    const id = await queue.enqueueUnchecked(k, { hello: 'world' });
     worker.start();
     try {
       await vi.waitFor(async () => expect((await queue.get(id))?.state).toBe('Completed'), { timeout: 5000 });
@@ -45,7 +45,7 @@ describe.each(DB_KINDS)('job worker [%s]', (kind) => {
       calls++;
       if (calls === 1) throw new JobDeferred(5000, 'not here');
     });
-    const id = await queue.enqueue(k, {}, { maxAttempts: 1 });
+    const id = await queue.enqueueUnchecked(k, {}, { maxAttempts: 1 });
     await worker.drain();
     expect(await queue.get(id)).toMatchObject({ state: 'Queued', attempts: 0, lockedBy: null });
     expect((await queue.get(id))!.runAt.toISOString()).toBe(new Date(now.getTime() + 5000).toISOString());
@@ -65,7 +65,7 @@ describe.each(DB_KINDS)('job worker [%s]', (kind) => {
       calls++;
       throw new Error(`attempt ${calls} broke`);
     });
-    const id = await queue.enqueue(k, {}, { maxAttempts: 2 });
+    const id = await queue.enqueueUnchecked(k, {}, { maxAttempts: 2 });
     await worker.drain();
     expect(await queue.get(id)).toMatchObject({ state: 'Queued', attempts: 1, lastError: 'attempt 1 broke' });
     await worker.drain(); // not due yet: the backoff is a second
@@ -90,7 +90,11 @@ describe.each(DB_KINDS)('job worker [%s]', (kind) => {
       await gate;
       finished++;
     });
-    const ids = [await queue.enqueue(k, {}), await queue.enqueue(k, {}), await queue.enqueue(k, {})];
+    const ids = [
+      await queue.enqueueUnchecked(k, {}),
+      await queue.enqueueUnchecked(k, {}),
+      await queue.enqueueUnchecked(k, {}),
+    ];
     await worker.poll();
     await worker.poll();
     await vi.waitFor(() => expect(started).toHaveLength(2));
@@ -132,7 +136,7 @@ describe.each(DB_KINDS)('job worker [%s]', (kind) => {
       });
       aborted = true;
     });
-    const id = await queue.enqueue(k, {});
+    const id = await queue.enqueueUnchecked(k, {});
     await worker.drain();
     expect(aborted).toBe(true);
     expect(errors).toEqual([`The lease of job ${id} was lost`]);

@@ -55,6 +55,7 @@ describe.runIf(labAvailable()).each(DB_KINDS)('[lab] assess and verify through t
     );
     tdb = await newTestDatabase(kind);
     t = await buildTestApp(tdb.database, {
+      background: true,
       clock,
       env: { RAMPART_LOCAL_SCAN_NODE: 'true' },
       // The engines every node runs, on the application's clock (the lab's certificate expired by it).

@@ -46,6 +46,7 @@ describe.runIf(labAvailable()).each(DB_KINDS)(
       lab = await createLab([{ name: 'ssh', index: 40, daemons: ['sshd'] }], { clock: clock.fn });
       tdb = await newTestDatabase(kind);
       t = await buildTestApp(tdb.database, {
+        background: true,
         clock,
         env: { RAMPART_LOCAL_SCAN_NODE: 'true' },
         scanExecutors: builtInExecutors(clock.fn),

@@ -83,7 +83,7 @@ describe.runIf(labAvailable())('[lab] discovery runs outlive a killed process', 
 
     beforeAll(async () => {
       tdb = await newTestDatabase(kind);
-      t = await buildTestApp(tdb.database);
+      t = await buildTestApp(tdb.database, { background: true });
       admin = t.admin;
       await t.app.listen({ host: '127.0.0.1', port: 0 });
       url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;

@@ -44,6 +44,7 @@ describe.runIf(labAvailable()).each(DB_KINDS)('[lab] discovery scans through the
     tdb = await newTestDatabase(kind);
     const reverse = reverseResolver({ servers: [lab.dnsServer!], timeoutMs: 2000 });
     t = await buildTestApp(tdb.database, {
+      background: true,
       env: { RAMPART_LOCAL_SCAN_NODE: 'true' },
       scanExecutors: new Map([['Discovery', discoveryExecutor({ reverse })]]),
     });

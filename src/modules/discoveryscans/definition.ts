@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { Static } from 'typebox';
 import { BOTH } from '../../http/channels.js';
+import type { JobKind } from '../../jobs/catalogue.js';
 import { invalid } from '../../problems/app-error.js';
 import type { DiscoveredHost, DiscoverySpec } from '../../scanning/types.js';
 import type { AssetInput, AssetService } from '../assets/service.js';
@@ -24,13 +25,13 @@ import { DiscoveryScanBody, DiscoveryScanSchema } from './schemas.js';
 import type { DiscoveryScan, DiscoveryScanInput, DiscoveryScanWrite } from './types.js';
 
 /** The job a scan's schedule enqueues at each occurrence. */
-export const SCHEDULED_DISCOVERY_JOB = 'discovery-scan.start';
+export const SCHEDULED_DISCOVERY_JOB = 'discovery-scan.start' satisfies JobKind;
 
 /**
  * The job that tells the followers of the reports, enqueued in the run's transaction: they change
  * other modules' scans, which they cannot do inside that transaction.
  */
-export const DISCOVERY_REPORTED_JOB = 'discovery-scan.reported';
+export const DISCOVERY_REPORTED_JOB = 'discovery-scan.reported' satisfies JobKind;
 
 /** What discovery scans ask of other modules beside what every saved scan does. */
 export interface DiscoveryKindDependencies extends KindDependencies {

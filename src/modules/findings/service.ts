@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely';
 import type { DB, FindingState, LocationKind, Severity } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeCursor, keysetPage } from '../../lib/cursor.js';
+import type { Listeners } from '../../lib/listeners.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
@@ -92,8 +93,11 @@ function checkLocation(l: FindingLocation): void {
     throw invalid(['location', 'packageName'], 'is required for a package location');
 }
 
-/** Told after findings change state (tickets follow their findings). */
-export type FindingStateListener = (organizationId: string, findingIds: string[]) => Promise<void>;
+/**
+ * Raised after findings change state, by this service and by imports; tickets follow it (they read
+ * findings, so they cannot also be called by them).
+ */
+export type FindingsChanged = Listeners<[organizationId: string, findingIds: string[]]>;
 
 export class FindingService {
   constructor(
@@ -103,7 +107,7 @@ export class FindingService {
     private readonly vulnerabilities: VulnerabilityService,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
-    private readonly stateChanged: FindingStateListener,
+    private readonly stateChanged: FindingsChanged,
     assetRiskContextChanged: RiskContextChanged,
   ) {
     assetRiskContextChanged.subscribe(async (organizationId, assetId) => {
@@ -210,7 +214,7 @@ export class FindingService {
       );
       return { id, created: true, reopened: false };
     });
-    if (outcome.reopened) await this.stateChanged(ctx.organizationId, [outcome.id]);
+    if (outcome.reopened) await this.stateChanged.notify(ctx.organizationId, [outcome.id]);
     return { finding: await this.get(ctx, outcome.id), created: outcome.created, reopened: outcome.reopened };
   }
 
@@ -358,7 +362,7 @@ export class FindingService {
         trx,
       );
     });
-    await this.stateChanged(ctx.organizationId, [id]);
+    await this.stateChanged.notify(ctx.organizationId, [id]);
     return this.get(ctx, id);
   }
 
@@ -547,7 +551,7 @@ export class FindingService {
     const byOrganization = new Map<string, string[]>();
     for (const f of expired)
       byOrganization.set(f.organizationId, [...(byOrganization.get(f.organizationId) ?? []), f.id]);
-    for (const [organizationId, ids] of byOrganization) await this.stateChanged(organizationId, ids);
+    for (const [organizationId, ids] of byOrganization) await this.stateChanged.notify(organizationId, ids);
     return expired.length;
   }
 }

@@ -4,6 +4,7 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { ImporterRegistry } from '../../importers/registry.js';
 import type { Importer, ImportRecord } from '../../importers/types.js';
+import type { ImportJobPayload, JobKind } from '../../jobs/catalogue.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { JobDeferred } from '../../jobs/worker.js';
 import type { Clock } from '../../lib/clock.js';
@@ -16,7 +17,7 @@ import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
-import { EVIDENCE_CAP } from '../findings/service.js';
+import { EVIDENCE_CAP, type FindingsChanged } from '../findings/service.js';
 import type { SettingsService } from '../settings/service.js';
 import type { Page } from '../users/service.js';
 import type { ImportRepository } from './repository.js';
@@ -25,8 +26,6 @@ import type { Import, ImportCounts } from './types.js';
 import { readHead, removeSpooled, type SpooledReport, sweepImportDirectory } from './upload.js';
 
 export type { ImportOwners } from './stager.js';
-
-export type FindingsChanged = (organizationId: string, findingIds: string[]) => Promise<void>;
 
 /**
  * An import that failed for a reason not its report's (a bug, the database): the server's log
@@ -92,25 +91,13 @@ export function attentionOf(state: string, counts: ImportCounts): ImportAttentio
   return null;
 }
 
-/** The kind of the job that runs an import. */
-export const IMPORT_JOB = 'import';
+/** The kind of the job that runs an import (src/jobs/catalogue.ts). */
+export const IMPORT_JOB = 'import' satisfies JobKind;
 /** Attempts of an import's job: each one after its process died mid-import, or a database that was away. */
 const IMPORT_MAX_ATTEMPTS = 3;
 
 /** What an import's job carries: all it takes to run the import, in any process. */
-export interface ImportJob {
-  importId: string;
-  organizationId: string;
-  actor: ServiceContext['actor'];
-  userId?: string;
-  /** The stored report (in RAMPART_IMPORT_DIR), kept until the import has ended. */
-  path: string;
-  /** The host that stored it: another host without a shared RAMPART_IMPORT_DIR leaves it to that one. */
-  host: string;
-  format: string;
-  confidence: number;
-  scopeName: string | null;
-}
+export type ImportJob = ImportJobPayload;
 
 /** The dedup key of an import's job: one job per import, found again by the sweep. */
 export const importJobKey = (importId: string) => `import:${importId}`;
@@ -300,7 +287,7 @@ export class ImportService {
   }
 
   /**
-   * Runs an import's job (src/jobs/import-job.ts): again from the start when an earlier attempt
+   * Runs an import's job (the catalogue's import job, src/jobs/catalogue.ts): again from the start when an earlier attempt
    * died. A report that cannot be read fails the Import at once (the same file gives the same
    * result); a database that was away fails only the attempt, unless it was the last. The report
    * file is removed once the Import has ended. `signal` aborts when the job's lease was lost.
@@ -367,7 +354,7 @@ export class ImportService {
         parseMs: Math.round(performance.now() - parseStarted),
       });
       await this.clearStaging(org, id);
-      if (changedIds.length > 0) await this.findingsChanged(org, changedIds);
+      if (changedIds.length > 0) await this.findingsChanged.notify(org, changedIds);
     } catch (error) {
       // A batch may still be being written: it ends before anything else happens to the staging.
       await stager.settle();
@@ -501,7 +488,7 @@ export class ImportService {
         },
       );
       await this.clearStaging(org, id);
-      if (changedIds.length > 0) await this.findingsChanged(org, changedIds);
+      if (changedIds.length > 0) await this.findingsChanged.notify(org, changedIds);
       return { importId: id, counts, changedIds };
     } catch (error) {
       await stager.settle();

@@ -7,6 +7,7 @@ import {
   nvdPageUrl,
 } from '../../intel/sync/nvd-windows.js';
 import { type OfficialSources, osvZipUrl } from '../../intel/sync/sources.js';
+import type { JobKind } from '../../jobs/catalogue.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IntelService } from './service.js';
 import type { FeedName, IntelLoad } from './types.js';
@@ -36,7 +37,7 @@ export interface SyncOutcome {
 }
 
 /** The job kind of the scheduled sync, and the key of its system schedule. */
-export const INTEL_SYNC_JOB = 'intel-sync';
+export const INTEL_SYNC_JOB = 'intel-sync' satisfies JobKind;
 
 /** NVD's published limits: 5 requests in a rolling 30 s without an API key, 50 with one. */
 const NVD_WINDOW_MS = 30_000;

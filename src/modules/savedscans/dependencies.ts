@@ -1,7 +1,9 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { JobKind, JobPayload } from '../../jobs/catalogue.js';
 import type { ScheduleOption } from '../../jobs/schedule-option.js';
 import type { Clock } from '../../lib/clock.js';
+import type { ScanResults } from '../../scanning/contract.js';
 import type { ScanKind, ScanTarget, TargetPolicy } from '../../scanning/types.js';
 import type { ServiceContext } from '../context.js';
 import type { SavedScanRun } from './types.js';
@@ -18,6 +20,16 @@ export interface ScanRuns {
   stop(ctx: ServiceContext, runId: string): Promise<SavedScanRun>;
   get(ctx: ServiceContext, runId: string): Promise<SavedScanRun>;
   latest(ctx: ServiceContext, sourceId: string): Promise<SavedScanRun | null>;
+  /** Where a run's results and end come back to the kind of scan that queued it. */
+  onBatch(
+    kind: ScanKind,
+    handler: (run: SavedScanRun, items: ScanResults[ScanKind][], trx: Transaction<DB>) => Promise<void>,
+  ): void;
+  onFinished(kind: ScanKind, handler: (run: SavedScanRun, trx: Transaction<DB>) => Promise<void>): void;
+  onBeforeStart(
+    kind: ScanKind,
+    check: (run: SavedScanRun & { spec: unknown }) => Promise<string | null>,
+  ): void;
 }
 
 /** The allowed-targets module: the organisation's policy, and the 422 for targets outside it. */
@@ -46,9 +58,9 @@ export interface ScanNodes {
 
 /** The durable job queue: what a run's end leaves to do is enqueued in the run's transaction. */
 export interface ScanJobs {
-  enqueue(
-    kind: string,
-    payload: unknown,
+  enqueue<K extends JobKind>(
+    kind: K,
+    payload: JobPayload<K>,
     options: { organizationId?: string; dedupKey?: string; maxAttempts?: number },
     trx?: Transaction<DB>,
   ): Promise<string>;

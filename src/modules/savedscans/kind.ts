@@ -5,7 +5,7 @@
 //
 // A new kind: its tables (a migration), a `<kind>scans` module with its definition, types and
 // schemas, a subclass of SavedScanService for what only it does (a report, an ingestion job), its
-// construction and connectRuns() in src/services.ts, its routes in src/modules/index.ts.
+// construction in src/services.ts, its routes in src/modules/index.ts (CONTRIBUTING.md says it all).
 
 import type { Transaction } from 'kysely';
 import type { Static, TSchema } from 'typebox';
@@ -14,6 +14,7 @@ import type { Channel } from '../../http/channels.js';
 import type { ScanResults } from '../../scanning/contract.js';
 import type { ScanTarget } from '../../scanning/types.js';
 import type { ServiceContext } from '../context.js';
+import type { ScanStartJob } from './schedules.js';
 import type { RunOrder, SavedScan, SavedScanRun, SavedScanWrite, ScanKind } from './types.js';
 
 /** A row of a kind's scan table: the common columns, and the kind's own as the kind reads them. */
@@ -145,7 +146,7 @@ export interface ScanKindDefinition<
   /** The audit target type and action prefix, and the schedule key prefix: `discovery-scan`. */
   auditType: string;
   /** The job a scan's schedule enqueues at each occurrence. */
-  scheduledJob: string;
+  scheduledJob: ScanStartJob;
   table: ScanTable<Scan, Write>;
   http: ScanRoutesDescription<Scan, Input, Body>;
   /** The input checked (400, 404, 422) as it is written; `current` is the scan being changed. */

@@ -1,6 +1,10 @@
+import type { JobKind, JobPayload } from '../../jobs/catalogue.js';
 import { ruleOfScheduleOption, type ScheduleOption } from '../../jobs/schedule-option.js';
 import type { ScheduleInput } from '../../jobs/scheduler.js';
 import type { ScanSchedules } from './dependencies.js';
+
+/** The jobs a scan's schedule enqueues, each with the scan's id (src/jobs/catalogue.ts). */
+export type ScanStartJob = Extract<JobKind, `${string}-scan.start`>;
 
 /** The little of the job scheduler a scan's schedule uses. */
 export interface Scheduler {
@@ -16,7 +20,7 @@ export interface Scheduler {
  * A scan's ScheduleOption as a schedule keyed `<prefix>:<scan id>` that enqueues `jobKind` with
  * the scan's id at each occurrence.
  */
-export function scanSchedules(scheduler: Scheduler, prefix: string, jobKind: string): ScanSchedules {
+export function scanSchedules(scheduler: Scheduler, prefix: string, jobKind: ScanStartJob): ScanSchedules {
   const keyOf = (scanId: string) => `${prefix}:${scanId}`;
   return {
     check: (option) => {
@@ -33,7 +37,7 @@ export function scanSchedules(scheduler: Scheduler, prefix: string, jobKind: str
         key: keyOf(scanId),
         rule,
         jobKind,
-        payload: { scanId },
+        payload: { scanId } satisfies JobPayload<ScanStartJob>,
         maxAttempts: 1,
       });
       return schedule.nextRunAt;

@@ -46,6 +46,11 @@ export class SavedScanService<
   ) {
     this.repo = new SavedScanRepository(db, definition.table);
     this.deps = deps;
+    // A run's results and end come back to the scan that queued it; its claim is checked by the
+    // kind. Subscribed here, as the scan runs module is built first and knows no kind of scan.
+    deps.runs.onBatch(definition.kind, (run, items, trx) => this.applyBatch(run, items, trx));
+    deps.runs.onFinished(definition.kind, (run, trx) => this.finish(run, trx));
+    deps.runs.onBeforeStart(definition.kind, (run) => this.refusalAtStart(run, run.spec));
   }
 
   async create(ctx: ServiceContext, input: Input): Promise<Scan> {
@@ -251,31 +256,4 @@ export class SavedScanService<
     const type = this.definition.auditType;
     return this.deps.audit.record(ctx, `${type}.${action}`, { type, id }, details);
   }
-}
-
-/** The little of the scan runs module through which a run's results and end come back to its scan. */
-export interface RunCallbacks {
-  onBatch(
-    kind: ScanKind,
-    handler: (run: SavedScanRun, items: ScanResults[ScanKind][], trx: Transaction<DB>) => Promise<void>,
-  ): void;
-  onFinished(kind: ScanKind, handler: (run: SavedScanRun, trx: Transaction<DB>) => Promise<void>): void;
-  onBeforeStart(
-    kind: ScanKind,
-    check: (run: SavedScanRun & { spec: unknown }) => Promise<string | null>,
-  ): void;
-}
-
-/** A run's results and end come back to the scan that queued it; its claim is checked by the scan's kind. */
-export function connectRuns(
-  runs: RunCallbacks,
-  scans: Pick<
-    SavedScanService<SavedScan, unknown, SavedScanWrite>,
-    'definition' | 'applyBatch' | 'finish' | 'refusalAtStart'
-  >,
-): void {
-  const kind = scans.definition.kind;
-  runs.onBatch(kind, (run, items, trx) => scans.applyBatch(run, items, trx));
-  runs.onFinished(kind, (run, trx) => scans.finish(run, trx));
-  runs.onBeforeStart(kind, (run) => scans.refusalAtStart(run, run.spec));
 }

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { Static } from 'typebox';
+import type { JobKind } from '../../jobs/catalogue.js';
 import { invalid } from '../../problems/app-error.js';
 import { checkById } from '../../scanning/checks/index.js';
 import type {
@@ -27,9 +28,9 @@ import type { SystemRunRepository } from './repository.js';
 import { SystemRunReportSchema, SystemScanBody, SystemScanSchema } from './schemas.js';
 import type { SystemScan, SystemScanInput, SystemScanWrite } from './types.js';
 
-export const SCHEDULED_SYSTEM_JOB = 'system-scan.start';
+export const SCHEDULED_SYSTEM_JOB = 'system-scan.start' satisfies JobKind;
 /** Turns a finished run's hosts into services and findings (src/background.ts runs it). */
-export const SYSTEM_INGEST_JOB = 'system-scan.ingest';
+export const SYSTEM_INGEST_JOB = 'system-scan.ingest' satisfies JobKind;
 
 /** The assets module: a host asset's addresses, for a scan that names an asset. */
 export interface SystemAssets {

@@ -5,7 +5,7 @@ import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import { newHistoryEntry, type ServiceContext, SYSTEM } from '../context.js';
-import type { FindingService } from '../findings/service.js';
+import type { FindingService, FindingsChanged } from '../findings/service.js';
 import { cursorKey } from '../paging.js';
 import type { SettingsService } from '../settings/service.js';
 import type { Page, UserService } from '../users/service.js';
@@ -48,7 +48,10 @@ export class TicketService {
     private readonly findings: FindingService,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
-  ) {}
+    findingsChanged: FindingsChanged,
+  ) {
+    findingsChanged.subscribe((organizationId, ids) => this.findingsChanged(organizationId, ids));
+  }
 
   private async checkFindings(ctx: ServiceContext, ids: string[]): Promise<string[]> {
     const unique = [...new Set(ids)];

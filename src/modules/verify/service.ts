@@ -18,7 +18,7 @@ export interface VerifySystemScans {
   ): Promise<{ id: string }>;
 }
 
-/** The web scans module's Verify (wired by the lead once web scans exist). */
+/** The web scans module's Verify: narrowed runs of the web scan that found a finding. */
 export interface WebVerifier {
   startVerify(
     ctx: ServiceContext,
@@ -49,18 +49,13 @@ export interface VerifyResult {
  * Findings another tool reported are answered as skipped, with the reason.
  */
 export class VerifyService {
-  private web: WebVerifier | null = null;
-
   constructor(
     private readonly findings: VerifyFindings,
     private readonly systemScans: VerifySystemScans,
     private readonly tickets: VerifyTickets,
+    /** Without it, web findings are skipped with a reason. */
+    private readonly web: WebVerifier | null,
   ) {}
-
-  /** Web findings are verified through this once set; until then they are skipped with a reason. */
-  setWebVerifier(verifier: WebVerifier | null): void {
-    this.web = verifier;
-  }
 
   async verifyTicket(ctx: ServiceContext, ticketId: string): Promise<VerifyResult> {
     const ticket = await this.tickets.details(ctx, ticketId);

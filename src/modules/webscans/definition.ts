@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { Static } from 'typebox';
+import type { JobKind } from '../../jobs/catalogue.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
@@ -15,9 +16,9 @@ import { WebRunReportSchema, WebScanBody, WebScanSchema } from './schemas.js';
 import type { WebScan, WebScanInput, WebScanWrite } from './types.js';
 
 /** The job a scan's schedule enqueues at each occurrence. */
-export const SCHEDULED_WEB_JOB = 'web-scan.start';
+export const SCHEDULED_WEB_JOB = 'web-scan.start' satisfies JobKind;
 /** The job that turns a completed run's results into findings. */
-export const WEB_INGEST_JOB = 'web-scan.ingest';
+export const WEB_INGEST_JOB = 'web-scan.ingest' satisfies JobKind;
 
 export const MAX_URLS = 256;
 const MAX_URL_LENGTH = 2000;

@@ -63,7 +63,7 @@ describe.each(DB_KINDS)('discovery scans [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     admin = t.admin;
     manager = await t.userWithKey('Manager');
     analyst = await t.userWithKey('Analyst');

@@ -36,7 +36,7 @@ describe.each(DB_KINDS)('findings of a Rampart scan [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     reader = await t.userWithKey('ReadOnly');
     ctx = { organizationId: t.org.id, actor: { type: 'system', id: null } };
     const scanName = 'Lab hosts';

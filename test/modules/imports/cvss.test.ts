@@ -26,7 +26,7 @@ describe.each(DB_KINDS)('CVSS of every version from an imported report [%s]', (k
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     analyst = await t.userWithKey('Analyst');
     const res = await t.app.inject({
       method: 'POST',

@@ -42,7 +42,7 @@ describe.each(DB_KINDS)('duplicates inside one report [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     analyst = await t.userWithKey('Analyst');
   });
   afterAll(async () => {

@@ -53,7 +53,10 @@ describe.each(DB_KINDS)('scanner report imports [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database, { env: { RAMPART_IMPORT_MAX_BYTES: String(2 * 1024 * 1024) } });
+    t = await buildTestApp(tdb.database, {
+      background: true,
+      env: { RAMPART_IMPORT_MAX_BYTES: String(2 * 1024 * 1024) },
+    });
     analyst = await t.userWithKey('Analyst');
     manager = await t.userWithKey('Manager');
     reader = await t.userWithKey('ReadOnly');

@@ -52,7 +52,7 @@ describe.each(DB_KINDS)('last seen across re-imports [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database, { clock });
+    t = await buildTestApp(tdb.database, { background: true, clock });
     analyst = await t.userWithKey('Analyst');
   });
   afterAll(async () => {

@@ -59,7 +59,7 @@ describe.each(DB_KINDS)('decisions a report carries, merged by the scan rules [%
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     analyst = await t.userWithKey('Analyst');
   });
   afterAll(async () => {

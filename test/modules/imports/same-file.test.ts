@@ -32,7 +32,7 @@ describe.each(DB_KINDS)('an import of a file imported before [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     analyst = await t.userWithKey('Analyst');
     outsider = await t.userWithKey('Analyst', await t.services.organizations.create('Other'));
   });

@@ -9,7 +9,7 @@ describe.each(DB_KINDS)('a JSON report of the wrong shape, through POST /imports
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     analyst = await t.userWithKey('Analyst');
   });
   afterAll(async () => {

@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IMPORT_JOB } from '../../../src/jobs/import-job.js';
 import { uuidv7 } from '../../../src/lib/uuidv7.js';
+import { IMPORT_JOB } from '../../../src/modules/imports/service.js';
 import { SPOOL_GRACE_MS, spoolReport } from '../../../src/modules/imports/upload.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
@@ -55,7 +55,7 @@ describe.each(DB_KINDS)('the imports sweep [%s]', (kind) => {
   });
 
   const db = () => tdb.database.db;
-  /** Enqueue options of a job that waits (the test app's worker would run it at once). */
+  /** Enqueue options of a job that waits (a worker would run it at once). */
   const later = () => ({ organizationId: t.org.id, runAt: new Date(t.clock.now.getTime() + 86_400_000) });
 
   /** One row in each staging table for `importId`, as a Stager writes them. */
@@ -139,11 +139,11 @@ describe.each(DB_KINDS)('the imports sweep [%s]', (kind) => {
     const completed = await recordImport('Completed');
     const failed = await recordImport('Failed');
     const queued = await recordImport('Queued');
-    await t.services.jobs.enqueue(IMPORT_JOB, { importId: queued, path: '/nowhere' }, later());
+    await t.services.jobs.enqueueUnchecked(IMPORT_JOB, { importId: queued, path: '/nowhere' }, later());
     // A scan run's ingest stages before its Import exists (recorded with its merge).
     const orphanRun = uuidv7();
     const runningRun = uuidv7();
-    await t.services.jobs.enqueue('system-scan-ingest', { runId: runningRun }, later());
+    await t.services.jobs.enqueueUnchecked('system-scan-ingest', { runId: runningRun }, later());
     for (const id of [completed, failed, queued, orphanRun, runningRun]) await stage(id);
     expect(Object.keys(await staged())).toHaveLength(5);
 
@@ -163,7 +163,7 @@ describe.each(DB_KINDS)('the imports sweep [%s]', (kind) => {
       const deadUnpacked = spooled(dir, host, dead, 'report');
       const liveUpload = spooled(dir, host, live.pid!);
       const ownedByJob = spooled(dir, host, dead);
-      await t.services.jobs.enqueue(
+      await t.services.jobs.enqueueUnchecked(
         IMPORT_JOB,
         { importId: uuidv7(), path: path.join(dir, ownedByJob) },
         later(),

@@ -58,7 +58,10 @@ describe.each(DB_KINDS)('vulnerability intelligence [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database, { env: { RAMPART_INTEL_MAX_BYTES: String(4 * 1024 * 1024) } });
+    t = await buildTestApp(tdb.database, {
+      background: true,
+      env: { RAMPART_INTEL_MAX_BYTES: String(4 * 1024 * 1024) },
+    });
     analyst = await t.userWithKey('Analyst');
     reader = await t.userWithKey('ReadOnly');
   });

@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildRunner } from '../../../src/background.js';
 import { officialSourcesOf } from '../../../src/config.js';
-import { LocalInvalidationBus } from '../../../src/lib/invalidation-bus.js';
 import { syncSourceLines } from '../../../src/modules/intel/presenters.js';
 import { INTEL_SYNC_JOB, IntelSync, type SyncOptions } from '../../../src/modules/intel/sync.js';
 import { authHeaders, buildTestApp, type TestApp, testConfig } from '../../helpers/app.js';
@@ -19,7 +18,7 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
 
   beforeEach(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     sleeps = [];
     mirror = await new IntelMirror(() => t.clock.now.getTime()).start();
   });
@@ -254,8 +253,6 @@ describe.each(DB_KINDS)('sync from the official sources [%s]', (kind) => {
         services: t.services,
         databaseKind: tdb.database.kind,
         exclusive: tdb.database.exclusive,
-        bus: new LocalInvalidationBus(),
-        redis: undefined,
         log: { info: () => {}, warn: () => {}, error: () => {} },
         config: testConfig(env),
       });

@@ -3,7 +3,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildRunner } from '../../../src/background.js';
-import { LocalInvalidationBus } from '../../../src/lib/invalidation-bus.js';
 import { INTEL_SYNC_JOB, IntelSync } from '../../../src/modules/intel/sync.js';
 import { authHeaders, buildTestApp, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
@@ -19,7 +18,7 @@ describe.each(DB_KINDS)('scheduled intelligence sync [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     // A feed mirror on the loopback interface: the only network a test may use.
     server = createServer((req, res) => {
       requests.push(req.url ?? '');
@@ -67,8 +66,6 @@ describe.each(DB_KINDS)('scheduled intelligence sync [%s]', (kind) => {
         services: t.services,
         databaseKind: tdb.database.kind,
         exclusive: tdb.database.exclusive,
-        bus: new LocalInvalidationBus(),
-        redis: undefined,
         log: { info: () => {}, warn: () => {}, error: () => {} },
         config: { lastUsedFlushSeconds: 60, intelSyncUrls: urls().join(' '), intelSyncHours: 24 },
       });

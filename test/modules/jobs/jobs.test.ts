@@ -28,7 +28,7 @@ describe.each(DB_KINDS)('GET /jobs for Admins [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     admin = t.admin;
     analyst = await t.userWithKey('Analyst');
     reader = await t.userWithKey('ReadOnly');
@@ -45,12 +45,14 @@ describe.each(DB_KINDS)('GET /jobs for Admins [%s]', (kind) => {
     const k = `list-${kind}`;
     const own = [];
     for (let i = 0; i < 3; i++) {
-      own.push(await t.services.jobs.enqueue(k, { secret: 'internal' }, { organizationId: t.org.id }));
+      own.push(
+        await t.services.jobs.enqueueUnchecked(k, { secret: 'internal' }, { organizationId: t.org.id }),
+      );
       tick();
     }
-    const system = await t.services.jobs.enqueue(k, { secret: 'internal' });
+    const system = await t.services.jobs.enqueueUnchecked(k, { secret: 'internal' });
     tick();
-    const foreign = await t.services.jobs.enqueue(k, {}, { organizationId: otherOrgId });
+    const foreign = await t.services.jobs.enqueueUnchecked(k, {}, { organizationId: otherOrgId });
     const [running] = await t.services.jobs.claim('worker-1', [k], 60_000, 1);
     expect(running?.id).toBe(own[0]);
 
@@ -106,9 +108,13 @@ describe.each(DB_KINDS)('GET /jobs for Admins [%s]', (kind) => {
 
   it('answers one job: its own, a system job; another organisation’s or an unknown one is 404', async () => {
     const k = `get-${kind}`;
-    const own = await t.services.jobs.enqueue(k, { secret: 'internal' }, { organizationId: t.org.id });
-    const system = await t.services.jobs.enqueue(k, null);
-    const foreign = await t.services.jobs.enqueue(k, {}, { organizationId: otherOrgId });
+    const own = await t.services.jobs.enqueueUnchecked(
+      k,
+      { secret: 'internal' },
+      { organizationId: t.org.id },
+    );
+    const system = await t.services.jobs.enqueueUnchecked(k, null);
+    const foreign = await t.services.jobs.enqueueUnchecked(k, {}, { organizationId: otherOrgId });
 
     const mine = await get(`/jobs/${own}`, admin);
     expect(mine.statusCode).toBe(200);
@@ -128,7 +134,7 @@ describe.each(DB_KINDS)('GET /jobs for Admins [%s]', (kind) => {
 
   it('shows a failed job’s last error', async () => {
     const k = `fail-${kind}`;
-    const id = await t.services.jobs.enqueue(k, {}, { organizationId: t.org.id, maxAttempts: 1 });
+    const id = await t.services.jobs.enqueueUnchecked(k, {}, { organizationId: t.org.id, maxAttempts: 1 });
     await t.services.jobs.claim('worker-2', [k], 60_000, 1);
     expect(await t.services.jobs.fail(id, 'worker-2', new Error('the feed was unreachable'))).toBe(true);
     const res = (await get(`/jobs?Kind=${k}&State=Failed`, admin)).json();

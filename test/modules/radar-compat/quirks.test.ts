@@ -64,7 +64,7 @@ describe.each(DB_KINDS)('what real clients of the original send [%s]', (kind) =>
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     reader = await t.userWithKey('ReadOnly');
     analyst = await t.userWithKey('Analyst');
     outsider = await t.userWithKey('Admin', await t.services.organizations.create('Other'));

@@ -13,7 +13,7 @@ describe.each(DB_KINDS)('original-service compatibility [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     reader = await t.userWithKey('ReadOnly');
     outsider = await t.userWithKey('Admin', await t.services.organizations.create('Other'));
     const ctx = { organizationId: t.org.id, actor: { type: 'system' as const, id: null } };

@@ -93,7 +93,7 @@ describe.each(DB_KINDS)('the original’s discovery-scan flow, as a real client 
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     manager = await t.userWithKey('Manager');
     node = await enrolNode(t, t.admin);
     const allowed = await apiCall(t, 'POST', '/allowedtargets', {

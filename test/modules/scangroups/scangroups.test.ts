@@ -77,6 +77,7 @@ describe.each(DB_KINDS)('scan groups [%s]', (kind) => {
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
     t = await buildTestApp(tdb.database, {
+      background: true,
       env: { RAMPART_LOCAL_SCAN_NODE: 'true' },
       scanExecutors: new Map([
         ['Discovery', discoveryEngine],

@@ -87,7 +87,7 @@ describe.runIf(labAvailable())('[lab] TLS findings of system and web scans of on
     let ctx: ServiceContext;
     beforeAll(async () => {
       tdb = await newTestDatabase(kind);
-      t = await buildTestApp(tdb.database);
+      t = await buildTestApp(tdb.database, { background: true });
       ctx = { organizationId: t.org.id, actor: { type: 'system', id: null } };
     });
     afterAll(async () => {

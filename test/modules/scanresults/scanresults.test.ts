@@ -95,7 +95,7 @@ describe.each(DB_KINDS)('findings from scans [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     ctx = { organizationId: t.org.id, actor: { type: 'system', id: null } };
     results = t.services.scanResults;
     for (const cve of ['CVE-2021-23017', 'CVE-2023-38408', 'CVE-2024-6387'])

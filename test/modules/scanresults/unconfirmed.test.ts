@@ -77,7 +77,7 @@ describe.each(DB_KINDS)('unconfirmed upstream CVEs on distribution builds [%s]',
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     ctx = { organizationId: t.org.id, actor: { type: 'system', id: null } };
     for (const cve of ['CVE-2023-38408', 'CVE-2024-6387'])
       await t.services.intel.loadFile(join(FIXTURES, 'nvd', `${cve}.json`), { feed: 'nvd' });

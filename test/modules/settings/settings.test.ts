@@ -53,7 +53,7 @@ describe.each(DB_KINDS)('organisation settings [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database);
+    t = await buildTestApp(tdb.database, { background: true });
     manager = await t.userWithKey('Manager');
     analyst = await t.userWithKey('Analyst');
   });

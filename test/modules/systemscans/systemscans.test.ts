@@ -95,6 +95,7 @@ describe.each(DB_KINDS)('system scans [%s]', (kind) => {
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
     t = await buildTestApp(tdb.database, {
+      background: true,
       env: { RAMPART_LOCAL_SCAN_NODE: 'true' },
       scanExecutors: new Map([['System', executor]]),
     });

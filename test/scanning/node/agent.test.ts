@@ -97,7 +97,7 @@ describe.each(DB_KINDS)('the scan node agent [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database, { env: { RAMPART_LOCAL_SCAN_NODE: 'false' } });
+    t = await buildTestApp(tdb.database, { background: true, env: { RAMPART_LOCAL_SCAN_NODE: 'false' } });
     ctx = { organizationId: t.org.id, actor: { type: 'system', id: null } };
     t.services.scanRuns.onBatch('Discovery', async (run, items) => {
       received.push({ runId: run.id, attempt: run.attempt, items });
