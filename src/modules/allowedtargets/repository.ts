@@ -49,11 +49,8 @@ export class AllowedTargetRepository {
       .select(COLUMNS)
       .where('organization_id', '=', organizationId);
     if (after)
-      q = q.where((eb) =>
-        eb.or([
-          eb('created_at', '<', new Date(after.createdAt)),
-          eb.and([eb('created_at', '=', new Date(after.createdAt)), eb('id', '<', after.id)]),
-        ]),
+      q = q.where(({ eb, refTuple, tuple }) =>
+        eb(refTuple('created_at', 'id'), '<', tuple(new Date(after.createdAt), after.id)),
       );
     return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   }

@@ -132,11 +132,8 @@ export class SavedScanRepository<Scan extends SavedScan, Write extends SavedScan
       .where('organization_id', '=', organizationId);
     if (scanGroupId) q = q.where('scan_group_id', '=', scanGroupId);
     if (after)
-      q = q.where((eb) =>
-        eb.or([
-          eb('created_at', '<', new Date(after.createdAt)),
-          eb.and([eb('created_at', '=', new Date(after.createdAt)), eb('id', '<', after.id)]),
-        ]),
+      q = q.where(({ eb, refTuple, tuple }) =>
+        eb(refTuple('created_at', 'id'), '<', tuple(new Date(after.createdAt), after.id)),
       );
     const rows = await q
       .orderBy('created_at', 'desc')

@@ -217,11 +217,8 @@ export class ScanGroupRepository {
       .select(GROUP_COLUMNS)
       .where('organization_id', '=', organizationId);
     if (after)
-      q = q.where((eb) =>
-        eb.or([
-          eb('created_at', '>', new Date(after.createdAt)),
-          eb.and([eb('created_at', '=', new Date(after.createdAt)), eb('id', '>', after.id)]),
-        ]),
+      q = q.where(({ eb, refTuple, tuple }) =>
+        eb(refTuple('created_at', 'id'), '>', tuple(new Date(after.createdAt), after.id)),
       );
     const rows = await q
       .orderBy('created_at')

@@ -19,6 +19,7 @@ import type {
 } from '../../scanning/types.js';
 import type { ServiceContext } from '../context.js';
 import type { ScanLocation } from '../findings/types.js';
+import type { RecordsIngest } from '../imports/service.js';
 import type { ImportCounts } from '../imports/types.js';
 import type { MatchInput, MatchItem } from '../intel/matcher.js';
 import type { CveIntel, OsvPackageAdvisory } from '../intel/types.js';
@@ -29,16 +30,7 @@ import type { CveIntel, OsvPackageAdvisory } from '../intel/types.js';
 export interface ResultsImports {
   ingestRecords(
     ctx: ServiceContext,
-    input: {
-      importId: string;
-      source: string;
-      format: string;
-      scopeName: string;
-      displayName: string;
-      content: { sha256: string; size: number };
-      records: Iterable<ImportRecord>;
-      fixOnly?: string[] | null;
-    },
+    input: RecordsIngest,
   ): Promise<{ importId: string; counts: ImportCounts }>;
 }
 
