@@ -1,20 +1,11 @@
 import { Type } from 'typebox';
 import { ALLOWED_TARGET_KINDS } from '../../db/schema.js';
 import { PageSchema, pageQueryFields } from '../../http/page.js';
+import { REFUSAL_RULES } from '../../scanning/contract.js';
 import { MAX_PAGE_SIZE } from './service.js';
 
 const TARGET_SYNTAX =
   'A CIDR (`10.0.0.0/24`, `2001:db8::/120`), a first-last range (`10.0.0.1-10.0.0.20`, or `10.0.0.1-20`), one address, or a host name (RFC 1123). Surrounding spaces are ignored.';
-
-const RULES = [
-  'Syntax',
-  'TooLarge',
-  'AlwaysRefused',
-  'Loopback',
-  'NotAllowed',
-  'Excluded',
-  'Unresolved',
-] as const;
 
 export const AllowedTargetKindSchema = Type.Enum(ALLOWED_TARGET_KINDS, {
   description: 'Allowed: scans may reach it. Excluded: scans never do, even inside an allowed range.',
@@ -101,7 +92,7 @@ export const TargetVerdictSchema = Type.Object(
   {
     Range: Type.String({ description: 'The target as sent.' }),
     Allowed: Type.Boolean(),
-    Rule: Type.Union([Type.Enum(RULES), Type.Null()], {
+    Rule: Type.Union([Type.Enum(REFUSAL_RULES), Type.Null()], {
       description:
         'Why it is refused: Syntax (malformed, or a malformed exclusion), TooLarge (more than a /16), AlwaysRefused (multicast, broadcast, link-local with the cloud metadata address, reserved, unspecified), Loopback (only with RAMPART_SCAN_ALLOW_LOOPBACK=true), NotAllowed (outside the allowed targets), Excluded (wholly excluded). Null when allowed.',
     }),
