@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { analyzeGrown } from './db/maintenance.js';
@@ -7,6 +8,8 @@ import { Scheduler } from './jobs/scheduler.js';
 import type { Clock } from './lib/clock.js';
 import type { InvalidationBus } from './lib/invalidation-bus.js';
 import { Listeners } from './lib/listeners.js';
+import { Mailer } from './mail/mailer.js';
+import { mailSettingsOf } from './mail/settings.js';
 import { AllowedTargetRepository } from './modules/allowedtargets/repository.js';
 import { AllowedTargetsService } from './modules/allowedtargets/service.js';
 import { ApiKeyRepository } from './modules/apikeys/repository.js';
@@ -23,6 +26,8 @@ import {
   DiscoveryScanService,
   SCHEDULED_DISCOVERY_JOB,
 } from './modules/discoveryscans/service.js';
+import { EmailNotificationRepository } from './modules/emailnotifications/repository.js';
+import { EmailNotificationService } from './modules/emailnotifications/service.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { FindingRepository } from './modules/findings/repository.js';
 import { FindingService, type FindingsChanged } from './modules/findings/service.js';
@@ -119,6 +124,10 @@ export interface Services {
   scheduler: Scheduler;
   /** Imports that failed for a reason not their report's: the server's log follows them. */
   importFailedUnexpectedly: ImportFailedUnexpectedly;
+  /** The SMTP server's mailer (RAMPART_SMTP_URL), or one that says email is not configured. */
+  mailer: Mailer;
+  /** Email to people: their preferences, the queue of their email, daily digests, Admins' notices. */
+  emailNotifications: EmailNotificationService;
   /** The one source of time for every value the API returns or a rule compares. */
   clock: Clock;
 }
@@ -134,6 +143,13 @@ export type ServicesConfig = Pick<Config, 'authCacheSeconds' | 'sessionIdleMinut
       | 'parseMaxTextBytes'
       | 'parseMaxElements'
       | 'scanAllowLoopback'
+      | 'baseUrl'
+      | 'smtpUrl'
+      | 'smtpUser'
+      | 'smtpPassword'
+      | 'mailFrom'
+      | 'smtpTlsCa'
+      | 'smtpTlsRejectUnauthorized'
     >
   >;
 
@@ -384,6 +400,19 @@ export function buildServices(
     clock,
   );
   discoveryReported.subscribe((report) => scanGroups.discoveryReported(report));
+  const mailer = new Mailer(mailSettingsOf(config, (file) => readFileSync(file, 'utf8')));
+  const emailNotifications = new EmailNotificationService(
+    new EmailNotificationRepository(db),
+    mailer,
+    users,
+    jobs,
+    clock,
+    {
+      baseUrl: config.baseUrl ?? 'http://localhost:8080',
+      // The organisation's time zone once its settings have one; UTC until then.
+      timeZone: async () => 'UTC',
+    },
+  );
   return {
     audit,
     users,
@@ -412,6 +441,8 @@ export function buildServices(
     verify,
     scheduler,
     importFailedUnexpectedly,
+    mailer,
+    emailNotifications,
     clock,
   };
 }

@@ -834,6 +834,29 @@ export interface AllowedTargetsTable {
   created_at: CreatedAt;
 }
 
+export interface UserNotificationPreferencesTable {
+  organization_id: string;
+  user_id: string;
+  event_types: string[];
+  mode: 'Immediate' | 'Digest';
+  updated_at: Timestamp;
+}
+
+export interface NotificationEmailQueueTable {
+  organization_id: string;
+  id: string;
+  user_id: string;
+  event_id: string;
+  event_type: string;
+  envelope: ColumnType<Record<string, unknown>, string, string>;
+  mode: 'Immediate' | 'Digest';
+  state: Generated<'Pending' | 'Sent' | 'Failed' | 'Skipped'>;
+  attempts: Generated<number>;
+  last_error: string | null;
+  created_at: Timestamp;
+  sent_at: Timestamp | null;
+}
+
 export interface DB {
   scan_templates: ScanTemplatesTable;
   discovery_scans: DiscoveryScansTable;
@@ -887,6 +910,8 @@ export interface DB {
   ticket_findings: TicketFindingsTable;
   ticket_comments: TicketCommentsTable;
   ticket_events: TicketEventsTable;
+  user_notification_preferences: UserNotificationPreferencesTable;
+  notification_email_queue: NotificationEmailQueueTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -70,6 +70,10 @@ export interface JobServices {
     startScheduled(organizationId: string, scanId: string): Promise<unknown>;
     ingest(organizationId: string, scanId: string, runId: string): Promise<void>;
   };
+  emailNotifications: {
+    sendQueued(organizationId: string, queueId: string, lastAttempt: boolean, signal?: AbortSignal): Promise<void>;
+    sendDigests(signal?: AbortSignal): Promise<unknown>;
+  };
   clock: () => Date;
   /**
    * The intelligence sync, under the installation-wide knowledge-base lock. Left out where this
@@ -159,6 +163,21 @@ export const JOB_CATALOGUE = {
   'web-scan.ingest': entry({
     payload: ScanRunPayload,
     handle: inOrganization((s, org, p) => s.webScans.ingest(org, p.scanId, p.runId)),
+  }),
+  /** One queued notification email, sent at once; a failure is recorded on it and tried again. */
+  'notification-email': entry({
+    payload: Type.Object({ queueId: Type.String({ minLength: 1 }) }),
+    handle: async (s, p, job, signal) => {
+      if (!job.organizationId) throw new JobPayloadInvalid(job.kind, 'the job names no organisation');
+      await s.emailNotifications.sendQueued(job.organizationId, p.queueId, job.attempts >= job.maxAttempts, signal);
+    },
+  }),
+  /** The daily digests whose day has ended in their organisation's time zone, one email per user. */
+  'notification-digest': entry({
+    payload: NoPayload,
+    handle: async (s, _payload, _job, signal) => {
+      await s.emailNotifications.sendDigests(signal);
+    },
   }),
 } satisfies Record<string, JobKindEntry<TSchema>>;
 

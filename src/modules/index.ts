@@ -41,7 +41,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
   return [
     statusRoutes({ version: VERSION, databaseKind, clock: s.clock, baseUrl: config.baseUrl }),
     authenticationRoutes(),
-    accountRoutes(s.users, s.organizations),
+    accountRoutes(s.users, s.organizations, s.emailNotifications),
     userRoutes(s.users),
     apiKeyRoutes(s.apiKeys),
     assetRoutes(s.assets),

@@ -30,6 +30,39 @@ export interface TestSmtpServer {
   close(): Promise<void>;
 }
 
+/** A port nothing listens on (bound, then closed): an SMTP server that is down. */
+export async function closedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+/** The certificate written to a file, as RAMPART_SMTP_TLS_CA names it. */
+export async function caFile(cert: TestCertificate): Promise<string> {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const file = join(mkdtempSync(join(tmpdir(), 'rampart-smtp-ca-')), 'ca.pem');
+  writeFileSync(file, cert.cert);
+  return file;
+}
+
+/** The environment of a Rampart that sends through `server` (STARTTLS, AUTH, its CA trusted). */
+export async function smtpEnv(
+  server: TestSmtpServer,
+  credentials = { user: 'rampart', password: 'correct horse battery staple' },
+): Promise<Record<string, string>> {
+  return {
+    RAMPART_SMTP_URL: server.url(credentials),
+    RAMPART_MAIL_FROM: 'Rampart <rampart@example.com>',
+    RAMPART_SMTP_TLS_CA: await caFile(server.cert),
+    RAMPART_BASE_URL: 'https://rampart.example.com',
+  };
+}
+
 let certificate: TestCertificate | undefined;
 /** One certificate per test file: openssl takes a moment. */
 export function smtpCertificate(): TestCertificate {
@@ -38,7 +71,7 @@ export function smtpCertificate(): TestCertificate {
 }
 
 export async function startSmtpServer(
-  options: { implicitTls?: boolean; user?: string; password?: string } = {},
+  options: { implicitTls?: boolean; user?: string; password?: string; port?: number } = {},
 ): Promise<TestSmtpServer> {
   const cert = smtpCertificate();
   const received: ReceivedMail[] = [];
@@ -85,7 +118,7 @@ export async function startSmtpServer(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   server.on('error', () => {});
   const port = (server.server.address() as AddressInfo).port;

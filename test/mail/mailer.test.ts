@@ -1,9 +1,8 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { MailError, Mailer } from '../../src/mail/mailer.js';
 import { mailSettingsOf } from '../../src/mail/settings.js';
-import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js';
+import { closedPort, startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js';
 
 const USER = { user: 'rampart', password: 'p@ss word:/ü' };
 
@@ -26,14 +25,6 @@ const message = {
   html: '<p>The scan <strong>completed</strong>.</p>',
 };
 
-/** A port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 describe('Mailer against a real SMTP server on loopback', () => {
   let starttls: TestSmtpServer;
