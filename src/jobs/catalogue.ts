@@ -70,6 +70,10 @@ export interface JobServices {
     startScheduled(organizationId: string, scanId: string): Promise<unknown>;
     ingest(organizationId: string, scanId: string, runId: string): Promise<void>;
   };
+  notifications: {
+    runDeliveryJob(organizationId: string, endpointId: string, signal: AbortSignal): Promise<void>;
+    sweep(): Promise<unknown>;
+  };
   clock: () => Date;
   /**
    * The intelligence sync, under the installation-wide knowledge-base lock. Left out where this
@@ -159,6 +163,24 @@ export const JOB_CATALOGUE = {
   'web-scan.ingest': entry({
     payload: ScanRunPayload,
     handle: inOrganization((s, org, p) => s.webScans.ingest(org, p.scanId, p.runId)),
+  }),
+  /**
+   * Sends a notification endpoint's due deliveries, one at a time; waits (deferred, not failed)
+   * for the next retry or the rate limit. One per endpoint for the dispatch (dedup key).
+   */
+  'notification-deliver': entry({
+    payload: Type.Object({ endpointId: Type.String({ minLength: 1 }) }),
+    handle: async (s, p, job, signal) => {
+      if (!job.organizationId) throw new JobPayloadInvalid(job.kind, 'the job names no organisation');
+      await s.notifications.runDeliveryJob(job.organizationId, p.endpointId, signal);
+    },
+  }),
+  /** Every endpoint with deliveries due gets its delivery job (after a kill, a lost wake-up). */
+  'notification-sweep': entry({
+    payload: NoPayload,
+    handle: async (s) => {
+      await s.notifications.sweep();
+    },
   }),
 } satisfies Record<string, JobKindEntry<TSchema>>;
 

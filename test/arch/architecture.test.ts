@@ -347,6 +347,10 @@ describe('table ownership', () => {
     scan_runs: 'scanruns',
     scan_run_batches: 'scanruns',
     schedules: 'jobs',
+    notification_endpoints: 'notifications',
+    notification_rules: 'notifications',
+    notification_deliveries: 'notifications',
+    notification_attempts: 'notifications',
   };
 
   /** The tables of the `DB` interface in src/db/schema.ts: a new table needs an owner here. */
