@@ -347,6 +347,8 @@ describe('table ownership', () => {
     scan_runs: 'scanruns',
     scan_run_batches: 'scanruns',
     schedules: 'jobs',
+    event_outbox: 'events',
+    event_marks: 'events',
   };
 
   /** The tables of the `DB` interface in src/db/schema.ts: a new table needs an owner here. */
