@@ -23,6 +23,8 @@ import {
   DiscoveryScanService,
   SCHEDULED_DISCOVERY_JOB,
 } from './modules/discoveryscans/service.js';
+import { EventRepository } from './modules/events/repository.js';
+import { EventsService } from './modules/events/service.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { FindingRepository } from './modules/findings/repository.js';
 import { FindingService, type FindingsChanged } from './modules/findings/service.js';
@@ -119,6 +121,8 @@ export interface Services {
   scheduler: Scheduler;
   /** Imports that failed for a reason not their report's: the server's log follows them. */
   importFailedUnexpectedly: ImportFailedUnexpectedly;
+  /** Events: the outbox every change writes to in its transaction, and its dispatch to consumers. */
+  events: EventsService;
   /** The one source of time for every value the API returns or a rule compares. */
   clock: Clock;
 }
@@ -166,6 +170,11 @@ export function buildServices(
   const findingsChanged: FindingsChanged = new Listeners();
 
   const audit = new AuditService(new AuditRepository(db), clock);
+  // Payloads are checked against the catalogue's schemas under the tests and in development only:
+  // in production an event is never lost to a check (docs/events.md).
+  const events = new EventsService(new EventRepository(db), clock, {
+    checkPayloads: !!process.env.VITEST || process.env.NODE_ENV === 'development',
+  });
   const users = new UserService(new UserRepository(db), audit, clock, userAccessChanged);
   const lifetimes = { idleMinutes: config.sessionIdleMinutes, absoluteHours: config.sessionMaxHours };
   const sessions = new SessionService(
@@ -412,6 +421,7 @@ export function buildServices(
     verify,
     scheduler,
     importFailedUnexpectedly,
+    events,
     clock,
   };
 }

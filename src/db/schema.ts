@@ -834,6 +834,28 @@ export interface AllowedTargetsTable {
   created_at: CreatedAt;
 }
 
+/** Events written with their change, pending until the events-dispatch job hands them on. */
+export interface EventOutboxTable {
+  organization_id: string;
+  id: string;
+  seq: GeneratedAlways<string>;
+  type: string;
+  schema_version: number;
+  subject: string | null;
+  time: Timestamp;
+  data: ColumnType<unknown, string, string>;
+  facets: ColumnType<Record<string, unknown>, string, string>;
+  created_at: CreatedAt;
+  dispatched_at: Timestamp | null;
+}
+
+/** Occurrences published once only (a finding's SLA breach for one due date). */
+export interface EventMarksTable {
+  organization_id: string;
+  key: string;
+  created_at: CreatedAt;
+}
+
 export const NOTIFICATION_CHANNEL_KINDS = ['Webhook', 'Slack', 'Teams', 'Email'] as const;
 export type NotificationChannelKind = (typeof NOTIFICATION_CHANNEL_KINDS)[number];
 export const DELIVERY_STATES = ['Pending', 'Delivering', 'Succeeded', 'Failed', 'Dead'] as const;
@@ -965,6 +987,8 @@ export interface DB {
   ticket_findings: TicketFindingsTable;
   ticket_comments: TicketCommentsTable;
   ticket_events: TicketEventsTable;
+  event_outbox: EventOutboxTable;
+  event_marks: EventMarksTable;
   notification_endpoints: NotificationEndpointsTable;
   notification_rules: NotificationRulesTable;
   notification_deliveries: NotificationDeliveriesTable;

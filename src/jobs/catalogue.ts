@@ -70,6 +70,10 @@ export interface JobServices {
     startScheduled(organizationId: string, scanId: string): Promise<unknown>;
     ingest(organizationId: string, scanId: string, runId: string): Promise<void>;
   };
+  events: {
+    dispatchPending(signal?: AbortSignal): Promise<unknown>;
+    purgeDispatched(): Promise<unknown>;
+  };
   notifications: {
     runDeliveryJob(organizationId: string, endpointId: string, signal: AbortSignal): Promise<void>;
     sweep(): Promise<unknown>;
@@ -164,6 +168,24 @@ export const JOB_CATALOGUE = {
     payload: ScanRunPayload,
     handle: inOrganization((s, org, p) => s.webScans.ingest(org, p.scanId, p.runId)),
   }),
+  /**
+   * Hands the outbox's pending events to the consumers (notifications), a batch a transaction,
+   * until none waits; enqueued by every instance's events tick (deduplicated) while events wait.
+   * A consumer that throws fails the attempt: the batch stays pending and the job backs off.
+   */
+  'events-dispatch': entry({
+    payload: NoPayload,
+    handle: async (s, _payload, _job, signal) => {
+      await s.events.dispatchPending(signal);
+    },
+  }),
+  /** Dispatched events older than the retention are deleted; pending ones are kept. */
+  'events-purge': entry({
+    payload: NoPayload,
+    handle: async (s) => {
+      await s.events.purgeDispatched();
+      },
+    }),
   /**
    * Sends a notification endpoint's due deliveries, one at a time; waits (deferred, not failed)
    * for the next retry or the rate limit. One per endpoint for the dispatch (dedup key).

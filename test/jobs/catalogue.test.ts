@@ -2,6 +2,8 @@ import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildRunner,
+  EVENTS_DISPATCH_JOB,
+  EVENTS_PURGE_JOB,
   IMPORT_SWEEP_JOB,
   JOB_PURGE_JOB,
   RISK_ACCEPTANCE_EXPIRY_JOB,
@@ -37,6 +39,8 @@ const NAMED_KINDS = [
   SYSTEM_INGEST_JOB,
   SCHEDULED_WEB_JOB,
   WEB_INGEST_JOB,
+  EVENTS_DISPATCH_JOB,
+  EVENTS_PURGE_JOB,
 ];
 
 describe('the job catalogue checker', () => {
@@ -87,7 +91,7 @@ describe.each(DB_KINDS)('the job catalogue [%s]', (kind) => {
     const named = [...NAMED_KINDS, ...runner.systemSchedules.map((s) => s.jobKind)];
     expect(catalogueProblems(JOB_CATALOGUE, runner.worker.kinds, named)).toEqual([]);
     expect([...runner.worker.kinds].sort()).toEqual([...JOB_KINDS].sort());
-    expect(JOB_KINDS).toHaveLength(11);
+    expect(JOB_KINDS).toHaveLength(13);
   });
 
   it('leaves the sync jobs to other instances when this one has nothing to sync', () => {
