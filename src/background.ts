@@ -55,6 +55,11 @@ export interface Background {
 export const RISK_ACCEPTANCE_EXPIRY_JOB = 'risk-acceptance-expiry' satisfies JobKind;
 export const IMPORT_SWEEP_JOB = 'import-sweep' satisfies JobKind;
 export const JOB_PURGE_JOB = 'job-purge' satisfies JobKind;
+export const EVENTS_DISPATCH_JOB = 'events-dispatch' satisfies JobKind;
+export const EVENTS_PURGE_JOB = 'events-purge' satisfies JobKind;
+/** How often each instance looks for events waiting for dispatch. */
+const EVENTS_TICK_MS = 2_000;
+export const NOTIFICATION_SWEEP_JOB = 'notification-sweep' satisfies JobKind;
 export const NOTIFICATION_DIGEST_JOB = 'notification-digest' satisfies JobKind;
 /** How often the activity counters are read for table maintenance (autovacuum's naptime is 60 s). */
 const TABLE_MAINTENANCE_MS = 10_000;
@@ -122,6 +127,34 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
     key: JOB_PURGE_JOB,
     rule: { type: 'interval', seconds: 3600 },
     jobKind: JOB_PURGE_JOB,
+    maxAttempts: 1,
+  });
+  runner.schedule({
+    key: EVENTS_PURGE_JOB,
+    rule: { type: 'interval', seconds: 3600 },
+    jobKind: EVENTS_PURGE_JOB,
+    maxAttempts: 1,
+  });
+  // Events wait in the outbox from their change's commit: every instance looks for them every
+  // two seconds (a small partial index) and enqueues one events-dispatch job, deduplicated, so
+  // one dispatcher runs at a time across instances, and a failing one keeps its backoff (the
+  // queued retry is the unfinished job the dedup key finds). A schedule fires at most once a minute.
+  runner.local({
+    name: 'events tick',
+    everyMs: EVENTS_TICK_MS,
+    run: async () => {
+      if (await services.events.hasPending())
+        await services.jobs.enqueue(EVENTS_DISPATCH_JOB, null, {
+          dedupKey: EVENTS_DISPATCH_JOB,
+          maxAttempts: 10,
+        });
+    },
+  });
+  // Notification deliveries whose job a kill or a lost wake-up left without one are taken up.
+  runner.schedule({
+    key: NOTIFICATION_SWEEP_JOB,
+    rule: { type: 'interval', seconds: 60 },
+    jobKind: NOTIFICATION_SWEEP_JOB,
     maxAttempts: 1,
   });
   // Daily digests go out in the first hour after midnight of each organisation's time zone.

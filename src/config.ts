@@ -89,6 +89,10 @@ export const ENV_VARS = {
     'true (the default) runs a scan node inside the server, so that scans run with no extra process; false leaves scanning to nodes started with `rampart scan-node`.',
   RAMPART_SCAN_ALLOW_LOOPBACK:
     'true lets Admins allow loopback targets (127.0.0.0/8, ::1) for scans, for labs and tests on one machine (default false: loopback is always refused).',
+  RAMPART_NOTIFY_ALLOW_LOOPBACK:
+    'true lets notification endpoints (webhooks, Slack, Teams) reach loopback addresses (127.0.0.0/8, ::1, localhost), for receivers on the same machine and tests (default false).',
+  RAMPART_NOTIFY_ALLOW_PRIVATE:
+    'true lets notification endpoints reach private networks (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7), for receivers inside your network (default false). Link-local and cloud metadata addresses stay refused.',
   RAMPART_TRUST_PROXY: 'true when behind a reverse proxy that sets X-Forwarded-For (default false).',
   RAMPART_SHUTDOWN_TIMEOUT: 'Seconds to drain requests on SIGTERM/SIGINT before forcing exit (default 10).',
   RAMPART_ADMIN_EMAIL: 'Email of the Admin that `serve` makes sure exists (default admin@rampart.local).',
@@ -192,6 +196,8 @@ export const ConfigSchema = Type.Object({
   parseMaxTextBytes: PositiveInt(16 * 1024 * 1024, 256 * 1024 * 1024),
   parseMaxElements: PositiveInt(50_000_000),
   scanAllowLoopback: Type.Boolean({ default: false }),
+  notifyAllowLoopback: Type.Boolean({ default: false }),
+  notifyAllowPrivate: Type.Boolean({ default: false }),
   trustProxy: Type.Boolean({ default: false }),
   localScanNode: Type.Boolean({ default: true }),
   shutdownTimeoutSeconds: PositiveInt(10, 600),
@@ -260,6 +266,8 @@ const SOURCES: Record<
   RAMPART_PARSE_MAX_TEXT_BYTES: { field: 'parseMaxTextBytes', kind: 'int' },
   RAMPART_PARSE_MAX_ELEMENTS: { field: 'parseMaxElements', kind: 'int' },
   RAMPART_SCAN_ALLOW_LOOPBACK: { field: 'scanAllowLoopback', kind: 'bool' },
+  RAMPART_NOTIFY_ALLOW_LOOPBACK: { field: 'notifyAllowLoopback', kind: 'bool' },
+  RAMPART_NOTIFY_ALLOW_PRIVATE: { field: 'notifyAllowPrivate', kind: 'bool' },
   RAMPART_TRUST_PROXY: { field: 'trustProxy', kind: 'bool' },
   RAMPART_LOCAL_SCAN_NODE: { field: 'localScanNode', kind: 'bool' },
   RAMPART_SHUTDOWN_TIMEOUT: { field: 'shutdownTimeoutSeconds', kind: 'int' },

@@ -26,6 +26,8 @@ import {
   DiscoveryScanService,
   SCHEDULED_DISCOVERY_JOB,
 } from './modules/discoveryscans/service.js';
+import { EventRepository } from './modules/events/repository.js';
+import { EventsService } from './modules/events/service.js';
 import { EmailNotificationRepository } from './modules/emailnotifications/repository.js';
 import { EmailNotificationService } from './modules/emailnotifications/service.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
@@ -124,6 +126,8 @@ export interface Services {
   scheduler: Scheduler;
   /** Imports that failed for a reason not their report's: the server's log follows them. */
   importFailedUnexpectedly: ImportFailedUnexpectedly;
+  /** Events: the outbox every change writes to in its transaction, and its dispatch to consumers. */
+  events: EventsService;
   /** The SMTP server's mailer (RAMPART_SMTP_URL), or one that says email is not configured. */
   mailer: Mailer;
   /** Email to people: their preferences, the queue of their email, daily digests, Admins' notices. */
@@ -182,6 +186,11 @@ export function buildServices(
   const findingsChanged: FindingsChanged = new Listeners();
 
   const audit = new AuditService(new AuditRepository(db), clock);
+  // Payloads are checked against the catalogue's schemas under the tests and in development only:
+  // in production an event is never lost to a check (docs/events.md).
+  const events = new EventsService(new EventRepository(db), clock, {
+    checkPayloads: !!process.env.VITEST || process.env.NODE_ENV === 'development',
+  });
   const users = new UserService(new UserRepository(db), audit, clock, userAccessChanged);
   const lifetimes = { idleMinutes: config.sessionIdleMinutes, absoluteHours: config.sessionMaxHours };
   const sessions = new SessionService(
@@ -441,6 +450,7 @@ export function buildServices(
     verify,
     scheduler,
     importFailedUnexpectedly,
+    events,
     mailer,
     emailNotifications,
     clock,

@@ -834,6 +834,106 @@ export interface AllowedTargetsTable {
   created_at: CreatedAt;
 }
 
+/** Events written with their change, pending until the events-dispatch job hands them on. */
+export interface EventOutboxTable {
+  organization_id: string;
+  id: string;
+  seq: GeneratedAlways<string>;
+  type: string;
+  schema_version: number;
+  subject: string | null;
+  time: Timestamp;
+  data: ColumnType<unknown, string, string>;
+  facets: ColumnType<Record<string, unknown>, string, string>;
+  created_at: CreatedAt;
+  dispatched_at: Timestamp | null;
+}
+
+/** Occurrences published once only (a finding's SLA breach for one due date). */
+export interface EventMarksTable {
+  organization_id: string;
+  key: string;
+  created_at: CreatedAt;
+}
+
+export const NOTIFICATION_CHANNEL_KINDS = ['Webhook', 'Slack', 'Teams', 'Email'] as const;
+export type NotificationChannelKind = (typeof NOTIFICATION_CHANNEL_KINDS)[number];
+export const DELIVERY_STATES = ['Pending', 'Delivering', 'Succeeded', 'Failed', 'Dead'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/** Where an organisation's notifications go (src/modules/notifications). */
+export interface NotificationEndpointsTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  kind: NotificationChannelKind;
+  url: string;
+  /** Signs webhook bodies; kept as generated (see migration 0030_c), never returned after creation. */
+  secret: string | null;
+  enabled: Generated<boolean>;
+  disabled_reason: string | null;
+  disabled_at: Timestamp | null;
+  consecutive_failures: Generated<number>;
+  failing_since: Timestamp | null;
+  rate_per_minute: number;
+  created_by: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** Which events go to which endpoints (src/modules/notifications). */
+export interface NotificationRulesTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  event_types: ColumnType<string[], string[], string[]>;
+  min_severity: Severity | null;
+  kev_only: Generated<boolean>;
+  risk_above: number | null;
+  tag: string | null;
+  scan_group_id: string | null;
+  asset_id: string | null;
+  endpoint_ids: ColumnType<string[], string[], string[]>;
+  enabled: Generated<boolean>;
+  created_by: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** One event's delivery to one endpoint (src/modules/notifications). */
+export interface NotificationDeliveriesTable {
+  organization_id: string;
+  id: string;
+  endpoint_id: string;
+  rule_id: string | null;
+  event_id: string;
+  event_type: string;
+  event: ColumnType<unknown, string, string>;
+  state: DeliveryState;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  lease_until: Timestamp | null;
+  last_status: number | null;
+  last_duration_ms: number | null;
+  last_error: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  delivered_at: Timestamp | null;
+}
+
+/** Each attempt of a delivery: the delivery log (src/modules/notifications). */
+export interface NotificationAttemptsTable {
+  organization_id: string;
+  id: string;
+  delivery_id: string;
+  endpoint_id: string;
+  attempt: number;
+  at: Timestamp;
+  status: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
 export interface UserNotificationPreferencesTable {
   organization_id: string;
   user_id: string;
@@ -910,6 +1010,12 @@ export interface DB {
   ticket_findings: TicketFindingsTable;
   ticket_comments: TicketCommentsTable;
   ticket_events: TicketEventsTable;
+  event_outbox: EventOutboxTable;
+  event_marks: EventMarksTable;
+  notification_endpoints: NotificationEndpointsTable;
+  notification_rules: NotificationRulesTable;
+  notification_deliveries: NotificationDeliveriesTable;
+  notification_attempts: NotificationAttemptsTable;
   user_notification_preferences: UserNotificationPreferencesTable;
   notification_email_queue: NotificationEmailQueueTable;
 }

@@ -70,6 +70,14 @@ export interface JobServices {
     startScheduled(organizationId: string, scanId: string): Promise<unknown>;
     ingest(organizationId: string, scanId: string, runId: string): Promise<void>;
   };
+  events: {
+    dispatchPending(signal?: AbortSignal): Promise<unknown>;
+    purgeDispatched(): Promise<unknown>;
+  };
+  notifications: {
+    runDeliveryJob(organizationId: string, endpointId: string, signal: AbortSignal): Promise<void>;
+    sweep(): Promise<unknown>;
+  };
   emailNotifications: {
     sendQueued(organizationId: string, queueId: string, lastAttempt: boolean, signal?: AbortSignal): Promise<void>;
     sendDigests(signal?: AbortSignal): Promise<unknown>;
@@ -163,6 +171,42 @@ export const JOB_CATALOGUE = {
   'web-scan.ingest': entry({
     payload: ScanRunPayload,
     handle: inOrganization((s, org, p) => s.webScans.ingest(org, p.scanId, p.runId)),
+  }),
+  /**
+   * Hands the outbox's pending events to the consumers (notifications), a batch a transaction,
+   * until none waits; enqueued by every instance's events tick (deduplicated) while events wait.
+   * A consumer that throws fails the attempt: the batch stays pending and the job backs off.
+   */
+  'events-dispatch': entry({
+    payload: NoPayload,
+    handle: async (s, _payload, _job, signal) => {
+      await s.events.dispatchPending(signal);
+    },
+  }),
+  /** Dispatched events older than the retention are deleted; pending ones are kept. */
+  'events-purge': entry({
+    payload: NoPayload,
+    handle: async (s) => {
+      await s.events.purgeDispatched();
+      },
+    }),
+  /**
+   * Sends a notification endpoint's due deliveries, one at a time; waits (deferred, not failed)
+   * for the next retry or the rate limit. One per endpoint for the dispatch (dedup key).
+   */
+  'notification-deliver': entry({
+    payload: Type.Object({ endpointId: Type.String({ minLength: 1 }) }),
+    handle: async (s, p, job, signal) => {
+      if (!job.organizationId) throw new JobPayloadInvalid(job.kind, 'the job names no organisation');
+      await s.notifications.runDeliveryJob(job.organizationId, p.endpointId, signal);
+    },
+  }),
+  /** Every endpoint with deliveries due gets its delivery job (after a kill, a lost wake-up). */
+  'notification-sweep': entry({
+    payload: NoPayload,
+    handle: async (s) => {
+      await s.notifications.sweep();
+    },
   }),
   /** One queued notification email, sent at once; a failure is recorded on it and tried again. */
   'notification-email': entry({

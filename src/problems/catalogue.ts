@@ -29,6 +29,11 @@ export const Problems = {
     status: 422,
     title: 'A scan target is not allowed',
   },
+  NotificationDestinationRefused: {
+    slug: 'notification-destination-refused',
+    status: 422,
+    title: 'A notification destination is not allowed',
+  },
   RateLimited: { slug: 'rate-limited', status: 429, title: 'Too many requests' },
   HeadersTooLarge: { slug: 'headers-too-large', status: 431, title: 'The request headers are too large' },
   Internal: { slug: 'internal', status: 500, title: 'Internal server error' },

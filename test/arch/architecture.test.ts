@@ -347,6 +347,12 @@ describe('table ownership', () => {
     scan_runs: 'scanruns',
     scan_run_batches: 'scanruns',
     schedules: 'jobs',
+    event_outbox: 'events',
+    event_marks: 'events',
+    notification_endpoints: 'notifications',
+    notification_rules: 'notifications',
+    notification_deliveries: 'notifications',
+    notification_attempts: 'notifications',
     user_notification_preferences: 'emailnotifications',
     notification_email_queue: 'emailnotifications',
   };

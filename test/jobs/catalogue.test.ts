@@ -2,6 +2,8 @@ import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildRunner,
+  EVENTS_DISPATCH_JOB,
+  EVENTS_PURGE_JOB,
   IMPORT_SWEEP_JOB,
   JOB_PURGE_JOB,
   RISK_ACCEPTANCE_EXPIRY_JOB,
@@ -38,6 +40,8 @@ const NAMED_KINDS = [
   SYSTEM_INGEST_JOB,
   SCHEDULED_WEB_JOB,
   WEB_INGEST_JOB,
+  EVENTS_DISPATCH_JOB,
+  EVENTS_PURGE_JOB,
   EMAIL_SEND_JOB,
   EMAIL_DIGEST_JOB,
 ];

@@ -28,6 +28,8 @@ import * as m0024b from './0024_b_add_finding_confidence.js';
 import * as m0025 from './0025_add_scan_run_refusals.js';
 import * as m0026 from './0026_rekey_check_vulnerabilities.js';
 import * as m0029 from './0029_create_intel_sync_sources.js';
+import * as m0030b from './0030_b_create_event_outbox.js';
+import * as m0030c from './0030_c_create_notifications.js';
 import * as m0030f from './0030_f_create_notification_preferences.js';
 
 /** Every migration, in order. Listed explicitly so the same code runs from src/ and dist/. */
@@ -61,5 +63,7 @@ export const migrations: Record<string, Migration> = {
   '0025_add_scan_run_refusals': m0025,
   '0026_rekey_check_vulnerabilities': m0026,
   '0029_create_intel_sync_sources': m0029,
+  '0030_b_create_event_outbox': m0030b,
+  '0030_c_create_notifications': m0030c,
   '0030_f_create_notification_preferences': m0030f,
 };
