@@ -90,6 +90,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/latest/account/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your email notification preferences
+         * @description Which event types you receive by email, at once or in a daily digest; whether the server can send email at all; your latest email with its state.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["getNotificationPreferences"];
+        /**
+         * Choose the email notifications you receive
+         * @description Replaces your choice. An unknown event type, or one only Admins receive, is a 400 naming it (`/EventTypes/<index>`).
+         *
+         *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        put: operations["setNotificationPreferences"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/latest/users": {
         parameters: {
             query?: never;
@@ -2839,6 +2867,320 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
                      *       "instance": "/api/latest/account/password",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getNotificationPreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        EventTypes: string[];
+                        /** @description Immediate: one email per event as it happens. DailyDigest: one email a day with the events of the day before, in the organisation’s time zone. */
+                        Mode: "Immediate" | "DailyDigest";
+                        UpdatedAt: string | null;
+                        /** @description The event types this user may choose (some are for Admins only). */
+                        AvailableEventTypes: {
+                            Type: string;
+                            Title: string;
+                        }[];
+                        Email: {
+                            /** @description Whether the server has an SMTP server (RAMPART_SMTP_URL); without one, email waits. */
+                            Configured: boolean;
+                            /** @description Where this user’s email goes: their account’s address. */
+                            Address: string;
+                        };
+                        /** @description This user’s latest email, newest first: sent, waiting (with the last error) or failed. */
+                        Recent: {
+                            EventType: string;
+                            /** @description Immediate: one email per event as it happens. DailyDigest: one email a day with the events of the day before, in the organisation’s time zone. */
+                            Mode: "Immediate" | "DailyDigest";
+                            State: "Pending" | "Sent" | "Failed" | "Skipped";
+                            Attempts: number;
+                            LastError: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            SentAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/account/notifications"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/account/notifications"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/account/notifications",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/account/notifications",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setNotificationPreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event types to receive by email (from the event catalogue: finding.created, finding.state_changed, finding.reopened, finding.sla_breached, finding.sla_due_soon, finding.kev_found, scan.started, scan.completed, scan.failed, scan.new_hosts_found, import.completed, import.failed, import.needs_attention, ticket.created, ticket.assigned, ticket.changed, ticket.resolved_by_verify, risk_acceptance.expiring, apikey.created, apikey.revoked, user.role_changed, notification.endpoint_disabled); an empty list receives none. */
+                    EventTypes: string[];
+                    /** @description Immediate: one email per event as it happens. DailyDigest: one email a day with the events of the day before, in the organisation’s time zone. */
+                    Mode: "Immediate" | "DailyDigest";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        EventTypes: string[];
+                        /** @description Immediate: one email per event as it happens. DailyDigest: one email a day with the events of the day before, in the organisation’s time zone. */
+                        Mode: "Immediate" | "DailyDigest";
+                        UpdatedAt: string | null;
+                        /** @description The event types this user may choose (some are for Admins only). */
+                        AvailableEventTypes: {
+                            Type: string;
+                            Title: string;
+                        }[];
+                        Email: {
+                            /** @description Whether the server has an SMTP server (RAMPART_SMTP_URL); without one, email waits. */
+                            Configured: boolean;
+                            /** @description Where this user’s email goes: their account’s address. */
+                            Address: string;
+                        };
+                        /** @description This user’s latest email, newest first: sent, waiting (with the last error) or failed. */
+                        Recent: {
+                            EventType: string;
+                            /** @description Immediate: one email per event as it happens. DailyDigest: one email a day with the events of the day before, in the organisation’s time zone. */
+                            Mode: "Immediate" | "DailyDigest";
+                            State: "Pending" | "Sent" | "Failed" | "Skipped";
+                            Attempts: number;
+                            LastError: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            SentAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/account/notifications",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/account/notifications"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/account/notifications"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/account/notifications"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/account/notifications"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/account/notifications",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/account/notifications",
                      *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
                      *     }
                      */

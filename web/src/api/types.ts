@@ -25,6 +25,7 @@ export type UserSummary = Session['User'];
 export type Organization = Session['Organization'];
 export type ServiceStatus = ResponseOf<'getStatus'>;
 export type AccountDetails = ResponseOf<'getAccountDetails'>;
+export type NotificationPreferences = ResponseOf<'getNotificationPreferences'>;
 
 export type UserPage = ResponseOf<'listUsers'>;
 export type User = UserPage['Items'][number];

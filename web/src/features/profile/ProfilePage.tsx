@@ -7,6 +7,7 @@ import { QueryError } from '../../components/QueryError';
 import { roleLabel } from '../../labels';
 import { ApiKeysSection } from './ApiKeysSection';
 import { ChangePasswordForm } from './ChangePasswordForm';
+import { NotificationPreferencesSection } from './NotificationPreferencesSection';
 
 export default function ProfilePage() {
   useDocumentTitle('My profile · Rampart');
@@ -53,6 +54,8 @@ export default function ProfilePage() {
       <ChangePasswordForm email={details.data?.User.Email} />
 
       <ApiKeysSection />
+
+      <NotificationPreferencesSection />
     </Stack>
   );
 }
