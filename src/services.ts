@@ -26,10 +26,12 @@ import {
   DiscoveryScanService,
   SCHEDULED_DISCOVERY_JOB,
 } from './modules/discoveryscans/service.js';
+import { emailChannel } from './modules/emailnotifications/channel.js';
+import { EmailNotificationRepository } from './modules/emailnotifications/repository.js';
+import { ScanNotificationRules } from './modules/emailnotifications/scan-rules.js';
+import { type DispatchedEvent, EmailNotificationService } from './modules/emailnotifications/service.js';
 import { EventRepository } from './modules/events/repository.js';
 import { EventsService } from './modules/events/service.js';
-import { EmailNotificationRepository } from './modules/emailnotifications/repository.js';
-import { EmailNotificationService } from './modules/emailnotifications/service.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { FindingRepository } from './modules/findings/repository.js';
 import { FindingService, type FindingsChanged } from './modules/findings/service.js';
@@ -39,6 +41,8 @@ import { importDirectory } from './modules/imports/upload.js';
 import { IntelMatcher } from './modules/intel/matcher.js';
 import { IntelRepository } from './modules/intel/repository.js';
 import { IntelService } from './modules/intel/service.js';
+import { NotificationRepository } from './modules/notifications/repository.js';
+import { NotificationService } from './modules/notifications/service.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
 import { templateInUse } from './modules/savedscans/repository.js';
@@ -128,6 +132,8 @@ export interface Services {
   importFailedUnexpectedly: ImportFailedUnexpectedly;
   /** Events: the outbox every change writes to in its transaction, and its dispatch to consumers. */
   events: EventsService;
+  /** Notification rules, endpoints and deliveries (webhooks, Slack, Teams, Email). */
+  notifications: NotificationService;
   /** The SMTP server's mailer (RAMPART_SMTP_URL), or one that says email is not configured. */
   mailer: Mailer;
   /** Email to people: their preferences, the queue of their email, daily digests, Admins' notices. */
@@ -323,12 +329,26 @@ export function buildServices(
     nodes: nodeKinds,
     jobs,
   });
+  // Email goes through the SMTP server's mailer: notification rules' Email endpoints, people's own
+  // preferences (below) and the rules scans own through their MessageNotification.
+  const mailer = new Mailer(mailSettingsOf(config, (file) => readFileSync(file, 'utf8')));
+  const baseUrl = config.baseUrl ?? 'http://localhost:8080';
+  const notifications = new NotificationService(
+    new NotificationRepository(db),
+    { events, jobs, audit, clock },
+    [emailChannel(mailer, baseUrl)],
+    { baseUrl },
+  );
+  const scanNotificationRules = new ScanNotificationRules(notifications);
+  const notificationRules = (...args: Parameters<ScanNotificationRules['sync']>) =>
+    scanNotificationRules.sync(...args);
   // Scan groups follow discovery reports (a durable job tells them, after the run's transaction).
   const discoveryReported: DiscoveryReported = new Listeners();
   const discoveryScans = new DiscoveryScanService(db, {
     ...savedScans('discovery-scan', SCHEDULED_DISCOVERY_JOB),
     assets,
     reported: discoveryReported,
+    notificationRules,
   });
   const systemScans = new SystemScanService(db, {
     ...savedScans('system-scan', SCHEDULED_SYSTEM_JOB),
@@ -407,9 +427,9 @@ export function buildServices(
     },
     audit,
     clock,
+    notificationRules,
   );
   discoveryReported.subscribe((report) => scanGroups.discoveryReported(report));
-  const mailer = new Mailer(mailSettingsOf(config, (file) => readFileSync(file, 'utf8')));
   const emailNotifications = new EmailNotificationService(
     new EmailNotificationRepository(db),
     mailer,
@@ -417,10 +437,22 @@ export function buildServices(
     jobs,
     clock,
     {
-      baseUrl: config.baseUrl ?? 'http://localhost:8080',
+      baseUrl,
       // The organisation's time zone once its settings have one; UTC until then.
       timeZone: async () => 'UTC',
     },
+  );
+  // People's email follows the events leaving the outbox, in the dispatch's transaction.
+  events.onDispatch((trx, batch) =>
+    emailNotifications.dispatch(
+      trx,
+      batch.map((e) => ({
+        organizationId: e.organizationId,
+        id: e.id,
+        type: e.type,
+        envelope: events.envelope(e) as unknown as DispatchedEvent['envelope'],
+      })),
+    ),
   );
   return {
     audit,
@@ -451,6 +483,7 @@ export function buildServices(
     scheduler,
     importFailedUnexpectedly,
     events,
+    notifications,
     mailer,
     emailNotifications,
     clock,

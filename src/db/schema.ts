@@ -893,6 +893,14 @@ export interface NotificationRulesTable {
   tag: string | null;
   scan_group_id: string | null;
   asset_id: string | null;
+  /** Only this scan's events (a rule a scan owns); added by 0030_f. */
+  scan_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The scan or scan group that owns the rule ({Kind, Id, Name}); null for a rule of the API. */
+  managed_by: ColumnType<
+    { Kind: 'DiscoveryScan' | 'ScanGroup'; Id: string; Name: string } | null,
+    string | null | undefined,
+    string | null
+  >;
   endpoint_ids: ColumnType<string[], string[], string[]>;
   enabled: Generated<boolean>;
   created_by: string | null;

@@ -79,7 +79,12 @@ export interface JobServices {
     sweep(): Promise<unknown>;
   };
   emailNotifications: {
-    sendQueued(organizationId: string, queueId: string, lastAttempt: boolean, signal?: AbortSignal): Promise<void>;
+    sendQueued(
+      organizationId: string,
+      queueId: string,
+      lastAttempt: boolean,
+      signal?: AbortSignal,
+    ): Promise<void>;
     sendDigests(signal?: AbortSignal): Promise<unknown>;
   };
   clock: () => Date;
@@ -188,8 +193,8 @@ export const JOB_CATALOGUE = {
     payload: NoPayload,
     handle: async (s) => {
       await s.events.purgeDispatched();
-      },
-    }),
+    },
+  }),
   /**
    * Sends a notification endpoint's due deliveries, one at a time; waits (deferred, not failed)
    * for the next retry or the rate limit. One per endpoint for the dispatch (dedup key).
@@ -213,7 +218,12 @@ export const JOB_CATALOGUE = {
     payload: Type.Object({ queueId: Type.String({ minLength: 1 }) }),
     handle: async (s, p, job, signal) => {
       if (!job.organizationId) throw new JobPayloadInvalid(job.kind, 'the job names no organisation');
-      await s.emailNotifications.sendQueued(job.organizationId, p.queueId, job.attempts >= job.maxAttempts, signal);
+      await s.emailNotifications.sendQueued(
+        job.organizationId,
+        p.queueId,
+        job.attempts >= job.maxAttempts,
+        signal,
+      );
     },
   }),
   /** The daily digests whose day has ended in their organisation's time zone, one email per user. */

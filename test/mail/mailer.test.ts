@@ -25,7 +25,6 @@ const message = {
   html: '<p>The scan <strong>completed</strong>.</p>',
 };
 
-
 describe('Mailer against a real SMTP server on loopback', () => {
   let starttls: TestSmtpServer;
   let implicit: TestSmtpServer;

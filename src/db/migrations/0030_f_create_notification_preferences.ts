@@ -39,6 +39,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index notification_email_queue_by_user on notification_email_queue (organization_id, user_id, created_at desc)`.execute(
     db,
   );
+  await addOwnedRules(db);
+}
+
+/**
+ * Rules a scan or a scan group owns (the original's MessageNotification): they filter on one scan,
+ * and say which scan owns them; only their owner changes or removes them. Added to the rules of
+ * 0030_c here, as the notifications module's own columns.
+ */
+async function addOwnedRules(db: Kysely<unknown>): Promise<void> {
+  await sql`alter table notification_rules add column scan_id uuid, add column managed_by jsonb`.execute(db);
 }
 
 export async function down(): Promise<void> {

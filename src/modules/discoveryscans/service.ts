@@ -6,6 +6,7 @@ import { Problems } from '../../problems/catalogue.js';
 import type { ServiceContext } from '../context.js';
 import type { SavedScanDependencies } from '../savedscans/dependencies.js';
 import { SavedScanService } from '../savedscans/service.js';
+import type { ScanNotificationSync } from '../savedscans/types.js';
 import { type DiscoveryKindDependencies, discoveryScanKind } from './definition.js';
 import { DiscoveryReportRepository } from './repository.js';
 import type { DiscoveryScanBody } from './schemas.js';
@@ -51,11 +52,16 @@ export class DiscoveryScanService extends SavedScanService<
 > {
   private readonly reports: DiscoveryReportRepository;
   private readonly reported: DiscoveryReported | undefined;
+  private readonly notificationRules: ScanNotificationSync | undefined;
 
   constructor(
     db: Kysely<DB>,
     deps: SavedScanDependencies &
-      Omit<DiscoveryKindDependencies, 'reports' | 'reportsFollowed'> & { reported?: DiscoveryReported },
+      Omit<DiscoveryKindDependencies, 'reports' | 'reportsFollowed'> & {
+        reported?: DiscoveryReported;
+        /** The rules of each scan's MessageNotification, kept in step when it is saved or deleted. */
+        notificationRules?: ScanNotificationSync;
+      },
   ) {
     const reports = new DiscoveryReportRepository(db);
     super(
@@ -65,6 +71,29 @@ export class DiscoveryScanService extends SavedScanService<
     );
     this.reports = reports;
     this.reported = deps.reported;
+    this.notificationRules = deps.notificationRules;
+  }
+
+  override async create(ctx: ServiceContext, input: DiscoveryScanInput): Promise<DiscoveryScan> {
+    const scan = await super.create(ctx, input);
+    await this.notificationRules?.(ctx, this.owner(scan), scan.notifications);
+    return scan;
+  }
+
+  override async update(ctx: ServiceContext, id: string, input: DiscoveryScanInput): Promise<DiscoveryScan> {
+    const scan = await super.update(ctx, id, input);
+    await this.notificationRules?.(ctx, this.owner(scan), scan.notifications);
+    return scan;
+  }
+
+  override async remove(ctx: ServiceContext, id: string): Promise<void> {
+    const scan = await this.get(ctx, id);
+    await super.remove(ctx, id);
+    await this.notificationRules?.(ctx, this.owner(scan), null);
+  }
+
+  private owner(scan: DiscoveryScan) {
+    return { kind: 'DiscoveryScan' as const, id: scan.id, name: scan.name };
   }
 
   /** A run's report: `latest` is the scan's latest completed run (404 when it has none). */

@@ -47,6 +47,8 @@ export const toRuleDto = (r: NotificationRule) => ({
   Tag: r.tag,
   ScanGroupId: r.scanGroupId,
   AssetId: r.assetId,
+  ScanId: r.scanId,
+  ManagedBy: r.managedBy ? { Kind: r.managedBy.kind, Id: r.managedBy.id, Name: r.managedBy.name } : null,
   EndpointIds: r.endpointIds,
   Enabled: r.enabled,
   CreatedAt: r.createdAt.toISOString(),

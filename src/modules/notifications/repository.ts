@@ -41,6 +41,8 @@ export interface NewRuleRow {
   tag: string | null;
   scanGroupId: string | null;
   assetId: string | null;
+  scanId?: string | null;
+  managedBy?: { kind: 'DiscoveryScan' | 'ScanGroup'; id: string; name: string } | null;
   endpointIds: string[];
   enabled: boolean;
   createdBy: string | null;
@@ -254,6 +256,10 @@ export class NotificationRepository {
         tag: row.tag,
         scan_group_id: row.scanGroupId,
         asset_id: row.assetId,
+        scan_id: row.scanId ?? null,
+        managed_by: row.managedBy
+          ? JSON.stringify({ Kind: row.managedBy.kind, Id: row.managedBy.id, Name: row.managedBy.name })
+          : null,
         endpoint_ids: row.endpointIds,
         enabled: row.enabled,
         created_by: row.createdBy,
@@ -320,6 +326,13 @@ export class NotificationRepository {
     if (changes.tag !== undefined) set.tag = changes.tag;
     if (changes.scanGroupId !== undefined) set.scan_group_id = changes.scanGroupId;
     if (changes.assetId !== undefined) set.asset_id = changes.assetId;
+    if (changes.scanId !== undefined) set.scan_id = changes.scanId;
+    if (changes.managedBy)
+      set.managed_by = JSON.stringify({
+        Kind: changes.managedBy.kind,
+        Id: changes.managedBy.id,
+        Name: changes.managedBy.name,
+      });
     if (changes.endpointIds !== undefined) set.endpoint_ids = changes.endpointIds;
     if (changes.enabled !== undefined) set.enabled = changes.enabled;
     try {
@@ -517,7 +530,11 @@ export class NotificationRepository {
   }
 
   /** How many attempts an endpoint made since `since`, and the oldest of them. */
-  async attemptsSince(trx: Db, endpointId: string, since: Date): Promise<{ count: number; oldest: Date | null }> {
+  async attemptsSince(
+    trx: Db,
+    endpointId: string,
+    since: Date,
+  ): Promise<{ count: number; oldest: Date | null }> {
     const row = await trx
       .selectFrom('notification_attempts')
       .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('at').as('oldest')])
@@ -532,7 +549,9 @@ export class NotificationRepository {
     const row = await this.db
       .selectFrom('notification_deliveries')
       .select(
-        sql<Date | null>`min(case when state = 'Delivering' then lease_until else next_attempt_at end)`.as('at'),
+        sql<Date | null>`min(case when state = 'Delivering' then lease_until else next_attempt_at end)`.as(
+          'at',
+        ),
       )
       .where('organization_id', '=', organizationId)
       .where('endpoint_id', '=', endpointId)

@@ -9,6 +9,22 @@ export interface Facets {
   tags?: string[];
   scanGroupIds?: string[];
   assetIds?: string[];
+  /** The saved scan a scan event is about (from its data when the event does not carry it). */
+  scanIds?: string[];
+}
+
+/** The facets of an event, with its scan's id for a scan event (`data.Scan.Id`). */
+export function facetsOf(event: { type: string; data: unknown; facets?: Facets | null }): Facets {
+  const facets = event.facets ?? {};
+  if (!event.type.startsWith('scan.')) return facets;
+  const scan = (event.data as { Scan?: { Id?: unknown; ScanGroupId?: unknown } } | null)?.Scan;
+  return {
+    ...facets,
+    ...(!facets.scanIds && typeof scan?.Id === 'string' ? { scanIds: [scan.Id] } : {}),
+    ...(!facets.scanGroupIds && typeof scan?.ScanGroupId === 'string'
+      ? { scanGroupIds: [scan.ScanGroupId] }
+      : {}),
+  };
 }
 
 /** Critical ranks 0: a severity passes a minimum when its rank is at most the minimum's. */
@@ -33,5 +49,6 @@ export function passesFilters(filters: RuleFilters, facets: Facets): boolean {
   }
   if (filters.scanGroupId !== null && !facets.scanGroupIds?.includes(filters.scanGroupId)) return false;
   if (filters.assetId !== null && !facets.assetIds?.includes(filters.assetId)) return false;
+  if (filters.scanId && !facets.scanIds?.includes(filters.scanId)) return false;
   return true;
 }

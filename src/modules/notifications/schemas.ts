@@ -25,7 +25,8 @@ const Url = Type.String({
 const RatePerMinute = Type.Integer({
   minimum: 1,
   maximum: 6000,
-  description: 'Most deliveries a minute to this endpoint (default 60); more wait their turn, none is dropped.',
+  description:
+    'Most deliveries a minute to this endpoint (default 60); more wait their turn, none is dropped.',
 });
 
 export const EndpointSchema = Type.Object(
@@ -86,7 +87,9 @@ export const UpdateEndpointSchema = Type.Object(
     Url: Type.Optional(Url),
     RatePerMinute: Type.Optional(RatePerMinute),
     Enabled: Type.Optional(
-      Type.Boolean({ description: 'true enables it again (its failures forgotten); false disables it by hand.' }),
+      Type.Boolean({
+        description: 'true enables it again (its failures forgotten); false disables it by hand.',
+      }),
     ),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -117,7 +120,9 @@ const ruleFilterFields = {
     }),
   ),
   ScanGroupId: Type.Optional(
-    Type.Union([Id, Type.Null()], { description: 'Only events of this scan group (its scans and their findings).' }),
+    Type.Union([Id, Type.Null()], {
+      description: 'Only events of this scan group (its scans and their findings).',
+    }),
   ),
   AssetId: Type.Optional(Type.Union([Id, Type.Null()], { description: 'Only events about this asset.' })),
 };
@@ -133,6 +138,24 @@ export const RuleSchema = Type.Object(
     Tag: Type.Union([Type.String(), Type.Null()]),
     ScanGroupId: Type.Union([Id, Type.Null()]),
     AssetId: Type.Union([Id, Type.Null()]),
+    ScanId: Type.Union([Id, Type.Null()], { description: 'Only this scan’s events (rules a scan owns).' }),
+    ManagedBy: Type.Union(
+      [
+        Type.Object(
+          {
+            Kind: Type.Union([Type.Literal('DiscoveryScan'), Type.Literal('ScanGroup')]),
+            Id,
+            Name: Type.String(),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      {
+        description:
+          'The discovery scan or scan group whose MessageNotification made this rule: it changes only with its owner (changing or deleting it here answers 409).',
+      },
+    ),
     EndpointIds: Type.Array(Id),
     Enabled: Type.Boolean(),
     CreatedAt: Time,
@@ -184,7 +207,9 @@ export const AttemptSchema = Type.Object(
   {
     Attempt: Type.Integer({ minimum: 1 }),
     At: Time,
-    StatusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'The receiver’s answer; null when none came.' }),
+    StatusCode: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'The receiver’s answer; null when none came.',
+    }),
     DurationMs: Type.Integer({ minimum: 0 }),
     Error: Type.Union([Type.String(), Type.Null()]),
   },

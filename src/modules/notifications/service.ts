@@ -14,8 +14,15 @@ import type { ServiceContext } from '../context.js';
 import type { EventData, EventType } from '../events/catalogue.js';
 import { EVENT_TYPES, isEventType } from '../events/catalogue.js';
 import type { EventFacets, StoredEvent } from '../events/service.js';
-import type { DeliveryRow, DeliveryView, EndpointRow, EndpointView, NotificationRepository, RuleRow } from './repository.js';
-import { passesFilters } from './rules.js';
+import type {
+  DeliveryRow,
+  DeliveryView,
+  EndpointRow,
+  EndpointView,
+  NotificationRepository,
+  RuleRow,
+} from './repository.js';
+import { facetsOf, passesFilters } from './rules.js';
 import { newSigningSecret } from './signature.js';
 import type {
   ChannelTarget,
@@ -32,6 +39,7 @@ import type {
   NotificationEvent,
   NotificationRule,
   RuleChanges,
+  RuleOwner,
 } from './types.js';
 
 /** The job that delivers an endpoint's due deliveries, one at a time (src/jobs/catalogue.ts). */
@@ -123,6 +131,18 @@ function toEndpoint(row: EndpointView): NotificationEndpoint {
   };
 }
 
+/** A rule a scan owns changes only through that scan (409 naming it otherwise). */
+function assertOwner(rule: NotificationRule, owner: RuleOwner | undefined): void {
+  const by = rule.managedBy;
+  if (!by || (owner && owner.kind === by.kind && owner.id === by.id)) return;
+  const what = by.kind === 'DiscoveryScan' ? 'discovery scan' : 'scan group';
+  throw AppError.of(
+    Problems.Conflict,
+    `The rule ${rule.name} belongs to the ${what} ${by.name} (its MessageNotification): change it there.`,
+    { managedBy: { Kind: by.kind, Id: by.id, Name: by.name } },
+  );
+}
+
 function toRule(row: RuleRow): NotificationRule {
   return {
     organizationId: row.organization_id,
@@ -135,6 +155,10 @@ function toRule(row: RuleRow): NotificationRule {
     tag: row.tag,
     scanGroupId: row.scan_group_id,
     assetId: row.asset_id,
+    scanId: row.scan_id ?? null,
+    managedBy: row.managed_by
+      ? { kind: row.managed_by.Kind, id: row.managed_by.Id, name: row.managed_by.Name }
+      : null,
     endpointIds: row.endpoint_ids,
     enabled: row.enabled,
     createdAt: new Date(row.created_at),
@@ -184,7 +208,8 @@ export class NotificationService {
     options: NotificationOptions,
   ) {
     for (const channel of channels) {
-      if (this.channels.has(channel.kind)) throw new Error(`Two notification channels of kind ${channel.kind}`);
+      if (this.channels.has(channel.kind))
+        throw new Error(`Two notification channels of kind ${channel.kind}`);
       this.channels.set(channel.kind, channel);
     }
     this.options = { ...DEFAULTS, ...options };
@@ -236,14 +261,23 @@ export class NotificationService {
       now: this.deps.clock(),
     });
     if (!row) throw AppError.of(Problems.Conflict, `A notification endpoint named ${name} exists already.`);
-    await this.deps.audit.record(ctx, 'notificationendpoint.created', { type: 'notificationendpoint', id: row.id }, {
-      name,
-      kind: input.kind,
-    });
+    await this.deps.audit.record(
+      ctx,
+      'notificationendpoint.created',
+      { type: 'notificationendpoint', id: row.id },
+      {
+        name,
+        kind: input.kind,
+      },
+    );
     return { endpoint: toEndpoint(row), secret };
   }
 
-  async updateEndpoint(ctx: ServiceContext, id: string, changes: EndpointChanges): Promise<NotificationEndpoint> {
+  async updateEndpoint(
+    ctx: ServiceContext,
+    id: string,
+    changes: EndpointChanges,
+  ): Promise<NotificationEndpoint> {
     const current = await this.getEndpoint(ctx, id);
     const set: Parameters<NotificationRepository['updateEndpoint']>[2] = {};
     if (changes.name !== undefined) set.name = this.checkName(changes.name);
@@ -254,11 +288,17 @@ export class NotificationService {
     let row = await this.repo.updateEndpoint(ctx.organizationId, id, set, now);
     if (row === 'name-taken')
       throw AppError.of(Problems.Conflict, `A notification endpoint named ${set.name} exists already.`);
-    if (changes.enabled === true && !current.enabled) row = await this.repo.enableEndpoint(ctx.organizationId, id, now);
+    if (changes.enabled === true && !current.enabled)
+      row = await this.repo.enableEndpoint(ctx.organizationId, id, now);
     if (!row) throw notFound('endpoint', id);
-    await this.deps.audit.record(ctx, 'notificationendpoint.changed', { type: 'notificationendpoint', id }, {
-      changed: Object.keys(changes),
-    });
+    await this.deps.audit.record(
+      ctx,
+      'notificationendpoint.changed',
+      { type: 'notificationendpoint', id },
+      {
+        changed: Object.keys(changes),
+      },
+    );
     return toEndpoint(row);
   }
 
@@ -266,7 +306,12 @@ export class NotificationService {
   async enableEndpoint(ctx: ServiceContext, id: string): Promise<NotificationEndpoint> {
     const row = await this.repo.enableEndpoint(ctx.organizationId, id, this.deps.clock());
     if (!row) throw notFound('endpoint', id);
-    await this.deps.audit.record(ctx, 'notificationendpoint.enabled', { type: 'notificationendpoint', id }, {});
+    await this.deps.audit.record(
+      ctx,
+      'notificationendpoint.enabled',
+      { type: 'notificationendpoint', id },
+      {},
+    );
     await this.startDelivering(ctx.organizationId, id, false);
     return toEndpoint(row);
   }
@@ -281,14 +326,22 @@ export class NotificationService {
         `Rules send to this endpoint: ${rules.join(', ')}. Remove it from them (or delete them) first.`,
       );
     if (!(await this.repo.deleteEndpoint(ctx.organizationId, id))) throw notFound('endpoint', id);
-    await this.deps.audit.record(ctx, 'notificationendpoint.deleted', { type: 'notificationendpoint', id }, {});
+    await this.deps.audit.record(
+      ctx,
+      'notificationendpoint.deleted',
+      { type: 'notificationendpoint', id },
+      {},
+    );
   }
 
   /** Sends a test event to an endpoint now, through the usual delivery (and its log). */
   async testEndpoint(ctx: ServiceContext, id: string): Promise<Delivery> {
     const endpoint = await this.getEndpoint(ctx, id);
     if (!endpoint.enabled)
-      throw AppError.of(Problems.Conflict, `The endpoint ${endpoint.name} is disabled: enable it to test it.`);
+      throw AppError.of(
+        Problems.Conflict,
+        `The endpoint ${endpoint.name} is disabled: enable it to test it.`,
+      );
     const now = this.deps.clock();
     const eventId = uuidv7();
     const event: NotificationEvent = {
@@ -336,7 +389,10 @@ export class NotificationService {
   async createRule(ctx: ServiceContext, input: NewRule): Promise<NotificationRule> {
     const checked = await this.checkRule(ctx, input);
     if ((await this.repo.countRules(ctx.organizationId)) >= MAX_RULES)
-      throw AppError.of(Problems.Conflict, `The organisation already has ${MAX_RULES} notification rules; remove some first.`);
+      throw AppError.of(
+        Problems.Conflict,
+        `The organisation already has ${MAX_RULES} notification rules; remove some first.`,
+      );
     const row = await this.repo.insertRule({
       organizationId: ctx.organizationId,
       id: uuidv7(),
@@ -349,19 +405,27 @@ export class NotificationService {
       tag: checked.tag ?? null,
       scanGroupId: input.scanGroupId ?? null,
       assetId: input.assetId ?? null,
+      scanId: input.scanId ?? null,
+      managedBy: input.managedBy ?? null,
       enabled: input.enabled ?? true,
       createdBy: ctx.userId ?? null,
       now: this.deps.clock(),
     });
-    if (!row) throw AppError.of(Problems.Conflict, `A notification rule named ${checked.name} exists already.`);
-    await this.deps.audit.record(ctx, 'notificationrule.created', { type: 'notificationrule', id: row.id }, {
-      name: row.name,
-    });
+    if (!row)
+      throw AppError.of(Problems.Conflict, `A notification rule named ${checked.name} exists already.`);
+    await this.deps.audit.record(
+      ctx,
+      'notificationrule.created',
+      { type: 'notificationrule', id: row.id },
+      {
+        name: row.name,
+      },
+    );
     return toRule(row);
   }
 
   async updateRule(ctx: ServiceContext, id: string, changes: RuleChanges): Promise<NotificationRule> {
-    await this.getRule(ctx, id);
+    assertOwner(await this.getRule(ctx, id), changes.managedBy);
     const checked = await this.checkRule(ctx, changes);
     const row = await this.repo.updateRule(
       ctx.organizationId,
@@ -376,6 +440,8 @@ export class NotificationService {
         ...(changes.riskAbove !== undefined ? { riskAbove: changes.riskAbove } : {}),
         ...(changes.scanGroupId !== undefined ? { scanGroupId: changes.scanGroupId } : {}),
         ...(changes.assetId !== undefined ? { assetId: changes.assetId } : {}),
+        ...(changes.scanId !== undefined ? { scanId: changes.scanId } : {}),
+        ...(changes.managedBy ? { managedBy: changes.managedBy } : {}),
         ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
       },
       this.deps.clock(),
@@ -383,13 +449,20 @@ export class NotificationService {
     if (row === 'name-taken')
       throw AppError.of(Problems.Conflict, `A notification rule named ${checked.name} exists already.`);
     if (!row) throw notFound('rule', id);
-    await this.deps.audit.record(ctx, 'notificationrule.changed', { type: 'notificationrule', id }, {
-      changed: Object.keys(changes),
-    });
+    await this.deps.audit.record(
+      ctx,
+      'notificationrule.changed',
+      { type: 'notificationrule', id },
+      {
+        changed: Object.keys(changes),
+      },
+    );
     return toRule(row);
   }
 
-  async deleteRule(ctx: ServiceContext, id: string): Promise<void> {
+  /** Removes a rule; one a scan owns only by that scan (`owner`), when it is saved or deleted. */
+  async deleteRule(ctx: ServiceContext, id: string, owner?: RuleOwner): Promise<void> {
+    assertOwner(await this.getRule(ctx, id), owner);
     if (!(await this.repo.deleteRule(ctx.organizationId, id))) throw notFound('rule', id);
     await this.deps.audit.record(ctx, 'notificationrule.deleted', { type: 'notificationrule', id }, {});
   }
@@ -405,7 +478,8 @@ export class NotificationService {
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE)
       throw invalid('pageSize', `must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
     const after = cursor === undefined ? undefined : decodeCreatedAtCursor(cursor);
-    if (cursor !== undefined && !after) throw invalid('cursor', 'is not valid; pass the NextCursor of a previous page');
+    if (cursor !== undefined && !after)
+      throw invalid('cursor', 'is not valid; pass the NextCursor of a previous page');
     await this.getEndpoint(ctx, endpointId);
     const rows = await this.repo.listDeliveries(ctx.organizationId, endpointId, pageSize + 1, {
       ...(state ? { state } : {}),
@@ -459,7 +533,10 @@ export class NotificationService {
     const current = await this.getDelivery(ctx, id);
     const endpoint = await this.getEndpoint(ctx, current.endpointId);
     if (!endpoint.enabled)
-      throw AppError.of(Problems.Conflict, `The endpoint ${endpoint.name} is disabled: enable it to redeliver.`);
+      throw AppError.of(
+        Problems.Conflict,
+        `The endpoint ${endpoint.name} is disabled: enable it to redeliver.`,
+      );
     const now = this.deps.clock();
     const row =
       current.state === 'Failed'
@@ -470,10 +547,15 @@ export class NotificationService {
         Problems.Conflict,
         `Delivery ${id} is ${current.state}: only a Succeeded, Failed or Dead delivery is sent again.`,
       );
-    await this.deps.audit.record(ctx, 'notificationdelivery.redelivered', { type: 'notificationdelivery', id }, {
-      endpointId: endpoint.id,
-      eventId: current.eventId,
-    });
+    await this.deps.audit.record(
+      ctx,
+      'notificationdelivery.redelivered',
+      { type: 'notificationdelivery', id },
+      {
+        endpointId: endpoint.id,
+        eventId: current.eventId,
+      },
+    );
     await this.startDelivering(ctx.organizationId, endpoint.id, false);
     return toDelivery(row);
   }
@@ -504,7 +586,7 @@ export class NotificationService {
       const chosen = new Map<string, string>();
       for (const rule of rules) {
         if (rule.organizationId !== event.organizationId || !rule.eventTypes.includes(event.type)) continue;
-        if (!passesFilters(rule, event.facets ?? {})) continue;
+        if (!passesFilters(rule, facetsOf(event))) continue;
         for (const endpointId of rule.endpointIds)
           if (enabled.has(`${rule.organizationId}/${endpointId}`) && !chosen.has(endpointId))
             chosen.set(endpointId, rule.id);
@@ -545,7 +627,10 @@ export class NotificationService {
     const next = await this.deliverDue(organizationId, endpointId, signal);
     if (next) {
       const delay = Math.max(0, next.getTime() - this.deps.clock().getTime());
-      throw new JobDeferred(delay, `The next delivery to endpoint ${endpointId} is due at ${next.toISOString()}.`);
+      throw new JobDeferred(
+        delay,
+        `The next delivery to endpoint ${endpointId} is due at ${next.toISOString()}.`,
+      );
     }
   }
 
@@ -631,7 +716,11 @@ export class NotificationService {
   }
 
   /** Sends through the endpoint's channel within the timeout; a channel that throws failed the attempt. */
-  private async send(target: ChannelTarget, event: NotificationEvent, jobSignal?: AbortSignal): Promise<DeliveryOutcome> {
+  private async send(
+    target: ChannelTarget,
+    event: NotificationEvent,
+    jobSignal?: AbortSignal,
+  ): Promise<DeliveryOutcome> {
     const channel = this.channels.get(target.kind);
     if (!channel) return { ok: false, durationMs: 0, error: `This server has no ${target.kind} channel.` };
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
@@ -649,9 +738,14 @@ export class NotificationService {
   }
 
   /** What an outcome makes of a delivery: Succeeded, Failed with its retry time, or Dead. */
-  private nextStep(attempts: number, outcome: DeliveryOutcome, now: Date): { state: DeliveryState; nextAttemptAt: Date } {
+  private nextStep(
+    attempts: number,
+    outcome: DeliveryOutcome,
+    now: Date,
+  ): { state: DeliveryState; nextAttemptAt: Date } {
     if (outcome.ok) return { state: 'Succeeded', nextAttemptAt: now };
-    if (outcome.permanent || attempts >= this.options.maxAttempts) return { state: 'Dead', nextAttemptAt: now };
+    if (outcome.permanent || attempts >= this.options.maxAttempts)
+      return { state: 'Dead', nextAttemptAt: now };
     const { minMs, maxMs } = this.options.retryAfterBounds;
     const wait =
       outcome.retryAfterMs !== undefined
@@ -663,8 +757,7 @@ export class NotificationService {
   /** Why an endpoint with these failures is disabled now; null while it is not. */
   private disableReason(endpoint: EndpointRow, now: Date): string | null {
     const failures = endpoint.consecutive_failures;
-    if (failures >= this.options.disableAfterFailures)
-      return `${failures} deliveries in a row failed.`;
+    if (failures >= this.options.disableAfterFailures) return `${failures} deliveries in a row failed.`;
     const since = endpoint.failing_since ? new Date(endpoint.failing_since) : null;
     if (since && failures >= 3 && now.getTime() - since.getTime() >= this.options.disableAfterFailingMs)
       return `Every delivery failed for ${Math.round((now.getTime() - since.getTime()) / 3_600_000)} hours (${failures} attempts).`;
@@ -695,14 +788,18 @@ export class NotificationService {
 
   private checkName(text: string): string {
     const name = text.trim();
-    if (name.length < 1 || name.length > MAX_NAME) throw invalid('name', `must have 1 to ${MAX_NAME} characters`);
+    if (name.length < 1 || name.length > MAX_NAME)
+      throw invalid('name', `must have 1 to ${MAX_NAME} characters`);
     return name;
   }
 
   private channelOf(kind: string): NotificationChannel {
     const channel = this.channels.get(kind);
     if (!channel)
-      throw invalid('kind', `${kind} is not a kind of endpoint this server delivers to; it delivers to ${this.kinds.join(', ')}`);
+      throw invalid(
+        'kind',
+        `${kind} is not a kind of endpoint this server delivers to; it delivers to ${this.kinds.join(', ')}`,
+      );
     return channel;
   }
 
@@ -731,7 +828,8 @@ export class NotificationService {
     const issues: { field: readonly string[]; message: string }[] = [];
     if (input.name !== undefined) out.name = this.checkName(input.name);
     if (input.eventTypes !== undefined) {
-      if (input.eventTypes.length === 0) issues.push({ field: ['eventTypes'], message: 'must name at least one event type' });
+      if (input.eventTypes.length === 0)
+        issues.push({ field: ['eventTypes'], message: 'must name at least one event type' });
       input.eventTypes.forEach((type, index) => {
         if (isEventType(type)) return;
         const suggestion = suggestName(type, EVENT_TYPES);
@@ -743,15 +841,23 @@ export class NotificationService {
       out.eventTypes = [...new Set(input.eventTypes)];
     }
     if (input.endpointIds !== undefined) {
-      if (input.endpointIds.length === 0) issues.push({ field: ['endpointIds'], message: 'must name at least one endpoint' });
+      if (input.endpointIds.length === 0)
+        issues.push({ field: ['endpointIds'], message: 'must name at least one endpoint' });
       const known = await this.repo.existingEndpointIds(ctx.organizationId, [...new Set(input.endpointIds)]);
       input.endpointIds.forEach((id, index) => {
         if (!known.has(id))
-          issues.push({ field: ['endpointIds', String(index)], message: `no notification endpoint ${id} in your organisation` });
+          issues.push({
+            field: ['endpointIds', String(index)],
+            message: `no notification endpoint ${id} in your organisation`,
+          });
       });
       out.endpointIds = [...new Set(input.endpointIds)];
     }
-    if (input.minSeverity !== undefined && input.minSeverity !== null && !SEVERITIES.includes(input.minSeverity))
+    if (
+      input.minSeverity !== undefined &&
+      input.minSeverity !== null &&
+      !SEVERITIES.includes(input.minSeverity)
+    )
       issues.push({ field: ['minSeverity'], message: `must be one of ${SEVERITIES.join(', ')}` });
     if (input.tag !== undefined) out.tag = input.tag === null ? null : input.tag.trim() || null;
     if (issues.length > 0) throw invalidFields(issues);

@@ -99,12 +99,22 @@ export interface RuleFilters {
   tag: string | null;
   scanGroupId: string | null;
   assetId: string | null;
+  /** Only this scan's events: set on the rules scans own (their MessageNotification). */
+  scanId: string | null;
+}
+
+/** The scan or scan group that owns a rule; only it changes or removes the rule. */
+export interface RuleOwner {
+  kind: 'DiscoveryScan' | 'ScanGroup';
+  id: string;
+  name: string;
 }
 
 export interface NotificationRule extends RuleFilters {
   organizationId: string;
   id: string;
   name: string;
+  managedBy: RuleOwner | null;
   eventTypes: string[];
   endpointIds: string[];
   enabled: boolean;
@@ -114,6 +124,8 @@ export interface NotificationRule extends RuleFilters {
 
 export interface NewRule extends Partial<RuleFilters> {
   name: string;
+  /** Set only by the owner's own sync (src/modules/emailnotifications/scan-rules.ts). */
+  managedBy?: RuleOwner;
   eventTypes: string[];
   endpointIds: string[];
   enabled?: boolean;

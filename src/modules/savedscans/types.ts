@@ -70,10 +70,20 @@ export interface RunOrder {
 export const NOTIFICATION_LEVELS = ['Never', 'ScanEnds', 'ScanStartsEnds', 'ScanFails'] as const;
 export type NotificationLevel = (typeof NOTIFICATION_LEVELS)[number];
 
-/** Who is told about a scan's runs (kept now; delivered once notifications exist). */
+/** Who is told about a scan's runs: the notification rules the scan owns deliver it. */
 export interface ScanNotification {
   emailAddresses: string[];
   level: NotificationLevel;
 }
+
+/**
+ * Keeps the notification rules of a scan's (or scan group's) MessageNotification in step with it
+ * (src/modules/emailnotifications/scan-rules.ts); `null` when the owner is deleted.
+ */
+export type ScanNotificationSync = (
+  ctx: import('../context.js').ServiceContext,
+  owner: { kind: 'DiscoveryScan' | 'ScanGroup'; id: string; name: string },
+  notifications: ScanNotification[] | null,
+) => Promise<void>;
 
 export type { ScanKind };

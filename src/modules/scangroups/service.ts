@@ -10,6 +10,7 @@ import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
 import type { DiscoveryReport, ReportedHost } from '../discoveryscans/service.js';
 import { keptSchedule } from '../savedscans/checks.js';
+import type { ScanNotificationSync } from '../savedscans/types.js';
 import type { GroupWrite, ScanGroupRepository, TrackedScan } from './repository.js';
 import type {
   AssetMonitor,
@@ -107,7 +108,13 @@ export class ScanGroupService {
     private readonly webScans: GroupWebScans,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    /** The rules of each group's MessageNotification, kept in step when it is saved or deleted. */
+    private readonly notificationRules?: ScanNotificationSync,
   ) {}
+
+  private owner(group: { id: string; name: string }) {
+    return { kind: 'ScanGroup' as const, id: group.id, name: group.name };
+  }
 
   async create(ctx: ServiceContext, input: ScanGroupInput): Promise<ScanGroup> {
     const write = await this.check(ctx, input);
@@ -124,6 +131,7 @@ export class ScanGroupService {
       { type: 'scan-group', id: group.id },
       { name: group.name },
     );
+    await this.notificationRules?.(ctx, this.owner(group), group.notifications);
     return group;
   }
 
@@ -133,6 +141,7 @@ export class ScanGroupService {
     const group = await this.repo.update(ctx.organizationId, id, write, this.clock());
     if (!group) throw notFound(id);
     await this.audit.record(ctx, 'scan-group.updated', { type: 'scan-group', id }, { name: group.name });
+    await this.notificationRules?.(ctx, this.owner(group), group.notifications);
     return group;
   }
 
@@ -179,6 +188,7 @@ export class ScanGroupService {
     for (const s of await this.webScans.listByGroup(ctx, id)) await this.webScans.remove(ctx, s.id);
     await this.repo.delete(ctx.organizationId, id);
     await this.audit.record(ctx, 'scan-group.deleted', { type: 'scan-group', id }, { name: group.name });
+    await this.notificationRules?.(ctx, this.owner(group), null);
   }
 
   // ---- asset monitoring ----
