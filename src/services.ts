@@ -34,6 +34,9 @@ import { importDirectory } from './modules/imports/upload.js';
 import { IntelMatcher } from './modules/intel/matcher.js';
 import { IntelRepository } from './modules/intel/repository.js';
 import { IntelService } from './modules/intel/service.js';
+import { httpChannels } from './modules/notifications/channels.js';
+import { NotificationRepository } from './modules/notifications/repository.js';
+import { NotificationService } from './modules/notifications/service.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
 import { templateInUse } from './modules/savedscans/repository.js';
@@ -123,6 +126,8 @@ export interface Services {
   importFailedUnexpectedly: ImportFailedUnexpectedly;
   /** Events: the outbox every change writes to in its transaction, and its dispatch to consumers. */
   events: EventsService;
+  /** Notification rules, endpoints and deliveries: events out to webhooks, Slack and Teams. */
+  notifications: NotificationService;
   /** The one source of time for every value the API returns or a rule compares. */
   clock: Clock;
 }
@@ -138,6 +143,9 @@ export type ServicesConfig = Pick<Config, 'authCacheSeconds' | 'sessionIdleMinut
       | 'parseMaxTextBytes'
       | 'parseMaxElements'
       | 'scanAllowLoopback'
+      | 'baseUrl'
+      | 'notifyAllowLoopback'
+      | 'notifyAllowPrivate'
     >
   >;
 
@@ -233,6 +241,24 @@ export function buildServices(
   );
   const jobs = new JobQueue(db, clock);
   const scheduler = new Scheduler(db, jobs, clock);
+  // Notifications consume the events' dispatch (they register in their constructor) and send
+  // through their channels: webhooks, Slack and Teams over HTTP behind the destination guard.
+  const baseUrl = config.baseUrl ?? 'http://localhost:8080';
+  const notificationChannels = httpChannels({
+    policy: {
+      allowLoopback: config.notifyAllowLoopback ?? false,
+      allowPrivate: config.notifyAllowPrivate ?? false,
+    },
+    baseUrl,
+    timeoutMs: 10_000,
+    clock,
+  });
+  const notifications = new NotificationService(
+    new NotificationRepository(db),
+    { events, jobs, audit, clock },
+    notificationChannels,
+    { baseUrl },
+  );
   const imports = new ImportService(
     new ImportRepository(db),
     defaultRegistry(),
@@ -422,6 +448,7 @@ export function buildServices(
     scheduler,
     importFailedUnexpectedly,
     events,
+    notifications,
     clock,
   };
 }

@@ -184,8 +184,8 @@ export const JOB_CATALOGUE = {
     payload: NoPayload,
     handle: async (s) => {
       await s.events.purgeDispatched();
-      },
-    }),
+    },
+  }),
   /**
    * Sends a notification endpoint's due deliveries, one at a time; waits (deferred, not failed)
    * for the next retry or the rate limit. One per endpoint for the dispatch (dedup key).

@@ -8,7 +8,13 @@
 // outbound-http.ts), so that no second lookup can move the request elsewhere after the check.
 import { lookup } from 'node:dns/promises';
 import { cidrInterval, type Interval, parseAddress } from '../scanning/targets/addresses.js';
-import { ALWAYS_REFUSED, type Block, blockOverlap, LOOPBACK, loopbackName } from '../scanning/targets/blocks.js';
+import {
+  ALWAYS_REFUSED,
+  type Block,
+  blockOverlap,
+  LOOPBACK,
+  loopbackName,
+} from '../scanning/targets/blocks.js';
 
 /**
  * Why a destination is refused. Syntax, AlwaysRefused, Loopback and Unresolved mean what they mean
@@ -122,7 +128,10 @@ export function urlRefusal(
   if (parseAddress(host)) return { url, host, literal: true };
   const name = host.replace(/\.$/, '');
   if (METADATA_NAMES.has(name))
-    return { rule: 'Metadata', message: `${name} is a cloud metadata service, which notifications never reach.` };
+    return {
+      rule: 'Metadata',
+      message: `${name} is a cloud metadata service, which notifications never reach.`,
+    };
   const loopback = policy.allowLoopback ? null : loopbackName(name);
   if (loopback)
     return {

@@ -60,7 +60,9 @@ export function postTo(
     lookup,
     agent: false,
     maxHeaderSize: MAX_HEADER_BYTES,
-    ...(url.username ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` } : {}),
+    ...(url.username
+      ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` }
+      : {}),
   };
   return new Promise((resolve, reject) => {
     let settled = false;

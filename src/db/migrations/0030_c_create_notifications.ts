@@ -107,7 +107,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     db,
   );
   // The rate limit counts an endpoint's attempts of the last minute.
-  await sql`create index notification_attempts_endpoint on notification_attempts (endpoint_id, at)`.execute(db);
+  await sql`create index notification_attempts_endpoint on notification_attempts (endpoint_id, at)`.execute(
+    db,
+  );
 }
 
 export async function down(): Promise<void> {

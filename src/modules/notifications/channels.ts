@@ -52,7 +52,8 @@ function outcomeOf(answer: PostAnswer, durationMs: number, now: Date): DeliveryO
       error: `The receiver answered ${status} with a redirect${location ? ` to ${location.slice(0, 300)}` : ''}; redirects are not followed.`,
     };
   }
-  const wait = status === 429 || status === 503 ? retryAfterMs(answer.headers['retry-after'], now) : undefined;
+  const wait =
+    status === 429 || status === 503 ? retryAfterMs(answer.headers['retry-after'], now) : undefined;
   const excerpt = answer.body.replace(/\s+/g, ' ').trim().slice(0, 200);
   return {
     ok: false,
@@ -119,7 +120,8 @@ export function webhookRequest(
 }
 
 const one = (events: NotificationEvent[]): NotificationEvent => {
-  if (events.length !== 1) throw new Error(`An HTTP channel sends one event at a time, not ${events.length}.`);
+  if (events.length !== 1)
+    throw new Error(`An HTTP channel sends one event at a time, not ${events.length}.`);
   return events[0]!;
 };
 

@@ -24,7 +24,11 @@ function clean(text: string, max = 300): string {
   return plain.length > max ? `${plain.slice(0, max - 1)}…` : plain;
 }
 
-const SCAN_PAGES: Record<string, string> = { Discovery: 'discovery', System: 'system-scans', Web: 'web-scans' };
+const SCAN_PAGES: Record<string, string> = {
+  Discovery: 'discovery',
+  System: 'system-scans',
+  Web: 'web-scans',
+};
 
 /** The heading, sentence and link of an event; `baseUrl` is the web app's (RAMPART_BASE_URL). */
 export function summarize(event: NotificationEvent, baseUrl: string): EventSummary {
@@ -39,7 +43,8 @@ export function summarize(event: NotificationEvent, baseUrl: string): EventSumma
   const findingLink = finding.Id ? page(`findings/${str(finding.Id)}`) : null;
   const scan = obj(data.Scan);
   const scanText = () => `${str(scan.Kind)} scan “${clean(str(scan.Name), 150)}”`.trim();
-  const scanLink = scan.Id && SCAN_PAGES[str(scan.Kind)] ? page(`${SCAN_PAGES[str(scan.Kind)]}/${str(scan.Id)}`) : null;
+  const scanLink =
+    scan.Id && SCAN_PAGES[str(scan.Kind)] ? page(`${SCAN_PAGES[str(scan.Kind)]}/${str(scan.Id)}`) : null;
   const imported = obj(data.Import);
   const importText = () => {
     const name = str(imported.FileName) || str(imported.ScopeName) || str(imported.Format);
@@ -54,13 +59,21 @@ export function summarize(event: NotificationEvent, baseUrl: string): EventSumma
   const endpoint = obj(data.Endpoint);
 
   const summaries: Record<string, () => EventSummary> = {
-    'finding.created': () => ({ title: 'Finding created', text: `${findingText()} was found.`, link: findingLink }),
+    'finding.created': () => ({
+      title: 'Finding created',
+      text: `${findingText()} was found.`,
+      link: findingLink,
+    }),
     'finding.state_changed': () => ({
       title: 'Finding state changed',
       text: `${findingText()} changed from ${str(data.FromState, 'none')} to ${str(data.ToState)}.`,
       link: findingLink,
     }),
-    'finding.reopened': () => ({ title: 'Finding reopened', text: `${findingText()} came back.`, link: findingLink }),
+    'finding.reopened': () => ({
+      title: 'Finding reopened',
+      text: `${findingText()} came back.`,
+      link: findingLink,
+    }),
     'finding.sla_breached': () => ({
       title: 'Finding past its SLA',
       text: `${findingText()} was due ${str(data.DueAt).slice(0, 10)} and is still open.`,
@@ -88,7 +101,11 @@ export function summarize(event: NotificationEvent, baseUrl: string): EventSumma
       text: `${scanText()} found ${str(data.Count, 'new')} new host${data.Count === 1 ? '' : 's'}.`,
       link: scanLink,
     }),
-    'import.completed': () => ({ title: 'Import completed', text: `${importText()} completed.`, link: importLink }),
+    'import.completed': () => ({
+      title: 'Import completed',
+      text: `${importText()} completed.`,
+      link: importLink,
+    }),
     'import.failed': () => ({
       title: 'Import failed',
       text: `${importText()} failed${data.Error ? `: ${clean(str(data.Error), 200)}` : '.'}`,
@@ -99,8 +116,16 @@ export function summarize(event: NotificationEvent, baseUrl: string): EventSumma
       text: `${importText()} completed with warnings.`,
       link: importLink,
     }),
-    'ticket.created': () => ({ title: 'Ticket created', text: `${ticketText()} was created.`, link: ticketLink }),
-    'ticket.assigned': () => ({ title: 'Ticket assigned', text: `${ticketText()} was assigned.`, link: ticketLink }),
+    'ticket.created': () => ({
+      title: 'Ticket created',
+      text: `${ticketText()} was created.`,
+      link: ticketLink,
+    }),
+    'ticket.assigned': () => ({
+      title: 'Ticket assigned',
+      text: `${ticketText()} was assigned.`,
+      link: ticketLink,
+    }),
     'ticket.changed': () => ({ title: 'Ticket changed', text: `${ticketText()} changed.`, link: ticketLink }),
     'ticket.resolved_by_verify': () => ({
       title: 'Ticket resolved by verification',
@@ -144,14 +169,15 @@ export function summarize(event: NotificationEvent, baseUrl: string): EventSumma
 /** A Slack incoming webhook's message: text for notifications, blocks for the message itself. */
 export function slackMessage(events: NotificationEvent[], baseUrl: string): object {
   const summaries = events.map((e) => summarize(e, baseUrl));
-  const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const escapeText = (text: string) =>
+    text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   return {
     text: summaries.map((s) => s.text).join('\n'),
     blocks: summaries.flatMap((s) => [
       { type: 'header', text: { type: 'plain_text', text: s.title.slice(0, 150), emoji: false } },
       {
         type: 'section',
-        text: { type: 'mrkdwn', text: escape(s.text) + (s.link ? `\n<${s.link}|Open in Rampart>` : '') },
+        text: { type: 'mrkdwn', text: escapeText(s.text) + (s.link ? `\n<${s.link}|Open in Rampart>` : '') },
       },
     ]),
   };
@@ -175,7 +201,9 @@ export function teamsMessage(events: NotificationEvent[], baseUrl: string): obje
             { type: 'TextBlock', text: s.title, weight: 'Bolder', size: 'Medium', wrap: true },
             { type: 'TextBlock', text: s.text, wrap: true },
           ]),
-          ...(firstLink ? { actions: [{ type: 'Action.OpenUrl', title: 'Open in Rampart', url: firstLink }] } : {}),
+          ...(firstLink
+            ? { actions: [{ type: 'Action.OpenUrl', title: 'Open in Rampart', url: firstLink }] }
+            : {}),
         },
       },
     ],

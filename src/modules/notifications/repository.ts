@@ -462,7 +462,9 @@ export class NotificationRepository {
     canSend: (trx: Transaction<DB>, endpoint: EndpointRow) => Promise<Date | null>,
   ): Promise<
     | { kind: 'claimed'; endpoint: EndpointRow; delivery: DeliveryRow }
-    | { kind: 'busy' | 'disabled' | 'idle' }
+    | { kind: 'busy' }
+    | { kind: 'disabled' }
+    | { kind: 'idle' }
     | { kind: 'limited'; until: Date }
   > {
     return this.transaction(async (trx) => {
@@ -473,7 +475,7 @@ export class NotificationRepository {
         .where('id', '=', endpointId)
         .forUpdate()
         .executeTakeFirst();
-      if (!endpoint || !endpoint.enabled) return { kind: 'disabled' as const };
+      if (!endpoint?.enabled) return { kind: 'disabled' as const };
       const held = await trx
         .selectFrom('notification_deliveries')
         .select('id')
@@ -517,7 +519,11 @@ export class NotificationRepository {
   }
 
   /** How many attempts an endpoint made since `since`, and the oldest of them. */
-  async attemptsSince(trx: Db, endpointId: string, since: Date): Promise<{ count: number; oldest: Date | null }> {
+  async attemptsSince(
+    trx: Db,
+    endpointId: string,
+    since: Date,
+  ): Promise<{ count: number; oldest: Date | null }> {
     const row = await trx
       .selectFrom('notification_attempts')
       .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('at').as('oldest')])
@@ -532,7 +538,9 @@ export class NotificationRepository {
     const row = await this.db
       .selectFrom('notification_deliveries')
       .select(
-        sql<Date | null>`min(case when state = 'Delivering' then lease_until else next_attempt_at end)`.as('at'),
+        sql<Date | null>`min(case when state = 'Delivering' then lease_until else next_attempt_at end)`.as(
+          'at',
+        ),
       )
       .where('organization_id', '=', organizationId)
       .where('endpoint_id', '=', endpointId)

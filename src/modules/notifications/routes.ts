@@ -218,7 +218,8 @@ export const notificationRoutes =
       schema: {
         operationId: 'listNotificationDeliveries',
         summary: 'An endpoint’s delivery log, newest first',
-        description: 'Each delivery with its attempts: when, the receiver’s status code, how long it took, the error.',
+        description:
+          'Each delivery with its attempts: when, the receiver’s status code, how long it took, the error.',
         params: IdParams,
         querystring: DeliveryListQuery,
         response: { 200: DeliveryPageSchema },
@@ -301,7 +302,8 @@ export const notificationRoutes =
         params: IdParams,
         response: { 200: RuleSchema },
       },
-      handler: async (request) => toRuleDto(await notifications.getRule(contextOf(request), request.params.Id)),
+      handler: async (request) =>
+        toRuleDto(await notifications.getRule(contextOf(request), request.params.Id)),
     });
 
     group.patch('/notifications/rules/:Id', {
@@ -315,7 +317,11 @@ export const notificationRoutes =
       },
       handler: async (request) =>
         toRuleDto(
-          await notifications.updateRule(contextOf(request), request.params.Id, ruleChangesFromBody(request.body)),
+          await notifications.updateRule(
+            contextOf(request),
+            request.params.Id,
+            ruleChangesFromBody(request.body),
+          ),
         ),
     });
 

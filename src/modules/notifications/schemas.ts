@@ -7,14 +7,11 @@ const Id = Type.String({ format: 'uuid' });
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Type.Union([Time, Type.Null()]);
 const Name = Type.String({ minLength: 1, maxLength: 100 });
-const Kind = Type.Union(
-  NOTIFICATION_CHANNEL_KINDS.map((k) => Type.Literal(k)),
-  {
-    description:
-      'Webhook: the CloudEvent, signed (docs/notifications.md). Slack, Teams: a sentence and a link, to an incoming webhook URL. Email: when the server has a mail channel.',
-  },
-);
-const Severity = Type.Union(SEVERITIES.map((s) => Type.Literal(s)));
+const Kind = Type.Enum(NOTIFICATION_CHANNEL_KINDS, {
+  description:
+    'Webhook: the CloudEvent, signed (docs/notifications.md). Slack, Teams: a sentence and a link, to an incoming webhook URL. Email: when the server has a mail channel.',
+});
+const Severity = Type.Enum(SEVERITIES);
 const Url = Type.String({
   minLength: 1,
   maxLength: 2000,
@@ -25,7 +22,8 @@ const Url = Type.String({
 const RatePerMinute = Type.Integer({
   minimum: 1,
   maximum: 6000,
-  description: 'Most deliveries a minute to this endpoint (default 60); more wait their turn, none is dropped.',
+  description:
+    'Most deliveries a minute to this endpoint (default 60); more wait their turn, none is dropped.',
 });
 
 export const EndpointSchema = Type.Object(
@@ -86,7 +84,9 @@ export const UpdateEndpointSchema = Type.Object(
     Url: Type.Optional(Url),
     RatePerMinute: Type.Optional(RatePerMinute),
     Enabled: Type.Optional(
-      Type.Boolean({ description: 'true enables it again (its failures forgotten); false disables it by hand.' }),
+      Type.Boolean({
+        description: 'true enables it again (its failures forgotten); false disables it by hand.',
+      }),
     ),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -117,7 +117,9 @@ const ruleFilterFields = {
     }),
   ),
   ScanGroupId: Type.Optional(
-    Type.Union([Id, Type.Null()], { description: 'Only events of this scan group (its scans and their findings).' }),
+    Type.Union([Id, Type.Null()], {
+      description: 'Only events of this scan group (its scans and their findings).',
+    }),
   ),
   AssetId: Type.Optional(Type.Union([Id, Type.Null()], { description: 'Only events about this asset.' })),
 };
@@ -172,19 +174,18 @@ export const UpdateRuleSchema = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
-const DeliveryState = Type.Union(
-  DELIVERY_STATES.map((s) => Type.Literal(s)),
-  {
-    description:
-      'Pending: waiting for its first attempt. Delivering: being sent. Succeeded: the receiver answered 2xx. Failed: the last attempt failed; retried at NextAttemptAt. Dead: given up (attempts exhausted, a refused destination, or the endpoint disabled).',
-  },
-);
+const DeliveryState = Type.Enum(DELIVERY_STATES, {
+  description:
+    'Pending: waiting for its first attempt. Delivering: being sent. Succeeded: the receiver answered 2xx. Failed: the last attempt failed; retried at NextAttemptAt. Dead: given up (attempts exhausted, a refused destination, or the endpoint disabled).',
+});
 
 export const AttemptSchema = Type.Object(
   {
     Attempt: Type.Integer({ minimum: 1 }),
     At: Time,
-    StatusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'The receiver’s answer; null when none came.' }),
+    StatusCode: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'The receiver’s answer; null when none came.',
+    }),
     DurationMs: Type.Integer({ minimum: 0 }),
     Error: Type.Union([Type.String(), Type.Null()]),
   },

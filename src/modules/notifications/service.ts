@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { type DB, NOTIFICATION_CHANNEL_KINDS, SEVERITIES } from '../../db/schema.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { JobDeferred } from '../../jobs/worker.js';
@@ -11,10 +11,18 @@ import { AppError, invalid, invalidFields } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
-import type { EventData, EventType } from '../events/catalogue.js';
 import { EVENT_TYPES, isEventType } from '../events/catalogue.js';
-import type { EventFacets, StoredEvent } from '../events/service.js';
-import type { DeliveryRow, DeliveryView, EndpointRow, EndpointView, NotificationRepository, RuleRow } from './repository.js';
+import { eventSource } from '../events/envelope.js';
+import type { EventsService } from '../events/service.js';
+import type { StoredEvent } from '../events/types.js';
+import type {
+  DeliveryRow,
+  DeliveryView,
+  EndpointRow,
+  EndpointView,
+  NotificationRepository,
+  RuleRow,
+} from './repository.js';
 import { passesFilters } from './rules.js';
 import { newSigningSecret } from './signature.js';
 import type {
@@ -42,18 +50,8 @@ export const MAX_RULES = 500;
 export const MAX_PAGE_SIZE = 500;
 const MAX_NAME = 100;
 
-/** What the events module gives the notifications: its dispatch, its envelope and publishing. */
-export interface EventsPort {
-  onDispatch(consumer: (trx: Transaction<DB>, events: StoredEvent[]) => Promise<void>): void;
-  envelope(event: StoredEvent): NotificationEvent;
-  publish<T extends EventType>(
-    db: Kysely<DB> | Transaction<DB>,
-    organizationId: string,
-    type: T,
-    data: EventData<T>,
-    opts?: { subject?: string; time?: Date; facets?: EventFacets },
-  ): Promise<string>;
-}
+/** What the notifications use of the events module: its dispatch, its envelope and publishing. */
+export type EventsPort = Pick<EventsService, 'onDispatch' | 'envelope' | 'publish'>;
 
 export interface NotificationOptions {
   /** The web app's address (RAMPART_BASE_URL): the test event's source. */
@@ -184,7 +182,8 @@ export class NotificationService {
     options: NotificationOptions,
   ) {
     for (const channel of channels) {
-      if (this.channels.has(channel.kind)) throw new Error(`Two notification channels of kind ${channel.kind}`);
+      if (this.channels.has(channel.kind))
+        throw new Error(`Two notification channels of kind ${channel.kind}`);
       this.channels.set(channel.kind, channel);
     }
     this.options = { ...DEFAULTS, ...options };
@@ -236,14 +235,23 @@ export class NotificationService {
       now: this.deps.clock(),
     });
     if (!row) throw AppError.of(Problems.Conflict, `A notification endpoint named ${name} exists already.`);
-    await this.deps.audit.record(ctx, 'notificationendpoint.created', { type: 'notificationendpoint', id: row.id }, {
-      name,
-      kind: input.kind,
-    });
+    await this.deps.audit.record(
+      ctx,
+      'notificationendpoint.created',
+      { type: 'notificationendpoint', id: row.id },
+      {
+        name,
+        kind: input.kind,
+      },
+    );
     return { endpoint: toEndpoint(row), secret };
   }
 
-  async updateEndpoint(ctx: ServiceContext, id: string, changes: EndpointChanges): Promise<NotificationEndpoint> {
+  async updateEndpoint(
+    ctx: ServiceContext,
+    id: string,
+    changes: EndpointChanges,
+  ): Promise<NotificationEndpoint> {
     const current = await this.getEndpoint(ctx, id);
     const set: Parameters<NotificationRepository['updateEndpoint']>[2] = {};
     if (changes.name !== undefined) set.name = this.checkName(changes.name);
@@ -254,11 +262,17 @@ export class NotificationService {
     let row = await this.repo.updateEndpoint(ctx.organizationId, id, set, now);
     if (row === 'name-taken')
       throw AppError.of(Problems.Conflict, `A notification endpoint named ${set.name} exists already.`);
-    if (changes.enabled === true && !current.enabled) row = await this.repo.enableEndpoint(ctx.organizationId, id, now);
+    if (changes.enabled === true && !current.enabled)
+      row = await this.repo.enableEndpoint(ctx.organizationId, id, now);
     if (!row) throw notFound('endpoint', id);
-    await this.deps.audit.record(ctx, 'notificationendpoint.changed', { type: 'notificationendpoint', id }, {
-      changed: Object.keys(changes),
-    });
+    await this.deps.audit.record(
+      ctx,
+      'notificationendpoint.changed',
+      { type: 'notificationendpoint', id },
+      {
+        changed: Object.keys(changes),
+      },
+    );
     return toEndpoint(row);
   }
 
@@ -266,7 +280,12 @@ export class NotificationService {
   async enableEndpoint(ctx: ServiceContext, id: string): Promise<NotificationEndpoint> {
     const row = await this.repo.enableEndpoint(ctx.organizationId, id, this.deps.clock());
     if (!row) throw notFound('endpoint', id);
-    await this.deps.audit.record(ctx, 'notificationendpoint.enabled', { type: 'notificationendpoint', id }, {});
+    await this.deps.audit.record(
+      ctx,
+      'notificationendpoint.enabled',
+      { type: 'notificationendpoint', id },
+      {},
+    );
     await this.startDelivering(ctx.organizationId, id, false);
     return toEndpoint(row);
   }
@@ -281,20 +300,28 @@ export class NotificationService {
         `Rules send to this endpoint: ${rules.join(', ')}. Remove it from them (or delete them) first.`,
       );
     if (!(await this.repo.deleteEndpoint(ctx.organizationId, id))) throw notFound('endpoint', id);
-    await this.deps.audit.record(ctx, 'notificationendpoint.deleted', { type: 'notificationendpoint', id }, {});
+    await this.deps.audit.record(
+      ctx,
+      'notificationendpoint.deleted',
+      { type: 'notificationendpoint', id },
+      {},
+    );
   }
 
   /** Sends a test event to an endpoint now, through the usual delivery (and its log). */
   async testEndpoint(ctx: ServiceContext, id: string): Promise<Delivery> {
     const endpoint = await this.getEndpoint(ctx, id);
     if (!endpoint.enabled)
-      throw AppError.of(Problems.Conflict, `The endpoint ${endpoint.name} is disabled: enable it to test it.`);
+      throw AppError.of(
+        Problems.Conflict,
+        `The endpoint ${endpoint.name} is disabled: enable it to test it.`,
+      );
     const now = this.deps.clock();
     const eventId = uuidv7();
     const event: NotificationEvent = {
       specversion: '1.0',
       id: eventId,
-      source: this.options.baseUrl,
+      source: eventSource(ctx.organizationId),
       type: 'rampart.notification.test',
       subject: endpoint.id,
       time: now.toISOString(),
@@ -336,7 +363,10 @@ export class NotificationService {
   async createRule(ctx: ServiceContext, input: NewRule): Promise<NotificationRule> {
     const checked = await this.checkRule(ctx, input);
     if ((await this.repo.countRules(ctx.organizationId)) >= MAX_RULES)
-      throw AppError.of(Problems.Conflict, `The organisation already has ${MAX_RULES} notification rules; remove some first.`);
+      throw AppError.of(
+        Problems.Conflict,
+        `The organisation already has ${MAX_RULES} notification rules; remove some first.`,
+      );
     const row = await this.repo.insertRule({
       organizationId: ctx.organizationId,
       id: uuidv7(),
@@ -353,10 +383,16 @@ export class NotificationService {
       createdBy: ctx.userId ?? null,
       now: this.deps.clock(),
     });
-    if (!row) throw AppError.of(Problems.Conflict, `A notification rule named ${checked.name} exists already.`);
-    await this.deps.audit.record(ctx, 'notificationrule.created', { type: 'notificationrule', id: row.id }, {
-      name: row.name,
-    });
+    if (!row)
+      throw AppError.of(Problems.Conflict, `A notification rule named ${checked.name} exists already.`);
+    await this.deps.audit.record(
+      ctx,
+      'notificationrule.created',
+      { type: 'notificationrule', id: row.id },
+      {
+        name: row.name,
+      },
+    );
     return toRule(row);
   }
 
@@ -383,9 +419,14 @@ export class NotificationService {
     if (row === 'name-taken')
       throw AppError.of(Problems.Conflict, `A notification rule named ${checked.name} exists already.`);
     if (!row) throw notFound('rule', id);
-    await this.deps.audit.record(ctx, 'notificationrule.changed', { type: 'notificationrule', id }, {
-      changed: Object.keys(changes),
-    });
+    await this.deps.audit.record(
+      ctx,
+      'notificationrule.changed',
+      { type: 'notificationrule', id },
+      {
+        changed: Object.keys(changes),
+      },
+    );
     return toRule(row);
   }
 
@@ -405,7 +446,8 @@ export class NotificationService {
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE)
       throw invalid('pageSize', `must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
     const after = cursor === undefined ? undefined : decodeCreatedAtCursor(cursor);
-    if (cursor !== undefined && !after) throw invalid('cursor', 'is not valid; pass the NextCursor of a previous page');
+    if (cursor !== undefined && !after)
+      throw invalid('cursor', 'is not valid; pass the NextCursor of a previous page');
     await this.getEndpoint(ctx, endpointId);
     const rows = await this.repo.listDeliveries(ctx.organizationId, endpointId, pageSize + 1, {
       ...(state ? { state } : {}),
@@ -459,7 +501,10 @@ export class NotificationService {
     const current = await this.getDelivery(ctx, id);
     const endpoint = await this.getEndpoint(ctx, current.endpointId);
     if (!endpoint.enabled)
-      throw AppError.of(Problems.Conflict, `The endpoint ${endpoint.name} is disabled: enable it to redeliver.`);
+      throw AppError.of(
+        Problems.Conflict,
+        `The endpoint ${endpoint.name} is disabled: enable it to redeliver.`,
+      );
     const now = this.deps.clock();
     const row =
       current.state === 'Failed'
@@ -470,10 +515,15 @@ export class NotificationService {
         Problems.Conflict,
         `Delivery ${id} is ${current.state}: only a Succeeded, Failed or Dead delivery is sent again.`,
       );
-    await this.deps.audit.record(ctx, 'notificationdelivery.redelivered', { type: 'notificationdelivery', id }, {
-      endpointId: endpoint.id,
-      eventId: current.eventId,
-    });
+    await this.deps.audit.record(
+      ctx,
+      'notificationdelivery.redelivered',
+      { type: 'notificationdelivery', id },
+      {
+        endpointId: endpoint.id,
+        eventId: current.eventId,
+      },
+    );
     await this.startDelivering(ctx.organizationId, endpoint.id, false);
     return toDelivery(row);
   }
@@ -545,7 +595,10 @@ export class NotificationService {
     const next = await this.deliverDue(organizationId, endpointId, signal);
     if (next) {
       const delay = Math.max(0, next.getTime() - this.deps.clock().getTime());
-      throw new JobDeferred(delay, `The next delivery to endpoint ${endpointId} is due at ${next.toISOString()}.`);
+      throw new JobDeferred(
+        delay,
+        `The next delivery to endpoint ${endpointId} is due at ${next.toISOString()}.`,
+      );
     }
   }
 
@@ -631,7 +684,11 @@ export class NotificationService {
   }
 
   /** Sends through the endpoint's channel within the timeout; a channel that throws failed the attempt. */
-  private async send(target: ChannelTarget, event: NotificationEvent, jobSignal?: AbortSignal): Promise<DeliveryOutcome> {
+  private async send(
+    target: ChannelTarget,
+    event: NotificationEvent,
+    jobSignal?: AbortSignal,
+  ): Promise<DeliveryOutcome> {
     const channel = this.channels.get(target.kind);
     if (!channel) return { ok: false, durationMs: 0, error: `This server has no ${target.kind} channel.` };
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
@@ -649,9 +706,14 @@ export class NotificationService {
   }
 
   /** What an outcome makes of a delivery: Succeeded, Failed with its retry time, or Dead. */
-  private nextStep(attempts: number, outcome: DeliveryOutcome, now: Date): { state: DeliveryState; nextAttemptAt: Date } {
+  private nextStep(
+    attempts: number,
+    outcome: DeliveryOutcome,
+    now: Date,
+  ): { state: DeliveryState; nextAttemptAt: Date } {
     if (outcome.ok) return { state: 'Succeeded', nextAttemptAt: now };
-    if (outcome.permanent || attempts >= this.options.maxAttempts) return { state: 'Dead', nextAttemptAt: now };
+    if (outcome.permanent || attempts >= this.options.maxAttempts)
+      return { state: 'Dead', nextAttemptAt: now };
     const { minMs, maxMs } = this.options.retryAfterBounds;
     const wait =
       outcome.retryAfterMs !== undefined
@@ -663,8 +725,7 @@ export class NotificationService {
   /** Why an endpoint with these failures is disabled now; null while it is not. */
   private disableReason(endpoint: EndpointRow, now: Date): string | null {
     const failures = endpoint.consecutive_failures;
-    if (failures >= this.options.disableAfterFailures)
-      return `${failures} deliveries in a row failed.`;
+    if (failures >= this.options.disableAfterFailures) return `${failures} deliveries in a row failed.`;
     const since = endpoint.failing_since ? new Date(endpoint.failing_since) : null;
     if (since && failures >= 3 && now.getTime() - since.getTime() >= this.options.disableAfterFailingMs)
       return `Every delivery failed for ${Math.round((now.getTime() - since.getTime()) / 3_600_000)} hours (${failures} attempts).`;
@@ -695,14 +756,18 @@ export class NotificationService {
 
   private checkName(text: string): string {
     const name = text.trim();
-    if (name.length < 1 || name.length > MAX_NAME) throw invalid('name', `must have 1 to ${MAX_NAME} characters`);
+    if (name.length < 1 || name.length > MAX_NAME)
+      throw invalid('name', `must have 1 to ${MAX_NAME} characters`);
     return name;
   }
 
   private channelOf(kind: string): NotificationChannel {
     const channel = this.channels.get(kind);
     if (!channel)
-      throw invalid('kind', `${kind} is not a kind of endpoint this server delivers to; it delivers to ${this.kinds.join(', ')}`);
+      throw invalid(
+        'kind',
+        `${kind} is not a kind of endpoint this server delivers to; it delivers to ${this.kinds.join(', ')}`,
+      );
     return channel;
   }
 
@@ -731,7 +796,8 @@ export class NotificationService {
     const issues: { field: readonly string[]; message: string }[] = [];
     if (input.name !== undefined) out.name = this.checkName(input.name);
     if (input.eventTypes !== undefined) {
-      if (input.eventTypes.length === 0) issues.push({ field: ['eventTypes'], message: 'must name at least one event type' });
+      if (input.eventTypes.length === 0)
+        issues.push({ field: ['eventTypes'], message: 'must name at least one event type' });
       input.eventTypes.forEach((type, index) => {
         if (isEventType(type)) return;
         const suggestion = suggestName(type, EVENT_TYPES);
@@ -743,15 +809,23 @@ export class NotificationService {
       out.eventTypes = [...new Set(input.eventTypes)];
     }
     if (input.endpointIds !== undefined) {
-      if (input.endpointIds.length === 0) issues.push({ field: ['endpointIds'], message: 'must name at least one endpoint' });
+      if (input.endpointIds.length === 0)
+        issues.push({ field: ['endpointIds'], message: 'must name at least one endpoint' });
       const known = await this.repo.existingEndpointIds(ctx.organizationId, [...new Set(input.endpointIds)]);
       input.endpointIds.forEach((id, index) => {
         if (!known.has(id))
-          issues.push({ field: ['endpointIds', String(index)], message: `no notification endpoint ${id} in your organisation` });
+          issues.push({
+            field: ['endpointIds', String(index)],
+            message: `no notification endpoint ${id} in your organisation`,
+          });
       });
       out.endpointIds = [...new Set(input.endpointIds)];
     }
-    if (input.minSeverity !== undefined && input.minSeverity !== null && !SEVERITIES.includes(input.minSeverity))
+    if (
+      input.minSeverity !== undefined &&
+      input.minSeverity !== null &&
+      !SEVERITIES.includes(input.minSeverity)
+    )
       issues.push({ field: ['minSeverity'], message: `must be one of ${SEVERITIES.join(', ')}` });
     if (input.tag !== undefined) out.tag = input.tag === null ? null : input.tag.trim() || null;
     if (issues.length > 0) throw invalidFields(issues);
