@@ -780,7 +780,7 @@ export class NotificationService {
       throw new AppError(
         Problems.NotificationDestinationRefused,
         `${refusal.message} (${refusal.rule})`,
-        { rule: refusal.rule },
+        {},
         {},
         [{ field: ['url'], message: `${refusal.rule}: ${refusal.message}` }],
       );

@@ -233,7 +233,11 @@ describe.each(DB_KINDS)('notification deliveries [%s]', (kind) => {
     await dispatch();
     const next = await n.deliverDue(t.org.id, endpoint.id);
     expect(r.received.map((q) => q.headers['rampart-event-id'])).toEqual([first]);
-    expect((await deliveries(n, endpoint.id)).map((d) => d.state).sort()).toEqual(['Failed', 'Pending', 'Pending']);
+    expect((await deliveries(n, endpoint.id)).map((d) => d.state).sort()).toEqual([
+      'Failed',
+      'Pending',
+      'Pending',
+    ]);
     // At the retry, the oldest goes first again; the others still wait for the endpoint to answer.
     t.clock.now = next!;
     await n.deliverDue(t.org.id, endpoint.id);
