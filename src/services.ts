@@ -41,6 +41,7 @@ import { importDirectory } from './modules/imports/upload.js';
 import { IntelMatcher } from './modules/intel/matcher.js';
 import { IntelRepository } from './modules/intel/repository.js';
 import { IntelService } from './modules/intel/service.js';
+import { httpChannels } from './modules/notifications/channels.js';
 import { NotificationRepository } from './modules/notifications/repository.js';
 import { NotificationService } from './modules/notifications/service.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
@@ -154,6 +155,8 @@ export type ServicesConfig = Pick<Config, 'authCacheSeconds' | 'sessionIdleMinut
       | 'parseMaxElements'
       | 'scanAllowLoopback'
       | 'baseUrl'
+      | 'notifyAllowLoopback'
+      | 'notifyAllowPrivate'
       | 'smtpUrl'
       | 'smtpUser'
       | 'smtpPassword'
@@ -255,6 +258,27 @@ export function buildServices(
   );
   const jobs = new JobQueue(db, clock);
   const scheduler = new Scheduler(db, jobs, clock);
+  // Notifications consume the events' dispatch (they register in their constructor) and send
+  // through their channels: webhooks, Slack and Teams over HTTP behind the destination guard.
+  const baseUrl = config.baseUrl ?? 'http://localhost:8080';
+  const notificationChannels = httpChannels({
+    policy: {
+      allowLoopback: config.notifyAllowLoopback ?? false,
+      allowPrivate: config.notifyAllowPrivate ?? false,
+    },
+    baseUrl,
+    timeoutMs: 10_000,
+    clock,
+  });
+  // Email goes through the SMTP server's mailer: notification rules' Email endpoints, people's own
+  // preferences (emailNotifications) and the rules scans own through their MessageNotification.
+  const mailer = new Mailer(mailSettingsOf(config, (file) => readFileSync(file, 'utf8')));
+  const notifications = new NotificationService(
+    new NotificationRepository(db),
+    { events, jobs, audit, clock },
+    [...notificationChannels, emailChannel(mailer, baseUrl)],
+    { baseUrl },
+  );
   const imports = new ImportService(
     new ImportRepository(db),
     defaultRegistry(),
@@ -329,16 +353,6 @@ export function buildServices(
     nodes: nodeKinds,
     jobs,
   });
-  // Email goes through the SMTP server's mailer: notification rules' Email endpoints, people's own
-  // preferences (below) and the rules scans own through their MessageNotification.
-  const mailer = new Mailer(mailSettingsOf(config, (file) => readFileSync(file, 'utf8')));
-  const baseUrl = config.baseUrl ?? 'http://localhost:8080';
-  const notifications = new NotificationService(
-    new NotificationRepository(db),
-    { events, jobs, audit, clock },
-    [emailChannel(mailer, baseUrl)],
-    { baseUrl },
-  );
   const scanNotificationRules = new ScanNotificationRules(notifications);
   const notificationRules = (...args: Parameters<ScanNotificationRules['sync']>) =>
     scanNotificationRules.sync(...args);

@@ -17,6 +17,7 @@ import { findingRoutes } from './findings/routes.js';
 import { importRoutes } from './imports/routes.js';
 import { intelRoutes } from './intel/routes.js';
 import { jobRoutes } from './jobs/routes.js';
+import { notificationRoutes } from './notifications/routes.js';
 import { radarCompatRoutes } from './radar-compat/routes.js';
 import { radarScanRoutes } from './radar-compat/scan-routes.js';
 import { radarWebScanRoutes } from './radar-compat/webscan-routes.js';
@@ -86,6 +87,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
       },
     }),
     demoRoutes(s),
+    notificationRoutes(s.notifications),
     sessionRoutes({
       sessions: s.sessions,
       users: s.users,

@@ -6,6 +6,7 @@ import {
   EVENTS_PURGE_JOB,
   IMPORT_SWEEP_JOB,
   JOB_PURGE_JOB,
+  NOTIFICATION_SWEEP_JOB,
   RISK_ACCEPTANCE_EXPIRY_JOB,
 } from '../../src/background.js';
 import {
@@ -20,6 +21,7 @@ import { DISCOVERY_REPORTED_JOB, SCHEDULED_DISCOVERY_JOB } from '../../src/modul
 import { EMAIL_DIGEST_JOB, EMAIL_SEND_JOB } from '../../src/modules/emailnotifications/service.js';
 import { IMPORT_JOB } from '../../src/modules/imports/service.js';
 import { INTEL_SYNC_JOB } from '../../src/modules/intel/sync.js';
+import { DELIVER_JOB } from '../../src/modules/notifications/service.js';
 import { SCHEDULED_SYSTEM_JOB, SYSTEM_INGEST_JOB } from '../../src/modules/systemscans/service.js';
 import { SCHEDULED_WEB_JOB, WEB_INGEST_JOB } from '../../src/modules/webscans/service.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -94,7 +96,7 @@ describe.each(DB_KINDS)('the job catalogue [%s]', (kind) => {
     const named = [...NAMED_KINDS, ...runner.systemSchedules.map((s) => s.jobKind)];
     expect(catalogueProblems(JOB_CATALOGUE, runner.worker.kinds, named)).toEqual([]);
     expect([...runner.worker.kinds].sort()).toEqual([...JOB_KINDS].sort());
-    expect(JOB_KINDS).toHaveLength(13);
+    expect(JOB_KINDS).toHaveLength(15);
   });
 
   it('leaves the sync jobs to other instances when this one has nothing to sync', () => {

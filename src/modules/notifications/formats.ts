@@ -169,14 +169,15 @@ export function summarize(event: NotificationEvent, baseUrl: string): EventSumma
 /** A Slack incoming webhook's message: text for notifications, blocks for the message itself. */
 export function slackMessage(events: NotificationEvent[], baseUrl: string): object {
   const summaries = events.map((e) => summarize(e, baseUrl));
-  const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const escapeText = (text: string) =>
+    text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   return {
     text: summaries.map((s) => s.text).join('\n'),
     blocks: summaries.flatMap((s) => [
       { type: 'header', text: { type: 'plain_text', text: s.title.slice(0, 150), emoji: false } },
       {
         type: 'section',
-        text: { type: 'mrkdwn', text: escape(s.text) + (s.link ? `\n<${s.link}|Open in Rampart>` : '') },
+        text: { type: 'mrkdwn', text: escapeText(s.text) + (s.link ? `\n<${s.link}|Open in Rampart>` : '') },
       },
     ]),
   };

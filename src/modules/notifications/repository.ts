@@ -475,7 +475,9 @@ export class NotificationRepository {
     canSend: (trx: Transaction<DB>, endpoint: EndpointRow) => Promise<Date | null>,
   ): Promise<
     | { kind: 'claimed'; endpoint: EndpointRow; delivery: DeliveryRow }
-    | { kind: 'busy' | 'disabled' | 'idle' }
+    | { kind: 'busy' }
+    | { kind: 'disabled' }
+    | { kind: 'idle' }
     | { kind: 'limited'; until: Date }
   > {
     return this.transaction(async (trx) => {
@@ -486,7 +488,7 @@ export class NotificationRepository {
         .where('id', '=', endpointId)
         .forUpdate()
         .executeTakeFirst();
-      if (!endpoint || !endpoint.enabled) return { kind: 'disabled' as const };
+      if (!endpoint?.enabled) return { kind: 'disabled' as const };
       const held = await trx
         .selectFrom('notification_deliveries')
         .select('id')

@@ -7,14 +7,11 @@ const Id = Type.String({ format: 'uuid' });
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Type.Union([Time, Type.Null()]);
 const Name = Type.String({ minLength: 1, maxLength: 100 });
-const Kind = Type.Union(
-  NOTIFICATION_CHANNEL_KINDS.map((k) => Type.Literal(k)),
-  {
-    description:
-      'Webhook: the CloudEvent, signed (docs/notifications.md). Slack, Teams: a sentence and a link, to an incoming webhook URL. Email: when the server has a mail channel.',
-  },
-);
-const Severity = Type.Union(SEVERITIES.map((s) => Type.Literal(s)));
+const Kind = Type.Enum(NOTIFICATION_CHANNEL_KINDS, {
+  description:
+    'Webhook: the CloudEvent, signed (docs/notifications.md). Slack, Teams: a sentence and a link, to an incoming webhook URL. Email: when the server has a mail channel.',
+});
+const Severity = Type.Enum(SEVERITIES);
 const Url = Type.String({
   minLength: 1,
   maxLength: 2000,
@@ -195,13 +192,10 @@ export const UpdateRuleSchema = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
-const DeliveryState = Type.Union(
-  DELIVERY_STATES.map((s) => Type.Literal(s)),
-  {
-    description:
-      'Pending: waiting for its first attempt. Delivering: being sent. Succeeded: the receiver answered 2xx. Failed: the last attempt failed; retried at NextAttemptAt. Dead: given up (attempts exhausted, a refused destination, or the endpoint disabled).',
-  },
-);
+const DeliveryState = Type.Enum(DELIVERY_STATES, {
+  description:
+    'Pending: waiting for its first attempt. Delivering: being sent. Succeeded: the receiver answered 2xx. Failed: the last attempt failed; retried at NextAttemptAt. Dead: given up (attempts exhausted, a refused destination, or the endpoint disabled).',
+});
 
 export const AttemptSchema = Type.Object(
   {

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { type DB, NOTIFICATION_CHANNEL_KINDS, SEVERITIES } from '../../db/schema.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { JobDeferred } from '../../jobs/worker.js';
@@ -11,9 +11,10 @@ import { AppError, invalid, invalidFields } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
-import type { EventData, EventType } from '../events/catalogue.js';
 import { EVENT_TYPES, isEventType } from '../events/catalogue.js';
-import type { EventFacets, StoredEvent } from '../events/service.js';
+import { eventSource } from '../events/envelope.js';
+import type { EventsService } from '../events/service.js';
+import type { StoredEvent } from '../events/types.js';
 import type {
   DeliveryRow,
   DeliveryView,
@@ -50,18 +51,8 @@ export const MAX_RULES = 500;
 export const MAX_PAGE_SIZE = 500;
 const MAX_NAME = 100;
 
-/** What the events module gives the notifications: its dispatch, its envelope and publishing. */
-export interface EventsPort {
-  onDispatch(consumer: (trx: Transaction<DB>, events: StoredEvent[]) => Promise<void>): void;
-  envelope(event: StoredEvent): NotificationEvent;
-  publish<T extends EventType>(
-    db: Kysely<DB> | Transaction<DB>,
-    organizationId: string,
-    type: T,
-    data: EventData<T>,
-    opts?: { subject?: string; time?: Date; facets?: EventFacets },
-  ): Promise<string>;
-}
+/** What the notifications use of the events module: its dispatch, its envelope and publishing. */
+export type EventsPort = Pick<EventsService, 'onDispatch' | 'envelope' | 'publish'>;
 
 export interface NotificationOptions {
   /** The web app's address (RAMPART_BASE_URL): the test event's source. */
@@ -347,7 +338,7 @@ export class NotificationService {
     const event: NotificationEvent = {
       specversion: '1.0',
       id: eventId,
-      source: this.options.baseUrl,
+      source: eventSource(ctx.organizationId),
       type: 'rampart.notification.test',
       subject: endpoint.id,
       time: now.toISOString(),
@@ -812,7 +803,7 @@ export class NotificationService {
       throw new AppError(
         Problems.NotificationDestinationRefused,
         `${refusal.message} (${refusal.rule})`,
-        { rule: refusal.rule },
+        {},
         {},
         [{ field: ['url'], message: `${refusal.rule}: ${refusal.message}` }],
       );
