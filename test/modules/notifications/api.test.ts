@@ -196,17 +196,20 @@ describe.each(DB_KINDS)('the notifications API [%s]', (kind) => {
       'validation-failed',
     );
     expect(JSON.stringify(kind.errors)).toContain('/Kind');
-    // No email channel on this server: Email is a kind it does not deliver to.
+    // An Email endpoint's address is a mailto: URL of addresses (the email channel checks it).
     const email = problem(
       await call(admin, 'POST', '/notifications/endpoints', {
         Name: 'x',
         Kind: 'Email',
         Url: 'a@example.com',
       }),
-      400,
-      'validation-failed',
+      422,
+      'notification-destination-refused',
     );
-    expect(email.errors[0].path).toBe('/Kind');
+    expect(email.errors[0]).toEqual({
+      path: '/Url',
+      message: 'EmailAddress: An Email endpoint’s address is a mailto: URL, e.g. mailto:soc@example.com.',
+    });
     const miscased = problem(
       await call(admin, 'POST', '/notifications/endpoints', {
         name: 'x',
