@@ -452,8 +452,13 @@ export function buildServices(
     clock,
     {
       baseUrl,
-      // The organisation's time zone once its settings have one; UTC until then.
-      timeZone: async () => 'UTC',
+      // The organisation's time zone from its settings (the history branch adds
+      // SettingsService.timeZone); UTC where the settings have none. Once both are merged this is
+      // simply settings.timeZone(organizationId).
+      timeZone: async (organizationId) => {
+        const zoneOf = (settings as { timeZone?: (organizationId: string) => Promise<string> }).timeZone;
+        return zoneOf ? zoneOf.call(settings, organizationId) : 'UTC';
+      },
     },
   );
   // People's email follows the events leaving the outbox, in the dispatch's transaction.
