@@ -7,6 +7,7 @@ import {
   IMPORT_SWEEP_JOB,
   JOB_PURGE_JOB,
   RISK_ACCEPTANCE_EXPIRY_JOB,
+  SLA_WATCH_JOB,
 } from '../../src/background.js';
 import {
   catalogueProblems,
@@ -41,6 +42,7 @@ const NAMED_KINDS = [
   WEB_INGEST_JOB,
   EVENTS_DISPATCH_JOB,
   EVENTS_PURGE_JOB,
+  SLA_WATCH_JOB,
 ];
 
 describe('the job catalogue checker', () => {
@@ -91,7 +93,7 @@ describe.each(DB_KINDS)('the job catalogue [%s]', (kind) => {
     const named = [...NAMED_KINDS, ...runner.systemSchedules.map((s) => s.jobKind)];
     expect(catalogueProblems(JOB_CATALOGUE, runner.worker.kinds, named)).toEqual([]);
     expect([...runner.worker.kinds].sort()).toEqual([...JOB_KINDS].sort());
-    expect(JOB_KINDS).toHaveLength(13);
+    expect(JOB_KINDS).toHaveLength(14);
   });
 
   it('leaves the sync jobs to other instances when this one has nothing to sync', () => {
