@@ -200,7 +200,7 @@ export function buildServices(
   const events = new EventsService(new EventRepository(db), clock, {
     checkPayloads: !!process.env.VITEST || process.env.NODE_ENV === 'development',
   });
-  const users = new UserService(new UserRepository(db), audit, clock, userAccessChanged);
+  const users = new UserService(new UserRepository(db), audit, clock, userAccessChanged, events);
   const lifetimes = { idleMinutes: config.sessionIdleMinutes, absoluteHours: config.sessionMaxHours };
   const sessions = new SessionService(
     new SessionRepository(db),
@@ -217,6 +217,7 @@ export function buildServices(
     clock,
     config.authCacheSeconds,
     userAccessChanged,
+    events,
   );
   const assets = new AssetService(
     new AssetRepository(db),
@@ -247,6 +248,7 @@ export function buildServices(
     clock,
     findingsChanged,
     assetRiskContextChanged,
+    events,
   );
   const tickets = new TicketService(
     new TicketRepository(db),
@@ -255,6 +257,7 @@ export function buildServices(
     settings,
     clock,
     findingsChanged,
+    events,
   );
   const jobs = new JobQueue(db, clock);
   const scheduler = new Scheduler(db, jobs, clock);
@@ -300,6 +303,7 @@ export function buildServices(
         assets: counts.AssetsCreated ?? 0,
       });
     },
+    events,
   );
   const organizations = new OrganizationService(new OrganizationRepository(db), clock);
   const intel = new IntelService(new IntelRepository(db), vulnerabilities, findings, organizations, clock, {
@@ -317,7 +321,7 @@ export function buildServices(
     findings,
   );
   const scanNodes = new ScanNodeService(new ScanNodeRepository(db), audit, clock);
-  const scanRuns = new ScanRunService(new ScanRunRepository(db), scanNodes, clock);
+  const scanRuns = new ScanRunService(new ScanRunRepository(db), scanNodes, clock, events);
   const allowedTargets = new AllowedTargetsService(new AllowedTargetRepository(db), audit, clock, {
     allowLoopback: config.scanAllowLoopback ?? false,
   });
@@ -363,6 +367,7 @@ export function buildServices(
     assets,
     reported: discoveryReported,
     notificationRules,
+    events,
   });
   const systemScans = new SystemScanService(db, {
     ...savedScans('system-scan', SCHEDULED_SYSTEM_JOB),

@@ -8,6 +8,7 @@ import {
   JOB_PURGE_JOB,
   NOTIFICATION_SWEEP_JOB,
   RISK_ACCEPTANCE_EXPIRY_JOB,
+  SLA_WATCH_JOB,
 } from '../../src/background.js';
 import {
   catalogueProblems,
@@ -46,6 +47,7 @@ const NAMED_KINDS = [
   EVENTS_PURGE_JOB,
   EMAIL_SEND_JOB,
   EMAIL_DIGEST_JOB,
+  SLA_WATCH_JOB,
 ];
 
 describe('the job catalogue checker', () => {
@@ -96,7 +98,7 @@ describe.each(DB_KINDS)('the job catalogue [%s]', (kind) => {
     const named = [...NAMED_KINDS, ...runner.systemSchedules.map((s) => s.jobKind)];
     expect(catalogueProblems(JOB_CATALOGUE, runner.worker.kinds, named)).toEqual([]);
     expect([...runner.worker.kinds].sort()).toEqual([...JOB_KINDS].sort());
-    expect(JOB_KINDS).toHaveLength(17);
+    expect(JOB_KINDS).toHaveLength(18);
   });
 
   it('leaves the sync jobs to other instances when this one has nothing to sync', () => {
