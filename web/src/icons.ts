@@ -3,6 +3,7 @@ export { default as IconAlertCircle } from '@tabler/icons-react/dist/esm/icons/I
 export { default as IconAlertTriangle } from '@tabler/icons-react/dist/esm/icons/IconAlertTriangle.mjs';
 export { default as IconArrowLeft } from '@tabler/icons-react/dist/esm/icons/IconArrowLeft.mjs';
 export { default as IconArrowRight } from '@tabler/icons-react/dist/esm/icons/IconArrowRight.mjs';
+export { default as IconBell } from '@tabler/icons-react/dist/esm/icons/IconBell.mjs';
 export { default as IconBook } from '@tabler/icons-react/dist/esm/icons/IconBook.mjs';
 export { default as IconBug } from '@tabler/icons-react/dist/esm/icons/IconBug.mjs';
 export { default as IconCalendar } from '@tabler/icons-react/dist/esm/icons/IconCalendar.mjs';
@@ -33,6 +34,7 @@ export { default as IconPlus } from '@tabler/icons-react/dist/esm/icons/IconPlus
 export { default as IconRadar } from '@tabler/icons-react/dist/esm/icons/IconRadar.mjs';
 export { default as IconRefresh } from '@tabler/icons-react/dist/esm/icons/IconRefresh.mjs';
 export { default as IconSearch } from '@tabler/icons-react/dist/esm/icons/IconSearch.mjs';
+export { default as IconSend } from '@tabler/icons-react/dist/esm/icons/IconSend.mjs';
 export { default as IconServer } from '@tabler/icons-react/dist/esm/icons/IconServer.mjs';
 export { default as IconServerBolt } from '@tabler/icons-react/dist/esm/icons/IconServerBolt.mjs';
 export { default as IconSettings } from '@tabler/icons-react/dist/esm/icons/IconSettings.mjs';

@@ -2342,6 +2342,254 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/latest/notifications/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The kinds of endpoint and the event types rules may name
+         * @description Rules send events (docs/events.md) to endpoints: webhooks (the CloudEvent, signed with HMAC-SHA256 in `Rampart-Signature`), Slack and Microsoft Teams incoming webhooks. Deliveries are retried with backoff and jitter, logged per endpoint, and an endpoint that keeps failing is disabled. docs/notifications.md says how to verify a signature.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Manager (or Admin).
+         */
+        get: operations["getNotificationOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/notifications/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation’s notification endpoints
+         * @description Rules send events (docs/events.md) to endpoints: webhooks (the CloudEvent, signed with HMAC-SHA256 in `Rampart-Signature`), Slack and Microsoft Teams incoming webhooks. Deliveries are retried with backoff and jitter, logged per endpoint, and an endpoint that keeps failing is disabled. docs/notifications.md says how to verify a signature.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Admin.
+         */
+        get: operations["listNotificationEndpoints"];
+        put?: never;
+        /**
+         * Add a notification endpoint
+         * @description Rules send events (docs/events.md) to endpoints: webhooks (the CloudEvent, signed with HMAC-SHA256 in `Rampart-Signature`), Slack and Microsoft Teams incoming webhooks. Deliveries are retried with backoff and jitter, logged per endpoint, and an endpoint that keeps failing is disabled. docs/notifications.md says how to verify a signature.
+         *
+         *     A webhook gets a signing secret, returned in this answer only. The URL is checked now (422 naming the rule) and again at every delivery. 409 when the name is taken.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Admin.
+         */
+        post: operations["createNotificationEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/notifications/endpoints/{Id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One notification endpoint (never its secret)
+         * @description **Access:** Requires an API key or a web session of a user with role Admin.
+         */
+        get: operations["getNotificationEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove an endpoint and its delivery log
+         * @description 409 while a rule sends to it: the answer names the rules.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Admin.
+         */
+        delete: operations["deleteNotificationEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, re-point, limit, disable or enable an endpoint
+         * @description A new URL is checked like a new endpoint’s (422 naming the rule). `Enabled: true` enables a disabled endpoint with its failures forgotten.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Admin.
+         */
+        patch: operations["updateNotificationEndpoint"];
+        trace?: never;
+    };
+    "/api/latest/notifications/endpoints/{Id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable an endpoint again
+         * @description Its failure count is cleared. Deliveries given up while it was disabled stay Dead: redeliver those you want.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Admin.
+         */
+        post: operations["enableNotificationEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/notifications/endpoints/{Id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to an endpoint
+         * @description A `rampart.notification.test` CloudEvent, sent at once through the usual delivery and its log. 409 when the endpoint is disabled.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Admin.
+         */
+        post: operations["testNotificationEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/notifications/endpoints/{Id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint’s delivery log, newest first
+         * @description Each delivery with its attempts: when, the receiver’s status code, how long it took, the error.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Admin.
+         */
+        get: operations["listNotificationDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/notifications/deliveries/{Id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One delivery, with its attempts and the event it sends
+         * @description **Access:** Requires an API key or a web session of a user with role Admin.
+         */
+        get: operations["getNotificationDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/notifications/deliveries/{Id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description A Succeeded or Dead delivery is sent again from its first attempt (the same event id: receivers that dedupe by it see it once); a Failed one is sent now instead of at its retry. 409 while it is Pending or being delivered, or when the endpoint is disabled.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Admin.
+         */
+        post: operations["redeliverNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/notifications/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organisation’s notification rules
+         * @description Rules send events (docs/events.md) to endpoints: webhooks (the CloudEvent, signed with HMAC-SHA256 in `Rampart-Signature`), Slack and Microsoft Teams incoming webhooks. Deliveries are retried with backoff and jitter, logged per endpoint, and an endpoint that keeps failing is disabled. docs/notifications.md says how to verify a signature.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Manager (or Admin).
+         */
+        get: operations["listNotificationRules"];
+        put?: never;
+        /**
+         * Add a notification rule
+         * @description An event goes to the rule’s endpoints when its type is one of `EventTypes` and it passes every filter set. An event that does not carry the facet a filter asks about (a severity, for a scan event) does not pass that filter. 400 naming each unknown event type or endpoint.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Admin.
+         */
+        post: operations["createNotificationRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/notifications/rules/{Id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One notification rule
+         * @description **Access:** Requires an API key or a web session of a user with role Manager (or Admin).
+         */
+        get: operations["getNotificationRule"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a notification rule
+         * @description **Access:** Requires an API key or a web session of a user with role Admin.
+         */
+        delete: operations["deleteNotificationRule"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a notification rule
+         * @description **Access:** Requires an API key or a web session of a user with role Admin.
+         */
+        patch: operations["updateNotificationRule"];
+        trace?: never;
+    };
     "/api/latest/session": {
         parameters: {
             query?: never;
@@ -26759,6 +27007,2667 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
                      *       "instance": "/api/latest/demo",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getNotificationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The kinds of endpoint this server delivers to. */
+                        Kinds: string[];
+                        /** @description What a rule may name, and the facets its filters can match on. */
+                        EventTypes: {
+                            Name: string;
+                            Description: string;
+                            Facets: string[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/notifications/options"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/notifications/options"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/notifications/options",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/notifications/options",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listNotificationEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Items: {
+                            /** Format: uuid */
+                            Id: string;
+                            Name: string;
+                            /**
+                             * @description Webhook: the CloudEvent, signed (docs/notifications.md). Slack, Teams: a sentence and a link, to an incoming webhook URL. Email: when the server has a mail channel.
+                             * @enum {unknown}
+                             */
+                            Kind: "Webhook" | "Slack" | "Teams" | "Email";
+                            /** @description Shown to Admins only: chat webhook URLs are credentials. */
+                            Url: string;
+                            Enabled: boolean;
+                            /** @description Why it was disabled after repeated failures; null when enabled or disabled by hand. */
+                            DisabledReason: string | null;
+                            DisabledAt: string | null;
+                            ConsecutiveFailures: number;
+                            FailingSince: string | null;
+                            RatePerMinute: number;
+                            /** @description Deliveries carry a Rampart-Signature header (webhooks). */
+                            Signed: boolean;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            /** Format: date-time */
+                            UpdatedAt: string;
+                        }[];
+                        /** @description An organisation has at most 100 endpoints: always one page. */
+                        NextCursor: null;
+                        TotalCount: number;
+                    };
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/notifications/endpoints"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/notifications/endpoints"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/notifications/endpoints",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/notifications/endpoints",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createNotificationEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Name: string;
+                    /**
+                     * @description Webhook: the CloudEvent, signed (docs/notifications.md). Slack, Teams: a sentence and a link, to an incoming webhook URL. Email: when the server has a mail channel.
+                     * @enum {unknown}
+                     */
+                    Kind: "Webhook" | "Slack" | "Teams" | "Email";
+                    /**
+                     * @description An http: or https: URL (Email: the addresses the email channel takes). Refused (422 `notification-destination-refused`): other schemes, link-local and cloud metadata addresses, multicast, reserved and unspecified addresses; loopback and private networks unless the server allows them (RAMPART_NOTIFY_ALLOW_LOOPBACK, RAMPART_NOTIFY_ALLOW_PRIVATE). Host names are resolved and every address checked, when saved and again at each delivery.
+                     * @example https://hooks.example.com/rampart
+                     */
+                    Url: string;
+                    /** @description Most deliveries a minute to this endpoint (default 60); more wait their turn, none is dropped. */
+                    RatePerMinute?: number;
+                    /** @default true */
+                    Enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        /**
+                         * @description Webhook: the CloudEvent, signed (docs/notifications.md). Slack, Teams: a sentence and a link, to an incoming webhook URL. Email: when the server has a mail channel.
+                         * @enum {unknown}
+                         */
+                        Kind: "Webhook" | "Slack" | "Teams" | "Email";
+                        /** @description Shown to Admins only: chat webhook URLs are credentials. */
+                        Url: string;
+                        Enabled: boolean;
+                        /** @description Why it was disabled after repeated failures; null when enabled or disabled by hand. */
+                        DisabledReason: string | null;
+                        DisabledAt: string | null;
+                        ConsecutiveFailures: number;
+                        FailingSince: string | null;
+                        RatePerMinute: number;
+                        /** @description Deliveries carry a Rampart-Signature header (webhooks). */
+                        Signed: boolean;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                        /** @description The webhook signing secret, in this answer only: keep it to verify Rampart-Signature. Null for kinds that are not signed. */
+                        Secret: string | null;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/notifications/endpoints",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/notifications/endpoints"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/notifications/endpoints"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/notifications/endpoints"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/notifications/endpoints"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The URL is refused: not http(s), or it reaches a link-local, metadata, multicast, reserved or (unless the server allows them) loopback or private address. `errors` names `/Url` and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/notification-destination-refused",
+                     *       "title": "A notification destination is not allowed",
+                     *       "status": 422,
+                     *       "detail": "169.254.169.254 is in the link-local block 169.254.0.0/16 (with the cloud metadata address 169.254.169.254), which notifications never reach. (AlwaysRefused)",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/Url",
+                     *           "message": "AlwaysRefused: 169.254.169.254 is in the link-local block 169.254.0.0/16 (with the cloud metadata address 169.254.169.254), which notifications never reach."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/notifications/endpoints",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/notifications/endpoints",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getNotificationEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        /**
+                         * @description Webhook: the CloudEvent, signed (docs/notifications.md). Slack, Teams: a sentence and a link, to an incoming webhook URL. Email: when the server has a mail channel.
+                         * @enum {unknown}
+                         */
+                        Kind: "Webhook" | "Slack" | "Teams" | "Email";
+                        /** @description Shown to Admins only: chat webhook URLs are credentials. */
+                        Url: string;
+                        Enabled: boolean;
+                        /** @description Why it was disabled after repeated failures; null when enabled or disabled by hand. */
+                        DisabledReason: string | null;
+                        DisabledAt: string | null;
+                        ConsecutiveFailures: number;
+                        FailingSince: string | null;
+                        RatePerMinute: number;
+                        /** @description Deliveries carry a Rampart-Signature header (webhooks). */
+                        Signed: boolean;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteNotificationEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateNotificationEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Name?: string;
+                    /**
+                     * @description An http: or https: URL (Email: the addresses the email channel takes). Refused (422 `notification-destination-refused`): other schemes, link-local and cloud metadata addresses, multicast, reserved and unspecified addresses; loopback and private networks unless the server allows them (RAMPART_NOTIFY_ALLOW_LOOPBACK, RAMPART_NOTIFY_ALLOW_PRIVATE). Host names are resolved and every address checked, when saved and again at each delivery.
+                     * @example https://hooks.example.com/rampart
+                     */
+                    Url?: string;
+                    /** @description Most deliveries a minute to this endpoint (default 60); more wait their turn, none is dropped. */
+                    RatePerMinute?: number;
+                    /** @description true enables it again (its failures forgotten); false disables it by hand. */
+                    Enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        /**
+                         * @description Webhook: the CloudEvent, signed (docs/notifications.md). Slack, Teams: a sentence and a link, to an incoming webhook URL. Email: when the server has a mail channel.
+                         * @enum {unknown}
+                         */
+                        Kind: "Webhook" | "Slack" | "Teams" | "Email";
+                        /** @description Shown to Admins only: chat webhook URLs are credentials. */
+                        Url: string;
+                        Enabled: boolean;
+                        /** @description Why it was disabled after repeated failures; null when enabled or disabled by hand. */
+                        DisabledReason: string | null;
+                        DisabledAt: string | null;
+                        ConsecutiveFailures: number;
+                        FailingSince: string | null;
+                        RatePerMinute: number;
+                        /** @description Deliveries carry a Rampart-Signature header (webhooks). */
+                        Signed: boolean;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The URL is refused: not http(s), or it reaches a link-local, metadata, multicast, reserved or (unless the server allows them) loopback or private address. `errors` names `/Url` and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/notification-destination-refused",
+                     *       "title": "A notification destination is not allowed",
+                     *       "status": 422,
+                     *       "detail": "169.254.169.254 is in the link-local block 169.254.0.0/16 (with the cloud metadata address 169.254.169.254), which notifications never reach. (AlwaysRefused)",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/Url",
+                     *           "message": "AlwaysRefused: 169.254.169.254 is in the link-local block 169.254.0.0/16 (with the cloud metadata address 169.254.169.254), which notifications never reach."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    enableNotificationEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        /**
+                         * @description Webhook: the CloudEvent, signed (docs/notifications.md). Slack, Teams: a sentence and a link, to an incoming webhook URL. Email: when the server has a mail channel.
+                         * @enum {unknown}
+                         */
+                        Kind: "Webhook" | "Slack" | "Teams" | "Email";
+                        /** @description Shown to Admins only: chat webhook URLs are credentials. */
+                        Url: string;
+                        Enabled: boolean;
+                        /** @description Why it was disabled after repeated failures; null when enabled or disabled by hand. */
+                        DisabledReason: string | null;
+                        DisabledAt: string | null;
+                        ConsecutiveFailures: number;
+                        FailingSince: string | null;
+                        RatePerMinute: number;
+                        /** @description Deliveries carry a Rampart-Signature header (webhooks). */
+                        Signed: boolean;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/enable",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/enable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/enable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/enable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/enable",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/enable",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testNotificationEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        /** Format: uuid */
+                        EndpointId: string;
+                        /** @description Null for a test delivery. */
+                        RuleId: string | null;
+                        /** Format: uuid */
+                        EventId: string;
+                        EventType: string;
+                        /**
+                         * @description Pending: waiting for its first attempt. Delivering: being sent. Succeeded: the receiver answered 2xx. Failed: the last attempt failed; retried at NextAttemptAt. Dead: given up (attempts exhausted, a refused destination, or the endpoint disabled).
+                         * @enum {unknown}
+                         */
+                        State: "Pending" | "Delivering" | "Succeeded" | "Failed" | "Dead";
+                        Attempts: number;
+                        NextAttemptAt: string | null;
+                        LastStatusCode: number | null;
+                        LastDurationMs: number | null;
+                        LastError: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        DeliveredAt: string | null;
+                        AttemptLog: {
+                            Attempt: number;
+                            /** Format: date-time */
+                            At: string;
+                            /** @description The receiver’s answer; null when none came. */
+                            StatusCode: number | null;
+                            DurationMs: number;
+                            Error: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/test",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/test"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/test"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/test"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/test",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/test",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listNotificationDeliveries: {
+        parameters: {
+            query?: {
+                PageSize?: number;
+                Cursor?: string;
+                /** @description Pending: waiting for its first attempt. Delivering: being sent. Succeeded: the receiver answered 2xx. Failed: the last attempt failed; retried at NextAttemptAt. Dead: given up (attempts exhausted, a refused destination, or the endpoint disabled). */
+                State?: "Pending" | "Delivering" | "Succeeded" | "Failed" | "Dead";
+            };
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Items: {
+                            /** Format: uuid */
+                            Id: string;
+                            /** Format: uuid */
+                            EndpointId: string;
+                            /** @description Null for a test delivery. */
+                            RuleId: string | null;
+                            /** Format: uuid */
+                            EventId: string;
+                            EventType: string;
+                            /**
+                             * @description Pending: waiting for its first attempt. Delivering: being sent. Succeeded: the receiver answered 2xx. Failed: the last attempt failed; retried at NextAttemptAt. Dead: given up (attempts exhausted, a refused destination, or the endpoint disabled).
+                             * @enum {unknown}
+                             */
+                            State: "Pending" | "Delivering" | "Succeeded" | "Failed" | "Dead";
+                            Attempts: number;
+                            NextAttemptAt: string | null;
+                            LastStatusCode: number | null;
+                            LastDurationMs: number | null;
+                            LastError: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            DeliveredAt: string | null;
+                            AttemptLog: {
+                                Attempt: number;
+                                /** Format: date-time */
+                                At: string;
+                                /** @description The receiver’s answer; null when none came. */
+                                StatusCode: number | null;
+                                DurationMs: number;
+                                Error: string | null;
+                            }[];
+                        }[];
+                        NextCursor: string | null;
+                        TotalCount: number;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/deliveries",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/deliveries"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/deliveries"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/deliveries"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/deliveries",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/deliveries",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getNotificationDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        /** Format: uuid */
+                        EndpointId: string;
+                        /** @description Null for a test delivery. */
+                        RuleId: string | null;
+                        /** Format: uuid */
+                        EventId: string;
+                        EventType: string;
+                        /**
+                         * @description Pending: waiting for its first attempt. Delivering: being sent. Succeeded: the receiver answered 2xx. Failed: the last attempt failed; retried at NextAttemptAt. Dead: given up (attempts exhausted, a refused destination, or the endpoint disabled).
+                         * @enum {unknown}
+                         */
+                        State: "Pending" | "Delivering" | "Succeeded" | "Failed" | "Dead";
+                        Attempts: number;
+                        NextAttemptAt: string | null;
+                        LastStatusCode: number | null;
+                        LastDurationMs: number | null;
+                        LastError: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        DeliveredAt: string | null;
+                        AttemptLog: {
+                            Attempt: number;
+                            /** Format: date-time */
+                            At: string;
+                            /** @description The receiver’s answer; null when none came. */
+                            StatusCode: number | null;
+                            DurationMs: number;
+                            Error: string | null;
+                        }[];
+                        /** @description The CloudEvent sent (what a webhook receives as its body). */
+                        Event: unknown;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/notifications/deliveries/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/notifications/deliveries/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/notifications/deliveries/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/notifications/deliveries/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/notifications/deliveries/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/notifications/deliveries/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    redeliverNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        /** Format: uuid */
+                        EndpointId: string;
+                        /** @description Null for a test delivery. */
+                        RuleId: string | null;
+                        /** Format: uuid */
+                        EventId: string;
+                        EventType: string;
+                        /**
+                         * @description Pending: waiting for its first attempt. Delivering: being sent. Succeeded: the receiver answered 2xx. Failed: the last attempt failed; retried at NextAttemptAt. Dead: given up (attempts exhausted, a refused destination, or the endpoint disabled).
+                         * @enum {unknown}
+                         */
+                        State: "Pending" | "Delivering" | "Succeeded" | "Failed" | "Dead";
+                        Attempts: number;
+                        NextAttemptAt: string | null;
+                        LastStatusCode: number | null;
+                        LastDurationMs: number | null;
+                        LastError: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        DeliveredAt: string | null;
+                        AttemptLog: {
+                            Attempt: number;
+                            /** Format: date-time */
+                            At: string;
+                            /** @description The receiver’s answer; null when none came. */
+                            StatusCode: number | null;
+                            DurationMs: number;
+                            Error: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/notifications/deliveries/{Id}/redeliver",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/notifications/deliveries/{Id}/redeliver"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/notifications/deliveries/{Id}/redeliver"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/notifications/deliveries/{Id}/redeliver"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/notifications/deliveries/{Id}/redeliver",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/notifications/deliveries/{Id}/redeliver",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listNotificationRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Items: {
+                            /** Format: uuid */
+                            Id: string;
+                            Name: string;
+                            EventTypes: string[];
+                            MinSeverity: ("Critical" | "High" | "Medium" | "Low" | "Info") | null;
+                            KevOnly: boolean;
+                            RiskAbove: number | null;
+                            Tag: string | null;
+                            ScanGroupId: string | null;
+                            AssetId: string | null;
+                            EndpointIds: string[];
+                            Enabled: boolean;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            /** Format: date-time */
+                            UpdatedAt: string;
+                        }[];
+                        /** @description An organisation has at most 500 rules: always one page. */
+                        NextCursor: null;
+                        TotalCount: number;
+                    };
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/notifications/rules"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/notifications/rules"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/notifications/rules",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/notifications/rules",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createNotificationRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Name: string;
+                    EventTypes: string[];
+                    EndpointIds: string[];
+                    /** @description Only events of this severity or worse (events with a severity: findings). */
+                    MinSeverity?: ("Critical" | "High" | "Medium" | "Low" | "Info") | null;
+                    /** @description Only findings of vulnerabilities in CISA KEV. */
+                    KevOnly?: boolean;
+                    /** @description Only findings whose risk score is above this. */
+                    RiskAbove?: number | null;
+                    /** @description Only events about assets with this tag. */
+                    Tag?: string | null;
+                    /** @description Only events of this scan group (its scans and their findings). */
+                    ScanGroupId?: string | null;
+                    /** @description Only events about this asset. */
+                    AssetId?: string | null;
+                    /** @default true */
+                    Enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        EventTypes: string[];
+                        MinSeverity: ("Critical" | "High" | "Medium" | "Low" | "Info") | null;
+                        KevOnly: boolean;
+                        RiskAbove: number | null;
+                        Tag: string | null;
+                        ScanGroupId: string | null;
+                        AssetId: string | null;
+                        EndpointIds: string[];
+                        Enabled: boolean;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/notifications/rules",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/notifications/rules"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/notifications/rules"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/notifications/rules"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/notifications/rules"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/notifications/rules",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/notifications/rules",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getNotificationRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        EventTypes: string[];
+                        MinSeverity: ("Critical" | "High" | "Medium" | "Low" | "Info") | null;
+                        KevOnly: boolean;
+                        RiskAbove: number | null;
+                        Tag: string | null;
+                        ScanGroupId: string | null;
+                        AssetId: string | null;
+                        EndpointIds: string[];
+                        Enabled: boolean;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/notifications/rules/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/notifications/rules/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/notifications/rules/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/notifications/rules/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/notifications/rules/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/notifications/rules/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteNotificationRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/notifications/rules/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/notifications/rules/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/notifications/rules/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/notifications/rules/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/notifications/rules/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/notifications/rules/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateNotificationRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Name?: string;
+                    EventTypes?: string[];
+                    EndpointIds?: string[];
+                    /** @description Only events of this severity or worse (events with a severity: findings). */
+                    MinSeverity?: ("Critical" | "High" | "Medium" | "Low" | "Info") | null;
+                    /** @description Only findings of vulnerabilities in CISA KEV. */
+                    KevOnly?: boolean;
+                    /** @description Only findings whose risk score is above this. */
+                    RiskAbove?: number | null;
+                    /** @description Only events about assets with this tag. */
+                    Tag?: string | null;
+                    /** @description Only events of this scan group (its scans and their findings). */
+                    ScanGroupId?: string | null;
+                    /** @description Only events about this asset. */
+                    AssetId?: string | null;
+                    Enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        EventTypes: string[];
+                        MinSeverity: ("Critical" | "High" | "Medium" | "Low" | "Info") | null;
+                        KevOnly: boolean;
+                        RiskAbove: number | null;
+                        Tag: string | null;
+                        ScanGroupId: string | null;
+                        AssetId: string | null;
+                        EndpointIds: string[];
+                        Enabled: boolean;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/notifications/rules/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/notifications/rules/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/notifications/rules/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/notifications/rules/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/notifications/rules/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/notifications/rules/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/notifications/rules/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/notifications/rules/{Id}",
                      *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
                      *     }
                      */

@@ -4,6 +4,7 @@ import { Suspense, useEffect } from 'react';
 import { Link, Outlet, ScrollRestoration, useLocation } from 'react-router';
 import { useSignedInSession } from '../api/session';
 import {
+  IconBell,
   IconBug,
   IconDatabase,
   IconDevices,
@@ -60,6 +61,12 @@ export function AppLayout() {
             label: 'Scan nodes',
             icon: IconServer,
             active: under(pathname, '/scan-nodes'),
+          },
+          {
+            to: '/notifications',
+            label: 'Notifications',
+            icon: IconBell,
+            active: under(pathname, '/notifications'),
           },
         ]
       : []),
