@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_DISCOVERY_TEMPLATE_ID } from '../../src/modules/scantemplates/built-in.js';
 import { type BrowserRig, HAS_CHROMIUM, startBrowserRig } from '../helpers/browser.js';
 
 const ANALYST = { email: 'analyst@example.com', password: 'numbers tell stories' };
+const ADMIN = { email: 'admin@example.com', password: 'ramparts stand firm' };
 /** Where this journey's screenshots go, light and dark, to be looked at. */
 const SHOTS = process.env.RAMPART_EMAIL_SHOTS ?? '/tmp/shots-email';
 
@@ -18,6 +20,28 @@ describe.runIf(HAS_CHROMIUM)('email notification preferences in My profile [brow
         name: 'Alan Analyst',
         role: 'Analyst',
         password: ANALYST.password,
+      });
+      await rampart.services.users.create(ctx, {
+        email: ADMIN.email,
+        name: 'Ada Admin',
+        role: 'Admin',
+        password: ADMIN.password,
+      });
+      // A discovery scan whose MessageNotification (as the original's clients set it) owns a rule.
+      await rampart.services.allowedTargets.create(ctx, {
+        kind: 'Allowed',
+        target: '198.18.0.0/24',
+        description: null,
+      });
+      await rampart.services.discoveryScans.create(ctx, {
+        name: 'Office',
+        targets: [{ range: '198.18.0.0/28', name: 'Office', exclude: [] }],
+        exclusions: [],
+        templateId: DEFAULT_DISCOVERY_TEMPLATE_ID,
+        nodeId: null,
+        notifications: [{ emailAddresses: ['soc@example.com'], level: 'ScanStartsEnds' }],
+        responsibleUserId: null,
+        schedule: null,
       });
     });
     fs.mkdirSync(SHOTS, { recursive: true });
@@ -68,5 +92,20 @@ describe.runIf(HAS_CHROMIUM)('email notification preferences in My profile [brow
     await shoot(page, 'email-preferences-saved-dark');
     await page.setViewportSize({ width: 390, height: 844 });
     await shoot(page, 'email-preferences-narrow-dark');
+  });
+
+  it('shows a scan’s MessageNotification rule as managed by the scan, linking there, not editable', async () => {
+    const page = await rig.signIn(ADMIN, { width: 1280, height: 800 });
+    await page.goto('/notifications');
+    const row = page.getByRole('row', { name: /Discovery scan Office/ });
+    await row.getByText('Managed by the discovery scan').waitFor();
+    expect(await row.getByRole('button', { name: /^Edit / }).count()).toBe(0);
+    expect(await row.getByRole('button', { name: /^Delete / }).count()).toBe(0);
+    expect(await row.getByText('scan.started').count()).toBe(1);
+    await page.screenshot({ path: path.join(SHOTS, 'notification-rules-managed-light.png') });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: path.join(SHOTS, 'notification-rules-managed-dark.png') });
+    await row.getByRole('link', { name: 'Office' }).click();
+    await page.waitForURL(/\/discovery\/[0-9a-f-]{36}$/);
   });
 });

@@ -28887,6 +28887,15 @@ export interface operations {
                             Tag: string | null;
                             ScanGroupId: string | null;
                             AssetId: string | null;
+                            /** @description Only this scan’s events (rules a scan owns). */
+                            ScanId: string | null;
+                            /** @description The discovery scan or scan group whose MessageNotification made this rule: it changes only with its owner (changing or deleting it here answers 409). */
+                            ManagedBy: {
+                                Kind: "DiscoveryScan" | "ScanGroup";
+                                /** Format: uuid */
+                                Id: string;
+                                Name: string;
+                            } | null;
                             EndpointIds: string[];
                             Enabled: boolean;
                             /** Format: date-time */
@@ -29024,6 +29033,15 @@ export interface operations {
                         Tag: string | null;
                         ScanGroupId: string | null;
                         AssetId: string | null;
+                        /** @description Only this scan’s events (rules a scan owns). */
+                        ScanId: string | null;
+                        /** @description The discovery scan or scan group whose MessageNotification made this rule: it changes only with its owner (changing or deleting it here answers 409). */
+                        ManagedBy: {
+                            Kind: "DiscoveryScan" | "ScanGroup";
+                            /** Format: uuid */
+                            Id: string;
+                            Name: string;
+                        } | null;
                         EndpointIds: string[];
                         Enabled: boolean;
                         /** Format: date-time */
@@ -29198,6 +29216,15 @@ export interface operations {
                         Tag: string | null;
                         ScanGroupId: string | null;
                         AssetId: string | null;
+                        /** @description Only this scan’s events (rules a scan owns). */
+                        ScanId: string | null;
+                        /** @description The discovery scan or scan group whose MessageNotification made this rule: it changes only with its owner (changing or deleting it here answers 409). */
+                        ManagedBy: {
+                            Kind: "DiscoveryScan" | "ScanGroup";
+                            /** Format: uuid */
+                            Id: string;
+                            Name: string;
+                        } | null;
                         EndpointIds: string[];
                         Enabled: boolean;
                         /** Format: date-time */
@@ -29512,6 +29539,15 @@ export interface operations {
                         Tag: string | null;
                         ScanGroupId: string | null;
                         AssetId: string | null;
+                        /** @description Only this scan’s events (rules a scan owns). */
+                        ScanId: string | null;
+                        /** @description The discovery scan or scan group whose MessageNotification made this rule: it changes only with its owner (changing or deleting it here answers 409). */
+                        ManagedBy: {
+                            Kind: "DiscoveryScan" | "ScanGroup";
+                            /** Format: uuid */
+                            Id: string;
+                            Name: string;
+                        } | null;
                         EndpointIds: string[];
                         Enabled: boolean;
                         /** Format: date-time */

@@ -1,5 +1,6 @@
 import {
   ActionIcon,
+  Anchor,
   Badge,
   Button,
   Checkbox,
@@ -16,6 +17,7 @@ import {
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type FormEvent, useState } from 'react';
+import { Link } from 'react-router';
 import { ApiError } from '../../api/client';
 import {
   type NewRule,
@@ -50,7 +52,26 @@ function filterWords(rule: NotificationRule, groupName: (id: string) => string):
   if (rule.Tag) words.push(`tag ${rule.Tag}`);
   if (rule.ScanGroupId) words.push(`scan group ${groupName(rule.ScanGroupId)}`);
   if (rule.AssetId) words.push(`asset ${rule.AssetId.slice(0, 8)}…`);
+  if (rule.ScanId)
+    words.push(rule.ManagedBy?.Id === rule.ScanId ? `scan ${rule.ManagedBy.Name}` : 'one scan');
   return words.length > 0 ? words.join(' · ') : 'Every event of these types';
+}
+
+/**
+ * A rule a discovery scan or scan group owns (its MessageNotification): it changes with its owner,
+ * so the page links there instead of offering to edit it.
+ */
+function ManagedBy({ owner }: { owner: NonNullable<NotificationRule['ManagedBy']> }) {
+  const scan = owner.Kind === 'DiscoveryScan';
+  const to = `/${scan ? 'discovery' : 'scan-groups'}/${encodeURIComponent(owner.Id)}`;
+  return (
+    <Text size="xs" c="dimmed" fw={400}>
+      Managed by the {scan ? 'discovery scan' : 'scan group'}{' '}
+      <Anchor component={Link} to={to} size="xs">
+        {owner.Name}
+      </Anchor>
+    </Text>
+  );
 }
 
 export function RulesTab() {
@@ -95,7 +116,10 @@ export function RulesTab() {
             <Table.Tbody>
               {rows.map((rule) => (
                 <Table.Tr key={rule.Id}>
-                  <Table.Td fw={500}>{rule.Name}</Table.Td>
+                  <Table.Td fw={500}>
+                    {rule.Name}
+                    {rule.ManagedBy && <ManagedBy owner={rule.ManagedBy} />}
+                  </Table.Td>
                   <Table.Td>
                     <Group gap={4}>
                       {rule.EventTypes.map((type) => (
@@ -112,30 +136,38 @@ export function RulesTab() {
                       {rule.Enabled ? 'On' : 'Off'}
                     </Badge>
                   </Table.Td>
-                  {admin && (
+                  {admin && rule.ManagedBy ? (
                     <Table.Td ta="right">
-                      <Group gap={4} justify="flex-end" wrap="nowrap">
-                        <ActionIcon
-                          variant="subtle"
-                          color="gray"
-                          aria-label={`Edit ${rule.Name}`}
-                          onClick={() => setEditing(rule)}
-                        >
-                          <IconPencil size={18} />
-                        </ActionIcon>
-                        <ActionIcon
-                          variant="subtle"
-                          color="red"
-                          aria-label={`Delete ${rule.Name}`}
-                          onClick={() => {
-                            remove.reset();
-                            setRemoving(rule);
-                          }}
-                        >
-                          <IconTrash size={18} />
-                        </ActionIcon>
-                      </Group>
+                      <Text size="xs" c="dimmed">
+                        Change it on its {rule.ManagedBy.Kind === 'DiscoveryScan' ? 'scan' : 'group'}
+                      </Text>
                     </Table.Td>
+                  ) : (
+                    admin && (
+                      <Table.Td ta="right">
+                        <Group gap={4} justify="flex-end" wrap="nowrap">
+                          <ActionIcon
+                            variant="subtle"
+                            color="gray"
+                            aria-label={`Edit ${rule.Name}`}
+                            onClick={() => setEditing(rule)}
+                          >
+                            <IconPencil size={18} />
+                          </ActionIcon>
+                          <ActionIcon
+                            variant="subtle"
+                            color="red"
+                            aria-label={`Delete ${rule.Name}`}
+                            onClick={() => {
+                              remove.reset();
+                              setRemoving(rule);
+                            }}
+                          >
+                            <IconTrash size={18} />
+                          </ActionIcon>
+                        </Group>
+                      </Table.Td>
+                    )
                   )}
                 </Table.Tr>
               ))}
