@@ -52,9 +52,12 @@ export const EVENT_TITLES: Record<string, string> = {
   'notification.endpoint_disabled': 'Notification endpoint disabled',
 };
 
+/** Titles of what is not in the event catalogue: an endpoint's test. */
+const OTHER_TITLES: Record<string, string> = { 'notification.test': 'Test notification' };
+
 export function titleOf(type: string): string {
   const name = eventName(type);
-  return EVENT_TITLES[name] ?? name;
+  return EVENT_TITLES[name] ?? OTHER_TITLES[name] ?? name;
 }
 
 const isObject = (v: unknown): v is Data => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -138,6 +141,50 @@ export function sentenceOf(event: MailEvent): string {
       return `The import ${quoted} failed${reason(data)}.`.replace('  ', ' ');
     case 'import.needs_attention':
       return `The import ${quoted} needs your attention.`.replace('  ', ' ');
+    case 'finding.created':
+      return `New ${findingWords(data)}.`;
+    case 'finding.kev_found':
+      return `A known exploited vulnerability${vulnKey(data)} was found: ${findingWords(data)}.`;
+    case 'finding.reopened':
+      return `The ${findingWords(data)} came back and was reopened.`;
+    case 'finding.state_changed':
+      return `The ${findingWords(data)} is now ${str(part(data, 'Finding').State) ?? 'in another state'}.`;
+    case 'finding.sla_breached':
+      return `The ${findingWords(data)} is past its SLA${dueWords(data, 'since')}.`;
+    case 'finding.sla_due_soon':
+      return `The ${findingWords(data)} is due soon${dueWords(data, 'on')}.`;
+    case 'risk_acceptance.expiring':
+      return `The risk acceptance of the ${findingWords(data)} ends${str(isObject(data) ? data.AcceptedUntil : undefined) ? ` on ${str((data as Data).AcceptedUntil)}` : ' soon'}.`;
+    case 'ticket.created':
+    case 'ticket.assigned':
+    case 'ticket.changed':
+    case 'ticket.resolved_by_verify': {
+      const ticket = part(data, 'Ticket');
+      const label =
+        `${str(ticket.Number) ? `#${str(ticket.Number)} ` : ''}${quote(str(ticket.Title))}`.trim();
+      const what = {
+        'ticket.created': 'was created',
+        'ticket.assigned': 'was assigned',
+        'ticket.changed': 'changed',
+        'ticket.resolved_by_verify': 'was resolved: Verify found its findings fixed',
+      }[name];
+      return `The ticket ${label} ${what}.`;
+    }
+    case 'apikey.created':
+    case 'apikey.revoked':
+      return `The API key ${quoted} was ${name === 'apikey.created' ? 'created' : 'revoked'}.`.replace(
+        '  ',
+        ' ',
+      );
+    case 'user.role_changed': {
+      const d = isObject(data) ? data : {};
+      return `The role of ${quoted} changed from ${str(d.FromRole) ?? '?'} to ${str(d.ToRole) ?? '?'}.`.replace(
+        '  ',
+        ' ',
+      );
+    }
+    case 'notification.test':
+      return str(isObject(data) ? data.Message : undefined) ?? 'A test notification sent from Rampart.';
     case 'notification.endpoint_disabled':
       return `The notification endpoint ${quoted} was disabled after repeated failed deliveries. Check it and enable it again.`.replace(
         '  ',
@@ -146,6 +193,28 @@ export function sentenceOf(event: MailEvent): string {
     default:
       return subject ? `${titleOf(event.type)}: ${subject}.` : `${titleOf(event.type)}.`;
   }
+}
+
+const quote = (text: string | undefined) => (text ? `“${text}”` : '');
+
+/** "High finding “Title” on web-01", as far as the event says. */
+function findingWords(data: unknown): string {
+  const f = part(data, 'Finding');
+  const severity = str(f.Severity);
+  const asset = str(part(f, 'Asset').Name);
+  return `${severity ? `${severity} ` : ''}finding ${quote(str(f.Title))}${asset ? ` on ${asset}` : ''}`
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function vulnKey(data: unknown): string {
+  const key = str(part(part(data, 'Finding'), 'Vulnerability').Key);
+  return key ? ` (${key})` : '';
+}
+
+function dueWords(data: unknown, word: string): string {
+  const due = str(part(data, 'Finding').DueAt) ?? str(isObject(data) ? data.DueAt : undefined);
+  return due ? ` (due ${word === 'since' ? '' : 'on '}${due})`.replace('due  ', 'due ') : '';
 }
 
 function kindWord(data: unknown): string {
@@ -171,12 +240,15 @@ export function factsOf(event: MailEvent): [string, string][] {
       if (facts.length >= 12) break;
       if (field !== undefined && /Id$/.test(field)) continue;
       if (field === undefined && /Id$/.test(key)) continue;
+      const nested = isObject(v) ? (str(v.Name) ?? str(v.Key) ?? str(v.Title)) : undefined;
       const text =
-        typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
-          ? String(v)
-          : Array.isArray(v) && v.every((x) => typeof x === 'string' || typeof x === 'number')
-            ? v.join(', ')
-            : undefined;
+        nested !== undefined
+          ? nested
+          : typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
+            ? String(v)
+            : Array.isArray(v) && v.every((x) => typeof x === 'string' || typeof x === 'number')
+              ? v.join(', ')
+              : undefined;
       if (text === undefined || text === '') continue;
       const label =
         field === undefined ? key : field === 'Name' || field === 'Title' ? key : `${key} ${field}`;

@@ -74,6 +74,48 @@ describe('email templates', () => {
     expect(mail.text).toContain('What happened in Rampart on 2026-11-20 (Europe/Berlin)');
     expect(mail.text).toContain('Scan completed (2)');
     expect(mail.text).toContain('New finding (1)');
-    expect(mail.text).toContain('* New finding: Old OpenSSH.');
+    expect(mail.text).toContain('* New finding “Old OpenSSH”.');
+  });
+
+  it('says what happened to a finding, with its asset, vulnerability and facts', () => {
+    const finding = {
+      Id: 'f1',
+      Title: 'OpenSSH regreSSHion',
+      Severity: 'Critical',
+      State: 'Open',
+      RiskScore: 97.5,
+      Kev: true,
+      DueAt: '2026-11-28T12:00:00.000Z',
+      Asset: { Id: 'a1', Name: 'web-01' },
+      Vulnerability: { Id: 'v1', Key: 'CVE-2024-6387' },
+    };
+    const kev = renderEvent({ id: '1', type: 'rampart.finding.kev_found', data: { Finding: finding } }, BASE);
+    expect(kev.subject).toBe('[Rampart] Known exploited vulnerability found: OpenSSH regreSSHion');
+    expect(kev.text).toContain(
+      'A known exploited vulnerability (CVE-2024-6387) was found: Critical finding “OpenSSH regreSSHion” on web-01.',
+    );
+    expect(kev.text).toContain('Finding asset: web-01');
+    expect(kev.text).toContain('Finding vulnerability: CVE-2024-6387');
+    expect(kev.text).toContain('Finding risk score: 97.5');
+    const late = renderEvent(
+      { id: '2', type: 'rampart.finding.sla_breached', data: { Finding: finding, DueAt: finding.DueAt } },
+      BASE,
+    );
+    expect(late.text).toContain(
+      'The Critical finding “OpenSSH regreSSHion” on web-01 is past its SLA (due 2026-11-28T12:00:00.000Z).',
+    );
+    const role = renderEvent(
+      {
+        id: '3',
+        type: 'rampart.user.role_changed',
+        data: {
+          User: { Id: 'u', Email: 'a@example.com', Name: 'Ada' },
+          FromRole: 'Analyst',
+          ToRole: 'Admin',
+        },
+      },
+      BASE,
+    );
+    expect(role.text).toContain('The role of “Ada” changed from Analyst to Admin.');
   });
 });
