@@ -149,6 +149,17 @@ export class EmailNotificationRepository {
       .execute();
   }
 
+  /** Why a pending email waits, without counting an attempt. */
+  async note(organizationId: string, id: string, why: string): Promise<void> {
+    await this.db
+      .updateTable('notification_email_queue')
+      .set({ last_error: why })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .where('state', '=', 'Pending')
+      .execute();
+  }
+
   /** The organisations and users with digest email waiting from before `before` (any organisation). */
   digestRecipients(): Promise<{ organization_id: string; user_id: string }[]> {
     return this.db

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { DB, Role } from '../../db/schema.js';
 import type { JobKind } from '../../jobs/catalogue.js';
+import { JobDeferred } from '../../jobs/worker.js';
 import type { Clock } from '../../lib/clock.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { dateIn, startOfDayIn } from '../../lib/zoned-day.js';
@@ -16,6 +17,8 @@ export const EMAIL_SEND_JOB = 'notification-email' satisfies JobKind;
 export const EMAIL_DIGEST_JOB = 'notification-digest' satisfies JobKind;
 /** Attempts of an immediate email before it is Failed (about two hours with the queue's backoff). */
 export const EMAIL_SEND_ATTEMPTS = 8;
+/** How long an email waits, without using an attempt, while the server has no SMTP server. */
+export const NOT_CONFIGURED_WAIT_MS = 15 * 60_000;
 
 /** Every event type a person may receive by email, in the catalogue's order. */
 export const EMAIL_EVENT_TYPES = Object.keys(EVENT_TITLES);
@@ -205,6 +208,13 @@ export class EmailNotificationService {
         at: this.clock(),
       });
       return;
+    }
+    // No SMTP server yet: the email waits, saying why, without using up its attempts.
+    if (!this.mailer.configured) {
+      const why =
+        'Email is not configured: set RAMPART_SMTP_URL and RAMPART_MAIL_FROM on the server. The email waits.';
+      await this.repo.note(organizationId, row.id, why);
+      throw new JobDeferred(NOT_CONFIGURED_WAIT_MS, why);
     }
     const content = renderEvent(row.envelope as unknown as MailEvent, this.options.baseUrl);
     try {

@@ -406,4 +406,51 @@ describe('email when the SMTP server is down or refuses', () => {
       await smtp.close();
     }
   });
+
+  it('keeps email waiting, without using its attempts, while no SMTP server is configured', async () => {
+    const t = await buildTestApp(tdb.database);
+    try {
+      const user = await t.userWithKey('Analyst');
+      const saved = await t.app.inject({
+        method: 'PUT',
+        url: '/api/latest/account/notifications',
+        headers: { ...authHeaders(user), 'content-type': 'application/json' },
+        payload: JSON.stringify({ EventTypes: ['scan.failed'], Mode: 'Immediate' }),
+      });
+      expect(saved.json().Email.Configured).toBe(false);
+      const earlier = new Set(
+        (await t.services.jobs.list({ kind: 'notification-email', pageSize: 100 })).items.map((j) => j.id),
+      );
+      await tdb.database.db
+        .transaction()
+        .execute((trx) =>
+          t.services.emailNotifications.dispatch(trx, [
+            event(t.org.id, 'scan.failed', { Scan: { Id: 's', Kind: 'Web', Name: 'Shop' } }, t.clock.now),
+          ]),
+        );
+      const job = (await t.services.jobs.list({ kind: 'notification-email', pageSize: 100 })).items.find(
+        (j) => !earlier.has(j.id),
+      )!;
+      const handler = handlerOf('notification-email', t.services as unknown as JobServices);
+      await expect(handler({ ...job, attempts: 1 }, new AbortController().signal)).rejects.toMatchObject({
+        name: 'JobDeferred',
+        delayMs: 900_000,
+      });
+      const recent = (
+        await t.app.inject({
+          method: 'GET',
+          url: '/api/latest/account/notifications',
+          headers: authHeaders(user),
+        })
+      ).json().Recent[0];
+      expect(recent).toMatchObject({
+        State: 'Pending',
+        Attempts: 0,
+        LastError:
+          'Email is not configured: set RAMPART_SMTP_URL and RAMPART_MAIL_FROM on the server. The email waits.',
+      });
+    } finally {
+      await t.close();
+    }
+  });
 });
