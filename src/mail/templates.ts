@@ -227,7 +227,8 @@ function reason(data: unknown): string {
     str(part(data, 'Run').Error) ??
     str(part(data, 'Import').Error) ??
     str(isObject(data) ? data.Error : undefined);
-  return why ? `: ${why}` : '';
+  // The sentence ends with its own full stop.
+  return why ? `: ${why.replace(/[.\s]+$/, '')}` : '';
 }
 
 /** The key facts of the event: the scalar fields of its data's objects, ids left out, bounded. */

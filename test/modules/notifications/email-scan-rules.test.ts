@@ -199,5 +199,29 @@ describe.each(DB_KINDS)('MessageNotification as notification rules [%s]', (kind)
       scanId: null,
       managedBy: { kind: 'ScanGroup', id: groupId, name: 'Servers' },
     });
+    // A failed run of one of its scans goes to the group's address; a scan of no group's does not.
+    const runOf = (scanGroupId: string | null) => ({
+      Scan: {
+        Kind: 'System',
+        Id: '0193a5c4-7f10-7c3e-9d41-00000000dddd',
+        Name: 'db-01',
+        ScanGroupId: scanGroupId,
+      },
+      Run: { Id: '0193a5c4-7f10-7c3e-9d41-00000000eeee', Attempt: 1, State: 'Failed' },
+      Error: 'The node stopped answering.',
+    });
+    await t.services.events.publish(tdb.database.db, t.org.id, 'scan.failed', runOf(groupId));
+    await t.services.events.publish(tdb.database.db, t.org.id, 'scan.failed', runOf(null));
+    await t.services.events.dispatchPending();
+    const endpointId = rules[0]!.endpointIds[0]!;
+    const ctx = { organizationId: t.org.id, actor: { type: 'system' as const, id: null } };
+    expect(
+      (await t.services.notifications.listDeliveries(ctx, endpointId, { pageSize: 10 })).items,
+    ).toHaveLength(1);
+    const before = smtp.received.length;
+    await t.services.notifications.deliverDue(t.org.id, endpointId);
+    const mail = (await smtp.waitFor(before + 1))[before]!;
+    expect(mail).toMatchObject({ to: ['ops@example.com'], subject: '[Rampart] Scan failed: db-01' });
+    expect(mail.text).toContain('The system scan “db-01” failed: The node stopped answering.\n');
   });
 });
