@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { slackMessage, summarize, teamsMessage } from '../../../src/modules/notifications/formats.js';
-import { passesFilters } from '../../../src/modules/notifications/rules.js';
+import { facetsOf, passesFilters } from '../../../src/modules/notifications/rules.js';
 import {
   newSigningSecret,
   signatureHeader,
@@ -130,6 +130,7 @@ describe('rule filters', () => {
     tag: null,
     scanGroupId: null,
     assetId: null,
+    scanId: null,
   };
   const group = '01900000-0000-7000-8000-000000000001';
   const asset = '01900000-0000-7000-8000-000000000002';
@@ -159,6 +160,22 @@ describe('rule filters', () => {
     expect(passesFilters({ ...none, scanGroupId: group }, { scanGroupIds: [] })).toBe(false);
     expect(passesFilters({ ...none, assetId: asset }, { assetIds: [asset] })).toBe(true);
     expect(passesFilters({ ...none, assetId: asset }, { assetIds: [group] })).toBe(false);
+  });
+
+  it('keeps one scan’s events (a rule a scan owns), reading the scan from a scan event’s data', () => {
+    const scan = '01900000-0000-7000-8000-000000000003';
+    const event = (id: string, groupId: string | null = null) => ({
+      type: 'scan.started',
+      data: { Scan: { Kind: 'Discovery', Id: id, Name: 'x', ScanGroupId: groupId } },
+      facets: {},
+    });
+    expect(passesFilters({ ...none, scanId: scan }, facetsOf(event(scan)))).toBe(true);
+    expect(passesFilters({ ...none, scanId: scan }, facetsOf(event(asset)))).toBe(false);
+    expect(passesFilters({ ...none, scanGroupId: group }, facetsOf(event(asset, group)))).toBe(true);
+    // A finding event says nothing of a scan.
+    expect(
+      passesFilters({ ...none, scanId: scan }, facetsOf({ type: 'finding.created', data: {}, facets: {} })),
+    ).toBe(false);
   });
 
   it('asks every filter set to hold', () => {
