@@ -319,7 +319,7 @@ function AddEndpointForm({
           label="URL"
           required
           description={URL_HINTS[kind]}
-          placeholder="https://"
+          placeholder={kind === 'Email' ? 'mailto:' : 'https://'}
           spellCheck={false}
           autoComplete="off"
           value={url}

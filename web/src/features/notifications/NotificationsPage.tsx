@@ -20,8 +20,8 @@ export default function NotificationsPage() {
   return (
     <Stack gap="lg">
       <PageHeader title="Notifications">
-        Rules send Rampart’s events to webhooks, Slack and Microsoft Teams. Each delivery is retried until it
-        succeeds and kept in its endpoint’s log.
+        Rules send Rampart’s events to webhooks, Slack, Microsoft Teams and email. Each delivery is retried
+        until it succeeds and kept in its endpoint’s log.
       </PageHeader>
       <Tabs value={tab} onChange={(value) => update({ tab: value ?? undefined })} keepMounted={false}>
         <Tabs.List>

@@ -27,5 +27,6 @@ export const URL_HINTS: Record<EndpointKind, string> = {
   Webhook: 'Your receiver’s https:// address. Each request carries the event and a Rampart-Signature header.',
   Slack: 'The incoming webhook URL Slack gave you (https://hooks.slack.com/services/…).',
   Teams: 'The incoming webhook URL of the Teams channel (or a Workflows webhook).',
-  Email: 'The addresses to write to.',
+  Email:
+    'A mailto: URL of the addresses to write to, separated by commas (mailto:soc@example.com,lead@example.com).',
 };
