@@ -27072,6 +27072,7 @@ export interface operations {
                      *       "title": "A notification destination is not allowed",
                      *       "status": 422,
                      *       "detail": "169.254.169.254 is in the link-local block 169.254.0.0/16 (with the cloud metadata address 169.254.169.254), which notifications never reach. (AlwaysRefused)",
+                     *       "instance": "/api/latest/notifications/endpoints",
                      *       "errors": [
                      *         {
                      *           "path": "/Url",
@@ -27609,6 +27610,7 @@ export interface operations {
                      *       "title": "A notification destination is not allowed",
                      *       "status": 422,
                      *       "detail": "169.254.169.254 is in the link-local block 169.254.0.0/16 (with the cloud metadata address 169.254.169.254), which notifications never reach. (AlwaysRefused)",
+                     *       "instance": "/api/latest/notifications/endpoints",
                      *       "errors": [
                      *         {
                      *           "path": "/Url",
