@@ -57,6 +57,7 @@ export const IMPORT_SWEEP_JOB = 'import-sweep' satisfies JobKind;
 export const JOB_PURGE_JOB = 'job-purge' satisfies JobKind;
 export const EVENTS_DISPATCH_JOB = 'events-dispatch' satisfies JobKind;
 export const EVENTS_PURGE_JOB = 'events-purge' satisfies JobKind;
+export const SLA_WATCH_JOB = 'sla-watch' satisfies JobKind;
 /** How often each instance looks for events waiting for dispatch. */
 const EVENTS_TICK_MS = 2_000;
 export const NOTIFICATION_SWEEP_JOB = 'notification-sweep' satisfies JobKind;
@@ -132,6 +133,12 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
     key: EVENTS_PURGE_JOB,
     rule: { type: 'interval', seconds: 3600 },
     jobKind: EVENTS_PURGE_JOB,
+    maxAttempts: 1,
+  });
+  runner.schedule({
+    key: SLA_WATCH_JOB,
+    rule: { type: 'interval', seconds: 3600 },
+    jobKind: SLA_WATCH_JOB,
     maxAttempts: 1,
   });
   // Events wait in the outbox from their change's commit: every instance looks for them every

@@ -183,7 +183,7 @@ export function buildServices(
   const events = new EventsService(new EventRepository(db), clock, {
     checkPayloads: !!process.env.VITEST || process.env.NODE_ENV === 'development',
   });
-  const users = new UserService(new UserRepository(db), audit, clock, userAccessChanged);
+  const users = new UserService(new UserRepository(db), audit, clock, userAccessChanged, events);
   const lifetimes = { idleMinutes: config.sessionIdleMinutes, absoluteHours: config.sessionMaxHours };
   const sessions = new SessionService(
     new SessionRepository(db),
@@ -200,6 +200,7 @@ export function buildServices(
     clock,
     config.authCacheSeconds,
     userAccessChanged,
+    events,
   );
   const assets = new AssetService(
     new AssetRepository(db),
@@ -230,6 +231,7 @@ export function buildServices(
     clock,
     findingsChanged,
     assetRiskContextChanged,
+    events,
   );
   const tickets = new TicketService(
     new TicketRepository(db),
@@ -238,6 +240,7 @@ export function buildServices(
     settings,
     clock,
     findingsChanged,
+    events,
   );
   const jobs = new JobQueue(db, clock);
   const scheduler = new Scheduler(db, jobs, clock);
@@ -280,6 +283,7 @@ export function buildServices(
         assets: counts.AssetsCreated ?? 0,
       });
     },
+    events,
   );
   const organizations = new OrganizationService(new OrganizationRepository(db), clock);
   const intel = new IntelService(new IntelRepository(db), vulnerabilities, findings, organizations, clock, {
@@ -297,7 +301,7 @@ export function buildServices(
     findings,
   );
   const scanNodes = new ScanNodeService(new ScanNodeRepository(db), audit, clock);
-  const scanRuns = new ScanRunService(new ScanRunRepository(db), scanNodes, clock);
+  const scanRuns = new ScanRunService(new ScanRunRepository(db), scanNodes, clock, events);
   const allowedTargets = new AllowedTargetsService(new AllowedTargetRepository(db), audit, clock, {
     allowLoopback: config.scanAllowLoopback ?? false,
   });
@@ -339,6 +343,7 @@ export function buildServices(
     ...savedScans('discovery-scan', SCHEDULED_DISCOVERY_JOB),
     assets,
     reported: discoveryReported,
+    events,
   });
   const systemScans = new SystemScanService(db, {
     ...savedScans('system-scan', SCHEDULED_SYSTEM_JOB),

@@ -56,7 +56,7 @@ export interface JobServices {
     runJob(job: ImportJobPayload, lastAttempt: boolean, signal?: AbortSignal): Promise<void>;
     sweep(): Promise<unknown>;
   };
-  findings: { expireRiskAcceptances(): Promise<unknown> };
+  findings: { expireRiskAcceptances(): Promise<unknown>; watch(): Promise<unknown> };
   jobs: { purgeFinished(before: Date): Promise<unknown> };
   discoveryScans: {
     startScheduled(organizationId: string, scanId: string): Promise<unknown>;
@@ -184,6 +184,16 @@ export const JOB_CATALOGUE = {
     payload: NoPayload,
     handle: async (s) => {
       await s.events.purgeDispatched();
+    },
+  }),
+  /**
+   * Announces SLA breaches and due dates, risk acceptances about to end and KEV findings not yet
+   * announced, in every organisation, each once per occurrence; idempotent.
+   */
+  'sla-watch': entry({
+    payload: NoPayload,
+    handle: async (s) => {
+      await s.findings.watch();
     },
   }),
   /**

@@ -8,6 +8,7 @@ import {
   JOB_PURGE_JOB,
   NOTIFICATION_SWEEP_JOB,
   RISK_ACCEPTANCE_EXPIRY_JOB,
+  SLA_WATCH_JOB,
 } from '../../src/background.js';
 import {
   catalogueProblems,
@@ -43,6 +44,7 @@ const NAMED_KINDS = [
   WEB_INGEST_JOB,
   EVENTS_DISPATCH_JOB,
   EVENTS_PURGE_JOB,
+  SLA_WATCH_JOB,
 ];
 
 describe('the job catalogue checker', () => {
@@ -93,7 +95,7 @@ describe.each(DB_KINDS)('the job catalogue [%s]', (kind) => {
     const named = [...NAMED_KINDS, ...runner.systemSchedules.map((s) => s.jobKind)];
     expect(catalogueProblems(JOB_CATALOGUE, runner.worker.kinds, named)).toEqual([]);
     expect([...runner.worker.kinds].sort()).toEqual([...JOB_KINDS].sort());
-    expect(JOB_KINDS).toHaveLength(15);
+    expect(JOB_KINDS).toHaveLength(16);
   });
 
   it('leaves the sync jobs to other instances when this one has nothing to sync', () => {

@@ -32,6 +32,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   );
   // An organisation's latest events, of a type.
   await sql`create index event_outbox_org_idx on event_outbox (organization_id, type, seq desc)`.execute(db);
+  // A bulk change of findings names itself in its history rows (details.change): its events are
+  // published from them, set-based. Only such rows are indexed.
+  await sql`create index finding_events_change_idx on finding_events (organization_id, (details->>'change')) where details ? 'change'`.execute(
+    db,
+  );
   await sql`
     create table event_marks (
       organization_id uuid not null references organizations (id),

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { joinableUsers } from '../users/queries.js';
 
@@ -29,8 +29,12 @@ export interface NewApiKeyRow {
 export class ApiKeyRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  insert(k: NewApiKeyRow) {
-    return this.db
+  transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(fn);
+  }
+
+  insert(k: NewApiKeyRow, db: Kysely<DB> | Transaction<DB> = this.db) {
+    return db
       .insertInto('api_keys')
       .values({
         organization_id: k.organizationId,
@@ -100,8 +104,8 @@ export class ApiKeyRepository {
       .executeTakeFirst();
   }
 
-  revoke(organizationId: string, id: string, at: Date) {
-    return this.db
+  revoke(organizationId: string, id: string, at: Date, db: Kysely<DB> | Transaction<DB> = this.db) {
+    return db
       .updateTable('api_keys')
       .set({ revoked_at: at })
       .where('organization_id', '=', organizationId)

@@ -7,6 +7,7 @@ import { AppError, invalidFields } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
+import type { EventsService } from '../events/service.js';
 import type { ApiKeyPrincipal, Principal } from '../principal.js';
 import type { UserAccessChanged } from '../users/service.js';
 import type { ApiKeyRepository } from './repository.js';
@@ -83,6 +84,7 @@ export class ApiKeyService {
     private readonly clock: Clock,
     private readonly cacheSeconds: number,
     userAccessChanged: UserAccessChanged,
+    private readonly events: EventsService,
   ) {
     bus.subscribe((message) => this.onInvalidate(message));
     // Cached keys carry the role and the active flag: drop them on every instance.
@@ -128,16 +130,24 @@ export class ApiKeyService {
     const secretKey = newSecretKey();
     const salt = newSalt();
     const now = this.clock();
-    const row = await this.repo.insert({
-      organizationId: ctx.organizationId,
-      id: uuidv7(),
-      userId: input.userId,
-      name,
-      accessKey: newAccessKey(),
-      secretSalt: salt,
-      secretHash: hashSecret(salt, secretKey),
-      createdAt: now,
-      expiresAt: days ? new Date(now.getTime() + days * 86_400_000) : null,
+    // The key and its event commit together (never its secret: the event names the access key).
+    const row = await this.repo.transaction(async (trx) => {
+      const inserted = await this.repo.insert(
+        {
+          organizationId: ctx.organizationId,
+          id: uuidv7(),
+          userId: input.userId,
+          name,
+          accessKey: newAccessKey(),
+          secretSalt: salt,
+          secretHash: hashSecret(salt, secretKey),
+          createdAt: now,
+          expiresAt: days ? new Date(now.getTime() + days * 86_400_000) : null,
+        },
+        trx,
+      );
+      await this.publishKeyEvent(trx, ctx, 'apikey.created', inserted);
+      return inserted;
     });
     const key = this.toApiKey(row);
     await this.audit.record(
@@ -169,7 +179,13 @@ export class ApiKeyService {
   }
 
   private async revokeRow(ctx: ServiceContext, row: ListRow): Promise<ApiKey> {
-    const revoked = (await this.repo.revoke(ctx.organizationId, row.id, this.clock())) ?? row;
+    const revoked =
+      (await this.repo.transaction(async (trx) => {
+        const changed = await this.repo.revoke(ctx.organizationId, row.id, this.clock(), trx);
+        // Only the revocation that happened is an event: revoking a revoked key again is not.
+        if (changed) await this.publishKeyEvent(trx, ctx, 'apikey.revoked', changed);
+        return changed;
+      })) ?? row;
     await this.bus.publish(`apikey:${row.access_key}`);
     if (!row.revoked_at) {
       await this.audit.record(
@@ -180,6 +196,24 @@ export class ApiKeyService {
       );
     }
     return this.toApiKey(revoked);
+  }
+
+  private async publishKeyEvent(
+    trx: Parameters<EventsService['publish']>[0],
+    ctx: ServiceContext,
+    type: 'apikey.created' | 'apikey.revoked',
+    row: { id: string; name: string; access_key: string; user_id: string },
+  ): Promise<void> {
+    await this.events.publish(
+      trx,
+      ctx.organizationId,
+      type,
+      {
+        ApiKey: { Id: row.id, Name: row.name, AccessKey: row.access_key, UserId: row.user_id },
+        Actor: { Type: ctx.actor.type, Id: ctx.actor.id },
+      },
+      { subject: `apikeys/${row.id}` },
+    );
   }
 
   /** Drops cached keys of a user whose role or status changed. */

@@ -5,6 +5,7 @@ import type { JobKind } from '../../jobs/catalogue.js';
 import { invalid } from '../../problems/app-error.js';
 import type { DiscoveredHost, DiscoverySpec } from '../../scanning/types.js';
 import type { AssetInput, AssetService } from '../assets/service.js';
+import type { EventsService } from '../events/service.js';
 import {
   assertNodeServes,
   checkTemplate,
@@ -40,6 +41,7 @@ export interface DiscoveryKindDependencies extends KindDependencies {
   /** Whether anyone follows the reports: the job that tells them is enqueued only then. */
   reportsFollowed: () => boolean;
   reports: DiscoveryReportRepository;
+  events: Pick<EventsService, 'publish'>;
 }
 
 const TARGET_RULES =
@@ -228,6 +230,20 @@ export function discoveryScanKind(
         trx,
       );
       await reports.completeReport(org, scan.id, run.id, scan.lastCompletedRunId, trx);
+      const fresh = await reports.newHosts(org, run.id, 100, trx);
+      if (fresh.count > 0)
+        await deps.events.publish(
+          trx,
+          org,
+          'scan.new_hosts_found',
+          {
+            Scan: { Kind: 'Discovery', Id: scan.id, Name: scan.name, ScanGroupId: null },
+            Run: { Id: run.id, Attempt: run.attempt, State: run.state },
+            Count: fresh.count,
+            Hosts: fresh.hosts.map((h) => ({ Address: h.address, Hostname: h.hostname })),
+          },
+          { subject: `scanruns/${run.id}` },
+        );
       if (deps.reportsFollowed())
         await deps.jobs.enqueue(
           DISCOVERY_REPORTED_JOB,

@@ -19,6 +19,23 @@ export class DiscoveryReportRepository {
       .execute();
   }
 
+  /** The hosts a completed run reported New: how many, and the first `limit` of them. */
+  async newHosts(organizationId: string, runId: string, limit: number, trx: Db = this.db) {
+    const rows = await trx
+      .selectFrom('discovery_run_hosts')
+      .select(['address', 'hostname', (eb) => eb.fn.countAll<string>().over().as('total')])
+      .where('organization_id', '=', organizationId)
+      .where('run_id', '=', runId)
+      .where('status', '=', 'New')
+      .orderBy('address')
+      .limit(limit)
+      .execute();
+    return {
+      count: Number(rows[0]?.total ?? 0),
+      hosts: rows.map((r) => ({ address: r.address, hostname: r.hostname })),
+    };
+  }
+
   /**
    * Ends a completed run's report: marks each host New (the scan never saw it) or Seen, adds the
    * hosts the previous completed run saw and this one did not as Gone, and folds the run into the

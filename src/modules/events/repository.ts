@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, type Selectable, sql, type Transaction } from 'kysely';
 import type { DB, EventOutboxTable } from '../../db/schema.js';
 import type { EventType } from './catalogue.js';
-import type { EventFacets, Executor, StoredEvent } from './types.js';
+import type { EventFacets, EventRowsQuery, Executor, StoredEvent } from './types.js';
 
 /** A row to write to the outbox, every value decided by the service. */
 export interface OutboxInsert {
@@ -14,20 +14,6 @@ export interface OutboxInsert {
   data: unknown;
   facets: EventFacets;
   createdAt: Date;
-}
-
-/**
- * The rows of a set-based publish: a query (over the publishing module's own relations) that
- * yields one row per event with these columns. `mark_key`, when the publish is once-only, names
- * the occurrence (e.g. `finding.sla_breached:<finding id>:<due date>`): a key already marked in
- * its organisation publishes nothing again.
- */
-export interface EventRowsQuery {
-  organization_id: string;
-  subject: string | null;
-  data: unknown;
-  facets: unknown;
-  mark_key?: string;
 }
 
 /** Rows a statement may carry: 9 parameters a row, well under PostgreSQL's 65,535. */

@@ -4,8 +4,16 @@ import type { Clock } from '../../lib/clock.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { EVENT_CATALOGUE, type EventData, type EventType } from './catalogue.js';
 import { toCloudEvent } from './envelope.js';
-import type { EventRepository, EventRowsQuery, OutboxInsert } from './repository.js';
-import type { CloudEvent, EventConsumer, Executor, NewEvent, PublishOptions, StoredEvent } from './types.js';
+import type { EventRepository, OutboxInsert } from './repository.js';
+import type {
+  CloudEvent,
+  EventConsumer,
+  EventRowsQuery,
+  Executor,
+  NewEvent,
+  PublishOptions,
+  StoredEvent,
+} from './types.js';
 
 export interface EventsOptions {
   /**

@@ -57,3 +57,17 @@ export interface CloudEvent {
 
 /** Runs in the dispatch transaction with a batch of events; a throw rolls the batch back. */
 export type EventConsumer = (trx: Transaction<DB>, events: StoredEvent[]) => Promise<void>;
+
+/**
+ * The rows of a set-based publish: a query (over the publishing module's own relations) that
+ * yields one row per event with these columns. `mark_key`, when the publish is once-only, names
+ * the occurrence (e.g. `finding.sla_breached:<finding id>:<due date>`): a key already marked in
+ * its organisation publishes nothing again.
+ */
+export interface EventRowsQuery {
+  organization_id: string;
+  subject: string | null;
+  data: unknown;
+  facets: unknown;
+  mark_key?: string;
+}

@@ -535,6 +535,8 @@ export class FindingRepository {
       now: Date;
       actorType: string;
       actorId: string | null;
+      /** Recorded in each history row's details, so that the change's events are found by it. */
+      changeId?: string;
     },
     db: Db,
   ): Promise<{ matched: number; changed: number }> {
@@ -566,7 +568,7 @@ export class FindingRepository {
       ), logged as (
         insert into finding_events (organization_id, id, finding_id, occurred_at, actor_type, actor_id, kind, from_state, to_state, reason, details)
         select ${organizationId}, rampart_uuidv7(), moved.id, ${change.now}, ${change.actorType}, ${change.actorId},
-          'state_changed', moved.from_state, ${change.state}, ${change.reason}, ${JSON.stringify({ bulk: true })}::jsonb
+          'state_changed', moved.from_state, ${change.state}, ${change.reason}, ${JSON.stringify({ bulk: true, ...(change.changeId ? { change: change.changeId } : {}) })}::jsonb
         from moved
         returning finding_id
       )

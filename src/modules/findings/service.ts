@@ -9,11 +9,21 @@ import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AssetService, RiskContextChanged } from '../assets/service.js';
 import { newHistoryEntry, type ServiceContext, SYSTEM } from '../context.js';
+import type { EventsService } from '../events/service.js';
 import { roleAllows } from '../principal.js';
 import type { SettingsService } from '../settings/service.js';
 import type { Page } from '../users/service.js';
 import type { VulnerabilityInput, VulnerabilityService } from '../vulnerabilities/service.js';
 import type { FindingCopyStaging } from './copy-staging.js';
+import {
+  changesOf,
+  changesOfChange,
+  changesOfImport,
+  type FindingWatchType,
+  findingChangeRows,
+  kevRowsOfVulnerabilities,
+  watchRows,
+} from './event-queries.js';
 import type {
   FindingImportRepository,
   FindingMergeCounts,
@@ -97,7 +107,9 @@ function checkLocation(l: FindingLocation): void {
  * Raised after findings change state, by this service and by imports; tickets follow it (they read
  * findings, so they cannot also be called by them).
  */
-export type FindingsChanged = Listeners<[organizationId: string, findingIds: string[]]>;
+export type FindingsChanged = Listeners<
+  [organizationId: string, findingIds: string[], cause?: { verify?: boolean } | undefined]
+>;
 
 export class FindingService {
   constructor(
@@ -109,6 +121,7 @@ export class FindingService {
     private readonly clock: Clock,
     private readonly stateChanged: FindingsChanged,
     assetRiskContextChanged: RiskContextChanged,
+    private readonly outbox: EventsService,
   ) {
     assetRiskContextChanged.subscribe(async (organizationId, assetId) => {
       await this.rescoreAsset(organizationId, assetId);
@@ -174,6 +187,20 @@ export class FindingService {
             },
             trx,
           );
+          await this.announce(
+            trx,
+            changesOf([
+              {
+                organizationId: ctx.organizationId,
+                findingId: existing.id,
+                fromState: existing.state,
+                toState: change.state,
+                reason: scanChangeReason(change.state, input.source),
+                actorType: ctx.actor.type,
+                actorId: ctx.actor.id,
+              },
+            ]),
+          );
           return { id: existing.id, created: false, reopened: change.state === 'Reopened' };
         }
         return { id: existing.id, created: false, reopened: false };
@@ -211,6 +238,20 @@ export class FindingService {
           details: { source: input.source },
         },
         trx,
+      );
+      await this.announce(
+        trx,
+        changesOf([
+          {
+            organizationId: ctx.organizationId,
+            findingId: id,
+            fromState: null,
+            toState: 'Open',
+            reason: null,
+            actorType: ctx.actor.type,
+            actorId: ctx.actor.id,
+          },
+        ]),
       );
       return { id, created: true, reopened: false };
     });
@@ -361,6 +402,20 @@ export class FindingService {
         },
         trx,
       );
+      await this.announce(
+        trx,
+        changesOf([
+          {
+            organizationId: ctx.organizationId,
+            findingId: id,
+            fromState: from,
+            toState: change.state,
+            reason: justification ?? null,
+            actorType: ctx.actor.type,
+            actorId: ctx.actor.id,
+          },
+        ]),
+      );
     });
     await this.stateChanged.notify(ctx.organizationId, [id]);
     return this.get(ctx, id);
@@ -392,8 +447,10 @@ export class FindingService {
     const fromStates = (Object.keys(TRANSITIONS) as FindingState[]).filter((s) =>
       TRANSITIONS[s].includes(change.state),
     );
-    const result = await this.repo.transaction((trx) =>
-      this.repo.bulkSetState(
+    // The history rows of this change carry its id: its events are published from them, set-based.
+    const changeId = uuidv7(now.getTime());
+    const result = await this.repo.transaction(async (trx) => {
+      const moved = await this.repo.bulkSetState(
         ctx.organizationId,
         filter,
         fromStates,
@@ -404,10 +461,13 @@ export class FindingService {
           now,
           actorType: ctx.actor.type,
           actorId: ctx.actor.id,
+          changeId,
         },
         trx,
-      ),
-    );
+      );
+      if (moved.changed > 0) await this.announce(trx, changesOfChange(ctx.organizationId, changeId));
+      return moved;
+    });
     return { ...result, skipped: result.matched - result.changed };
   }
 
@@ -491,7 +551,18 @@ export class FindingService {
   async rescoreVulnerabilities(organizationId: string, vulnerabilityIds: string[]): Promise<number> {
     if (vulnerabilityIds.length === 0) return 0;
     const sla = await this.settings.sla(organizationId);
-    return this.repo.rescore(organizationId, { vulnerabilityIds }, sla, this.clock());
+    return this.repo.transaction(async (trx) => {
+      const moved = await this.repo.rescore(organizationId, { vulnerabilityIds }, sla, this.clock(), trx);
+      // Open findings of vulnerabilities that entered KEV with this intelligence (the periodic
+      // watch announces any this missed, e.g. a process stopped between the load and here).
+      await this.outbox.publishFromQuery(
+        trx,
+        'finding.kev_found',
+        kevRowsOfVulnerabilities(organizationId, vulnerabilityIds),
+        { once: true },
+      );
+      return moved;
+    });
   }
 
   // ---- scanner-report imports (the imports module runs them; findings own the rows) ----
@@ -505,16 +576,20 @@ export class FindingService {
    * Merges an import's staged findings inside the import's transaction, by the scan rules of
    * rules.ts; returns the counts and the findings whose state changed (tickets follow them).
    */
-  mergeImport(
+  async mergeImport(
     ctx: ServiceContext,
     merge: Omit<FindingMergeOptions, 'actorType' | 'actorId'>,
     trx: Transaction<DB>,
   ): Promise<{ counts: FindingMergeCounts; changedIds: string[] }> {
-    return this.imports.merge(
+    const result = await this.imports.merge(
       ctx.organizationId,
       { ...merge, actorType: ctx.actor.type, actorId: ctx.actor.id },
       trx,
     );
+    // The merge's events, set-based from the history it wrote (indexed by import), in its transaction.
+    if (result.counts.New + result.changedIds.length > 0)
+      await this.announce(trx, changesOfImport(ctx.organizationId, merge.importId));
+    return result;
   }
 
   /** The imports that have findings staged: what the imports' sweep looks at. */
@@ -546,6 +621,21 @@ export class FindingService {
           trx,
         );
       }
+      if (expired.length > 0)
+        await this.announce(
+          trx,
+          changesOf(
+            expired.map((f) => ({
+              organizationId: f.organizationId,
+              findingId: f.id,
+              fromState: 'RiskAccepted',
+              toState: 'Open',
+              reason: 'Risk acceptance expired',
+              actorType: SYSTEM.type,
+              actorId: SYSTEM.id,
+            })),
+          ),
+        );
       return expired;
     });
     const byOrganization = new Map<string, string[]>();
@@ -554,4 +644,52 @@ export class FindingService {
     for (const [organizationId, ids] of byOrganization) await this.stateChanged.notify(organizationId, ids);
     return expired.length;
   }
+
+  /**
+   * The periodic watch (the sla-watch job), in every organisation: SLA breaches and due dates
+   * within a week, risk acceptances ending within a week, open KEV findings never announced.
+   * Each is published once per occurrence (its mark, in the same statement as its event).
+   */
+  async watch(): Promise<Record<FindingWatchType, number>> {
+    const now = this.clock();
+    const types: FindingWatchType[] = [
+      'finding.sla_breached',
+      'finding.sla_due_soon',
+      'risk_acceptance.expiring',
+      'finding.kev_found',
+    ];
+    return this.repo.transaction(async (trx) => {
+      const counts = {} as Record<FindingWatchType, number>;
+      for (const type of types)
+        counts[type] = await this.outbox.publishFromQuery(
+          trx,
+          type,
+          watchRows(type, now, { soonDays: WATCH_SOON_DAYS, breachWindowDays: WATCH_BREACH_WINDOW_DAYS }),
+          { once: true, time: now },
+        );
+      return counts;
+    });
+  }
+
+  /** The events of these changes of findings, in the transaction that made them. */
+  private async announce(trx: Transaction<DB>, changes: ReturnType<typeof changesOf>): Promise<void> {
+    for (const type of ['finding.created', 'finding.state_changed', 'finding.reopened'] as const)
+      await this.outbox.publishFromQuery(trx, type, findingChangeRows(type, changes));
+    await this.outbox.publishFromQuery(
+      trx,
+      'finding.kev_found',
+      findingChangeRows('finding.kev_found', changes),
+      {
+        once: true,
+      },
+    );
+  }
 }
+
+/** Due dates and ends of risk acceptances announced this many days ahead. */
+export const WATCH_SOON_DAYS = 7;
+/**
+ * SLA breaches announced up to this many days after the due date: the first watch after an
+ * upgrade does not announce every breach of the past at once.
+ */
+export const WATCH_BREACH_WINDOW_DAYS = 30;

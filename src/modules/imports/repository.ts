@@ -104,8 +104,8 @@ export class ImportRepository {
       .execute();
   }
 
-  async findById(organizationId: string, id: string): Promise<Import | undefined> {
-    const row = await importsWithSameFile(this.db)
+  async findById(organizationId: string, id: string, db: Db = this.db): Promise<Import | undefined> {
+    const row = await importsWithSameFile(db)
       .select(IMPORT_COLUMNS)
       .where('i.organization_id', '=', organizationId)
       .where('i.id', '=', id)
@@ -207,8 +207,14 @@ export class ImportRepository {
   }
 
   /** Marks the import Failed when it is still Queued or Running; false when it had ended. */
-  async failIfUnfinished(organizationId: string, id: string, reason: string, at: Date): Promise<boolean> {
-    const result = await this.db
+  async failIfUnfinished(
+    organizationId: string,
+    id: string,
+    reason: string,
+    at: Date,
+    db: Db = this.db,
+  ): Promise<boolean> {
+    const result = await db
       .updateTable('imports')
       .set({ state: 'Failed', error: reason, finished_at: at })
       .where('organization_id', '=', organizationId)

@@ -17,6 +17,7 @@ import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
+import type { EventsService } from '../events/service.js';
 import { EVIDENCE_CAP, type FindingsChanged } from '../findings/service.js';
 import type { SettingsService } from '../settings/service.js';
 import type { Page } from '../users/service.js';
@@ -53,6 +54,8 @@ export interface RecordsIngest {
   records: Iterable<ImportRecord> | AsyncIterable<ImportRecord>;
   /** Only these findings may become Fixed when not seen again (where the scan looked); null: all. */
   fixOnly?: string[] | null;
+  /** A Verify run's results: the tickets its fixes resolve say so (ticket.resolved_by_verify). */
+  verify?: boolean;
 }
 
 export interface ImportRequest {
@@ -155,7 +158,8 @@ export class ImportService {
     /** RAMPART_IMPORT_DIR: where reports are spooled, swept of what dead processes left. */
     private readonly directory: string,
     /** Runs last in each merge's transaction with its counts (statistics of the tables it filled). */
-    private readonly afterMerge?: (trx: Transaction<DB>, counts: ImportCounts) => Promise<void>,
+    private readonly afterMerge: ((trx: Transaction<DB>, counts: ImportCounts) => Promise<void>) | undefined,
+    private readonly events: EventsService,
   ) {}
 
   formats() {
@@ -432,6 +436,7 @@ export class ImportService {
         },
         trx,
       );
+      await this.publishCompleted(trx, org, id, { format: meta.format, scopeName, stager, counts });
       return { counts, changedIds: result.changedIds };
     });
   }
@@ -488,7 +493,8 @@ export class ImportService {
         },
       );
       await this.clearStaging(org, id);
-      if (changedIds.length > 0) await this.findingsChanged.notify(org, changedIds);
+      if (changedIds.length > 0)
+        await this.findingsChanged.notify(org, changedIds, input.verify ? { verify: true } : undefined);
       return { importId: id, counts, changedIds };
     } catch (error) {
       await stager.settle();
@@ -514,15 +520,87 @@ export class ImportService {
     } catch {
       // The staging rows are cleared again by the next attempt or the sweep.
     }
-    await this.repo.finish(org, id, {
-      state: 'Failed',
-      format: job.format,
-      formatConfidence: job.confidence,
-      counts: { Records: stager.records },
-      warnings: stager.warnings,
-      error: reason.slice(0, 2000),
-      at: this.clock(),
+    // The Import's end and its import.failed event commit together.
+    await this.repo.transaction(async (trx) => {
+      await this.repo.finish(
+        org,
+        id,
+        {
+          state: 'Failed',
+          format: job.format,
+          formatConfidence: job.confidence,
+          counts: { Records: stager.records },
+          warnings: stager.warnings,
+          error: reason.slice(0, 2000),
+          at: this.clock(),
+        },
+        trx,
+      );
+      await this.publishFailed(trx, org, id, reason.slice(0, 2000));
     });
+  }
+
+  /**
+   * import.completed, and import.needs_attention besides when it completed with warnings or with
+   * findings marked Unconfirmed (a person should look at what was skipped or left unscored).
+   */
+  private async publishCompleted(
+    trx: Transaction<DB>,
+    org: string,
+    id: string,
+    o: { format: string; scopeName: string | null; stager: Stager; counts: ImportCounts },
+  ): Promise<void> {
+    const row = await this.repo.findById(org, id, trx);
+    const ref = {
+      Id: id,
+      Format: o.format,
+      FileName: row?.fileName ?? null,
+      ScopeName: o.scopeName,
+    };
+    const counts = Object.fromEntries(
+      Object.entries(o.counts).filter(([name, n]) => Number.isInteger(n) && !name.endsWith('Ms')),
+    );
+    const warnings = o.stager.warnings;
+    await this.events.publish(
+      trx,
+      org,
+      'import.completed',
+      { Import: ref, Counts: counts, WarningCount: warnings.length },
+      { subject: `imports/${id}` },
+    );
+    const reasons = [
+      ...(warnings.length > 0 ? [`${warnings.length} warning${warnings.length === 1 ? '' : 's'}`] : []),
+      ...(o.stager.unconfirmed > 0
+        ? [`${o.stager.unconfirmed} finding${o.stager.unconfirmed === 1 ? '' : 's'} Unconfirmed`]
+        : []),
+    ];
+    if (reasons.length > 0)
+      await this.events.publish(
+        trx,
+        org,
+        'import.needs_attention',
+        { Import: ref, Counts: counts, Reasons: reasons, Warnings: warnings.slice(0, 10) },
+        { subject: `imports/${id}` },
+      );
+  }
+
+  private async publishFailed(trx: Transaction<DB>, org: string, id: string, error: string): Promise<void> {
+    const row = await this.repo.findById(org, id, trx);
+    await this.events.publish(
+      trx,
+      org,
+      'import.failed',
+      {
+        Import: {
+          Id: id,
+          Format: row?.format ?? null,
+          FileName: row?.fileName ?? null,
+          ScopeName: row?.scopeName ?? null,
+        },
+        Error: error,
+      },
+      { subject: `imports/${id}` },
+    );
   }
 
   /**
@@ -559,7 +637,13 @@ export class ImportService {
         job?.state === 'Failed'
           ? `The import was interrupted ${job.attempts} times (the process running it stopped); nothing of it was stored. Submit the report again.`
           : 'The import was interrupted (the server stopped); nothing of it was stored. Submit the report again.';
-      if (!(await this.repo.failIfUnfinished(row.organizationId, row.id, reason, this.clock()))) continue;
+      const failed = await this.repo.transaction(async (trx) => {
+        if (!(await this.repo.failIfUnfinished(row.organizationId, row.id, reason, this.clock(), trx)))
+          return false;
+        await this.publishFailed(trx, row.organizationId, row.id, reason);
+        return true;
+      });
+      if (!failed) continue;
       await this.clearStaging(row.organizationId, row.id);
       const path = (job?.payload as Partial<ImportJob> | undefined)?.path;
       if (typeof path === 'string') await removeReport(path);

@@ -58,6 +58,8 @@ export class Stager {
   private staging: Promise<FindingCopyStaging> | undefined;
   records = 0;
   skipped = 0;
+  /** Findings staged as Unconfirmed (an import.needs_attention reason). */
+  unconfirmed = 0;
   findings = 0;
 
   constructor(
@@ -240,6 +242,7 @@ export class Stager {
       stateReason: r.state ? r.state.reason.slice(0, 4000) : null,
       confidence: r.confidence === 'Unconfirmed' ? 'Unconfirmed' : null,
     });
+    if (r.confidence === 'Unconfirmed') this.unconfirmed += 1;
   }
 
   private service(r: Extract<ImportRecord, { type: 'service' }>, assetKey: string): void {

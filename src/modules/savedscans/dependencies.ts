@@ -26,6 +26,11 @@ export interface ScanRuns {
     handler: (run: SavedScanRun, items: ScanResults[ScanKind][], trx: Transaction<DB>) => Promise<void>,
   ): void;
   onFinished(kind: ScanKind, handler: (run: SavedScanRun, trx: Transaction<DB>) => Promise<void>): void;
+  /** What scan events say of the scan: its group. */
+  onDescribe(
+    kind: ScanKind,
+    describe: (run: SavedScanRun, trx: Transaction<DB>) => Promise<{ scanGroupId: string | null }>,
+  ): void;
   onBeforeStart(
     kind: ScanKind,
     check: (run: SavedScanRun & { spec: unknown }) => Promise<string | null>,

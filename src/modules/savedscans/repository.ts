@@ -119,6 +119,19 @@ export class SavedScanRepository<Scan extends SavedScan, Write extends SavedScan
     return row ? this.toScan(row as ScanRow) : undefined;
   }
 
+  /** The scan group the scan belongs to (scan events name it), null when none or no such scan. */
+  async scanGroupOf(organizationId: string, id: string, db: Db = this.db): Promise<string | null> {
+    // Discovery scans belong to no group (their table has no such column).
+    if (!(this.spec.columns as readonly string[]).includes('scan_group_id')) return null;
+    const row = await this.scans(db)
+      .selectFrom(this.table)
+      .select('scan_group_id')
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row?.scan_group_id ?? null;
+  }
+
   /** Newest first, one beyond the page size (for the cursor); a group's only when one is named. */
   async page(
     organizationId: string,

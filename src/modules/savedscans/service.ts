@@ -51,6 +51,9 @@ export class SavedScanService<
     deps.runs.onBatch(definition.kind, (run, items, trx) => this.applyBatch(run, items, trx));
     deps.runs.onFinished(definition.kind, (run, trx) => this.finish(run, trx));
     deps.runs.onBeforeStart(definition.kind, (run) => this.refusalAtStart(run, run.spec));
+    deps.runs.onDescribe(definition.kind, async (run, trx) => ({
+      scanGroupId: await this.repo.scanGroupOf(run.organizationId, run.sourceId, trx),
+    }));
   }
 
   async create(ctx: ServiceContext, input: Input): Promise<Scan> {

@@ -182,6 +182,7 @@ export class ScanResultsService {
       content: contentOf(input.hosts),
       records,
       fixOnly,
+      verify: !!input.verify,
     });
     return { ...result, backports };
   }
@@ -232,6 +233,7 @@ export class ScanResultsService {
       content: contentOf(input.urls),
       records,
       fixOnly,
+      verify: !!input.verify,
     });
     return { ...result, backports };
   }

@@ -90,14 +90,17 @@ export class ScanRunRepository {
    * capacity holds; rows another transaction is claiming are skipped, so two nodes never get the
    * same run.
    */
-  async claim(input: {
-    nodeId: string;
-    organizationId: string | null;
-    kinds: string[];
-    capacity: number;
-    now: Date;
-    leaseUntil: Date;
-  }): Promise<ScanRunRow | undefined> {
+  async claim(
+    input: {
+      nodeId: string;
+      organizationId: string | null;
+      kinds: string[];
+      capacity: number;
+      now: Date;
+      leaseUntil: Date;
+    },
+    claimed?: (trx: Transaction<DB>, row: ScanRunRow) => Promise<void>,
+  ): Promise<ScanRunRow | undefined> {
     const { nodeId, organizationId, kinds, now, leaseUntil } = input;
     return this.transaction(async (trx) => {
       await sql`select pg_advisory_xact_lock(hashtext(${`scan-node:${nodeId}`}))`.execute(trx);
@@ -135,6 +138,7 @@ export class ScanRunRepository {
             limit 1
             for update skip locked)
         returning r.*`.execute(trx);
+      if (rows[0]) await claimed?.(trx, rows[0]);
       return rows[0];
     });
   }

@@ -8,6 +8,7 @@ import { Problems } from '../../problems/catalogue.js';
 import { checkBatch, describeIssues, type ScanResults } from '../../scanning/contract.js';
 import { SCAN_KINDS, type ScanKind, type ScanProgress } from '../../scanning/types.js';
 import type { ServiceContext } from '../context.js';
+import type { EventsService } from '../events/service.js';
 import type { ScanNodeService } from '../scannodes/service.js';
 import type { ScanNode, ScanNodeDescription } from '../scannodes/types.js';
 import type { ScanRunRepository, ScanRunRow } from './repository.js';
@@ -43,6 +44,8 @@ type BatchHandler<K extends ScanKind = ScanKind> = (
 ) => Promise<void>;
 type FinishedHandler = (run: ScanRun, trx: Transaction<DB>) => Promise<void>;
 type StartCheck = (run: ScanRun) => Promise<string | null>;
+/** The scan group of the scan a run is of (saved scans answer for their kind). */
+export type ScanDescriber = (run: ScanRun, trx: Transaction<DB>) => Promise<{ scanGroupId: string | null }>;
 
 const toRun = (r: ScanRunRow): ScanRun => ({
   id: r.id,
@@ -94,12 +97,48 @@ export class ScanRunService {
   private readonly batchHandlers = new Map<ScanKind, BatchHandler[]>();
   private readonly finishedHandlers = new Map<ScanKind, FinishedHandler[]>();
   private readonly startChecks = new Map<ScanKind, StartCheck[]>();
+  private readonly describers = new Map<ScanKind, ScanDescriber>();
 
   constructor(
     private readonly repo: ScanRunRepository,
     private readonly nodes: ScanNodeService,
     private readonly clock: Clock,
+    private readonly events: EventsService,
   ) {}
+
+  /** What the kind's scan says of itself in a scan event (its scan group), in the run's transaction. */
+  onDescribe(kind: ScanKind, describe: ScanDescriber): void {
+    this.describers.set(kind, describe);
+  }
+
+  /** scan.started, scan.completed or scan.failed for the run, in the transaction of its change. */
+  private async publishRun(
+    trx: Transaction<DB>,
+    type: 'scan.started' | 'scan.completed' | 'scan.failed',
+    run: ScanRun,
+  ): Promise<void> {
+    const described = (await this.describers.get(run.kind)?.(run, trx)) ?? { scanGroupId: null };
+    const scan = {
+      Kind: run.kind,
+      Id: run.sourceId,
+      Name: run.sourceName,
+      ScanGroupId: described.scanGroupId,
+    };
+    const ref = { Id: run.id, Attempt: run.attempt, State: run.state };
+    const options = {
+      subject: `scanruns/${run.id}`,
+      facets: described.scanGroupId ? { scanGroupIds: [described.scanGroupId] } : {},
+    };
+    if (type === 'scan.failed')
+      await this.events.publish(
+        trx,
+        run.organizationId,
+        type,
+        { Scan: scan, Run: ref, Error: run.error },
+        options,
+      );
+    else await this.events.publish(trx, run.organizationId, type, { Scan: scan, Run: ref }, options);
+  }
 
   /**
    * Applied exactly once per (run, attempt, seq) batch, inside the batch's transaction, with the
@@ -271,19 +310,27 @@ export class ScanRunService {
     const wanted = kinds ?? node.kinds;
     if (wanted.length === 0) return null;
     for (let tries = 0; tries < 20; tries++) {
-      const row = await this.repo.claim({
-        nodeId: node.id,
-        organizationId: node.organizationId,
-        kinds: wanted,
-        capacity: node.capacity,
-        now: this.clock(),
-        leaseUntil: this.leaseUntil(),
-      });
+      const start = { refusal: null as string | null };
+      const row = await this.repo.claim(
+        {
+          nodeId: node.id,
+          organizationId: node.organizationId,
+          kinds: wanted,
+          capacity: node.capacity,
+          now: this.clock(),
+          leaseUntil: this.leaseUntil(),
+        },
+        // Checked in the claim's transaction, so that scan.started commits with the claim and only
+        // for a run that starts; a refused run fails below (scan.failed).
+        async (trx, claimed) => {
+          start.refusal = await this.startRefusal(toRun(claimed));
+          if (start.refusal === null) await this.publishRun(trx, 'scan.started', toRun(claimed));
+        },
+      );
       if (!row) return null;
       const run = toRun(row);
-      const refusal = await this.startRefusal(run);
-      if (refusal === null) return { id: run.id, kind: run.kind, attempt: run.attempt, spec: run.spec };
-      await this.end(node, run.id, run.attempt, 'Failed', refusal);
+      if (start.refusal === null) return { id: run.id, kind: run.kind, attempt: run.attempt, spec: run.spec };
+      await this.end(node, run.id, run.attempt, 'Failed', start.refusal);
     }
     return null;
   }
@@ -422,6 +469,11 @@ export class ScanRunService {
   private async finished(row: ScanRunRow, trx: Transaction<DB>): Promise<ScanRun> {
     const run = toRun(row);
     for (const handler of this.finishedHandlers.get(run.kind) ?? []) await handler(run, trx);
+    // A run stopped before any node took it never started: no event. A stopped run that ran
+    // kept what it found, as a completed one (its Run.State says Stopped).
+    if (run.state === 'Failed') await this.publishRun(trx, 'scan.failed', run);
+    else if (run.state === 'Completed' || (run.state === 'Stopped' && run.startedAt))
+      await this.publishRun(trx, 'scan.completed', run);
     return run;
   }
 

@@ -5,11 +5,15 @@ import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import { newHistoryEntry, type ServiceContext, SYSTEM } from '../context.js';
+import type { EventsService } from '../events/service.js';
 import type { FindingService, FindingsChanged } from '../findings/service.js';
 import { cursorKey } from '../paging.js';
 import type { SettingsService } from '../settings/service.js';
 import type { Page, UserService } from '../users/service.js';
 import type { TicketRepository } from './repository.js';
+
+type Trx = Parameters<EventsService['publish']>[0];
+
 import type { Ticket, TicketComment, TicketDetails, TicketPatch } from './types.js';
 
 /** Where a person may move a ticket from each state (Resolved and Reopened also happen by themselves). */
@@ -49,8 +53,25 @@ export class TicketService {
     private readonly settings: SettingsService,
     private readonly clock: Clock,
     findingsChanged: FindingsChanged,
+    private readonly events: EventsService,
   ) {
-    findingsChanged.subscribe((organizationId, ids) => this.findingsChanged(organizationId, ids));
+    findingsChanged.subscribe((organizationId, ids, cause) =>
+      this.findingsChanged(organizationId, ids, cause),
+    );
+  }
+
+  /** The Ticket of an event's payload, as the transaction sees it. */
+  private async ticketRef(trx: Trx, organizationId: string, id: string) {
+    const t = await this.repo.findById(organizationId, id, trx);
+    if (!t) throw new Error(`Ticket ${id} vanished within its own transaction.`);
+    return {
+      Id: t.id,
+      Number: t.number,
+      Title: t.title,
+      State: t.state,
+      Priority: t.priority,
+      AssigneeUserId: t.assigneeId,
+    };
   }
 
   private async checkFindings(ctx: ServiceContext, ids: string[]): Promise<string[]> {
@@ -101,6 +122,13 @@ export class TicketService {
           details: { findings: findingIds.length },
         },
         trx,
+      );
+      await this.events.publish(
+        trx,
+        ctx.organizationId,
+        'ticket.created',
+        { Ticket: await this.ticketRef(trx, ctx.organizationId, id), Actor: actorOf(ctx) },
+        { subject: `tickets/${id}` },
       );
     });
     return this.get(ctx, id);
@@ -174,8 +202,42 @@ export class TicketService {
         },
         trx,
       );
+      await this.publishUpdate(trx, ctx, ticket, changes);
     });
     return this.get(ctx, id);
+  }
+
+  /** ticket.assigned when the assignee changed; ticket.changed when anything else did. */
+  private async publishUpdate(trx: Trx, ctx: ServiceContext, before: Ticket, changes: TicketChanges) {
+    const ref = await this.ticketRef(trx, ctx.organizationId, before.id);
+    const subject = `tickets/${before.id}`;
+    if (changes.assigneeId !== undefined && changes.assigneeId !== before.assigneeId)
+      await this.events.publish(
+        trx,
+        ctx.organizationId,
+        'ticket.assigned',
+        { Ticket: ref, FromAssigneeUserId: before.assigneeId, Actor: actorOf(ctx) },
+        { subject },
+      );
+    const changed = [
+      ...(changes.title !== undefined && ref.Title !== before.title ? ['Title'] : []),
+      ...(changes.description !== undefined && changes.description !== before.description
+        ? ['Description']
+        : []),
+      ...(changes.priority !== undefined && changes.priority !== before.priority ? ['Priority'] : []),
+      ...(changes.dueAt !== undefined && changes.dueAt?.getTime() !== before.dueAt?.getTime()
+        ? ['DueAt']
+        : []),
+      ...(changes.state !== undefined && changes.state !== before.state ? ['State'] : []),
+    ];
+    if (changed.length > 0)
+      await this.events.publish(
+        trx,
+        ctx.organizationId,
+        'ticket.changed',
+        { Ticket: ref, Changed: changed, Actor: actorOf(ctx) },
+        { subject },
+      );
   }
 
   private stateColumns(state: TicketState, now: Date): TicketPatch {
@@ -236,7 +298,11 @@ export class TicketService {
    * Keeps tickets in step with their findings: when every linked finding is Fixed the ticket is
    * Resolved; when one of them is reopened a resolved or closed ticket is Reopened.
    */
-  async findingsChanged(organizationId: string, findingIds: string[]): Promise<void> {
+  async findingsChanged(
+    organizationId: string,
+    findingIds: string[],
+    cause?: { verify?: boolean },
+  ): Promise<void> {
     if (findingIds.length === 0) return;
     const now = this.clock();
     await this.repo.transaction(async (trx) => {
@@ -258,7 +324,28 @@ export class TicketService {
           },
           trx,
         );
+        const ref = await this.ticketRef(trx, organizationId, t.id);
+        const subject = `tickets/${t.id}`;
+        await this.events.publish(
+          trx,
+          organizationId,
+          'ticket.changed',
+          { Ticket: ref, Changed: ['State'], Actor: { Type: SYSTEM.type, Id: SYSTEM.id } },
+          { subject },
+        );
+        if (to === 'Resolved' && cause?.verify) {
+          const linked = await this.repo.linkedFindings(organizationId, t.id);
+          await this.events.publish(
+            trx,
+            organizationId,
+            'ticket.resolved_by_verify',
+            { Ticket: ref, FindingIds: linked.slice(0, 100).map((f) => f.id) },
+            { subject },
+          );
+        }
       }
     });
   }
 }
+
+const actorOf = (ctx: ServiceContext) => ({ Type: ctx.actor.type, Id: ctx.actor.id });

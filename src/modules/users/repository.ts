@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB, NewUserRow, Role } from '../../db/schema.js';
 
 /** Every column a User has, under its domain name: rows need no mapping. */
@@ -14,6 +14,10 @@ const COLUMNS = [
 
 export class UserRepository {
   constructor(private readonly db: Kysely<DB>) {}
+
+  transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(fn);
+  }
 
   insert(row: NewUserRow) {
     return this.db.insertInto('users').values(row).returning(COLUMNS).executeTakeFirstOrThrow();
@@ -42,8 +46,9 @@ export class UserRepository {
     id: string,
     at: Date,
     changes: Partial<Pick<NewUserRow, 'name' | 'role' | 'active' | 'password_hash'>>,
+    db: Kysely<DB> | Transaction<DB> = this.db,
   ) {
-    return this.db
+    return db
       .updateTable('users')
       .set({ ...changes, updated_at: at })
       .where('organization_id', '=', organizationId)

@@ -7,6 +7,7 @@ import { AppError, invalid, invalidFields } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
+import type { EventsService } from '../events/service.js';
 import { cursorKey } from '../paging.js';
 import { generatePassword, hashPassword, passwordProblems, verifyPassword } from './password.js';
 import type { UserRepository } from './repository.js';
@@ -57,6 +58,7 @@ export class UserService {
     private readonly audit: AuditService,
     private readonly clock: Clock,
     private readonly accessChanged: UserAccessChanged,
+    private readonly events: EventsService,
   ) {}
 
   /** Changes name, role or status. The organisation always keeps at least one active Admin. */
@@ -76,10 +78,33 @@ export class UserService {
         'This would leave the organisation without an active Admin; make someone else Admin first.',
       );
     }
-    const user = await this.repo.update(ctx.organizationId, id, this.clock(), {
-      ...(name !== undefined ? { name } : {}),
-      ...(changes.role !== undefined ? { role: changes.role } : {}),
-      ...(changes.active !== undefined ? { active: changes.active } : {}),
+    // The change and its user.role_changed event commit together.
+    const user = await this.repo.transaction(async (trx) => {
+      const updated = await this.repo.update(
+        ctx.organizationId,
+        id,
+        this.clock(),
+        {
+          ...(name !== undefined ? { name } : {}),
+          ...(changes.role !== undefined ? { role: changes.role } : {}),
+          ...(changes.active !== undefined ? { active: changes.active } : {}),
+        },
+        trx,
+      );
+      if (updated && updated.role !== current.role)
+        await this.events.publish(
+          trx,
+          ctx.organizationId,
+          'user.role_changed',
+          {
+            User: { Id: updated.id, Email: updated.email, Name: updated.name },
+            FromRole: current.role,
+            ToRole: updated.role,
+            Actor: { Type: ctx.actor.type, Id: ctx.actor.id },
+          },
+          { subject: `users/${updated.id}` },
+        );
+      return updated;
     });
     if (!user) throw AppError.of(Problems.NotFound, `No user ${id} in your organisation.`);
     const roleChanged = user.role !== current.role;

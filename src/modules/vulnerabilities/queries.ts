@@ -12,6 +12,7 @@ export function joinableVulnerabilities<A extends string>(alias: A) {
     .select([
       'organization_id',
       'id',
+      'key',
       'cve_ids',
       'kev',
       'kev_due_date',

@@ -51,6 +51,7 @@ const discovery = discoveryScanKind({
   assets: unused(),
   reportsFollowed: () => false,
   reports: unused<DiscoveryReportRepository>(),
+  events: unused(),
 });
 const system = systemScanKind({
   ...common,
