@@ -13,6 +13,7 @@ import { assetRoutes } from './assets/routes.js';
 import { authenticationRoutes } from './authentication/routes.js';
 import { demoRoutes } from './demo/routes.js';
 import { discoveryScanRoutes } from './discoveryscans/routes.js';
+import { eventRoutes } from './events/routes.js';
 import { findingRoutes } from './findings/routes.js';
 import { importRoutes } from './imports/routes.js';
 import { intelRoutes } from './intel/routes.js';
@@ -72,6 +73,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     webScanRoutes(s.webScans),
     radarWebScanRoutes(s.webScans, s.findings),
     scanGroupRoutes(s.scanGroups),
+    eventRoutes(),
     allowedTargetRoutes(s.allowedTargets),
     radarCompatRoutes(s.assets, s.findings, s.software, s.vulnerabilities, {
       // A system or web scan of the organisation: its findings are those of its scope.

@@ -28,6 +28,8 @@ async function freePort(): Promise<number> {
 export interface BrowserRig {
   base: string;
   rampart: ComposedApp;
+  /** The server's database, for a test that writes as a module would (an event in the outbox). */
+  database: TestDatabase['database'];
   browser: Browser;
   ctx: ServiceContext;
   /** Saves what the page shows now under test-results/screenshots/. */
@@ -90,6 +92,7 @@ export async function startBrowserRig(
   return {
     base,
     rampart,
+    database: tdb.database,
     browser,
     ctx,
     // The viewport as a user sees it (a full-page capture would paint the fixed header mid-page).

@@ -49,7 +49,16 @@ export interface Estate {
   /** A system scan (changed by Managers, run and stopped by Analysts). */
   systemScan: string;
   systemScanToDelete: string;
+  /** A webhook endpoint (to a closed loopback port), one to delete, a rule, one to delete, a delivery. */
+  notificationEndpoint: string;
+  notificationEndpointToDelete: string;
+  notificationRule: string;
+  notificationRuleToDelete: string;
+  notificationDelivery: string;
 }
+
+/** Where the estate's webhooks point: a loopback port nothing listens on (deliveries fail, nothing leaves). */
+export const CLOSED_LOOPBACK_URL = 'http://127.0.0.1:9/estate';
 
 export const TEMPLATE_SETTINGS = {
   Ports: [22, 80],
@@ -274,6 +283,55 @@ export function sweepCalls(e: Estate): Record<string, () => SweepCall> {
       path: '/assets/installedsoftware/withStartIndex/0/andPageSize/10',
       body: { AssetHostId: e.asset, SortPrimary: 'Name' },
     }),
+    'GET /notifications/endpoints/:Id': () => ({
+      path: `/notifications/endpoints/${e.notificationEndpoint}`,
+    }),
+    'HEAD /notifications/endpoints/:Id': () => ({
+      path: `/notifications/endpoints/${e.notificationEndpoint}`,
+    }),
+    'HEAD /notifications/endpoints/:Id/deliveries': () => ({
+      path: `/notifications/endpoints/${e.notificationEndpoint}/deliveries`,
+    }),
+    'HEAD /notifications/deliveries/:Id': () => ({
+      path: `/notifications/deliveries/${e.notificationDelivery}`,
+    }),
+    'HEAD /notifications/rules/:Id': () => ({ path: `/notifications/rules/${e.notificationRule}` }),
+    'POST /notifications/endpoints': () => ({
+      path: '/notifications/endpoints',
+      body: { Name: `swept ${n()}`, Kind: 'Webhook', Url: CLOSED_LOOPBACK_URL },
+    }),
+    'PATCH /notifications/endpoints/:Id': () => ({
+      path: `/notifications/endpoints/${e.notificationEndpoint}`,
+      body: { RatePerMinute: 30 },
+    }),
+    'POST /notifications/endpoints/:Id/enable': () => ({
+      path: `/notifications/endpoints/${e.notificationEndpoint}/enable`,
+    }),
+    'POST /notifications/endpoints/:Id/test': () => ({
+      path: `/notifications/endpoints/${e.notificationEndpoint}/test`,
+    }),
+    'DELETE /notifications/endpoints/:Id': () => ({
+      path: `/notifications/endpoints/${e.notificationEndpointToDelete}`,
+    }),
+    'GET /notifications/endpoints/:Id/deliveries': () => ({
+      path: `/notifications/endpoints/${e.notificationEndpoint}/deliveries`,
+    }),
+    'GET /notifications/deliveries/:Id': () => ({
+      path: `/notifications/deliveries/${e.notificationDelivery}`,
+    }),
+    'POST /notifications/deliveries/:Id/redeliver': () => ({
+      path: `/notifications/deliveries/${e.notificationDelivery}/redeliver`,
+    }),
+    'POST /notifications/rules': () => ({
+      path: '/notifications/rules',
+      body: { Name: `swept ${n()}`, EventTypes: ['scan.completed'], EndpointIds: [e.notificationEndpoint] },
+    }),
+    'GET /notifications/rules/:Id': () => ({ path: `/notifications/rules/${e.notificationRule}` }),
+    'PATCH /notifications/rules/:Id': () => ({
+      path: `/notifications/rules/${e.notificationRule}`,
+      body: { Enabled: true },
+    }),
+    'DELETE /notifications/rules/:Id': () => ({ path: `/notifications/rules/${e.notificationRuleToDelete}` }),
     'POST /things/withStartIndex/:StartIndex/andPageSize/:PageSize': () => ({
       path: '/things/withStartIndex/0/andPageSize/10',
       body: {},
@@ -395,7 +453,31 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
     ok('POST', '/systemscans', { Name: name, ScanTargets: [{ Range: '198.18.0.0/28' }] });
   const estateSystemScan = await systemScan('Estate system scan');
   const systemScanToDelete = await systemScan('Estate system scan to delete');
+  const endpoint = (name: string) =>
+    ok('POST', '/notifications/endpoints', { Name: name, Kind: 'Webhook', Url: CLOSED_LOOPBACK_URL });
+  const notificationEndpoint = await endpoint('Estate webhook');
+  const notificationEndpointToDelete = await endpoint('Estate webhook to delete');
+  const rule = (name: string) =>
+    ok('POST', '/notifications/rules', {
+      Name: name,
+      EventTypes: ['finding.created'],
+      EndpointIds: [notificationEndpoint.Id],
+    });
+  const notificationRule = await rule('Estate rule');
+  const notificationRuleToDelete = await rule('Estate rule to delete');
+  // A delivery for the log and redelivery: sent at once to the closed port, it fails and waits
+  // for a retry the test's clock never reaches. Waited for, so that nothing changes afterwards.
+  const delivery = await ok('POST', `/notifications/endpoints/${notificationEndpoint.Id}/test`);
+  for (let i = 0; i < 400; i++) {
+    if ((await ok('GET', `/notifications/deliveries/${delivery.Id}`)).State === 'Failed') break;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
   return {
+    notificationEndpoint: notificationEndpoint.Id,
+    notificationEndpointToDelete: notificationEndpointToDelete.Id,
+    notificationRule: notificationRule.Id,
+    notificationRuleToDelete: notificationRuleToDelete.Id,
+    notificationDelivery: delivery.Id,
     asset: asset.Id,
     webApp: webApp.Id,
     software: software.Id,

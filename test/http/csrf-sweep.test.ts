@@ -44,7 +44,11 @@ describe.each(DB_KINDS)('CSRF on every state-changing route [%s]', (kind) => {
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database, { background: true });
+    // Notification endpoints of the estates point at a closed loopback port.
+    t = await buildTestApp(tdb.database, {
+      background: true,
+      env: { RAMPART_NOTIFY_ALLOW_LOOPBACK: 'true' },
+    });
     const ctx: ServiceContext = { organizationId: t.org.id, actor: { type: 'system', id: null } };
     const admin = await t.services.users.create(ctx, {
       email: 'csrf-admin@example.com',

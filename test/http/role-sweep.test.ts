@@ -63,7 +63,11 @@ describe.each(DB_KINDS)('no role does more than its role allows [%s]', (kind) =>
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database, { background: true });
+    // Notification endpoints of the estates point at a closed loopback port.
+    t = await buildTestApp(tdb.database, {
+      background: true,
+      env: { RAMPART_NOTIFY_ALLOW_LOOPBACK: 'true' },
+    });
     ctx = { organizationId: t.org.id, actor: { type: 'system', id: null } };
     for (const [i, role] of ROLES.entries()) people[role] = await person(role, i + 1);
     estate = await populate(t, people.Admin.key);

@@ -34,6 +34,9 @@ interface Ids {
   allowedTarget: string;
   webScan: string;
   scanGroup: string;
+  notificationEndpoint: string;
+  notificationRule: string;
+  notificationDelivery: string;
 }
 interface Call {
   path: (a: Ids) => string;
@@ -145,6 +148,33 @@ const FOREIGN_CALLS: Record<string, Call> = {
   'GET /systemscans/:Id/runs/latest': { path: (a) => `/systemscans/${a.systemScan}/runs/latest` },
   'POST /tickets/:Id/verify': { path: (a) => `/tickets/${a.ticket}/verify` },
   'DELETE /allowedtargets/:Id': { path: (a) => `/allowedtargets/${a.allowedTarget}` },
+  'GET /notifications/endpoints/:Id': { path: (a) => `/notifications/endpoints/${a.notificationEndpoint}` },
+  'PATCH /notifications/endpoints/:Id': {
+    path: (a) => `/notifications/endpoints/${a.notificationEndpoint}`,
+    body: () => ({ Name: 'taken over' }),
+  },
+  'DELETE /notifications/endpoints/:Id': {
+    path: (a) => `/notifications/endpoints/${a.notificationEndpoint}`,
+  },
+  'POST /notifications/endpoints/:Id/enable': {
+    path: (a) => `/notifications/endpoints/${a.notificationEndpoint}/enable`,
+  },
+  'POST /notifications/endpoints/:Id/test': {
+    path: (a) => `/notifications/endpoints/${a.notificationEndpoint}/test`,
+  },
+  'GET /notifications/endpoints/:Id/deliveries': {
+    path: (a) => `/notifications/endpoints/${a.notificationEndpoint}/deliveries`,
+  },
+  'GET /notifications/deliveries/:Id': { path: (a) => `/notifications/deliveries/${a.notificationDelivery}` },
+  'POST /notifications/deliveries/:Id/redeliver': {
+    path: (a) => `/notifications/deliveries/${a.notificationDelivery}/redeliver`,
+  },
+  'GET /notifications/rules/:Id': { path: (a) => `/notifications/rules/${a.notificationRule}` },
+  'PATCH /notifications/rules/:Id': {
+    path: (a) => `/notifications/rules/${a.notificationRule}`,
+    body: () => ({ Name: 'taken over' }),
+  },
+  'DELETE /notifications/rules/:Id': { path: (a) => `/notifications/rules/${a.notificationRule}` },
   'GET /webscans/:Id': { path: (a) => `/webscans/${a.webScan}` },
   'PUT /webscans/:Id': {
     path: (a) => `/webscans/${a.webScan}`,
@@ -419,7 +449,26 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       ScanDescription: `${mark} servers`,
       AssetMonitoringConfigurations: [{ DiscoveryScanId: discoveryScan.Id, TrackSystemScans: 'true' }],
     });
+    const notificationEndpoint = await ok(admin, 'POST', '/notifications/endpoints', {
+      Name: `${mark} webhook`,
+      Kind: 'Webhook',
+      Url: `http://127.0.0.1:9/${mark}`,
+    });
+    const notificationRule = await ok(admin, 'POST', '/notifications/rules', {
+      Name: `${mark} rule`,
+      EventTypes: ['finding.created'],
+      EndpointIds: [notificationEndpoint.Id],
+    });
+    // A delivery to a closed loopback port: it fails at once and waits for a retry the clock never reaches.
+    const delivery = await ok(admin, 'POST', `/notifications/endpoints/${notificationEndpoint.Id}/test`);
+    for (let i = 0; i < 400; i++) {
+      if ((await ok(admin, 'GET', `/notifications/deliveries/${delivery.Id}`)).State === 'Failed') break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
     return {
+      notificationEndpoint: notificationEndpoint.Id,
+      notificationRule: notificationRule.Id,
+      notificationDelivery: delivery.Id,
       webScan: webScan.Id,
       scanGroup: scanGroup.Id,
       asset: asset.Id,
@@ -463,11 +512,18 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     allowedTargets: await ok(adminA, 'GET', '/allowedtargets'),
     webScan: await ok(adminA, 'GET', `/webscans/${a.webScan}`),
     scanGroup: await ok(adminA, 'GET', `/scangroups/${a.scanGroup}`),
+    notificationEndpoint: await ok(adminA, 'GET', `/notifications/endpoints/${a.notificationEndpoint}`),
+    notificationRules: await ok(adminA, 'GET', '/notifications/rules'),
+    notificationDelivery: await ok(adminA, 'GET', `/notifications/deliveries/${a.notificationDelivery}`),
   });
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
-    t = await buildTestApp(tdb.database, { background: true });
+    // Notification endpoints of the estates point at a closed loopback port.
+    t = await buildTestApp(tdb.database, {
+      background: true,
+      env: { RAMPART_NOTIFY_ALLOW_LOOPBACK: 'true' },
+    });
     adminA = t.admin;
     const bravo = await t.services.organizations.create('Bravo');
     adminB = await t.userWithKey('Admin', bravo);

@@ -9,10 +9,7 @@ import { SEVERITIES } from '../../db/schema.js';
 
 const Id = Type.String({ format: 'uuid', description: 'A Rampart id (UUIDv7).' });
 const Time = Type.String({ format: 'date-time' });
-const Severity = Type.Union(
-  SEVERITIES.map((s) => Type.Literal(s)),
-  { description: 'Critical, High, Medium, Low or Info.' },
-);
+const Severity = Type.Enum(SEVERITIES, { description: 'Critical, High, Medium, Low or Info.' });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Actor = Type.Object(
   {

@@ -2,7 +2,9 @@ import { type RawBuilder, sql } from 'kysely';
 import { joinableAssets } from '../assets/queries.js';
 import { alreadyPublished } from '../events/queries.js';
 import type { EventRowsQuery } from '../events/types.js';
+import { joinableSystemScans } from '../systemscans/queries.js';
 import { joinableVulnerabilities } from '../vulnerabilities/queries.js';
+import { joinableWebScans } from '../webscans/queries.js';
 
 // The rows of the findings' events, set-based: each query yields one outbox row per finding
 // (organization_id, subject, data, facets, mark_key), built in SQL from the finding as it is
@@ -39,10 +41,25 @@ const findingRef = sql`jsonb_build_object(
   'Asset', jsonb_build_object('Id', a.id, 'Name', a.name),
   'Vulnerability', jsonb_build_object('Id', v.id, 'Key', v.key))`;
 
+/**
+ * The scan group of the system or web scan whose scope finding `f` is in (`system-scan:<id>`,
+ * `web-scan:<id>`), as a JSON array: empty for a finding of an import or of a scan in no group.
+ */
+const scanGroupIds = sql`coalesce((
+  select jsonb_agg(g.scan_group_id) from (
+    select s.scan_group_id from ${joinableSystemScans('s')}
+    where s.organization_id = f.organization_id and s.scan_group_id is not null
+      and s.id = case when f.scope_name ~ '^system-scan:[0-9a-f-]{36}$' then substring(f.scope_name from 13)::uuid end
+    union
+    select w.scan_group_id from ${joinableWebScans('w')}
+    where w.organization_id = f.organization_id and w.scan_group_id is not null
+      and w.id = case when f.scope_name ~ '^web-scan:[0-9a-f-]{36}$' then substring(f.scope_name from 10)::uuid end
+  ) g), '[]'::jsonb)`;
+
 /** What notification rules filter a finding's event on. */
 const findingFacets = sql`jsonb_build_object(
   'severity', f.effective_severity, 'kev', v.kev, 'riskScore', f.risk_score::float8,
-  'tags', to_jsonb(a.tags), 'assetIds', jsonb_build_array(f.asset_id))`;
+  'tags', to_jsonb(a.tags), 'assetIds', jsonb_build_array(f.asset_id), 'scanGroupIds', ${scanGroupIds})`;
 
 /** The finding `f` of each row, with its asset `a` and vulnerability `v`. */
 const joined = (from: RawBuilder<unknown>) => sql`${from}

@@ -48,6 +48,7 @@ const refusedExample = {
         status: 422,
         detail:
           '169.254.169.254 is in the link-local block 169.254.0.0/16 (with the cloud metadata address 169.254.169.254), which notifications never reach. (AlwaysRefused)',
+        instance: '/api/latest/notifications/endpoints',
         errors: [
           {
             path: '/Url',

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImportRecord } from '../../../src/importers/types.js';
 import { uuidv7 } from '../../../src/lib/uuidv7.js';
@@ -110,6 +111,21 @@ describe.each(DB_KINDS)('events of keys, users, tickets, imports and scans [%s]'
     const res = await call('PATCH', `/users/${admin.userId}`, admin, { Role: 'Analyst' });
     expect(res.statusCode).toBe(409);
     expect(await eventsOf('user.role_changed', `users/${admin.userId}`)).toEqual([]);
+  });
+
+  it('never keeps a change whose event could not be written', async () => {
+    const user = await t.services.users.create(ctx, { email: 'atomic@example.com', role: 'Analyst' });
+    const db = tdb.database.db;
+    await sql`alter table event_outbox add constraint test_no_roles check (type <> 'user.role_changed') not valid`.execute(
+      db,
+    );
+    try {
+      expect((await call('PATCH', `/users/${user.id}`, admin, { Role: 'Manager' })).statusCode).toBe(500);
+    } finally {
+      await sql`alter table event_outbox drop constraint test_no_roles`.execute(db);
+    }
+    expect((await t.services.users.get(ctx, user.id)).role).toBe('Analyst');
+    expect(await eventsOf('user.role_changed', `users/${user.id}`)).toEqual([]);
   });
 
   it('publishes ticket.created, assigned and changed, and resolved_by_verify when a Verify run fixes its findings', async () => {
@@ -261,5 +277,28 @@ describe.each(DB_KINDS)('events of keys, users, tickets, imports and scans [%s]'
       },
     ]);
     expect(await eventsOf('scan.completed', `scanruns/${third}`)).toEqual([]);
+  });
+
+  it("names a system scan's group in its scan events and their facets", async () => {
+    const node = await enrolNode(t, admin, { Kinds: ['System'] });
+    expect(
+      (await call('POST', '/allowedtargets', admin, { Kind: 'Allowed', Target: '198.18.6.0/24' })).statusCode,
+    ).toBe(201);
+    const groupId = uuidv7();
+    const scan = await call('POST', '/systemscans', admin, {
+      Name: 'Grouped system scan',
+      ScanTargets: [{ Range: '198.18.6.1' }],
+      ScanGroupId: groupId,
+    });
+    expect(scan.statusCode, scan.body).toBe(201);
+    const started = await call('POST', `/systemscans/${scan.json().Id}/start`, analyst);
+    expect(started.statusCode, started.body).toBe(201);
+    const claimed = (await apiCall(t, 'POST', '/scanruns/claim', { nodeKey: node.nodeKey, body: {} })).json();
+    const events = await eventsOf('scan.started', `scanruns/${claimed.Id}`);
+    expect(events).toHaveLength(1);
+    expect(events[0]!.data).toMatchObject({
+      Scan: { Kind: 'System', Id: scan.json().Id, ScanGroupId: groupId },
+    });
+    expect(events[0]!.facets).toEqual({ scanGroupIds: [groupId] });
   });
 });

@@ -74,6 +74,8 @@ describe.each(DB_KINDS)('findings events [%s]', (kind) => {
       riskScore: expect.any(Number),
       tags: ['prod'],
       assetIds: [assetId],
+      // Recorded through the API, not by a scan of a group.
+      scanGroupIds: [],
     });
     expect(t.services.events.envelope(events[0]!)).toMatchObject({
       type: 'rampart.finding.created',
@@ -309,6 +311,40 @@ describe.each(DB_KINDS)('findings events [%s]', (kind) => {
     const changed = (await eventsOf(['finding.state_changed'])).filter((e) => e.subject === `findings/${id}`);
     expect(changed.map((e) => (e.data as { ToState: string }).ToState)).toEqual(['RiskAccepted', 'Open']);
     expect((changed[1]!.data as { Actor: unknown }).Actor).toEqual({ Type: 'system', Id: null });
+  });
+
+  it('names the scan group of the scan whose findings an event is about', async () => {
+    const admin = t.admin;
+    await send('/allowedtargets', admin, { Kind: 'Allowed', Target: '10.7.9.0/24' });
+    const groupId = uuidv7();
+    const scan = await send('/systemscans', admin, {
+      Name: 'Grouped',
+      ScanTargets: [{ Range: '10.7.9.1' }],
+      ScanGroupId: groupId,
+    });
+    expect(scan.statusCode, scan.body).toBe(201);
+    const ctx: ServiceContext = { organizationId: t.org.id, actor: { type: 'system', id: null } };
+    await t.services.imports.ingestRecords(ctx, {
+      importId: uuidv7(),
+      source: 'events-test',
+      format: 'events-test',
+      scopeName: `system-scan:${scan.json().Id}`,
+      displayName: 'grouped',
+      content: { sha256: '0'.repeat(64), size: 1 },
+      records: [
+        {
+          type: 'finding',
+          asset: { kind: 'Host', ipAddresses: ['10.7.9.1'] },
+          vulnerability: { ruleId: 'grouped-1', title: 'Grouped finding' },
+          location: { kind: 'Port', port: 22, protocol: 'tcp' },
+          severity: 'Low',
+        },
+      ],
+    });
+    const created = (await eventsOf(['finding.created'])).filter(
+      (e) => (e.data as { Finding: { Title: string } }).Finding.Title === 'Grouped finding',
+    );
+    expect(created.map((e) => e.facets.scanGroupIds)).toEqual([[groupId]]);
   });
 
   it("keeps an organisation's finding events to itself", async () => {

@@ -2058,6 +2058,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/latest/events/types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The catalogue of events, with their payload schemas
+         * @description Every event type Rampart publishes (the CloudEvents `type` is `rampart.<Type>`), its payload’s current version and JSON Schema, and the facets notification rules can filter it on. `Type` narrows the list to one.
+         *
+         *     Events are delivered in a CloudEvents 1.0 envelope (the `CloudEvent` component); each payload schema is also the component `Event.<Type>.v<Version>` of this document. See docs/events.md for delivery and versioning.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        get: operations["listEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/latest/allowedtargets": {
         parameters: {
             query?: never;
@@ -2671,6 +2695,707 @@ export interface components {
             replacement?: string;
             /** @description Seconds to wait before retrying. */
             retryAfter?: number;
+        };
+        /**
+         * CloudEvent
+         * @description A Rampart event in the CloudEvents 1.0 structured JSON format (docs/events.md).
+         */
+        CloudEvent: {
+            /** @enum {string} */
+            specversion: "1.0";
+            /**
+             * Format: uuid
+             * @description The event’s id (UUIDv7); with source, unique.
+             */
+            id: string;
+            /**
+             * Format: uri-reference
+             * @description The organisation the event happened in: /rampart/organizations/{OrganizationId}.
+             */
+            source: string;
+            /** @description rampart.<event type>, e.g. rampart.finding.created. */
+            type: string;
+            /** @description What the event is about in the organisation, e.g. findings/{Id}. */
+            subject?: string;
+            /**
+             * Format: date-time
+             * @description When the change happened (RFC 3339, UTC).
+             */
+            time: string;
+            /** @enum {string} */
+            datacontenttype: "application/json";
+            /**
+             * Format: uri
+             * @description The payload’s schema and version: urn:rampart:events:<type>:v<version>; in the OpenAPI document as Event.<type>.v<version>.
+             */
+            dataschema: string;
+            /** @description The payload: the schema dataschema names. */
+            data: unknown;
+        };
+        /**
+         * Event.finding.created.v1
+         * @description A finding was recorded for the first time (created through the API, an import or a scan).
+         */
+        "Event.finding.created.v1": {
+            Finding: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Title: string;
+                /**
+                 * @description Critical, High, Medium, Low or Info.
+                 * @enum {unknown}
+                 */
+                Severity: "Critical" | "High" | "Medium" | "Low" | "Info";
+                /** @description Open, Reopened, Fixed, RiskAccepted or FalsePositive. */
+                State: string;
+                RiskScore: number;
+                /** @description The vulnerability is in the CISA KEV catalogue. */
+                Kev: boolean;
+                DueAt: string | null;
+                Asset: {
+                    /**
+                     * Format: uuid
+                     * @description A Rampart id (UUIDv7).
+                     */
+                    Id: string;
+                    Name: string;
+                };
+                Vulnerability: {
+                    /**
+                     * Format: uuid
+                     * @description A Rampart id (UUIDv7).
+                     */
+                    Id: string;
+                    /** @description The CVE or scanner rule id. */
+                    Key: string;
+                };
+            };
+        };
+        /**
+         * Event.finding.state_changed.v1
+         * @description A finding changed state (by hand, in bulk, by a re-import or scan, or when a risk acceptance expired).
+         */
+        "Event.finding.state_changed.v1": {
+            Finding: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Title: string;
+                /**
+                 * @description Critical, High, Medium, Low or Info.
+                 * @enum {unknown}
+                 */
+                Severity: "Critical" | "High" | "Medium" | "Low" | "Info";
+                /** @description Open, Reopened, Fixed, RiskAccepted or FalsePositive. */
+                State: string;
+                RiskScore: number;
+                /** @description The vulnerability is in the CISA KEV catalogue. */
+                Kev: boolean;
+                DueAt: string | null;
+                Asset: {
+                    /**
+                     * Format: uuid
+                     * @description A Rampart id (UUIDv7).
+                     */
+                    Id: string;
+                    Name: string;
+                };
+                Vulnerability: {
+                    /**
+                     * Format: uuid
+                     * @description A Rampart id (UUIDv7).
+                     */
+                    Id: string;
+                    /** @description The CVE or scanner rule id. */
+                    Key: string;
+                };
+            };
+            FromState: string | null;
+            ToState: string;
+            Reason: string | null;
+            /** @description Who made the change: a user, an API key, the system (a rule, a schedule) or the CLI. */
+            Actor: {
+                Type: "user" | "apikey" | "system" | "cli";
+                Id: string | null;
+            };
+        };
+        /**
+         * Event.finding.reopened.v1
+         * @description A Fixed finding was reported again and became Reopened.
+         */
+        "Event.finding.reopened.v1": {
+            Finding: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Title: string;
+                /**
+                 * @description Critical, High, Medium, Low or Info.
+                 * @enum {unknown}
+                 */
+                Severity: "Critical" | "High" | "Medium" | "Low" | "Info";
+                /** @description Open, Reopened, Fixed, RiskAccepted or FalsePositive. */
+                State: string;
+                RiskScore: number;
+                /** @description The vulnerability is in the CISA KEV catalogue. */
+                Kev: boolean;
+                DueAt: string | null;
+                Asset: {
+                    /**
+                     * Format: uuid
+                     * @description A Rampart id (UUIDv7).
+                     */
+                    Id: string;
+                    Name: string;
+                };
+                Vulnerability: {
+                    /**
+                     * Format: uuid
+                     * @description A Rampart id (UUIDv7).
+                     */
+                    Id: string;
+                    /** @description The CVE or scanner rule id. */
+                    Key: string;
+                };
+            };
+            FromState: string | null;
+            /** @description Who made the change: a user, an API key, the system (a rule, a schedule) or the CLI. */
+            Actor: {
+                Type: "user" | "apikey" | "system" | "cli";
+                Id: string | null;
+            };
+        };
+        /**
+         * Event.finding.sla_breached.v1
+         * @description An open finding passed its due date (once per finding and due date).
+         */
+        "Event.finding.sla_breached.v1": {
+            Finding: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Title: string;
+                /**
+                 * @description Critical, High, Medium, Low or Info.
+                 * @enum {unknown}
+                 */
+                Severity: "Critical" | "High" | "Medium" | "Low" | "Info";
+                /** @description Open, Reopened, Fixed, RiskAccepted or FalsePositive. */
+                State: string;
+                RiskScore: number;
+                /** @description The vulnerability is in the CISA KEV catalogue. */
+                Kev: boolean;
+                DueAt: string | null;
+                Asset: {
+                    /**
+                     * Format: uuid
+                     * @description A Rampart id (UUIDv7).
+                     */
+                    Id: string;
+                    Name: string;
+                };
+                Vulnerability: {
+                    /**
+                     * Format: uuid
+                     * @description A Rampart id (UUIDv7).
+                     */
+                    Id: string;
+                    /** @description The CVE or scanner rule id. */
+                    Key: string;
+                };
+            };
+            /** Format: date-time */
+            DueAt: string;
+        };
+        /**
+         * Event.finding.sla_due_soon.v1
+         * @description An open finding is due within 7 days (once per finding and due date).
+         */
+        "Event.finding.sla_due_soon.v1": {
+            Finding: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Title: string;
+                /**
+                 * @description Critical, High, Medium, Low or Info.
+                 * @enum {unknown}
+                 */
+                Severity: "Critical" | "High" | "Medium" | "Low" | "Info";
+                /** @description Open, Reopened, Fixed, RiskAccepted or FalsePositive. */
+                State: string;
+                RiskScore: number;
+                /** @description The vulnerability is in the CISA KEV catalogue. */
+                Kev: boolean;
+                DueAt: string | null;
+                Asset: {
+                    /**
+                     * Format: uuid
+                     * @description A Rampart id (UUIDv7).
+                     */
+                    Id: string;
+                    Name: string;
+                };
+                Vulnerability: {
+                    /**
+                     * Format: uuid
+                     * @description A Rampart id (UUIDv7).
+                     */
+                    Id: string;
+                    /** @description The CVE or scanner rule id. */
+                    Key: string;
+                };
+            };
+            /** Format: date-time */
+            DueAt: string;
+        };
+        /**
+         * Event.finding.kev_found.v1
+         * @description An open finding is of a vulnerability in the CISA KEV catalogue: created or reopened so, or its vulnerability was added to KEV.
+         */
+        "Event.finding.kev_found.v1": {
+            Finding: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Title: string;
+                /**
+                 * @description Critical, High, Medium, Low or Info.
+                 * @enum {unknown}
+                 */
+                Severity: "Critical" | "High" | "Medium" | "Low" | "Info";
+                /** @description Open, Reopened, Fixed, RiskAccepted or FalsePositive. */
+                State: string;
+                RiskScore: number;
+                /** @description The vulnerability is in the CISA KEV catalogue. */
+                Kev: boolean;
+                DueAt: string | null;
+                Asset: {
+                    /**
+                     * Format: uuid
+                     * @description A Rampart id (UUIDv7).
+                     */
+                    Id: string;
+                    Name: string;
+                };
+                Vulnerability: {
+                    /**
+                     * Format: uuid
+                     * @description A Rampart id (UUIDv7).
+                     */
+                    Id: string;
+                    /** @description The CVE or scanner rule id. */
+                    Key: string;
+                };
+            };
+        };
+        /**
+         * Event.scan.started.v1
+         * @description A scan node started a run of a saved scan.
+         */
+        "Event.scan.started.v1": {
+            Scan: {
+                /** @description Discovery, System or Web. */
+                Kind: string;
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Name: string;
+                ScanGroupId: string | null;
+            };
+            Run: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Attempt: number;
+                State: string;
+            };
+        };
+        /**
+         * Event.scan.completed.v1
+         * @description A run of a saved scan completed (or was stopped and kept what it found).
+         */
+        "Event.scan.completed.v1": {
+            Scan: {
+                /** @description Discovery, System or Web. */
+                Kind: string;
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Name: string;
+                ScanGroupId: string | null;
+            };
+            Run: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Attempt: number;
+                State: string;
+            };
+        };
+        /**
+         * Event.scan.failed.v1
+         * @description A run of a saved scan failed.
+         */
+        "Event.scan.failed.v1": {
+            Scan: {
+                /** @description Discovery, System or Web. */
+                Kind: string;
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Name: string;
+                ScanGroupId: string | null;
+            };
+            Run: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Attempt: number;
+                State: string;
+            };
+            Error: string | null;
+        };
+        /**
+         * Event.scan.new_hosts_found.v1
+         * @description A discovery run reported hosts it had not seen before.
+         */
+        "Event.scan.new_hosts_found.v1": {
+            Scan: {
+                /** @description Discovery, System or Web. */
+                Kind: string;
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Name: string;
+                ScanGroupId: string | null;
+            };
+            Run: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Attempt: number;
+                State: string;
+            };
+            Count: number;
+            /** @description The first 100 new hosts. */
+            Hosts: {
+                Address: string;
+                Hostname: string | null;
+            }[];
+        };
+        /**
+         * Event.import.completed.v1
+         * @description An import (a report, or a system or web scan’s results) was merged.
+         */
+        "Event.import.completed.v1": {
+            Import: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Format: string | null;
+                FileName: string | null;
+                ScopeName: string | null;
+            };
+            Counts: {
+                [key: string]: number;
+            };
+            WarningCount: number;
+        };
+        /**
+         * Event.import.failed.v1
+         * @description An import failed; nothing of it was merged.
+         */
+        "Event.import.failed.v1": {
+            Import: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Format: string | null;
+                FileName: string | null;
+                ScopeName: string | null;
+            };
+            Error: string | null;
+        };
+        /**
+         * Event.import.needs_attention.v1
+         * @description An import completed with warnings or with findings marked Unconfirmed (sent besides import.completed).
+         */
+        "Event.import.needs_attention.v1": {
+            Import: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Format: string | null;
+                FileName: string | null;
+                ScopeName: string | null;
+            };
+            Counts: {
+                [key: string]: number;
+            };
+            /** @description Why: warnings, unconfirmed findings. */
+            Reasons: string[];
+            /** @description The first 10 warnings. */
+            Warnings: string[];
+        };
+        /**
+         * Event.ticket.created.v1
+         * @description A ticket was created.
+         */
+        "Event.ticket.created.v1": {
+            Ticket: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Number: number;
+                Title: string;
+                State: string;
+                Priority: string;
+                AssigneeUserId: string | null;
+            };
+            /** @description Who made the change: a user, an API key, the system (a rule, a schedule) or the CLI. */
+            Actor: {
+                Type: "user" | "apikey" | "system" | "cli";
+                Id: string | null;
+            };
+        };
+        /**
+         * Event.ticket.assigned.v1
+         * @description A ticket’s assignee changed.
+         */
+        "Event.ticket.assigned.v1": {
+            Ticket: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Number: number;
+                Title: string;
+                State: string;
+                Priority: string;
+                AssigneeUserId: string | null;
+            };
+            FromAssigneeUserId: string | null;
+            /** @description Who made the change: a user, an API key, the system (a rule, a schedule) or the CLI. */
+            Actor: {
+                Type: "user" | "apikey" | "system" | "cli";
+                Id: string | null;
+            };
+        };
+        /**
+         * Event.ticket.changed.v1
+         * @description A ticket’s title, description, priority, due date or state changed.
+         */
+        "Event.ticket.changed.v1": {
+            Ticket: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Number: number;
+                Title: string;
+                State: string;
+                Priority: string;
+                AssigneeUserId: string | null;
+            };
+            /** @description The names of the fields that changed. */
+            Changed: string[];
+            /** @description Who made the change: a user, an API key, the system (a rule, a schedule) or the CLI. */
+            Actor: {
+                Type: "user" | "apikey" | "system" | "cli";
+                Id: string | null;
+            };
+        };
+        /**
+         * Event.ticket.resolved_by_verify.v1
+         * @description A verification run found all of a ticket’s findings fixed, and the ticket was resolved.
+         */
+        "Event.ticket.resolved_by_verify.v1": {
+            Ticket: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Number: number;
+                Title: string;
+                State: string;
+                Priority: string;
+                AssigneeUserId: string | null;
+            };
+            FindingIds: string[];
+        };
+        /**
+         * Event.risk_acceptance.expiring.v1
+         * @description A risk acceptance ends within 7 days (once per acceptance and end date).
+         */
+        "Event.risk_acceptance.expiring.v1": {
+            Finding: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Title: string;
+                /**
+                 * @description Critical, High, Medium, Low or Info.
+                 * @enum {unknown}
+                 */
+                Severity: "Critical" | "High" | "Medium" | "Low" | "Info";
+                /** @description Open, Reopened, Fixed, RiskAccepted or FalsePositive. */
+                State: string;
+                RiskScore: number;
+                /** @description The vulnerability is in the CISA KEV catalogue. */
+                Kev: boolean;
+                DueAt: string | null;
+                Asset: {
+                    /**
+                     * Format: uuid
+                     * @description A Rampart id (UUIDv7).
+                     */
+                    Id: string;
+                    Name: string;
+                };
+                Vulnerability: {
+                    /**
+                     * Format: uuid
+                     * @description A Rampart id (UUIDv7).
+                     */
+                    Id: string;
+                    /** @description The CVE or scanner rule id. */
+                    Key: string;
+                };
+            };
+            /** Format: date-time */
+            AcceptedUntil: string;
+        };
+        /**
+         * Event.apikey.created.v1
+         * @description An API key was created (its secret is never part of an event).
+         */
+        "Event.apikey.created.v1": {
+            ApiKey: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Name: string;
+                AccessKey: string;
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                UserId: string;
+            };
+            /** @description Who made the change: a user, an API key, the system (a rule, a schedule) or the CLI. */
+            Actor: {
+                Type: "user" | "apikey" | "system" | "cli";
+                Id: string | null;
+            };
+        };
+        /**
+         * Event.apikey.revoked.v1
+         * @description An API key was revoked.
+         */
+        "Event.apikey.revoked.v1": {
+            ApiKey: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Name: string;
+                AccessKey: string;
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                UserId: string;
+            };
+            /** @description Who made the change: a user, an API key, the system (a rule, a schedule) or the CLI. */
+            Actor: {
+                Type: "user" | "apikey" | "system" | "cli";
+                Id: string | null;
+            };
+        };
+        /**
+         * Event.user.role_changed.v1
+         * @description A user’s role changed.
+         */
+        "Event.user.role_changed.v1": {
+            User: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Email: string;
+                Name: string;
+            };
+            FromRole: string;
+            ToRole: string;
+            /** @description Who made the change: a user, an API key, the system (a rule, a schedule) or the CLI. */
+            Actor: {
+                Type: "user" | "apikey" | "system" | "cli";
+                Id: string | null;
+            };
+        };
+        /**
+         * Event.notification.endpoint_disabled.v1
+         * @description A notification endpoint was disabled after repeated failed deliveries.
+         */
+        "Event.notification.endpoint_disabled.v1": {
+            Endpoint: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Name: string;
+                Kind: string;
+            };
+            Reason: string;
+            Failures: number;
         };
     };
     responses: never;
@@ -24646,6 +25371,152 @@ export interface operations {
             };
         };
     };
+    listEventTypes: {
+        parameters: {
+            query?: {
+                /** @description An event type of the catalogue, e.g. finding.created. */
+                Type?: "finding.created" | "finding.state_changed" | "finding.reopened" | "finding.sla_breached" | "finding.sla_due_soon" | "finding.kev_found" | "scan.started" | "scan.completed" | "scan.failed" | "scan.new_hosts_found" | "import.completed" | "import.failed" | "import.needs_attention" | "ticket.created" | "ticket.assigned" | "ticket.changed" | "ticket.resolved_by_verify" | "risk_acceptance.expiring" | "apikey.created" | "apikey.revoked" | "user.role_changed" | "notification.endpoint_disabled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Items: {
+                            /**
+                             * @description An event type of the catalogue, e.g. finding.created.
+                             * @enum {unknown}
+                             */
+                            Type: "finding.created" | "finding.state_changed" | "finding.reopened" | "finding.sla_breached" | "finding.sla_due_soon" | "finding.kev_found" | "scan.started" | "scan.completed" | "scan.failed" | "scan.new_hosts_found" | "import.completed" | "import.failed" | "import.needs_attention" | "ticket.created" | "ticket.assigned" | "ticket.changed" | "ticket.resolved_by_verify" | "risk_acceptance.expiring" | "apikey.created" | "apikey.revoked" | "user.role_changed" | "notification.endpoint_disabled";
+                            /** @description The CloudEvents type attribute: rampart.<Type>. */
+                            CloudEventType: string;
+                            /** @description The payload schema’s version. */
+                            Version: number;
+                            /** @description When the event happens. */
+                            Description: string;
+                            /** @description What notification rules can filter this event on. */
+                            Facets: ("severity" | "kev" | "riskScore" | "tags" | "scanGroupIds" | "assetIds")[];
+                            /** @description The CloudEvents dataschema URN of this version. */
+                            DataSchema: string;
+                            /** @description The name of the payload schema among the components of this OpenAPI document. */
+                            SchemaComponent: string;
+                            /** @description The payload’s JSON Schema. */
+                            Schema: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/events/types",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/events/types"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/events/types"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/events/types",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/events/types",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listAllowedTargets: {
         parameters: {
             query?: {
@@ -27414,6 +28285,7 @@ export interface operations {
                      *       "title": "A notification destination is not allowed",
                      *       "status": 422,
                      *       "detail": "169.254.169.254 is in the link-local block 169.254.0.0/16 (with the cloud metadata address 169.254.169.254), which notifications never reach. (AlwaysRefused)",
+                     *       "instance": "/api/latest/notifications/endpoints",
                      *       "errors": [
                      *         {
                      *           "path": "/Url",
@@ -27951,6 +28823,7 @@ export interface operations {
                      *       "title": "A notification destination is not allowed",
                      *       "status": 422,
                      *       "detail": "169.254.169.254 is in the link-local block 169.254.0.0/16 (with the cloud metadata address 169.254.169.254), which notifications never reach. (AlwaysRefused)",
+                     *       "instance": "/api/latest/notifications/endpoints",
                      *       "errors": [
                      *         {
                      *           "path": "/Url",

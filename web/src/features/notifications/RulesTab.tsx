@@ -313,6 +313,7 @@ function RuleForm({ rule, onDone }: { rule: NotificationRule | null; onDone: () 
         <MultiSelect
           label="Send to"
           required
+          searchable
           data={endpointOptions}
           value={endpointIds}
           onChange={setEndpointIds}
