@@ -15,8 +15,8 @@ import {
 } from '../../src/charts/index.js';
 
 const zero = { Critical: 0, High: 0, Medium: 0, Low: 0, Info: 0 };
-const day = (Date: string, d: Partial<TrendDayInput> = {}): TrendDayInput => ({
-  Date,
+const day = (date: string, d: Partial<TrendDayInput> = {}): TrendDayInput => ({
+  Date: date,
   Open: zero,
   New: 0,
   Fixed: 0,
