@@ -11,6 +11,7 @@ import { allowedTargetRoutes } from './allowedtargets/routes.js';
 import { apiKeyRoutes } from './apikeys/routes.js';
 import { assetRoutes } from './assets/routes.js';
 import { authenticationRoutes } from './authentication/routes.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 import { demoRoutes } from './demo/routes.js';
 import { discoveryScanRoutes } from './discoveryscans/routes.js';
 import { findingRoutes } from './findings/routes.js';
@@ -86,6 +87,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
       },
     }),
     demoRoutes(s),
+    dashboardRoutes(s.dashboard),
     sessionRoutes({
       sessions: s.sessions,
       users: s.users,
