@@ -395,6 +395,7 @@ export function buildServices(
       sla: (organizationId) => settings.sla(organizationId),
       recentScanRuns: (ctx, q) => scanRuns.recent(ctx, q),
       recentImports: (ctx, q) => imports.recent(ctx, q),
+      tagNames: (ctx, limit) => assets.tagNames(ctx, limit),
       // A group's findings are those its system and web scans last reported (their scopes).
       scanGroup: async (ctx, id) => {
         const group = await scanGroups.get(ctx, id);

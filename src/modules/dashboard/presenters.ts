@@ -47,6 +47,8 @@ export const toDashboardDto = (d: Dashboard) => ({
   Scope: toScopeDto(d.scope),
   GeneratedAt: d.generatedAt.toISOString(),
   WindowDays: d.windowDays,
+  WindowStart: d.windowStart.toISOString(),
+  Tags: d.tags,
   SlaDays: { ...d.slaDays },
   Open: { ...toBySeverityDto(d.open), Total: d.open.total, PastSla: d.open.pastSla },
   SlaCompliance: {

@@ -68,6 +68,14 @@ export const DashboardSchema = Type.Object(
     WindowDays: Type.Integer({
       description: 'Fixed findings count towards SlaCompliance.Fixed and Mttr for this many days back.',
     }),
+    WindowStart: Type.String({
+      format: 'date-time',
+      description:
+        'GeneratedAt less WindowDays: the fixed findings counted were fixed after it (FixedAfter).',
+    }),
+    Tags: Type.Array(Type.String(), {
+      description: 'The tags your assets carry (the choices of the Tag filter), at most 500.',
+    }),
     SlaDays: SlaDaysSchema,
     Open: Type.Object(
       {

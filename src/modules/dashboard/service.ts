@@ -15,6 +15,7 @@ export interface DashboardSources {
   sla(organizationId: string): Promise<SlaDays>;
   recentScanRuns(ctx: ServiceContext, q: { limit: number; sourceIds?: string[] }): Promise<ScanRun[]>;
   recentImports(ctx: ServiceContext, q: { limit: number; scopeNames?: string[] }): Promise<Import[]>;
+  tagNames(ctx: ServiceContext, limit: number): Promise<string[]>;
   /**
    * A scan group of the organisation (404 when it has none of this id), with its system and web
    * scans and the scopes their findings are reported in.
@@ -30,6 +31,7 @@ export const WINDOW_DAYS = 90;
 /** How many riskiest assets, vulnerabilities, last scans and imports the dashboard lists. */
 export const TOP = 10;
 export const RECENT = 5;
+const MAX_TAGS = 500;
 
 /** The ageing buckets: days since first seen, whole days (0–30 is less than 31 days). */
 export const AGE_BUCKETS: readonly { from: number; to: number | null }[] = [
@@ -106,17 +108,27 @@ export class DashboardService {
     const boundaries = AGE_BUCKETS.map((b) => ageBoundary(now, b));
     const { figures: f } = this.sources;
     const scopeNames = scope.kind === 'ScanGroup' ? figures.scopeNames : undefined;
-    const [slaDays, open, fixed, riskiestAssets, riskiestVulnerabilities, kevAssets, lastScans, lastImports] =
-      await Promise.all([
-        this.sources.sla(ctx.organizationId),
-        f.openFigures(ctx, figures, now, boundaries),
-        f.fixedFigures(ctx, figures, since, now),
-        f.riskiestAssets(ctx, figures, TOP),
-        f.riskiestVulnerabilities(ctx, figures, TOP),
-        f.kevAssets(ctx, figures),
-        this.sources.recentScanRuns(ctx, { limit: RECENT, ...(scanIds ? { sourceIds: scanIds } : {}) }),
-        this.sources.recentImports(ctx, { limit: RECENT, ...(scopeNames ? { scopeNames } : {}) }),
-      ]);
+    const [
+      slaDays,
+      open,
+      fixed,
+      riskiestAssets,
+      riskiestVulnerabilities,
+      kevAssets,
+      lastScans,
+      lastImports,
+      tags,
+    ] = await Promise.all([
+      this.sources.sla(ctx.organizationId),
+      f.openFigures(ctx, figures, now, boundaries),
+      f.fixedFigures(ctx, figures, since, now),
+      f.riskiestAssets(ctx, figures, TOP),
+      f.riskiestVulnerabilities(ctx, figures, TOP),
+      f.kevAssets(ctx, figures),
+      this.sources.recentScanRuns(ctx, { limit: RECENT, ...(scanIds ? { sourceIds: scanIds } : {}) }),
+      this.sources.recentImports(ctx, { limit: RECENT, ...(scopeNames ? { scopeNames } : {}) }),
+      this.sources.tagNames(ctx, MAX_TAGS),
+    ]);
 
     const openBySeverity = zeroBySeverity();
     const ageing: AgeingBucket[] = AGE_BUCKETS.map((b, i) => ({
@@ -164,6 +176,8 @@ export class DashboardService {
       scope,
       generatedAt: now,
       windowDays: WINDOW_DAYS,
+      windowStart: since,
+      tags,
       slaDays,
       open: { ...openBySeverity, total, pastSla: openWithSla - openWithinSla },
       sla: {

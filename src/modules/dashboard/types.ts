@@ -69,6 +69,10 @@ export interface Dashboard {
   generatedAt: Date;
   /** Fixed-finding figures (SLA kept, time to remediate) are of this many days back. */
   windowDays: number;
+  /** generatedAt less windowDays: the fixed findings counted were fixed after it. */
+  windowStart: Date;
+  /** The tags of the organisation's assets (the filter's choices), at most 500. */
+  tags: string[];
   slaDays: SlaDays;
   open: BySeverity & { total: number; pastSla: number };
   sla: { open: SlaFigure; fixed: SlaFigure; overall: SlaFigure };

@@ -160,6 +160,12 @@ const VULNERABILITY_AND_TIME_FILTERS = {
   DueBefore: Type.Optional(Type.String({ format: 'date-time' })),
   FirstSeenAfter: Type.Optional(Type.String({ format: 'date-time' })),
   FirstSeenBefore: Type.Optional(Type.String({ format: 'date-time' })),
+  FixedAfter: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Findings last fixed after this time.' }),
+  ),
+  FixedBefore: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Findings last fixed before this time.' }),
+  ),
   LastSeenBefore: Type.Optional(Type.String({ format: 'date-time' })),
 };
 

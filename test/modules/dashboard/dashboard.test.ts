@@ -172,6 +172,8 @@ describe.each(DB_KINDS)('GET /dashboard [%s]', (kind) => {
     expect(d.Scope).toEqual({ Kind: 'Organization' });
     expect(d.GeneratedAt).toBe(NOW.toISOString());
     expect(d.WindowDays).toBe(90);
+    expect(d.WindowStart).toBe(daysAgo(90).toISOString());
+    expect(d.Tags).toEqual(['dev', 'prod']);
     expect(d.SlaDays).toEqual({ Critical: 7, High: 30, Medium: 90, Low: 180, Info: null, Kev: 14 });
     const open = { Critical: 2, High: 2, Medium: 1, Low: 1, Info: 1 };
     open[telnetSeverity] += 1;
@@ -200,6 +202,17 @@ describe.each(DB_KINDS)('GET /dashboard [%s]', (kind) => {
       { Severity: 'Info', SlaDays: null, MeanDays: null, MedianDays: null, Count: 0, WithinSla: 0 },
     ]);
     expect(d.Kev).toEqual({ OpenFindings: 2, AssetsAffected: 2, Overdue: 1 });
+
+    // The fixed findings counted are those the findings list gives for the window.
+    const fixed = await call('GET', `/findings?State=Fixed&FixedAfter=${d.WindowStart}`);
+    expect(
+      fixed
+        .json()
+        .Items.map((f: { Id: string }) => f.Id)
+        .sort(),
+    ).toEqual([ids.F8, ids.F9, ids.F10].sort());
+    const before = await call('GET', `/findings?State=Fixed&FixedBefore=${d.WindowStart}`);
+    expect(before.json().Items.map((f: { Id: string }) => f.Id)).toEqual([ids.F11]);
   });
 
   it('puts open findings in ageing buckets by whole days since first seen, with the filters that list them', async () => {

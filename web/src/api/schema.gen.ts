@@ -6149,6 +6149,10 @@ export interface operations {
                 DueBefore?: string;
                 FirstSeenAfter?: string;
                 FirstSeenBefore?: string;
+                /** @description Findings last fixed after this time. */
+                FixedAfter?: string;
+                /** @description Findings last fixed before this time. */
+                FixedBefore?: string;
                 LastSeenBefore?: string;
                 /** @description Part of the title or the asset name. */
                 Search?: string;
@@ -7423,6 +7427,16 @@ export interface operations {
                         FirstSeenAfter?: string;
                         /** Format: date-time */
                         FirstSeenBefore?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed after this time.
+                         */
+                        FixedAfter?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed before this time.
+                         */
+                        FixedBefore?: string;
                         /** Format: date-time */
                         LastSeenBefore?: string;
                         Search?: string;
@@ -7620,6 +7634,16 @@ export interface operations {
                         FirstSeenAfter?: string;
                         /** Format: date-time */
                         FirstSeenBefore?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed after this time.
+                         */
+                        FixedAfter?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed before this time.
+                         */
+                        FixedBefore?: string;
                         /** Format: date-time */
                         LastSeenBefore?: string;
                         Search?: string;
@@ -26484,6 +26508,13 @@ export interface operations {
                         GeneratedAt: string;
                         /** @description Fixed findings count towards SlaCompliance.Fixed and Mttr for this many days back. */
                         WindowDays: number;
+                        /**
+                         * Format: date-time
+                         * @description GeneratedAt less WindowDays: the fixed findings counted were fixed after it (FixedAfter).
+                         */
+                        WindowStart: string;
+                        /** @description The tags your assets carry (the choices of the Tag filter), at most 500. */
+                        Tags: string[];
                         /** @description The SLA of each severity and of KEV, in days (settings). */
                         SlaDays: {
                             Critical: number | null;
