@@ -29,6 +29,8 @@ import { FindingFiguresService } from './modules/findings/figures-service.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { FindingRepository } from './modules/findings/repository.js';
 import { FindingService, type FindingsChanged } from './modules/findings/service.js';
+import { HistoryRepository } from './modules/history/repository.js';
+import { HistoryService } from './modules/history/service.js';
 import { ImportRepository } from './modules/imports/repository.js';
 import { type ImportFailedUnexpectedly, ImportService } from './modules/imports/service.js';
 import { importDirectory } from './modules/imports/upload.js';
@@ -52,7 +54,7 @@ import { ScanTemplateService } from './modules/scantemplates/service.js';
 import { SessionRepository } from './modules/sessions/repository.js';
 import { SessionService } from './modules/sessions/service.js';
 import { SettingsRepository } from './modules/settings/repository.js';
-import { SettingsService } from './modules/settings/service.js';
+import { SettingsService, type TimeZoneChanged } from './modules/settings/service.js';
 import { SoftwareImportRepository } from './modules/software/import-repository.js';
 import { SoftwareRepository } from './modules/software/repository.js';
 import { SoftwareService } from './modules/software/service.js';
@@ -122,6 +124,8 @@ export interface Services {
   scheduler: Scheduler;
   /** Imports that failed for a reason not their report's: the server's log follows them. */
   importFailedUnexpectedly: ImportFailedUnexpectedly;
+  /** Daily history of findings per organisation, tag and scan group: trends. */
+  history: HistoryService;
   /** The one source of time for every value the API returns or a rule compares. */
   clock: Clock;
   /** The dashboard: SLA compliance, ageing, time to remediate, top risks, last scans and imports. */
@@ -169,6 +173,8 @@ export function buildServices(
   const importFailedUnexpectedly: ImportFailedUnexpectedly = new Listeners();
   // Tickets follow their findings' states, changed by findings and imports; tickets read findings.
   const findingsChanged: FindingsChanged = new Listeners();
+  // An organisation's daily history schedule follows its time zone.
+  const timeZoneChanged: TimeZoneChanged = new Listeners();
 
   const audit = new AuditService(new AuditRepository(db), clock);
   const users = new UserService(new UserRepository(db), audit, clock, userAccessChanged);
@@ -203,7 +209,7 @@ export function buildServices(
     assets,
     clock,
   );
-  const settings = new SettingsService(new SettingsRepository(db), audit, clock);
+  const settings = new SettingsService(new SettingsRepository(db), audit, clock, timeZoneChanged);
   const vulnerabilities = new VulnerabilityService(
     new VulnerabilityRepository(db),
     new VulnerabilityImportRepository(db),
@@ -389,6 +395,20 @@ export function buildServices(
     clock,
   );
   discoveryReported.subscribe((report) => scanGroups.discoveryReported(report));
+  const history = new HistoryService(
+    new HistoryRepository(db),
+    {
+      timeZoneOf: (organizationId) => settings.timeZone(organizationId),
+      organizationIds: async () => (await organizations.list()).map((o) => o.id),
+      checkScanGroup: async (ctx, id) => {
+        await scanGroups.get(ctx, id);
+      },
+    },
+    jobs,
+    scheduler,
+    clock,
+    timeZoneChanged,
+  );
   const dashboard = new DashboardService(
     {
       figures: new FindingFiguresService(new FindingFiguresRepository(db)),
@@ -441,6 +461,7 @@ export function buildServices(
     verify,
     scheduler,
     importFailedUnexpectedly,
+    history,
     clock,
     dashboard,
   };

@@ -347,6 +347,8 @@ describe('table ownership', () => {
     scan_runs: 'scanruns',
     scan_run_batches: 'scanruns',
     schedules: 'jobs',
+    finding_history: 'history',
+    finding_history_builds: 'history',
   };
 
   /** The tables of the `DB` interface in src/db/schema.ts: a new table needs an owner here. */

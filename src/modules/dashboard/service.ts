@@ -86,7 +86,7 @@ export class DashboardService {
   async scope(
     ctx: ServiceContext,
     q: { tag?: string; scanGroupId?: string },
-  ): Promise<{ scope: DashboardScope; figures: FigureScope; scanIds?: string[] }> {
+  ): Promise<{ scope: DashboardScope; figures: FigureScope; scanIds?: string[]; scanScopes?: string[] }> {
     if (q.tag !== undefined && q.scanGroupId !== undefined)
       throw invalid('scanGroupId', 'give either Tag or ScanGroupId, not both');
     if (q.tag !== undefined) return { scope: { kind: 'Tag', tag: q.tag }, figures: { tag: q.tag } };
@@ -94,20 +94,21 @@ export class DashboardService {
       const group = await this.sources.scanGroup(ctx, q.scanGroupId);
       return {
         scope: { kind: 'ScanGroup', scanGroupId: group.id, scanGroupName: group.name },
-        figures: { scopeNames: group.scopeNames },
+        figures: { scanGroupId: group.id },
         scanIds: group.scanIds,
+        scanScopes: group.scopeNames,
       };
     }
     return { scope: { kind: 'Organization' }, figures: {} };
   }
 
   async dashboard(ctx: ServiceContext, q: { tag?: string; scanGroupId?: string }): Promise<Dashboard> {
-    const { scope, figures, scanIds } = await this.scope(ctx, q);
+    const { scope, figures, scanIds, scanScopes } = await this.scope(ctx, q);
     const now = this.clock();
     const since = new Date(now.getTime() - WINDOW_DAYS * DAY_MS);
     const boundaries = AGE_BUCKETS.map((b) => ageBoundary(now, b));
     const { figures: f } = this.sources;
-    const scopeNames = scope.kind === 'ScanGroup' ? figures.scopeNames : undefined;
+    const scopeNames = scope.kind === 'ScanGroup' ? scanScopes : undefined;
     const [
       slaDays,
       open,

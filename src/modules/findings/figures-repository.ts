@@ -1,15 +1,17 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB, Severity } from '../../db/schema.js';
 import { assetTagged, joinableAssets } from '../assets/queries.js';
+import { systemScanGroupScopes } from '../systemscans/queries.js';
 import { joinableVulnerabilities } from '../vulnerabilities/queries.js';
+import { webScanGroupScopes } from '../webscans/queries.js';
 
 /**
  * Which findings the figures are of: the organisation's, or those on assets with a tag, or those
- * last reported in these scopes (a scan group's system and web scans).
+ * last reported by a system or web scan of a scan group (as the findings list's ScanGroupId).
  */
 export interface FigureScope {
   tag?: string;
-  scopeNames?: string[];
+  scanGroupId?: string;
 }
 
 /**
@@ -98,10 +100,13 @@ export class FindingFiguresRepository {
       .where('f.organization_id', '=', organizationId)
       .where('f.confidence', '=', 'Confirmed');
     if (scope.tag !== undefined) q = q.where(assetTagged('a', scope.tag));
-    if (scope.scopeNames !== undefined)
-      q = scope.scopeNames.length
-        ? q.where('f.scope_name', 'in', scope.scopeNames)
-        : q.where(sql<boolean>`false`);
+    if (scope.scanGroupId !== undefined)
+      q = q.where(sql<boolean>`f.scope_name in (
+        select g.scope_name from ${systemScanGroupScopes('g')}
+          where g.organization_id = f.organization_id and g.group_id = ${scope.scanGroupId}::uuid
+        union all
+        select w.scope_name from ${webScanGroupScopes('w')}
+          where w.organization_id = f.organization_id and w.group_id = ${scope.scanGroupId}::uuid)`);
     return q;
   }
 

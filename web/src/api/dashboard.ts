@@ -33,7 +33,8 @@ export function useScanGroupNames() {
 /** GET /trends: one entry per day of the organisation's (or a tag's, or a scan group's) history. */
 export type Trends = ResponseOf<'getTrends'>;
 
-export function useTrends(filter: DashboardFilter & { From: string; To: string }) {
+/** The last 90 days up to today in the organisation's time zone (the API's default span). */
+export function useTrends(filter: DashboardFilter) {
   return useQuery({
     queryKey: ['trends', filter],
     queryFn: ({ signal }) => api<Trends>('/trends', { query: { ...filter }, signal }),

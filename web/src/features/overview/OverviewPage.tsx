@@ -180,8 +180,13 @@ function FilterBar({
           w={{ base: '100%', xs: 280 }}
         />
         <Text size="xs" c="dimmed" pb={8} style={{ flex: 1, minWidth: 200 }}>
-          The charts and figures cover {tag ? `assets tagged “${tag}”` : scanGroupId ? 'the scan group’s findings' : 'your whole organisation'};
-          click a figure to list the findings behind it.
+          The charts and figures cover{' '}
+          {tag
+            ? `assets tagged “${tag}”`
+            : scanGroupId
+              ? 'the scan group’s findings'
+              : 'your whole organisation'}
+          ; click a figure to list the findings behind it.
         </Text>
       </Group>
     </Paper>

@@ -1,6 +1,6 @@
 import { Card, Group, Switch, Text, Title } from '@mantine/core';
-import { useId, useState } from 'react';
 import type { ReactNode } from 'react';
+import { useId, useState } from 'react';
 
 /**
  * A dashboard panel: a titled card whose chart can give way to a table with the same figures

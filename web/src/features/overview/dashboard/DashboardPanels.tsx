@@ -31,12 +31,13 @@ import { type ChartItem, EChart } from './EChart';
 import { KevOverTime, NewVsFixedCard, OpenOverTimeCard, useDashboardTrends } from './TrendPanels';
 
 const number = new Intl.NumberFormat('en', { maximumFractionDigits: 1 });
-const fmt = (n: number | null | undefined, suffix = '') => (n === null || n === undefined ? '—' : `${number.format(n)}${suffix}`);
+const fmt = (n: number | null | undefined, suffix = '') =>
+  n === null || n === undefined ? '—' : `${number.format(n)}${suffix}`;
 
 /** Every panel of the dashboard: drawn from GET /dashboard (now) and GET /trends (over time). */
 export default function DashboardPanels({ data, filter }: { data: Dashboard; filter: DashboardFilter }) {
   const theme: ChartTheme = useComputedColorScheme('light', { getInitialValueInEffect: false });
-  const trends = useDashboardTrends(filter, data.GeneratedAt);
+  const trends = useDashboardTrends(filter);
   const trend = { query: trends, filter, theme };
   return (
     <Stack gap="md">
@@ -118,7 +119,11 @@ function Summary({ data, filter }: PanelProps) {
             `${s}: ${data.Open[s]} open`,
           ),
         )}
-        {tile('Past SLA', String(data.Open.PastSla), findingsLink(filter, { State: OPEN, DueBefore: data.GeneratedAt }))}
+        {tile(
+          'Past SLA',
+          String(data.Open.PastSla),
+          findingsLink(filter, { State: OPEN, DueBefore: data.GeneratedAt }),
+        )}
         {tile(
           'Known exploited',
           String(data.Kev.OpenFindings),
@@ -182,7 +187,12 @@ function SlaPanel({ data, filter, theme }: PanelProps & { theme: ChartTheme }) {
                 <Table.Td ta="right">{r.figure.WithinSla}</Table.Td>
                 <Table.Td ta="right">
                   {r.to ? (
-                    <Anchor component={Link} to={r.to} size="sm" aria-label={`${r.name}: list the ${r.linkText} findings`}>
+                    <Anchor
+                      component={Link}
+                      to={r.to}
+                      size="sm"
+                      aria-label={`${r.name}: list the ${r.linkText} findings`}
+                    >
                       {fmt(r.figure.Percent, ' %')}
                     </Anchor>
                   ) : (
@@ -202,7 +212,8 @@ function MttrPanel({ data, filter, theme }: PanelProps & { theme: ChartTheme }) 
   const navigate = useNavigate();
   const option = useMemo(() => mttrVsSlaOption(data.Mttr, { theme }), [data.Mttr, theme]);
   const linkOf = useCallback(
-    (severity: string) => findingsLink(filter, { State: 'Fixed', Severity: severity, FixedAfter: data.WindowStart }),
+    (severity: string) =>
+      findingsLink(filter, { State: 'Fixed', Severity: severity, FixedAfter: data.WindowStart }),
     [filter, data.WindowStart],
   );
   const onItemClick = useCallback((item: ChartItem) => navigate(linkOf(item.name)), [navigate, linkOf]);
@@ -238,7 +249,12 @@ function MttrPanel({ data, filter, theme }: PanelProps & { theme: ChartTheme }) 
                   <SeverityBadge severity={m.Severity} />
                 </Table.Th>
                 <Table.Td ta="right">
-                  <Anchor component={Link} to={linkOf(m.Severity)} size="sm" aria-label={`${m.Severity}: ${m.Count} fixed`}>
+                  <Anchor
+                    component={Link}
+                    to={linkOf(m.Severity)}
+                    size="sm"
+                    aria-label={`${m.Severity}: ${m.Count} fixed`}
+                  >
                     {m.Count}
                   </Anchor>
                 </Table.Td>
@@ -306,13 +322,23 @@ function AgeingPanel({ data, filter, theme }: PanelProps & { theme: ChartTheme }
                 <Table.Th scope="row">{b.Label}</Table.Th>
                 {SEVERITIES.map((s: Severity) => (
                   <Table.Td key={s} ta="right">
-                    <Anchor component={Link} to={linkOf(b, s)} size="sm" aria-label={`${s}, ${b.Label} days: ${b.Counts[s]}`}>
+                    <Anchor
+                      component={Link}
+                      to={linkOf(b, s)}
+                      size="sm"
+                      aria-label={`${s}, ${b.Label} days: ${b.Counts[s]}`}
+                    >
                       {b.Counts[s]}
                     </Anchor>
                   </Table.Td>
                 ))}
                 <Table.Td ta="right">
-                  <Anchor component={Link} to={linkOf(b)} size="sm" aria-label={`${b.Label} days: ${b.Total}`}>
+                  <Anchor
+                    component={Link}
+                    to={linkOf(b)}
+                    size="sm"
+                    aria-label={`${b.Label} days: ${b.Total}`}
+                  >
                     {b.Total}
                   </Anchor>
                 </Table.Td>
@@ -328,7 +354,11 @@ function AgeingPanel({ data, filter, theme }: PanelProps & { theme: ChartTheme }
 function KevPanel({ data, filter }: PanelProps) {
   const kev = data.Kev;
   const rows = [
-    { label: 'Open KEV findings', value: kev.OpenFindings, to: findingsLink(filter, { State: OPEN, Kev: 'true' }) },
+    {
+      label: 'Open KEV findings',
+      value: kev.OpenFindings,
+      to: findingsLink(filter, { State: OPEN, Kev: 'true' }),
+    },
     { label: 'Assets affected', value: kev.AssetsAffected },
     {
       label: 'Past their due date',
@@ -347,7 +377,12 @@ function KevPanel({ data, filter }: PanelProps) {
       <SimpleGrid cols={3} spacing="xs">
         {rows.map((r) => (
           <Stack key={r.label} gap={2} align="center">
-            <Text fw={700} size="xl" c={r.value > 0 && r.to ? 'red' : undefined} style={{ fontVariantNumeric: 'tabular-nums' }}>
+            <Text
+              fw={700}
+              size="xl"
+              c={r.value > 0 && r.to ? 'red' : undefined}
+              style={{ fontVariantNumeric: 'tabular-nums' }}
+            >
               {r.to ? (
                 <Anchor component={Link} to={r.to} inherit c="inherit" aria-label={`${r.label}: ${r.value}`}>
                   {r.value}
@@ -578,4 +613,3 @@ function LastImports({ data }: { data: Dashboard }) {
     </TableCard>
   );
 }
-

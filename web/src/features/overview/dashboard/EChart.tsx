@@ -44,7 +44,10 @@ export function EChart({
   }, []);
 
   useEffect(() => {
-    chart.current?.setOption({ ...option, animation: !reduceMotion && option.animation !== false }, { notMerge: true });
+    chart.current?.setOption(
+      { ...option, animation: !reduceMotion && option.animation !== false },
+      { notMerge: true },
+    );
   }, [option, reduceMotion]);
 
   useEffect(() => {

@@ -40,7 +40,14 @@ export function zonedMidnight(day: string, timeZone: string): Date {
     return new Date(guess);
   }
   const part = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const shown = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+  const shown = Date.UTC(
+    part('year'),
+    part('month') - 1,
+    part('day'),
+    part('hour'),
+    part('minute'),
+    part('second'),
+  );
   return new Date(guess - (shown - guess));
 }
 
@@ -52,11 +59,9 @@ function span(from: string, days: number, timeZone: string) {
   return { after: new Date(start.getTime() - 1).toISOString(), before: end.toISOString() };
 }
 
-/** The history behind the charts over time: the last TREND_DAYS days up to the dashboard's time. */
-export function useDashboardTrends(filter: DashboardFilter, generatedAt: string) {
-  const to = generatedAt.slice(0, 10);
-  const from = new Date(Date.parse(`${to}T00:00:00Z`) - (TREND_DAYS - 1) * DAY_MS).toISOString().slice(0, 10);
-  return useTrends({ ...filter, From: from, To: to });
+/** The history behind the charts over time: the last TREND_DAYS days up to today (the API's default). */
+export function useDashboardTrends(filter: DashboardFilter) {
+  return useTrends(filter);
 }
 
 type TrendQuery = ReturnType<typeof useDashboardTrends>;
@@ -78,7 +83,10 @@ export function OpenOverTimeCard({ query, filter, theme }: TrendCardProps) {
     (severity?: string) => findingsLink(filter, { State: OPEN, Severity: severity }),
     [filter],
   );
-  const onClick = useCallback((item: ChartItem) => navigate(openLink(item.seriesName || undefined)), [navigate, openLink]);
+  const onClick = useCallback(
+    (item: ChartItem) => navigate(openLink(item.seriesName || undefined)),
+    [navigate, openLink],
+  );
   const option = useMemo(
     () => (query.data ? openFindingsOverTimeOption(query.data, { theme }) : null),
     [query.data, theme],
@@ -108,7 +116,12 @@ export function OpenOverTimeCard({ query, filter, theme }: TrendCardProps) {
                 <Table.Th>Day</Table.Th>
                 {SEVERITIES.map((s) => (
                   <Table.Th key={s} ta="right">
-                    <Anchor component={Link} to={openLink(s)} size="sm" aria-label={`${s}: the open findings now`}>
+                    <Anchor
+                      component={Link}
+                      to={openLink(s)}
+                      size="sm"
+                      aria-label={`${s}: the open findings now`}
+                    >
                       {s}
                     </Anchor>
                   </Table.Th>
@@ -147,8 +160,14 @@ export function NewVsFixedCard({ query, filter, theme }: TrendCardProps) {
     },
     [filter, timeZone],
   );
-  const onClick = useCallback((item: ChartItem) => navigate(weekLink(item.name, item.seriesName)), [navigate, weekLink]);
-  const option = useMemo(() => (query.data ? newVsFixedOption(query.data, { theme }) : null), [query.data, theme]);
+  const onClick = useCallback(
+    (item: ChartItem) => navigate(weekLink(item.name, item.seriesName)),
+    [navigate, weekLink],
+  );
+  const option = useMemo(
+    () => (query.data ? newVsFixedOption(query.data, { theme }) : null),
+    [query.data, theme],
+  );
   const weeks = useMemo(() => (query.data ? weeklyTotals(query.data) : []), [query.data]);
   return (
     <ChartCard
@@ -180,12 +199,22 @@ export function NewVsFixedCard({ query, filter, theme }: TrendCardProps) {
                 <Table.Tr key={w.week}>
                   <Table.Th scope="row">{w.week}</Table.Th>
                   <Table.Td ta="right">
-                    <Anchor component={Link} to={weekLink(w.week, SERIES.new)} size="sm" aria-label={`Week of ${w.week}: ${w.new} new`}>
+                    <Anchor
+                      component={Link}
+                      to={weekLink(w.week, SERIES.new)}
+                      size="sm"
+                      aria-label={`Week of ${w.week}: ${w.new} new`}
+                    >
                       {w.new}
                     </Anchor>
                   </Table.Td>
                   <Table.Td ta="right">
-                    <Anchor component={Link} to={weekLink(w.week, SERIES.fixed)} size="sm" aria-label={`Week of ${w.week}: ${w.fixed} fixed`}>
+                    <Anchor
+                      component={Link}
+                      to={weekLink(w.week, SERIES.fixed)}
+                      size="sm"
+                      aria-label={`Week of ${w.week}: ${w.fixed} fixed`}
+                    >
                       {w.fixed}
                     </Anchor>
                   </Table.Td>
@@ -202,8 +231,14 @@ export function NewVsFixedCard({ query, filter, theme }: TrendCardProps) {
 /** Open KEV findings day by day: the chart and its table, inside the KEV card. */
 export function KevOverTime({ query, filter, theme }: TrendCardProps) {
   const navigate = useNavigate();
-  const onClick = useCallback(() => navigate(findingsLink(filter, { State: OPEN, Kev: 'true' })), [navigate, filter]);
-  const option = useMemo(() => (query.data ? kevExposureOption(query.data, { theme }) : null), [query.data, theme]);
+  const onClick = useCallback(
+    () => navigate(findingsLink(filter, { State: OPEN, Kev: 'true' })),
+    [navigate, filter],
+  );
+  const option = useMemo(
+    () => (query.data ? kevExposureOption(query.data, { theme }) : null),
+    [query.data, theme],
+  );
   const days = query.data?.Days ?? [];
   const last = days.at(-1);
   return (
