@@ -28,7 +28,7 @@ export function ChartCard({
   return (
     <Card withBorder padding="md" radius="md" component="section" aria-labelledby={titleId}>
       <Group justify="space-between" align="flex-start" wrap="nowrap" mb="xs" gap="xs">
-        <div>
+        <div style={{ minWidth: 0 }}>
           <Title order={2} size="h5" id={titleId}>
             {title}
           </Title>
@@ -44,6 +44,7 @@ export function ChartCard({
             <Switch
               size="xs"
               label="Show table"
+              styles={{ label: { whiteSpace: 'nowrap' } }}
               checked={showTable}
               onChange={(e) => setShowTable(e.currentTarget.checked)}
               aria-label={`Show the figures of “${title}” as a table`}

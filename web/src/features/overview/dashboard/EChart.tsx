@@ -1,7 +1,7 @@
 import { useReducedMotion } from '@mantine/hooks';
 import { useEffect, useRef } from 'react';
 import type { ChartOption } from '../../../../../src/charts/options.js';
-import { echarts } from '../../../../../src/charts/register.js';
+import { type Chart, initChart } from '../../../../../src/charts/register.js';
 
 /** What a click on a bar, a point or an area tells: its series and category. */
 export interface ChartItem {
@@ -26,13 +26,13 @@ export function EChart({
   onItemClick?: (item: ChartItem) => void;
 }) {
   const container = useRef<HTMLDivElement>(null);
-  const chart = useRef<ReturnType<typeof echarts.init> | null>(null);
+  const chart = useRef<Chart | null>(null);
   const reduceMotion = useReducedMotion();
 
   useEffect(() => {
     const element = container.current;
     if (!element) return;
-    const instance = echarts.init(element, null, { renderer: 'svg' });
+    const instance = initChart(element, null, { renderer: 'svg' });
     chart.current = instance;
     const observer = new ResizeObserver(() => instance.resize());
     observer.observe(element);
