@@ -109,27 +109,15 @@ export class DashboardService {
     const boundaries = AGE_BUCKETS.map((b) => ageBoundary(now, b));
     const { figures: f } = this.sources;
     const scopeNames = scope.kind === 'ScanGroup' ? scanScopes : undefined;
-    const [
-      slaDays,
-      open,
-      fixed,
-      riskiestAssets,
-      riskiestVulnerabilities,
-      kevAssets,
-      lastScans,
-      lastImports,
-      tags,
-    ] = await Promise.all([
+    const [slaDays, summary, fixed, lastScans, lastImports, tags] = await Promise.all([
       this.sources.sla(ctx.organizationId),
-      f.openFigures(ctx, figures, now, boundaries),
+      f.openSummary(ctx, figures, now, boundaries, TOP),
       f.fixedFigures(ctx, figures, since, now),
-      f.riskiestAssets(ctx, figures, TOP),
-      f.riskiestVulnerabilities(ctx, figures, TOP),
-      f.kevAssets(ctx, figures),
       this.sources.recentScanRuns(ctx, { limit: RECENT, ...(scanIds ? { sourceIds: scanIds } : {}) }),
       this.sources.recentImports(ctx, { limit: RECENT, ...(scopeNames ? { scopeNames } : {}) }),
       this.sources.tagNames(ctx, MAX_TAGS),
     ]);
+    const { bySeverity: open, riskiestAssets, riskiestVulnerabilities, kevAssets } = summary;
 
     const openBySeverity = zeroBySeverity();
     const ageing: AgeingBucket[] = AGE_BUCKETS.map((b, i) => ({

@@ -73,6 +73,23 @@ export interface RiskiestVulnerabilityRow {
 }
 
 const count = (n: unknown) => Number(n ?? 0);
+
+/** severity_rank (migration 0002) back to its severity. */
+const SEVERITY_BY_RANK: Record<number, Severity> = {
+  4: 'Critical',
+  3: 'High',
+  2: 'Medium',
+  1: 'Low',
+  0: 'Info',
+};
+
+/** What openSummary answers. */
+export interface OpenSummary {
+  bySeverity: OpenFiguresRow[];
+  riskiestAssets: RiskiestAssetRow[];
+  riskiestVulnerabilities: RiskiestVulnerabilityRow[];
+  kevAssets: number;
+}
 const decimal = (n: unknown) => (n === null || n === undefined ? null : Number(n));
 
 /**
@@ -115,47 +132,130 @@ export class FindingFiguresRepository {
   }
 
   /**
-   * Open findings by severity: with a due date, not yet past it, in each age interval
-   * (`boundaries[i]`), and of a known exploited vulnerability.
+   * Everything the dashboard counts of the open findings, in one statement that reads them once:
+   * by severity (with a due date, not yet past it, in each age interval `boundaries[i]`, of a
+   * known exploited vulnerability), the `limit` assets and vulnerabilities with the most open risk,
+   * and the assets with an open KEV finding. The open findings are taken once (a materialised
+   * CTE of a few narrow columns); each figure is a hash aggregate over them.
    */
-  async openFigures(
+  async openSummary(
     organizationId: string,
     scope: FigureScope,
     now: Date,
     boundaries: readonly AgeBoundary[],
-  ): Promise<OpenFiguresRow[]> {
-    const ageColumns = boundaries.map((b, i) => {
+    limit: number,
+  ): Promise<OpenSummary> {
+    const open = this.open(organizationId, scope).select([
+      'f.asset_id',
+      'f.vulnerability_id',
+      'f.effective_severity',
+      'f.severity_rank',
+      'f.risk_score',
+      'f.due_at',
+      'f.first_seen_at',
+      'v.kev',
+    ]);
+    const ages = boundaries.map((b) => {
       const conditions = [
-        ...(b.after ? [sql`f.first_seen_at > ${b.after}::timestamptz`] : []),
-        ...(b.before ? [sql`f.first_seen_at < ${b.before}::timestamptz`] : []),
+        ...(b.after ? [sql`o.first_seen_at > ${b.after}::timestamptz`] : []),
+        ...(b.before ? [sql`o.first_seen_at < ${b.before}::timestamptz`] : []),
       ];
       const where = conditions.length ? sql.join(conditions, sql` and `) : sql`true`;
-      return sql<string>`count(*) filter (where ${where})`.as(`age${i}`);
+      return sql`count(*) filter (where ${where})`;
     });
-    const rows = await this.open(organizationId, scope)
-      .select([
-        'f.effective_severity as severity',
-        sql<string>`count(*)`.as('open'),
-        sql<string>`count(*) filter (where f.due_at is not null)`.as('withSla'),
-        sql<string>`count(*) filter (where f.due_at >= ${now}::timestamptz)`.as('withinSla'),
-        sql<string>`count(*) filter (where v.kev)`.as('kev'),
-        sql<string>`count(*) filter (where v.kev and f.due_at < ${now}::timestamptz)`.as('kevOverdue'),
-        ...ageColumns,
-      ])
-      .groupBy('f.effective_severity')
-      .execute();
-    return rows.map((r) => {
-      const row = r as unknown as Record<string, unknown>;
-      return {
+    const result = await sql<{
+      severities: unknown;
+      assets: unknown;
+      vulnerabilities: unknown;
+      kev_assets: string;
+    }>`
+      with o as materialized (${open})
+      select
+        (select coalesce(json_agg(s), '[]') from (
+          select o.effective_severity as severity, count(*) as open,
+            count(*) filter (where o.due_at is not null) as "withSla",
+            count(*) filter (where o.due_at >= ${now}::timestamptz) as "withinSla",
+            count(*) filter (where o.kev) as kev,
+            count(*) filter (where o.kev and o.due_at < ${now}::timestamptz) as "kevOverdue",
+            json_build_array(${sql.join(ages, sql`, `)}) as ages
+          from o group by o.effective_severity) s) as severities,
+        (select coalesce(json_agg(t order by t."riskExposure" desc, t."assetId"), '[]') from (
+          select top."assetId", a.name, top.open, top."riskExposure", top."maxRisk", top.critical, top.high
+          from (
+            select o.asset_id as "assetId", count(*) as open, sum(o.risk_score) as "riskExposure",
+              max(o.risk_score) as "maxRisk",
+              count(*) filter (where o.effective_severity = 'Critical') as critical,
+              count(*) filter (where o.effective_severity = 'High') as high
+            from o group by o.asset_id order by sum(o.risk_score) desc, o.asset_id limit ${limit}) top
+          join ${joinableAssets('a')} on a.organization_id = ${organizationId}::uuid and a.id = top."assetId") t) as assets,
+        (select coalesce(json_agg(t order by t."riskExposure" desc, t."vulnerabilityId"), '[]') from (
+          select by_vulnerability.*, v.cve_ids as "cveIds"
+          from (
+            -- By vulnerability and asset first: the assets of each vulnerability are then its rows.
+            select pairs.vulnerability_id as "vulnerabilityId", bool_or(pairs.kev) as kev, sum(pairs.n) as open,
+              count(*) as assets, sum(pairs.risk) as "riskExposure", max(pairs.max_risk) as "maxRisk",
+              max(pairs.max_rank) as rank
+            from (
+              select o.vulnerability_id, o.asset_id, bool_or(o.kev) as kev, count(*) as n, sum(o.risk_score) as risk,
+                max(o.risk_score) as max_risk, max(o.severity_rank) as max_rank
+              from o group by o.vulnerability_id, o.asset_id) pairs
+            group by pairs.vulnerability_id
+            order by sum(pairs.risk) desc, pairs.vulnerability_id limit ${limit}) by_vulnerability
+          join ${joinableVulnerabilities('v')}
+            on v.organization_id = ${organizationId}::uuid and v.id = by_vulnerability."vulnerabilityId") t) as vulnerabilities,
+        (select count(distinct o.asset_id) from o where o.kev) as kev_assets`.execute(this.db);
+    const row = result.rows[0]!;
+    const severities = row.severities as (Omit<OpenFiguresRow, 'ages'> & { ages: number[] })[];
+    const assets = row.assets as RiskiestAssetRow[];
+    const vulnerabilities = row.vulnerabilities as (Omit<RiskiestVulnerabilityRow, 'severity' | 'title'> & {
+      rank: number;
+    })[];
+    const titles = await this.titles(
+      organizationId,
+      vulnerabilities.map((v) => v.vulnerabilityId),
+    );
+    return {
+      bySeverity: severities.map((r) => ({
         severity: r.severity,
         open: count(r.open),
         withSla: count(r.withSla),
         withinSla: count(r.withinSla),
-        ages: boundaries.map((_, i) => count(row[`age${i}`])),
+        ages: r.ages.map(count),
         kev: count(r.kev),
         kevOverdue: count(r.kevOverdue),
-      };
-    });
+      })),
+      riskiestAssets: assets.map((a) => ({
+        assetId: a.assetId,
+        name: a.name,
+        open: count(a.open),
+        riskExposure: count(a.riskExposure),
+        maxRisk: count(a.maxRisk),
+        critical: count(a.critical),
+        high: count(a.high),
+      })),
+      riskiestVulnerabilities: vulnerabilities.map((v) => ({
+        vulnerabilityId: v.vulnerabilityId,
+        title: titles.get(v.vulnerabilityId) ?? '',
+        cveIds: v.cveIds ?? [],
+        kev: v.kev,
+        open: count(v.open),
+        assets: count(v.assets),
+        riskExposure: count(v.riskExposure),
+        maxRisk: count(v.maxRisk),
+        severity: SEVERITY_BY_RANK[count(v.rank)] ?? 'Info',
+      })),
+      kevAssets: count(row.kev_assets),
+    };
+  }
+
+  /** A finding's title of each of these vulnerabilities (findings carry their vulnerability's title). */
+  private async titles(organizationId: string, vulnerabilityIds: string[]): Promise<Map<string, string>> {
+    if (vulnerabilityIds.length === 0) return new Map();
+    const rows = await sql<{ id: string; title: string }>`
+      select ids.id, (select f.title from findings f where f.organization_id = ${organizationId}::uuid
+          and f.vulnerability_id = ids.id limit 1) as title
+      from unnest(${vulnerabilityIds}::uuid[]) as ids(id)`.execute(this.db);
+    return new Map(rows.rows.map((r) => [r.id, r.title]));
   }
 
   /** Findings now Fixed whose fix falls in (since, until], by severity, with days from first sight to fix. */
@@ -188,83 +288,5 @@ export class FindingFiguresRepository {
       meanDays: decimal(r.meanDays),
       medianDays: decimal(r.medianDays),
     }));
-  }
-
-  /** The assets with the most open risk (sum of their open findings' risk scores), at most `limit`. */
-  async riskiestAssets(
-    organizationId: string,
-    scope: FigureScope,
-    limit: number,
-  ): Promise<RiskiestAssetRow[]> {
-    const rows = await this.open(organizationId, scope)
-      .select([
-        'f.asset_id as assetId',
-        'a.name',
-        sql<string>`count(*)`.as('open'),
-        sql<string>`sum(f.risk_score)`.as('riskExposure'),
-        sql<string>`max(f.risk_score)`.as('maxRisk'),
-        sql<string>`count(*) filter (where f.effective_severity = 'Critical')`.as('critical'),
-        sql<string>`count(*) filter (where f.effective_severity = 'High')`.as('high'),
-      ])
-      .groupBy(['f.asset_id', 'a.name'])
-      .orderBy(sql`sum(f.risk_score)`, 'desc')
-      .orderBy('f.asset_id')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => ({
-      assetId: r.assetId,
-      name: r.name,
-      open: count(r.open),
-      riskExposure: count(r.riskExposure),
-      maxRisk: count(r.maxRisk),
-      critical: count(r.critical),
-      high: count(r.high),
-    }));
-  }
-
-  /** The vulnerabilities with the most open risk across the assets, at most `limit`. */
-  async riskiestVulnerabilities(
-    organizationId: string,
-    scope: FigureScope,
-    limit: number,
-  ): Promise<RiskiestVulnerabilityRow[]> {
-    const rows = await this.open(organizationId, scope)
-      .select([
-        'f.vulnerability_id as vulnerabilityId',
-        sql<string>`min(f.title)`.as('title'),
-        'v.cve_ids as cveIds',
-        'v.kev',
-        sql<string>`count(*)`.as('open'),
-        sql<string>`count(distinct f.asset_id)`.as('assets'),
-        sql<string>`sum(f.risk_score)`.as('riskExposure'),
-        sql<string>`max(f.risk_score)`.as('maxRisk'),
-        // The worst severity of its findings (a report may rate the same weakness differently).
-        sql<Severity>`(array_agg(f.effective_severity order by f.severity_rank desc))[1]`.as('severity'),
-      ])
-      .groupBy(['f.vulnerability_id', 'v.cve_ids', 'v.kev'])
-      .orderBy(sql`sum(f.risk_score)`, 'desc')
-      .orderBy('f.vulnerability_id')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => ({
-      vulnerabilityId: r.vulnerabilityId,
-      title: r.title,
-      cveIds: r.cveIds ?? [],
-      kev: r.kev,
-      open: count(r.open),
-      assets: count(r.assets),
-      riskExposure: count(r.riskExposure),
-      maxRisk: count(r.maxRisk),
-      severity: r.severity,
-    }));
-  }
-
-  /** How many assets have an open finding of a known exploited vulnerability. */
-  async kevAssets(organizationId: string, scope: FigureScope): Promise<number> {
-    const row = await this.open(organizationId, scope)
-      .where('v.kev', '=', true)
-      .select(sql<string>`count(distinct f.asset_id)`.as('n'))
-      .executeTakeFirstOrThrow();
-    return count(row.n);
   }
 }

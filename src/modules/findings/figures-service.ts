@@ -5,6 +5,7 @@ import type {
   FindingFiguresRepository,
   FixedFiguresRow,
   OpenFiguresRow,
+  OpenSummary,
   RiskiestAssetRow,
   RiskiestVulnerabilityRow,
 } from './figures-repository.js';
@@ -25,13 +26,15 @@ export type {
 export class FindingFiguresService {
   constructor(private readonly repo: FindingFiguresRepository) {}
 
-  openFigures(
+  /** The open findings' figures, the riskiest assets and vulnerabilities (`limit` each), KEV assets. */
+  openSummary(
     ctx: ServiceContext,
     scope: FigureScope,
     now: Date,
     ages: readonly AgeBoundary[],
-  ): Promise<OpenFiguresRow[]> {
-    return this.repo.openFigures(ctx.organizationId, scope, now, ages);
+    limit: number,
+  ): Promise<OpenSummary> {
+    return this.repo.openSummary(ctx.organizationId, scope, now, ages, limit);
   }
 
   fixedFigures(
@@ -41,21 +44,5 @@ export class FindingFiguresService {
     until: Date,
   ): Promise<FixedFiguresRow[]> {
     return this.repo.fixedFigures(ctx.organizationId, scope, since, until);
-  }
-
-  riskiestAssets(ctx: ServiceContext, scope: FigureScope, limit: number): Promise<RiskiestAssetRow[]> {
-    return this.repo.riskiestAssets(ctx.organizationId, scope, limit);
-  }
-
-  riskiestVulnerabilities(
-    ctx: ServiceContext,
-    scope: FigureScope,
-    limit: number,
-  ): Promise<RiskiestVulnerabilityRow[]> {
-    return this.repo.riskiestVulnerabilities(ctx.organizationId, scope, limit);
-  }
-
-  kevAssets(ctx: ServiceContext, scope: FigureScope): Promise<number> {
-    return this.repo.kevAssets(ctx.organizationId, scope);
   }
 }
