@@ -60,7 +60,7 @@ describe.runIf(HAS_CHROMIUM)('dashboard [browser]', () => {
     expect.poll(() => chartOf(title).locator('svg path').count(), { message: title }).toBeGreaterThan(3);
   /** "6 findings": how many the findings list says match. */
   const findingsTotal = async () => {
-    const text = await page.getByTestId('findings-total').innerText();
+    const text = (await page.getByTestId('findings-total').textContent()) ?? '';
     return Number(/^(\d+) findings?/.exec(text)?.[1] ?? Number.NaN);
   };
 
@@ -90,7 +90,7 @@ describe.runIf(HAS_CHROMIUM)('dashboard [browser]', () => {
     await ageing.getByRole('switch', { name: /Show the figures/ }).check();
     for (const bucket of dashboard.Ageing) {
       const row = ageing.getByRole('row', { name: new RegExp(`^${bucket.Label} `) });
-      await expect.poll(() => row.getByRole('cell').last().innerText()).toBe(String(bucket.Total));
+      await expect.poll(() => row.getByRole('cell').last().textContent()).toBe(String(bucket.Total));
     }
     // Time to remediate: the fixed counts per severity.
     const mttr = card('Time to remediate');
