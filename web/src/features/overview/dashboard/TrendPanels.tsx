@@ -12,52 +12,12 @@ import {
 import { type DashboardFilter, type Trends, useTrends } from '../../../api/dashboard';
 import { SEVERITIES } from '../../../api/findings';
 import { QueryError } from '../../../components/QueryError';
-import { findingsLink, OPEN } from '../links';
+import { daySpan, findingsLink, OPEN } from '../links';
 import { ChartCard } from './ChartCard';
 import { type ChartItem, EChart } from './EChart';
 
 /** How many days of history the trend charts show. */
 export const TREND_DAYS = 90;
-const DAY_MS = 86_400_000;
-
-/** The UTC instant of midnight at the start of a YYYY-MM-DD day in a time zone. */
-export function zonedMidnight(day: string, timeZone: string): Date {
-  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
-  const guess = Date.UTC(y, m - 1, d);
-  let parts: Intl.DateTimeFormatPart[];
-  try {
-    parts = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    }).formatToParts(new Date(guess));
-  } catch {
-    return new Date(guess);
-  }
-  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const shown = Date.UTC(
-    part('year'),
-    part('month') - 1,
-    part('day'),
-    part('hour'),
-    part('minute'),
-    part('second'),
-  );
-  return new Date(guess - (shown - guess));
-}
-
-/** The findings filters of a span of days [from, from + days) in the organisation's time zone. */
-function span(from: string, days: number, timeZone: string) {
-  const start = zonedMidnight(from, timeZone);
-  const end = new Date(start.getTime() + days * DAY_MS);
-  // After is strict: one millisecond before midnight, so a finding first seen at midnight counts.
-  return { after: new Date(start.getTime() - 1).toISOString(), before: end.toISOString() };
-}
 
 /** The history behind the charts over time: the last TREND_DAYS days up to today (the API's default). */
 export function useDashboardTrends(filter: DashboardFilter) {
@@ -73,8 +33,11 @@ function withTrends(query: TrendQuery, draw: (trends: Trends) => ReactNode, heig
   return draw(query.data);
 }
 
-const noHistory = (trends: Trends) =>
-  trends.Days.length === 0 && 'No history yet: it is recorded day by day from the findings.';
+const noHistory = (trends: Trends, filter: DashboardFilter) =>
+  trends.Days.length === 0 &&
+  (filter.Tag || filter.ScanGroupId
+    ? 'No history of these findings yet: it is recorded day by day.'
+    : 'No history yet: it is recorded day by day from the findings.');
 
 /** Open findings at the end of each day, stacked by severity. */
 export function OpenOverTimeCard({ query, filter, theme }: TrendCardProps) {
@@ -97,7 +60,7 @@ export function OpenOverTimeCard({ query, filter, theme }: TrendCardProps) {
     <ChartCard
       title="Open findings over time"
       description={`At the end of each day of the last ${TREND_DAYS} days, by severity.`}
-      empty={query.data ? noHistory(query.data) : false}
+      empty={query.data ? noHistory(query.data, filter) : false}
       chart={withTrends(query, () =>
         option ? (
           <EChart
@@ -153,7 +116,7 @@ export function NewVsFixedCard({ query, filter, theme }: TrendCardProps) {
   const timeZone = query.data?.TimeZone ?? 'UTC';
   const weekLink = useCallback(
     (week: string, series: string) => {
-      const { after, before } = span(week, 7, timeZone);
+      const { after, before } = daySpan(week, 7, timeZone);
       return series === SERIES.fixed
         ? findingsLink(filter, { State: 'Fixed', FixedAfter: after, FixedBefore: before })
         : findingsLink(filter, { State: [], FirstSeenAfter: after, FirstSeenBefore: before });
@@ -173,7 +136,7 @@ export function NewVsFixedCard({ query, filter, theme }: TrendCardProps) {
     <ChartCard
       title="New and fixed per week"
       description="Findings first seen and findings fixed, weeks starting on Monday."
-      empty={query.data ? noHistory(query.data) : false}
+      empty={query.data ? noHistory(query.data, filter) : false}
       chart={withTrends(query, () =>
         option ? (
           <EChart
@@ -245,7 +208,7 @@ export function KevOverTime({ query, filter, theme }: TrendCardProps) {
     <ChartCard
       title="KEV exposure over time"
       description="Open findings of known exploited vulnerabilities at the end of each day."
-      empty={query.data ? noHistory(query.data) : false}
+      empty={query.data ? noHistory(query.data, filter) : false}
       chart={withTrends(
         query,
         () =>
