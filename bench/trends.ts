@@ -38,8 +38,10 @@ if (!process.env.DATABASE_URL) {
 
 const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
 await admin.connect();
-const name = `rampart_bench_${randomBytes(4).toString('hex')}`;
-await admin.query(`create database ${name}`);
+// BENCH_REUSE=<database> times again a database an earlier run kept (BENCH_KEEP=1), unseeded.
+const reuse = process.env.BENCH_REUSE;
+const name = reuse ?? `rampart_bench_${randomBytes(4).toString('hex')}`;
+if (!reuse) await admin.query(`create database ${name}`);
 const url = new URL(process.env.DATABASE_URL);
 url.pathname = `/${name}`;
 const database = await openPostgres(url.toString(), 4);
@@ -78,6 +80,7 @@ try {
     `bench:trends — seeding ${FINDINGS.toLocaleString()} findings on ${ASSETS.toLocaleString()} assets with a year of history`,
   );
   const [seedMs] = await time(async () => {
+    if (reuse) return;
     await sql`
       insert into assets (organization_id, id, kind, name, ip_addresses, tags, sources, first_seen_at, last_seen_at, criticality, created_at, updated_at)
       select ${org}, rampart_uuidv7(), 'Host', 'host-' || g, array['10.' || (g / 65536) || '.' || ((g / 256) % 256) || '.' || (g % 256)],
@@ -185,6 +188,7 @@ try {
       .compile(database.db);
     const plan = await database.db.transaction().execute(async (trx) => {
       await sql`set local jit = off`.execute(trx);
+      await sql`set local work_mem = '64MB'`.execute(trx);
       return trx.executeQuery({ ...query, sql: `explain (analyze, buffers) ${query.sql}` });
     });
     for (const row of plan.rows as Record<string, string>[]) console.log(Object.values(row)[0]);
@@ -237,7 +241,7 @@ try {
   );
 } finally {
   await database.close();
-  if (process.env.BENCH_KEEP !== '1') await admin.query(`drop database if exists ${name} with (force)`);
+  if (process.env.BENCH_KEEP !== '1' && !reuse) await admin.query(`drop database if exists ${name} with (force)`);
   else console.log(`kept database ${name}`);
   await admin.end();
 }

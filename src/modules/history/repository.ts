@@ -95,11 +95,11 @@ export class HistoryRepository {
     const open = sql`d.state in ('Open', 'Reopened')`;
     const openBySeverity = SEVERITY_COLUMNS.map(
       ([severity, c]) =>
-        sql`coalesce(sum(d.sign) filter (where d.measure = 'state' and ${open} and d.sev = ${severity}), 0) as ${raw(`open_${c}`)}`,
+        sql`coalesce(sum(d.n) filter (where d.measure = 'state' and ${open} and d.sev = ${severity}), 0) as ${raw(`open_${c}`)}`,
     );
     const byState = STATE_COLUMNS.map(
       ([state, c]) =>
-        sql`coalesce(sum(d.sign) filter (where d.measure = 'state' and d.state = ${state}), 0) as ${raw(c)}`,
+        sql`coalesce(sum(d.n) filter (where d.measure = 'state' and d.state = ${state}), 0) as ${raw(c)}`,
     );
     const running = (c: string) => sql`sum(coalesce(sd.${raw(c)}, 0)) over w as ${raw(c)}`;
     const mttrPivot = SEVERITY_COLUMNS.flatMap(([severity, c]) => [
@@ -155,7 +155,7 @@ export class HistoryRepository {
       -- Each finding's state when the span starts (null: not there yet), and whether it was
       -- first seen within the span without a recorded event (its state now, from that day).
       start_state as (
-        select f.*,
+        select f.id, f.asset_id, f.sk, f.sev, f.state, f.risk, f.due_day, f.first_seen_at, f.kev,
           case when l.finding_id is null then case when f.first_seen_at < b.range_start then f.state end
             when l.kind = 'created' then null
             else l.from_state end as start,
@@ -184,31 +184,39 @@ export class HistoryRepository {
           where e.to_state is not null
         ) as p
       ),
-      -- +1 where a segment (or its past-SLA or due-soon part) begins, −1 where it ends.
-      d as (
-        select s.asset_id, s.sk, x.day, x.sign, x.measure, s.state, s.sev, s.risk, s.kev,
-          s.state in ('Open', 'Reopened') as open
-        from seg s
-        cross join lateral (values
-          (s.d0, 1, 'state'), (s.d1, -1, 'state'),
-          (greatest(s.d0, s.due_day), 1, 'past'), (s.d1, -1, 'past'),
-          (greatest(s.d0, s.due_day - 7), 1, 'soon'), (least(s.d1, s.due_day), -1, 'soon')
-        ) as x(day, sign, measure)
-        where s.d0 < s.d1 and x.day <= ${to} and (x.measure = 'state' or (s.state in ('Open', 'Reopened')
-          and s.due_day is not null and case x.measure when 'past' then greatest(s.d0, s.due_day) < s.d1
-            else greatest(s.d0, s.due_day - 7) < least(s.d1, s.due_day) end))
+      -- +1 where a segment (or its past-SLA or due-soon part) begins, −1 where it ends (ends
+      -- after the span are left out: they change none of its days).
+      segm as materialized (
+        select s.asset_id, s.sk, s.sev, s.risk, s.kev, s.due_day, s.d0, s.d1, s.state,
+          s.state in ('Open', 'Reopened') and s.due_day is not null as dated
+        from seg s where s.d0 < s.d1
       ),
-      -- Summed by asset and scan scope first: a finding's scopes follow from those two alone.
+      d as (
+        select s.asset_id, s.sk, s.d0 as day, 1 as sign, 'state' as measure, s.state, s.sev, s.kev, s.risk
+        from segm s
+        union all
+        select s.asset_id, s.sk, s.d1, -1, 'state', s.state, s.sev, s.kev, s.risk
+        from segm s where s.d1 <= ${to}
+        union all
+        select s.asset_id, s.sk, greatest(s.d0, s.due_day), 1, 'past', s.state, s.sev, s.kev, 0
+        from segm s where s.dated and s.due_day <= ${to} and greatest(s.d0, s.due_day) < s.d1
+        union all
+        select s.asset_id, s.sk, s.d1, -1, 'past', s.state, s.sev, s.kev, 0
+        from segm s where s.dated and s.d1 <= ${to} and s.due_day < s.d1
+        union all
+        select s.asset_id, s.sk, greatest(s.d0, s.due_day - 7), 1, 'soon', s.state, s.sev, s.kev, 0
+        from segm s where s.dated and s.due_day - 7 <= ${to} and greatest(s.d0, s.due_day - 7) < least(s.d1, s.due_day)
+        union all
+        select s.asset_id, s.sk, least(s.d1, s.due_day), -1, 'soon', s.state, s.sev, s.kev, 0
+        from segm s where s.dated and least(s.d1, s.due_day) <= ${to}
+          and greatest(s.d0, s.due_day - 7) < least(s.d1, s.due_day)
+      ),
+      -- Summed by asset and scan scope first (a finding's scopes follow from those two alone), with
+      -- what tells the figures apart; pivoted into the figures once fanned out to the scopes.
       dagg as (
-        select d.asset_id, d.sk, d.day,
-          ${sql.join(openBySeverity)},
-          ${sql.join(byState)},
-          coalesce(sum(d.sign) filter (where d.measure = 'past'), 0) as past_sla,
-          coalesce(sum(d.sign) filter (where d.measure = 'soon'), 0) as due_soon,
-          coalesce(sum(d.sign * d.risk) filter (where d.measure = 'state' and ${open}), 0) as risk_exposure,
-          coalesce(sum(d.sign) filter (where d.measure = 'state' and ${open} and d.kev), 0) as kev_open
+        select d.asset_id, d.sk, d.day, d.measure, d.state, d.sev, d.kev, sum(d.sign) as n, sum(d.sign * d.risk) as risk
         from d
-        group by d.asset_id, d.sk, d.day
+        group by d.asset_id, d.sk, d.day, d.measure, d.state, d.sev, d.kev
       ),
       groupscopes as (
         select g.scope_name as sk, g.group_id::text as group_key from ${systemScanGroupScopes('g')} where g.organization_id = ${org}
@@ -238,11 +246,21 @@ export class HistoryRepository {
         union all
         select distinct p.asset_id, 'ScanGroup', g.group_key from pairs p join groupscopes g on g.sk = p.sk
       ),
-      sd as (
-        select fs.kind, fs.key, x.day,
-          ${sql.join(counted.map((c) => sql`sum(x.${raw(c)}) as ${raw(c)}`))}
+      sd0 as (
+        select fs.kind, fs.key, x.day, x.measure, x.state, x.sev, x.kev, sum(x.n) as n, sum(x.risk) as risk
         from dagg x join fan fs on fs.asset_id = x.asset_id and fs.sk = x.sk
-        group by fs.kind, fs.key, x.day
+        group by fs.kind, fs.key, x.day, x.measure, x.state, x.sev, x.kev
+      ),
+      sd as (
+        select d.kind, d.key, d.day,
+          ${sql.join(openBySeverity)},
+          ${sql.join(byState)},
+          coalesce(sum(d.n) filter (where d.measure = 'past'), 0) as past_sla,
+          coalesce(sum(d.n) filter (where d.measure = 'soon'), 0) as due_soon,
+          coalesce(sum(d.risk) filter (where d.measure = 'state' and ${open}), 0) as risk_exposure,
+          coalesce(sum(d.n) filter (where d.measure = 'state' and ${open} and d.kev), 0) as kev_open
+        from sd0 d
+        group by d.kind, d.key, d.day
       ),
       flagg as (
         select s.asset_id, s.sk, e.day,
