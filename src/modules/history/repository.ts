@@ -152,44 +152,44 @@ export class HistoryRepository {
         from ev e cross join b where e.occurred_at < b.range_end
       ),
       touched as (select distinct finding_id from inrange),
-      -- Each finding's state when the span starts (null: not there yet), and whether it was
-      -- first seen within the span without a recorded event (its state now, from that day).
-      start_state as (
-        select f.id, f.asset_id, f.sk, f.sev, f.state, f.risk, f.due_day, f.first_seen_at, f.kev,
-          case when l.finding_id is null then case when f.first_seen_at < b.range_start then f.state end
-            when l.kind = 'created' then null
-            else l.from_state end as start,
-          (l.finding_id is null and f.first_seen_at >= b.range_start) as unrecorded,
-          t.finding_id is not null as is_touched
+      -- A finding's state when the span starts (null: not there yet): its state now, unless it
+      -- changed since, then the state before its first change at or after the start.
+      seg as (
+        -- Findings that did not change within the span: one segment over all of it.
+        select f.asset_id, f.sk, f.sev, f.risk, f.kev, f.due_day, ${from} as d0, ${to} + 1 as d1,
+          case when l.finding_id is null then f.state when l.kind = 'created' then null else l.from_state end as state
         from fnd f cross join b
         left join later l on l.finding_id = f.id
-        left join touched t on t.finding_id = f.id
-      ),
-      seg as (
-        select s.asset_id, s.sk, s.sev, s.risk, s.kev, s.due_day, ${from} as d0, ${to} + 1 as d1, s.start as state
-        from start_state s where s.start is not null and not s.is_touched
+        where not exists (select 1 from touched t where t.finding_id = f.id)
+          and (f.first_seen_at < b.range_start or l.finding_id is not null)
         union all
-        select s.asset_id, s.sk, s.sev, s.risk, s.kev, s.due_day, ${local('s.first_seen_at')}, ${to} + 1, s.state
-        from start_state s where s.unrecorded
+        -- First seen within the span with no event recorded: its state now, from that day.
+        select f.asset_id, f.sk, f.sev, f.risk, f.kev, f.due_day, ${local('f.first_seen_at')}, ${to} + 1, f.state
+        from fnd f cross join b
+        where f.first_seen_at >= b.range_start and not exists (select 1 from later l where l.finding_id = f.id)
         union all
+        -- Findings that changed: cut at each change, the state at each day's end.
         select p.asset_id, p.sk, p.sev, p.risk, p.kev, p.due_day, p.day,
           coalesce(lead(p.day) over (partition by p.id order by p.at, p.eid), ${to} + 1), p.state
         from (
-          select s.id, s.asset_id, s.sk, s.sev, s.risk, s.kev, s.due_day, ${from} as day,
-            '-infinity'::timestamptz as at, null::uuid as eid, s.start as state
-          from start_state s where s.is_touched and s.start is not null
+          select f.id, f.asset_id, f.sk, f.sev, f.risk, f.kev, f.due_day, ${from} as day,
+            '-infinity'::timestamptz as at, null::uuid as eid,
+            case when l.kind = 'created' then null else l.from_state end as state
+          from fnd f join later l on l.finding_id = f.id
+          where exists (select 1 from touched t where t.finding_id = f.id)
           union all
-          select s.id, s.asset_id, s.sk, s.sev, s.risk, s.kev, s.due_day, e.day, e.occurred_at, e.id, e.to_state
-          from inrange e join start_state s on s.id = e.finding_id and s.is_touched
+          select f.id, f.asset_id, f.sk, f.sev, f.risk, f.kev, f.due_day, e.day, e.occurred_at, e.id, e.to_state
+          from inrange e join fnd f on f.id = e.finding_id
           where e.to_state is not null
         ) as p
+        where p.state is not null
       ),
       -- +1 where a segment (or its past-SLA or due-soon part) begins, −1 where it ends (ends
       -- after the span are left out: they change none of its days).
       segm as materialized (
         select s.asset_id, s.sk, s.sev, s.risk, s.kev, s.due_day, s.d0, s.d1, s.state,
           s.state in ('Open', 'Reopened') and s.due_day is not null as dated
-        from seg s where s.d0 < s.d1
+        from seg s where s.d0 < s.d1 and s.state is not null
       ),
       d as (
         select s.asset_id, s.sk, s.d0 as day, 1 as sign, 'state' as measure, s.state, s.sev, s.kev, s.risk
