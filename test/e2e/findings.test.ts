@@ -132,7 +132,7 @@ describe.runIf(HAS_CHROMIUM)('findings, assets and tickets pages [browser]', () 
     await page.getByText('Settings saved.').waitFor();
     expect((await api('/settings')).KevSlaDays).toBe(10);
     // The organisation's time zone: the calendar days of its trends.
-    await page.getByLabel('IANA time zone').fill('Europe/Berl');
+    await page.getByRole('textbox', { name: 'IANA time zone' }).fill('Europe/Berl');
     await page.getByRole('option', { name: 'Europe/Berlin' }).click();
     await page.getByRole('button', { name: 'Set time zone' }).click();
     await page.getByText('Time zone saved.').waitFor();
