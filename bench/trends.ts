@@ -194,7 +194,10 @@ try {
     for (const row of plan.rows as Record<string, string>[]) console.log(Object.values(row)[0]);
     throw new Error('explained only (BENCH_EXPLAIN)');
   }
-  const [rebuildMs] = await time(() => services.history.runSnapshot(org, { rebuild: true }));
+  // BENCH_SKIP_REBUILD=1 (with BENCH_REUSE) keeps the history an earlier run built.
+  const [rebuildMs] = process.env.BENCH_SKIP_REBUILD
+    ? [Number.NaN]
+    : await time(() => services.history.runSnapshot(org, { rebuild: true }));
   const rows = (
     await sql<{
       n: number;
@@ -241,7 +244,8 @@ try {
   );
 } finally {
   await database.close();
-  if (process.env.BENCH_KEEP !== '1' && !reuse) await admin.query(`drop database if exists ${name} with (force)`);
+  if (process.env.BENCH_KEEP !== '1' && !reuse)
+    await admin.query(`drop database if exists ${name} with (force)`);
   else console.log(`kept database ${name}`);
   await admin.end();
 }

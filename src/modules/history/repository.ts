@@ -228,7 +228,9 @@ export class HistoryRepository {
         from ${historyAssets('a')} cross join b
         where a.organization_id = ${org} and a.first_seen_at < b.range_end
       ),
-      pairs as (select distinct f.asset_id, f.sk from fnd f),
+      -- The (asset, scan scope) pairs of the findings: every finding there at some day of the
+      -- span has a segment, so its pair is summed in dagg (far fewer rows than the findings).
+      pairs as (select distinct x.asset_id, x.sk from dagg x),
       -- The scopes of the findings of each (asset, scan scope): the organisation, the asset's
       -- tags, the scan's group.
       fan as materialized (
