@@ -253,19 +253,25 @@ export class HistoryService {
       const build = await this.repo.build(organizationId);
       // Built, under way, or failed (its job retried; the daily job tries a rebuild again).
       if (build?.version === HISTORY_VERSION) continue;
-      await this.repo.saveBuild(organizationId, {
-        version: HISTORY_VERSION,
-        state: 'Queued',
-        days_done: 0,
-        days_total: 0,
-        updated_at: this.clock(),
-      });
-      await this.jobs.enqueue(
-        HISTORY_SNAPSHOT_JOB,
-        { rebuild: true },
-        { organizationId, dedupKey: `history-rebuild:${organizationId}:${HISTORY_VERSION}`, maxAttempts: 3 },
-      );
+      await this.rebuildLater(organizationId);
     }
+  }
+
+  /**
+   * Asks for the organisation's history to be rebuilt by a job: what was added carries a past
+   * (demo data's back-dated findings). A rebuild already waiting takes this request too.
+   */
+  async rebuildLater(organizationId: string): Promise<void> {
+    await this.repo.saveBuild(organizationId, {
+      version: HISTORY_VERSION,
+      state: 'Queued',
+      updated_at: this.clock(),
+    });
+    await this.jobs.enqueue(
+      HISTORY_SNAPSHOT_JOB,
+      { rebuild: true },
+      { organizationId, dedupKey: `history-rebuild:${organizationId}:${HISTORY_VERSION}`, maxAttempts: 3 },
+    );
   }
 
   /** How far the organisation's history is built, or null before its first build. */
