@@ -175,10 +175,14 @@ export function mttrVsSlaOption(mttr: readonly MttrInput[], o: ChartOptions): Ch
   return {
     ...frame(p, o, true),
     tooltip: { trigger: 'axis', confine: true, axisPointer: { type: 'shadow' } },
-    xAxis: categoryAxis(
-      p,
-      rows.map((r) => r.Severity),
-    ),
+    // The SLA under each severity's name, so that no label sits on the marker or the bar's value.
+    xAxis: {
+      ...categoryAxis(
+        p,
+        rows.map((r) => `${r.Severity}\n${r.SlaDays === null ? 'no SLA' : `SLA ${r.SlaDays} d`}`),
+      ),
+      axisLabel: { color: p.dimmed, interval: 0, lineHeight: 16 },
+    },
     yAxis: valueAxis(p, { name: 'days' }),
     series: [
       {
@@ -199,7 +203,6 @@ export function mttrVsSlaOption(mttr: readonly MttrInput[], o: ChartOptions): Ch
         symbol: 'rect',
         symbolSize: [44, 3],
         z: 3,
-        label: { show: true, position: 'right', color: p.dimmed, formatter: 'SLA {c}' },
         data: rows.map((r) => (r.SlaDays === null ? '-' : r.SlaDays)),
       },
     ],

@@ -90,7 +90,7 @@ describe('chart options', () => {
       ],
       { theme: 'light' },
     );
-    expect(axisData(option.xAxis)).toEqual(['Critical', 'High', 'Info']);
+    expect(axisData(option.xAxis)).toEqual(['Critical\nSLA 7 d', 'High\nSLA 30 d', 'Info\nno SLA']);
     const s = series(option);
     expect(values(s.get(SERIES.meanDays)!.data)).toEqual([4.3, 41.3, '-']);
     expect(s.get(SERIES.slaDays)?.data).toEqual([7, 30, '-']);

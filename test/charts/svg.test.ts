@@ -23,7 +23,9 @@ describe('renderChartSvg', () => {
     new SaxesParser().write(svg).close();
     expect(svg).toContain('width="640"');
     expect(svg).toContain('height="320"');
-    expect(texts(svg)).toEqual(expect.arrayContaining(['Critical', 'High', '12.5', '21', 'SLA 7', 'SLA 30']));
+    expect(texts(svg)).toEqual(
+      expect.arrayContaining(['Critical', 'High', '12.5', '21', 'SLA 7 d', 'SLA 30 d']),
+    );
     // The bars take the severity colours.
     expect(svg).toContain(severityColor('light', 'Critical'));
   });

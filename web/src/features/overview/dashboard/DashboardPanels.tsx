@@ -216,7 +216,11 @@ function MttrPanel({ data, filter, theme }: PanelProps & { theme: ChartTheme }) 
       findingsLink(filter, { State: 'Fixed', Severity: severity, FixedAfter: data.WindowStart }),
     [filter, data.WindowStart],
   );
-  const onItemClick = useCallback((item: ChartItem) => navigate(linkOf(item.name)), [navigate, linkOf]);
+  // A category reads "High\nSLA 30 d": the severity is its first line.
+  const onItemClick = useCallback(
+    (item: ChartItem) => navigate(linkOf(item.name.split('\n')[0] ?? item.name)),
+    [navigate, linkOf],
+  );
   const fixed = data.Mttr.filter((m) => m.Count > 0);
   return (
     <ChartCard
