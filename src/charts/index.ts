@@ -3,6 +3,7 @@ export {
   ageingOption,
   type ChartOption,
   type ChartOptions,
+  fitToWidth,
   kevExposureOption,
   mttrVsSlaOption,
   newVsFixedOption,

@@ -102,6 +102,20 @@ export function openFindingsOverTimeOption(trends: TrendsInput, o: ChartOptions)
   };
 }
 
+/** Below this width a chart's legend takes two lines. */
+export const NARROW_CHART_PX = 480;
+
+/**
+ * The option for a chart this many pixels wide: on a narrow one the legend wraps to a second
+ * line, so the plot starts lower instead of under it.
+ */
+export function fitToWidth(option: ChartOption, width: number): ChartOption {
+  const grid = option.grid;
+  if (width >= NARROW_CHART_PX || !option.legend || !grid || Array.isArray(grid)) return option;
+  const top = typeof grid.top === 'number' ? grid.top : 0;
+  return { ...option, grid: { ...grid, top: top + 22 } };
+}
+
 /** The Monday (YYYY-MM-DD) of the ISO week of a YYYY-MM-DD date. */
 export function weekOf(date: string): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];

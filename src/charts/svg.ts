@@ -2,7 +2,7 @@
  * A chart option rendered to an SVG document on the server, without a DOM (ECharts' server-side
  * rendering): what reports put in their PDFs and HTML, the same options the dashboard draws.
  */
-import type { ChartOption } from './options.js';
+import { type ChartOption, fitToWidth } from './options.js';
 import { initChart } from './register.js';
 
 export interface SvgSize {
@@ -21,7 +21,7 @@ export function renderChartSvg(option: ChartOption, size: SvgSize): string {
   });
   try {
     // No animation: the string is taken at once, and an animated chart would be caught mid-way.
-    chart.setOption({ ...option, animation: false });
+    chart.setOption({ ...fitToWidth(option, size.width), animation: false });
     return chart.renderToSVGString();
   } finally {
     chart.dispose();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ageingOption,
   type ChartOption,
+  fitToWidth,
   kevExposureOption,
   mttrVsSlaOption,
   newVsFixedOption,
@@ -128,6 +129,16 @@ describe('chart options', () => {
   it('follows open KEV findings day by day', () => {
     const option = kevExposureOption(trends, { theme: 'light' });
     expect(series(option).get(SERIES.kevOpen)?.data).toEqual([1, 1, 0, 2]);
+  });
+
+  it('starts the plot lower on a narrow chart with a legend, whose legend takes two lines', () => {
+    const option = ageingOption([], { theme: 'light' });
+    const top = (o: ChartOption) => (o.grid as { top: number }).top;
+    expect(top(fitToWidth(option, 360))).toBe(top(option) + 22);
+    expect(fitToWidth(option, 800)).toBe(option);
+    // Without a legend, nothing to make room for.
+    const noLegend = kevExposureOption({ Days: [] }, { theme: 'light' });
+    expect(fitToWidth(noLegend, 360)).toBe(noLegend);
   });
 
   it('draws an empty trend without failing', () => {

@@ -181,5 +181,13 @@ describe.runIf(HAS_CHROMIUM)('dashboard [browser]', () => {
       .poll(() => chartOf('Time to remediate').locator('svg text').first().getAttribute('fill'))
       .toBe('#495057');
     await shot('dashboard-light-full');
+    // On a phone: one column, the charts as wide as the screen.
+    await page.setViewportSize({ width: 390, height: 1800 });
+    await page.goto('/');
+    for (const title of ['Open findings over time', 'SLA compliance']) await drawn(title);
+    await shot('dashboard-light-narrow');
+    await card('Open findings over time').screenshot({
+      path: path.join(SHOTS, 'dashboard-light-narrow-open.png'),
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { useReducedMotion } from '@mantine/hooks';
-import { useEffect, useRef } from 'react';
-import type { ChartOption } from '../../../../../src/charts/options.js';
+import { useEffect, useRef, useState } from 'react';
+import { type ChartOption, fitToWidth } from '../../../../../src/charts/options.js';
 import { type Chart, initChart } from '../../../../../src/charts/register.js';
 
 /** What a click on a bar, a point or an area tells: its series and category. */
@@ -28,13 +28,17 @@ export function EChart({
   const container = useRef<HTMLDivElement>(null);
   const chart = useRef<Chart | null>(null);
   const reduceMotion = useReducedMotion();
+  const [width, setWidth] = useState(0);
 
   useEffect(() => {
     const element = container.current;
     if (!element) return;
     const instance = initChart(element, null, { renderer: 'svg' });
     chart.current = instance;
-    const observer = new ResizeObserver(() => instance.resize());
+    const observer = new ResizeObserver(() => {
+      instance.resize();
+      setWidth(element.clientWidth);
+    });
     observer.observe(element);
     return () => {
       observer.disconnect();
@@ -45,10 +49,13 @@ export function EChart({
 
   useEffect(() => {
     chart.current?.setOption(
-      { ...option, animation: !reduceMotion && option.animation !== false },
+      {
+        ...fitToWidth(option, width || Number.POSITIVE_INFINITY),
+        animation: !reduceMotion && option.animation !== false,
+      },
       { notMerge: true },
     );
-  }, [option, reduceMotion]);
+  }, [option, reduceMotion, width]);
 
   useEffect(() => {
     const instance = chart.current;
