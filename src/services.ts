@@ -20,6 +20,7 @@ import { AssetService, type RiskContextChanged } from './modules/assets/service.
 import { AuditRepository } from './modules/audit/repository.js';
 import { AuditService } from './modules/audit/service.js';
 import type { ServiceContext } from './modules/context.js';
+import { DashboardService } from './modules/dashboard/service.js';
 import { discoveryScanTable } from './modules/discoveryscans/definition.js';
 import {
   type DiscoveryReported,
@@ -32,9 +33,13 @@ import { ScanNotificationRules } from './modules/emailnotifications/scan-rules.j
 import { type DispatchedEvent, EmailNotificationService } from './modules/emailnotifications/service.js';
 import { EventRepository } from './modules/events/repository.js';
 import { EventsService } from './modules/events/service.js';
+import { FindingFiguresRepository } from './modules/findings/figures-repository.js';
+import { FindingFiguresService } from './modules/findings/figures-service.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { FindingRepository } from './modules/findings/repository.js';
 import { FindingService, type FindingsChanged } from './modules/findings/service.js';
+import { HistoryRepository } from './modules/history/repository.js';
+import { HistoryService } from './modules/history/service.js';
 import { ImportRepository } from './modules/imports/repository.js';
 import { type ImportFailedUnexpectedly, ImportService } from './modules/imports/service.js';
 import { importDirectory } from './modules/imports/upload.js';
@@ -53,7 +58,7 @@ import { ScanGroupRepository } from './modules/scangroups/repository.js';
 import { ScanGroupService } from './modules/scangroups/service.js';
 import { ScanNodeRepository } from './modules/scannodes/repository.js';
 import { ScanNodeService } from './modules/scannodes/service.js';
-import { ScanResultsService } from './modules/scanresults/service.js';
+import { ScanResultsService, systemScanScope, webScanScope } from './modules/scanresults/service.js';
 import { ScanRunRepository } from './modules/scanruns/repository.js';
 import { ScanRunService } from './modules/scanruns/service.js';
 import { ScanTemplateRepository } from './modules/scantemplates/repository.js';
@@ -61,7 +66,7 @@ import { ScanTemplateService } from './modules/scantemplates/service.js';
 import { SessionRepository } from './modules/sessions/repository.js';
 import { SessionService } from './modules/sessions/service.js';
 import { SettingsRepository } from './modules/settings/repository.js';
-import { SettingsService } from './modules/settings/service.js';
+import { SettingsService, type TimeZoneChanged } from './modules/settings/service.js';
 import { SoftwareImportRepository } from './modules/software/import-repository.js';
 import { SoftwareRepository } from './modules/software/repository.js';
 import { SoftwareService } from './modules/software/service.js';
@@ -139,8 +144,12 @@ export interface Services {
   mailer: Mailer;
   /** Email to people: their preferences, the queue of their email, daily digests, Admins' notices. */
   emailNotifications: EmailNotificationService;
+  /** Daily history of findings per organisation, tag and scan group: trends. */
+  history: HistoryService;
   /** The one source of time for every value the API returns or a rule compares. */
   clock: Clock;
+  /** The dashboard: SLA compliance, ageing, time to remediate, top risks, last scans and imports. */
+  dashboard: DashboardService;
 }
 
 export type ServicesConfig = Pick<Config, 'authCacheSeconds' | 'sessionIdleMinutes' | 'sessionMaxHours'> &
@@ -193,6 +202,8 @@ export function buildServices(
   const importFailedUnexpectedly: ImportFailedUnexpectedly = new Listeners();
   // Tickets follow their findings' states, changed by findings and imports; tickets read findings.
   const findingsChanged: FindingsChanged = new Listeners();
+  // An organisation's daily history schedule follows its time zone.
+  const timeZoneChanged: TimeZoneChanged = new Listeners();
 
   const audit = new AuditService(new AuditRepository(db), clock);
   // Payloads are checked against the catalogue's schemas under the tests and in development only:
@@ -233,7 +244,7 @@ export function buildServices(
     assets,
     clock,
   );
-  const settings = new SettingsService(new SettingsRepository(db), audit, clock);
+  const settings = new SettingsService(new SettingsRepository(db), audit, clock, timeZoneChanged);
   const vulnerabilities = new VulnerabilityService(
     new VulnerabilityRepository(db),
     new VulnerabilityImportRepository(db),
@@ -457,13 +468,8 @@ export function buildServices(
     clock,
     {
       baseUrl,
-      // The organisation's time zone from its settings (the history branch adds
-      // SettingsService.timeZone); UTC where the settings have none. Once both are merged this is
-      // simply settings.timeZone(organizationId).
-      timeZone: async (organizationId) => {
-        const zoneOf = (settings as { timeZone?: (organizationId: string) => Promise<string> }).timeZone;
-        return zoneOf ? zoneOf.call(settings, organizationId) : 'UTC';
-      },
+      // The organisation's time zone from its settings: a digest's day is the organisation's.
+      timeZone: (organizationId) => settings.timeZone(organizationId),
     },
   );
   // People's email follows the events leaving the outbox, in the dispatch's transaction.
@@ -477,6 +483,44 @@ export function buildServices(
         envelope: events.envelope(e) as unknown as DispatchedEvent['envelope'],
       })),
     ),
+  );
+  const history = new HistoryService(
+    new HistoryRepository(db),
+    {
+      timeZoneOf: (organizationId) => settings.timeZone(organizationId),
+      organizationIds: async () => (await organizations.list()).map((o) => o.id),
+      checkScanGroup: async (ctx, id) => {
+        await scanGroups.get(ctx, id);
+      },
+    },
+    jobs,
+    scheduler,
+    clock,
+    timeZoneChanged,
+  );
+  const dashboard = new DashboardService(
+    {
+      figures: new FindingFiguresService(new FindingFiguresRepository(db)),
+      sla: (organizationId) => settings.sla(organizationId),
+      recentScanRuns: (ctx, q) => scanRuns.recent(ctx, q),
+      recentImports: (ctx, q) => imports.recent(ctx, q),
+      tagNames: (ctx, limit) => assets.tagNames(ctx, limit),
+      // A group's findings are those its system and web scans last reported (their scopes).
+      scanGroup: async (ctx, id) => {
+        const group = await scanGroups.get(ctx, id);
+        const [system, web] = await Promise.all([
+          scanGroups.systemScansOf(ctx, id),
+          scanGroups.webScansOf(ctx, id),
+        ]);
+        return {
+          id: group.id,
+          name: group.name,
+          scanIds: [...system, ...web].map((s) => s.id),
+          scopeNames: [...system.map((s) => systemScanScope(s.id)), ...web.map((s) => webScanScope(s.id))],
+        };
+      },
+    },
+    clock,
   );
   return {
     audit,
@@ -510,6 +554,8 @@ export function buildServices(
     notifications,
     mailer,
     emailNotifications,
+    history,
     clock,
+    dashboard,
   };
 }

@@ -1,5 +1,6 @@
 import type { Severity } from '../db/schema.js';
 import type { ServiceContext } from '../modules/context.js';
+import type { FindingInput } from '../modules/findings/service.js';
 import type { Services } from '../services.js';
 import catalogueJson from './catalogue.json' with { type: 'json' };
 
@@ -284,6 +285,27 @@ function vulnerability(e: CatalogueEntry) {
   };
 }
 
+/** A demo finding as loaded: what was recorded, and whether this load created it. */
+interface DemoFinding {
+  id: string;
+  input: FindingInput;
+  created: boolean;
+}
+
+/** Fixed in the weeks before now, a share of the way from first sighting to now. */
+const DEMO_FIXES: [string, number][] = [
+  ['CVE-2019-15846', 0.4],
+  ['CVE-2023-38408', 0.6],
+  ['CVE-2023-28856', 0.7],
+  ['CVE-2019-12815', 0.35],
+];
+
+/** Fixed, then seen again by a later scan: reopened. */
+const DEMO_REOPENED: [string, number, number][] = [
+  ['CVE-2018-15473', 0.3, 0.6],
+  ['CVE-2021-41617', 0.5, 0.8],
+];
+
 export interface DemoSummary {
   assets: number;
   findings: number;
@@ -296,7 +318,7 @@ export async function loadDemo(
   ctx: ServiceContext,
   now = services.clock(),
 ): Promise<DemoSummary> {
-  const findingsByCve = new Map<string, string[]>();
+  const findingsByCve = new Map<string, DemoFinding[]>();
   let findings = 0;
   const seenAt = (daysAgo: number) => new Date(now.getTime() - daysAgo * DAY);
   for (const [i, h] of HOSTS.entries()) {
@@ -339,15 +361,16 @@ export async function loadDemo(
       });
     }
     for (const [j, [cve, port]] of h.cves.entries()) {
-      const { finding } = await services.findings.record(ctx, {
+      const input: FindingInput = {
         assetId: asset.id,
         vulnerability: vulnerability(entry(cve)),
         location: { kind: 'Port', port, protocol: 'tcp' },
         evidence: `Detected on ${h.name}:${port}/tcp by the demo scan.`,
         source: DEMO_SOURCE,
         seenAt: seenAt(45 - ((i + j) % 40)),
-      });
-      findingsByCve.set(cve, [...(findingsByCve.get(cve) ?? []), finding.id]);
+      };
+      const { finding, created } = await services.findings.record(ctx, input);
+      findingsByCve.set(cve, [...(findingsByCve.get(cve) ?? []), { id: finding.id, input, created }]);
       findings += 1;
     }
   }
@@ -363,45 +386,69 @@ export async function loadDemo(
       seenAt: seenAt(30),
     });
     for (const [cve, name, version] of app.packages) {
-      const { finding } = await services.findings.record(ctx, {
+      const input: FindingInput = {
         assetId: asset.id,
         vulnerability: vulnerability(entry(cve)),
         location: { kind: 'Package', packageName: name, packageVersion: version },
         source: DEMO_SOURCE,
         seenAt: seenAt(20),
-      });
-      findingsByCve.set(cve, [...(findingsByCve.get(cve) ?? []), finding.id]);
+      };
+      const { finding, created } = await services.findings.record(ctx, input);
+      findingsByCve.set(cve, [...(findingsByCve.get(cve) ?? []), { id: finding.id, input, created }]);
       findings += 1;
     }
   }
 
-  // A programme in motion: some fixed, a decision or two, tickets for the big ones.
+  // A programme in motion over the last weeks: fixes (their time to fix is the MTTR), a decision
+  // or two, findings fixed and seen again by the next scan (reopened), tickets for the big ones.
+  // Each happened a share of the way from the finding's first sighting to now, so trends show a
+  // history; only findings this load created get one (loading again adds nothing new).
   const first = (cve: string) => findingsByCve.get(cve)?.[0];
+  const between = (f: DemoFinding, share: number) => {
+    const seen = (f.input.seenAt ?? now).getTime();
+    return new Date(seen + (now.getTime() - seen) * share);
+  };
   const decide = async (
-    id: string | undefined,
+    cve: string,
     state: 'Fixed' | 'FalsePositive' | 'RiskAccepted',
+    share: number,
     justification?: string,
     until?: Date,
   ) => {
-    if (!id) return;
-    const current = await services.findings.get(ctx, id);
+    const f = first(cve);
+    if (!f?.created) return;
+    const current = await services.findings.get(ctx, f.id);
     if (current.state === state) return;
     if (current.state !== 'Open' && current.state !== 'Reopened') return;
-    await services.findings.changeState({ ...ctx, role: 'Admin' }, id, { state, justification, until });
+    await services.findings.changeState(
+      { ...ctx, role: 'Admin' },
+      f.id,
+      { state, justification, until },
+      { at: between(f, share) },
+    );
   };
-  await decide(first('CVE-2021-23017'), 'Fixed');
-  await decide(first('CVE-2013-2028'), 'Fixed');
+  await decide('CVE-2021-23017', 'Fixed', 0.5);
+  await decide('CVE-2013-2028', 'Fixed', 0.3);
   await decide(
-    first('CVE-2010-2075'),
+    'CVE-2010-2075',
     'FalsePositive',
+    0.1,
     'The IRC daemon on admin-01 is a honeypot build without the backdoor.',
   );
   await decide(
-    first('CVE-2015-1427'),
+    'CVE-2015-1427',
     'RiskAccepted',
+    0.2,
     'Legacy search cluster is isolated and scheduled for decommissioning.',
     new Date(now.getTime() + 60 * DAY),
   );
+  for (const [cve, share] of DEMO_FIXES) await decide(cve, 'Fixed', share);
+  for (const [cve, fixedAt, seenAgainAt] of DEMO_REOPENED) {
+    const f = first(cve);
+    if (!f?.created) continue;
+    await decide(cve, 'Fixed', fixedAt);
+    await services.findings.record(ctx, { ...f.input, seenAt: between(f, seenAgainAt) });
+  }
 
   const existing = await services.tickets.list(ctx, { search: DEMO_TICKET_PREFIX.trim() }, 100);
   const plans: {
@@ -437,10 +484,12 @@ export async function loadDemo(
       title,
       description: plan.description,
       priority: plan.priority,
-      findingIds: plan.cves.flatMap((c) => findingsByCve.get(c) ?? []),
+      findingIds: plan.cves.flatMap((c) => (findingsByCve.get(c) ?? []).map((f) => f.id)),
     });
     tickets += 1;
   }
+  // The back-dated history becomes the organisation's trends: rebuilt by a job.
+  await services.history.rebuildLater(ctx.organizationId);
   return { assets: HOSTS.length + WEB_APPS.length, findings, tickets };
 }
 

@@ -87,6 +87,10 @@ export interface JobServices {
     ): Promise<void>;
     sendDigests(signal?: AbortSignal): Promise<unknown>;
   };
+  history: {
+    /** Computes the organisation's missing days and yesterday again, or rebuilds its whole history. */
+    runSnapshot(organizationId: string, options: { rebuild: boolean }, signal: AbortSignal): Promise<unknown>;
+  };
   clock: () => Date;
   /**
    * The intelligence sync, under the installation-wide knowledge-base lock. Left out where this
@@ -241,6 +245,21 @@ export const JOB_CATALOGUE = {
     payload: NoPayload,
     handle: async (s) => {
       await s.findings.watch();
+    },
+  }),
+  /**
+   * An organisation's history (src/modules/history): its schedule fires at 00:10 in its time zone
+   * (no payload) and computes the day that ended, and any missed since; `rebuild` recomputes every
+   * day from the findings' history (first start, an upgrade). Re-running a day replaces it.
+   */
+  'history-snapshot': entry({
+    payload: Type.Union([
+      Type.Null(),
+      Type.Object({ rebuild: Type.Boolean() }, { additionalProperties: false }),
+    ]),
+    handle: async (s, payload, job, signal) => {
+      if (!job.organizationId) throw new JobPayloadInvalid(job.kind, 'the job names no organisation');
+      await s.history.runSnapshot(job.organizationId, { rebuild: payload?.rebuild === true }, signal);
     },
   }),
 } satisfies Record<string, JobKindEntry<TSchema>>;

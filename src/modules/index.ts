@@ -11,10 +11,12 @@ import { allowedTargetRoutes } from './allowedtargets/routes.js';
 import { apiKeyRoutes } from './apikeys/routes.js';
 import { assetRoutes } from './assets/routes.js';
 import { authenticationRoutes } from './authentication/routes.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 import { demoRoutes } from './demo/routes.js';
 import { discoveryScanRoutes } from './discoveryscans/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { findingRoutes } from './findings/routes.js';
+import { historyRoutes } from './history/routes.js';
 import { importRoutes } from './imports/routes.js';
 import { intelRoutes } from './intel/routes.js';
 import { jobRoutes } from './jobs/routes.js';
@@ -49,6 +51,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     assetRoutes(s.assets),
     softwareRoutes(s.software),
     findingRoutes(s.findings, s.tickets),
+    historyRoutes(s.history),
     importRoutes(s.imports, { maxBytes: config.importMaxBytes, directory: config.importDir }),
     settingsRoutes(s.settings),
     ticketRoutes(s.tickets),
@@ -90,6 +93,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     }),
     demoRoutes(s),
     notificationRoutes(s.notifications),
+    dashboardRoutes(s.dashboard),
     sessionRoutes({
       sessions: s.sessions,
       users: s.users,

@@ -355,6 +355,8 @@ describe('table ownership', () => {
     notification_attempts: 'notifications',
     user_notification_preferences: 'emailnotifications',
     notification_email_queue: 'emailnotifications',
+    finding_history: 'history',
+    finding_history_builds: 'history',
   };
 
   /** The tables of the `DB` interface in src/db/schema.ts: a new table needs an owner here. */

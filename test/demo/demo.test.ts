@@ -50,7 +50,22 @@ describe.each(DB_KINDS)('demo data [%s]', (kind) => {
       kev.Items.some((f: { CVEReferences: string[] }) => f.CVEReferences.includes('CVE-2021-41773')),
     ).toBe(true);
     const states = (await call('GET', '/findings?State=Fixed&State=RiskAccepted&State=FalsePositive')).json();
-    expect(states.TotalCount).toBe(4);
+    expect(states.TotalCount).toBe(8);
+    expect((await call('GET', '/findings?State=Reopened')).json().TotalCount).toBe(2);
+    // Weeks of history, back-dated: the rebuild the load asked for shows it as trends.
+    await t.services.history.runSnapshot(t.org.id, { rebuild: true });
+    const trend = (await call('GET', '/trends?Tag=demo')).json();
+    expect(trend.Days.length).toBeGreaterThan(30);
+    const sum = (field: 'New' | 'Fixed' | 'Reopened') =>
+      trend.Days.reduce((n: number, d: Record<string, number>) => n + d[field]!, 0);
+    expect(sum('New')).toBe(loaded.Findings);
+    expect(sum('Fixed')).toBe(8);
+    expect(sum('Reopened')).toBe(2);
+    expect(
+      new Set(trend.Days.filter((d: { Fixed: number }) => d.Fixed > 0).map((d: { Date: string }) => d.Date))
+        .size,
+    ).toBeGreaterThan(4);
+    expect(trend.Days.at(-1).Mttr.Critical ?? trend.Days.at(-1).Mttr.High).not.toBeNull();
     const tickets = (await call('GET', '/tickets')).json();
     expect(
       tickets.Items.map((x: { Title: string }) => x.Title).every((title: string) =>

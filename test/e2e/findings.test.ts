@@ -131,6 +131,12 @@ describe.runIf(HAS_CHROMIUM)('findings, assets and tickets pages [browser]', () 
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Settings saved.').waitFor();
     expect((await api('/settings')).KevSlaDays).toBe(10);
+    // The organisation's time zone: the calendar days of its trends.
+    await page.getByRole('textbox', { name: 'IANA time zone' }).fill('Europe/Berl');
+    await page.getByRole('option', { name: 'Europe/Berlin' }).click();
+    await page.getByRole('button', { name: 'Set time zone' }).click();
+    await page.getByText('Time zone saved.').waitFor();
+    expect((await api('/settings')).TimeZone).toBe('Europe/Berlin');
     await shot('25-settings');
     await page.goto('/');
     await page.getByLabel(/Critical: \d+ open/).waitFor();

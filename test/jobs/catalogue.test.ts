@@ -20,6 +20,7 @@ import {
 import type { JobRunner } from '../../src/jobs/runner.js';
 import { DISCOVERY_REPORTED_JOB, SCHEDULED_DISCOVERY_JOB } from '../../src/modules/discoveryscans/service.js';
 import { EMAIL_DIGEST_JOB, EMAIL_SEND_JOB } from '../../src/modules/emailnotifications/service.js';
+import { HISTORY_SNAPSHOT_JOB } from '../../src/modules/history/service.js';
 import { IMPORT_JOB } from '../../src/modules/imports/service.js';
 import { INTEL_SYNC_JOB } from '../../src/modules/intel/sync.js';
 import { DELIVER_JOB } from '../../src/modules/notifications/service.js';
@@ -48,6 +49,7 @@ const NAMED_KINDS = [
   EMAIL_SEND_JOB,
   EMAIL_DIGEST_JOB,
   SLA_WATCH_JOB,
+  HISTORY_SNAPSHOT_JOB,
 ];
 
 describe('the job catalogue checker', () => {
@@ -99,6 +101,7 @@ describe.each(DB_KINDS)('the job catalogue [%s]', (kind) => {
     expect(catalogueProblems(JOB_CATALOGUE, runner.worker.kinds, named)).toEqual([]);
     expect([...runner.worker.kinds].sort()).toEqual([...JOB_KINDS].sort());
     expect(JOB_KINDS).toHaveLength(18);
+    expect(JOB_KINDS).toHaveLength(12);
   });
 
   it('leaves the sync jobs to other instances when this one has nothing to sync', () => {

@@ -156,12 +156,16 @@ export const filterFromQuery = (q: Static<typeof FindingListQuery>): FindingFilt
   riskMin: q.RiskMin,
   dueBefore: date(q.DueBefore),
   firstSeenAfter: date(q.FirstSeenAfter),
+  firstSeenBefore: date(q.FirstSeenBefore),
+  fixedAfter: date(q.FixedAfter),
+  fixedBefore: date(q.FixedBefore),
   lastSeenBefore: date(q.LastSeenBefore),
   search: q.Search,
   importId: q.ImportId,
   importChange: q.ImportChange,
   // A scan's id is unique across kinds: its findings are in one of the two scan scopes.
   scopeNames: q.ScanId ? [`system-scan:${q.ScanId}`, `web-scan:${q.ScanId}`] : undefined,
+  scanGroupId: q.ScanGroupId,
 });
 
 /** The filter of a bulk action (`Filter` in its body). */
@@ -179,8 +183,12 @@ export const filterFromBody = (b: Static<typeof FindingFilterSchema>): FindingFi
   riskMin: b.RiskMin,
   dueBefore: date(b.DueBefore),
   firstSeenAfter: date(b.FirstSeenAfter),
+  firstSeenBefore: date(b.FirstSeenBefore),
+  fixedAfter: date(b.FixedAfter),
+  fixedBefore: date(b.FixedBefore),
   lastSeenBefore: date(b.LastSeenBefore),
   search: b.Search,
+  scanGroupId: b.ScanGroupId,
   ids: b.Ids,
 });
 

@@ -159,8 +159,21 @@ const VULNERABILITY_AND_TIME_FILTERS = {
   RiskMin: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
   DueBefore: Type.Optional(Type.String({ format: 'date-time' })),
   FirstSeenAfter: Type.Optional(Type.String({ format: 'date-time' })),
+  FirstSeenBefore: Type.Optional(Type.String({ format: 'date-time' })),
+  FixedAfter: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Findings last fixed after this time.' }),
+  ),
+  FixedBefore: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Findings last fixed before this time.' }),
+  ),
   LastSeenBefore: Type.Optional(Type.String({ format: 'date-time' })),
 };
+
+const SCAN_GROUP_FILTER = Type.String({
+  format: 'uuid',
+  description:
+    'Only the findings of the system and web scans of this scan group (the ones they reported last).',
+});
 
 export const FindingListQuery = Type.Object(
   {
@@ -216,6 +229,7 @@ export const FindingListQuery = Type.Object(
         description: 'Only the findings of this Rampart system or web scan (the ones it reported last).',
       }),
     ),
+    ScanGroupId: Type.Optional(SCAN_GROUP_FILTER),
   },
   { additionalProperties: false },
 );
@@ -284,6 +298,7 @@ export const FindingFilterSchema = Type.Object(
     Tag: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     ...VULNERABILITY_AND_TIME_FILTERS,
     Search: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    ScanGroupId: Type.Optional(SCAN_GROUP_FILTER),
     Ids: Type.Optional(
       Type.Array(Type.String({ format: 'uuid' }), {
         minItems: 1,

@@ -4,6 +4,7 @@ import {
   Card,
   Group,
   NumberInput,
+  Select,
   SimpleGrid,
   Skeleton,
   Stack,
@@ -12,7 +13,7 @@ import {
 } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useMemo, useState } from 'react';
 import { ApiError } from '../../api/client';
 import { SEVERITIES } from '../../api/findings';
 import { useSignedInSession } from '../../api/session';
@@ -60,6 +61,22 @@ export default function SettingsPage() {
           <QueryError error={settings.error} onRetry={() => settings.refetch()} />
         ) : (
           <SlaForm key={JSON.stringify(settings.data)} settings={settings.data} canSave={canSave} />
+        )}
+      </Card>
+      <Card withBorder padding="lg" radius="md" component="section" aria-labelledby="time-zone-title">
+        <Title order={2} size="h4" id="time-zone-title">
+          Time zone
+        </Title>
+        <Text size="sm" c="dimmed" mb="md">
+          Your organisation's days: trends count findings by calendar day in this time zone, and the day's
+          snapshot is taken at 00:10 there.
+        </Text>
+        {settings.isPending ? (
+          <Skeleton height={60} role="status" aria-label="Loading the time zone" />
+        ) : settings.isError ? (
+          <QueryError error={settings.error} onRetry={() => settings.refetch()} />
+        ) : (
+          <TimeZoneForm key={settings.data.TimeZone} settings={settings.data} canSave={canSave} />
         )}
       </Card>
       <AllowedTargetsSection />
@@ -144,6 +161,63 @@ function SlaForm({ settings, canSave }: { settings: Settings; canSave: boolean }
           <Group>
             <Button type="submit" loading={save.isPending}>
               Save
+            </Button>
+          </Group>
+        )}
+      </Stack>
+    </form>
+  );
+}
+
+/** Every IANA time zone this browser knows, UTC first (the server checks the name again). */
+function timeZoneNames(current: string): string[] {
+  const known = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  return [...new Set(['UTC', current, ...known])];
+}
+
+function TimeZoneForm({ settings, canSave }: { settings: Settings; canSave: boolean }) {
+  const save = useSaveSettings();
+  const [zone, setZone] = useState<string | null>(settings.TimeZone);
+  const zones = useMemo(() => timeZoneNames(settings.TimeZone), [settings.TimeZone]);
+  const [error, setError] = useState<string | undefined>();
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!zone) {
+      setError('Choose a time zone.');
+      return;
+    }
+    setError(undefined);
+    save.mutate(
+      { SlaDays: settings.SlaDays, TimeZone: zone },
+      {
+        onSuccess: () => notifications.show({ color: 'green', message: 'Time zone saved.' }),
+        onError: (e) => {
+          if (e instanceof ApiError) setError(e.fieldError('/TimeZone'));
+        },
+      },
+    );
+  };
+
+  return (
+    <form onSubmit={submit} noValidate aria-labelledby="time-zone-title">
+      <Stack gap="md">
+        {!error && <ErrorAlert error={save.error} />}
+        <Select
+          label="IANA time zone"
+          data={zones}
+          value={zone}
+          onChange={setZone}
+          searchable
+          nothingFoundMessage="No such time zone"
+          readOnly={!canSave}
+          error={error}
+          maw={360}
+        />
+        {canSave && (
+          <Group>
+            <Button type="submit" loading={save.isPending}>
+              Set time zone
             </Button>
           </Group>
         )}
