@@ -193,6 +193,7 @@ try {
       .execute(async (trx) => {
         await sql`set local jit = off`.execute(trx);
         await sql`set local work_mem = '64MB'`.execute(trx);
+        await sql`set local enable_mergejoin = off`.execute(trx);
         await sql`delete from finding_history where organization_id = ${org} and day >= ${addDays(last, 1 - span)}::date`.execute(
           trx,
         );

@@ -74,6 +74,9 @@ export class HistoryRepository {
       // Its hash joins and aggregates in memory rather than in sorted runs on disk (one
       // connection, one job at a time per organisation).
       await sql`set local work_mem = '64MB'`.execute(trx);
+      // Its CTEs' row counts are guesses: a merge join sorts the million findings to meet a few
+      // thousand changes, where a hash join reads them once.
+      await sql`set local enable_mergejoin = off`.execute(trx);
       await trx
         .deleteFrom('finding_history')
         .where('organization_id', '=', q.organizationId)
@@ -96,11 +99,11 @@ export class HistoryRepository {
     const oneDay = q.from === q.to;
     const openBySeverity = SEVERITY_COLUMNS.map(
       ([severity, c]) =>
-        sql`coalesce(sum(d.n) filter (where d.measure = 'state' and ${open} and d.sev = ${severity}), 0) as ${raw(`open_${c}`)}`,
+        sql`coalesce(sum(d.sign) filter (where d.measure = 'state' and ${open} and d.sev = ${severity}), 0) as ${raw(`open_${c}`)}`,
     );
     const byState = STATE_COLUMNS.map(
       ([state, c]) =>
-        sql`coalesce(sum(d.n) filter (where d.measure = 'state' and d.state = ${state}), 0) as ${raw(c)}`,
+        sql`coalesce(sum(d.sign) filter (where d.measure = 'state' and d.state = ${state}), 0) as ${raw(c)}`,
     );
     const running = (c: string) => sql`sum(coalesce(sd.${raw(c)}, 0)) over w as ${raw(c)}`;
     const mttrPivot = SEVERITY_COLUMNS.flatMap(([severity, c]) => [
@@ -226,36 +229,38 @@ export class HistoryRepository {
       -- what tells the figures apart; pivoted into the figures once fanned out to the scopes.
       -- The changes summed by asset, scan scope and day (a finding's scopes follow from its asset
       -- and scan scope alone): far fewer rows than findings to fan out to the scopes.
-      raw as (
-        select d.asset_id, d.sk, d.day, d.measure, d.state, d.sev, d.kev, d.sign as n, d.sign * d.risk as risk
-        from d
-        ${
-          oneDay
-            ? sql`union all
-        -- One day: the findings that did not change are counted in one pass, grouped.
-        select u.asset_id, u.sk, ${from}, x.measure, u.state, u.sev, u.kev, x.n, x.risk
-        from (
-          select u.asset_id, u.sk, u.state, u.sev, u.kev, count(*) as n, sum(u.risk) as risk,
-            count(*) filter (where u.state in ('Open', 'Reopened') and u.due_day <= ${from}) as past,
-            count(*) filter (where u.state in ('Open', 'Reopened') and u.due_day > ${from} and u.due_day <= ${from} + 7) as soon
-          from untouched u where u.state is not null
-          group by u.asset_id, u.sk, u.state, u.sev, u.kev
-        ) as u
-        cross join lateral (values ('state', u.n, u.risk), ('past', u.past, 0), ('soon', u.soon, 0)) as x(measure, n, risk)
-        where x.n <> 0`
-            : sql``
-        }
-      ),
-      dagg as (
+      dchg as (
         select d.asset_id, d.sk, d.day,
           ${sql.join(openBySeverity)},
           ${sql.join(byState)},
-          coalesce(sum(d.n) filter (where d.measure = 'past'), 0) as past_sla,
-          coalesce(sum(d.n) filter (where d.measure = 'soon'), 0) as due_soon,
-          coalesce(sum(d.risk) filter (where d.measure = 'state' and ${open}), 0) as risk_exposure,
-          coalesce(sum(d.n) filter (where d.measure = 'state' and ${open} and d.kev), 0) as kev_open
-        from raw d
+          coalesce(sum(d.sign) filter (where d.measure = 'past'), 0) as past_sla,
+          coalesce(sum(d.sign) filter (where d.measure = 'soon'), 0) as due_soon,
+          coalesce(sum(d.sign * d.risk) filter (where d.measure = 'state' and ${open}), 0) as risk_exposure,
+          coalesce(sum(d.sign) filter (where d.measure = 'state' and ${open} and d.kev), 0) as kev_open
+        from d
         group by d.asset_id, d.sk, d.day
+      ),
+      dagg as (
+        select x.asset_id, x.sk, x.day, ${sql.join(counted.map((c) => sql`sum(x.${raw(c)}) as ${raw(c)}`))}
+        from (
+          select * from dchg
+          ${
+            oneDay
+              ? sql`union all
+          -- One day: the findings that did not change are counted in one grouped pass.
+          select d.asset_id, d.sk, ${from},
+            ${sql.join(openBySeverity)},
+            ${sql.join(byState)},
+            coalesce(sum(d.sign) filter (where ${open} and d.due_day <= ${from}), 0),
+            coalesce(sum(d.sign) filter (where ${open} and d.due_day > ${from} and d.due_day <= ${from} + 7), 0),
+            coalesce(sum(d.sign * d.risk) filter (where ${open}), 0),
+            coalesce(sum(d.sign) filter (where ${open} and d.kev), 0)
+          from (select u.*, 1 as sign, 'state' as measure from untouched u where u.state is not null) as d
+          group by d.asset_id, d.sk`
+              : sql``
+          }
+        ) as x
+        group by x.asset_id, x.sk, x.day
       ),
       groupscopes as (
         select g.scope_name as sk, g.group_id::text as group_key from ${systemScanGroupScopes('g')} where g.organization_id = ${org}
