@@ -186,12 +186,22 @@ try {
         now: NOW,
       })
       .compile(database.db);
-    const plan = await database.db.transaction().execute(async (trx) => {
-      await sql`set local jit = off`.execute(trx);
-      await sql`set local work_mem = '64MB'`.execute(trx);
-      return trx.executeQuery({ ...query, sql: `explain (analyze, buffers) ${query.sql}` });
-    });
-    for (const row of plan.rows as Record<string, string>[]) console.log(Object.values(row)[0]);
+    // Explained in a transaction rolled back, after the days it computes are removed, as
+    // computeDays does.
+    await database.db
+      .transaction()
+      .execute(async (trx) => {
+        await sql`set local jit = off`.execute(trx);
+        await sql`set local work_mem = '64MB'`.execute(trx);
+        await sql`set local enable_mergejoin = off`.execute(trx);
+        await sql`delete from finding_history where organization_id = ${org} and day >= ${addDays(last, 1 - span)}::date`.execute(
+          trx,
+        );
+        const plan = await trx.executeQuery({ ...query, sql: `explain (analyze, buffers) ${query.sql}` });
+        for (const row of plan.rows as Record<string, string>[]) console.log(Object.values(row)[0]);
+        throw new Error('rolled back');
+      })
+      .catch(() => undefined);
     throw new Error('explained only (BENCH_EXPLAIN)');
   }
   // BENCH_SKIP_REBUILD=1 (with BENCH_REUSE) keeps the history an earlier run built.

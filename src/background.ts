@@ -62,6 +62,8 @@ export const SLA_WATCH_JOB = 'sla-watch' satisfies JobKind;
 const EVENTS_TICK_MS = 2_000;
 export const NOTIFICATION_SWEEP_JOB = 'notification-sweep' satisfies JobKind;
 export const NOTIFICATION_DIGEST_JOB = 'notification-digest' satisfies JobKind;
+/** How often every organisation's history schedule and build are checked (new organisations). */
+const HISTORY_PREPARE_MS = 600_000;
 /** How often the activity counters are read for table maintenance (autovacuum's naptime is 60 s). */
 const TABLE_MAINTENANCE_MS = 10_000;
 
@@ -195,14 +197,6 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
       },
     });
   }
-  // Every organisation's daily history schedule (in its time zone) and, on first start or after
-  // an upgrade, the rebuild of its history as a job: checked at start and every 10 minutes (new
-  // organisations). Cheap when nothing changed: an unchanged schedule keeps its next run.
-  runner.local({
-    name: 'history schedules',
-    everyMs: 600_000,
-    run: () => services.history.prepare(),
-  });
   // API keys' last use is buffered in this process's memory: only this process can flush it, so
   // it is a local task of the runner, not a job another instance might claim.
   runner.local({
@@ -231,10 +225,18 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
   // Only this process uses the embedded database: the jobs it finds Running were left by a
   // process that stopped, and are taken up now rather than when their leases run out.
   await runner.start({ expireLeases: resume && embedded });
-  // Not awaited: a rebuild of the history is a job, and start-up does not wait for the check either.
-  const preparing = services.history
-    .prepare()
-    .catch((error) => log.warn({ err: error }, 'could not prepare the history'));
+  // Every organisation's daily history schedule (in its time zone) and, on first start or after
+  // an upgrade, the rebuild of its history as a job: checked at start and every 10 minutes (new
+  // organisations), cheap when nothing changed (an unchanged schedule keeps its next run). Not
+  // awaited: start-up waits neither for the check nor for the rebuild, which is a job. Not a
+  // local task of the runner, which runs those once more when it stops.
+  const prepareHistory = () =>
+    services.history.prepare().catch((error) => log.warn({ err: error }, 'could not prepare the history'));
+  let preparing = prepareHistory();
+  const historyTimer = setInterval(() => {
+    preparing = preparing.then(prepareHistory);
+  }, HISTORY_PREPARE_MS);
+  historyTimer.unref();
   // What processes killed mid-import left (half-uploaded files, staged rows), cleared at start
   // rather than at the sweep's first schedule.
   if (resume)
@@ -263,6 +265,7 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
   }
   return {
     stop: async () => {
+      clearInterval(historyTimer);
       await preparing;
       await localNode?.stop();
       await runner.stop();

@@ -74,6 +74,9 @@ export class HistoryRepository {
       // Its hash joins and aggregates in memory rather than in sorted runs on disk (one
       // connection, one job at a time per organisation).
       await sql`set local work_mem = '64MB'`.execute(trx);
+      // Its CTEs' row counts are guesses: a merge join sorts the million findings to meet a few
+      // thousand changes, where a hash join reads them once.
+      await sql`set local enable_mergejoin = off`.execute(trx);
       await trx
         .deleteFrom('finding_history')
         .where('organization_id', '=', q.organizationId)
@@ -93,13 +96,14 @@ export class HistoryRepository {
     const to = sql`${q.to}::date`;
     const local = (column: string) => sql`(${sql.ref(column)} at time zone ${tz})::date`;
     const open = sql`d.state in ('Open', 'Reopened')`;
+    const oneDay = q.from === q.to;
     const openBySeverity = SEVERITY_COLUMNS.map(
       ([severity, c]) =>
-        sql`coalesce(sum(d.n) filter (where d.measure = 'state' and ${open} and d.sev = ${severity}), 0) as ${raw(`open_${c}`)}`,
+        sql`coalesce(sum(d.sign) filter (where d.measure = 'state' and ${open} and d.sev = ${severity}), 0) as ${raw(`open_${c}`)}`,
     );
     const byState = STATE_COLUMNS.map(
       ([state, c]) =>
-        sql`coalesce(sum(d.n) filter (where d.measure = 'state' and d.state = ${state}), 0) as ${raw(c)}`,
+        sql`coalesce(sum(d.sign) filter (where d.measure = 'state' and d.state = ${state}), 0) as ${raw(c)}`,
     );
     const running = (c: string) => sql`sum(coalesce(sd.${raw(c)}, 0)) over w as ${raw(c)}`;
     const mttrPivot = SEVERITY_COLUMNS.flatMap(([severity, c]) => [
@@ -154,17 +158,27 @@ export class HistoryRepository {
       touched as (select distinct finding_id from inrange),
       -- A finding's state when the span starts (null: not there yet): its state now, unless it
       -- changed since, then the state before its first change at or after the start.
-      seg as (
-        -- Findings that did not change within the span: one segment over all of it.
-        select f.asset_id, f.sk, f.sev, f.risk, f.kev, f.due_day, ${from} as d0, ${to} + 1 as d1,
+      -- Findings that did not change within the span, in the state they had at its start.
+      untouched as (
+        select f.asset_id, f.sk, f.sev, f.risk, f.kev, f.due_day,
           case when l.finding_id is null then f.state when l.kind = 'created' then null else l.from_state end as state
         from fnd f cross join b
         left join later l on l.finding_id = f.id
         where not exists (select 1 from touched t where t.finding_id = f.id)
           and (f.first_seen_at < b.range_start or l.finding_id is not null)
-        union all
+      ),
+      seg as (
+        -- One segment over the whole span for each finding that did not change (one day: they
+        -- are summed straight from untouched below instead).
+        ${
+          oneDay
+            ? sql``
+            : sql`select u.asset_id, u.sk, u.sev, u.risk, u.kev, u.due_day, ${from} as d0, ${to} + 1 as d1, u.state
+        from untouched u
+        union all`
+        }
         -- First seen within the span with no event recorded: its state now, from that day.
-        select f.asset_id, f.sk, f.sev, f.risk, f.kev, f.due_day, ${local('f.first_seen_at')}, ${to} + 1, f.state
+        select f.asset_id, f.sk, f.sev, f.risk, f.kev, f.due_day, ${local('f.first_seen_at')} as d0, ${to} + 1 as d1, f.state
         from fnd f cross join b
         where f.first_seen_at >= b.range_start and not exists (select 1 from later l where l.finding_id = f.id)
         union all
@@ -213,10 +227,40 @@ export class HistoryRepository {
       ),
       -- Summed by asset and scan scope first (a finding's scopes follow from those two alone), with
       -- what tells the figures apart; pivoted into the figures once fanned out to the scopes.
-      dagg as (
-        select d.asset_id, d.sk, d.day, d.measure, d.state, d.sev, d.kev, sum(d.sign) as n, sum(d.sign * d.risk) as risk
+      -- The changes summed by asset, scan scope and day (a finding's scopes follow from its asset
+      -- and scan scope alone): far fewer rows than findings to fan out to the scopes.
+      dchg as (
+        select d.asset_id, d.sk, d.day,
+          ${sql.join(openBySeverity)},
+          ${sql.join(byState)},
+          coalesce(sum(d.sign) filter (where d.measure = 'past'), 0) as past_sla,
+          coalesce(sum(d.sign) filter (where d.measure = 'soon'), 0) as due_soon,
+          coalesce(sum(d.sign * d.risk) filter (where d.measure = 'state' and ${open}), 0) as risk_exposure,
+          coalesce(sum(d.sign) filter (where d.measure = 'state' and ${open} and d.kev), 0) as kev_open
         from d
-        group by d.asset_id, d.sk, d.day, d.measure, d.state, d.sev, d.kev
+        group by d.asset_id, d.sk, d.day
+      ),
+      dagg as (
+        select x.asset_id, x.sk, x.day, ${sql.join(counted.map((c) => sql`sum(x.${raw(c)}) as ${raw(c)}`))}
+        from (
+          select * from dchg
+          ${
+            oneDay
+              ? sql`union all
+          -- One day: the findings that did not change are counted in one grouped pass.
+          select d.asset_id, d.sk, ${from},
+            ${sql.join(openBySeverity)},
+            ${sql.join(byState)},
+            coalesce(sum(d.sign) filter (where ${open} and d.due_day <= ${from}), 0),
+            coalesce(sum(d.sign) filter (where ${open} and d.due_day > ${from} and d.due_day <= ${from} + 7), 0),
+            coalesce(sum(d.sign * d.risk) filter (where ${open}), 0),
+            coalesce(sum(d.sign) filter (where ${open} and d.kev), 0)
+          from (select u.*, 1 as sign, 'state' as measure from untouched u where u.state is not null) as d
+          group by d.asset_id, d.sk`
+              : sql``
+          }
+        ) as x
+        group by x.asset_id, x.sk, x.day
       ),
       groupscopes as (
         select g.scope_name as sk, g.group_id::text as group_key from ${systemScanGroupScopes('g')} where g.organization_id = ${org}
@@ -248,21 +292,11 @@ export class HistoryRepository {
         union all
         select distinct p.asset_id, 'ScanGroup', g.group_key from pairs p join groupscopes g on g.sk = p.sk
       ),
-      sd0 as (
-        select fs.kind, fs.key, x.day, x.measure, x.state, x.sev, x.kev, sum(x.n) as n, sum(x.risk) as risk
-        from dagg x join fan fs on fs.asset_id = x.asset_id and fs.sk = x.sk
-        group by fs.kind, fs.key, x.day, x.measure, x.state, x.sev, x.kev
-      ),
       sd as (
-        select d.kind, d.key, d.day,
-          ${sql.join(openBySeverity)},
-          ${sql.join(byState)},
-          coalesce(sum(d.n) filter (where d.measure = 'past'), 0) as past_sla,
-          coalesce(sum(d.n) filter (where d.measure = 'soon'), 0) as due_soon,
-          coalesce(sum(d.risk) filter (where d.measure = 'state' and ${open}), 0) as risk_exposure,
-          coalesce(sum(d.n) filter (where d.measure = 'state' and ${open} and d.kev), 0) as kev_open
-        from sd0 d
-        group by d.kind, d.key, d.day
+        select fs.kind, fs.key, x.day,
+          ${sql.join(counted.map((c) => sql`sum(x.${raw(c)}) as ${raw(c)}`))}
+        from dagg x join fan fs on fs.asset_id = x.asset_id and fs.sk = x.sk
+        group by fs.kind, fs.key, x.day
       ),
       flagg as (
         select s.asset_id, s.sk, e.day,
