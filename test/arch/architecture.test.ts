@@ -347,6 +347,9 @@ describe('table ownership', () => {
     scan_runs: 'scanruns',
     scan_run_batches: 'scanruns',
     schedules: 'jobs',
+    report_definitions: 'reports',
+    report_runs: 'reports',
+    report_chunks: 'reports',
   };
 
   /** The tables of the `DB` interface in src/db/schema.ts: a new table needs an owner here. */

@@ -33,6 +33,9 @@ import type {
   Finding,
   FindingEvent,
   FindingExport,
+  FindingFigures,
+  FindingReportGrouping,
+  FindingReportRow,
   FindingSummary,
   ScanLocation,
   ScanLocationQuery,
@@ -288,6 +291,25 @@ export class FindingService {
     sort: FindingSort,
   ): AsyncGenerator<FindingExport, void, undefined> {
     yield* this.repo.stream(ctx.organizationId, await this.resolveFilter(ctx, filter), sort);
+  }
+
+  /** How many findings match (reports check a scope before queuing its work). */
+  async count(ctx: ServiceContext, filter: FindingFilter): Promise<number> {
+    return this.repo.count(ctx.organizationId, await this.resolveFilter(ctx, filter));
+  }
+
+  /** Every matching finding as a technical report lists it, grouped, read in chunks. */
+  async *reportRows(
+    ctx: ServiceContext,
+    filter: FindingFilter,
+    groupBy: FindingReportGrouping,
+  ): AsyncGenerator<FindingReportRow, void, undefined> {
+    yield* this.repo.reportStream(ctx.organizationId, await this.resolveFilter(ctx, filter), groupBy);
+  }
+
+  /** The current figures of the matching findings (executive reports), due dates judged at `now`. */
+  async figures(ctx: ServiceContext, filter: FindingFilter, soonDays = 7): Promise<FindingFigures> {
+    return this.repo.figures(ctx.organizationId, await this.resolveFilter(ctx, filter), this.clock(), soonDays);
   }
 
   async listOffset(
