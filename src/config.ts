@@ -9,6 +9,7 @@ import {
   DEFAULT_OSV_URL,
   type OfficialSources,
 } from './intel/sync/sources.js';
+import { smtpUrlProblem } from './mail/url.js';
 
 /**
  * Every environment variable Rampart reads, in one table. The table in docs/configuration.md is
@@ -93,6 +94,16 @@ export const ENV_VARS = {
   RAMPART_ADMIN_EMAIL: 'Email of the Admin that `serve` makes sure exists (default admin@rampart.local).',
   RAMPART_ADMIN_PASSWORD:
     'Password of that Admin when first created (default: generated and printed once); ignored, with a warning, once it exists: use `rampart user reset-password`.',
+  RAMPART_SMTP_URL:
+    'The SMTP server Rampart sends email through: smtp://host:587 (STARTTLS) or smtps://host:465 (TLS from the start); user:password@ may be in it (percent-encoded), or use the two variables below. With a password, smtp:// requires STARTTLS unless ?starttls=offered is added. Not set: email is not configured and email deliveries wait.',
+  RAMPART_SMTP_USER: 'The SMTP user name, when not in RAMPART_SMTP_URL.',
+  RAMPART_SMTP_PASSWORD: 'The SMTP password, when not in RAMPART_SMTP_URL (never logged).',
+  RAMPART_MAIL_FROM:
+    'The sender of Rampart’s email, e.g. "Rampart <rampart@example.com>"; required with RAMPART_SMTP_URL.',
+  RAMPART_SMTP_TLS_CA:
+    'Path to a PEM file of the certificate authorities trusted for the SMTP server, for a private CA (default: the system’s).',
+  RAMPART_SMTP_TLS_REJECT_UNAUTHORIZED:
+    'false accepts any certificate from the SMTP server, for labs only (default true).',
 } as const;
 
 export type EnvVarName = keyof typeof ENV_VARS;
@@ -186,6 +197,12 @@ export const ConfigSchema = Type.Object({
   shutdownTimeoutSeconds: PositiveInt(10, 600),
   adminEmail: Type.String({ format: 'email', default: 'admin@rampart.local' }),
   adminPassword: Type.Optional(Type.String({ minLength: 1 })),
+  smtpUrl: Type.Optional(Type.String({ pattern: '^smtps?://\\S+$' })),
+  smtpUser: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  smtpPassword: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  mailFrom: Type.Optional(Type.String({ minLength: 3, maxLength: 320 })),
+  smtpTlsCa: Type.Optional(Type.String({ minLength: 1 })),
+  smtpTlsRejectUnauthorized: Type.Boolean({ default: true }),
 });
 
 export type Config = Static<typeof ConfigSchema> & { baseUrl: string };
@@ -248,6 +265,12 @@ const SOURCES: Record<
   RAMPART_SHUTDOWN_TIMEOUT: { field: 'shutdownTimeoutSeconds', kind: 'int' },
   RAMPART_ADMIN_EMAIL: { field: 'adminEmail', kind: 'string' },
   RAMPART_ADMIN_PASSWORD: { field: 'adminPassword', kind: 'string' },
+  RAMPART_SMTP_URL: { field: 'smtpUrl', kind: 'string' },
+  RAMPART_SMTP_USER: { field: 'smtpUser', kind: 'string' },
+  RAMPART_SMTP_PASSWORD: { field: 'smtpPassword', kind: 'string' },
+  RAMPART_MAIL_FROM: { field: 'mailFrom', kind: 'string' },
+  RAMPART_SMTP_TLS_CA: { field: 'smtpTlsCa', kind: 'string' },
+  RAMPART_SMTP_TLS_REJECT_UNAUTHORIZED: { field: 'smtpTlsRejectUnauthorized', kind: 'bool' },
 };
 
 const FIELD_TO_ENV = Object.fromEntries(Object.entries(SOURCES).map(([env, s]) => [s.field, env]));
@@ -331,10 +354,23 @@ export function loadConfig(
       problems.push(`${name}${where ? ` (${where})` : ''}: ${error.message}`);
     }
   }
+  problems.push(...mailProblems(withDefaults));
   if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
   const config = withDefaults as Static<typeof ConfigSchema>;
   const baseUrl = (config.baseUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
   return { ...config, baseUrl, dataDir: path.resolve(config.dataDir) };
+}
+
+/** What is wrong with the mail settings, naming the variables (never the password). */
+function mailProblems(config: Record<string, unknown>): string[] {
+  const url = config.smtpUrl;
+  if (typeof url !== 'string') return [];
+  const problems: string[] = [];
+  const problem = smtpUrlProblem(url);
+  if (problem) problems.push(`RAMPART_SMTP_URL ${problem}`);
+  if (!config.mailFrom)
+    problems.push('RAMPART_MAIL_FROM must be set with RAMPART_SMTP_URL: the sender of Rampart’s email');
+  return problems;
 }
 
 /** The official sources the scheduled sync reads (or their mirrors); undefined with RAMPART_INTEL_SYNC=off. */
