@@ -55,6 +55,7 @@ export interface Background {
 export const RISK_ACCEPTANCE_EXPIRY_JOB = 'risk-acceptance-expiry' satisfies JobKind;
 export const IMPORT_SWEEP_JOB = 'import-sweep' satisfies JobKind;
 export const JOB_PURGE_JOB = 'job-purge' satisfies JobKind;
+export const REPORT_PURGE_JOB = 'report-purge' satisfies JobKind;
 /** How often the activity counters are read for table maintenance (autovacuum's naptime is 60 s). */
 const TABLE_MAINTENANCE_MS = 10_000;
 
@@ -121,6 +122,13 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
     key: JOB_PURGE_JOB,
     rule: { type: 'interval', seconds: 3600 },
     jobKind: JOB_PURGE_JOB,
+    maxAttempts: 1,
+  });
+  // Old report files go (retention, docs/reports.md).
+  runner.schedule({
+    key: REPORT_PURGE_JOB,
+    rule: { type: 'interval', seconds: 3600 },
+    jobKind: REPORT_PURGE_JOB,
     maxAttempts: 1,
   });
   // Scan runs whose node fell silent (no heartbeat for 60 s) are queued again, at most twice,

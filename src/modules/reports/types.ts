@@ -92,6 +92,7 @@ export interface TrendPoint {
   open: Record<Severity, number>;
   new: number;
   fixed: number;
+  kevOpen: number;
   /** Mean days to remediate per severity over the history up to that day; null where none was fixed. */
   mttrDays: Record<Severity, number | null>;
 }

@@ -1,3 +1,4 @@
+import { type TrendsInput, type WeekTotals, weeklyTotals } from '../../../charts/index.js';
 import { SEVERITIES, type Severity } from '../../../db/schema.js';
 import type { FindingReportRow } from '../../findings/types.js';
 import type { ExecutiveData } from '../types.js';
@@ -107,18 +108,16 @@ export function headline(d: ExecutiveData): [string, string][] {
   ];
 }
 
-/** Weekly sums of new and fixed findings over the trend (weeks ending on the trend's days). */
-export function weeklyNewFixed(d: ExecutiveData): { week: string; new: number; fixed: number }[] {
-  const weeks: { week: string; new: number; fixed: number }[] = [];
-  for (let i = 0; i < d.trend.length; i += 7) {
-    const days = d.trend.slice(i, i + 7);
-    weeks.push({
-      week: days[0]!.date,
-      new: days.reduce((n, p) => n + p.new, 0),
-      fixed: days.reduce((n, p) => n + p.fixed, 0),
-    });
-  }
-  return weeks;
+/** New and fixed findings per ISO week (the dashboard's weeks). */
+export function weeklyNewFixed(d: ExecutiveData): WeekTotals[] {
+  return weeklyTotals(trendsInput(d));
+}
+
+/** The trend as the dashboard's charts read GET /trends. */
+export function trendsInput(d: ExecutiveData): TrendsInput {
+  return {
+    Days: d.trend.map((p) => ({ Date: p.date, Open: p.open, New: p.new, Fixed: p.fixed, KevOpen: p.kevOpen })),
+  };
 }
 
 /** The latest mean time to remediate of each severity, from the trend's last day. */
@@ -145,8 +144,13 @@ export function figureTables(d: ExecutiveData): FigureTable[] {
       rows: SEVERITIES.map((s) => [s, String(first.open[s]), String(last.open[s])]),
     });
     tables.push({
+      title: 'Open KEV findings',
+      head: ['Day', 'Open KEV findings'],
+      rows: [first, last].map((p) => [p.date, String(p.kevOpen)]),
+    });
+    tables.push({
       title: 'New vs fixed per week',
-      head: ['Week from', 'New', 'Fixed'],
+      head: ['Week of', 'New', 'Fixed'],
       rows: weeklyNewFixed(d).map((w) => [w.week, String(w.new), String(w.fixed)]),
     });
     const mttr = mttrNow(d)!;

@@ -170,10 +170,15 @@ export async function technicalPdf(
   doc.registerFont('Regular', FONTS.Roboto.normal);
   doc.registerFont('Bold', FONTS.Roboto.bold);
   let pages = 0;
+  doc.on('pageAdded', () => {
+    pages++;
+  });
   const bottom = () => doc.page.height - MARGIN - 12;
   const newPage = () => {
     doc.addPage();
-    pages++;
+    // The footer lies in the bottom margin: without it, pdfkit would start another page for it.
+    const margin = doc.page.margins.bottom;
+    doc.page.margins.bottom = 0;
     doc
       .font('Regular')
       .fontSize(7)
@@ -183,6 +188,7 @@ export async function technicalPdf(
         align: 'center',
         lineBreak: false,
       });
+    doc.page.margins.bottom = margin;
     doc.fillColor('#111827');
     doc.y = MARGIN;
   };

@@ -1,0 +1,91 @@
+import {
+  kevExposureOption,
+  mttrVsSlaOption,
+  newVsFixedOption,
+  openFindingsOverTimeOption,
+  slaComplianceOption,
+} from '../../charts/index.js';
+import { renderChartSvg } from '../../charts/svg.js';
+import { SEVERITIES } from '../../db/schema.js';
+import { type FigureTable, figureTables, mttrNow, slaCompliance, trendsInput } from './render/common.js';
+import type { ReportChart } from './render/html.js';
+import type { ExecutiveData } from './types.js';
+
+// An executive report's charts: the dashboard's own ECharts options (src/charts), in its light
+// theme, rendered to SVG on the server without a browser. Each chart carries the figures it draws
+// as a table, so that a report's text holds them (and a reader without the picture has them).
+
+const SIZE = { width: 640, height: 260 };
+const OPTIONS = { theme: 'light' as const, animation: false };
+
+const tableNamed = (tables: FigureTable[], title: string) => tables.find((t) => t.title.startsWith(title))!;
+
+export function executiveCharts(d: ExecutiveData): ReportChart[] {
+  const tables = figureTables(d);
+  const compliance = slaCompliance(d);
+  const withinSla = d.figures.withDueDate - d.figures.pastDue;
+  const open = { WithSla: d.figures.withDueDate, WithinSla: withinSla, Percent: compliance };
+  const charts: ReportChart[] = [];
+  if (d.trend.length > 0) {
+    const trends = trendsInput(d);
+    const mttr = mttrNow(d)!;
+    charts.push(
+      {
+        title: 'Open findings over time',
+        svg: renderChartSvg(openFindingsOverTimeOption(trends, OPTIONS), SIZE),
+        table: tableNamed(tables, 'Open findings over time'),
+      },
+      {
+        title: 'New vs fixed per week',
+        svg: renderChartSvg(newVsFixedOption(trends, OPTIONS), SIZE),
+        table: tableNamed(tables, 'New vs fixed per week'),
+      },
+      {
+        title: 'Mean time to remediate vs SLA',
+        svg: renderChartSvg(
+          mttrVsSlaOption(
+            SEVERITIES.map((s) => ({
+              Severity: s,
+              SlaDays: d.slaDays[s],
+              MeanDays: mttr[s],
+              MedianDays: null,
+              Count: 0,
+            })),
+            OPTIONS,
+          ),
+          SIZE,
+        ),
+        table: tableNamed(tables, 'Mean time to remediate'),
+      },
+      {
+        title: 'KEV exposure',
+        svg: renderChartSvg(kevExposureOption(trends, OPTIONS), SIZE),
+        table: tableNamed(tables, 'Open KEV findings'),
+      },
+    );
+  }
+  charts.push({
+    title: 'SLA compliance',
+    svg: renderChartSvg(
+      // Reports count the open findings' due dates; findings fixed on time are the dashboard's.
+      slaComplianceOption(
+        { Open: open, Fixed: { WithSla: 0, WithinSla: 0, Percent: null }, Overall: open },
+        OPTIONS,
+      ),
+      { width: SIZE.width, height: 160 },
+    ),
+    table: {
+      title: 'SLA compliance',
+      head: ['Open findings with a due date', 'Within SLA', 'Past SLA', 'Compliance'],
+      rows: [
+        [
+          String(d.figures.withDueDate),
+          String(withinSla),
+          String(d.figures.pastDue),
+          compliance === null ? 'n/a' : `${compliance.toFixed(1)}%`,
+        ],
+      ],
+    },
+  });
+  return charts;
+}
