@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { analyzeGrown } from './db/maintenance.js';
@@ -37,6 +38,8 @@ import { OrganizationService } from './modules/organizations/service.js';
 import { templateInUse } from './modules/savedscans/repository.js';
 import type { ScanStartJob } from './modules/savedscans/schedules.js';
 import { scanSchedules } from './modules/savedscans/schedules.js';
+import { Mailer } from './mail/mailer.js';
+import { mailSettingsOf } from './mail/settings.js';
 import { filterFromBody } from './modules/findings/presenters.js';
 import { ReportRepository } from './modules/reports/repository.js';
 import { executiveCharts } from './modules/reports/charts.js';
@@ -142,6 +145,12 @@ export type ServicesConfig = Pick<Config, 'authCacheSeconds' | 'sessionIdleMinut
       | 'parseMaxElements'
       | 'scanAllowLoopback'
       | 'baseUrl'
+      | 'smtpUrl'
+      | 'smtpUser'
+      | 'smtpPassword'
+      | 'mailFrom'
+      | 'smtpTlsCa'
+      | 'smtpTlsRejectUnauthorized'
     >
   >;
 
@@ -392,6 +401,8 @@ export function buildServices(
     clock,
   );
   discoveryReported.subscribe((report) => scanGroups.discoveryReported(report));
+  // Scheduled reports are mailed through the configured SMTP server (src/mail), when there is one.
+  const reportMailer = new Mailer(mailSettingsOf(config, (path) => readFileSync(path, 'utf8')));
   const reports = new ReportService(
     new ReportRepository(db),
     {
@@ -413,6 +424,13 @@ export function buildServices(
       enqueue: (payload, options) => jobs.enqueue('report-generate', payload, options),
       schedules: reportSchedules(scheduler),
       audit,
+      ...(reportMailer.configured
+        ? {
+            mail: async (message) => {
+              await reportMailer.send(message);
+            },
+          }
+        : {}),
       ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
     },
     clock,

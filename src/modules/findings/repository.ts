@@ -541,7 +541,13 @@ export class FindingRepository {
    * counts by severity, KEV, due dates against `now`, risk, and the ten riskiest assets and
    * vulnerabilities. Three aggregate statements, whatever the number of findings.
    */
-  async figures(organizationId: string, filter: FindingFilter, now: Date, soonDays: number): Promise<FindingFigures> {
+  async figures(
+    organizationId: string,
+    filter: FindingFilter,
+    now: Date,
+    soonDays: number,
+    fixedSince: Date,
+  ): Promise<FindingFigures> {
     const soon = new Date(now.getTime() + soonDays * 86_400_000);
     const counts = await this.filtered(
       this.base(organizationId).select([
@@ -564,9 +570,22 @@ export class FindingRepository {
       pastDue: 0,
       dueSoon: 0,
       riskExposure: 0,
+      fixedWithDueDate: 0,
+      fixedWithinSla: 0,
       riskiestAssets: [],
       riskiestVulnerabilities: [],
     };
+    const fixed = await this.filtered(
+      this.base(organizationId).select([
+        sql<string>`count(*) filter (where f.due_at is not null)`.as('withDue'),
+        sql<string>`count(*) filter (where f.fixed_at <= f.due_at)`.as('within'),
+      ]),
+      { ...filter, states: ['Fixed'] },
+    )
+      .where('f.fixed_at', '>=', fixedSince)
+      .executeTakeFirstOrThrow();
+    figures.fixedWithDueDate = Number(fixed.withDue);
+    figures.fixedWithinSla = Number(fixed.within);
     for (const c of counts) {
       figures.openBySeverity[c.severity] = Number(c.n);
       figures.kevOpen += Number(c.kev);

@@ -307,9 +307,19 @@ export class FindingService {
     yield* this.repo.reportStream(ctx.organizationId, await this.resolveFilter(ctx, filter), groupBy);
   }
 
-  /** The current figures of the matching findings (executive reports), due dates judged at `now`. */
-  async figures(ctx: ServiceContext, filter: FindingFilter, soonDays = 7): Promise<FindingFigures> {
-    return this.repo.figures(ctx.organizationId, await this.resolveFilter(ctx, filter), this.clock(), soonDays);
+  /**
+   * The current figures of the matching findings (executive reports), due dates judged now; the
+   * findings fixed within their SLA are counted over the last `fixedDays` days.
+   */
+  async figures(ctx: ServiceContext, filter: FindingFilter, soonDays = 7, fixedDays = 90): Promise<FindingFigures> {
+    const now = this.clock();
+    return this.repo.figures(
+      ctx.organizationId,
+      await this.resolveFilter(ctx, filter),
+      now,
+      soonDays,
+      new Date(now.getTime() - fixedDays * 86_400_000),
+    );
   }
 
   async listOffset(

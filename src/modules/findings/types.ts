@@ -192,6 +192,9 @@ export interface FindingFigures {
   pastDue: number;
   dueSoon: number;
   riskExposure: number;
+  /** Findings fixed since the window's start that had a due date, and those fixed by it. */
+  fixedWithDueDate: number;
+  fixedWithinSla: number;
   riskiestAssets: FindingRanking[];
   riskiestVulnerabilities: FindingRanking[];
 }

@@ -120,7 +120,7 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
     expect(text).toContain('CVE-2026-1001');
     // The SLA compliance chart's figures: 6 open findings with a due date, none past it.
     expect(text).toContain('SLA compliance');
-    expect(text).toMatch(/6\s+6\s+0\s+100\.0%/);
+    expect(text).toMatch(/Open now\s+6\s+6\s+100\.0%/);
     // The audit log has the download.
     const audit = await t.services.audit.listRecent(t.org.id);
     expect(audit.some((e) => e.action === 'report.downloaded' && e.target_id === report.Id)).toBe(true);
