@@ -155,6 +155,14 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
       },
     });
   }
+  // Every organisation's daily history schedule (in its time zone) and, on first start or after
+  // an upgrade, the rebuild of its history as a job: checked at start and every 10 minutes (new
+  // organisations). Cheap when nothing changed: an unchanged schedule keeps its next run.
+  runner.local({
+    name: 'history schedules',
+    everyMs: 600_000,
+    run: () => services.history.prepare(),
+  });
   // API keys' last use is buffered in this process's memory: only this process can flush it, so
   // it is a local task of the runner, not a job another instance might claim.
   runner.local({
@@ -183,6 +191,10 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
   // Only this process uses the embedded database: the jobs it finds Running were left by a
   // process that stopped, and are taken up now rather than when their leases run out.
   await runner.start({ expireLeases: resume && embedded });
+  // Not awaited: a rebuild of the history is a job, and start-up does not wait for the check either.
+  const preparing = services.history
+    .prepare()
+    .catch((error) => log.warn({ err: error }, 'could not prepare the history'));
   // What processes killed mid-import left (half-uploaded files, staged rows), cleared at start
   // rather than at the sweep's first schedule.
   if (resume)
@@ -211,6 +223,7 @@ export async function startBackground(options: BackgroundOptions): Promise<Backg
   }
   return {
     stop: async () => {
+      await preparing;
       await localNode?.stop();
       await runner.stop();
       await services.imports.idle();

@@ -27,6 +27,9 @@ import {
 import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { FindingRepository } from './modules/findings/repository.js';
 import { FindingService, type FindingsChanged } from './modules/findings/service.js';
+import { addDays, localDay } from './modules/history/days.js';
+import { HistoryRepository } from './modules/history/repository.js';
+import { HistoryService } from './modules/history/service.js';
 import { ImportRepository } from './modules/imports/repository.js';
 import { type ImportFailedUnexpectedly, ImportService } from './modules/imports/service.js';
 import { importDirectory } from './modules/imports/upload.js';
@@ -57,7 +60,7 @@ import { ScanTemplateService } from './modules/scantemplates/service.js';
 import { SessionRepository } from './modules/sessions/repository.js';
 import { SessionService } from './modules/sessions/service.js';
 import { SettingsRepository } from './modules/settings/repository.js';
-import { SettingsService } from './modules/settings/service.js';
+import { SettingsService, type TimeZoneChanged } from './modules/settings/service.js';
 import { SoftwareImportRepository } from './modules/software/import-repository.js';
 import { SoftwareRepository } from './modules/software/repository.js';
 import { SoftwareService } from './modules/software/service.js';
@@ -127,6 +130,8 @@ export interface Services {
   scheduler: Scheduler;
   /** Imports that failed for a reason not their report's: the server's log follows them. */
   importFailedUnexpectedly: ImportFailedUnexpectedly;
+  /** Daily history of findings per organisation, tag and scan group: trends. */
+  history: HistoryService;
   /** Reports: executive and technical, made by jobs, kept in chunks, scheduled and mailed. */
   reports: ReportService;
   /** The one source of time for every value the API returns or a rule compares. */
@@ -181,6 +186,8 @@ export function buildServices(
   const importFailedUnexpectedly: ImportFailedUnexpectedly = new Listeners();
   // Tickets follow their findings' states, changed by findings and imports; tickets read findings.
   const findingsChanged: FindingsChanged = new Listeners();
+  // An organisation's daily history schedule follows its time zone.
+  const timeZoneChanged: TimeZoneChanged = new Listeners();
 
   const audit = new AuditService(new AuditRepository(db), clock);
   const users = new UserService(new UserRepository(db), audit, clock, userAccessChanged);
@@ -215,7 +222,7 @@ export function buildServices(
     assets,
     clock,
   );
-  const settings = new SettingsService(new SettingsRepository(db), audit, clock);
+  const settings = new SettingsService(new SettingsRepository(db), audit, clock, timeZoneChanged);
   const vulnerabilities = new VulnerabilityService(
     new VulnerabilityRepository(db),
     new VulnerabilityImportRepository(db),
@@ -401,6 +408,20 @@ export function buildServices(
     clock,
   );
   discoveryReported.subscribe((report) => scanGroups.discoveryReported(report));
+  const history = new HistoryService(
+    new HistoryRepository(db),
+    {
+      timeZoneOf: (organizationId) => settings.timeZone(organizationId),
+      organizationIds: async () => (await organizations.list()).map((o) => o.id),
+      checkScanGroup: async (ctx, id) => {
+        await scanGroups.get(ctx, id);
+      },
+    },
+    jobs,
+    scheduler,
+    clock,
+    timeZoneChanged,
+  );
   // Scheduled reports are mailed through the configured SMTP server (src/mail), when there is one.
   const reportMailer = new Mailer(mailSettingsOf(config, (path) => readFileSync(path, 'utf8')));
   const reports = new ReportService(
@@ -408,18 +429,35 @@ export function buildServices(
     {
       findings,
       filterOf: (body) => filterFromBody(body as Parameters<typeof filterFromBody>[0]),
-      scanGroupFilter: (scanGroupId) => ({ scanGroupId }) as Parameters<typeof findings.count>[1],
+      scanGroupFilter: (scanGroupId) => ({ scanGroupId }),
       slaDays: async (organizationId) => {
         const { Kev: _kev, ...days } = await settings.sla(organizationId);
         return days;
       },
       scanGroupName: async (ctx, id) => (await scanGroups.get(ctx, id).catch(() => undefined))?.name,
-      // Until the history module is merged: no trend (reports then say so).
-      trend: async (_ctx, _scope, days) => ({
-        from: new Date(clock().getTime() - (days - 1) * 86_400_000).toISOString().slice(0, 10),
-        to: clock().toISOString().slice(0, 10),
-        points: [],
-      }),
+      // The last `days` days up to today in the organisation's time zone, from the history.
+      trend: async (ctx, scope, days) => {
+        const to = localDay(clock(), await settings.timeZone(ctx.organizationId));
+        const t = await history.trend(ctx, scope, { from: addDays(to, -(days - 1)), to });
+        return {
+          from: t.from,
+          to: t.to,
+          points: t.days.map((d) => ({
+            date: d.date,
+            open: d.open,
+            new: d.new,
+            fixed: d.fixed,
+            kevOpen: d.kevOpen,
+            mttrDays: {
+              Critical: d.mttr.Critical?.meanDays ?? null,
+              High: d.mttr.High?.meanDays ?? null,
+              Medium: d.mttr.Medium?.meanDays ?? null,
+              Low: d.mttr.Low?.meanDays ?? null,
+              Info: d.mttr.Info?.meanDays ?? null,
+            },
+          })),
+        };
+      },
       charts: executiveCharts,
       enqueue: (payload, options) => jobs.enqueue('report-generate', payload, options),
       schedules: reportSchedules(scheduler),
@@ -464,6 +502,7 @@ export function buildServices(
     verify,
     scheduler,
     importFailedUnexpectedly,
+    history,
     clock,
   };
 }

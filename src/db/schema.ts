@@ -88,6 +88,8 @@ export interface OrganizationSettingsTable {
   sla_info_days: number | null;
   sla_kev_days: number | null;
   next_ticket_number: Generated<number>;
+  /** The organisation's IANA time zone: its days for history and trends (default 'UTC'). */
+  time_zone: Generated<string>;
   updated_at: Timestamp;
 }
 
@@ -834,6 +836,69 @@ export interface AllowedTargetsTable {
   created_at: CreatedAt;
 }
 
+export const HISTORY_SCOPE_KINDS = ['Organization', 'Tag', 'ScanGroup'] as const;
+export type HistoryScopeKind = (typeof HISTORY_SCOPE_KINDS)[number];
+
+/** One day of an organisation's history in one scope (src/modules/history). */
+export interface FindingHistoryTable {
+  organization_id: string;
+  scope_kind: HistoryScopeKind;
+  /** '' for the organisation, the tag, or the scan group's id. */
+  scope_key: string;
+  /** The calendar day in the organisation's time zone, as YYYY-MM-DD. */
+  day: ColumnType<string, string, string>;
+  open_critical: number;
+  open_high: number;
+  open_medium: number;
+  open_low: number;
+  open_info: number;
+  state_open: number;
+  state_reopened: number;
+  state_risk_accepted: number;
+  state_false_positive: number;
+  state_fixed: number;
+  new_count: number;
+  fixed_count: number;
+  reopened_count: number;
+  past_sla: number;
+  due_soon: number;
+  risk_exposure: Numeric;
+  kev_open: number;
+  assets_seen: number;
+  assets_scanned: number;
+  mttr_critical_mean: Numeric | null;
+  mttr_critical_median: Numeric | null;
+  mttr_critical_count: number;
+  mttr_high_mean: Numeric | null;
+  mttr_high_median: Numeric | null;
+  mttr_high_count: number;
+  mttr_medium_mean: Numeric | null;
+  mttr_medium_median: Numeric | null;
+  mttr_medium_count: number;
+  mttr_low_mean: Numeric | null;
+  mttr_low_median: Numeric | null;
+  mttr_low_count: number;
+  mttr_info_mean: Numeric | null;
+  mttr_info_median: Numeric | null;
+  mttr_info_count: number;
+  computed_at: Timestamp;
+}
+
+/** How far an organisation's history was built, and by which version of the computation. */
+export interface FindingHistoryBuildsTable {
+  organization_id: string;
+  version: number;
+  state: 'Queued' | 'Running' | 'Completed' | 'Failed';
+  first_day: ColumnType<string | null, string | null, string | null>;
+  last_day: ColumnType<string | null, string | null, string | null>;
+  days_done: number;
+  days_total: number;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+  last_error: string | null;
+  updated_at: Timestamp;
+}
+
 /** A saved report definition (src/modules/reports, migration 0030_e). */
 export interface ReportDefinitionsTable {
   organization_id: string;
@@ -940,6 +1005,9 @@ export interface DB {
   ticket_findings: TicketFindingsTable;
   ticket_comments: TicketCommentsTable;
   ticket_events: TicketEventsTable;
+  finding_history: FindingHistoryTable;
+  finding_history_builds: FindingHistoryBuildsTable;
+
   report_definitions: ReportDefinitionsTable;
   report_runs: ReportRunsTable;
   report_chunks: ReportChunksTable;

@@ -81,6 +81,10 @@ export interface JobServices {
     startScheduled(organizationId: string, scanId: string): Promise<unknown>;
     ingest(organizationId: string, scanId: string, runId: string): Promise<void>;
   };
+  history: {
+    /** Computes the organisation's missing days and yesterday again, or rebuilds its whole history. */
+    runSnapshot(organizationId: string, options: { rebuild: boolean }, signal: AbortSignal): Promise<unknown>;
+  };
   reports: {
     generate(organizationId: string, payload: ReportJobPayload, jobId: string, signal: AbortSignal): Promise<void>;
     purge(): Promise<unknown>;
@@ -174,6 +178,21 @@ export const JOB_CATALOGUE = {
   'web-scan.ingest': entry({
     payload: ScanRunPayload,
     handle: inOrganization((s, org, p) => s.webScans.ingest(org, p.scanId, p.runId)),
+  }),
+  /**
+   * An organisation's history (src/modules/history): its schedule fires at 00:10 in its time zone
+   * (no payload) and computes the day that ended, and any missed since; `rebuild` recomputes every
+   * day from the findings' history (first start, an upgrade). Re-running a day replaces it.
+   */
+  'history-snapshot': entry({
+    payload: Type.Union([
+      Type.Null(),
+      Type.Object({ rebuild: Type.Boolean() }, { additionalProperties: false }),
+    ]),
+    handle: async (s, payload, job, signal) => {
+      if (!job.organizationId) throw new JobPayloadInvalid(job.kind, 'the job names no organisation');
+      await s.history.runSnapshot(job.organizationId, { rebuild: payload?.rebuild === true }, signal);
+    },
   }),
   /** Makes a report file (an ad hoc report, or a definition's scheduled one, then mailed). */
   'report-generate': entry({

@@ -14,6 +14,7 @@ import { authenticationRoutes } from './authentication/routes.js';
 import { demoRoutes } from './demo/routes.js';
 import { discoveryScanRoutes } from './discoveryscans/routes.js';
 import { findingRoutes } from './findings/routes.js';
+import { historyRoutes } from './history/routes.js';
 import { importRoutes } from './imports/routes.js';
 import { intelRoutes } from './intel/routes.js';
 import { jobRoutes } from './jobs/routes.js';
@@ -48,6 +49,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     assetRoutes(s.assets),
     softwareRoutes(s.software),
     findingRoutes(s.findings, s.tickets),
+    historyRoutes(s.history),
     importRoutes(s.imports, { maxBytes: config.importMaxBytes, directory: config.importDir }),
     settingsRoutes(s.settings),
     ticketRoutes(s.tickets),

@@ -347,6 +347,8 @@ describe('table ownership', () => {
     scan_runs: 'scanruns',
     scan_run_batches: 'scanruns',
     schedules: 'jobs',
+    finding_history: 'history',
+    finding_history_builds: 'history',
     report_definitions: 'reports',
     report_runs: 'reports',
     report_chunks: 'reports',

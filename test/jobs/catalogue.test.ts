@@ -15,6 +15,7 @@ import {
 } from '../../src/jobs/catalogue.js';
 import type { JobRunner } from '../../src/jobs/runner.js';
 import { DISCOVERY_REPORTED_JOB, SCHEDULED_DISCOVERY_JOB } from '../../src/modules/discoveryscans/service.js';
+import { HISTORY_SNAPSHOT_JOB } from '../../src/modules/history/service.js';
 import { IMPORT_JOB } from '../../src/modules/imports/service.js';
 import { INTEL_SYNC_JOB } from '../../src/modules/intel/sync.js';
 import { SCHEDULED_SYSTEM_JOB, SYSTEM_INGEST_JOB } from '../../src/modules/systemscans/service.js';
@@ -37,6 +38,7 @@ const NAMED_KINDS = [
   SYSTEM_INGEST_JOB,
   SCHEDULED_WEB_JOB,
   WEB_INGEST_JOB,
+  HISTORY_SNAPSHOT_JOB,
 ];
 
 describe('the job catalogue checker', () => {
@@ -87,7 +89,7 @@ describe.each(DB_KINDS)('the job catalogue [%s]', (kind) => {
     const named = [...NAMED_KINDS, ...runner.systemSchedules.map((s) => s.jobKind)];
     expect(catalogueProblems(JOB_CATALOGUE, runner.worker.kinds, named)).toEqual([]);
     expect([...runner.worker.kinds].sort()).toEqual([...JOB_KINDS].sort());
-    expect(JOB_KINDS).toHaveLength(11);
+    expect(JOB_KINDS).toHaveLength(12);
   });
 
   it('leaves the sync jobs to other instances when this one has nothing to sync', () => {

@@ -17,3 +17,11 @@ export function joinableAssets<A extends string>(alias: A) {
 export function assetTagged(alias: string, tag: string) {
   return sql<boolean>`${sql.ref(`${alias}.tags`)} @> array[${tag}]::text[]`;
 }
+
+/** What the history (src/modules/history) reads of each asset: its tags and when it was seen. */
+export function historyAssets<A extends string>(alias: A) {
+  return expressionBuilder<DB>()
+    .selectFrom('assets')
+    .select(['organization_id', 'id', 'tags', 'first_seen_at', 'last_seen_at'])
+    .as(alias);
+}

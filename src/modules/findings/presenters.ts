@@ -162,6 +162,7 @@ export const filterFromQuery = (q: Static<typeof FindingListQuery>): FindingFilt
   importChange: q.ImportChange,
   // A scan's id is unique across kinds: its findings are in one of the two scan scopes.
   scopeNames: q.ScanId ? [`system-scan:${q.ScanId}`, `web-scan:${q.ScanId}`] : undefined,
+  scanGroupId: q.ScanGroupId,
 });
 
 /** The filter of a bulk action (`Filter` in its body). */
@@ -181,6 +182,7 @@ export const filterFromBody = (b: Static<typeof FindingFilterSchema>): FindingFi
   firstSeenAfter: date(b.FirstSeenAfter),
   lastSeenBefore: date(b.LastSeenBefore),
   search: b.Search,
+  scanGroupId: b.ScanGroupId,
   ids: b.Ids,
 });
 

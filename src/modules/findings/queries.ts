@@ -73,3 +73,38 @@ export const HISTORY_COLUMNS = [
   'to_state as toState',
   'details',
 ] as const;
+
+/**
+ * What the history (src/modules/history) reads of each finding to count it by day: its state and
+ * figures now, and when it was first seen. Only its queries join it.
+ */
+export function historyFindings<A extends string>(alias: A) {
+  return expressionBuilder<DB>()
+    .selectFrom('findings')
+    .select([
+      'organization_id',
+      'id',
+      'asset_id',
+      'vulnerability_id',
+      'effective_severity',
+      'state',
+      'confidence',
+      'risk_score',
+      'due_at',
+      'first_seen_at',
+      'scope_name',
+    ])
+    .as(alias);
+}
+
+/**
+ * The findings' changes of state (created, state_changed), with the state before and after: the
+ * history replays them to know each finding's state at the end of any day.
+ */
+export function findingStateChanges<A extends string>(alias: A) {
+  return expressionBuilder<DB>()
+    .selectFrom('finding_events')
+    .select(['organization_id', 'id', 'finding_id', 'occurred_at', 'kind', 'from_state', 'to_state'])
+    .where('kind', 'in', ['created', 'state_changed'])
+    .as(alias);
+}

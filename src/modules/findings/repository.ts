@@ -2,11 +2,13 @@ import { type Kysely, type SelectQueryBuilder, sql, type Transaction, type Updat
 import type { DB, FindingConfidence, FindingState, LocationKind, Severity } from '../../db/schema.js';
 import { isoText } from '../../db/text.js';
 import { assetTagged, joinableAssets } from '../assets/queries.js';
+import { systemScanGroupScopes } from '../systemscans/queries.js';
 import {
   joinableVulnerabilities,
   rankingCvssScore,
   vulnerabilityHasCve,
 } from '../vulnerabilities/queries.js';
+import { webScanGroupScopes } from '../webscans/queries.js';
 import { HISTORY_COLUMNS, type HistoryEntryWrite, historyEntryValues } from './queries.js';
 import type {
   Finding,
@@ -129,6 +131,8 @@ export interface FindingFilter {
   scopeName?: string;
   /** Findings last reported in any of these scopes. */
   scopeNames?: string[];
+  /** Findings last reported by a system or web scan of this scan group. */
+  scanGroupId?: string;
 }
 
 /** Sort orders with the expressions their keyset cursors compare. */
@@ -164,6 +168,16 @@ function baseQuery(organizationId: string, db: Db) {
       )
       .where('f.organization_id', '=', organizationId)
   );
+}
+
+/** The finding `f` was last reported by a system or web scan of the scan group. */
+function inScanGroup(groupId: string) {
+  return sql<boolean>`f.scope_name in (
+    select g.scope_name from ${systemScanGroupScopes('g')}
+      where g.organization_id = f.organization_id and g.group_id = ${groupId}::uuid
+    union all
+    select w.scope_name from ${webScanGroupScopes('w')}
+      where w.organization_id = f.organization_id and w.group_id = ${groupId}::uuid)`;
 }
 
 type BaseQuery = ReturnType<typeof baseQuery>;
@@ -416,6 +430,7 @@ export class FindingRepository {
     if (f.ids?.length) q = q.where('f.id', 'in', f.ids);
     if (f.scopeName !== undefined) q = q.where('f.scope_name', '=', f.scopeName);
     if (f.scopeNames?.length) q = q.where('f.scope_name', 'in', f.scopeNames);
+    if (f.scanGroupId) q = q.where(inScanGroup(f.scanGroupId));
     if (f.importId) {
       const change =
         f.importChange === 'New'

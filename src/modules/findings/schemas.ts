@@ -162,6 +162,12 @@ const VULNERABILITY_AND_TIME_FILTERS = {
   LastSeenBefore: Type.Optional(Type.String({ format: 'date-time' })),
 };
 
+const SCAN_GROUP_FILTER = Type.String({
+  format: 'uuid',
+  description:
+    'Only the findings of the system and web scans of this scan group (the ones they reported last).',
+});
+
 export const FindingListQuery = Type.Object(
   {
     ...pageQueryFields(100),
@@ -216,6 +222,7 @@ export const FindingListQuery = Type.Object(
         description: 'Only the findings of this Rampart system or web scan (the ones it reported last).',
       }),
     ),
+    ScanGroupId: Type.Optional(SCAN_GROUP_FILTER),
   },
   { additionalProperties: false },
 );
@@ -284,6 +291,7 @@ export const FindingFilterSchema = Type.Object(
     Tag: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     ...VULNERABILITY_AND_TIME_FILTERS,
     Search: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    ScanGroupId: Type.Optional(SCAN_GROUP_FILTER),
     Ids: Type.Optional(
       Type.Array(Type.String({ format: 'uuid' }), {
         minItems: 1,

@@ -1,5 +1,9 @@
-import type { SlaDays } from './service.js';
+import type { OrganizationSettings } from './service.js';
 
 // How settings look on the wire: the severities' SLAs as SlaDays, the KEV SLA beside them.
 
-export const toSettingsDto = ({ Kev, ...severities }: SlaDays) => ({ SlaDays: severities, KevSlaDays: Kev });
+export const toSettingsDto = ({ sla: { Kev, ...severities }, timeZone }: OrganizationSettings) => ({
+  SlaDays: severities,
+  KevSlaDays: Kev,
+  TimeZone: timeZone,
+});

@@ -23,6 +23,7 @@ export class SettingsRepository {
         'sla_low_days',
         'sla_info_days',
         'sla_kev_days',
+        'time_zone',
         'updated_at',
       ])
       .where('organization_id', '=', organizationId)
@@ -51,11 +52,21 @@ export class SettingsRepository {
     return Number(row.rows[0]!.number);
   }
 
-  async save(organizationId: string, at: Date, sla: SlaDays): Promise<void> {
+  async save(organizationId: string, at: Date, sla: SlaDays, timeZone?: string): Promise<void> {
+    const zone = timeZone === undefined ? {} : { time_zone: timeZone };
     await this.db
       .insertInto('organization_settings')
-      .values({ organization_id: organizationId, ...sla, updated_at: at })
-      .onConflict((oc) => oc.column('organization_id').doUpdateSet({ ...sla, updated_at: at }))
+      .values({ organization_id: organizationId, ...sla, ...zone, updated_at: at })
+      .onConflict((oc) => oc.column('organization_id').doUpdateSet({ ...sla, ...zone, updated_at: at }))
       .execute();
+  }
+
+  async timeZone(organizationId: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('organization_settings')
+      .select('time_zone')
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
+    return row?.time_zone;
   }
 }

@@ -15,7 +15,7 @@ export const settingsRoutes =
         summary: 'Organisation settings',
         response: { 200: SettingsSchema },
       },
-      handler: async (request) => toSettingsDto(await settings.sla(contextOf(request).organizationId)),
+      handler: async (request) => toSettingsDto(await settings.get(contextOf(request).organizationId)),
     });
 
     group.put('/settings', {
@@ -29,7 +29,12 @@ export const settingsRoutes =
       },
       handler: async (request) =>
         toSettingsDto(
-          await settings.setSla(contextOf(request), request.body.SlaDays, request.body.KevSlaDays),
+          await settings.setSla(
+            contextOf(request),
+            request.body.SlaDays,
+            request.body.KevSlaDays,
+            request.body.TimeZone,
+          ),
         ),
     });
   };

@@ -12,12 +12,18 @@ const KevDays = Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Nu
   description:
     "Days to fix a finding whose vulnerability is in CISA KEV, counted from first seen; the sooner of this and its severity SLA applies. null: by severity alone. (CISA's own due date is shown on the finding as KevDueDate.)",
 });
+const TimeZone = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description:
+    "The organisation's IANA time zone (e.g. Europe/Berlin; default UTC): its days in history and trends, and when the daily history snapshot is taken (00:10 there).",
+});
 export const SettingsSchema = Type.Object(
-  { SlaDays: SlaSchema, KevSlaDays: KevDays },
+  { SlaDays: SlaSchema, KevSlaDays: KevDays, TimeZone },
   { additionalProperties: false },
 );
-/** A change of settings: a KEV SLA left out stays as it was. */
+/** A change of settings: a KEV SLA or time zone left out stays as it was. */
 export const SettingsChangeSchema = Type.Object(
-  { SlaDays: SlaSchema, KevSlaDays: Type.Optional(KevDays) },
+  { SlaDays: SlaSchema, KevSlaDays: Type.Optional(KevDays), TimeZone: Type.Optional(TimeZone) },
   { additionalProperties: false },
 );

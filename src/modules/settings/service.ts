@@ -1,6 +1,9 @@
 import type { Transaction } from 'kysely';
 import type { DB, Severity } from '../../db/schema.js';
+import { isTimeZone } from '../../jobs/schedule-rule.js';
 import type { Clock } from '../../lib/clock.js';
+import type { Listeners } from '../../lib/listeners.js';
+import { invalid } from '../../problems/app-error.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
 import type { SettingsRepository, SlaDays as SlaColumns } from './repository.js';
@@ -17,12 +20,33 @@ export type SlaDays = Record<Severity | 'Kev', number | null>;
  */
 export const DEFAULT_SLA: SlaDays = { Critical: 7, High: 30, Medium: 90, Low: 180, Info: null, Kev: 14 };
 
+/** The time zone an organisation has until it sets one. */
+export const DEFAULT_TIME_ZONE = 'UTC';
+
+export interface OrganizationSettings {
+  sla: SlaDays;
+  timeZone: string;
+}
+
+/** Raised after an organisation's time zone changed; its daily history schedule follows it. */
+export type TimeZoneChanged = Listeners<[organizationId: string, timeZone: string]>;
+
 export class SettingsService {
   constructor(
     private readonly repo: SettingsRepository,
     private readonly audit: AuditService,
     private readonly clock: Clock,
+    private readonly timeZoneChanged?: TimeZoneChanged,
   ) {}
+
+  async get(organizationId: string): Promise<OrganizationSettings> {
+    return { sla: await this.sla(organizationId), timeZone: await this.timeZone(organizationId) };
+  }
+
+  /** The organisation's IANA time zone: its calendar days in history and trends. */
+  async timeZone(organizationId: string): Promise<string> {
+    return (await this.repo.timeZone(organizationId)) ?? DEFAULT_TIME_ZONE;
+  }
 
   async sla(organizationId: string): Promise<SlaDays> {
     const row = await this.repo.find(organizationId);
@@ -46,19 +70,27 @@ export class SettingsService {
     return this.repo.nextTicketNumber(organizationId, at, slaRow(DEFAULT_SLA), trx);
   }
 
-  /** Sets the SLAs; a KEV SLA left out (undefined) stays as it was. */
+  /** Sets the SLAs, and the time zone when given; a KEV SLA left out (undefined) stays as it was. */
   async setSla(
     ctx: ServiceContext,
     severities: Record<Severity, number | null>,
     kev?: number | null,
-  ): Promise<SlaDays> {
-    const sla: SlaDays = {
-      ...severities,
-      Kev: kev === undefined ? (await this.sla(ctx.organizationId)).Kev : kev,
-    };
-    await this.repo.save(ctx.organizationId, this.clock(), slaRow(sla));
+    timeZone?: string,
+  ): Promise<OrganizationSettings> {
+    if (timeZone !== undefined && !isTimeZone(timeZone))
+      throw invalid('timeZone', `'${timeZone}' is not a known IANA time zone (e.g. Europe/Berlin, UTC).`);
+    const before = await this.get(ctx.organizationId);
+    const sla: SlaDays = { ...severities, Kev: kev === undefined ? before.sla.Kev : kev };
+    await this.repo.save(ctx.organizationId, this.clock(), slaRow(sla), timeZone);
     await this.audit.record(ctx, 'settings.sla_changed', null, { sla });
-    return this.sla(ctx.organizationId);
+    if (timeZone !== undefined && timeZone !== before.timeZone) {
+      await this.audit.record(ctx, 'settings.time_zone_changed', null, {
+        from: before.timeZone,
+        to: timeZone,
+      });
+      await this.timeZoneChanged?.notify(ctx.organizationId, timeZone);
+    }
+    return this.get(ctx.organizationId);
   }
 }
 

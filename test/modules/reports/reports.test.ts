@@ -103,6 +103,8 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
   });
 
   it('makes an executive PDF whose text holds its figures, charts and top asset', async () => {
+    // The history of the days so far (the daily job's work), for the trend charts.
+    await t.services.history.runSnapshot(t.org.id, { rebuild: true }, new AbortController().signal);
     const { report, file } = await make({ Kind: 'Executive', Format: 'Pdf', Name: 'Board summary' });
     expect(file.headers['content-type']).toBe('application/pdf');
     const pdf = await readPdf(file.rawPayload);

@@ -67,6 +67,7 @@ describe.each(DB_KINDS)('organisation settings [%s]', (kind) => {
     expect(before).toEqual({
       SlaDays: { Critical: 7, High: 30, Medium: 90, Low: 180, Info: null },
       KevSlaDays: 14,
+      TimeZone: 'UTC',
     });
     const ticket = await send('POST', '/tickets', analyst, { Title: 'x' });
     expect(ticket.statusCode).toBe(201);
@@ -125,12 +126,17 @@ describe.each(DB_KINDS)('organisation settings [%s]', (kind) => {
     const reader = await t.userWithKey('ReadOnly', org);
     const sla = { Critical: 7, High: 30, Medium: 90, Low: 180, Info: null };
     const put = (body: unknown, who = own) => send('PUT', '/settings', who, body);
-    expect((await put({ SlaDays: sla, KevSlaDays: 5 })).json()).toEqual({ SlaDays: sla, KevSlaDays: 5 });
-    expect(await settings(reader)).toEqual({ SlaDays: sla, KevSlaDays: 5 });
+    expect((await put({ SlaDays: sla, KevSlaDays: 5 })).json()).toEqual({
+      SlaDays: sla,
+      KevSlaDays: 5,
+      TimeZone: 'UTC',
+    });
+    expect(await settings(reader)).toEqual({ SlaDays: sla, KevSlaDays: 5, TimeZone: 'UTC' });
     // Left out: unchanged (clients that know only the severity SLAs keep working).
     expect((await put({ SlaDays: { ...sla, High: 20 } })).json()).toEqual({
       SlaDays: { ...sla, High: 20 },
       KevSlaDays: 5,
+      TimeZone: 'UTC',
     });
     // null: KEV findings are due by their severity alone.
     expect((await put({ SlaDays: sla, KevSlaDays: null })).json().KevSlaDays).toBeNull();
@@ -146,5 +152,28 @@ describe.each(DB_KINDS)('organisation settings [%s]', (kind) => {
     await put({ SlaDays: sla, KevSlaDays: 9 });
     expect((await send('POST', '/tickets', own, { Title: 'first' })).statusCode).toBe(201);
     expect((await settings(reader)).KevSlaDays).toBe(9);
+  });
+
+  it('keeps a time zone, refuses one that is not IANA, and moves the daily history schedule with it', async () => {
+    const org = await t.services.organizations.create('Time zones');
+    const own = await t.userWithKey('Manager', org);
+    const reader = await t.userWithKey('ReadOnly', org);
+    const sla = { Critical: 7, High: 30, Medium: 90, Low: 180, Info: null };
+    const put = (body: unknown, who = own) => send('PUT', '/settings', who, body);
+    expect((await settings(reader)).TimeZone).toBe('UTC');
+    const set = await put({ SlaDays: sla, TimeZone: 'Europe/Berlin' });
+    expect(set.statusCode, set.body).toBe(200);
+    expect(set.json().TimeZone).toBe('Europe/Berlin');
+    // Left out: unchanged.
+    expect((await put({ SlaDays: sla })).json().TimeZone).toBe('Europe/Berlin');
+    for (const bad of ['Mars/Olympus', 'CEST+2', '', 'x'.repeat(65), 3]) {
+      const res = await put({ SlaDays: sla, TimeZone: bad });
+      expect(res.statusCode, String(bad)).toBe(400);
+      expect(res.headers['content-type']).toContain('application/problem+json');
+      expect(JSON.stringify(res.json().errors)).toContain('TimeZone');
+    }
+    expect((await settings(reader)).TimeZone).toBe('Europe/Berlin');
+    const schedule = await t.services.scheduler.get(org.id, 'history-snapshot');
+    expect(schedule?.rule).toEqual({ type: 'cron', expression: '10 0 * * *', timeZone: 'Europe/Berlin' });
   });
 });

@@ -490,6 +490,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/latest/trends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Daily history of findings, for the organisation, an asset tag or a scan group
+         * @description One snapshot per calendar day of the organisation’s time zone (Settings → TimeZone), taken at 00:10 for the day that ended; today has none yet. Tag or ScanGroupId narrow the scope (not both). From..To spans at most 400 days; the default is the last 90 days. See docs/history.md for what each figure counts.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["getTrends"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/latest/imports": {
         parameters: {
             query?: never;
@@ -6135,6 +6157,8 @@ export interface operations {
                 ImportChange?: "New" | "Fixed" | "Reopened";
                 /** @description Only the findings of this Rampart system or web scan (the ones it reported last). */
                 ScanId?: string;
+                /** @description Only the findings of the system and web scans of this scan group (the ones they reported last). */
+                ScanGroupId?: string;
             };
             header?: never;
             path?: never;
@@ -7401,6 +7425,11 @@ export interface operations {
                         /** Format: date-time */
                         LastSeenBefore?: string;
                         Search?: string;
+                        /**
+                         * Format: uuid
+                         * @description Only the findings of the system and web scans of this scan group (the ones they reported last).
+                         */
+                        ScanGroupId?: string;
                         /** @description Exactly these findings (selected in a table). */
                         Ids?: string[];
                     };
@@ -7596,6 +7625,11 @@ export interface operations {
                         /** Format: date-time */
                         LastSeenBefore?: string;
                         Search?: string;
+                        /**
+                         * Format: uuid
+                         * @description Only the findings of the system and web scans of this scan group (the ones they reported last).
+                         */
+                        ScanGroupId?: string;
                         /** @description Exactly these findings (selected in a table). */
                         Ids?: string[];
                     };
@@ -7750,6 +7784,230 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
                      *       "instance": "/api/latest/findings/bulk/ticket",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTrends: {
+        parameters: {
+            query?: {
+                /** @description First day (YYYY-MM-DD, in the organisation’s time zone); default: 89 days before To. */
+                From?: string;
+                /** @description Last day (YYYY-MM-DD); default: today in the organisation’s time zone. */
+                To?: string;
+                /** @description Only the findings and assets with this asset tag. */
+                Tag?: string;
+                /** @description Only the findings of the system and web scans of this group. */
+                ScanGroupId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Scope: {
+                            Kind: "Organization" | "Tag" | "ScanGroup";
+                            Tag?: string;
+                            /** Format: uuid */
+                            ScanGroupId?: string;
+                        };
+                        /** @description The organisation’s time zone, whose calendar days these are. */
+                        TimeZone: string;
+                        /** Format: date */
+                        From: string;
+                        /** Format: date */
+                        To: string;
+                        /** @description The days of From..To that have a snapshot, oldest first (days before the history began have none). */
+                        Days: {
+                            /** Format: date */
+                            Date: string;
+                            /** @description Open and Reopened findings at the end of the day, by severity. */
+                            Open: {
+                                Critical: number;
+                                High: number;
+                                Medium: number;
+                                Low: number;
+                                Info: number;
+                            };
+                            /** @description Findings at the end of the day, by state. */
+                            ByState: {
+                                Open: number;
+                                Reopened: number;
+                                RiskAccepted: number;
+                                FalsePositive: number;
+                                Fixed: number;
+                            };
+                            /** @description Findings first seen that day. */
+                            New: number;
+                            /** @description Findings fixed that day. */
+                            Fixed: number;
+                            /** @description Findings reopened that day. */
+                            Reopened: number;
+                            /** @description Open findings past their due date at the end of the day. */
+                            PastSla: number;
+                            /** @description Open findings due within the 7 days after the day. */
+                            DueSoon: number;
+                            /** @description Sum of the risk scores of the open findings. */
+                            RiskExposure: number;
+                            /** @description Open findings of vulnerabilities in CISA KEV. */
+                            KevOpen: number;
+                            /** @description Assets known and seen in the 30 days up to the day. */
+                            AssetsSeen: number;
+                            /** @description Assets a scan or an import reported that day. */
+                            AssetsScanned: number;
+                            /** @description Time to remediate of the findings fixed in the 90 days up to and including the day, by severity; null without such fixes. */
+                            Mttr: {
+                                Critical: {
+                                    /** @description Mean days from first seen to fixed. */
+                                    MeanDays: number;
+                                    MedianDays: number;
+                                    /** @description Fixes counted. */
+                                    Count: number;
+                                } | null;
+                                High: {
+                                    /** @description Mean days from first seen to fixed. */
+                                    MeanDays: number;
+                                    MedianDays: number;
+                                    /** @description Fixes counted. */
+                                    Count: number;
+                                } | null;
+                                Medium: {
+                                    /** @description Mean days from first seen to fixed. */
+                                    MeanDays: number;
+                                    MedianDays: number;
+                                    /** @description Fixes counted. */
+                                    Count: number;
+                                } | null;
+                                Low: {
+                                    /** @description Mean days from first seen to fixed. */
+                                    MeanDays: number;
+                                    MedianDays: number;
+                                    /** @description Fixes counted. */
+                                    Count: number;
+                                } | null;
+                                Info: {
+                                    /** @description Mean days from first seen to fixed. */
+                                    MeanDays: number;
+                                    MedianDays: number;
+                                    /** @description Fixes counted. */
+                                    Count: number;
+                                } | null;
+                            };
+                        }[];
+                        /** @description How far the history was built from the findings’ history (a rebuild runs as a job). */
+                        Build: {
+                            State: "Queued" | "Running" | "Completed" | "Failed";
+                            DaysDone: number;
+                            DaysTotal: number;
+                        } | null;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/trends",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/trends"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/trends"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/trends",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/trends",
                      *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
                      *     }
                      */
@@ -8440,6 +8698,8 @@ export interface operations {
                         };
                         /** @description Days to fix a finding whose vulnerability is in CISA KEV, counted from first seen; the sooner of this and its severity SLA applies. null: by severity alone. (CISA's own due date is shown on the finding as KevDueDate.) */
                         KevSlaDays: number | null;
+                        /** @description The organisation's IANA time zone (e.g. Europe/Berlin; default UTC): its days in history and trends, and when the daily history snapshot is taken (00:10 there). */
+                        TimeZone: string;
                     };
                 };
             };
@@ -8539,6 +8799,8 @@ export interface operations {
                     };
                     /** @description Days to fix a finding whose vulnerability is in CISA KEV, counted from first seen; the sooner of this and its severity SLA applies. null: by severity alone. (CISA's own due date is shown on the finding as KevDueDate.) */
                     KevSlaDays?: number | null;
+                    /** @description The organisation's IANA time zone (e.g. Europe/Berlin; default UTC): its days in history and trends, and when the daily history snapshot is taken (00:10 there). */
+                    TimeZone?: string;
                 };
             };
         };
@@ -8560,6 +8822,8 @@ export interface operations {
                         };
                         /** @description Days to fix a finding whose vulnerability is in CISA KEV, counted from first seen; the sooner of this and its severity SLA applies. null: by severity alone. (CISA's own due date is shown on the finding as KevDueDate.) */
                         KevSlaDays: number | null;
+                        /** @description The organisation's IANA time zone (e.g. Europe/Berlin; default UTC): its days in history and trends, and when the daily history snapshot is taken (00:10 there). */
+                        TimeZone: string;
                     };
                 };
             };

@@ -81,7 +81,7 @@ export function executiveHtml(d: ExecutiveData, charts: ReportChart[], rankings:
     .join('\n');
   const rankingHtml = rankings.map((t) => `<h2>${escapeHtml(t.title)}</h2>${table(t, false)}`).join('\n');
   const trendNote =
-    d.trend.length === 0 ? '<p>No history is kept for this scope: the trend charts are left out.</p>' : '';
+    d.trend.length === 0 ? '<p>No history is recorded for this scope and period (a findings filter has none): the trend charts are left out.</p>' : '';
   return `${page(d.title, `${d.scopeLabel} · ${d.from} to ${d.to} · generated ${d.generatedAt.toISOString()}`)}
 <section><h2>Headline figures</h2><div class="figures">${figures}</div></section>
 <section><h2>Charts</h2>${trendNote}${chartHtml}</section>

@@ -90,7 +90,7 @@ export async function executivePdf(
   ];
   if (d.trend.length === 0)
     content.push({
-      text: 'No history is kept for this scope: the trend charts are left out.',
+      text: 'No history is recorded for this scope and period (a findings filter has none): the trend charts are left out.',
       italics: true,
       fontSize: 9,
       margin: [0, 0, 0, 6],
