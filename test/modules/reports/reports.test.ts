@@ -11,7 +11,7 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
   let analyst: Credentials;
   let reader: Credentials;
   let outsider: Credentials;
-  let worker: JobWorker;
+  let worker: JobWorker | undefined;
 
   const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, who: Credentials, body?: unknown) =>
     t.app.inject({
@@ -31,7 +31,16 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
     throw new Error(`report ${id} did not finish`);
   };
 
+  /** The report-generate jobs run on a real worker of the queue, as a server runs them. */
+  const startWorker = () => {
+    if (worker) return;
+    worker = new JobWorker(t.services.jobs, { pollMs: 20 });
+    worker.register('report-generate', handlerOf('report-generate', t.services as unknown as JobServices));
+    worker.start();
+  };
+
   const make = async (body: Record<string, unknown>) => {
+    startWorker();
     const res = await send('POST', '/reports', analyst, body);
     expect(res.statusCode, res.body).toBe(202);
     const done = await finished(res.json().Id);
@@ -47,10 +56,10 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
     analyst = await t.userWithKey('Analyst');
     reader = await t.userWithKey('ReadOnly');
     outsider = await t.userWithKey('Admin', await t.services.organizations.create('Other'));
-    // The report-generate jobs run on a real worker of the queue, as a server runs them.
-    worker = new JobWorker(t.services.jobs, { pollMs: 20 });
-    worker.register('report-generate', handlerOf('report-generate', t.services as unknown as JobServices));
+    // The findings were found on 3 November; one was fixed on the 10th; the reports are made on the 21st.
+    t.clock.now = new Date('2026-11-03T12:00:00Z');
     const assets: Record<string, string> = {};
+    let hsts = '';
     for (const [name, tags] of [
       ['db-primary.example', ['prod']],
       ['web-1.example', ['prod']],
@@ -76,7 +85,11 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
     ] as const) {
       const res = await finding(asset, title, severity, extra);
       expect(res.statusCode, res.body).toBe(201);
+      if (title === 'Missing HSTS header') hsts = res.json().Id;
     }
+    t.clock.now = new Date('2026-11-10T12:00:00Z');
+    expect((await send('POST', `/findings/${hsts}/state`, analyst, { State: 'Fixed' })).statusCode).toBe(200);
+    t.clock.now = new Date('2026-11-21T12:00:00Z');
   }, 60_000);
   afterAll(async () => {
     await worker?.stop();
@@ -85,6 +98,7 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
   });
 
   it('answers 409 for a download before the report is made, then the report once it is', async () => {
+    // First, before any worker runs: the report stays Queued until one does.
     const res = await send('POST', '/reports', analyst, { Kind: 'Technical', Format: 'Csv' });
     expect(res.statusCode, res.body).toBe(202);
     expect(res.headers.location).toBe(`/api/latest/reports/${res.json().Id}`);
@@ -93,9 +107,9 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
     expect(early.statusCode).toBe(409);
     expect(early.headers['content-type']).toContain('application/problem+json');
     expect(early.json().detail).toContain('Queued');
-    worker.start();
+    startWorker();
     const done = await finished(res.json().Id);
-    expect(done).toMatchObject({ State: 'Completed', Progress: 100, RowsTotal: 6, RowsWritten: 6 });
+    expect(done).toMatchObject({ State: 'Completed', Progress: 100, RowsTotal: 5, RowsWritten: 5 });
     const file = await send('GET', `/reports/${done.Id}/download`, reader);
     expect(file.statusCode).toBe(200);
     expect(file.headers['content-type']).toBe('text/csv; charset=utf-8');
@@ -113,16 +127,29 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
     expect(pdf.pages).toBeLessThanOrEqual(3);
     const text = pdf.text.join('\n');
     expect(text).toContain('Board summary');
-    // Headline: 3 open Critical findings, 6 open in all.
+    // Headline: 3 open Critical findings (past their 7-day SLA), 5 open in all; 6 new and 1 fixed.
+    expect(text).toMatch(/Open findings\s+5/);
     expect(text).toMatch(/Open Critical\s+3/);
-    expect(text).toMatch(/Open findings\s+6/);
+    expect(text).toMatch(/Past SLA\s+3/);
+    expect(text).toMatch(/New in period\s+6/);
+    expect(text).toMatch(/Fixed in period\s+1/);
+    // The trend charts' figures, from the history: 6 open (3 Critical) on the 3rd, 5 on the 20th.
+    expect(text).toContain('Open findings over time');
+    expect(text).toMatch(/Critical\s+3\s+3/);
+    expect(text).toMatch(/Low\s+1\s+0/);
+    expect(text).toContain('New vs fixed per week');
+    expect(text).toMatch(/2026-11-02\s+6\s+0/);
+    expect(text).toMatch(/2026-11-09\s+0\s+1/);
+    expect(text).toContain('Mean time to remediate vs SLA');
     // The riskiest asset holds two Critical findings; the riskiest vulnerability is on two assets.
     expect(text).toContain('db-primary.example');
     expect(text).toContain('OpenSSL heap overflow');
     expect(text).toContain('CVE-2026-1001');
-    // The SLA compliance chart's figures: 6 open findings with a due date, none past it.
+    // The SLA compliance chart's figures: 5 open findings with a due date, 2 within it; the fixed one in time.
     expect(text).toContain('SLA compliance');
-    expect(text).toMatch(/Open now\s+6\s+6\s+100\.0%/);
+    expect(text).toMatch(/Open now\s+5\s+2\s+40\.0%/);
+    expect(text).toMatch(/Fixed \(90 days\)\s+1\s+1\s+100\.0%/);
+    expect(text).toMatch(/Overall\s+6\s+3\s+50\.0%/);
     // The audit log has the download.
     const audit = await t.services.audit.listRecent(t.org.id);
     expect(audit.some((e) => e.action === 'report.downloaded' && e.target_id === report.Id)).toBe(true);
@@ -136,7 +163,7 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
     expect(html).not.toMatch(/<script|<link |src="http/);
     expect(html).toContain('@media print');
     expect(html).toContain('Tag &#34;prod&#34;');
-    // prod: db-primary (2 Critical, 1 Medium) and web-1 (1 Critical, 1 Low).
+    // prod: db-primary (2 Critical, 1 Medium) and web-1 (1 Critical; its Low was fixed).
     expect(html).toMatch(/Open Critical<\/div><div class="value">3</);
     expect(html).toMatch(/Open High<\/div><div class="value">0</);
     expect(html).not.toContain('lab-box.example');
@@ -147,9 +174,9 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
     const lines = file.body.trim().split('\n');
     expect(lines[0]).toBe('FindingId,AssetId,Asset,Title,Severity,Risk,State,CVE,KEV,Location,FirstSeen,Due,Solution');
     const rows = lines.slice(1);
-    const listed = (await send('GET', '/findings?Tag=prod&PageSize=100', analyst)).json();
+    const listed = (await send('GET', '/findings?Tag=prod&State=Open&State=Reopened&PageSize=100', analyst)).json();
     expect(rows.map((r) => r.split(',')[0]).sort()).toEqual(listed.Items.map((f: { Id: string }) => f.Id).sort());
-    expect(report.RowsWritten).toBe(5);
+    expect(report.RowsWritten).toBe(4);
     // Grouped by asset: db-primary's rows first.
     expect(rows[0]).toContain('db-primary.example');
     expect(file.body).toContain('Upgrade OpenSSL to 3.4.2.');
@@ -160,8 +187,10 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
     const pdf = await readPdf(file.rawPayload);
     expect(pdf.pages).toBe(report.PageCount);
     const text = pdf.text.join('\n');
-    for (const title of ['OpenSSL heap overflow', 'Telnet enabled', 'Missing HSTS header', '443/tcp'])
+    for (const title of ['OpenSSL heap overflow', 'Telnet enabled', 'Weak TLS ciphers', '443/tcp'])
       expect(text).toContain(title);
+    // Fixed findings are not in a report of open ones.
+    expect(text).not.toContain('Missing HSTS header');
   });
 
   it('refuses bad input with problems', async () => {
