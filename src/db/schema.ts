@@ -908,7 +908,11 @@ export interface ReportDefinitionsTable {
   format: 'Pdf' | 'Html' | 'Csv';
   scope: ColumnType<unknown, string, string>;
   filter: ColumnType<unknown, string | null, string | null>;
-  group_by: ColumnType<'Asset' | 'Vulnerability', 'Asset' | 'Vulnerability' | undefined, 'Asset' | 'Vulnerability'>;
+  group_by: ColumnType<
+    'Asset' | 'Vulnerability',
+    'Asset' | 'Vulnerability' | undefined,
+    'Asset' | 'Vulnerability'
+  >;
   period_days: ColumnType<number, number | undefined, number>;
   schedule: ColumnType<unknown, string | null, string | null>;
   recipients: ColumnType<string[], string[] | undefined, string[]>;

@@ -86,7 +86,12 @@ export interface JobServices {
     runSnapshot(organizationId: string, options: { rebuild: boolean }, signal: AbortSignal): Promise<unknown>;
   };
   reports: {
-    generate(organizationId: string, payload: ReportJobPayload, jobId: string, signal: AbortSignal): Promise<void>;
+    generate(
+      organizationId: string,
+      payload: ReportJobPayload,
+      jobId: string,
+      signal: AbortSignal,
+    ): Promise<void>;
     purge(): Promise<unknown>;
   };
   clock: () => Date;

@@ -58,7 +58,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       finished_at timestamptz,
       primary key (organization_id, id)
     )`.execute(db);
-  await sql`create index report_runs_created_idx on report_runs (organization_id, created_at, id)`.execute(db);
+  await sql`create index report_runs_created_idx on report_runs (organization_id, created_at, id)`.execute(
+    db,
+  );
   await sql`create index report_runs_definition_idx on report_runs (organization_id, definition_id, created_at)`.execute(
     db,
   );

@@ -146,7 +146,13 @@ export const FINDING_SORTS = {
 export type FindingSort = keyof typeof FINDING_SORTS;
 
 /** severity_rank (migration 0002) back to the severity. */
-const SEVERITY_OF_RANK: Record<number, Severity> = { 4: 'Critical', 3: 'High', 2: 'Medium', 1: 'Low', 0: 'Info' };
+const SEVERITY_OF_RANK: Record<number, Severity> = {
+  4: 'Critical',
+  3: 'High',
+  2: 'Medium',
+  1: 'Low',
+  0: 'Info',
+};
 
 /** Above this many matches a TotalCount nobody asked for is left out (IncludeTotal). */
 export const TOTAL_COUNT_CAP = 1_000;

@@ -311,7 +311,12 @@ export class FindingService {
    * The current figures of the matching findings (executive reports), due dates judged now; the
    * findings fixed within their SLA are counted over the last `fixedDays` days.
    */
-  async figures(ctx: ServiceContext, filter: FindingFilter, soonDays = 7, fixedDays = 90): Promise<FindingFigures> {
+  async figures(
+    ctx: ServiceContext,
+    filter: FindingFilter,
+    soonDays = 7,
+    fixedDays = 90,
+  ): Promise<FindingFigures> {
     const now = this.clock();
     return this.repo.figures(
       ctx.organizationId,

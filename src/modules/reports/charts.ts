@@ -33,7 +33,11 @@ export function executiveCharts(d: ExecutiveData): ReportChart[] {
   };
   const allWith = open.WithSla + fixed.WithSla;
   const allWithin = open.WithinSla + fixed.WithinSla;
-  const overall = { WithSla: allWith, WithinSla: allWithin, Percent: allWith === 0 ? null : (allWithin / allWith) * 100 };
+  const overall = {
+    WithSla: allWith,
+    WithinSla: allWithin,
+    Percent: allWith === 0 ? null : (allWithin / allWith) * 100,
+  };
   const pct = (n: number | null) => (n === null ? 'n/a' : `${n.toFixed(1)}%`);
   const charts: ReportChart[] = [];
   if (d.trend.length > 0) {
@@ -76,10 +80,10 @@ export function executiveCharts(d: ExecutiveData): ReportChart[] {
   }
   charts.push({
     title: 'SLA compliance',
-    svg: renderChartSvg(
-      slaComplianceOption({ Open: open, Fixed: fixed, Overall: overall }, OPTIONS),
-      { width: SIZE.width, height: 160 },
-    ),
+    svg: renderChartSvg(slaComplianceOption({ Open: open, Fixed: fixed, Overall: overall }, OPTIONS), {
+      width: SIZE.width,
+      height: 160,
+    }),
     table: {
       title: 'SLA compliance',
       head: ['Findings', 'With a due date', 'Within SLA', 'Compliance'],

@@ -13,7 +13,10 @@ type ScopeFields = Pick<
 /** A request's scope fields as a report's spec; Tag and ScanGroupId together are refused. */
 export function specFromBody(b: ScopeFields): ReportSpec {
   if (b.Tag !== undefined && b.ScanGroupId !== undefined)
-    throw invalid('scanGroupId', 'A report is scoped to a tag or to a scan group, not both: give Tag or ScanGroupId.');
+    throw invalid(
+      'scanGroupId',
+      'A report is scoped to a tag or to a scan group, not both: give Tag or ScanGroupId.',
+    );
   const scope: ReportScope =
     b.Tag !== undefined
       ? { kind: 'Tag', tag: b.Tag }

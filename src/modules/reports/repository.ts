@@ -1,7 +1,14 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { ScheduleOption } from '../../jobs/schedule-option.js';
-import type { ReportDefinition, ReportFormat, ReportKind, ReportRun, ReportSpec, ReportState } from './types.js';
+import type {
+  ReportDefinition,
+  ReportFormat,
+  ReportKind,
+  ReportRun,
+  ReportSpec,
+  ReportState,
+} from './types.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 

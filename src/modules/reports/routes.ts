@@ -138,7 +138,11 @@ export const reportRoutes =
         response: { 200: ReportDefinitionListSchema },
       },
       handler: async (request) => {
-        const page = await reports.listDefinitions(contextOf(request), request.query.PageSize ?? 50, request.query.Cursor);
+        const page = await reports.listDefinitions(
+          contextOf(request),
+          request.query.PageSize ?? 50,
+          request.query.Cursor,
+        );
         return toPageDto(page, toDefinitionDto);
       },
     });
@@ -188,7 +192,11 @@ export const reportRoutes =
       },
       handler: async (request) =>
         toDefinitionDto(
-          await reports.updateDefinition(contextOf(request), request.params.Id, definitionInputFromBody(request.body)),
+          await reports.updateDefinition(
+            contextOf(request),
+            request.params.Id,
+            definitionInputFromBody(request.body),
+          ),
         ),
     });
 
@@ -212,7 +220,8 @@ export const reportRoutes =
       schema: {
         operationId: 'runReportDefinition',
         summary: 'Make a definition’s report now',
-        description: 'Queues its report as its schedule would (202 with the report); a report run by hand is not mailed.',
+        description:
+          'Queues its report as its schedule would (202 with the report); a report run by hand is not mailed.',
         params: IdParams,
         response: { 202: ReportSchema },
       },

@@ -76,7 +76,9 @@ export const ReportSchema = Type.Object(
       Type.Literal('Failed'),
     ]),
     Progress: Type.Integer({ minimum: 0, maximum: 100, description: 'Percent done.' }),
-    RowsTotal: Type.Union([Type.Integer(), Type.Null()], { description: 'Technical reports: the findings to write.' }),
+    RowsTotal: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Technical reports: the findings to write.',
+    }),
     RowsWritten: Type.Integer({ description: 'Technical reports: the findings written so far.' }),
     Error: Type.Union([Type.String(), Type.Null()]),
     SizeBytes: Type.Union([Type.Integer(), Type.Null()]),
@@ -98,7 +100,9 @@ export const ReportListSchema = PageSchema(ReportSchema);
 export const ReportListQuery = Type.Object(
   {
     ...pageQueryFields(50, 200),
-    DefinitionId: Type.Optional(Type.String({ format: 'uuid', description: 'Only this definition’s reports.' })),
+    DefinitionId: Type.Optional(
+      Type.String({ format: 'uuid', description: 'Only this definition’s reports.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -119,7 +123,8 @@ export const ReportDefinitionBody = Type.Object(
       Type.Array(Type.String({ minLength: 3, maxLength: 254 }), {
         maxItems: 50,
         uniqueItems: true,
-        description: 'Email addresses a scheduled report is mailed to (attached, or linked when over 10 MiB).',
+        description:
+          'Email addresses a scheduled report is mailed to (attached, or linked when over 10 MiB).',
       }),
     ),
   },

@@ -1,7 +1,7 @@
 import type { FindingState, Severity } from '../../db/schema.js';
 import type { JobPayload, ReportJobPayload } from '../../jobs/catalogue.js';
-import { ruleOfScheduleOption, type ScheduleOption } from '../../jobs/schedule-option.js';
 import type { EnqueueOptions } from '../../jobs/queue.js';
+import { ruleOfScheduleOption, type ScheduleOption } from '../../jobs/schedule-option.js';
 import type { Clock } from '../../lib/clock.js';
 import { createdAtPage, decodeCreatedAtCursor } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
@@ -108,7 +108,8 @@ export interface ReportSources {
   baseUrl?: string;
 }
 
-const notFound = (what: string, id: string) => AppError.of(Problems.NotFound, `No ${what} ${id} in your organisation.`);
+const notFound = (what: string, id: string) =>
+  AppError.of(Problems.NotFound, `No ${what} ${id} in your organisation.`);
 
 /** An id no finding has: a filter that must match nothing. */
 const NO_FINDING = '00000000-0000-0000-0000-000000000000';
@@ -193,11 +194,16 @@ export class ReportService {
           : `Report ${id} is ${run.state} (${run.progress}%): download it once it is Completed.`,
         { State: run.state, Progress: run.progress },
       );
-    await this.sources.audit.record(ctx, 'report.downloaded', { type: 'report', id }, {
-      name: run.name,
-      kind: run.kind,
-      format: run.format,
-    });
+    await this.sources.audit.record(
+      ctx,
+      'report.downloaded',
+      { type: 'report', id },
+      {
+        name: run.name,
+        kind: run.kind,
+        format: run.format,
+      },
+    );
     return { run, body: this.repo.readChunks(ctx.organizationId, id) };
   }
 
@@ -236,7 +242,11 @@ export class ReportService {
     return { ...d, nextRunAt: await this.sources.schedules.nextRunAt(ctx.organizationId, id) };
   }
 
-  async listDefinitions(ctx: ServiceContext, pageSize: number, cursor?: string): Promise<Page<ReportDefinition>> {
+  async listDefinitions(
+    ctx: ServiceContext,
+    pageSize: number,
+    cursor?: string,
+  ): Promise<Page<ReportDefinition>> {
     const after = cursor ? decodeCreatedAtCursor(cursor) : undefined;
     if (cursor && !after) throw invalid('cursor', 'is not a cursor this list gave');
     const rows = await this.repo.listDefinitions(ctx.organizationId, pageSize + 1, after);
@@ -247,7 +257,11 @@ export class ReportService {
         nextRunAt: await this.sources.schedules.nextRunAt(ctx.organizationId, d.id),
       })),
     );
-    return { items, nextCursor: page.nextCursor, totalCount: await this.repo.countDefinitions(ctx.organizationId) };
+    return {
+      items,
+      nextCursor: page.nextCursor,
+      totalCount: await this.repo.countDefinitions(ctx.organizationId),
+    };
   }
 
   /** Removes a definition and its schedule; its reports stay in the history. */
@@ -340,14 +354,20 @@ export class ReportService {
         rowsWritten++;
         if (signal?.aborted) throw new Error('The report was stopped (the server is shutting down).');
         if (rowsWritten % PROGRESS_EVERY_ROWS === 0)
-          await this.repo.progress(org, run.id, Math.min(99, Math.floor((rowsWritten / Math.max(total, 1)) * 100)), rowsWritten);
+          await this.repo.progress(
+            org,
+            run.id,
+            Math.min(99, Math.floor((rowsWritten / Math.max(total, 1)) * 100)),
+            rowsWritten,
+          );
       };
       const rows = this.sources.findings.reportRows(ctx, filter, run.spec.groupBy);
       if (run.format === 'Pdf') {
         pageCount = await technicalPdf(run.name, meta, run.spec, rows, writer, progress);
       } else {
         const counted = countRows(rows, progress);
-        const text = run.format === 'Html' ? technicalHtml(run.name, meta, run.spec, counted) : technicalCsv(counted);
+        const text =
+          run.format === 'Html' ? technicalHtml(run.name, meta, run.spec, counted) : technicalCsv(counted);
         for await (const part of text) {
           writer.write(part);
           await writer.drain();
@@ -393,7 +413,9 @@ export class ReportService {
     const [figures, slaDays, history] = await Promise.all([
       this.sources.findings.figures(ctx, this.findingsFilter(run.kind, run.spec)),
       this.sources.slaDays(ctx.organizationId),
-      run.spec.filter ? Promise.resolve(noTrend) : this.sources.trend(ctx, run.spec.scope, run.spec.periodDays),
+      run.spec.filter
+        ? Promise.resolve(noTrend)
+        : this.sources.trend(ctx, run.spec.scope, run.spec.periodDays),
     ]);
     const { from, to, points: trend } = history;
     return { title: run.name, scopeLabel: label, generatedAt, from, to, figures, slaDays, trend };
@@ -432,7 +454,15 @@ export class ReportService {
         text: lines.join('\n\n'),
         html: lines.map((l) => `<p>${l.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`)}</p>`).join(''),
         ...(content
-          ? { attachments: [{ filename: run.fileName ?? fileNameOf(run), content, contentType: run.contentType ?? 'application/octet-stream' }] }
+          ? {
+              attachments: [
+                {
+                  filename: run.fileName ?? fileNameOf(run),
+                  content,
+                  contentType: run.contentType ?? 'application/octet-stream',
+                },
+              ],
+            }
           : {}),
       });
       await this.repo.recordDelivery(ctx.organizationId, run.id, { deliveredAt: this.clock(), error: null });
@@ -478,7 +508,10 @@ export class ReportService {
       if (!EMAIL.test(r)) issues.push(String(i));
     });
     if (issues.length)
-      throw invalid(['recipients', issues[0]!], `'${input.recipients[Number(issues[0])]}' is not an email address.`);
+      throw invalid(
+        ['recipients', issues[0]!],
+        `'${input.recipients[Number(issues[0])]}' is not an email address.`,
+      );
     const mode = input.schedule?.SchedulingMode ?? 'None';
     if (mode !== 'None' && mode !== 'Weekly' && mode !== 'Monthly')
       throw invalid(
@@ -487,7 +520,10 @@ export class ReportService {
       );
     if (input.schedule) ruleOfScheduleOption(input.schedule, ['schedule']);
     if (input.recipients.length > 0 && mode === 'None')
-      throw invalid('recipients', 'Recipients get scheduled reports: give the definition a Weekly or Monthly schedule.');
+      throw invalid(
+        'recipients',
+        'Recipients get scheduled reports: give the definition a Weekly or Monthly schedule.',
+      );
   }
 
   private async scopeLabel(ctx: ServiceContext, spec: ReportSpec): Promise<string> {

@@ -55,7 +55,14 @@ describe.each(DB_KINDS)('report definitions and scheduled reports [%s]', (kind) 
     worker = new JobWorker(t.services.jobs, { pollMs: 20 });
     worker.register('report-generate', handlerOf('report-generate', t.services as unknown as JobServices));
     worker.start();
-    const asset = (await send('POST', '/assets', analyst, { Kind: 'Host', Name: 'mail-gw.example', Hostname: 'mail-gw.example', Tags: ['dmz'] })).json().Id;
+    const asset = (
+      await send('POST', '/assets', analyst, {
+        Kind: 'Host',
+        Name: 'mail-gw.example',
+        Hostname: 'mail-gw.example',
+        Tags: ['dmz'],
+      })
+    ).json().Id;
     const res = await send('POST', '/findings', analyst, {
       AssetId: asset,
       Vulnerability: { Title: 'Open relay', Severity: 'High' },
@@ -70,7 +77,12 @@ describe.each(DB_KINDS)('report definitions and scheduled reports [%s]', (kind) 
   });
 
   it('saves a scheduled definition with its next run in its time zone, and changes and lists it', async () => {
-    const res = await send('POST', '/reportdefinitions', analyst, definition({ Filter: { Severity: ['High'] } }));
+    const res = await send(
+      'POST',
+      '/reportdefinitions',
+      analyst,
+      definition({ Filter: { Severity: ['High'] } }),
+    );
     expect(res.statusCode, res.body).toBe(201);
     const d = res.json();
     // Mondays at 08:00 in Berlin (07:00 UTC in winter): the next after Friday the 20th is the 23rd.
@@ -81,9 +93,18 @@ describe.each(DB_KINDS)('report definitions and scheduled reports [%s]', (kind) 
       NextRunAt: '2026-11-23T07:00:00.000Z',
       Recipients: ['ciso@example.com', 'soc@example.com'],
     });
-    const changed = await send('PUT', `/reportdefinitions/${d.Id}`, analyst, definition({ Tag: 'dmz', Format: 'Html' }));
+    const changed = await send(
+      'PUT',
+      `/reportdefinitions/${d.Id}`,
+      analyst,
+      definition({ Tag: 'dmz', Format: 'Html' }),
+    );
     expect(changed.statusCode, changed.body).toBe(200);
-    expect(changed.json()).toMatchObject({ Scope: { Kind: 'Tag', Tag: 'dmz' }, Format: 'Html', Filter: null });
+    expect(changed.json()).toMatchObject({
+      Scope: { Kind: 'Tag', Tag: 'dmz' },
+      Format: 'Html',
+      Filter: null,
+    });
     const list = (await send('GET', '/reportdefinitions', analyst)).json();
     expect(list.Items.map((i: { Id: string }) => i.Id)).toContain(d.Id);
     expect((await send('GET', `/reportdefinitions/${d.Id}`, outsider)).statusCode).toBe(404);
@@ -100,13 +121,19 @@ describe.each(DB_KINDS)('report definitions and scheduled reports [%s]', (kind) 
       expect(res.headers['content-type']).toContain('application/problem+json');
       expect(JSON.stringify(res.json().errors)).toContain(pointer);
     };
-    await bad(definition({ Schedule: { SchedulingMode: 'Daily', StartTime: '2026-11-16T07:00:00Z' } }), '/Schedule/SchedulingMode');
+    await bad(
+      definition({ Schedule: { SchedulingMode: 'Daily', StartTime: '2026-11-16T07:00:00Z' } }),
+      '/Schedule/SchedulingMode',
+    );
     await bad(definition({ Schedule: { ...weekly, TimeZone: 'Mars/Olympus' } }), '/Schedule/TimeZone');
     await bad(definition({ Schedule: { SchedulingMode: 'Weekly' } }), '/Schedule/StartTime');
     await bad(definition({ Recipients: ['ciso@example.com', 'not an address'] }), '/Recipients/1');
     await bad(definition({ Schedule: null }), '/Recipients');
     await bad(definition({ ScanGroupId: '0190a0a0-0000-7000-8000-000000000000' }), '/ScanGroupId');
-    await bad(definition({ Tag: 'dmz', ScanGroupId: '0190a0a0-0000-7000-8000-000000000000' }), '/ScanGroupId');
+    await bad(
+      definition({ Tag: 'dmz', ScanGroupId: '0190a0a0-0000-7000-8000-000000000000' }),
+      '/ScanGroupId',
+    );
     await bad({ ...definition(), Kind: 'Quarterly' }, '/Kind');
   });
 
@@ -133,11 +160,20 @@ describe.each(DB_KINDS)('report definitions and scheduled reports [%s]', (kind) 
     const pdf = await readPdf(file.rawPayload);
     expect(pdf.text.join(' ')).toContain('mail-gw.example');
     // The schedule moved on a week.
-    expect((await send('GET', `/reportdefinitions/${d.Id}`, analyst)).json().NextRunAt).toBe('2026-11-30T07:00:00.000Z');
+    expect((await send('GET', `/reportdefinitions/${d.Id}`, analyst)).json().NextRunAt).toBe(
+      '2026-11-30T07:00:00.000Z',
+    );
   });
 
   it('runs a definition by hand without mailing it', async () => {
-    const d = (await send('POST', '/reportdefinitions', analyst, definition({ Name: 'By hand', Kind: 'Technical', Format: 'Csv' }))).json();
+    const d = (
+      await send(
+        'POST',
+        '/reportdefinitions',
+        analyst,
+        definition({ Name: 'By hand', Kind: 'Technical', Format: 'Csv' }),
+      )
+    ).json();
     const before = smtp.received.length;
     const res = await send('POST', `/reportdefinitions/${d.Id}/run`, analyst);
     expect(res.statusCode, res.body).toBe(202);

@@ -16,7 +16,8 @@ describe.each(DB_KINDS)('a large technical report [%s]', (kind) => {
   let analyst: Credentials;
   let worker: JobWorker;
 
-  const get = (url: string) => t.app.inject({ method: 'GET', url: `/api/latest${url}`, headers: authHeaders(analyst) });
+  const get = (url: string) =>
+    t.app.inject({ method: 'GET', url: `/api/latest${url}`, headers: authHeaders(analyst) });
 
   beforeAll(async () => {
     tdb = await newTestDatabase(kind);
@@ -78,7 +79,8 @@ describe.each(DB_KINDS)('a large technical report [%s]', (kind) => {
     expect(report).toMatchObject({ RowsTotal: FINDINGS, RowsWritten: FINDINGS, Progress: 100 });
     const midway = seen.filter((s) => s.Progress > 0 && s.Progress < 100);
     expect(midway.length).toBeGreaterThan(0);
-    for (let i = 1; i < seen.length; i++) expect(seen[i]!.RowsWritten).toBeGreaterThanOrEqual(seen[i - 1]!.RowsWritten);
+    for (let i = 1; i < seen.length; i++)
+      expect(seen[i]!.RowsWritten).toBeGreaterThanOrEqual(seen[i - 1]!.RowsWritten);
 
     // The file is kept as chunks of at most CHUNK_BYTES, not one value.
     const chunks = await sql<{ n: string; largest: number; total: string }>`

@@ -5,7 +5,6 @@ export async function readPdf(bytes: Buffer): Promise<{ pages: number; text: str
   const task = getDocument({
     data: new Uint8Array(bytes),
     useSystemFonts: false,
-    isEvalSupported: false,
     disableFontFace: true,
     verbosity: 0,
   });

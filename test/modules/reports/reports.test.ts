@@ -76,10 +76,20 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
         Location: { Kind: 'Port', Port: 443, Protocol: 'tcp' },
       });
     for (const [asset, title, severity, extra] of [
-      ['db-primary.example', 'OpenSSL heap overflow', 'Critical', { Cve: ['CVE-2026-1001'], Solution: 'Upgrade OpenSSL to 3.4.2.' }],
+      [
+        'db-primary.example',
+        'OpenSSL heap overflow',
+        'Critical',
+        { Cve: ['CVE-2026-1001'], Solution: 'Upgrade OpenSSL to 3.4.2.' },
+      ],
       ['db-primary.example', 'PostgreSQL privilege escalation', 'Critical', { Cve: ['CVE-2026-1002'] }],
       ['db-primary.example', 'Weak TLS ciphers', 'Medium', {}],
-      ['web-1.example', 'OpenSSL heap overflow', 'Critical', { Cve: ['CVE-2026-1001'], Solution: 'Upgrade OpenSSL to 3.4.2.' }],
+      [
+        'web-1.example',
+        'OpenSSL heap overflow',
+        'Critical',
+        { Cve: ['CVE-2026-1001'], Solution: 'Upgrade OpenSSL to 3.4.2.' },
+      ],
       ['web-1.example', 'Missing HSTS header', 'Low', {}],
       ['lab-box.example', 'Telnet enabled', 'High', {}],
     ] as const) {
@@ -113,7 +123,9 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
     const file = await send('GET', `/reports/${done.Id}/download`, reader);
     expect(file.statusCode).toBe(200);
     expect(file.headers['content-type']).toBe('text/csv; charset=utf-8');
-    expect(file.headers['content-disposition']).toMatch(/^attachment; filename="Technical-report-Organisation-2026-11-21\.csv"/);
+    expect(file.headers['content-disposition']).toMatch(
+      /^attachment; filename="Technical-report-Organisation-2026-11-21\.csv"/,
+    );
   });
 
   it('makes an executive PDF whose text holds its figures, charts and top asset', async () => {
@@ -172,10 +184,16 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
   it('makes a technical CSV with one row per finding in scope', async () => {
     const { report, file } = await make({ Kind: 'Technical', Format: 'Csv', Tag: 'prod' });
     const lines = file.body.trim().split('\n');
-    expect(lines[0]).toBe('FindingId,AssetId,Asset,Title,Severity,Risk,State,CVE,KEV,Location,FirstSeen,Due,Solution');
+    expect(lines[0]).toBe(
+      'FindingId,AssetId,Asset,Title,Severity,Risk,State,CVE,KEV,Location,FirstSeen,Due,Solution',
+    );
     const rows = lines.slice(1);
-    const listed = (await send('GET', '/findings?Tag=prod&State=Open&State=Reopened&PageSize=100', analyst)).json();
-    expect(rows.map((r) => r.split(',')[0]).sort()).toEqual(listed.Items.map((f: { Id: string }) => f.Id).sort());
+    const listed = (
+      await send('GET', '/findings?Tag=prod&State=Open&State=Reopened&PageSize=100', analyst)
+    ).json();
+    expect(rows.map((r) => r.split(',')[0]).sort()).toEqual(
+      listed.Items.map((f: { Id: string }) => f.Id).sort(),
+    );
     expect(report.RowsWritten).toBe(4);
     // Grouped by asset: db-primary's rows first.
     expect(rows[0]).toContain('db-primary.example');
@@ -209,13 +227,19 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
       400,
       '/ScanGroupId',
     );
-    await bad({ Kind: 'Executive', Format: 'Pdf', ScanGroupId: '0190a0a0-0000-7000-8000-000000000000' }, 400, '/ScanGroupId');
+    await bad(
+      { Kind: 'Executive', Format: 'Pdf', ScanGroupId: '0190a0a0-0000-7000-8000-000000000000' },
+      400,
+      '/ScanGroupId',
+    );
     const empty = await bad({ Kind: 'Technical', Format: 'Pdf', Tag: 'no-such-tag' }, 422);
     expect(empty.type).toContain('report-scope-empty');
     expect(empty.detail).toContain('matches no findings');
     await bad({ Kind: 'Technical', Format: 'Csv', Filter: { Search: 'nothing-like-this' } }, 422);
     expect((await send('GET', '/reports/not-a-uuid', analyst)).statusCode).toBe(400);
-    expect((await send('POST', '/reports', reader, { Kind: 'Technical', Format: 'Csv' })).statusCode).toBe(403);
+    expect((await send('POST', '/reports', reader, { Kind: 'Technical', Format: 'Csv' })).statusCode).toBe(
+      403,
+    );
   });
 
   it('keeps reports to their organisation', async () => {

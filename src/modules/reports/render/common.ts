@@ -84,7 +84,8 @@ export function slaCompliance(d: ExecutiveData): number | null {
   return f.withDueDate === 0 ? null : ((f.withDueDate - f.pastDue) / f.withDueDate) * 100;
 }
 
-export const totalOpen = (d: ExecutiveData) => SEVERITIES.reduce((n, s) => n + d.figures.openBySeverity[s], 0);
+export const totalOpen = (d: ExecutiveData) =>
+  SEVERITIES.reduce((n, s) => n + d.figures.openBySeverity[s], 0);
 
 /** New and fixed findings over the report's period (from its history). */
 export function newAndFixed(d: ExecutiveData): { new: number; fixed: number } | null {
@@ -116,7 +117,13 @@ export function weeklyNewFixed(d: ExecutiveData): WeekTotals[] {
 /** The trend as the dashboard's charts read GET /trends. */
 export function trendsInput(d: ExecutiveData): TrendsInput {
   return {
-    Days: d.trend.map((p) => ({ Date: p.date, Open: p.open, New: p.new, Fixed: p.fixed, KevOpen: p.kevOpen })),
+    Days: d.trend.map((p) => ({
+      Date: p.date,
+      Open: p.open,
+      New: p.new,
+      Fixed: p.fixed,
+      KevOpen: p.kevOpen,
+    })),
   };
 }
 
@@ -167,7 +174,12 @@ export function figureTables(d: ExecutiveData): FigureTable[] {
   tables.push({
     title: 'Top 10 riskiest assets',
     head: ['Asset', 'Open findings', 'Highest severity', 'Risk'],
-    rows: d.figures.riskiestAssets.map((a) => [a.name, String(a.openFindings), a.maxSeverity, riskText(a.risk)]),
+    rows: d.figures.riskiestAssets.map((a) => [
+      a.name,
+      String(a.openFindings),
+      a.maxSeverity,
+      riskText(a.risk),
+    ]),
   });
   tables.push({
     title: 'Top 10 riskiest vulnerabilities',

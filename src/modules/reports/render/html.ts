@@ -20,8 +20,7 @@ export interface ReportChart {
   table: FigureTable;
 }
 
-export const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const STYLE = `
 :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #111827; }
@@ -59,9 +58,7 @@ const END = '</body></html>\n';
 
 function table(t: FigureTable, caption = true): string {
   const head = t.head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('');
-  const rows = t.rows
-    .map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`)
-    .join('\n');
+  const rows = t.rows.map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`).join('\n');
   return `<table>${caption ? `<caption>${escapeHtml(t.title)}</caption>` : ''}<thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
@@ -81,7 +78,9 @@ export function executiveHtml(d: ExecutiveData, charts: ReportChart[], rankings:
     .join('\n');
   const rankingHtml = rankings.map((t) => `<h2>${escapeHtml(t.title)}</h2>${table(t, false)}`).join('\n');
   const trendNote =
-    d.trend.length === 0 ? '<p>No history is recorded for this scope and period (a findings filter has none): the trend charts are left out.</p>' : '';
+    d.trend.length === 0
+      ? '<p>No history is recorded for this scope and period (a findings filter has none): the trend charts are left out.</p>'
+      : '';
   return `${page(d.title, `${d.scopeLabel} · ${d.from} to ${d.to} · generated ${d.generatedAt.toISOString()}`)}
 <section><h2>Headline figures</h2><div class="figures">${figures}</div></section>
 <section><h2>Charts</h2>${trendNote}${chartHtml}</section>

@@ -21,7 +21,9 @@ import type { ReportChart } from './html.js';
 // nothing is fetched, and nothing else is read from disk.
 
 const require = createRequire(import.meta.url);
-const FONT_DIR = require.resolve('pdfmake/fonts/Roboto/Roboto-Regular.ttf').replace(/Roboto-Regular\.ttf$/, '');
+const FONT_DIR = require
+  .resolve('pdfmake/fonts/Roboto/Roboto-Regular.ttf')
+  .replace(/Roboto-Regular\.ttf$/, '');
 const FONTS = {
   Roboto: {
     normal: `${FONT_DIR}Roboto-Regular.ttf`,
@@ -117,7 +119,12 @@ export async function executivePdf(
     content,
     footer: (current, count) => {
       pages = Math.max(pages, count);
-      return { text: `${d.title} · page ${current} of ${count}`, alignment: 'center', fontSize: 8, color: '#6b7280' };
+      return {
+        text: `${d.title} · page ${current} of ${count}`,
+        alignment: 'center',
+        fontSize: 8,
+        color: '#6b7280',
+      };
     },
   };
   const stream = (await pdfmake.createPdf(doc).getStream()) as unknown as NodeJS.ReadableStream & {
@@ -196,7 +203,8 @@ export async function technicalPdf(
     doc.font(bold ? 'Bold' : 'Regular').fontSize(FONT_SIZE);
     const texts = cells.map((c, i) => (c.length > CELL_CHARS[i]! ? `${c.slice(0, CELL_CHARS[i]! - 1)}…` : c));
     const height =
-      Math.max(...texts.map((t, i) => doc.heightOfString(t || ' ', { width: WIDTHS[i]! - 2 * PAD }))) + 2 * PAD;
+      Math.max(...texts.map((t, i) => doc.heightOfString(t || ' ', { width: WIDTHS[i]! - 2 * PAD }))) +
+      2 * PAD;
     if (doc.y + height > bottom()) {
       newPage();
       if (!bold) drawHeader();
@@ -233,7 +241,9 @@ export async function technicalPdf(
       doc
         .font('Bold')
         .fontSize(10)
-        .text(groupTitleOf(r, spec.groupBy).slice(0, 200), MARGIN, doc.y, { width: doc.page.width - 2 * MARGIN });
+        .text(groupTitleOf(r, spec.groupBy).slice(0, 200), MARGIN, doc.y, {
+          width: doc.page.width - 2 * MARGIN,
+        });
       doc.moveDown(0.2);
       drawHeader();
       group = key;
