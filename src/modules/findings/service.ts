@@ -42,6 +42,8 @@ import type {
 } from './types.js';
 
 export type { StagedFinding } from './import-repository.js';
+/** The findings filter, for modules that select findings through this service (reports). */
+export type { FindingFilter } from './repository.js';
 
 export interface FindingLocation {
   kind: LocationKind;

@@ -8,7 +8,7 @@ import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import { type ServiceContext, SYSTEM } from '../context.js';
-import type { FindingFilter } from '../findings/repository.js';
+import type { FindingFilter } from '../findings/service.js';
 import type { FindingFigures, FindingReportGrouping, FindingReportRow } from '../findings/types.js';
 import type { Page } from '../users/service.js';
 import { ChunkWriter } from './chunks.js';

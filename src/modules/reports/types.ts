@@ -1,6 +1,5 @@
 import type { Severity } from '../../db/schema.js';
 import type { ScheduleOption } from '../../jobs/schedule-option.js';
-import type { FindingFilter } from '../findings/repository.js';
 import type { FindingFigures, FindingReportGrouping } from '../findings/types.js';
 
 // What the reports module speaks (docs/reports.md): report definitions, the runs that make report
@@ -111,6 +110,3 @@ export interface ExecutiveData {
   /** The scope's history over the period; empty when none is kept for it (a findings filter). */
   trend: TrendPoint[];
 }
-
-/** The resolved findings filter of a spec (scope and filter combined). */
-export type ResolvedFilter = FindingFilter;
