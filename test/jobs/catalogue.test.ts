@@ -4,6 +4,7 @@ import {
   buildRunner,
   IMPORT_SWEEP_JOB,
   JOB_PURGE_JOB,
+  REPORT_PURGE_JOB,
   RISK_ACCEPTANCE_EXPIRY_JOB,
 } from '../../src/background.js';
 import {
@@ -18,6 +19,7 @@ import { DISCOVERY_REPORTED_JOB, SCHEDULED_DISCOVERY_JOB } from '../../src/modul
 import { HISTORY_SNAPSHOT_JOB } from '../../src/modules/history/service.js';
 import { IMPORT_JOB } from '../../src/modules/imports/service.js';
 import { INTEL_SYNC_JOB } from '../../src/modules/intel/sync.js';
+import { REPORT_JOB } from '../../src/modules/reports/schedules.js';
 import { SCHEDULED_SYSTEM_JOB, SYSTEM_INGEST_JOB } from '../../src/modules/systemscans/service.js';
 import { SCHEDULED_WEB_JOB, WEB_INGEST_JOB } from '../../src/modules/webscans/service.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -39,6 +41,8 @@ const NAMED_KINDS = [
   SCHEDULED_WEB_JOB,
   WEB_INGEST_JOB,
   HISTORY_SNAPSHOT_JOB,
+  REPORT_JOB,
+  REPORT_PURGE_JOB,
 ];
 
 describe('the job catalogue checker', () => {
@@ -89,7 +93,7 @@ describe.each(DB_KINDS)('the job catalogue [%s]', (kind) => {
     const named = [...NAMED_KINDS, ...runner.systemSchedules.map((s) => s.jobKind)];
     expect(catalogueProblems(JOB_CATALOGUE, runner.worker.kinds, named)).toEqual([]);
     expect([...runner.worker.kinds].sort()).toEqual([...JOB_KINDS].sort());
-    expect(JOB_KINDS).toHaveLength(12);
+    expect(JOB_KINDS).toHaveLength(14);
   });
 
   it('leaves the sync jobs to other instances when this one has nothing to sync', () => {

@@ -1,10 +1,10 @@
-import type { JobPayload } from '../../jobs/catalogue.js';
+import type { JobKind, JobPayload } from '../../jobs/catalogue.js';
 import { ruleOfScheduleOption, type ScheduleOption } from '../../jobs/schedule-option.js';
 import type { ScheduleInput } from '../../jobs/scheduler.js';
 import type { ReportSources } from './service.js';
 
 /** The kind of job a report definition's schedule enqueues. */
-export const REPORT_JOB = 'report-generate';
+export const REPORT_JOB = 'report-generate' satisfies JobKind;
 
 /** The little of the job scheduler a definition's schedule uses. */
 export interface Scheduler {
