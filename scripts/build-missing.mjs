@@ -33,5 +33,6 @@ function run(script) {
 const only = process.argv[2];
 const serverSources = [path.join(root, 'src'), path.join(root, 'package.json')];
 if (only !== 'web' && outdated(path.join(root, 'dist/main.js'), serverSources)) run('build:server');
-if (only !== 'server' && outdated(path.join(root, 'dist/web/index.html'), [path.join(root, 'web')]))
-  run('build:web');
+// The web app bundles the chart options of src/charts too.
+const webSources = [path.join(root, 'web'), path.join(root, 'src/charts')];
+if (only !== 'server' && outdated(path.join(root, 'dist/web/index.html'), webSources)) run('build:web');

@@ -20,12 +20,15 @@ import { AssetService, type RiskContextChanged } from './modules/assets/service.
 import { AuditRepository } from './modules/audit/repository.js';
 import { AuditService } from './modules/audit/service.js';
 import type { ServiceContext } from './modules/context.js';
+import { DashboardService } from './modules/dashboard/service.js';
 import { discoveryScanTable } from './modules/discoveryscans/definition.js';
 import {
   type DiscoveryReported,
   DiscoveryScanService,
   SCHEDULED_DISCOVERY_JOB,
 } from './modules/discoveryscans/service.js';
+import { FindingFiguresRepository } from './modules/findings/figures-repository.js';
+import { FindingFiguresService } from './modules/findings/figures-service.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
 import { filterFromBody } from './modules/findings/presenters.js';
 import { FindingRepository } from './modules/findings/repository.js';
@@ -52,7 +55,7 @@ import { ScanGroupRepository } from './modules/scangroups/repository.js';
 import { ScanGroupService } from './modules/scangroups/service.js';
 import { ScanNodeRepository } from './modules/scannodes/repository.js';
 import { ScanNodeService } from './modules/scannodes/service.js';
-import { ScanResultsService } from './modules/scanresults/service.js';
+import { ScanResultsService, systemScanScope, webScanScope } from './modules/scanresults/service.js';
 import { ScanRunRepository } from './modules/scanruns/repository.js';
 import { ScanRunService } from './modules/scanruns/service.js';
 import { ScanTemplateRepository } from './modules/scantemplates/repository.js';
@@ -136,6 +139,8 @@ export interface Services {
   reports: ReportService;
   /** The one source of time for every value the API returns or a rule compares. */
   clock: Clock;
+  /** The dashboard: SLA compliance, ageing, time to remediate, top risks, last scans and imports. */
+  dashboard: DashboardService;
 }
 
 export type ServicesConfig = Pick<Config, 'authCacheSeconds' | 'sessionIdleMinutes' | 'sessionMaxHours'> &
@@ -422,6 +427,30 @@ export function buildServices(
     clock,
     timeZoneChanged,
   );
+  const dashboard = new DashboardService(
+    {
+      figures: new FindingFiguresService(new FindingFiguresRepository(db)),
+      sla: (organizationId) => settings.sla(organizationId),
+      recentScanRuns: (ctx, q) => scanRuns.recent(ctx, q),
+      recentImports: (ctx, q) => imports.recent(ctx, q),
+      tagNames: (ctx, limit) => assets.tagNames(ctx, limit),
+      // A group's findings are those its system and web scans last reported (their scopes).
+      scanGroup: async (ctx, id) => {
+        const group = await scanGroups.get(ctx, id);
+        const [system, web] = await Promise.all([
+          scanGroups.systemScansOf(ctx, id),
+          scanGroups.webScansOf(ctx, id),
+        ]);
+        return {
+          id: group.id,
+          name: group.name,
+          scanIds: [...system, ...web].map((s) => s.id),
+          scopeNames: [...system.map((s) => systemScanScope(s.id)), ...web.map((s) => webScanScope(s.id))],
+        };
+      },
+    },
+    clock,
+  );
   // Scheduled reports are mailed through the configured SMTP server (src/mail), when there is one.
   const reportMailer = new Mailer(mailSettingsOf(config, (path) => readFileSync(path, 'utf8')));
   const reports = new ReportService(
@@ -504,5 +533,6 @@ export function buildServices(
     importFailedUnexpectedly,
     history,
     clock,
+    dashboard,
   };
 }

@@ -250,11 +250,17 @@ export function ageingOption(buckets: readonly AgeingBucketInput[], o: ChartOpti
     ...frame(p, o, true),
     tooltip: { trigger: 'axis', confine: true, axisPointer: { type: 'shadow' } },
     legend: { top: 0, data: [...CHART_SEVERITIES], textStyle: { color: p.text }, inactiveColor: p.axis },
+    // Every bucket named (none left out for want of room), the unit once under them.
     xAxis: {
       ...categoryAxis(
         p,
-        buckets.map((b) => `${b.Label} days`),
+        buckets.map((b) => b.Label),
       ),
+      axisLabel: { color: p.dimmed, interval: 0 },
+      name: 'days open',
+      nameLocation: 'middle',
+      nameGap: 28,
+      nameTextStyle: { color: p.dimmed },
     },
     yAxis: valueAxis(p),
     series: [...CHART_SEVERITIES].reverse().map(

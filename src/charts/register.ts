@@ -4,17 +4,11 @@
  */
 import { BarChart, LineChart, ScatterChart } from 'echarts/charts';
 import { GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
-import * as echarts from 'echarts/core';
+import { init, use } from 'echarts/core';
 import { SVGRenderer } from 'echarts/renderers';
 
-echarts.use([
-  BarChart,
-  LineChart,
-  ScatterChart,
-  GridComponent,
-  LegendComponent,
-  TooltipComponent,
-  SVGRenderer,
-]);
+use([BarChart, LineChart, ScatterChart, GridComponent, LegendComponent, TooltipComponent, SVGRenderer]);
 
-export { echarts };
+/** A chart on an element (the browser) or, with `ssr`, on none (the server's SVG rendering). */
+export const initChart: typeof init = init;
+export type Chart = ReturnType<typeof init>;

@@ -3,7 +3,7 @@
  * rendering): what reports put in their PDFs and HTML, the same options the dashboard draws.
  */
 import type { ChartOption } from './options.js';
-import { echarts } from './register.js';
+import { initChart } from './register.js';
 
 export interface SvgSize {
   width: number;
@@ -13,7 +13,7 @@ export interface SvgSize {
 export function renderChartSvg(option: ChartOption, size: SvgSize): string {
   if (!(size.width > 0 && size.height > 0 && size.width <= 4000 && size.height <= 4000))
     throw new RangeError('The chart must be between 1 and 4000 pixels wide and high.');
-  const chart = echarts.init(null, null, {
+  const chart = initChart(null, null, {
     renderer: 'svg',
     ssr: true,
     width: size.width,

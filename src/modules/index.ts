@@ -11,6 +11,7 @@ import { allowedTargetRoutes } from './allowedtargets/routes.js';
 import { apiKeyRoutes } from './apikeys/routes.js';
 import { assetRoutes } from './assets/routes.js';
 import { authenticationRoutes } from './authentication/routes.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 import { demoRoutes } from './demo/routes.js';
 import { discoveryScanRoutes } from './discoveryscans/routes.js';
 import { findingRoutes } from './findings/routes.js';
@@ -90,6 +91,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     }),
     reportRoutes(s.reports),
     demoRoutes(s),
+    dashboardRoutes(s.dashboard),
     sessionRoutes({
       sessions: s.sessions,
       users: s.users,

@@ -119,7 +119,7 @@ describe('chart options', () => {
       ],
       { theme: 'dark' },
     );
-    expect(axisData(option.xAxis)).toEqual(['0–30 days', '>365 days']);
+    expect(axisData(option.xAxis)).toEqual(['0–30', '>365']);
     expect(series(option).get('Critical')?.data).toEqual([1, 0]);
     expect(series(option).get('Low')?.data).toEqual([4, 0]);
     expect(series(option).get('High')?.data).toEqual([0, 2]);

@@ -461,6 +461,14 @@ export class AssetRepository {
     return rows.map((r) => r.id);
   }
 
+  /** The distinct tags of the organisation's assets, in order, at most `limit`. */
+  async tagNames(organizationId: string, limit: number): Promise<string[]> {
+    const rows = await sql<{ tag: string }>`
+      select distinct t.tag from assets a cross join lateral unnest(a.tags) as t(tag)
+      where a.organization_id = ${organizationId} order by t.tag limit ${limit}`.execute(this.db);
+    return rows.rows.map((r) => r.tag);
+  }
+
   /** Records a service seen on an asset: the same port and protocol is the same service. */
   upsertService(
     organizationId: string,

@@ -443,6 +443,11 @@ export class AssetService {
     return this.repo.idsNamed(organizationId, text, limit);
   }
 
+  /** The tags the organisation's assets carry, in order, at most `limit` (filter choices). */
+  tagNames(ctx: ServiceContext, limit: number): Promise<string[]> {
+    return this.repo.tagNames(ctx.organizationId, limit);
+  }
+
   async list(
     ctx: ServiceContext,
     filter: AssetListFilter,

@@ -117,6 +117,9 @@ export interface FindingFilter {
   riskMin?: number;
   dueBefore?: Date;
   firstSeenAfter?: Date;
+  firstSeenBefore?: Date;
+  fixedAfter?: Date;
+  fixedBefore?: Date;
   lastSeenBefore?: Date;
   search?: string;
   /** Assets whose name matches `search`, resolved by the service before querying. */
@@ -425,6 +428,9 @@ export class FindingRepository {
     if (f.riskMin !== undefined) q = q.where('f.risk_score', '>=', String(f.riskMin));
     if (f.dueBefore) q = q.where('f.due_at', '<', f.dueBefore);
     if (f.firstSeenAfter) q = q.where('f.first_seen_at', '>', f.firstSeenAfter);
+    if (f.firstSeenBefore) q = q.where('f.first_seen_at', '<', f.firstSeenBefore);
+    if (f.fixedAfter) q = q.where('f.fixed_at', '>', f.fixedAfter);
+    if (f.fixedBefore) q = q.where('f.fixed_at', '<', f.fixedBefore);
     if (f.lastSeenBefore) q = q.where(sql<boolean>`${LAST_SEEN} < ${f.lastSeenBefore}`);
     if (f.search) {
       // Words of the title (GIN index), or an asset whose name matches (ids looked up first, so

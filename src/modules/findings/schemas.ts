@@ -159,6 +159,13 @@ const VULNERABILITY_AND_TIME_FILTERS = {
   RiskMin: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
   DueBefore: Type.Optional(Type.String({ format: 'date-time' })),
   FirstSeenAfter: Type.Optional(Type.String({ format: 'date-time' })),
+  FirstSeenBefore: Type.Optional(Type.String({ format: 'date-time' })),
+  FixedAfter: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Findings last fixed after this time.' }),
+  ),
+  FixedBefore: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Findings last fixed before this time.' }),
+  ),
   LastSeenBefore: Type.Optional(Type.String({ format: 'date-time' })),
 };
 

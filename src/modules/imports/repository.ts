@@ -127,6 +127,17 @@ export class ImportRepository {
     return rows.map(toImport);
   }
 
+  /** The latest `limit` imports, newest first, of any scope or of these scopes only. */
+  async recent(organizationId: string, limit: number, scopeNames?: string[]): Promise<Import[]> {
+    let q = importsWithSameFile(this.db)
+      .select(IMPORT_COLUMNS)
+      .where('i.organization_id', '=', organizationId);
+    if (scopeNames !== undefined)
+      q = scopeNames.length ? q.where('i.scope_name', 'in', scopeNames) : q.where(sql<boolean>`false`);
+    const rows = await q.orderBy('i.created_at', 'desc').orderBy('i.id', 'desc').limit(limit).execute();
+    return rows.map(toImport);
+  }
+
   async count(organizationId: string): Promise<number> {
     const row = await this.db
       .selectFrom('imports')

@@ -631,4 +631,9 @@ export class ImportService {
     const rows = await this.repo.listPage(ctx.organizationId, pageSize + 1, after);
     return { ...createdAtPage(rows, pageSize), totalCount: await this.repo.count(ctx.organizationId) };
   }
+
+  /** The latest `limit` imports, of any scope or of these scopes only (the dashboard). */
+  recent(ctx: ServiceContext, q: { limit: number; scopeNames?: string[] }): Promise<Import[]> {
+    return this.repo.recent(ctx.organizationId, q.limit, q.scopeNames);
+  }
 }

@@ -15,6 +15,8 @@ const HELD: ScanRunState[] = ['Running', 'Stopping'];
 export interface ScanRunFilter {
   organizationId: string;
   sourceId?: string;
+  /** Runs of any of these sources (a scan group's scans). */
+  sourceIds?: string[];
   kind?: string;
   state?: ScanRunState;
 }
@@ -291,6 +293,10 @@ export class ScanRunRepository {
   private filtered(filter: ScanRunFilter) {
     let q = this.db.selectFrom('scan_runs').where('organization_id', '=', filter.organizationId);
     if (filter.sourceId !== undefined) q = q.where('source_id', '=', filter.sourceId);
+    if (filter.sourceIds !== undefined)
+      q = filter.sourceIds.length
+        ? q.where('source_id', 'in', filter.sourceIds)
+        : q.where(sql<boolean>`false`);
     if (filter.kind !== undefined) q = q.where('kind', '=', filter.kind);
     if (filter.state !== undefined) q = q.where('state', '=', filter.state);
     return q;

@@ -227,6 +227,12 @@ export class ScanRunService {
     return { ...createdAtPage(rows, q.pageSize), totalCount: await this.repo.count(filter) };
   }
 
+  /** The latest `limit` runs, newest first, of any scan or of these scans only (the dashboard). */
+  async recent(ctx: ServiceContext, q: { limit: number; sourceIds?: string[] }): Promise<ScanRun[]> {
+    const filter = { organizationId: ctx.organizationId, sourceIds: q.sourceIds };
+    return (await this.repo.listPage(filter, q.limit)).map(toRun);
+  }
+
   /** The latest run of a source (for its "last report"), or null. */
   async latest(ctx: ServiceContext, sourceId: string): Promise<ScanRun | null> {
     const page = await this.list(ctx, { sourceId, pageSize: 1 });

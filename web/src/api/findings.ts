@@ -58,6 +58,13 @@ export function filterQuery(filter: FindingFilter) {
     ImportId: filter.ImportId || undefined,
     ImportChange: filter.ImportId ? filter.ImportChange : undefined,
     ScanId: filter.ScanId || undefined,
+    ScanGroupId: filter.ScanGroupId || undefined,
+    // The times behind a dashboard figure.
+    FirstSeenAfter: filter.FirstSeenAfter || undefined,
+    FirstSeenBefore: filter.FirstSeenBefore || undefined,
+    FixedAfter: filter.FixedAfter || undefined,
+    FixedBefore: filter.FixedBefore || undefined,
+    DueBefore: filter.DueBefore || undefined,
   };
 }
 

@@ -2490,6 +2490,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/latest/dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current state of your findings: SLA compliance, ageing, time to remediate, top risks
+         * @description Figures of the open (Open and Reopened, confirmed) findings now, and of the findings fixed in the last WindowDays days, of the organisation or only of a tag (Tag) or a scan group (ScanGroupId), not both. The figures over time are GET /trends.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["getDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/latest/session": {
         parameters: {
             query?: never;
@@ -6302,6 +6324,11 @@ export interface operations {
                 RiskMin?: number;
                 DueBefore?: string;
                 FirstSeenAfter?: string;
+                FirstSeenBefore?: string;
+                /** @description Findings last fixed after this time. */
+                FixedAfter?: string;
+                /** @description Findings last fixed before this time. */
+                FixedBefore?: string;
                 LastSeenBefore?: string;
                 /** @description Part of the title or the asset name. */
                 Search?: string;
@@ -7577,6 +7604,18 @@ export interface operations {
                         /** Format: date-time */
                         FirstSeenAfter?: string;
                         /** Format: date-time */
+                        FirstSeenBefore?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed after this time.
+                         */
+                        FixedAfter?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed before this time.
+                         */
+                        FixedBefore?: string;
+                        /** Format: date-time */
                         LastSeenBefore?: string;
                         Search?: string;
                         /**
@@ -7776,6 +7815,18 @@ export interface operations {
                         DueBefore?: string;
                         /** Format: date-time */
                         FirstSeenAfter?: string;
+                        /** Format: date-time */
+                        FirstSeenBefore?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed after this time.
+                         */
+                        FixedAfter?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed before this time.
+                         */
+                        FixedBefore?: string;
                         /** Format: date-time */
                         LastSeenBefore?: string;
                         Search?: string;
@@ -26795,6 +26846,18 @@ export interface operations {
                         /** Format: date-time */
                         FirstSeenAfter?: string;
                         /** Format: date-time */
+                        FirstSeenBefore?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed after this time.
+                         */
+                        FixedAfter?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed before this time.
+                         */
+                        FixedBefore?: string;
+                        /** Format: date-time */
                         LastSeenBefore?: string;
                         Search?: string;
                         /**
@@ -27674,6 +27737,18 @@ export interface operations {
                         /** Format: date-time */
                         FirstSeenAfter?: string;
                         /** Format: date-time */
+                        FirstSeenBefore?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed after this time.
+                         */
+                        FixedAfter?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed before this time.
+                         */
+                        FixedBefore?: string;
+                        /** Format: date-time */
                         LastSeenBefore?: string;
                         Search?: string;
                         /**
@@ -28134,6 +28209,18 @@ export interface operations {
                         DueBefore?: string;
                         /** Format: date-time */
                         FirstSeenAfter?: string;
+                        /** Format: date-time */
+                        FirstSeenBefore?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed after this time.
+                         */
+                        FixedAfter?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed before this time.
+                         */
+                        FixedBefore?: string;
                         /** Format: date-time */
                         LastSeenBefore?: string;
                         Search?: string;
@@ -28955,6 +29042,338 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
                      *       "instance": "/api/latest/demo",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDashboard: {
+        parameters: {
+            query?: {
+                /** @description Only findings on assets with this tag. */
+                Tag?: string;
+                /** @description Only findings of the scan group’s system and web scans, and their runs and imports. Not with Tag. */
+                ScanGroupId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Scope: {
+                            Kind: "Organization" | "Tag" | "ScanGroup";
+                            Tag?: string;
+                            /** Format: uuid */
+                            ScanGroupId?: string;
+                            ScanGroupName?: string;
+                        };
+                        /** Format: date-time */
+                        GeneratedAt: string;
+                        /** @description Fixed findings count towards SlaCompliance.Fixed and Mttr for this many days back. */
+                        WindowDays: number;
+                        /**
+                         * Format: date-time
+                         * @description GeneratedAt less WindowDays: the fixed findings counted were fixed after it (FixedAfter).
+                         */
+                        WindowStart: string;
+                        /** @description The tags your assets carry (the choices of the Tag filter), at most 500. */
+                        Tags: string[];
+                        /** @description The SLA of each severity and of KEV, in days (settings). */
+                        SlaDays: {
+                            Critical: number | null;
+                            High: number | null;
+                            Medium: number | null;
+                            Low: number | null;
+                            Info: number | null;
+                            Kev: number | null;
+                        };
+                        /** @description Open findings (Open and Reopened, confirmed) by severity. */
+                        Open: {
+                            Critical: number;
+                            High: number;
+                            Medium: number;
+                            Low: number;
+                            Info: number;
+                            Total: number;
+                            /** @description Open findings past their due date. */
+                            PastSla: number;
+                        };
+                        /** @description Open: open findings with a due date that are not past it. Fixed: findings fixed in the window that had a due date and were fixed by it. Overall: both together. */
+                        SlaCompliance: {
+                            Open: {
+                                /** @description Findings that have (or had) a due date. */
+                                WithSla: number;
+                                /** @description Of those, not past it (open) or fixed by it. */
+                                WithinSla: number;
+                                /** @description WithinSla / WithSla in per cent, one decimal; null when WithSla is 0. */
+                                Percent: number | null;
+                            };
+                            Fixed: {
+                                /** @description Findings that have (or had) a due date. */
+                                WithSla: number;
+                                /** @description Of those, not past it (open) or fixed by it. */
+                                WithinSla: number;
+                                /** @description WithinSla / WithSla in per cent, one decimal; null when WithSla is 0. */
+                                Percent: number | null;
+                            };
+                            Overall: {
+                                /** @description Findings that have (or had) a due date. */
+                                WithSla: number;
+                                /** @description Of those, not past it (open) or fixed by it. */
+                                WithinSla: number;
+                                /** @description WithinSla / WithSla in per cent, one decimal; null when WithSla is 0. */
+                                Percent: number | null;
+                            };
+                        };
+                        /** @description Open findings by whole days since first seen (0–30, 31–90, 91–180, 181–365, >365), by severity. FirstSeenAfter and FirstSeenBefore are the findings list filters that list a bucket’s findings. */
+                        Ageing: {
+                            /** @example 31–90 */
+                            Label: string;
+                            FromDays: number;
+                            ToDays: number | null;
+                            FirstSeenAfter: string | null;
+                            FirstSeenBefore: string | null;
+                            Counts: {
+                                Critical: number;
+                                High: number;
+                                Medium: number;
+                                Low: number;
+                                Info: number;
+                            };
+                            Total: number;
+                        }[];
+                        /** @description Mean and median days from first seen to fixed, of the findings fixed in the window, by severity, against the severity’s SLA. */
+                        Mttr: {
+                            Severity: "Critical" | "High" | "Medium" | "Low" | "Info";
+                            SlaDays: number | null;
+                            MeanDays: number | null;
+                            MedianDays: number | null;
+                            /** @description Findings fixed in the window. */
+                            Count: number;
+                            /** @description Of those, fixed by their due date. */
+                            WithinSla: number;
+                        }[];
+                        /** @description The ten assets with the most open risk. */
+                        RiskiestAssets: {
+                            /** Format: uuid */
+                            AssetId: string;
+                            Name: string;
+                            OpenFindings: number;
+                            Critical: number;
+                            High: number;
+                            /** @description Sum of the risk scores of its open findings. */
+                            RiskExposure: number;
+                            MaxRisk: number;
+                        }[];
+                        /** @description The ten vulnerabilities with the most open risk. */
+                        RiskiestVulnerabilities: {
+                            /** Format: uuid */
+                            VulnerabilityId: string;
+                            Title: string;
+                            CveIds: string[];
+                            Kev: boolean;
+                            Severity: "Critical" | "High" | "Medium" | "Low" | "Info";
+                            OpenFindings: number;
+                            AssetsAffected: number;
+                            /** @description Sum of the risk scores of its open findings. */
+                            RiskExposure: number;
+                            MaxRisk: number;
+                        }[];
+                        /** @description Open findings of vulnerabilities in CISA’s Known Exploited Vulnerabilities catalogue. */
+                        Kev: {
+                            OpenFindings: number;
+                            AssetsAffected: number;
+                            /** @description Open KEV findings past their due date. */
+                            Overdue: number;
+                        };
+                        /** @description The latest five runs of discovery, system and web scans (of the scan group’s scans). */
+                        LastScans: {
+                            /** Format: uuid */
+                            RunId: string;
+                            /**
+                             * @description A kind of scan.
+                             * @enum {unknown}
+                             */
+                            Kind: "Discovery" | "System" | "Web";
+                            /** Format: uuid */
+                            ScanId: string;
+                            ScanName: string;
+                            /**
+                             * @description Queued (waiting for a node), Running, Stopping (the node was told to stop), Completed, Failed (with Error), Stopped.
+                             * @enum {unknown}
+                             */
+                            State: "Queued" | "Running" | "Stopping" | "Completed" | "Failed" | "Stopped";
+                            /** Format: date-time */
+                            QueuedAt: string;
+                            StartedAt: string | null;
+                            FinishedAt: string | null;
+                            Error: string | null;
+                        }[];
+                        /** @description The latest five imports, reports and scan results (of the scan group’s scans). */
+                        LastImports: {
+                            /** Format: uuid */
+                            Id: string;
+                            State: "Queued" | "Running" | "Completed" | "Failed";
+                            Format: string | null;
+                            /** @description 1 when Format was given; else how sure detection was. */
+                            FormatConfidence: number | null;
+                            ScopeName: string | null;
+                            FileName: string | null;
+                            FileSha256: string;
+                            /** @description Bytes as uploaded (compressed, when gzipped). */
+                            FileSize: number;
+                            /** @description The latest earlier import of your organisation whose upload had the same SHA-256 (FileSha256): the same file imported again. It is imported all the same, as a re-import. null when no earlier import had it. */
+                            SameFileAs: {
+                                /** Format: uuid */
+                                Id: string;
+                                /** Format: date-time */
+                                CreatedAt: string;
+                            } | null;
+                            Counts: {
+                                /** @description Findings first seen in this report. */
+                                New?: number;
+                                /** @description Fixed findings that this report shows again. */
+                                Reopened?: number;
+                                /** @description Open findings of the scope (or of the report’s assets and tool) it no longer shows. */
+                                Fixed?: number;
+                                /** @description Known findings seen again, their state kept. */
+                                Unchanged?: number;
+                                /** @description Results of the report that repeat another exactly. */
+                                DuplicatesMerged?: number;
+                                AssetsCreated?: number;
+                                AssetsUpdated?: number;
+                                /** @description Finding results read from the report. */
+                                Findings?: number;
+                                Services?: number;
+                                Software?: number;
+                                /** @description Everything read: findings, services, software, hosts. */
+                                Records?: number;
+                                /** @description Records left out (see Warnings). */
+                                Skipped?: number;
+                                ParseMs?: number;
+                                MergeMs?: number;
+                            };
+                            Warnings: string[];
+                            /** @description Set on a Completed import that stored little or nothing of what it read (see Warnings for what was skipped and why); null otherwise. `rampart import` exits 5 for it. */
+                            Attention: {
+                                /** @description NoFindings: records were read but none became a finding, because some were skipped. MostlySkipped: more than half of the records read were skipped. */
+                                Reason: "NoFindings" | "MostlySkipped";
+                                Detail: string;
+                            } | null;
+                            Error: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            StartedAt: string | null;
+                            FinishedAt: string | null;
+                            DurationMs: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/dashboard",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/dashboard"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/dashboard"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/dashboard",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/dashboard",
                      *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
                      *     }
                      */

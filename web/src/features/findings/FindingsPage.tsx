@@ -37,6 +37,38 @@ const SORTS: { value: FindingSort; label: string }[] = [
   { value: 'DueAt', label: 'Due date' },
 ];
 const DEFAULT_SORT: FindingSort = '-Risk';
+
+/** The time filters the dashboard's links set (ISO times), as the API names them. */
+const TIME_FILTERS = ['FirstSeenAfter', 'FirstSeenBefore', 'FixedAfter', 'FixedBefore', 'DueBefore'] as const;
+type TimeFilter = (typeof TIME_FILTERS)[number];
+const NO_TIMES = Object.fromEntries(TIME_FILTERS.map((k) => [k, undefined])) as Record<TimeFilter, undefined>;
+
+/** The valid time filters of the address. */
+function timeParams(params: URLSearchParams): Partial<Record<TimeFilter, string>> {
+  const times: Partial<Record<TimeFilter, string>> = {};
+  for (const key of TIME_FILTERS) {
+    const value = params.get(key);
+    if (value && !Number.isNaN(Date.parse(value))) times[key] = new Date(value).toISOString();
+  }
+  return times;
+}
+
+const TIME_WORDS: Record<TimeFilter, string> = {
+  FirstSeenAfter: 'first seen after',
+  FirstSeenBefore: 'first seen before',
+  FixedAfter: 'fixed after',
+  FixedBefore: 'fixed before',
+  DueBefore: 'due before',
+};
+
+/** "Only findings first seen after 1 Oct 2026, 12:00 and first seen before …". */
+function timesSentence(times: Partial<Record<TimeFilter, string>>): string {
+  const format = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  const parts = TIME_FILTERS.filter((k) => times[k]).map(
+    (k) => `${TIME_WORDS[k]} ${format.format(new Date(times[k] as string))}`,
+  );
+  return `Only findings ${parts.join(' and ')}.`;
+}
 const CVE_PATTERN = /^CVE-\d{4}-\d{4,}$/i;
 
 export default function FindingsPage() {
@@ -59,6 +91,9 @@ export default function FindingsPage() {
   // Set by links from an asset's or a vulnerability's page; shown as a line that removes it.
   const assetId = params.get('AssetId') ?? '';
   const vulnerabilityId = params.get('VulnerabilityId') ?? '';
+  // Set by the dashboard's links: a scan group's findings, and the times behind a figure.
+  const scanGroupId = params.get('ScanGroupId') ?? '';
+  const times = timeParams(params);
   const sortParam = params.get('Sort');
   const sort = SORTS.some((s) => s.value === sortParam) ? (sortParam as FindingSort) : DEFAULT_SORT;
 
@@ -76,6 +111,8 @@ export default function FindingsPage() {
     vulnerabilityId,
     importId,
     importChange,
+    scanGroupId,
+    times,
   ]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: filterKey stands for its parts
   const filter = useMemo<FindingFilter>(
@@ -92,6 +129,8 @@ export default function FindingsPage() {
       VulnerabilityId: vulnerabilityId || undefined,
       ImportId: importId || undefined,
       ImportChange: importChange,
+      ScanGroupId: scanGroupId || undefined,
+      ...times,
     }),
     [filterKey],
   );
@@ -107,7 +146,9 @@ export default function FindingsPage() {
     riskMin === undefined &&
     !assetId &&
     !vulnerabilityId &&
-    !importId;
+    !importId &&
+    !scanGroupId &&
+    Object.keys(times).length === 0;
 
   const [exporting, setExporting] = useState(false);
   const exportCsv = async () => {
@@ -230,6 +271,8 @@ export default function FindingsPage() {
                 VulnerabilityId: undefined,
                 ImportId: undefined,
                 ImportChange: undefined,
+                ScanGroupId: undefined,
+                ...NO_TIMES,
               })
             }
           >
@@ -258,6 +301,27 @@ export default function FindingsPage() {
           </Anchor>
           <Button size="compact-sm" variant="light" onClick={() => update({ VulnerabilityId: undefined })}>
             Show all vulnerabilities
+          </Button>
+        </Group>
+      )}
+
+      {scanGroupId && (
+        <Group gap="xs">
+          <Text size="sm">Only the findings of one scan group’s system and web scans.</Text>
+          <Anchor component={Link} to={`/scan-groups/${encodeURIComponent(scanGroupId)}`} size="sm">
+            Open the scan group
+          </Anchor>
+          <Button size="compact-sm" variant="light" onClick={() => update({ ScanGroupId: undefined })}>
+            Show every scan group
+          </Button>
+        </Group>
+      )}
+
+      {Object.keys(times).length > 0 && (
+        <Group gap="xs">
+          <Text size="sm">{timesSentence(times)}</Text>
+          <Button size="compact-sm" variant="light" onClick={() => update(NO_TIMES)}>
+            Any time
           </Button>
         </Group>
       )}
