@@ -187,4 +187,30 @@ describe.each(DB_KINDS)('report definitions and scheduled reports [%s]', (kind) 
     expect(smtp.received.length).toBe(before);
     expect((await send('POST', `/reportdefinitions/${d.Id}/run`, outsider)).statusCode).toBe(404);
   });
+  it('keeps the newest 10 reports of a definition, and no finished report older than 90 days', async () => {
+    const d = (
+      await send(
+        'POST',
+        '/reportdefinitions',
+        analyst,
+        definition({ Name: 'Kept', Kind: 'Technical', Format: 'Csv' }),
+      )
+    ).json();
+    const made: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const id = (await send('POST', `/reportdefinitions/${d.Id}/run`, analyst)).json().Id;
+      for (let j = 0; j < 200; j++) {
+        if ((await send('GET', `/reports/${id}`, analyst)).json().State === 'Completed') break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      made.push(id);
+    }
+    expect(await t.services.reports.purge()).toBe(2);
+    const kept = (await send('GET', `/reports?DefinitionId=${d.Id}&PageSize=50`, analyst)).json();
+    expect(kept.Items.map((r: { Id: string }) => r.Id)).toEqual(made.slice(2).reverse());
+    expect((await send('GET', `/reports/${made[0]}/download`, analyst)).statusCode).toBe(404);
+    clock.advanceDays(91);
+    await t.services.reports.purge();
+    expect((await send('GET', '/reports', analyst)).json().TotalCount).toBe(0);
+  });
 });

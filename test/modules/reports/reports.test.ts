@@ -236,6 +236,12 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
     expect(empty.type).toContain('report-scope-empty');
     expect(empty.detail).toContain('matches no findings');
     await bad({ Kind: 'Technical', Format: 'Csv', Filter: { Search: 'nothing-like-this' } }, 422);
+    // A scan group of the organisation whose scans reported nothing: its scope is empty.
+    const manager = await t.userWithKey('Manager');
+    const group = await send('POST', '/scangroups', manager, { ScanGroupName: 'Quiet group' });
+    expect(group.statusCode, group.body).toBe(200);
+    const quiet = await bad({ Kind: 'Executive', Format: 'Pdf', ScanGroupId: group.json().Id }, 422);
+    expect(quiet.type).toContain('report-scope-empty');
     expect((await send('GET', '/reports/not-a-uuid', analyst)).statusCode).toBe(400);
     expect((await send('POST', '/reports', reader, { Kind: 'Technical', Format: 'Csv' })).statusCode).toBe(
       403,
@@ -243,7 +249,11 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
   });
 
   it('keeps reports to their organisation', async () => {
-    const { report } = await make({ Kind: 'Technical', Format: 'Html' });
+    const { report, file } = await make({ Kind: 'Technical', Format: 'Html' });
+    // One section per asset, in name order, each finding a row of its table.
+    const sections = [...file.body.matchAll(/<section><h2>([^<]+)<\/h2>/g)].map((m) => m[1]);
+    expect(sections).toEqual(['db-primary.example', 'lab-box.example', 'web-1.example']);
+    expect(file.body.match(/<tr><td>/g)).toHaveLength(5);
     expect((await send('GET', `/reports/${report.Id}`, outsider)).statusCode).toBe(404);
     expect((await send('GET', `/reports/${report.Id}/download`, outsider)).statusCode).toBe(404);
     expect((await send('DELETE', `/reports/${report.Id}`, outsider)).statusCode).toBe(404);
