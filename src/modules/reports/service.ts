@@ -328,6 +328,9 @@ export class ReportService {
     try {
       await this.make(ctx, run, signal);
     } catch (error) {
+      // Stopped (the server shuts down, or this worker lost the job's lease): the job's next
+      // attempt makes the report again from the start, here or on another instance.
+      if (signal?.aborted) throw error;
       await this.repo.finishRun(organizationId, run.id, {
         state: 'Failed',
         at: this.clock(),

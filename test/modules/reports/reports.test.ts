@@ -181,6 +181,15 @@ describe.each(DB_KINDS)('reports [%s]', (kind) => {
     expect(html).not.toContain('lab-box.example');
   });
 
+  it('makes an executive CSV of its figures', async () => {
+    const { file } = await make({ Kind: 'Executive', Format: 'Csv' });
+    const lines = file.body.trim().split('\n');
+    expect(lines[0]).toBe('Section,Name,Value1,Value2,Value3,Value4');
+    expect(lines).toContain('Headline,Open Critical,3,,,');
+    expect(lines).toContain('Headline,Past SLA,3,,,');
+    expect(lines).toContain('Top 10 riskiest assets,db-primary.example,3,Critical,180.0,');
+  });
+
   it('makes a technical CSV with one row per finding in scope', async () => {
     const { report, file } = await make({ Kind: 'Technical', Format: 'Csv', Tag: 'prod' });
     const lines = file.body.trim().split('\n');
