@@ -15,7 +15,8 @@ import type { ExecutiveData } from './types.js';
 // theme, rendered to SVG on the server without a browser. Each chart carries the figures it draws
 // as a table, so that a report's text holds them (and a reader without the picture has them).
 
-const SIZE = { width: 640, height: 230 };
+// Drawn two abreast on an A4 page: small enough to pair, large enough that their text reads.
+const SIZE = { width: 420, height: 220 };
 const OPTIONS = { theme: 'light' as const, animation: false };
 
 const tableNamed = (tables: FigureTable[], title: string) => tables.find((t) => t.title.startsWith(title))!;

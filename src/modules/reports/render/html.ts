@@ -30,6 +30,7 @@ h1 { font-size: 1.6rem; margin-bottom: .2rem; } h2 { font-size: 1.2rem; margin-t
 .figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: .5rem; }
 .figure { border: 1px solid #d1d5db; border-radius: 6px; padding: .5rem .75rem; }
 .figure .label { font-size: .8rem; color: #4b5563; } .figure .value { font-size: 1.3rem; font-weight: 600; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 1rem; }
 figure { margin: 1rem 0; break-inside: avoid; } figure svg { max-width: 100%; height: auto; }
 figcaption { font-weight: 600; margin-bottom: .3rem; }
 table { border-collapse: collapse; width: 100%; font-size: .85rem; margin: .4rem 0 1rem; }
@@ -83,7 +84,7 @@ export function executiveHtml(d: ExecutiveData, charts: ReportChart[], rankings:
       : '';
   return `${page(d.title, `${d.scopeLabel} · ${d.from} to ${d.to} · generated ${d.generatedAt.toISOString()}`)}
 <section><h2>Headline figures</h2><div class="figures">${figures}</div></section>
-<section><h2>Charts</h2>${trendNote}${chartHtml}</section>
+<section><h2>Charts</h2>${trendNote}<div class="charts">${chartHtml}</div></section>
 <section>${rankingHtml}</section>
 ${END}`;
 }

@@ -54,8 +54,8 @@ function pdfTable(t: FigureTable): Content {
       body: [t.head.map((h) => ({ text: h, bold: true })), ...t.rows],
     },
     layout: 'lightHorizontalLines',
-    fontSize: 8,
-    margin: [0, 2, 0, 10],
+    fontSize: 7,
+    margin: [0, 2, 0, 8],
   };
 }
 
@@ -97,15 +97,21 @@ export async function executivePdf(
       fontSize: 9,
       margin: [0, 0, 0, 6],
     });
-  for (const c of charts) {
+  // Charts two abreast, each with its figures under it.
+  const chartStack = (c: ReportChart) => ({
+    stack: [
+      { text: c.title, fontSize: 10, bold: true, margin: [0, 4, 0, 2] },
+      { svg: c.svg, width: 250 },
+      pdfTable(c.table),
+    ] as Content[],
+  });
+  for (let i = 0; i < charts.length; i += 2) {
+    const pair = charts.slice(i, i + 2);
     content.push({
-      stack: [
-        { text: c.title, fontSize: 11, bold: true, margin: [0, 4, 0, 2] },
-        { svg: c.svg, width: 480 },
-        pdfTable(c.table),
-      ],
+      columns: pair.map((c) => ({ width: '50%', ...chartStack(c) }) as Content),
+      columnGap: 15,
       unbreakable: true,
-    });
+    } as Content);
   }
   for (const t of rankings) {
     content.push({ text: t.title, fontSize: 11, bold: true, margin: [0, 6, 0, 2] });
