@@ -64,6 +64,7 @@ export const NOTIFICATION_SWEEP_JOB = 'notification-sweep' satisfies JobKind;
 export const NOTIFICATION_DIGEST_JOB = 'notification-digest' satisfies JobKind;
 /** How often every organisation's history schedule and build are checked (new organisations). */
 const HISTORY_PREPARE_MS = 600_000;
+export const REPORT_PURGE_JOB = 'report-purge' satisfies JobKind;
 /** How often the activity counters are read for table maintenance (autovacuum's naptime is 60 s). */
 const TABLE_MAINTENANCE_MS = 10_000;
 
@@ -171,6 +172,13 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
     key: NOTIFICATION_DIGEST_JOB,
     rule: { type: 'interval', seconds: 3600 },
     jobKind: NOTIFICATION_DIGEST_JOB,
+    maxAttempts: 1,
+  });
+  // Old report files go (retention, docs/reports.md).
+  runner.schedule({
+    key: REPORT_PURGE_JOB,
+    rule: { type: 'interval', seconds: 3600 },
+    jobKind: REPORT_PURGE_JOB,
     maxAttempts: 1,
   });
   // Scan runs whose node fell silent (no heartbeat for 60 s) are queued again, at most twice,

@@ -36,8 +36,10 @@ import { EventsService } from './modules/events/service.js';
 import { FindingFiguresRepository } from './modules/findings/figures-repository.js';
 import { FindingFiguresService } from './modules/findings/figures-service.js';
 import { FindingImportRepository } from './modules/findings/import-repository.js';
+import { filterFromBody } from './modules/findings/presenters.js';
 import { FindingRepository } from './modules/findings/repository.js';
 import { FindingService, type FindingsChanged } from './modules/findings/service.js';
+import { addDays, localDay } from './modules/history/days.js';
 import { HistoryRepository } from './modules/history/repository.js';
 import { HistoryService } from './modules/history/service.js';
 import { ImportRepository } from './modules/imports/repository.js';
@@ -51,6 +53,10 @@ import { NotificationRepository } from './modules/notifications/repository.js';
 import { NotificationService } from './modules/notifications/service.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
+import { executiveCharts } from './modules/reports/charts.js';
+import { ReportRepository } from './modules/reports/repository.js';
+import { reportSchedules } from './modules/reports/schedules.js';
+import { ReportService } from './modules/reports/service.js';
 import { templateInUse } from './modules/savedscans/repository.js';
 import type { ScanStartJob } from './modules/savedscans/schedules.js';
 import { scanSchedules } from './modules/savedscans/schedules.js';
@@ -146,6 +152,8 @@ export interface Services {
   emailNotifications: EmailNotificationService;
   /** Daily history of findings per organisation, tag and scan group: trends. */
   history: HistoryService;
+  /** Reports: executive and technical, made by jobs, kept in chunks, scheduled and mailed. */
+  reports: ReportService;
   /** The one source of time for every value the API returns or a rule compares. */
   clock: Clock;
   /** The dashboard: SLA compliance, ageing, time to remediate, top risks, last scans and imports. */
@@ -522,7 +530,58 @@ export function buildServices(
     },
     clock,
   );
+  const reports = new ReportService(
+    new ReportRepository(db),
+    {
+      findings,
+      filterOf: (body) => filterFromBody(body as Parameters<typeof filterFromBody>[0]),
+      scanGroupFilter: (scanGroupId) => ({ scanGroupId }),
+      slaDays: async (organizationId) => {
+        const { Kev: _kev, ...days } = await settings.sla(organizationId);
+        return days;
+      },
+      scanGroupName: async (ctx, id) => (await scanGroups.get(ctx, id).catch(() => undefined))?.name,
+      // The last `days` days up to today in the organisation's time zone, from the history.
+      trend: async (ctx, scope, days) => {
+        const to = localDay(clock(), await settings.timeZone(ctx.organizationId));
+        const t = await history.trend(ctx, scope, { from: addDays(to, -(days - 1)), to });
+        return {
+          from: t.from,
+          to: t.to,
+          points: t.days.map((d) => ({
+            date: d.date,
+            open: d.open,
+            new: d.new,
+            fixed: d.fixed,
+            kevOpen: d.kevOpen,
+            mttrDays: {
+              Critical: d.mttr.Critical?.meanDays ?? null,
+              High: d.mttr.High?.meanDays ?? null,
+              Medium: d.mttr.Medium?.meanDays ?? null,
+              Low: d.mttr.Low?.meanDays ?? null,
+              Info: d.mttr.Info?.meanDays ?? null,
+            },
+          })),
+        };
+      },
+      charts: executiveCharts,
+      enqueue: (payload, options) => jobs.enqueue('report-generate', payload, options),
+      schedules: reportSchedules(scheduler),
+      audit,
+      // Scheduled reports are mailed through the configured SMTP server (src/mail), when there is one.
+      ...(mailer.configured
+        ? {
+            mail: async (message) => {
+              await mailer.send(message);
+            },
+          }
+        : {}),
+      ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
+    },
+    clock,
+  );
   return {
+    reports,
     audit,
     users,
     sessions,

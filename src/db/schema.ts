@@ -1030,6 +1030,63 @@ export interface FindingHistoryBuildsTable {
   updated_at: Timestamp;
 }
 
+/** A saved report definition (src/modules/reports, migration 0030_e). */
+export interface ReportDefinitionsTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  kind: 'Executive' | 'Technical';
+  format: 'Pdf' | 'Html' | 'Csv';
+  scope: ColumnType<unknown, string, string>;
+  filter: ColumnType<unknown, string | null, string | null>;
+  group_by: ColumnType<
+    'Asset' | 'Vulnerability',
+    'Asset' | 'Vulnerability' | undefined,
+    'Asset' | 'Vulnerability'
+  >;
+  period_days: ColumnType<number, number | undefined, number>;
+  schedule: ColumnType<unknown, string | null, string | null>;
+  recipients: ColumnType<string[], string[] | undefined, string[]>;
+  created_by: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** A report made (or being made): its history entry and its file's description. */
+export interface ReportRunsTable {
+  organization_id: string;
+  id: string;
+  definition_id: string | null;
+  name: string;
+  kind: 'Executive' | 'Technical';
+  format: 'Pdf' | 'Html' | 'Csv';
+  spec: ColumnType<unknown, string, string>;
+  state: 'Queued' | 'Running' | 'Completed' | 'Failed';
+  progress: Generated<number>;
+  rows_total: number | null;
+  rows_written: Generated<number>;
+  error: string | null;
+  size_bytes: ColumnType<string | null, number | null, number | null>;
+  page_count: number | null;
+  content_type: string | null;
+  file_name: string | null;
+  delivered_at: Timestamp | null;
+  delivery_error: string | null;
+  actor_type: string;
+  actor_id: string | null;
+  created_at: CreatedAt;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+}
+
+/** A report file's bytes, in order. */
+export interface ReportChunksTable {
+  organization_id: string;
+  report_id: string;
+  seq: number;
+  data: Buffer;
+}
+
 export interface DB {
   scan_templates: ScanTemplatesTable;
   discovery_scans: DiscoveryScansTable;
@@ -1093,6 +1150,10 @@ export interface DB {
   notification_email_queue: NotificationEmailQueueTable;
   finding_history: FindingHistoryTable;
   finding_history_builds: FindingHistoryBuildsTable;
+
+  report_definitions: ReportDefinitionsTable;
+  report_runs: ReportRunsTable;
+  report_chunks: ReportChunksTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

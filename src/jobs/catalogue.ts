@@ -43,6 +43,17 @@ export const ImportJobPayload = Type.Object({
 });
 export type ImportJobPayload = Static<typeof ImportJobPayload>;
 
+/**
+ * What a report's job carries: the report (run) to make, or, from a report definition's schedule,
+ * the definition whose report the job makes (the job's id becomes the report's, so that a retry
+ * makes the same report rather than another).
+ */
+export const ReportJobPayload = Type.Union([
+  Type.Object({ reportId: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+  Type.Object({ definitionId: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+]);
+export type ReportJobPayload = Static<typeof ReportJobPayload>;
+
 /** Finished jobs are kept this long for GET /jobs, then purged. */
 const KEEP_FINISHED_JOBS_DAYS = 7;
 
@@ -90,6 +101,15 @@ export interface JobServices {
   history: {
     /** Computes the organisation's missing days and yesterday again, or rebuilds its whole history. */
     runSnapshot(organizationId: string, options: { rebuild: boolean }, signal: AbortSignal): Promise<unknown>;
+  };
+  reports: {
+    generate(
+      organizationId: string,
+      payload: ReportJobPayload,
+      jobId: string,
+      signal: AbortSignal,
+    ): Promise<void>;
+    purge(): Promise<unknown>;
   };
   clock: () => Date;
   /**
@@ -260,6 +280,21 @@ export const JOB_CATALOGUE = {
     handle: async (s, payload, job, signal) => {
       if (!job.organizationId) throw new JobPayloadInvalid(job.kind, 'the job names no organisation');
       await s.history.runSnapshot(job.organizationId, { rebuild: payload?.rebuild === true }, signal);
+    },
+  }),
+  /** Makes a report file (an ad hoc report, or a definition's scheduled one, then mailed). */
+  'report-generate': entry({
+    payload: ReportJobPayload,
+    handle: async (s, payload, job, signal) => {
+      if (!job.organizationId) throw new JobPayloadInvalid(job.kind, 'the job names no organisation');
+      await s.reports.generate(job.organizationId, payload, job.id, signal);
+    },
+  }),
+  /** Old report files are removed (retention, docs/reports.md). */
+  'report-purge': entry({
+    payload: NoPayload,
+    handle: async (s) => {
+      await s.reports.purge();
     },
   }),
 } satisfies Record<string, JobKindEntry<TSchema>>;

@@ -24,6 +24,7 @@ import { notificationRoutes } from './notifications/routes.js';
 import { radarCompatRoutes } from './radar-compat/routes.js';
 import { radarScanRoutes } from './radar-compat/scan-routes.js';
 import { radarWebScanRoutes } from './radar-compat/webscan-routes.js';
+import { reportRoutes } from './reports/routes.js';
 import { scanGroupRoutes } from './scangroups/routes.js';
 import { scanNodeRoutes } from './scannodes/routes.js';
 import { systemScanScope, webScanScope } from './scanresults/service.js';
@@ -91,6 +92,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
         return web ? webScanScope(web.id) : null;
       },
     }),
+    reportRoutes(s.reports),
     demoRoutes(s),
     notificationRoutes(s.notifications),
     dashboardRoutes(s.dashboard),

@@ -34,6 +34,11 @@ export const Problems = {
     status: 422,
     title: 'A notification destination is not allowed',
   },
+  ReportScopeEmpty: {
+    slug: 'report-scope-empty',
+    status: 422,
+    title: 'The report would be empty',
+  },
   RateLimited: { slug: 'rate-limited', status: 429, title: 'Too many requests' },
   HeadersTooLarge: { slug: 'headers-too-large', status: 431, title: 'The request headers are too large' },
   Internal: { slug: 'internal', status: 500, title: 'Internal server error' },

@@ -357,6 +357,9 @@ describe('table ownership', () => {
     notification_email_queue: 'emailnotifications',
     finding_history: 'history',
     finding_history_builds: 'history',
+    report_definitions: 'reports',
+    report_runs: 'reports',
+    report_chunks: 'reports',
   };
 
   /** The tables of the `DB` interface in src/db/schema.ts: a new table needs an owner here. */

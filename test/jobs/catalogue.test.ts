@@ -7,6 +7,7 @@ import {
   IMPORT_SWEEP_JOB,
   JOB_PURGE_JOB,
   NOTIFICATION_SWEEP_JOB,
+  REPORT_PURGE_JOB,
   RISK_ACCEPTANCE_EXPIRY_JOB,
   SLA_WATCH_JOB,
 } from '../../src/background.js';
@@ -24,6 +25,7 @@ import { HISTORY_SNAPSHOT_JOB } from '../../src/modules/history/service.js';
 import { IMPORT_JOB } from '../../src/modules/imports/service.js';
 import { INTEL_SYNC_JOB } from '../../src/modules/intel/sync.js';
 import { DELIVER_JOB } from '../../src/modules/notifications/service.js';
+import { REPORT_JOB } from '../../src/modules/reports/schedules.js';
 import { SCHEDULED_SYSTEM_JOB, SYSTEM_INGEST_JOB } from '../../src/modules/systemscans/service.js';
 import { SCHEDULED_WEB_JOB, WEB_INGEST_JOB } from '../../src/modules/webscans/service.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -50,6 +52,8 @@ const NAMED_KINDS = [
   EMAIL_DIGEST_JOB,
   SLA_WATCH_JOB,
   HISTORY_SNAPSHOT_JOB,
+  REPORT_JOB,
+  REPORT_PURGE_JOB,
 ];
 
 describe('the job catalogue checker', () => {
@@ -100,8 +104,7 @@ describe.each(DB_KINDS)('the job catalogue [%s]', (kind) => {
     const named = [...NAMED_KINDS, ...runner.systemSchedules.map((s) => s.jobKind)];
     expect(catalogueProblems(JOB_CATALOGUE, runner.worker.kinds, named)).toEqual([]);
     expect([...runner.worker.kinds].sort()).toEqual([...JOB_KINDS].sort());
-    expect(JOB_KINDS).toHaveLength(18);
-    expect(JOB_KINDS).toHaveLength(12);
+    expect(JOB_KINDS).toHaveLength(21);
   });
 
   it('leaves the sync jobs to other instances when this one has nothing to sync', () => {

@@ -33,6 +33,7 @@ export { default as IconPlayerStop } from '@tabler/icons-react/dist/esm/icons/Ic
 export { default as IconPlus } from '@tabler/icons-react/dist/esm/icons/IconPlus.mjs';
 export { default as IconRadar } from '@tabler/icons-react/dist/esm/icons/IconRadar.mjs';
 export { default as IconRefresh } from '@tabler/icons-react/dist/esm/icons/IconRefresh.mjs';
+export { default as IconReportAnalytics } from '@tabler/icons-react/dist/esm/icons/IconReportAnalytics.mjs';
 export { default as IconSearch } from '@tabler/icons-react/dist/esm/icons/IconSearch.mjs';
 export { default as IconSend } from '@tabler/icons-react/dist/esm/icons/IconSend.mjs';
 export { default as IconServer } from '@tabler/icons-react/dist/esm/icons/IconServer.mjs';

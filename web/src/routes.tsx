@@ -30,6 +30,7 @@ const ScanPage = lazy(() => import('./features/scans/ScanPage'));
 const ScanGroupsPage = lazy(() => import('./features/scan-groups/ScanGroupsPage'));
 const ScanGroupPage = lazy(() => import('./features/scan-groups/ScanGroupPage'));
 const NotificationsPage = lazy(() => import('./features/notifications/NotificationsPage'));
+const ReportsPage = lazy(() => import('./features/reports/ReportsPage'));
 
 export const router = createBrowserRouter([
   { path: '/sign-in', element: <SignInPage />, errorElement: <RouteError /> },
@@ -64,6 +65,7 @@ export const router = createBrowserRouter([
           { path: 'web-scans/:id', element: <ScanPage kind="web" /> },
           { path: 'scan-groups', element: <ScanGroupsPage /> },
           { path: 'scan-groups/:id', element: <ScanGroupPage /> },
+          { path: 'reports', element: <ReportsPage /> },
           { path: 'settings', element: <SettingsPage /> },
           { path: 'profile', element: <ProfilePage /> },
           {

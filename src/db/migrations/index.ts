@@ -32,6 +32,7 @@ import * as m0030b from './0030_b_create_event_outbox.js';
 import * as m0030c from './0030_c_create_notifications.js';
 import * as m0030f from './0030_f_create_notification_preferences.js';
 import * as m0030a from './0030_a_create_finding_history.js';
+import * as m0030e from './0030_e_create_reports.js';
 
 /** Every migration, in order. Listed explicitly so the same code runs from src/ and dist/. */
 export const migrations: Record<string, Migration> = {
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   '0030_c_create_notifications': m0030c,
   '0030_f_create_notification_preferences': m0030f,
   '0030_a_create_finding_history': m0030a,
+  '0030_e_create_reports': m0030e,
 };

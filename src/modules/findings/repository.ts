@@ -14,7 +14,11 @@ import type {
   Finding,
   FindingEvent,
   FindingExport,
+  FindingFigures,
   FindingPageItem,
+  FindingRanking,
+  FindingReportGrouping,
+  FindingReportRow,
   FindingSummary,
   ScanLocation,
   ScanLocationQuery,
@@ -143,6 +147,15 @@ export const FINDING_SORTS = {
   DueAt: { expr: sql`coalesce(f.due_at, 'infinity'::timestamptz)`, cast: 'timestamptz', desc: false },
 } as const;
 export type FindingSort = keyof typeof FINDING_SORTS;
+
+/** severity_rank (migration 0002) back to the severity. */
+const SEVERITY_OF_RANK: Record<number, Severity> = {
+  4: 'Critical',
+  3: 'High',
+  2: 'Medium',
+  1: 'Low',
+  0: 'Info',
+};
 
 /** Above this many matches a TotalCount nobody asked for is left out (IncludeTotal). */
 export const TOTAL_COUNT_CAP = 1_000;
@@ -504,6 +517,161 @@ export class FindingRepository {
       .orderBy(sql`${spec.expr} ${direction}`)
       .orderBy(sql`f.id ${direction}`)
       .stream(5000);
+  }
+
+  /**
+   * Every matching finding for a technical report, grouped by asset (by name) or by vulnerability
+   * (by title), riskiest first within a group, read through a cursor in chunks of 1000.
+   */
+  reportStream(
+    organizationId: string,
+    filter: FindingFilter,
+    groupBy: FindingReportGrouping,
+  ): AsyncIterableIterator<FindingReportRow> {
+    const q = this.filtered(
+      this.base(organizationId).select([
+        'f.id',
+        'f.asset_id as assetId',
+        'a.name as assetName',
+        'f.vulnerability_id as vulnerabilityId',
+        'f.title',
+        sql<string>`array_to_string(v.cve_ids, ' ')`.as('cves'),
+        'f.effective_severity as effectiveSeverity',
+        'f.state',
+        'f.risk_score as riskScore',
+        'v.kev',
+        'f.location_kind as locationKind',
+        'f.port',
+        'f.protocol',
+        'f.url',
+        'f.file_path as filePath',
+        'f.package_name as packageName',
+        'f.package_version as packageVersion',
+        isoText('f.first_seen_at').as('firstSeenAt'),
+        isoText('f.due_at').as('dueAt'),
+        'v.solution',
+      ]),
+      filter,
+    );
+    const grouped =
+      groupBy === 'Asset'
+        ? q.orderBy('a.name').orderBy('f.asset_id')
+        : q.orderBy('f.title').orderBy('f.vulnerability_id');
+    return grouped
+      .orderBy('f.risk_score', 'desc')
+      .orderBy('f.id')
+      .stream(1000) as AsyncIterableIterator<FindingReportRow>;
+  }
+
+  /**
+   * The figures of the matching findings (the caller's filter says which states count as open):
+   * counts by severity, KEV, due dates against `now`, risk, and the ten riskiest assets and
+   * vulnerabilities. Three aggregate statements, whatever the number of findings.
+   */
+  async figures(
+    organizationId: string,
+    filter: FindingFilter,
+    now: Date,
+    soonDays: number,
+    fixedSince: Date,
+  ): Promise<FindingFigures> {
+    const soon = new Date(now.getTime() + soonDays * 86_400_000);
+    const counts = await this.filtered(
+      this.base(organizationId).select([
+        'f.effective_severity as severity',
+        sql<string>`count(*)`.as('n'),
+        sql<string>`count(*) filter (where v.kev)`.as('kev'),
+        sql<string>`count(*) filter (where f.due_at is not null)`.as('withDue'),
+        sql<string>`count(*) filter (where f.due_at < ${now})`.as('pastDue'),
+        sql<string>`count(*) filter (where f.due_at >= ${now} and f.due_at < ${soon})`.as('dueSoon'),
+        sql<string>`coalesce(sum(f.risk_score), 0)`.as('risk'),
+      ]),
+      filter,
+    )
+      .groupBy('f.effective_severity')
+      .execute();
+    const figures: FindingFigures = {
+      openBySeverity: { Critical: 0, High: 0, Medium: 0, Low: 0, Info: 0 },
+      kevOpen: 0,
+      withDueDate: 0,
+      pastDue: 0,
+      dueSoon: 0,
+      riskExposure: 0,
+      fixedWithDueDate: 0,
+      fixedWithinSla: 0,
+      riskiestAssets: [],
+      riskiestVulnerabilities: [],
+    };
+    const fixed = await this.filtered(
+      this.base(organizationId).select([
+        sql<string>`count(*) filter (where f.due_at is not null)`.as('withDue'),
+        sql<string>`count(*) filter (where f.fixed_at <= f.due_at)`.as('within'),
+      ]),
+      { ...filter, states: ['Fixed'] },
+    )
+      .where('f.fixed_at', '>=', fixedSince)
+      .executeTakeFirstOrThrow();
+    figures.fixedWithDueDate = Number(fixed.withDue);
+    figures.fixedWithinSla = Number(fixed.within);
+    for (const c of counts) {
+      figures.openBySeverity[c.severity] = Number(c.n);
+      figures.kevOpen += Number(c.kev);
+      figures.withDueDate += Number(c.withDue);
+      figures.pastDue += Number(c.pastDue);
+      figures.dueSoon += Number(c.dueSoon);
+      figures.riskExposure += Number(c.risk);
+    }
+    figures.riskExposure = Math.round(figures.riskExposure * 100) / 100;
+    const ranking = (row: {
+      id: string;
+      name: string;
+      cves: string | null;
+      n: string;
+      risk: string;
+      rank: number;
+    }): FindingRanking => ({
+      id: row.id,
+      name: row.name,
+      cves: row.cves ?? '',
+      openFindings: Number(row.n),
+      risk: Number(row.risk),
+      maxSeverity: SEVERITY_OF_RANK[row.rank] ?? 'Info',
+    });
+    const assets = await this.filtered(
+      this.base(organizationId).select([
+        'f.asset_id as id',
+        sql<string>`min(a.name)`.as('name'),
+        sql<string | null>`null`.as('cves'),
+        sql<string>`count(*)`.as('n'),
+        sql<string>`sum(f.risk_score)`.as('risk'),
+        sql<number>`max(f.severity_rank)`.as('rank'),
+      ]),
+      filter,
+    )
+      .groupBy('f.asset_id')
+      .orderBy(sql`sum(f.risk_score)`, 'desc')
+      .orderBy('f.asset_id')
+      .limit(10)
+      .execute();
+    const vulnerabilities = await this.filtered(
+      this.base(organizationId).select([
+        'f.vulnerability_id as id',
+        sql<string>`min(f.title)`.as('name'),
+        sql<string>`min(array_to_string(v.cve_ids, ' '))`.as('cves'),
+        sql<string>`count(*)`.as('n'),
+        sql<string>`sum(f.risk_score)`.as('risk'),
+        sql<number>`max(f.severity_rank)`.as('rank'),
+      ]),
+      filter,
+    )
+      .groupBy('f.vulnerability_id')
+      .orderBy(sql`sum(f.risk_score)`, 'desc')
+      .orderBy('f.vulnerability_id')
+      .limit(10)
+      .execute();
+    figures.riskiestAssets = assets.map(ranking);
+    figures.riskiestVulnerabilities = vulnerabilities.map(ranking);
+    return figures;
   }
 
   /** Offset paging by risk, for the original service's withStartIndex/andPageSize calls. */

@@ -43,12 +43,17 @@ import type {
   Finding,
   FindingEvent,
   FindingExport,
+  FindingFigures,
+  FindingReportGrouping,
+  FindingReportRow,
   FindingSummary,
   ScanLocation,
   ScanLocationQuery,
 } from './types.js';
 
 export type { StagedFinding } from './import-repository.js';
+/** The findings filter, for modules that select findings through this service (reports). */
+export type { FindingFilter } from './repository.js';
 
 export interface FindingLocation {
   kind: LocationKind;
@@ -329,6 +334,40 @@ export class FindingService {
     sort: FindingSort,
   ): AsyncGenerator<FindingExport, void, undefined> {
     yield* this.repo.stream(ctx.organizationId, await this.resolveFilter(ctx, filter), sort);
+  }
+
+  /** How many findings match (reports check a scope before queuing its work). */
+  async count(ctx: ServiceContext, filter: FindingFilter): Promise<number> {
+    return this.repo.count(ctx.organizationId, await this.resolveFilter(ctx, filter));
+  }
+
+  /** Every matching finding as a technical report lists it, grouped, read in chunks. */
+  async *reportRows(
+    ctx: ServiceContext,
+    filter: FindingFilter,
+    groupBy: FindingReportGrouping,
+  ): AsyncGenerator<FindingReportRow, void, undefined> {
+    yield* this.repo.reportStream(ctx.organizationId, await this.resolveFilter(ctx, filter), groupBy);
+  }
+
+  /**
+   * The current figures of the matching findings (executive reports), due dates judged now; the
+   * findings fixed within their SLA are counted over the last `fixedDays` days.
+   */
+  async figures(
+    ctx: ServiceContext,
+    filter: FindingFilter,
+    soonDays = 7,
+    fixedDays = 90,
+  ): Promise<FindingFigures> {
+    const now = this.clock();
+    return this.repo.figures(
+      ctx.organizationId,
+      await this.resolveFilter(ctx, filter),
+      now,
+      soonDays,
+      new Date(now.getTime() - fixedDays * 86_400_000),
+    );
   }
 
   async listOffset(

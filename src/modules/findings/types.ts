@@ -142,3 +142,59 @@ export interface ScanLocation {
   /** The vulnerability's rule id (a Rampart check's id). */
   pluginId: string | null;
 }
+
+/** A finding as a technical report lists it: where it is, how bad, and what to do (timestamps as ISO text). */
+export interface FindingReportRow {
+  id: string;
+  assetId: string;
+  assetName: string;
+  vulnerabilityId: string;
+  title: string;
+  /** The CVE ids, space-separated. */
+  cves: string;
+  effectiveSeverity: Severity;
+  state: FindingState;
+  riskScore: string;
+  kev: boolean;
+  locationKind: LocationKind;
+  port: number | null;
+  protocol: string | null;
+  url: string | null;
+  filePath: string | null;
+  packageName: string | null;
+  packageVersion: string | null;
+  firstSeenAt: string;
+  dueAt: string | null;
+  solution: string | null;
+}
+
+/** How a technical report groups its findings. */
+export type FindingReportGrouping = 'Asset' | 'Vulnerability';
+
+/** One line of a ranking (riskiest assets or vulnerabilities). */
+export interface FindingRanking {
+  id: string;
+  name: string;
+  /** The vulnerability's CVE ids (vulnerability rankings), space-separated. */
+  cves: string;
+  openFindings: number;
+  /** The sum of the open findings' risk scores. */
+  risk: number;
+  maxSeverity: Severity;
+}
+
+/** The current figures of the findings that match a filter (an executive report's headline). */
+export interface FindingFigures {
+  openBySeverity: Record<Severity, number>;
+  kevOpen: number;
+  /** Open findings with a due date, those past it and those due within `soonDays`. */
+  withDueDate: number;
+  pastDue: number;
+  dueSoon: number;
+  riskExposure: number;
+  /** Findings fixed since the window's start that had a due date, and those fixed by it. */
+  fixedWithDueDate: number;
+  fixedWithinSla: number;
+  riskiestAssets: FindingRanking[];
+  riskiestVulnerabilities: FindingRanking[];
+}

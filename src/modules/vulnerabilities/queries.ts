@@ -23,6 +23,7 @@ export function joinableVulnerabilities<A extends string>(alias: A) {
       'cvss3_vector',
       'cvss4_score',
       'plugin_id',
+      'solution',
     ])
     .as(alias);
 }

@@ -2362,6 +2362,160 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/latest/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Report history, newest first
+         * @description **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["listReports"];
+        put?: never;
+        /**
+         * Make a report (ad hoc)
+         * @description Queues a report of the organisation, a tag (`Tag`) or a scan group (`ScanGroupId`; not both), narrowed by a findings `Filter`. A job makes it; answers 202 with the report: follow `Location` until its `State` is `Completed`, then `GET /reports/{Id}/download`.
+         *
+         *     A scope and filter that match no findings are refused with 422 `report-scope-empty` (an ad hoc report of nothing is a mistake); a scheduled report of an empty scope is still made and says “No findings”.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        post: operations["createReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/reports/{Id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One report: its state and progress
+         * @description **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["getReport"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a report and its file from the history
+         * @description **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        delete: operations["deleteReport"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/reports/{Id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a completed report
+         * @description Streams the file with its `Content-Type` and a `Content-Disposition` naming it. 409 `conflict` while the report is Queued or Running, or when it Failed. Each download is recorded in the audit log (`report.downloaded`).
+         *
+         *     **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["downloadReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/reportdefinitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Saved report definitions, newest first
+         * @description **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["listReportDefinitions"];
+        put?: never;
+        /**
+         * Save a report definition
+         * @description A definition saves what a report is about (scope and findings filter: a saved definition is a saved findings filter), its kind and format, and optionally a Weekly or Monthly `Schedule` and the `Recipients` the scheduled report is mailed to. Refused with 400 naming the field: a schedule other than Weekly, Monthly or None, an unknown time zone, an address that is not an email address, recipients without a schedule, a scan group the organisation does not have, Tag with ScanGroupId.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        post: operations["createReportDefinition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/reportdefinitions/{Id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One report definition
+         * @description **Access:** Requires an API key or a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        get: operations["getReportDefinition"];
+        /**
+         * Change a report definition
+         * @description A definition saves what a report is about (scope and findings filter: a saved definition is a saved findings filter), its kind and format, and optionally a Weekly or Monthly `Schedule` and the `Recipients` the scheduled report is mailed to. Refused with 400 naming the field: a schedule other than Weekly, Monthly or None, an unknown time zone, an address that is not an email address, recipients without a schedule, a scan group the organisation does not have, Tag with ScanGroupId.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        put: operations["updateReportDefinition"];
+        post?: never;
+        /**
+         * Remove a report definition and its schedule
+         * @description Its reports stay in the history.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        delete: operations["deleteReportDefinition"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/reportdefinitions/{Id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a definition’s report now
+         * @description Queues its report as its schedule would (202 with the report); a report run by hand is not mailed.
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Analyst (or Manager, Admin).
+         */
+        post: operations["runReportDefinition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/latest/demo": {
         parameters: {
             query?: never;
@@ -27933,6 +28087,2162 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
                      *       "instance": "/api/latest/vulnerabilities/webscan/{PluginGuidId}/detailed",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listReports: {
+        parameters: {
+            query?: {
+                PageSize?: number;
+                Cursor?: string;
+                /** @description Only this definition’s reports. */
+                DefinitionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Items: {
+                            /** Format: uuid */
+                            Id: string;
+                            /** @description The report definition it was made for; null for an ad hoc report. */
+                            DefinitionId: string | null;
+                            Name: string;
+                            /** @description `Executive`: a summary of 1–3 pages (headline figures, trend, new vs fixed, MTTR vs SLA, SLA compliance, KEV exposure, the ten riskiest assets and vulnerabilities, with the dashboard’s charts). `Technical`: every open finding in scope, grouped by asset or vulnerability. */
+                            Kind: "Executive" | "Technical";
+                            /** @description `Pdf`; `Html` (one self-contained page, charts as inline SVG, a print style sheet); `Csv` (technical: one row per finding; executive: the figures). */
+                            Format: "Pdf" | "Html" | "Csv";
+                            Scope: {
+                                Kind: "Organization" | "Tag" | "ScanGroup";
+                                Tag?: string;
+                                /** Format: uuid */
+                                ScanGroupId?: string;
+                            };
+                            Filter: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description Technical reports: how findings are grouped (default Asset). */
+                            GroupBy: "Asset" | "Vulnerability";
+                            PeriodDays: number;
+                            State: "Queued" | "Running" | "Completed" | "Failed";
+                            /** @description Percent done. */
+                            Progress: number;
+                            /** @description Technical reports: the findings to write. */
+                            RowsTotal: number | null;
+                            /** @description Technical reports: the findings written so far. */
+                            RowsWritten: number;
+                            Error: string | null;
+                            SizeBytes: number | null;
+                            /** @description PDFs: their pages. */
+                            PageCount: number | null;
+                            FileName: string | null;
+                            ContentType: string | null;
+                            /** @description Scheduled reports: when it was mailed to the definition’s recipients. */
+                            DeliveredAt: string | null;
+                            DeliveryError: string | null;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            StartedAt: string | null;
+                            FinishedAt: string | null;
+                        }[];
+                        NextCursor: string | null;
+                        TotalCount: number;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/reports",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/reports"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/reports"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/reports",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/reports",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `Executive`: a summary of 1–3 pages (headline figures, trend, new vs fixed, MTTR vs SLA, SLA compliance, KEV exposure, the ten riskiest assets and vulnerabilities, with the dashboard’s charts). `Technical`: every open finding in scope, grouped by asset or vulnerability. */
+                    Kind: "Executive" | "Technical";
+                    /** @description `Pdf`; `Html` (one self-contained page, charts as inline SVG, a print style sheet); `Csv` (technical: one row per finding; executive: the figures). */
+                    Format: "Pdf" | "Html" | "Csv";
+                    Name?: string;
+                    /** @description Only findings of assets with this tag. */
+                    Tag?: string;
+                    /**
+                     * Format: uuid
+                     * @description Only findings of the scan group’s system and web scans.
+                     */
+                    ScanGroupId?: string;
+                    /** @description The findings list’s filter (as `POST /findings/bulk/state` takes it): narrows the scope. Without `State`, reports cover open findings (Open, Reopened). */
+                    Filter?: {
+                        State?: ("Open" | "Fixed" | "Reopened" | "RiskAccepted" | "FalsePositive")[];
+                        /** @description As in the list: Confirmed (the default, unless Ids are given: then Any), Unconfirmed or Any. */
+                        Confidence?: "Confirmed" | "Unconfirmed" | "Any";
+                        Severity?: ("Critical" | "High" | "Medium" | "Low" | "Info")[];
+                        /** Format: uuid */
+                        AssetId?: string;
+                        Tag?: string;
+                        /** Format: uuid */
+                        VulnerabilityId?: string;
+                        Cve?: string;
+                        Kev?: boolean;
+                        EpssMin?: number;
+                        RiskMin?: number;
+                        /** Format: date-time */
+                        DueBefore?: string;
+                        /** Format: date-time */
+                        FirstSeenAfter?: string;
+                        /** Format: date-time */
+                        FirstSeenBefore?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed after this time.
+                         */
+                        FixedAfter?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed before this time.
+                         */
+                        FixedBefore?: string;
+                        /** Format: date-time */
+                        LastSeenBefore?: string;
+                        Search?: string;
+                        /**
+                         * Format: uuid
+                         * @description Only the findings of the system and web scans of this scan group (the ones they reported last).
+                         */
+                        ScanGroupId?: string;
+                        /** @description Exactly these findings (selected in a table). */
+                        Ids?: string[];
+                    } | null;
+                    /** @description Technical reports: how findings are grouped (default Asset). */
+                    GroupBy?: "Asset" | "Vulnerability";
+                    /** @description Executive reports: days of trend (default 30). */
+                    PeriodDays?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        /** @description The report definition it was made for; null for an ad hoc report. */
+                        DefinitionId: string | null;
+                        Name: string;
+                        /** @description `Executive`: a summary of 1–3 pages (headline figures, trend, new vs fixed, MTTR vs SLA, SLA compliance, KEV exposure, the ten riskiest assets and vulnerabilities, with the dashboard’s charts). `Technical`: every open finding in scope, grouped by asset or vulnerability. */
+                        Kind: "Executive" | "Technical";
+                        /** @description `Pdf`; `Html` (one self-contained page, charts as inline SVG, a print style sheet); `Csv` (technical: one row per finding; executive: the figures). */
+                        Format: "Pdf" | "Html" | "Csv";
+                        Scope: {
+                            Kind: "Organization" | "Tag" | "ScanGroup";
+                            Tag?: string;
+                            /** Format: uuid */
+                            ScanGroupId?: string;
+                        };
+                        Filter: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Technical reports: how findings are grouped (default Asset). */
+                        GroupBy: "Asset" | "Vulnerability";
+                        PeriodDays: number;
+                        State: "Queued" | "Running" | "Completed" | "Failed";
+                        /** @description Percent done. */
+                        Progress: number;
+                        /** @description Technical reports: the findings to write. */
+                        RowsTotal: number | null;
+                        /** @description Technical reports: the findings written so far. */
+                        RowsWritten: number;
+                        Error: string | null;
+                        SizeBytes: number | null;
+                        /** @description PDFs: their pages. */
+                        PageCount: number | null;
+                        FileName: string | null;
+                        ContentType: string | null;
+                        /** @description Scheduled reports: when it was mailed to the definition’s recipients. */
+                        DeliveredAt: string | null;
+                        DeliveryError: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        StartedAt: string | null;
+                        FinishedAt: string | null;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/reports",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/reports"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/reports"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/reports"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/reports"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/reports",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/reports",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        /** @description The report definition it was made for; null for an ad hoc report. */
+                        DefinitionId: string | null;
+                        Name: string;
+                        /** @description `Executive`: a summary of 1–3 pages (headline figures, trend, new vs fixed, MTTR vs SLA, SLA compliance, KEV exposure, the ten riskiest assets and vulnerabilities, with the dashboard’s charts). `Technical`: every open finding in scope, grouped by asset or vulnerability. */
+                        Kind: "Executive" | "Technical";
+                        /** @description `Pdf`; `Html` (one self-contained page, charts as inline SVG, a print style sheet); `Csv` (technical: one row per finding; executive: the figures). */
+                        Format: "Pdf" | "Html" | "Csv";
+                        Scope: {
+                            Kind: "Organization" | "Tag" | "ScanGroup";
+                            Tag?: string;
+                            /** Format: uuid */
+                            ScanGroupId?: string;
+                        };
+                        Filter: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Technical reports: how findings are grouped (default Asset). */
+                        GroupBy: "Asset" | "Vulnerability";
+                        PeriodDays: number;
+                        State: "Queued" | "Running" | "Completed" | "Failed";
+                        /** @description Percent done. */
+                        Progress: number;
+                        /** @description Technical reports: the findings to write. */
+                        RowsTotal: number | null;
+                        /** @description Technical reports: the findings written so far. */
+                        RowsWritten: number;
+                        Error: string | null;
+                        SizeBytes: number | null;
+                        /** @description PDFs: their pages. */
+                        PageCount: number | null;
+                        FileName: string | null;
+                        ContentType: string | null;
+                        /** @description Scheduled reports: when it was mailed to the definition’s recipients. */
+                        DeliveredAt: string | null;
+                        DeliveryError: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        StartedAt: string | null;
+                        FinishedAt: string | null;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/reports/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/reports/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/reports/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/reports/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/reports/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/reports/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/reports/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/reports/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/reports/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/reports/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/reports/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/reports/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "text/html": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/reports/{Id}/download",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/reports/{Id}/download"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/reports/{Id}/download"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/reports/{Id}/download"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/reports/{Id}/download",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/reports/{Id}/download",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listReportDefinitions: {
+        parameters: {
+            query?: {
+                PageSize?: number;
+                Cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Items: {
+                            /** Format: uuid */
+                            Id: string;
+                            Name: string;
+                            /** @description `Executive`: a summary of 1–3 pages (headline figures, trend, new vs fixed, MTTR vs SLA, SLA compliance, KEV exposure, the ten riskiest assets and vulnerabilities, with the dashboard’s charts). `Technical`: every open finding in scope, grouped by asset or vulnerability. */
+                            Kind: "Executive" | "Technical";
+                            /** @description `Pdf`; `Html` (one self-contained page, charts as inline SVG, a print style sheet); `Csv` (technical: one row per finding; executive: the figures). */
+                            Format: "Pdf" | "Html" | "Csv";
+                            Scope: {
+                                Kind: "Organization" | "Tag" | "ScanGroup";
+                                Tag?: string;
+                                /** Format: uuid */
+                                ScanGroupId?: string;
+                            };
+                            /** @description The saved findings filter. */
+                            Filter: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description Technical reports: how findings are grouped (default Asset). */
+                            GroupBy: "Asset" | "Vulnerability";
+                            PeriodDays: number;
+                            Schedule: {
+                                /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                                SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                                /**
+                                 * Format: date-time
+                                 * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                                 */
+                                StartTime?: string;
+                                /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                                Interval?: number;
+                                /** @description Weekly only: the days it runs on. */
+                                DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                                /** @description Monthly only: the day of the month it runs on. */
+                                DayOfMonth?: number;
+                                /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                                Cron?: string;
+                                /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                                TimeZone?: string;
+                            } | null;
+                            NextRunAt: string | null;
+                            Recipients: string[];
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            /** Format: date-time */
+                            UpdatedAt: string;
+                        }[];
+                        NextCursor: string | null;
+                        TotalCount: number;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/reportdefinitions",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/reportdefinitions"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/reportdefinitions"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/reportdefinitions",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/reportdefinitions",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createReportDefinition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Name: string;
+                    /** @description `Executive`: a summary of 1–3 pages (headline figures, trend, new vs fixed, MTTR vs SLA, SLA compliance, KEV exposure, the ten riskiest assets and vulnerabilities, with the dashboard’s charts). `Technical`: every open finding in scope, grouped by asset or vulnerability. */
+                    Kind: "Executive" | "Technical";
+                    /** @description `Pdf`; `Html` (one self-contained page, charts as inline SVG, a print style sheet); `Csv` (technical: one row per finding; executive: the figures). */
+                    Format: "Pdf" | "Html" | "Csv";
+                    /** @description Only findings of assets with this tag. */
+                    Tag?: string;
+                    /**
+                     * Format: uuid
+                     * @description Only findings of the scan group’s system and web scans.
+                     */
+                    ScanGroupId?: string;
+                    /** @description The findings list’s filter (as `POST /findings/bulk/state` takes it): narrows the scope. Without `State`, reports cover open findings (Open, Reopened). */
+                    Filter?: {
+                        State?: ("Open" | "Fixed" | "Reopened" | "RiskAccepted" | "FalsePositive")[];
+                        /** @description As in the list: Confirmed (the default, unless Ids are given: then Any), Unconfirmed or Any. */
+                        Confidence?: "Confirmed" | "Unconfirmed" | "Any";
+                        Severity?: ("Critical" | "High" | "Medium" | "Low" | "Info")[];
+                        /** Format: uuid */
+                        AssetId?: string;
+                        Tag?: string;
+                        /** Format: uuid */
+                        VulnerabilityId?: string;
+                        Cve?: string;
+                        Kev?: boolean;
+                        EpssMin?: number;
+                        RiskMin?: number;
+                        /** Format: date-time */
+                        DueBefore?: string;
+                        /** Format: date-time */
+                        FirstSeenAfter?: string;
+                        /** Format: date-time */
+                        FirstSeenBefore?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed after this time.
+                         */
+                        FixedAfter?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed before this time.
+                         */
+                        FixedBefore?: string;
+                        /** Format: date-time */
+                        LastSeenBefore?: string;
+                        Search?: string;
+                        /**
+                         * Format: uuid
+                         * @description Only the findings of the system and web scans of this scan group (the ones they reported last).
+                         */
+                        ScanGroupId?: string;
+                        /** @description Exactly these findings (selected in a table). */
+                        Ids?: string[];
+                    } | null;
+                    /** @description Technical reports: how findings are grouped (default Asset). */
+                    GroupBy?: "Asset" | "Vulnerability";
+                    /** @description Executive reports: days of trend (default 30). */
+                    PeriodDays?: number;
+                    /** @description When the report is made and mailed: `SchedulingMode` `Weekly` (`DaysOfWeek`) or `Monthly` (`DayOfMonth`), at the time of day of `StartTime` in `TimeZone`; `None` or null: by hand only (`POST /reportdefinitions/{Id}/run`). */
+                    Schedule?: {
+                        /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                        SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                        /**
+                         * Format: date-time
+                         * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                         */
+                        StartTime?: string;
+                        /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                        Interval?: number;
+                        /** @description Weekly only: the days it runs on. */
+                        DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                        /** @description Monthly only: the day of the month it runs on. */
+                        DayOfMonth?: number;
+                        /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                        Cron?: string;
+                        /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                        TimeZone?: string;
+                    } | null;
+                    /** @description Email addresses a scheduled report is mailed to (attached, or linked when over 10 MiB). */
+                    Recipients?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        /** @description `Executive`: a summary of 1–3 pages (headline figures, trend, new vs fixed, MTTR vs SLA, SLA compliance, KEV exposure, the ten riskiest assets and vulnerabilities, with the dashboard’s charts). `Technical`: every open finding in scope, grouped by asset or vulnerability. */
+                        Kind: "Executive" | "Technical";
+                        /** @description `Pdf`; `Html` (one self-contained page, charts as inline SVG, a print style sheet); `Csv` (technical: one row per finding; executive: the figures). */
+                        Format: "Pdf" | "Html" | "Csv";
+                        Scope: {
+                            Kind: "Organization" | "Tag" | "ScanGroup";
+                            Tag?: string;
+                            /** Format: uuid */
+                            ScanGroupId?: string;
+                        };
+                        /** @description The saved findings filter. */
+                        Filter: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Technical reports: how findings are grouped (default Asset). */
+                        GroupBy: "Asset" | "Vulnerability";
+                        PeriodDays: number;
+                        Schedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        } | null;
+                        NextRunAt: string | null;
+                        Recipients: string[];
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/reportdefinitions",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/reportdefinitions"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/reportdefinitions"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/reportdefinitions"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/reportdefinitions"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/reportdefinitions",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/reportdefinitions",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReportDefinition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        /** @description `Executive`: a summary of 1–3 pages (headline figures, trend, new vs fixed, MTTR vs SLA, SLA compliance, KEV exposure, the ten riskiest assets and vulnerabilities, with the dashboard’s charts). `Technical`: every open finding in scope, grouped by asset or vulnerability. */
+                        Kind: "Executive" | "Technical";
+                        /** @description `Pdf`; `Html` (one self-contained page, charts as inline SVG, a print style sheet); `Csv` (technical: one row per finding; executive: the figures). */
+                        Format: "Pdf" | "Html" | "Csv";
+                        Scope: {
+                            Kind: "Organization" | "Tag" | "ScanGroup";
+                            Tag?: string;
+                            /** Format: uuid */
+                            ScanGroupId?: string;
+                        };
+                        /** @description The saved findings filter. */
+                        Filter: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Technical reports: how findings are grouped (default Asset). */
+                        GroupBy: "Asset" | "Vulnerability";
+                        PeriodDays: number;
+                        Schedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        } | null;
+                        NextRunAt: string | null;
+                        Recipients: string[];
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateReportDefinition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Name: string;
+                    /** @description `Executive`: a summary of 1–3 pages (headline figures, trend, new vs fixed, MTTR vs SLA, SLA compliance, KEV exposure, the ten riskiest assets and vulnerabilities, with the dashboard’s charts). `Technical`: every open finding in scope, grouped by asset or vulnerability. */
+                    Kind: "Executive" | "Technical";
+                    /** @description `Pdf`; `Html` (one self-contained page, charts as inline SVG, a print style sheet); `Csv` (technical: one row per finding; executive: the figures). */
+                    Format: "Pdf" | "Html" | "Csv";
+                    /** @description Only findings of assets with this tag. */
+                    Tag?: string;
+                    /**
+                     * Format: uuid
+                     * @description Only findings of the scan group’s system and web scans.
+                     */
+                    ScanGroupId?: string;
+                    /** @description The findings list’s filter (as `POST /findings/bulk/state` takes it): narrows the scope. Without `State`, reports cover open findings (Open, Reopened). */
+                    Filter?: {
+                        State?: ("Open" | "Fixed" | "Reopened" | "RiskAccepted" | "FalsePositive")[];
+                        /** @description As in the list: Confirmed (the default, unless Ids are given: then Any), Unconfirmed or Any. */
+                        Confidence?: "Confirmed" | "Unconfirmed" | "Any";
+                        Severity?: ("Critical" | "High" | "Medium" | "Low" | "Info")[];
+                        /** Format: uuid */
+                        AssetId?: string;
+                        Tag?: string;
+                        /** Format: uuid */
+                        VulnerabilityId?: string;
+                        Cve?: string;
+                        Kev?: boolean;
+                        EpssMin?: number;
+                        RiskMin?: number;
+                        /** Format: date-time */
+                        DueBefore?: string;
+                        /** Format: date-time */
+                        FirstSeenAfter?: string;
+                        /** Format: date-time */
+                        FirstSeenBefore?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed after this time.
+                         */
+                        FixedAfter?: string;
+                        /**
+                         * Format: date-time
+                         * @description Findings last fixed before this time.
+                         */
+                        FixedBefore?: string;
+                        /** Format: date-time */
+                        LastSeenBefore?: string;
+                        Search?: string;
+                        /**
+                         * Format: uuid
+                         * @description Only the findings of the system and web scans of this scan group (the ones they reported last).
+                         */
+                        ScanGroupId?: string;
+                        /** @description Exactly these findings (selected in a table). */
+                        Ids?: string[];
+                    } | null;
+                    /** @description Technical reports: how findings are grouped (default Asset). */
+                    GroupBy?: "Asset" | "Vulnerability";
+                    /** @description Executive reports: days of trend (default 30). */
+                    PeriodDays?: number;
+                    /** @description When the report is made and mailed: `SchedulingMode` `Weekly` (`DaysOfWeek`) or `Monthly` (`DayOfMonth`), at the time of day of `StartTime` in `TimeZone`; `None` or null: by hand only (`POST /reportdefinitions/{Id}/run`). */
+                    Schedule?: {
+                        /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                        SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                        /**
+                         * Format: date-time
+                         * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                         */
+                        StartTime?: string;
+                        /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                        Interval?: number;
+                        /** @description Weekly only: the days it runs on. */
+                        DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                        /** @description Monthly only: the day of the month it runs on. */
+                        DayOfMonth?: number;
+                        /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                        Cron?: string;
+                        /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                        TimeZone?: string;
+                    } | null;
+                    /** @description Email addresses a scheduled report is mailed to (attached, or linked when over 10 MiB). */
+                    Recipients?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        /** @description `Executive`: a summary of 1–3 pages (headline figures, trend, new vs fixed, MTTR vs SLA, SLA compliance, KEV exposure, the ten riskiest assets and vulnerabilities, with the dashboard’s charts). `Technical`: every open finding in scope, grouped by asset or vulnerability. */
+                        Kind: "Executive" | "Technical";
+                        /** @description `Pdf`; `Html` (one self-contained page, charts as inline SVG, a print style sheet); `Csv` (technical: one row per finding; executive: the figures). */
+                        Format: "Pdf" | "Html" | "Csv";
+                        Scope: {
+                            Kind: "Organization" | "Tag" | "ScanGroup";
+                            Tag?: string;
+                            /** Format: uuid */
+                            ScanGroupId?: string;
+                        };
+                        /** @description The saved findings filter. */
+                        Filter: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Technical reports: how findings are grouped (default Asset). */
+                        GroupBy: "Asset" | "Vulnerability";
+                        PeriodDays: number;
+                        Schedule: {
+                            /** @description `None`: not scheduled (run on demand only); the other fields are ignored. `Once`: at StartTime. `Hourly`: every Interval hours (default 1) from StartTime on. `Daily`: every day at the time of day of StartTime (in TimeZone), from StartTime on. `Weekly`: on DaysOfWeek (default the weekday of StartTime) at its time of day. `Monthly`: on DayOfMonth (default the day of StartTime) at its time of day; a month without that day (the 31st in April) is skipped. `Cron`: at the times of the five-field expression Cron (minute hour day-of-month month day-of-week) in TimeZone, not before StartTime when given. */
+                            SchedulingMode: "None" | "Once" | "Hourly" | "Daily" | "Weekly" | "Monthly" | "Cron";
+                            /**
+                             * Format: date-time
+                             * @description The first run, and the time of day of Daily, Weekly and Monthly runs. Needed by every mode but None and Cron.
+                             */
+                            StartTime?: string;
+                            /** @description Hourly only: the hours between runs (default 1). Other modes take none, or 1. */
+                            Interval?: number;
+                            /** @description Weekly only: the days it runs on. */
+                            DaysOfWeek?: ("Sunday" | "Monday" | "Tuesday" | "Wednesday" | "Thursday" | "Friday" | "Saturday")[];
+                            /** @description Monthly only: the day of the month it runs on. */
+                            DayOfMonth?: number;
+                            /** @description Cron only: a five-field cron expression, e.g. `30 2 * * 1-5` (02:30 on weekdays). */
+                            Cron?: string;
+                            /** @description An IANA time zone, e.g. `Europe/Berlin` (default `UTC`). */
+                            TimeZone?: string;
+                        } | null;
+                        NextRunAt: string | null;
+                        Recipients: string[];
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        /** Format: date-time */
+                        UpdatedAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteReportDefinition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    runReportDefinition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        /** @description The report definition it was made for; null for an ad hoc report. */
+                        DefinitionId: string | null;
+                        Name: string;
+                        /** @description `Executive`: a summary of 1–3 pages (headline figures, trend, new vs fixed, MTTR vs SLA, SLA compliance, KEV exposure, the ten riskiest assets and vulnerabilities, with the dashboard’s charts). `Technical`: every open finding in scope, grouped by asset or vulnerability. */
+                        Kind: "Executive" | "Technical";
+                        /** @description `Pdf`; `Html` (one self-contained page, charts as inline SVG, a print style sheet); `Csv` (technical: one row per finding; executive: the figures). */
+                        Format: "Pdf" | "Html" | "Csv";
+                        Scope: {
+                            Kind: "Organization" | "Tag" | "ScanGroup";
+                            Tag?: string;
+                            /** Format: uuid */
+                            ScanGroupId?: string;
+                        };
+                        Filter: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Technical reports: how findings are grouped (default Asset). */
+                        GroupBy: "Asset" | "Vulnerability";
+                        PeriodDays: number;
+                        State: "Queued" | "Running" | "Completed" | "Failed";
+                        /** @description Percent done. */
+                        Progress: number;
+                        /** @description Technical reports: the findings to write. */
+                        RowsTotal: number | null;
+                        /** @description Technical reports: the findings written so far. */
+                        RowsWritten: number;
+                        Error: string | null;
+                        SizeBytes: number | null;
+                        /** @description PDFs: their pages. */
+                        PageCount: number | null;
+                        FileName: string | null;
+                        ContentType: string | null;
+                        /** @description Scheduled reports: when it was mailed to the definition’s recipients. */
+                        DeliveredAt: string | null;
+                        DeliveryError: string | null;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        StartedAt: string | null;
+                        FinishedAt: string | null;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}/run",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}/run"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}/run"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}/run"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}/run",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}/run",
                      *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
                      *     }
                      */

@@ -11,6 +11,7 @@ import {
   IconFileImport,
   IconLayoutDashboard,
   IconRadar,
+  IconReportAnalytics,
   IconServer,
   IconServerBolt,
   IconSettings,
@@ -43,6 +44,7 @@ export function AppLayout() {
     { to: '/assets', label: 'Assets', icon: IconDevices, active: under(pathname, '/assets') },
     { to: '/tickets', label: 'Tickets', icon: IconTicket, active: under(pathname, '/tickets') },
     { to: '/imports', label: 'Imports', icon: IconFileImport, active: under(pathname, '/imports') },
+    { to: '/reports', label: 'Reports', icon: IconReportAnalytics, active: under(pathname, '/reports') },
     { to: '/discovery', label: 'Discovery scans', icon: IconRadar, active: under(pathname, '/discovery') },
     {
       to: '/system-scans',
