@@ -55,6 +55,7 @@ export interface Background {
 export const RISK_ACCEPTANCE_EXPIRY_JOB = 'risk-acceptance-expiry' satisfies JobKind;
 export const IMPORT_SWEEP_JOB = 'import-sweep' satisfies JobKind;
 export const JOB_PURGE_JOB = 'job-purge' satisfies JobKind;
+export const AUDIT_PURGE_JOB = 'audit-purge' satisfies JobKind;
 /** How often the activity counters are read for table maintenance (autovacuum's naptime is 60 s). */
 const TABLE_MAINTENANCE_MS = 10_000;
 
@@ -122,6 +123,12 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
     rule: { type: 'interval', seconds: 3600 },
     jobKind: JOB_PURGE_JOB,
     maxAttempts: 1,
+  });
+  runner.schedule({
+    key: AUDIT_PURGE_JOB,
+    rule: { type: 'interval', seconds: 86_400 },
+    jobKind: AUDIT_PURGE_JOB,
+    maxAttempts: 3,
   });
   // Scan runs whose node fell silent (no heartbeat for 60 s) are queued again, at most twice,
   // then Failed with the reason. Checked every 15 s by every instance (a schedule fires at most

@@ -14,6 +14,7 @@ import { ApiKeyService } from './modules/apikeys/service.js';
 import { AssetImportRepository } from './modules/assets/import-repository.js';
 import { AssetRepository } from './modules/assets/repository.js';
 import { AssetService, type RiskContextChanged } from './modules/assets/service.js';
+import { AuditLogService } from './modules/audit/log.js';
 import { AuditRepository } from './modules/audit/repository.js';
 import { AuditService } from './modules/audit/service.js';
 import type { ServiceContext } from './modules/context.js';
@@ -92,6 +93,8 @@ export interface Services {
   users: UserService;
   apiKeys: ApiKeyService;
   audit: AuditService;
+  /** Reading the audit log (GET /auditlog): filtered, paged, CSV, each entry naming its actor. */
+  auditLog: AuditLogService;
   intel: IntelService;
   intelMatcher: IntelMatcher;
   scanTemplates: ScanTemplateService;
@@ -165,7 +168,8 @@ export function buildServices(
   // Tickets follow their findings' states, changed by findings and imports; tickets read findings.
   const findingsChanged: FindingsChanged = new Listeners();
 
-  const audit = new AuditService(new AuditRepository(db), clock);
+  const auditRepository = new AuditRepository(db);
+  const audit = new AuditService(auditRepository, clock);
   const users = new UserService(new UserRepository(db), audit, clock, userAccessChanged);
   const lifetimes = { idleMinutes: config.sessionIdleMinutes, absoluteHours: config.sessionMaxHours };
   const sessions = new SessionService(
@@ -197,6 +201,7 @@ export function buildServices(
     new SoftwareImportRepository(db),
     assets,
     clock,
+    audit,
   );
   const settings = new SettingsService(new SettingsRepository(db), audit, clock);
   const vulnerabilities = new VulnerabilityService(
@@ -213,6 +218,7 @@ export function buildServices(
     clock,
     findingsChanged,
     assetRiskContextChanged,
+    audit,
   );
   const tickets = new TicketService(
     new TicketRepository(db),
@@ -221,6 +227,7 @@ export function buildServices(
     settings,
     clock,
     findingsChanged,
+    audit,
   );
   const jobs = new JobQueue(db, clock);
   const scheduler = new Scheduler(db, jobs, clock);
@@ -384,8 +391,11 @@ export function buildServices(
     clock,
   );
   discoveryReported.subscribe((report) => scanGroups.discoveryReported(report));
+  // Reads users and keys to name the log's actors: built after them, since they record into it.
+  const auditLog = new AuditLogService(auditRepository, audit, { users, apiKeys });
   return {
     audit,
+    auditLog,
     users,
     sessions,
     assets,

@@ -89,6 +89,8 @@ export interface OrganizationSettingsTable {
   sla_kev_days: number | null;
   next_ticket_number: Generated<number>;
   updated_at: Timestamp;
+  /** Days audit entries are kept; null: for ever (365 unless set). */
+  audit_retention_days: Generated<number | null>;
 }
 
 export interface AssetsTable {

@@ -28,6 +28,7 @@ import * as m0024b from './0024_b_add_finding_confidence.js';
 import * as m0025 from './0025_add_scan_run_refusals.js';
 import * as m0026 from './0026_rekey_check_vulnerabilities.js';
 import * as m0029 from './0029_create_intel_sync_sources.js';
+import * as m0030d from './0030_d_add_audit_retention.js';
 
 /** Every migration, in order. Listed explicitly so the same code runs from src/ and dist/. */
 export const migrations: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '0025_add_scan_run_refusals': m0025,
   '0026_rekey_check_vulnerabilities': m0026,
   '0029_create_intel_sync_sources': m0029,
+  '0030_d_add_audit_retention': m0030d,
 };

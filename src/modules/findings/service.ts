@@ -8,6 +8,7 @@ import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AssetService, RiskContextChanged } from '../assets/service.js';
+import type { AuditService } from '../audit/service.js';
 import { newHistoryEntry, type ServiceContext, SYSTEM } from '../context.js';
 import { roleAllows } from '../principal.js';
 import type { SettingsService } from '../settings/service.js';
@@ -109,6 +110,7 @@ export class FindingService {
     private readonly clock: Clock,
     private readonly stateChanged: FindingsChanged,
     assetRiskContextChanged: RiskContextChanged,
+    private readonly audit: AuditService,
   ) {
     assetRiskContextChanged.subscribe(async (organizationId, assetId) => {
       await this.rescoreAsset(organizationId, assetId);
@@ -290,6 +292,16 @@ export class FindingService {
     yield* this.repo.stream(ctx.organizationId, await this.resolveFilter(ctx, filter), sort);
   }
 
+  /** The CSV download of the findings list: recorded in the audit log, then the stream. */
+  async *export(
+    ctx: ServiceContext,
+    filter: FindingFilter,
+    sort: FindingSort,
+  ): AsyncGenerator<FindingExport, void, undefined> {
+    await this.audit.exportDownloaded(ctx, 'findings', { ...filter, sort });
+    yield* this.stream(ctx, filter, sort);
+  }
+
   async listOffset(
     ctx: ServiceContext,
     raw: FindingFilter,
@@ -363,6 +375,13 @@ export class FindingService {
       );
     });
     await this.stateChanged.notify(ctx.organizationId, [id]);
+    if (change.state === 'RiskAccepted')
+      await this.audit.record(
+        ctx,
+        'finding.risk_accepted',
+        { type: 'finding', id },
+        { from, justification, until: until?.toISOString() ?? null },
+      );
     return this.get(ctx, id);
   }
 
@@ -408,6 +427,14 @@ export class FindingService {
         trx,
       ),
     );
+    if (change.state === 'RiskAccepted' && result.changed > 0)
+      await this.audit.record(ctx, 'findings.risk_accepted', null, {
+        filter: raw,
+        matched: result.matched,
+        changed: result.changed,
+        justification,
+        until: until?.toISOString() ?? null,
+      });
     return { ...result, skipped: result.matched - result.changed };
   }
 

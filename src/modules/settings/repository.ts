@@ -24,6 +24,7 @@ export class SettingsRepository {
         'sla_info_days',
         'sla_kev_days',
         'updated_at',
+        'audit_retention_days',
       ])
       .where('organization_id', '=', organizationId)
       .executeTakeFirst();
@@ -56,6 +57,25 @@ export class SettingsRepository {
       .insertInto('organization_settings')
       .values({ organization_id: organizationId, ...sla, updated_at: at })
       .onConflict((oc) => oc.column('organization_id').doUpdateSet({ ...sla, updated_at: at }))
+      .execute();
+  }
+
+  /**
+   * Sets how long audit entries are kept. A first settings row gets the SLAs the organisation had
+   * until then (`sla`, the defaults), as nextTicketNumber's does.
+   */
+  async saveAuditRetention(
+    organizationId: string,
+    at: Date,
+    days: number | null,
+    sla: SlaDays,
+  ): Promise<void> {
+    await this.db
+      .insertInto('organization_settings')
+      .values({ organization_id: organizationId, ...sla, audit_retention_days: days, updated_at: at })
+      .onConflict((oc) =>
+        oc.column('organization_id').doUpdateSet({ audit_retention_days: days, updated_at: at }),
+      )
       .execute();
   }
 }

@@ -15,7 +15,10 @@ export const settingsRoutes =
         summary: 'Organisation settings',
         response: { 200: SettingsSchema },
       },
-      handler: async (request) => toSettingsDto(await settings.sla(contextOf(request).organizationId)),
+      handler: async (request) => {
+        const org = contextOf(request).organizationId;
+        return toSettingsDto(await settings.sla(org), await settings.auditRetentionDays(org));
+      },
     });
 
     group.put('/settings', {
@@ -23,13 +26,18 @@ export const settingsRoutes =
       schema: {
         operationId: 'updateSettings',
         summary: 'Change organisation settings',
-        description: 'New due dates apply to findings created or re-scored from now on.',
+        description:
+          'New due dates apply to findings created or re-scored from now on. Changing `AuditRetentionDays` requires the Admin role (403 otherwise).',
         body: SettingsChangeSchema,
         response: { 200: SettingsSchema },
       },
-      handler: async (request) =>
-        toSettingsDto(
-          await settings.setSla(contextOf(request), request.body.SlaDays, request.body.KevSlaDays),
-        ),
+      handler: async (request) => {
+        const context = contextOf(request);
+        const { AuditRetentionDays } = request.body;
+        // The retention first: when the caller may not change it, nothing changes.
+        if (AuditRetentionDays !== undefined) await settings.setAuditRetention(context, AuditRetentionDays);
+        const sla = await settings.setSla(context, request.body.SlaDays, request.body.KevSlaDays);
+        return toSettingsDto(sla, await settings.auditRetentionDays(context.organizationId));
+      },
     });
   };

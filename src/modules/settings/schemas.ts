@@ -12,12 +12,20 @@ const KevDays = Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Nu
   description:
     "Days to fix a finding whose vulnerability is in CISA KEV, counted from first seen; the sooner of this and its severity SLA applies. null: by severity alone. (CISA's own due date is shown on the finding as KevDueDate.)",
 });
+const AuditRetentionDays = Type.Union([Type.Integer({ minimum: 30, maximum: 3650 }), Type.Null()], {
+  description:
+    'Days audit log entries are kept (30 to 3650; 365 unless set), then removed by the daily purge; null: kept for ever. Only an Admin may change it.',
+});
 export const SettingsSchema = Type.Object(
-  { SlaDays: SlaSchema, KevSlaDays: KevDays },
+  { SlaDays: SlaSchema, KevSlaDays: KevDays, AuditRetentionDays },
   { additionalProperties: false },
 );
-/** A change of settings: a KEV SLA left out stays as it was. */
+/** A change of settings: a KEV SLA or audit retention left out stays as it was. */
 export const SettingsChangeSchema = Type.Object(
-  { SlaDays: SlaSchema, KevSlaDays: Type.Optional(KevDays) },
+  {
+    SlaDays: SlaSchema,
+    KevSlaDays: Type.Optional(KevDays),
+    AuditRetentionDays: Type.Optional(AuditRetentionDays),
+  },
   { additionalProperties: false },
 );

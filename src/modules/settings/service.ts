@@ -1,8 +1,11 @@
 import type { Transaction } from 'kysely';
 import type { DB, Severity } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
+import { AppError } from '../../problems/app-error.js';
+import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
+import { roleAllows } from '../principal.js';
 import type { SettingsRepository, SlaDays as SlaColumns } from './repository.js';
 
 /**
@@ -16,6 +19,9 @@ export type SlaDays = Record<Severity | 'Kev', number | null>;
  * own; KEV's 14 days is CISA's own window for newly added CVEs (BOD 22-01), counted from first seen.
  */
 export const DEFAULT_SLA: SlaDays = { Critical: 7, High: 30, Medium: 90, Low: 180, Info: null, Kev: 14 };
+
+/** Audit entries are kept a year unless the organisation says otherwise (null: for ever). */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
 
 export class SettingsService {
   constructor(
@@ -59,6 +65,34 @@ export class SettingsService {
     await this.repo.save(ctx.organizationId, this.clock(), slaRow(sla));
     await this.audit.record(ctx, 'settings.sla_changed', null, { sla });
     return this.sla(ctx.organizationId);
+  }
+
+  /** Days the organisation's audit entries are kept; null: for ever. */
+  async auditRetentionDays(organizationId: string): Promise<number | null> {
+    const row = await this.repo.find(organizationId);
+    return row ? row.audit_retention_days : DEFAULT_AUDIT_RETENTION_DAYS;
+  }
+
+  /**
+   * Sets how long audit entries are kept (30 to 3650 days, null for ever). Only an Admin may: a
+   * shorter retention removes entries, so those who can read the log decide it.
+   */
+  async setAuditRetention(ctx: ServiceContext, days: number | null): Promise<number | null> {
+    const from = await this.auditRetentionDays(ctx.organizationId);
+    if (from === days) return from;
+    if (ctx.role && !roleAllows(ctx.role, 'Admin'))
+      throw AppError.of(
+        Problems.Forbidden,
+        `Changing AuditRetentionDays requires the Admin role; your role is ${ctx.role}.`,
+      );
+    await this.repo.saveAuditRetention(
+      ctx.organizationId,
+      this.clock(),
+      days,
+      slaRow(await this.sla(ctx.organizationId)),
+    );
+    await this.audit.record(ctx, 'settings.audit_retention_changed', null, { from, to: days });
+    return days;
   }
 }
 
