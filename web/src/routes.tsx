@@ -29,6 +29,7 @@ const ScansPage = lazy(() => import('./features/scans/ScansPage'));
 const ScanPage = lazy(() => import('./features/scans/ScanPage'));
 const ScanGroupsPage = lazy(() => import('./features/scan-groups/ScanGroupsPage'));
 const ScanGroupPage = lazy(() => import('./features/scan-groups/ScanGroupPage'));
+const AuditLogPage = lazy(() => import('./features/audit-log/AuditLogPage'));
 
 export const router = createBrowserRouter([
   { path: '/sign-in', element: <SignInPage />, errorElement: <RouteError /> },
@@ -86,6 +87,14 @@ export const router = createBrowserRouter([
             element: (
               <RequireRole minRole="Admin">
                 <ScanNodesPage />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'audit-log',
+            element: (
+              <RequireRole minRole="Admin">
+                <AuditLogPage />
               </RequireRole>
             ),
           },

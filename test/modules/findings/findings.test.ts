@@ -403,6 +403,7 @@ describe.each(DB_KINDS)('findings [%s]', (kind) => {
     expect((await send('GET', '/settings', readOnly)).json()).toEqual({
       SlaDays: { Critical: 7, High: 30, Medium: 90, Low: 180, Info: null },
       KevSlaDays: 14,
+      AuditRetentionDays: 365,
     });
     const sla = { Critical: 3, High: 14, Medium: 60, Low: 120, Info: 365 };
     expect((await send('PUT', '/settings', analyst, { SlaDays: sla })).statusCode).toBe(403);
@@ -411,6 +412,7 @@ describe.each(DB_KINDS)('findings [%s]', (kind) => {
     expect((await send('PUT', '/settings', manager, { SlaDays: sla })).json()).toEqual({
       SlaDays: sla,
       KevSlaDays: 14,
+      AuditRetentionDays: 365,
     });
     expect((await send('GET', '/settings', outsider)).json().SlaDays.High).toBe(30);
     const f = (

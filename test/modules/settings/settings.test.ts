@@ -67,6 +67,7 @@ describe.each(DB_KINDS)('organisation settings [%s]', (kind) => {
     expect(before).toEqual({
       SlaDays: { Critical: 7, High: 30, Medium: 90, Low: 180, Info: null },
       KevSlaDays: 14,
+      AuditRetentionDays: 365,
     });
     const ticket = await send('POST', '/tickets', analyst, { Title: 'x' });
     expect(ticket.statusCode).toBe(201);
@@ -125,12 +126,17 @@ describe.each(DB_KINDS)('organisation settings [%s]', (kind) => {
     const reader = await t.userWithKey('ReadOnly', org);
     const sla = { Critical: 7, High: 30, Medium: 90, Low: 180, Info: null };
     const put = (body: unknown, who = own) => send('PUT', '/settings', who, body);
-    expect((await put({ SlaDays: sla, KevSlaDays: 5 })).json()).toEqual({ SlaDays: sla, KevSlaDays: 5 });
-    expect(await settings(reader)).toEqual({ SlaDays: sla, KevSlaDays: 5 });
+    expect((await put({ SlaDays: sla, KevSlaDays: 5 })).json()).toEqual({
+      SlaDays: sla,
+      KevSlaDays: 5,
+      AuditRetentionDays: 365,
+    });
+    expect(await settings(reader)).toEqual({ SlaDays: sla, KevSlaDays: 5, AuditRetentionDays: 365 });
     // Left out: unchanged (clients that know only the severity SLAs keep working).
     expect((await put({ SlaDays: { ...sla, High: 20 } })).json()).toEqual({
       SlaDays: { ...sla, High: 20 },
       KevSlaDays: 5,
+      AuditRetentionDays: 365,
     });
     // null: KEV findings are due by their severity alone.
     expect((await put({ SlaDays: sla, KevSlaDays: null })).json().KevSlaDays).toBeNull();

@@ -5,6 +5,7 @@ import { Link, Outlet, ScrollRestoration, useLocation } from 'react-router';
 import { useSignedInSession } from '../api/session';
 import {
   IconBug,
+  IconClipboardList,
   IconDatabase,
   IconDevices,
   IconFileImport,
@@ -60,6 +61,12 @@ export function AppLayout() {
             label: 'Scan nodes',
             icon: IconServer,
             active: under(pathname, '/scan-nodes'),
+          },
+          {
+            to: '/audit-log',
+            label: 'Audit log',
+            icon: IconClipboardList,
+            active: under(pathname, '/audit-log'),
           },
         ]
       : []),
