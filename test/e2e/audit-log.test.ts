@@ -79,13 +79,13 @@ describe.runIf(HAS_CHROMIUM)('the audit log page [browser]', () => {
     await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
     await rowsWith('settings.audit_retention_changed').waitFor();
     const change = rowsWith('settings.audit_retention_changed');
-    expect(await change.textContent()).toContain('Ada Auditor <auditor@example.com>');
+    expect(await change.textContent()).toContain('Ada Auditorauditor@example.com');
     // Details are stored as jsonb, which orders the keys its own way.
     expect(await change.textContent()).toContain('from: 365');
     expect(await change.textContent()).toContain('to: 90');
     expect(await rowsWith('session.signed_in').filter({ hasText: 'Ada Auditor' }).count()).toBe(1);
     const failure = rowsWith('session.sign_in_failed');
-    expect(await failure.textContent()).toContain('Max Manager <manager@example.com>');
+    expect(await failure.textContent()).toContain('Max Managermanager@example.com');
     expect(await failure.textContent()).toContain('127.0.0.1');
     expect(await failure.textContent()).not.toContain('a wrong password!');
     await shot('20-audit-log');
@@ -102,9 +102,7 @@ describe.runIf(HAS_CHROMIUM)('the audit log page [browser]', () => {
     await shot('30-audit-log-filtered');
 
     // The actor's name in a row narrows to what that actor did.
-    await rowsWith('session.sign_in_failed')
-      .getByRole('button', { name: 'Max Manager <manager@example.com>' })
-      .click();
+    await rowsWith('session.sign_in_failed').getByRole('button', { name: 'Max Manager' }).click();
     await page.waitForURL(/Actor=/);
     await rowsWith('session.signed_in').waitFor({ state: 'detached' });
     expect(await table().getByRole('row').count()).toBe(2); // the header and the failure

@@ -29,7 +29,7 @@ export const AUDIT_ACTIONS = {
   'asset.deleted': 'An asset was deleted.',
   'assets.tagged': 'Assets matching a filter were tagged or untagged.',
   'software.deleted': 'A software entry was removed from an asset (details: the asset).',
-  'ticket.deleted': 'A ticket was deleted (details: its key and title).',
+  'ticket.deleted': 'A ticket was deleted (details: its number and title).',
   'discovery-scan.created': 'A discovery scan was saved.',
   'discovery-scan.updated': 'A discovery scan was changed.',
   'discovery-scan.deleted': 'A discovery scan was deleted.',

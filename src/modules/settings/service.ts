@@ -58,12 +58,12 @@ export class SettingsService {
     severities: Record<Severity, number | null>,
     kev?: number | null,
   ): Promise<SlaDays> {
-    const sla: SlaDays = {
-      ...severities,
-      Kev: kev === undefined ? (await this.sla(ctx.organizationId)).Kev : kev,
-    };
+    const before = await this.sla(ctx.organizationId);
+    const sla: SlaDays = { ...severities, Kev: kev === undefined ? before.Kev : kev };
     await this.repo.save(ctx.organizationId, this.clock(), slaRow(sla));
-    await this.audit.record(ctx, 'settings.sla_changed', null, { sla });
+    // Recorded when something changed: a PUT that changes another setting sends the SLAs as they are.
+    if (JSON.stringify(slaRow(before)) !== JSON.stringify(slaRow(sla)))
+      await this.audit.record(ctx, 'settings.sla_changed', null, { sla });
     return this.sla(ctx.organizationId);
   }
 

@@ -406,6 +406,7 @@ describe.each(DB_KINDS)('the audit log [%s]', (kind) => {
 
   it('keeps entries for the retention setting, which only an Admin changes, then the daily purge removes them', async () => {
     expect((await call(reader, 'GET', '/settings')).json().AuditRetentionDays).toBe(365);
+    const slaChanges = (await log('&Action=settings.sla_changed')).length;
     const sla = { Critical: 5, High: 30, Medium: 90, Low: 180, Info: null };
     expectProblem(
       await call(manager, 'PUT', '/settings', { SlaDays: sla, AuditRetentionDays: 30 }),
@@ -440,6 +441,8 @@ describe.each(DB_KINDS)('the audit log [%s]', (kind) => {
       ActorId: admin.apiKeyId,
       Details: { from: 365, to: 30 },
     });
+    // The SLAs sent as they were beside the retention are no change of theirs.
+    expect(await log('&Action=settings.sla_changed')).toHaveLength(slaChanges);
     // The other organisation keeps its entries for ever.
     const forever = await call(outsider, 'PUT', '/settings', { SlaDays: sla, AuditRetentionDays: null });
     expect(forever.json().AuditRetentionDays).toBeNull();

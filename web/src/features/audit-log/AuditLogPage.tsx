@@ -261,13 +261,17 @@ function EntryRow({
 }) {
   const actorId =
     entry.ActorId ?? (entry.ActorType === 'system' || entry.ActorType === 'cli' ? entry.ActorType : null);
-  const actorName = entry.ActorName ?? (entry.ActorId ? `Unknown (${entry.ActorId.slice(0, 8)}…)` : '—');
+  // "Name <email>" (a user) is shown as the name, with the email below it.
+  const [, userName, email] = /^(.*) <([^<>]+)>$/.exec(entry.ActorName ?? '') ?? [];
+  const actorName =
+    userName ?? entry.ActorName ?? (entry.ActorId ? `Unknown (…${entry.ActorId.slice(-8)})` : '—');
+  const kind = ACTOR_TYPES.find((t) => t.value === entry.ActorType)?.label ?? entry.ActorType;
   return (
     <Table.Tr>
       <Table.Td style={{ whiteSpace: 'nowrap' }}>
         <DateTime value={entry.Time} />
       </Table.Td>
-      <Table.Td style={{ overflowWrap: 'anywhere' }}>
+      <Table.Td style={{ overflowWrap: 'break-word' }}>
         {actorId ? (
           <Anchor
             component="button"
@@ -275,16 +279,23 @@ function EntryRow({
             size="sm"
             ta="start"
             onClick={() => onActor(actorId)}
-            title={`Show only what ${actorName} did`}
+            title={`Show only what ${entry.ActorName ?? actorName} did`}
           >
             {actorName}
           </Anchor>
         ) : (
           actorName
         )}
-        <Text size="xs" c="dimmed">
-          {ACTOR_TYPES.find((t) => t.value === entry.ActorType)?.label ?? entry.ActorType}
-        </Text>
+        {email && (
+          <Text size="xs" c="dimmed">
+            {email}
+          </Text>
+        )}
+        {kind !== actorName && (
+          <Text size="xs" c="dimmed">
+            {kind}
+          </Text>
+        )}
       </Table.Td>
       <Table.Td>
         <Anchor
@@ -299,7 +310,7 @@ function EntryRow({
           {entry.Action}
         </Anchor>
       </Table.Td>
-      <Table.Td style={{ overflowWrap: 'anywhere' }}>
+      <Table.Td style={{ overflowWrap: 'break-word' }}>
         {entry.TargetType && entry.TargetId ? (
           <Anchor
             component="button"
@@ -309,8 +320,8 @@ function EntryRow({
             onClick={() => onTarget(entry.TargetType as string, entry.TargetId as string)}
             title={`Show everything about ${entry.TargetType} ${entry.TargetId}`}
           >
-            {entry.TargetType}{' '}
-            <Text span size="xs" c="dimmed" ff="monospace">
+            {entry.TargetType}
+            <Text size="xs" c="dimmed" ff="monospace" style={{ whiteSpace: 'nowrap' }}>
               {/* The end of the id: UUIDv7s made close together share their start (a time). */}…
               {entry.TargetId.slice(-8)}
             </Text>
