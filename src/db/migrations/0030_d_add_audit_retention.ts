@@ -5,10 +5,11 @@ import { type Kysely, sql } from 'kysely';
 //
 // - organization_settings.audit_retention_days: days an entry is kept (30 to 3650), null to keep
 //   every entry for ever; 365 until an organisation says otherwise.
-// - A trigger refuses every UPDATE of audit_events, and every DELETE unless the transaction has
-//   set rampart.audit_purge to 'on' (only the retention purge does, with set_config(..., true),
-//   which lasts to the end of its transaction). TRUNCATE is refused too. This holds against any
-//   code path of the application, not against the database's owner, who can drop the trigger.
+// - A trigger refuses every UPDATE of audit_events, and every DELETE and TRUNCATE unless the
+//   transaction has set rampart.audit_purge to 'on' (set_config(..., true), which lasts to the end
+//   of its transaction): only the retention purge does, and a restore, which empties every table
+//   of the fresh database it fills. This holds against any code path of the application, not
+//   against the database's owner, who can drop the trigger.
 // - Indexes for the log's filters: newest first by (occurred_at, id) for keyset pages, and by
 //   actor and by target within an organisation.
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -30,7 +31,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create function rampart_audit_events_append_only() returns trigger language plpgsql as $$
     begin
-      if tg_op = 'DELETE' and coalesce(current_setting('rampart.audit_purge', true), '') = 'on' then
+      if tg_op in ('DELETE', 'TRUNCATE') and coalesce(current_setting('rampart.audit_purge', true), '') = 'on' then
         return old;
       end if;
       raise exception 'audit_events is append-only: % refused', tg_op
