@@ -35,7 +35,7 @@ export class AuditService {
 
   /** A list was downloaded as CSV: which one, and the filter it was narrowed to. */
   exportDownloaded(ctx: ServiceContext, list: string, filter: object): Promise<void> {
-    return this.record(ctx, EXPORT_DOWNLOADED, null, { list, filter: definedOnly(filter) });
+    return this.record(ctx, EXPORT_DOWNLOADED, null, { list, filter: recordedFilter(filter) });
   }
 
   /** A report's file was downloaded (the reports module calls this when it serves one). */
@@ -57,7 +57,21 @@ export class AuditService {
   }
 }
 
-/** A filter as recorded: the fields that were given. */
-function definedOnly(filter: object): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined));
+/** At most this many values of a list are kept in an entry's filter; the rest are counted. */
+const LIST_KEPT = 100;
+
+/**
+ * A filter as recorded: the fields that were given, a long list (ids picked one by one) cut to
+ * its first values and its length, so that an entry stays small whatever the request held.
+ */
+export function recordedFilter(filter: object): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(filter)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) =>
+        Array.isArray(v) && v.length > LIST_KEPT
+          ? [k, { first: v.slice(0, LIST_KEPT), count: v.length }]
+          : [k, v],
+      ),
+  );
 }

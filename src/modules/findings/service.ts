@@ -8,7 +8,7 @@ import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AssetService, RiskContextChanged } from '../assets/service.js';
-import type { AuditService } from '../audit/service.js';
+import { type AuditService, recordedFilter } from '../audit/service.js';
 import { newHistoryEntry, type ServiceContext, SYSTEM } from '../context.js';
 import { roleAllows } from '../principal.js';
 import type { SettingsService } from '../settings/service.js';
@@ -429,7 +429,7 @@ export class FindingService {
     );
     if (change.state === 'RiskAccepted' && result.changed > 0)
       await this.audit.record(ctx, 'findings.risk_accepted', null, {
-        filter: raw,
+        filter: recordedFilter(raw),
         matched: result.matched,
         changed: result.changed,
         justification,

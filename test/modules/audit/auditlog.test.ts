@@ -193,6 +193,31 @@ describe.each(DB_KINDS)('the audit log [%s]', (kind) => {
       Until: until,
     });
     expect(accepted.statusCode, accepted.body).toBe(200);
+    const more = [];
+    for (const title of ['SMBv1 enabled', 'FTP open'])
+      more.push(
+        (
+          await call(manager, 'POST', '/findings', {
+            AssetId: asset,
+            Vulnerability: { Title: title, Severity: 'Low' },
+          })
+        ).json().Id,
+      );
+    const bulk = await call(manager, 'POST', '/findings/bulk/state', {
+      Filter: { Ids: more },
+      State: 'RiskAccepted',
+      Justification: 'lab only',
+      Until: until,
+    });
+    expect(bulk.json()).toEqual({ Matched: 2, Changed: 2, Skipped: 0 });
+    const software = await call(manager, 'POST', `/assets/${asset}/software`, {
+      Name: 'openssl',
+      Version: '3.0.2',
+    });
+    expect(software.statusCode, software.body).toBe(201);
+    expect(
+      (await call(manager, 'DELETE', `/assets/${asset}/software/${software.json().Id}`)).statusCode,
+    ).toBe(204);
 
     const allowed = await call(admin, 'POST', '/allowedtargets', {
       Kind: 'Allowed',
@@ -232,6 +257,14 @@ describe.each(DB_KINDS)('the audit log [%s]', (kind) => {
       TargetId: finding,
       ActorId: manager.apiKeyId,
       Details: { from: 'Open', justification: 'isolated lab', until },
+    });
+    expect(find('findings.risk_accepted')).toMatchObject({
+      TargetId: null,
+      Details: { filter: { ids: more }, matched: 2, changed: 2, justification: 'lab only', until },
+    });
+    expect(find('software.deleted')).toMatchObject({
+      TargetId: software.json().Id,
+      Details: { assetId: asset },
     });
     expect(find('allowedtarget.created')).toMatchObject({ TargetId: allowed.json().Id });
     expect(find('allowedtarget.deleted')).toMatchObject({ TargetId: allowed.json().Id });
