@@ -198,7 +198,7 @@ export default function AuditLogPage() {
             {plural(total ?? rows.length, 'entry', 'entries')}
           </Text>
           <Table.ScrollContainer minWidth={960} scrollAreaProps={{ type: 'auto' }}>
-            <Table striped highlightOnHover verticalSpacing={6} fz="sm">
+            <Table striped highlightOnHover verticalSpacing={6} fz="sm" aria-label="Audit log entries">
               <TableHead columns={['Time', 'Actor', 'Action', 'Target', 'Details', 'Address']} />
               <Table.Tbody>
                 {rows.map((entry) => (
