@@ -65,6 +65,7 @@ export const NOTIFICATION_DIGEST_JOB = 'notification-digest' satisfies JobKind;
 /** How often every organisation's history schedule and build are checked (new organisations). */
 const HISTORY_PREPARE_MS = 600_000;
 export const REPORT_PURGE_JOB = 'report-purge' satisfies JobKind;
+export const AUDIT_PURGE_JOB = 'audit-purge' satisfies JobKind;
 /** How often the activity counters are read for table maintenance (autovacuum's naptime is 60 s). */
 const TABLE_MAINTENANCE_MS = 10_000;
 
@@ -180,6 +181,12 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
     rule: { type: 'interval', seconds: 3600 },
     jobKind: REPORT_PURGE_JOB,
     maxAttempts: 1,
+  });
+  runner.schedule({
+    key: AUDIT_PURGE_JOB,
+    rule: { type: 'interval', seconds: 86_400 },
+    jobKind: AUDIT_PURGE_JOB,
+    maxAttempts: 3,
   });
   // Scan runs whose node fell silent (no heartbeat for 60 s) are queued again, at most twice,
   // then Failed with the reason. Checked every 15 s by every instance (a schedule fires at most

@@ -17,6 +17,7 @@ import { ApiKeyService } from './modules/apikeys/service.js';
 import { AssetImportRepository } from './modules/assets/import-repository.js';
 import { AssetRepository } from './modules/assets/repository.js';
 import { AssetService, type RiskContextChanged } from './modules/assets/service.js';
+import { AuditLogService } from './modules/audit/log.js';
 import { AuditRepository } from './modules/audit/repository.js';
 import { AuditService } from './modules/audit/service.js';
 import type { ServiceContext } from './modules/context.js';
@@ -115,6 +116,8 @@ export interface Services {
   users: UserService;
   apiKeys: ApiKeyService;
   audit: AuditService;
+  /** Reading the audit log (GET /auditlog): filtered, paged, CSV, each entry naming its actor. */
+  auditLog: AuditLogService;
   intel: IntelService;
   intelMatcher: IntelMatcher;
   scanTemplates: ScanTemplateService;
@@ -213,7 +216,8 @@ export function buildServices(
   // An organisation's daily history schedule follows its time zone.
   const timeZoneChanged: TimeZoneChanged = new Listeners();
 
-  const audit = new AuditService(new AuditRepository(db), clock);
+  const auditRepository = new AuditRepository(db);
+  const audit = new AuditService(auditRepository, clock);
   // Payloads are checked against the catalogue's schemas under the tests and in development only:
   // in production an event is never lost to a check (docs/events.md).
   const events = new EventsService(new EventRepository(db), clock, {
@@ -251,6 +255,7 @@ export function buildServices(
     new SoftwareImportRepository(db),
     assets,
     clock,
+    audit,
   );
   const settings = new SettingsService(new SettingsRepository(db), audit, clock, timeZoneChanged);
   const vulnerabilities = new VulnerabilityService(
@@ -268,6 +273,7 @@ export function buildServices(
     findingsChanged,
     assetRiskContextChanged,
     events,
+    audit,
   );
   const tickets = new TicketService(
     new TicketRepository(db),
@@ -277,6 +283,7 @@ export function buildServices(
     clock,
     findingsChanged,
     events,
+    audit,
   );
   const jobs = new JobQueue(db, clock);
   const scheduler = new Scheduler(db, jobs, clock);
@@ -580,9 +587,12 @@ export function buildServices(
     },
     clock,
   );
+  // Reads users and keys to name the log's actors: built after them, since they record into it.
+  const auditLog = new AuditLogService(auditRepository, audit, { users, apiKeys });
   return {
     reports,
     audit,
+    auditLog,
     users,
     sessions,
     assets,

@@ -91,6 +91,8 @@ export interface OrganizationSettingsTable {
   /** The organisation's IANA time zone: its days for history and trends (default 'UTC'). */
   time_zone: Generated<string>;
   updated_at: Timestamp;
+  /** Days audit entries are kept; null: for ever (365 unless set). */
+  audit_retention_days: Generated<number | null>;
 }
 
 export interface AssetsTable {

@@ -112,6 +112,9 @@ export interface JobServices {
     purge(): Promise<unknown>;
   };
   clock: () => Date;
+  organizations: { list(): Promise<{ id: string }[]> };
+  settings: { auditRetentionDays(organizationId: string): Promise<number | null> };
+  audit: { purgeBefore(organizationId: string, before: Date): Promise<number> };
   /**
    * The intelligence sync, under the installation-wide knowledge-base lock. Left out where this
    * process has nothing to sync: it then claims no sync job (another instance may have sources).
@@ -295,6 +298,20 @@ export const JOB_CATALOGUE = {
     payload: NoPayload,
     handle: async (s) => {
       await s.reports.purge();
+    },
+  }),
+  /**
+   * Audit entries older than each organisation's retention (AuditRetentionDays, none when null)
+   * are deleted: the one delete the audit log's table lets through.
+   */
+  'audit-purge': entry({
+    payload: NoPayload,
+    handle: async (s) => {
+      const now = s.clock().getTime();
+      for (const org of await s.organizations.list()) {
+        const days = await s.settings.auditRetentionDays(org.id);
+        if (days !== null) await s.audit.purgeBefore(org.id, new Date(now - days * 86_400_000));
+      }
     },
   }),
 } satisfies Record<string, JobKindEntry<TSchema>>;

@@ -10,6 +10,7 @@ import { accountRoutes } from './account/routes.js';
 import { allowedTargetRoutes } from './allowedtargets/routes.js';
 import { apiKeyRoutes } from './apikeys/routes.js';
 import { assetRoutes } from './assets/routes.js';
+import { auditRoutes } from './audit/routes.js';
 import { authenticationRoutes } from './authentication/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { demoRoutes } from './demo/routes.js';
@@ -108,5 +109,6 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
         windowSeconds: config.loginThrottleWindowSeconds,
       },
     }),
+    auditRoutes(s.auditLog),
   ];
 }

@@ -9,6 +9,7 @@ export { default as IconBug } from '@tabler/icons-react/dist/esm/icons/IconBug.m
 export { default as IconCalendar } from '@tabler/icons-react/dist/esm/icons/IconCalendar.mjs';
 export { default as IconCheck } from '@tabler/icons-react/dist/esm/icons/IconCheck.mjs';
 export { default as IconChevronDown } from '@tabler/icons-react/dist/esm/icons/IconChevronDown.mjs';
+export { default as IconClipboardList } from '@tabler/icons-react/dist/esm/icons/IconClipboardList.mjs';
 export { default as IconCopy } from '@tabler/icons-react/dist/esm/icons/IconCopy.mjs';
 export { default as IconDatabase } from '@tabler/icons-react/dist/esm/icons/IconDatabase.mjs';
 export { default as IconDevices } from '@tabler/icons-react/dist/esm/icons/IconDevices.mjs';

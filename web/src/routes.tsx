@@ -31,6 +31,7 @@ const ScanGroupsPage = lazy(() => import('./features/scan-groups/ScanGroupsPage'
 const ScanGroupPage = lazy(() => import('./features/scan-groups/ScanGroupPage'));
 const NotificationsPage = lazy(() => import('./features/notifications/NotificationsPage'));
 const ReportsPage = lazy(() => import('./features/reports/ReportsPage'));
+const AuditLogPage = lazy(() => import('./features/audit-log/AuditLogPage'));
 
 export const router = createBrowserRouter([
   { path: '/sign-in', element: <SignInPage />, errorElement: <RouteError /> },
@@ -97,6 +98,14 @@ export const router = createBrowserRouter([
             element: (
               <RequireRole minRole="Admin">
                 <NotificationsPage />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'audit-log',
+            element: (
+              <RequireRole minRole="Admin">
+                <AuditLogPage />
               </RequireRole>
             ),
           },

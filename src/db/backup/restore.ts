@@ -219,8 +219,11 @@ async function loadBody(
 ): Promise<Pick<RestoreSummary, 'tables' | 'sequences'>> {
   const known = new Map((await listTables(query)).map((t) => [t.name, t]));
   // The rows the migrations seeded (intel sync state) are in the backup as they were there.
-  if (known.size > 0)
+  if (known.size > 0) {
+    // The audit log's table refuses TRUNCATE but from a transaction that says so (0030_d).
+    await client.query(`select set_config('rampart.audit_purge', 'on', true)`);
     await client.query(`truncate ${[...known.keys()].map((t) => `public.${quoteIdent(t)}`).join(', ')}`);
+  }
   const sequences = new Set(await listSequences(query));
   const tables: RestoreSummary['tables'] = [];
   let setvals = 0;

@@ -126,4 +126,14 @@ export class ApiKeyRepository {
       from (values ${values}) as v(organization_id, id, at)
       where api_keys.organization_id = v.organization_id and api_keys.id = v.id`.execute(this.db);
   }
+
+  /** Names of these keys of the organisation, revoked ones too (the audit log names its actors). */
+  namesOf(organizationId: string, ids: readonly string[]) {
+    return this.db
+      .selectFrom('api_keys')
+      .select(['id', 'name'])
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', ids)
+      .execute();
+  }
 }

@@ -325,4 +325,11 @@ export class ApiKeyService {
     await this.repo.touchLastUsed(entries);
     return entries.length;
   }
+
+  /** The name of each of these keys of the organisation, by id (revoked ones too). */
+  async namesOf(organizationId: string, ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.repo.namesOf(organizationId, ids);
+    return new Map(rows.map((r) => [r.id, r.name]));
+  }
 }

@@ -47,7 +47,7 @@ export const assetRoutes =
         const filter = assetFilterFrom(q);
         const context = contextOf(request);
         if (wantsCsv(request))
-          return sendCsv(request, reply, 'assets.csv', ASSET_CSV, assets.stream(context, filter));
+          return sendCsv(request, reply, 'assets.csv', ASSET_CSV, assets.export(context, filter));
         const page = await assets.list(context, filter, q.PageSize ?? 100, q.Cursor);
         return toPageDto(page, toAssetListItemDto);
       },

@@ -483,6 +483,12 @@ export class AssetService {
     return this.repo.stream(ctx.organizationId, filter);
   }
 
+  /** The CSV download of the assets list: recorded in the audit log, then the stream. */
+  async *export(ctx: ServiceContext, filter: AssetListFilter): AsyncGenerator<Asset, void, undefined> {
+    await this.audit.exportDownloaded(ctx, 'assets', filter);
+    yield* this.stream(ctx, filter);
+  }
+
   async listOffset(
     ctx: ServiceContext,
     filter: AssetListFilter,

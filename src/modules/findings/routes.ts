@@ -63,7 +63,7 @@ export const findingRoutes =
             reply,
             'findings.csv',
             FINDING_CSV,
-            findings.stream(context, filter, q.Sort ?? '-Risk'),
+            findings.export(context, filter, q.Sort ?? '-Risk'),
           );
         }
         const page = await findings.list(

@@ -8,6 +8,7 @@ import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AssetService, RiskContextChanged } from '../assets/service.js';
+import { type AuditService, recordedFilter } from '../audit/service.js';
 import { newHistoryEntry, type ServiceContext, SYSTEM } from '../context.js';
 import type { EventsService } from '../events/service.js';
 import { roleAllows } from '../principal.js';
@@ -127,6 +128,7 @@ export class FindingService {
     private readonly stateChanged: FindingsChanged,
     assetRiskContextChanged: RiskContextChanged,
     private readonly outbox: EventsService,
+    private readonly audit: AuditService,
   ) {
     assetRiskContextChanged.subscribe(async (organizationId, assetId) => {
       await this.rescoreAsset(organizationId, assetId);
@@ -370,6 +372,16 @@ export class FindingService {
     );
   }
 
+  /** The CSV download of the findings list: recorded in the audit log, then the stream. */
+  async *export(
+    ctx: ServiceContext,
+    filter: FindingFilter,
+    sort: FindingSort,
+  ): AsyncGenerator<FindingExport, void, undefined> {
+    await this.audit.exportDownloaded(ctx, 'findings', { ...filter, sort });
+    yield* this.stream(ctx, filter, sort);
+  }
+
   async listOffset(
     ctx: ServiceContext,
     raw: FindingFilter,
@@ -462,6 +474,13 @@ export class FindingService {
       );
     });
     await this.stateChanged.notify(ctx.organizationId, [id]);
+    if (change.state === 'RiskAccepted')
+      await this.audit.record(
+        ctx,
+        'finding.risk_accepted',
+        { type: 'finding', id },
+        { from, justification, until: until?.toISOString() ?? null },
+      );
     return this.get(ctx, id);
   }
 
@@ -512,6 +531,14 @@ export class FindingService {
       if (moved.changed > 0) await this.announce(trx, changesOfChange(ctx.organizationId, changeId));
       return moved;
     });
+    if (change.state === 'RiskAccepted' && result.changed > 0)
+      await this.audit.record(ctx, 'findings.risk_accepted', null, {
+        filter: recordedFilter(raw),
+        matched: result.matched,
+        changed: result.changed,
+        justification,
+        until: until?.toISOString() ?? null,
+      });
     return { ...result, skipped: result.matched - result.changed };
   }
 

@@ -67,15 +67,23 @@ export class SessionService {
     // Rotation: whatever session the browser held before is ended, never upgraded.
     if (meta.previousToken) await this.repo.revokeByTokenHash(sha256(meta.previousToken), now);
     if (!found || !valid || !found.user.active || !found.passwordHash) {
+      // Recorded in the organisation of the user whose email was tried. An email nobody has
+      // belongs to no organisation, and every entry belongs to one: those attempts are not in the
+      // audit log (the sign-in throttle counts them by address). The password is never recorded.
       if (found) {
         await this.audit.record(
           {
             organizationId: found.user.organizationId,
             actor: { type: 'user', id: found.user.id },
             ipAddress: meta.ipAddress ?? undefined,
+            requestId: meta.requestId,
           },
           'session.sign_in_failed',
           { type: 'user', id: found.user.id },
+          {
+            email: email.trim().slice(0, 320),
+            reason: !found.user.active || !found.passwordHash ? 'inactive' : 'password',
+          },
         );
       }
       throw AppError.of(Problems.Unauthenticated, SIGN_IN_FAILED);

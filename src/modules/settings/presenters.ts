@@ -2,8 +2,13 @@ import type { OrganizationSettings } from './service.js';
 
 // How settings look on the wire: the severities' SLAs as SlaDays, the KEV SLA beside them.
 
-export const toSettingsDto = ({ sla: { Kev, ...severities }, timeZone }: OrganizationSettings) => ({
+export const toSettingsDto = ({
+  sla: { Kev, ...severities },
+  timeZone,
+  auditRetentionDays,
+}: OrganizationSettings) => ({
   SlaDays: severities,
   KevSlaDays: Kev,
   TimeZone: timeZone,
+  AuditRetentionDays: auditRetentionDays,
 });

@@ -25,6 +25,7 @@ export class SettingsRepository {
         'sla_kev_days',
         'time_zone',
         'updated_at',
+        'audit_retention_days',
       ])
       .where('organization_id', '=', organizationId)
       .executeTakeFirst();
@@ -68,5 +69,24 @@ export class SettingsRepository {
       .where('organization_id', '=', organizationId)
       .executeTakeFirst();
     return row?.time_zone;
+  }
+
+  /**
+   * Sets how long audit entries are kept. A first settings row gets the SLAs the organisation had
+   * until then (`sla`, the defaults), as nextTicketNumber's does.
+   */
+  async saveAuditRetention(
+    organizationId: string,
+    at: Date,
+    days: number | null,
+    sla: SlaDays,
+  ): Promise<void> {
+    await this.db
+      .insertInto('organization_settings')
+      .values({ organization_id: organizationId, ...sla, audit_retention_days: days, updated_at: at })
+      .onConflict((oc) =>
+        oc.column('organization_id').doUpdateSet({ audit_retention_days: days, updated_at: at }),
+      )
+      .execute();
   }
 }

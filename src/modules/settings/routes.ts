@@ -23,18 +23,19 @@ export const settingsRoutes =
       schema: {
         operationId: 'updateSettings',
         summary: 'Change organisation settings',
-        description: 'New due dates apply to findings created or re-scored from now on.',
+        description:
+          'New due dates apply to findings created or re-scored from now on. Changing `AuditRetentionDays` requires the Admin role (403 otherwise).',
         body: SettingsChangeSchema,
         response: { 200: SettingsSchema },
       },
-      handler: async (request) =>
-        toSettingsDto(
-          await settings.setSla(
-            contextOf(request),
-            request.body.SlaDays,
-            request.body.KevSlaDays,
-            request.body.TimeZone,
-          ),
-        ),
+      handler: async (request) => {
+        const context = contextOf(request);
+        const { AuditRetentionDays } = request.body;
+        // The retention first: when the caller may not change it, nothing changes.
+        if (AuditRetentionDays !== undefined) await settings.setAuditRetention(context, AuditRetentionDays);
+        return toSettingsDto(
+          await settings.setSla(context, request.body.SlaDays, request.body.KevSlaDays, request.body.TimeZone),
+        );
+      },
     });
   };

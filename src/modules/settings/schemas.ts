@@ -18,12 +18,21 @@ const TimeZone = Type.String({
   description:
     "The organisation's IANA time zone (e.g. Europe/Berlin; default UTC): its days in history and trends, and when the daily history snapshot is taken (00:10 there).",
 });
+const AuditRetentionDays = Type.Union([Type.Integer({ minimum: 30, maximum: 3650 }), Type.Null()], {
+  description:
+    'Days audit log entries are kept (30 to 3650; 365 unless set), then removed by the daily purge; null: kept for ever. Only an Admin may change it.',
+});
 export const SettingsSchema = Type.Object(
-  { SlaDays: SlaSchema, KevSlaDays: KevDays, TimeZone },
+  { SlaDays: SlaSchema, KevSlaDays: KevDays, TimeZone, AuditRetentionDays },
   { additionalProperties: false },
 );
-/** A change of settings: a KEV SLA or time zone left out stays as it was. */
+/** A change of settings: a KEV SLA, time zone or audit retention left out stays as it was. */
 export const SettingsChangeSchema = Type.Object(
-  { SlaDays: SlaSchema, KevSlaDays: Type.Optional(KevDays), TimeZone: Type.Optional(TimeZone) },
+  {
+    SlaDays: SlaSchema,
+    KevSlaDays: Type.Optional(KevDays),
+    TimeZone: Type.Optional(TimeZone),
+    AuditRetentionDays: Type.Optional(AuditRetentionDays),
+  },
   { additionalProperties: false },
 );

@@ -4,8 +4,11 @@ import { isTimeZone } from '../../jobs/schedule-rule.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Listeners } from '../../lib/listeners.js';
 import { invalid } from '../../problems/app-error.js';
+import { AppError } from '../../problems/app-error.js';
+import { Problems } from '../../problems/catalogue.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
+import { roleAllows } from '../principal.js';
 import type { SettingsRepository, SlaDays as SlaColumns } from './repository.js';
 
 /**
@@ -26,10 +29,14 @@ export const DEFAULT_TIME_ZONE = 'UTC';
 export interface OrganizationSettings {
   sla: SlaDays;
   timeZone: string;
+  auditRetentionDays: number | null;
 }
 
 /** Raised after an organisation's time zone changed; its daily history schedule follows it. */
 export type TimeZoneChanged = Listeners<[organizationId: string, timeZone: string]>;
+
+/** Audit entries are kept a year unless the organisation says otherwise (null: for ever). */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
 
 export class SettingsService {
   constructor(
@@ -40,7 +47,11 @@ export class SettingsService {
   ) {}
 
   async get(organizationId: string): Promise<OrganizationSettings> {
-    return { sla: await this.sla(organizationId), timeZone: await this.timeZone(organizationId) };
+    return {
+      sla: await this.sla(organizationId),
+      timeZone: await this.timeZone(organizationId),
+      auditRetentionDays: await this.auditRetentionDays(organizationId),
+    };
   }
 
   /** The organisation's IANA time zone: its calendar days in history and trends. */
@@ -82,7 +93,9 @@ export class SettingsService {
     const before = await this.get(ctx.organizationId);
     const sla: SlaDays = { ...severities, Kev: kev === undefined ? before.sla.Kev : kev };
     await this.repo.save(ctx.organizationId, this.clock(), slaRow(sla), timeZone);
-    await this.audit.record(ctx, 'settings.sla_changed', null, { sla });
+    // Recorded when something changed: a PUT that changes another setting sends the SLAs as they are.
+    if (JSON.stringify(slaRow(before.sla)) !== JSON.stringify(slaRow(sla)))
+      await this.audit.record(ctx, 'settings.sla_changed', null, { sla });
     if (timeZone !== undefined && timeZone !== before.timeZone) {
       await this.audit.record(ctx, 'settings.time_zone_changed', null, {
         from: before.timeZone,
@@ -91,6 +104,34 @@ export class SettingsService {
       await this.timeZoneChanged?.notify(ctx.organizationId, timeZone);
     }
     return this.get(ctx.organizationId);
+  }
+
+  /** Days the organisation's audit entries are kept; null: for ever. */
+  async auditRetentionDays(organizationId: string): Promise<number | null> {
+    const row = await this.repo.find(organizationId);
+    return row ? row.audit_retention_days : DEFAULT_AUDIT_RETENTION_DAYS;
+  }
+
+  /**
+   * Sets how long audit entries are kept (30 to 3650 days, null for ever). Only an Admin may: a
+   * shorter retention removes entries, so those who can read the log decide it.
+   */
+  async setAuditRetention(ctx: ServiceContext, days: number | null): Promise<number | null> {
+    const from = await this.auditRetentionDays(ctx.organizationId);
+    if (from === days) return from;
+    if (ctx.role && !roleAllows(ctx.role, 'Admin'))
+      throw AppError.of(
+        Problems.Forbidden,
+        `Changing AuditRetentionDays requires the Admin role; your role is ${ctx.role}.`,
+      );
+    await this.repo.saveAuditRetention(
+      ctx.organizationId,
+      this.clock(),
+      days,
+      slaRow(await this.sla(ctx.organizationId)),
+    );
+    await this.audit.record(ctx, 'settings.audit_retention_changed', null, { from, to: days });
+    return days;
   }
 }
 

@@ -6,6 +6,7 @@ import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
 import type { AssetService } from '../assets/service.js';
+import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
 import { cursorKey } from '../paging.js';
 import type { Page } from '../users/service.js';
@@ -47,6 +48,7 @@ export class SoftwareService {
     private readonly imports: SoftwareImportRepository,
     private readonly assets: AssetService,
     private readonly clock: Clock,
+    private readonly audit: AuditService,
   ) {}
 
   /** Records software installed on an asset: 'inserted' says whether it was new. */
@@ -112,6 +114,7 @@ export class SoftwareService {
     await this.assets.get(ctx, assetId);
     if (!(await this.repo.delete(ctx.organizationId, assetId, id)))
       throw AppError.of(Problems.NotFound, `No software ${id} on asset ${assetId}.`);
+    await this.audit.record(ctx, 'software.deleted', { type: 'software', id }, { assetId });
   }
 
   // ---- scanner-report imports (the imports module runs them; software owns the rows) ----

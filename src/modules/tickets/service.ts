@@ -4,6 +4,7 @@ import { keysetPage } from '../../lib/cursor.js';
 import { uuidv7 } from '../../lib/uuidv7.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
+import type { AuditService } from '../audit/service.js';
 import { newHistoryEntry, type ServiceContext, SYSTEM } from '../context.js';
 import type { EventsService } from '../events/service.js';
 import type { FindingService, FindingsChanged } from '../findings/service.js';
@@ -54,6 +55,7 @@ export class TicketService {
     private readonly clock: Clock,
     findingsChanged: FindingsChanged,
     private readonly events: EventsService,
+    private readonly audit: AuditService,
   ) {
     findingsChanged.subscribe((organizationId, ids, cause) =>
       this.findingsChanged(organizationId, ids, cause),
@@ -248,8 +250,15 @@ export class TicketService {
   }
 
   async delete(ctx: ServiceContext, id: string): Promise<void> {
+    const ticket = await this.get(ctx, id);
     if (!(await this.repo.delete(ctx.organizationId, id)))
       throw AppError.of(Problems.NotFound, `No ticket ${id} in your organisation.`);
+    await this.audit.record(
+      ctx,
+      'ticket.deleted',
+      { type: 'ticket', id },
+      { number: ticket.number, title: ticket.title },
+    );
   }
 
   async comment(ctx: ServiceContext, id: string, body: string): Promise<TicketComment[]> {

@@ -97,4 +97,14 @@ export class UserRepository {
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
+
+  /** Names and emails of these users of the organisation (the audit log names its actors). */
+  namesOf(organizationId: string, ids: readonly string[]) {
+    return this.db
+      .selectFrom('users')
+      .select(['id', 'name', 'email'])
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', ids)
+      .execute();
+  }
 }

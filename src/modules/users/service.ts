@@ -122,6 +122,14 @@ export class UserService {
         ...(user.active !== current.active ? { active: user.active } : {}),
       },
     );
+    // Its own action too, so that the log can be filtered on role changes (they change access).
+    if (roleChanged)
+      await this.audit.record(
+        ctx,
+        'user.role_changed',
+        { type: 'user', id },
+        { from: current.role, to: user.role },
+      );
     return user;
   }
 
@@ -269,5 +277,15 @@ export class UserService {
       password: password ?? generatedPassword,
     });
     return generatedPassword ? { user, created: true, generatedPassword } : { user, created: true };
+  }
+
+  /** Name and email of each of these users of the organisation, by id (unknown ids left out). */
+  async namesOf(
+    organizationId: string,
+    ids: readonly string[],
+  ): Promise<Map<string, { name: string; email: string }>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.repo.namesOf(organizationId, ids);
+    return new Map(rows.map((r) => [r.id, { name: r.name, email: r.email }]));
   }
 }

@@ -404,6 +404,7 @@ describe.each(DB_KINDS)('findings [%s]', (kind) => {
       SlaDays: { Critical: 7, High: 30, Medium: 90, Low: 180, Info: null },
       KevSlaDays: 14,
       TimeZone: 'UTC',
+      AuditRetentionDays: 365,
     });
     const sla = { Critical: 3, High: 14, Medium: 60, Low: 120, Info: 365 };
     expect((await send('PUT', '/settings', analyst, { SlaDays: sla })).statusCode).toBe(403);
@@ -413,6 +414,7 @@ describe.each(DB_KINDS)('findings [%s]', (kind) => {
       SlaDays: sla,
       KevSlaDays: 14,
       TimeZone: 'UTC',
+      AuditRetentionDays: 365,
     });
     expect((await send('GET', '/settings', outsider)).json().SlaDays.High).toBe(30);
     const f = (

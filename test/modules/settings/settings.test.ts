@@ -68,6 +68,7 @@ describe.each(DB_KINDS)('organisation settings [%s]', (kind) => {
       SlaDays: { Critical: 7, High: 30, Medium: 90, Low: 180, Info: null },
       KevSlaDays: 14,
       TimeZone: 'UTC',
+      AuditRetentionDays: 365,
     });
     const ticket = await send('POST', '/tickets', analyst, { Title: 'x' });
     expect(ticket.statusCode).toBe(201);
@@ -130,13 +131,20 @@ describe.each(DB_KINDS)('organisation settings [%s]', (kind) => {
       SlaDays: sla,
       KevSlaDays: 5,
       TimeZone: 'UTC',
+      AuditRetentionDays: 365,
     });
-    expect(await settings(reader)).toEqual({ SlaDays: sla, KevSlaDays: 5, TimeZone: 'UTC' });
+    expect(await settings(reader)).toEqual({
+      SlaDays: sla,
+      KevSlaDays: 5,
+      TimeZone: 'UTC',
+      AuditRetentionDays: 365,
+    });
     // Left out: unchanged (clients that know only the severity SLAs keep working).
     expect((await put({ SlaDays: { ...sla, High: 20 } })).json()).toEqual({
       SlaDays: { ...sla, High: 20 },
       KevSlaDays: 5,
       TimeZone: 'UTC',
+      AuditRetentionDays: 365,
     });
     // null: KEV findings are due by their severity alone.
     expect((await put({ SlaDays: sla, KevSlaDays: null })).json().KevSlaDays).toBeNull();

@@ -626,7 +626,7 @@ export interface paths {
         get: operations["getSettings"];
         /**
          * Change organisation settings
-         * @description New due dates apply to findings created or re-scored from now on.
+         * @description New due dates apply to findings created or re-scored from now on. Changing `AuditRetentionDays` requires the Admin role (403 otherwise).
          *
          *     **Access:** Requires an API key or a web session of a user with role Manager (or Admin).
          */
@@ -2839,6 +2839,32 @@ export interface paths {
          *     **Access:** Requires a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
          */
         delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/auditlog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log: who did what, newest first
+         * @description Sign-ins and their failures, API keys created and revoked, roles changed, risks accepted, settings and allowed targets changed, imports, scans started and stopped, deletions, exports and report downloads (docs/audit-log.md lists every action).
+         *
+         *     Keyset pages newest first (pass NextCursor as Cursor). With `Accept: text/csv`, every matching entry as streamed CSV; the download is itself recorded (`export.downloaded`).
+         *
+         *     Entries cannot be changed or deleted; they are kept for the organisation’s `AuditRetentionDays` (settings).
+         *
+         *     **Access:** Requires an API key or a web session of a user with role Admin.
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -10220,6 +10246,8 @@ export interface operations {
                         KevSlaDays: number | null;
                         /** @description The organisation's IANA time zone (e.g. Europe/Berlin; default UTC): its days in history and trends, and when the daily history snapshot is taken (00:10 there). */
                         TimeZone: string;
+                        /** @description Days audit log entries are kept (30 to 3650; 365 unless set), then removed by the daily purge; null: kept for ever. Only an Admin may change it. */
+                        AuditRetentionDays: number | null;
                     };
                 };
             };
@@ -10321,6 +10349,8 @@ export interface operations {
                     KevSlaDays?: number | null;
                     /** @description The organisation's IANA time zone (e.g. Europe/Berlin; default UTC): its days in history and trends, and when the daily history snapshot is taken (00:10 there). */
                     TimeZone?: string;
+                    /** @description Days audit log entries are kept (30 to 3650; 365 unless set), then removed by the daily purge; null: kept for ever. Only an Admin may change it. */
+                    AuditRetentionDays?: number | null;
                 };
             };
         };
@@ -10344,6 +10374,8 @@ export interface operations {
                         KevSlaDays: number | null;
                         /** @description The organisation's IANA time zone (e.g. Europe/Berlin; default UTC): its days in history and trends, and when the daily history snapshot is taken (00:10 there). */
                         TimeZone: string;
+                        /** @description Days audit log entries are kept (30 to 3650; 365 unless set), then removed by the daily purge; null: kept for ever. Only an Admin may change it. */
+                        AuditRetentionDays: number | null;
                     };
                 };
             };
@@ -33883,6 +33915,166 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
                      *       "instance": "/api/latest/session",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @description A user's id or an API key's id (the entries' ActorId), or `system` or `cli` for what the system or the command line did. */
+                Actor?: string | "system" | "cli";
+                /** @description Who acted: `user` (signed in to the web app), `apikey` (an integration), `system` (a schedule or rule), `cli` (the rampart command). */
+                ActorType?: "user" | "apikey" | "system" | "cli";
+                /** @description An action (`apikey.revoked`), or every action starting with a prefix when it ends with `.` or `*` (`apikey.`, `session.sign*`). */
+                Action?: string;
+                /** @description The kind of thing acted on (`user`, `apikey`, `system-scan`, …). */
+                TargetType?: string;
+                /** @description The id of the thing acted on. */
+                TargetId?: string;
+                /** @description Entries at or after this time. */
+                From?: string;
+                /** @description Entries at or before this time. */
+                To?: string;
+                PageSize?: number;
+                Cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries, or all of them as CSV. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Items: {
+                            /** Format: uuid */
+                            Id: string;
+                            /** Format: date-time */
+                            Time: string;
+                            /** @description Who acted: `user` (signed in to the web app), `apikey` (an integration), `system` (a schedule or rule), `cli` (the rampart command). */
+                            ActorType: "user" | "apikey" | "system" | "cli";
+                            ActorId: string | null;
+                            /** @description The user's name and email ("Ada Admin <ada@example.com>"), the API key's name, `System` or `Command line`; null when the actor is no longer known. */
+                            ActorName: string | null;
+                            Action: string;
+                            TargetType: string | null;
+                            TargetId: string | null;
+                            /** @description What the action changed or concerned; never a secret or a password. */
+                            Details: {
+                                [key: string]: unknown;
+                            };
+                            IpAddress: string | null;
+                            RequestId: string | null;
+                        }[];
+                        NextCursor: string | null;
+                        TotalCount: number;
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/auditlog",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/auditlog"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/auditlog"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/auditlog",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/auditlog",
                      *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
                      *     }
                      */

@@ -6,6 +6,7 @@ import { useSignedInSession } from '../api/session';
 import {
   IconBell,
   IconBug,
+  IconClipboardList,
   IconDatabase,
   IconDevices,
   IconFileImport,
@@ -69,6 +70,12 @@ export function AppLayout() {
             label: 'Notifications',
             icon: IconBell,
             active: under(pathname, '/notifications'),
+          },
+          {
+            to: '/audit-log',
+            label: 'Audit log',
+            icon: IconClipboardList,
+            active: under(pathname, '/audit-log'),
           },
         ]
       : []),

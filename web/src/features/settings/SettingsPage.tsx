@@ -22,6 +22,7 @@ import { hasRole, type Settings, type SlaDays } from '../../api/types';
 import { ErrorAlert, QueryError } from '../../components/QueryError';
 import { IconLock } from '../../icons';
 import { AllowedTargetsSection } from './AllowedTargetsSection';
+import { AuditRetentionSection } from './AuditRetentionSection';
 
 export default function SettingsPage() {
   useDocumentTitle('Settings · Rampart');
@@ -80,6 +81,7 @@ export default function SettingsPage() {
         )}
       </Card>
       <AllowedTargetsSection />
+      <AuditRetentionSection />
     </Stack>
   );
 }
