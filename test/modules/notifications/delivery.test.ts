@@ -156,6 +156,31 @@ describe.each(DB_KINDS)('notification deliveries [%s]', (kind) => {
     expect(r.received).toHaveLength(1);
   });
 
+  it('posts a sentence and a link to Slack and Teams incoming webhooks, unsigned', async () => {
+    const { notifications: n, publish, dispatch } = build();
+    const r = await receiver();
+    const slack = await n.createEndpoint(ctx(), { name: 'chat-slack', kind: 'Slack', url: `${r.url}/slack` });
+    const teams = await n.createEndpoint(ctx(), { name: 'chat-teams', kind: 'Teams', url: `${r.url}/teams` });
+    expect(slack.secret).toBeNull();
+    await rule(n, [slack.endpoint.id, teams.endpoint.id]);
+    const data = findingData('High');
+    await publish({ severity: 'High' }, data);
+    await dispatch();
+    await n.deliverDue(t.org.id, slack.endpoint.id);
+    await n.deliverDue(t.org.id, teams.endpoint.id);
+    const sentence = `High finding “${data.Finding.Title}” on web-01 was found.`;
+    const link = `http://rampart.test/findings/${data.Finding.Id}`;
+    const toSlack = r.received.find((q) => q.path.endsWith('/slack'))!;
+    expect(toSlack.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(toSlack.headers['rampart-signature']).toBeUndefined();
+    const slackBody = JSON.parse(toSlack.body);
+    expect(slackBody.text).toBe(sentence);
+    expect(JSON.stringify(slackBody.blocks)).toContain(`<${link}|Open in Rampart>`);
+    const teamsBody = JSON.parse(r.received.find((q) => q.path.endsWith('/teams'))!.body);
+    expect(teamsBody.attachments[0].content.body[1].text).toBe(sentence);
+    expect(teamsBody.attachments[0].content.actions[0].url).toBe(link);
+  });
+
   it('retries a receiver answering 500 with backoff and jitter, then succeeds', async () => {
     const { notifications: n, publish, dispatch } = build({ random: () => 0.5 });
     const r = await receiver((_req, i) => (i < 2 ? { status: 500, body: 'boom' } : { status: 204 }));
