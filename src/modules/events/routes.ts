@@ -1,4 +1,5 @@
 import { BOTH, type ChannelRoutes, route } from '../../http/channels.js';
+import { registerValidators } from '../../http/validation.js';
 import { EVENT_TYPES } from './catalogue.js';
 import { toEventTypeDto } from './presenters.js';
 import { CloudEventSchema, EventTypeListSchema, EventTypesQuery, eventPayloadComponents } from './schemas.js';
@@ -11,6 +12,10 @@ import { CloudEventSchema, EventTypeListSchema, EventTypesQuery, eventPayloadCom
 export const eventRoutes = (): ChannelRoutes => (app, ctx) => {
   app.addSchema(CloudEventSchema);
   for (const schema of eventPayloadComponents()) app.addSchema(schema);
+  // A schema added here gives the channel's context a schema store of its own, and Fastify then
+  // builds that context's validators with its default compiler (lax: it coerces bodies and drops
+  // unknown properties). Rampart's own compilers are set again for the whole channel.
+  registerValidators(app);
 
   route(app, ctx, {
     method: 'GET',

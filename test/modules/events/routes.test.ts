@@ -63,6 +63,25 @@ describe('the events catalogue in the API', () => {
     expect(forbidden.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 
+  it.each(CHANNELS)(
+    'leaves the channel’s validation as strict as before the schemas were added [%s]',
+    async (channel) => {
+      // The event schemas give the channel its own schema store; bodies must still be checked by
+      // Rampart's compilers (mis-cased names refused with a suggestion, no coercion).
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/${channel}/findings`,
+        headers: { ...authHeaders(analyst), 'content-type': 'application/json' },
+        payload: JSON.stringify({
+          assetId: '01900000-0000-7000-8000-000000000000',
+          Vulnerability: { Title: 'x', Severity: 'Low' },
+        }),
+      });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().errors.map((e: { suggestion?: string }) => e.suggestion)).toContain('AssetId');
+    },
+  );
+
   it.each(CHANNELS)('carries every payload schema and the envelope in the %s document', async (channel) => {
     const doc = (await t.app.inject({ method: 'GET', url: `/apidoc/${channel}/documentation.json` })).json();
     const schemas = doc.components.schemas as Record<string, { properties?: Record<string, unknown> }>;
