@@ -15,7 +15,6 @@ let counter = 0;
 const findingData = (severity: 'Critical' | 'High' | 'Medium' = 'Critical'): EventData<'finding.created'> => {
   counter += 1;
   const n = String(counter).padStart(12, '0');
-  // Cast: the catalogue's Severity union is typed from a mapped array (never), not the literals.
   return {
     Finding: {
       Id: `01900000-0000-7000-8000-${n}`,
@@ -28,7 +27,7 @@ const findingData = (severity: 'Critical' | 'High' | 'Medium' = 'Critical'): Eve
       Asset: { Id: '01900000-0000-7000-9000-000000000001', Name: 'web-01' },
       Vulnerability: { Id: '01900000-0000-7000-9000-000000000002', Key: 'CVE-2024-0001' },
     },
-  } as unknown as EventData<'finding.created'>;
+  };
 };
 
 // The delivery of notifications to real receivers on 127.0.0.1, through a NotificationService
