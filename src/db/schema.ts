@@ -916,6 +916,7 @@ export interface NotificationRulesTable {
 export interface NotificationDeliveriesTable {
   organization_id: string;
   id: string;
+  seq: GeneratedAlways<string>;
   endpoint_id: string;
   rule_id: string | null;
   event_id: string;

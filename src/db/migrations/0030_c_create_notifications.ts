@@ -58,6 +58,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     create table notification_deliveries (
       organization_id uuid not null references organizations (id),
       id uuid not null,
+      -- The order deliveries were made in (the outbox's order): an endpoint gets them in it.
+      seq bigint generated always as identity,
       endpoint_id uuid not null,
       rule_id uuid,
       event_id uuid not null,
@@ -86,7 +88,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // The work still to do, per endpoint, oldest first.
   await sql`
     create index notification_deliveries_due
-      on notification_deliveries (endpoint_id, created_at, id)
+      on notification_deliveries (endpoint_id, seq)
       where state in ('Pending', 'Delivering', 'Failed')`.execute(db);
   await sql`
     create table notification_attempts (

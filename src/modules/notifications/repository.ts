@@ -508,8 +508,7 @@ export class NotificationRepository {
             eb.and([eb('state', '=', 'Delivering'), eb('lease_until', '<=', now)]),
           ]),
         )
-        .orderBy('created_at')
-        .orderBy('id')
+        .orderBy('seq')
         .limit(1)
         .executeTakeFirst();
       if (!due) return { kind: 'idle' as const };

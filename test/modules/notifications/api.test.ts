@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../../src/modules/notifications/signature.js';
 import { authHeaders, buildTestApp, type Credentials, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
+import { nessusReport } from '../imports/nessus-report.js';
 import { type Receiver, startReceiver } from './receiver.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -367,6 +368,43 @@ describe.each(DB_KINDS)('the notifications API [%s]', (kind) => {
     await until(
       () => receiver.received.filter((r) => r.headers['rampart-event-id'] === eventId).length === 2,
     );
+  });
+
+  it('tells the receiver of an import and the findings it made, signed, as the changes commit', async () => {
+    const before = receiver.received.length;
+    const created = await call(admin, 'POST', '/notifications/rules', {
+      Name: 'Imports and new findings',
+      EventTypes: ['import.completed', 'finding.created'],
+      EndpointIds: [endpointId],
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const upload = await t.app.inject({
+      method: 'POST',
+      url: '/api/latest/imports?FileName=weekly.nessus',
+      headers: { ...authHeaders(admin), 'content-type': 'application/xml' },
+      payload: nessusReport([
+        { ip: '10.66.0.7', items: [{ plugin: '990077', name: 'Notified plugin', severity: 4 }] },
+      ]),
+    });
+    expect(upload.statusCode, upload.body).toBe(202);
+    const importId = upload.json().Id;
+    const types = () => receiver.received.slice(before).map((r) => JSON.parse(r.body).type as string);
+    await until(
+      () => types().includes('rampart.import.completed') && types().includes('rampart.finding.created'),
+    );
+    for (const request of receiver.received.slice(before))
+      expect(
+        verifySignature(secret, request.headers['rampart-signature'] as string, request.body, t.clock.now).ok,
+      ).toBe(true);
+    const completed = receiver.received
+      .slice(before)
+      .find((r) => JSON.parse(r.body).type === 'rampart.import.completed')!;
+    expect(JSON.parse(completed.body).data.Import).toMatchObject({ Id: importId, FileName: 'weekly.nessus' });
+    const finding = receiver.received
+      .slice(before)
+      .find((r) => JSON.parse(r.body).type === 'rampart.finding.created')!;
+    expect(JSON.parse(finding.body).data.Finding).toMatchObject({ Severity: 'Critical' });
+    expect((await call(admin, 'DELETE', `/notifications/rules/${created.json().Id}`)).statusCode).toBe(204);
   });
 
   it('sends a test event on request and logs it', async () => {

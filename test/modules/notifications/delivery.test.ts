@@ -15,7 +15,6 @@ let counter = 0;
 const findingData = (severity: 'Critical' | 'High' | 'Medium' = 'Critical'): EventData<'finding.created'> => {
   counter += 1;
   const n = String(counter).padStart(12, '0');
-  // Cast: the catalogue's Severity union is typed from a mapped array (never), not the literals.
   return {
     Finding: {
       Id: `01900000-0000-7000-8000-${n}`,
@@ -28,7 +27,7 @@ const findingData = (severity: 'Critical' | 'High' | 'Medium' = 'Critical'): Eve
       Asset: { Id: '01900000-0000-7000-9000-000000000001', Name: 'web-01' },
       Vulnerability: { Id: '01900000-0000-7000-9000-000000000002', Key: 'CVE-2024-0001' },
     },
-  } as unknown as EventData<'finding.created'>;
+  };
 };
 
 // The delivery of notifications to real receivers on 127.0.0.1, through a NotificationService
@@ -154,6 +153,31 @@ describe.each(DB_KINDS)('notification deliveries [%s]', (kind) => {
     expect(await deliveries(n, endpoint.id)).toHaveLength(1);
     expect(await n.deliverDue(t.org.id, endpoint.id)).toBeNull();
     expect(r.received).toHaveLength(1);
+  });
+
+  it('posts a sentence and a link to Slack and Teams incoming webhooks, unsigned', async () => {
+    const { notifications: n, publish, dispatch } = build();
+    const r = await receiver();
+    const slack = await n.createEndpoint(ctx(), { name: 'chat-slack', kind: 'Slack', url: `${r.url}/slack` });
+    const teams = await n.createEndpoint(ctx(), { name: 'chat-teams', kind: 'Teams', url: `${r.url}/teams` });
+    expect(slack.secret).toBeNull();
+    await rule(n, [slack.endpoint.id, teams.endpoint.id]);
+    const data = findingData('High');
+    await publish({ severity: 'High' }, data);
+    await dispatch();
+    await n.deliverDue(t.org.id, slack.endpoint.id);
+    await n.deliverDue(t.org.id, teams.endpoint.id);
+    const sentence = `High finding “${data.Finding.Title}” on web-01 was found.`;
+    const link = `http://rampart.test/findings/${data.Finding.Id}`;
+    const toSlack = r.received.find((q) => q.path.endsWith('/slack'))!;
+    expect(toSlack.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(toSlack.headers['rampart-signature']).toBeUndefined();
+    const slackBody = JSON.parse(toSlack.body);
+    expect(slackBody.text).toBe(sentence);
+    expect(JSON.stringify(slackBody.blocks)).toContain(`<${link}|Open in Rampart>`);
+    const teamsBody = JSON.parse(r.received.find((q) => q.path.endsWith('/teams'))!.body);
+    expect(teamsBody.attachments[0].content.body[1].text).toBe(sentence);
+    expect(teamsBody.attachments[0].content.actions[0].url).toBe(link);
   });
 
   it('retries a receiver answering 500 with backoff and jitter, then succeeds', async () => {
