@@ -18,6 +18,7 @@ export const AUDIT_ACTIONS = {
   'organization.created': 'An organisation was created (command line).',
   'settings.sla_changed': 'The organisation’s SLAs changed (details: the new SLAs).',
   'settings.audit_retention_changed': 'The audit log’s retention changed (details: from, to, in days).',
+  'settings.time_zone_changed': 'The organisation’s time zone changed (details: from, to).',
   'allowedtarget.created': 'An allowed scan target was added.',
   'allowedtarget.deleted': 'An allowed scan target was removed.',
   'finding.risk_accepted': 'A finding’s risk was accepted (details: justification, until, previous state).',
@@ -59,6 +60,19 @@ export const AUDIT_ACTIONS = {
   'export.downloaded':
     'A list was downloaded as CSV (details: which list — findings, assets, auditlog — and its filter).',
   'report.downloaded': 'A report’s file was downloaded (details: its format).',
+  'notificationendpoint.created':
+    'A notification endpoint was added (details: name, kind; never its secret).',
+  'notificationendpoint.changed': 'A notification endpoint was changed (details: the fields changed).',
+  'notificationendpoint.enabled': 'A notification endpoint was enabled again after being disabled.',
+  'notificationendpoint.deleted': 'A notification endpoint was deleted.',
+  'notificationrule.created': 'A notification rule was created (details: event types, filters, endpoints).',
+  'notificationrule.changed': 'A notification rule was changed.',
+  'notificationrule.deleted': 'A notification rule was deleted.',
+  'notificationdelivery.redelivered': 'A notification delivery was sent again by hand.',
+  'report.deleted': 'A report and its file were deleted.',
+  'report-definition.created': 'A report definition (scheduled or saved report) was created.',
+  'report-definition.updated': 'A report definition was changed.',
+  'report-definition.deleted': 'A report definition was deleted.',
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

@@ -223,7 +223,7 @@ export class ReportService {
     const at = this.clock();
     await this.repo.insertDefinition(ctx.organizationId, id, input, ctx.userId ?? ctx.actor.id, at);
     await this.sources.schedules.apply(ctx.organizationId, id, input.schedule);
-    await this.sources.audit.record(ctx, 'report_definition.created', { type: 'report_definition', id });
+    await this.sources.audit.record(ctx, 'report-definition.created', { type: 'report-definition', id });
     return this.getDefinition(ctx, id);
   }
 
@@ -232,7 +232,7 @@ export class ReportService {
     await this.checkDefinition(ctx, input);
     await this.repo.updateDefinition(ctx.organizationId, id, input, this.clock());
     await this.sources.schedules.apply(ctx.organizationId, id, input.schedule);
-    await this.sources.audit.record(ctx, 'report_definition.updated', { type: 'report_definition', id });
+    await this.sources.audit.record(ctx, 'report-definition.updated', { type: 'report-definition', id });
     return this.getDefinition(ctx, id);
   }
 
@@ -268,7 +268,7 @@ export class ReportService {
   async removeDefinition(ctx: ServiceContext, id: string): Promise<void> {
     if (!(await this.repo.removeDefinition(ctx.organizationId, id))) throw notFound('report definition', id);
     await this.sources.schedules.apply(ctx.organizationId, id, null);
-    await this.sources.audit.record(ctx, 'report_definition.deleted', { type: 'report_definition', id });
+    await this.sources.audit.record(ctx, 'report-definition.deleted', { type: 'report-definition', id });
   }
 
   /** Queues a definition's report now (as its schedule would, but no mail is sent). */

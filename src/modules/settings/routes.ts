@@ -34,7 +34,12 @@ export const settingsRoutes =
         // The retention first: when the caller may not change it, nothing changes.
         if (AuditRetentionDays !== undefined) await settings.setAuditRetention(context, AuditRetentionDays);
         return toSettingsDto(
-          await settings.setSla(context, request.body.SlaDays, request.body.KevSlaDays, request.body.TimeZone),
+          await settings.setSla(
+            context,
+            request.body.SlaDays,
+            request.body.KevSlaDays,
+            request.body.TimeZone,
+          ),
         );
       },
     });

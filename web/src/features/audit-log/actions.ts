@@ -15,6 +15,7 @@ export const AUDIT_ACTION_NAMES = [
   'organization.created',
   'settings.sla_changed',
   'settings.audit_retention_changed',
+  'settings.time_zone_changed',
   'allowedtarget.created',
   'allowedtarget.deleted',
   'finding.risk_accepted',
@@ -54,6 +55,18 @@ export const AUDIT_ACTION_NAMES = [
   'scannode.revoked',
   'export.downloaded',
   'report.downloaded',
+  'notificationendpoint.created',
+  'notificationendpoint.changed',
+  'notificationendpoint.enabled',
+  'notificationendpoint.deleted',
+  'notificationrule.created',
+  'notificationrule.changed',
+  'notificationrule.deleted',
+  'notificationdelivery.redelivered',
+  'report.deleted',
+  'report-definition.created',
+  'report-definition.updated',
+  'report-definition.deleted',
 ] as const;
 
 /** Each family's prefix ("apikey.") first, then every name. */
