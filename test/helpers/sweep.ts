@@ -55,7 +55,22 @@ export interface Estate {
   notificationRule: string;
   notificationRuleToDelete: string;
   notificationDelivery: string;
+  /** A report (queued), one to delete, a report definition and one to delete. */
+  report: string;
+  reportToDelete: string;
+  reportDefinition: string;
+  reportDefinitionToDelete: string;
 }
+
+/**
+ * A report any finding of the estate fills, whatever state the sweeps have moved them to (an ad hoc
+ * report of no finding is a 422).
+ */
+const ANY_FINDING_REPORT = {
+  Kind: 'Technical',
+  Format: 'Csv',
+  Filter: { State: ['Open', 'Reopened', 'Fixed', 'RiskAccepted', 'FalsePositive'], Confidence: 'Any' },
+};
 
 /** Where the estate's webhooks point: a loopback port nothing listens on (deliveries fail, nothing leaves). */
 export const CLOSED_LOOPBACK_URL = 'http://127.0.0.1:9/estate';
@@ -322,6 +337,18 @@ export function sweepCalls(e: Estate): Record<string, () => SweepCall> {
     'POST /notifications/deliveries/:Id/redeliver': () => ({
       path: `/notifications/deliveries/${e.notificationDelivery}/redeliver`,
     }),
+    'POST /reports': () => ({
+      path: '/reports',
+      body: { Name: `swept ${n()}`, ...ANY_FINDING_REPORT },
+    }),
+    'POST /reportdefinitions': () => ({
+      path: '/reportdefinitions',
+      body: { Name: `swept ${n()}`, Kind: 'Executive', Format: 'Csv' },
+    }),
+    'PUT /account/notifications': () => ({
+      path: '/account/notifications',
+      body: { EventTypes: ['scan.completed'], Mode: 'Immediate' },
+    }),
     'POST /notifications/rules': () => ({
       path: '/notifications/rules',
       body: { Name: `swept ${n()}`, EventTypes: ['scan.completed'], EndpointIds: [e.notificationEndpoint] },
@@ -332,6 +359,16 @@ export function sweepCalls(e: Estate): Record<string, () => SweepCall> {
       body: { Enabled: true },
     }),
     'DELETE /notifications/rules/:Id': () => ({ path: `/notifications/rules/${e.notificationRuleToDelete}` }),
+    'GET /reports/:Id': () => ({ path: `/reports/${e.report}` }),
+    'GET /reports/:Id/download': () => ({ path: `/reports/${e.report}/download` }),
+    'DELETE /reports/:Id': () => ({ path: `/reports/${e.reportToDelete}` }),
+    'GET /reportdefinitions/:Id': () => ({ path: `/reportdefinitions/${e.reportDefinition}` }),
+    'PUT /reportdefinitions/:Id': () => ({
+      path: `/reportdefinitions/${e.reportDefinition}`,
+      body: { Name: `swept ${n()}`, Kind: 'Executive', Format: 'Csv' },
+    }),
+    'DELETE /reportdefinitions/:Id': () => ({ path: `/reportdefinitions/${e.reportDefinitionToDelete}` }),
+    'POST /reportdefinitions/:Id/run': () => ({ path: `/reportdefinitions/${e.reportDefinition}/run` }),
     'POST /things/withStartIndex/:StartIndex/andPageSize/:PageSize': () => ({
       path: '/things/withStartIndex/0/andPageSize/10',
       body: {},
@@ -472,7 +509,34 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
     if ((await ok('GET', `/notifications/deliveries/${delivery.Id}`)).State === 'Failed') break;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+  const report = (name: string) => ok('POST', '/reports', { Name: name, ...ANY_FINDING_REPORT });
+  const reportDefinition = (name: string) =>
+    ok('POST', '/reportdefinitions', { Name: name, Kind: 'Executive', Format: 'Csv' });
+  const estateReport = await report('Estate report');
+  const reportToDelete = await report('Estate report to delete');
+  const estateDefinition = await reportDefinition('Estate definition');
+  const definitionToDelete = await reportDefinition('Estate definition to delete');
+  // Made by the background job: waited for, so that nothing changes afterwards.
+  for (const r of [estateReport, reportToDelete])
+    for (let i = 0; i < 400; i++) {
+      if (['Completed', 'Failed'].includes((await ok('GET', `/reports/${r.Id}`)).State)) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  // The estate's own events (findings created, …) dispatched and their deliveries tried: the
+  // sweeps then compare tables that nothing in the background still changes.
+  for (let i = 0; i < 800; i++) {
+    const log = await ok('GET', `/notifications/endpoints/${notificationEndpoint.Id}/deliveries`);
+    const settled = (log.Items as { State: string }[]).every(
+      (d) => d.State !== 'Pending' && d.State !== 'Delivering',
+    );
+    if (settled && !(await t.services.events.hasPending())) break;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
   return {
+    report: estateReport.Id,
+    reportToDelete: reportToDelete.Id,
+    reportDefinition: estateDefinition.Id,
+    reportDefinitionToDelete: definitionToDelete.Id,
     notificationEndpoint: notificationEndpoint.Id,
     notificationEndpointToDelete: notificationEndpointToDelete.Id,
     notificationRule: notificationRule.Id,

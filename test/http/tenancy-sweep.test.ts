@@ -37,6 +37,8 @@ interface Ids {
   notificationEndpoint: string;
   notificationRule: string;
   notificationDelivery: string;
+  report: string;
+  reportDefinition: string;
 }
 interface Call {
   path: (a: Ids) => string;
@@ -175,6 +177,16 @@ const FOREIGN_CALLS: Record<string, Call> = {
     body: () => ({ Name: 'taken over' }),
   },
   'DELETE /notifications/rules/:Id': { path: (a) => `/notifications/rules/${a.notificationRule}` },
+  'GET /reports/:Id': { path: (a) => `/reports/${a.report}` },
+  'GET /reports/:Id/download': { path: (a) => `/reports/${a.report}/download` },
+  'DELETE /reports/:Id': { path: (a) => `/reports/${a.report}` },
+  'GET /reportdefinitions/:Id': { path: (a) => `/reportdefinitions/${a.reportDefinition}` },
+  'PUT /reportdefinitions/:Id': {
+    path: (a) => `/reportdefinitions/${a.reportDefinition}`,
+    body: () => ({ Name: 'taken over', Kind: 'Executive', Format: 'Csv' }),
+  },
+  'DELETE /reportdefinitions/:Id': { path: (a) => `/reportdefinitions/${a.reportDefinition}` },
+  'POST /reportdefinitions/:Id/run': { path: (a) => `/reportdefinitions/${a.reportDefinition}/run` },
   'GET /webscans/:Id': { path: (a) => `/webscans/${a.webScan}` },
   'PUT /webscans/:Id': {
     path: (a) => `/webscans/${a.webScan}`,
@@ -465,7 +477,34 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       if ((await ok(admin, 'GET', `/notifications/deliveries/${delivery.Id}`)).State === 'Failed') break;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
+    const estateReport = await ok(admin, 'POST', '/reports', {
+      Name: `${mark} report`,
+      Kind: 'Technical',
+      Format: 'Csv',
+    });
+    const reportDefinition = await ok(admin, 'POST', '/reportdefinitions', {
+      Name: `${mark} definition`,
+      Kind: 'Executive',
+      Format: 'Csv',
+    });
+    // Made by the background job: waited for, so that nothing changes during the sweep.
+    for (let i = 0; i < 400; i++) {
+      if (['Completed', 'Failed'].includes((await ok(admin, 'GET', `/reports/${estateReport.Id}`)).State))
+        break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    // The estate's own events dispatched and their deliveries tried before the sweep compares.
+    for (let i = 0; i < 800; i++) {
+      const log = await ok(admin, 'GET', `/notifications/endpoints/${notificationEndpoint.Id}/deliveries`);
+      const settled = (log.Items as { State: string }[]).every(
+        (d) => d.State !== 'Pending' && d.State !== 'Delivering',
+      );
+      if (settled && !(await t.services.events.hasPending())) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
     return {
+      report: estateReport.Id,
+      reportDefinition: reportDefinition.Id,
       notificationEndpoint: notificationEndpoint.Id,
       notificationRule: notificationRule.Id,
       notificationDelivery: delivery.Id,
@@ -514,6 +553,8 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     scanGroup: await ok(adminA, 'GET', `/scangroups/${a.scanGroup}`),
     notificationEndpoint: await ok(adminA, 'GET', `/notifications/endpoints/${a.notificationEndpoint}`),
     notificationRules: await ok(adminA, 'GET', '/notifications/rules'),
+    report: await ok(adminA, 'GET', `/reports/${a.report}`),
+    reportDefinitions: await ok(adminA, 'GET', '/reportdefinitions'),
     notificationDelivery: await ok(adminA, 'GET', `/notifications/deliveries/${a.notificationDelivery}`),
   });
 
