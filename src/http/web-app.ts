@@ -34,6 +34,9 @@ export const APP_ROUTES: ReadonlySet<string> = new Set([
   'users',
   'feeds',
   'scan-nodes',
+  'reports',
+  'notifications',
+  'audit-log',
 ]);
 
 /** Whether a path is a page of the web app, or under one (matched case-insensitively, as routes are). */

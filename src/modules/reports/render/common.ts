@@ -166,7 +166,7 @@ export function figureTables(d: ExecutiveData): FigureTable[] {
       head: ['Severity', 'MTTR', 'SLA'],
       rows: SEVERITIES.map((s) => [
         s,
-        mttr[s] === null ? 'n/a' : mttr[s]!.toFixed(1),
+        mttr[s] === null ? 'n/a' : (Math.round(mttr[s]! * 10) / 10).toFixed(1),
         d.slaDays[s] === null ? 'none' : String(d.slaDays[s]),
       ]),
     });
