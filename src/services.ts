@@ -399,6 +399,7 @@ export function buildServices(
     ...savedScans('system-scan', SCHEDULED_SYSTEM_JOB),
     assets,
     results: scanResults,
+    events,
   });
   const webScans = new WebScanService(db, {
     ...savedScans('web-scan', SCHEDULED_WEB_JOB),

@@ -38,6 +38,7 @@ export const EVENT_TITLES: Record<string, string> = {
   'scan.completed': 'Scan completed',
   'scan.failed': 'Scan failed',
   'scan.new_hosts_found': 'New hosts found',
+  'scan.new_services_found': 'New services found',
   'import.completed': 'Import completed',
   'import.failed': 'Import failed',
   'import.needs_attention': 'Import needs attention',
@@ -135,6 +136,11 @@ export function sentenceOf(event: MailEvent): string {
       return `The ${kindWord(data)}scan ${quoted} failed${reason(data)}.`.replace('  ', ' ');
     case 'scan.new_hosts_found':
       return `The scan ${quoted} found new hosts.`.replace('  ', ' ');
+    case 'scan.new_services_found':
+      return `The ${kindWord(data)}scan ${quoted} found services not seen before on its hosts.`.replace(
+        '  ',
+        ' ',
+      );
     case 'import.completed':
       return `The import ${quoted} completed.`.replace('  ', ' ');
     case 'import.failed':

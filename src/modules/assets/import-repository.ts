@@ -19,6 +19,24 @@ export interface StagedService {
   banner: string | null;
 }
 
+/** A service an import added to an asset (its port and protocol were not on the asset before). */
+export interface MergedService {
+  assetId: string;
+  assetName: string;
+  address: string | null;
+  port: number;
+  protocol: string;
+  name: string | null;
+  product: string | null;
+  version: string | null;
+}
+
+/** What merging an import's services did: how many rows, and those new to their asset. */
+export interface MergedServices {
+  merged: number;
+  fresh: { count: number; assetIds: string[]; services: MergedService[] };
+}
+
 /**
  * The assets' side of a scanner-report import: the report's assets (import_assets, by the key
  * that identifies each in the report) and services (import_services) staged while it streams
@@ -125,29 +143,68 @@ export class AssetImportRepository {
   /**
    * Merges the staged services into the assets the import resolved. Two staged assets can be one
    * asset (a host spelt two ways in one report), so their services are folded to one row per
-   * asset, port and protocol first: one statement may not update the same row twice.
+   * asset, port and protocol first: one statement may not update the same row twice. Answers how
+   * many rows it merged and which of them are new to their asset (port and protocol not there
+   * before): their count, the assets they are on, and the first `limit` of them.
    */
-  async mergeServices(organizationId: string, importId: string, seenAt: Date, trx: Db): Promise<number> {
+  async mergeServices(
+    organizationId: string,
+    importId: string,
+    seenAt: Date,
+    trx: Db,
+    limit = 100,
+  ): Promise<MergedServices> {
     const first = (column: string) =>
       sql`(array_agg(${sql.ref(`s.${column}`)} order by s.asset_key) filter (where ${sql.ref(`s.${column}`)} is not null))[1]`;
-    const result = await sql`
-      insert into asset_services (organization_id, id, asset_id, port, protocol, name, product, version, cpe, banner,
-        first_seen_at, last_seen_at)
-      select ${organizationId}::uuid, rampart_uuidv7(), a.asset_id, s.port, s.protocol, ${first('name')},
-        ${first('product')}, ${first('version')}, ${first('cpe')}, ${first('banner')},
-        ${seenAt}::timestamptz, ${seenAt}::timestamptz
-      from import_services s join import_assets a on a.organization_id = s.organization_id
-        and a.import_id = s.import_id and a.asset_key = s.asset_key
-      where s.organization_id = ${organizationId} and s.import_id = ${importId} and a.asset_id is not null
-      group by a.asset_id, s.port, s.protocol
-      on conflict (organization_id, asset_id, port, protocol) do update set
-        name = coalesce(excluded.name, asset_services.name),
-        product = coalesce(excluded.product, asset_services.product),
-        version = coalesce(excluded.version, asset_services.version),
-        cpe = coalesce(excluded.cpe, asset_services.cpe),
-        banner = coalesce(excluded.banner, asset_services.banner),
-        last_seen_at = greatest(asset_services.last_seen_at, excluded.last_seen_at)`.execute(trx);
-    return Number(result.numAffectedRows ?? 0);
+    // xmax is 0 on a row the upsert inserted, the updating transaction's id on one it updated.
+    const { rows } = await sql<{
+      merged: string;
+      new_count: string;
+      asset_ids: string[] | null;
+      fresh: MergedService[] | null;
+    }>`
+      with staged as (
+        select a.asset_id, s.port, s.protocol, ${first('name')} as name, ${first('product')} as product,
+          ${first('version')} as version, ${first('cpe')} as cpe, ${first('banner')} as banner,
+          (array_agg(a.input->'ipAddresses'->>0 order by s.asset_key))[1] as address
+        from import_services s join import_assets a on a.organization_id = s.organization_id
+          and a.import_id = s.import_id and a.asset_key = s.asset_key
+        where s.organization_id = ${organizationId} and s.import_id = ${importId} and a.asset_id is not null
+        group by a.asset_id, s.port, s.protocol
+      ), upserted as (
+        insert into asset_services (organization_id, id, asset_id, port, protocol, name, product, version, cpe,
+          banner, first_seen_at, last_seen_at)
+        select ${organizationId}::uuid, rampart_uuidv7(), asset_id, port, protocol, name, product, version, cpe,
+          banner, ${seenAt}::timestamptz, ${seenAt}::timestamptz
+        from staged
+        on conflict (organization_id, asset_id, port, protocol) do update set
+          name = coalesce(excluded.name, asset_services.name),
+          product = coalesce(excluded.product, asset_services.product),
+          version = coalesce(excluded.version, asset_services.version),
+          cpe = coalesce(excluded.cpe, asset_services.cpe),
+          banner = coalesce(excluded.banner, asset_services.banner),
+          last_seen_at = greatest(asset_services.last_seen_at, excluded.last_seen_at)
+        returning asset_id, port, protocol, name, product, version, (xmax = 0) as inserted
+      ), fresh as (
+        select u.*, a.name as asset_name, coalesce(st.address, a.ip_addresses[1]) as address
+        from upserted u
+        join assets a on a.organization_id = ${organizationId} and a.id = u.asset_id
+        left join staged st on st.asset_id = u.asset_id and st.port = u.port and st.protocol = u.protocol
+        where u.inserted
+      )
+      select (select count(*) from upserted) as merged,
+        (select count(*) from fresh) as new_count,
+        (select (array_agg(distinct asset_id))[1:1000] from fresh) as asset_ids,
+        (select json_agg(json_build_object('assetId', f.asset_id, 'assetName', f.asset_name,
+            'address', f.address, 'port', f.port, 'protocol', f.protocol, 'name', f.name,
+            'product', f.product, 'version', f.version))
+          from (select * from fresh order by address, port, protocol limit ${limit}) f) as fresh
+    `.execute(trx);
+    const r = rows[0]!;
+    return {
+      merged: Number(r.merged),
+      fresh: { count: Number(r.new_count), assetIds: r.asset_ids ?? [], services: r.fresh ?? [] },
+    };
   }
 
   /** The imports that have rows staged here: what a sweep looks at. */

@@ -51,7 +51,7 @@ export interface PreparedAsset {
   write: AssetWrite;
 }
 
-export type { StagedService } from './import-repository.js';
+export type { MergedService, MergedServices, StagedService } from './import-repository.js';
 export type { Asset, AssetDetail, AssetPatch, HostService } from './types.js';
 
 /**
@@ -280,7 +280,10 @@ export class AssetService {
     return { assets, created: created.size, updated: updated.size };
   }
 
-  /** Merges an import's staged services into its resolved assets' (after mergeImport). */
+  /**
+   * Merges an import's staged services into its resolved assets' (after mergeImport); answers how
+   * many it merged and those new to their asset (the first 100 of them).
+   */
   mergeImportServices(organizationId: string, importId: string, seenAt: Date, trx: Transaction<DB>) {
     return this.imports.mergeServices(organizationId, importId, seenAt, trx);
   }

@@ -67,6 +67,24 @@ const ScanNewHosts = Type.Object({
     description: 'The first 100 new hosts.',
   }),
 });
+const ScanNewServices = Type.Object({
+  Scan: ScanRef,
+  Run: Type.Object({ Id }),
+  Count: Type.Integer({ minimum: 0, description: 'How many services were new to their assets.' }),
+  Services: Type.Array(
+    Type.Object({
+      AssetId: Id,
+      AssetName: Type.String(),
+      Address: Nullable(Type.String({ description: 'The address the run reached the service at.' })),
+      Port: Type.Integer(),
+      Protocol: Type.String(),
+      Name: Nullable(Type.String()),
+      Product: Nullable(Type.String()),
+      Version: Nullable(Type.String()),
+    }),
+    { maxItems: 100, description: 'The first 100 new services, by address and port.' },
+  ),
+});
 
 const ImportRef = Type.Object({
   Id,
@@ -196,6 +214,13 @@ export const EVENT_CATALOGUE = {
     description: 'A discovery run reported hosts it had not seen before.',
     facets: ['scanGroupIds'],
     schema: ScanNewHosts,
+  }),
+  'scan.new_services_found': entry({
+    version: 1,
+    description:
+      'A system run’s results added services (a port and protocol) to assets that did not have them before.',
+    facets: ['scanGroupIds', 'assetIds'],
+    schema: ScanNewServices,
   }),
   'import.completed': entry({
     version: 1,

@@ -15,6 +15,7 @@ import { locateJsonError } from '../../parsing/json.js';
 import { ReportError } from '../../parsing/report-error.js';
 import { AppError } from '../../problems/app-error.js';
 import { Problems } from '../../problems/catalogue.js';
+import type { MergedServices } from '../assets/service.js';
 import type { AuditService } from '../audit/service.js';
 import type { ServiceContext } from '../context.js';
 import type { EventsService } from '../events/service.js';
@@ -56,6 +57,11 @@ export interface RecordsIngest {
   fixOnly?: string[] | null;
   /** A Verify run's results: the tickets its fixes resolve say so (ticket.resolved_by_verify). */
   verify?: boolean;
+  /**
+   * Runs last in the merge's transaction with the services new to their assets, so that what the
+   * caller writes of them (a scan's event) commits or rolls back with the merge.
+   */
+  onMerged?: (trx: Transaction<DB>, merged: { newServices: MergedServices['fresh'] }) => Promise<void>;
 }
 
 export interface ImportRequest {
@@ -377,7 +383,11 @@ export class ImportService {
     scopeName: string | null,
     stager: Stager,
     meta: { format: string; confidence: number; parseMs: number },
-    options: { fixOnly?: string[] | null; begin?: (trx: Transaction<DB>) => Promise<void> } = {},
+    options: {
+      fixOnly?: string[] | null;
+      begin?: (trx: Transaction<DB>) => Promise<void>;
+      onMerged?: RecordsIngest['onMerged'];
+    } = {},
   ) {
     const org = ctx.organizationId;
     const { assets, vulnerabilities, findings, software } = this.owners;
@@ -408,18 +418,20 @@ export class ImportService {
         },
         trx,
       );
+      const services = await assets.mergeImportServices(org, id, seenAt, trx);
       const counts: ImportCounts = {
         ...result.counts,
         AssetsCreated: resolved.created,
         AssetsUpdated: resolved.updated,
         Findings: stager.findings,
-        Services: await assets.mergeImportServices(org, id, seenAt, trx),
+        Services: services.merged,
         Software: await software.mergeImport(org, id, resolved.assets, seenAt, trx),
         Records: stager.records,
         Skipped: stager.skipped,
         ParseMs: meta.parseMs,
         MergeMs: 0,
       };
+      await options.onMerged?.(trx, { newServices: services.fresh });
       await this.afterMerge?.(trx, counts);
       counts.MergeMs = Math.round(performance.now() - started);
       await this.repo.finish(
@@ -471,6 +483,7 @@ export class ImportService {
         { format: input.format, confidence: 1, parseMs: Math.round(performance.now() - parseStarted) },
         {
           fixOnly: input.fixOnly ?? null,
+          ...(input.onMerged ? { onMerged: input.onMerged } : {}),
           begin: async (trx) => {
             const now = this.clock();
             await this.repo.create(

@@ -101,6 +101,11 @@ export function summarize(event: NotificationEvent, baseUrl: string): EventSumma
       text: `${scanText()} found ${str(data.Count, 'new')} new host${data.Count === 1 ? '' : 's'}.`,
       link: scanLink,
     }),
+    'scan.new_services_found': () => ({
+      title: 'New services found',
+      text: `${scanText()} found ${str(data.Count, 'new')} new service${data.Count === 1 ? '' : 's'}.`,
+      link: scanLink,
+    }),
     'import.completed': () => ({
       title: 'Import completed',
       text: `${importText()} completed.`,

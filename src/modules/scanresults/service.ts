@@ -107,6 +107,8 @@ export interface SystemIngest {
    * then only the hosts' unscannedPorts say what was left out.
    */
   portScanned?: ((port: number) => boolean) | null;
+  /** Runs last in the merge's transaction with the services new to their assets (the scan's event). */
+  onMerged?: RecordsIngest['onMerged'];
 }
 
 export interface WebIngest {
@@ -183,6 +185,7 @@ export class ScanResultsService {
       records,
       fixOnly,
       verify: !!input.verify,
+      ...(input.onMerged ? { onMerged: input.onMerged } : {}),
     });
     return { ...result, backports };
   }

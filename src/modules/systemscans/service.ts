@@ -4,6 +4,7 @@ import type { DB } from '../../db/schema.js';
 import { AppError, invalid } from '../../problems/app-error.js';
 import { portListOf } from '../../scanning/ports/index.js';
 import type { ServiceContext } from '../context.js';
+import type { EventsService } from '../events/service.js';
 import type { SavedScanDependencies } from '../savedscans/dependencies.js';
 import { SavedScanService, systemContext } from '../savedscans/service.js';
 import type { IngestResult, SystemIngest } from '../scanresults/service.js';
@@ -34,15 +35,21 @@ export class SystemScanService extends SavedScanService<
 > {
   private readonly records: SystemRunRepository;
   private readonly results: SystemResults;
+  private readonly events: Pick<EventsService, 'publish'>;
 
   constructor(
     db: Kysely<DB>,
-    deps: SavedScanDependencies & Omit<SystemKindDependencies, 'records'> & { results: SystemResults },
+    deps: SavedScanDependencies &
+      Omit<SystemKindDependencies, 'records'> & {
+        results: SystemResults;
+        events: Pick<EventsService, 'publish'>;
+      },
   ) {
     const records = new SystemRunRepository(db);
     super(db, systemScanKind({ ...deps, records }), deps);
     this.records = records;
     this.results = deps.results;
+    this.events = deps.events;
   }
 
   /**
@@ -93,6 +100,37 @@ export class SystemScanService extends SavedScanService<
         hosts,
         verify: record.verifyFindingIds ? { findingIds: record.verifyFindingIds } : null,
         portScanned: portTest(record.ports),
+        // In the merge's transaction: the event is written exactly when the services are.
+        onMerged: async (trx, { newServices }) => {
+          if (newServices.count === 0) return;
+          await this.events.publish(
+            trx,
+            organizationId,
+            'scan.new_services_found',
+            {
+              Scan: { Kind: 'System', Id: scan.id, Name: scan.name, ScanGroupId: scan.scanGroupId },
+              Run: { Id: runId },
+              Count: newServices.count,
+              Services: newServices.services.map((s) => ({
+                AssetId: s.assetId,
+                AssetName: s.assetName,
+                Address: s.address,
+                Port: s.port,
+                Protocol: s.protocol,
+                Name: s.name,
+                Product: s.product,
+                Version: s.version,
+              })),
+            },
+            {
+              subject: `scanruns/${runId}`,
+              facets: {
+                ...(scan.scanGroupId ? { scanGroupIds: [scan.scanGroupId] } : {}),
+                assetIds: newServices.assetIds,
+              },
+            },
+          );
+        },
       });
       await this.records.recordIngest(organizationId, runId, {
         importId: result.importId,

@@ -237,7 +237,7 @@ describe.each(DB_KINDS)('the event outbox [%s]', (kind) => {
   });
 
   it('lists a schema, version and description for every type of the contract', () => {
-    expect(EVENT_TYPES).toHaveLength(22);
+    expect(EVENT_TYPES).toHaveLength(23);
     for (const type of EVENT_TYPES) {
       const e = EVENT_CATALOGUE[type];
       expect(e.version).toBe(1);

@@ -3338,6 +3338,47 @@ export interface components {
             }[];
         };
         /**
+         * Event.scan.new_services_found.v1
+         * @description A system run’s results added services (a port and protocol) to assets that did not have them before.
+         */
+        "Event.scan.new_services_found.v1": {
+            Scan: {
+                /** @description Discovery, System or Web. */
+                Kind: string;
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+                Name: string;
+                ScanGroupId: string | null;
+            };
+            Run: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                Id: string;
+            };
+            /** @description How many services were new to their assets. */
+            Count: number;
+            /** @description The first 100 new services, by address and port. */
+            Services: {
+                /**
+                 * Format: uuid
+                 * @description A Rampart id (UUIDv7).
+                 */
+                AssetId: string;
+                AssetName: string;
+                Address: string | null;
+                Port: number;
+                Protocol: string;
+                Name: string | null;
+                Product: string | null;
+                Version: string | null;
+            }[];
+        };
+        /**
          * Event.import.completed.v1
          * @description An import (a report, or a system or web scan’s results) was merged.
          */
@@ -4204,7 +4245,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event types to receive by email (from the event catalogue: finding.created, finding.state_changed, finding.reopened, finding.sla_breached, finding.sla_due_soon, finding.kev_found, scan.started, scan.completed, scan.failed, scan.new_hosts_found, import.completed, import.failed, import.needs_attention, ticket.created, ticket.assigned, ticket.changed, ticket.resolved_by_verify, risk_acceptance.expiring, apikey.created, apikey.revoked, user.role_changed, notification.endpoint_disabled); an empty list receives none. */
+                    /** @description The event types to receive by email (from the event catalogue: finding.created, finding.state_changed, finding.reopened, finding.sla_breached, finding.sla_due_soon, finding.kev_found, scan.started, scan.completed, scan.failed, scan.new_hosts_found, scan.new_services_found, import.completed, import.failed, import.needs_attention, ticket.created, ticket.assigned, ticket.changed, ticket.resolved_by_verify, risk_acceptance.expiring, apikey.created, apikey.revoked, user.role_changed, notification.endpoint_disabled); an empty list receives none. */
                     EventTypes: string[];
                     /** @description Immediate: one email per event as it happens. DailyDigest: one email a day with the events of the day before, in the organisation’s time zone. */
                     Mode: "Immediate" | "DailyDigest";
@@ -25876,7 +25917,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description An event type of the catalogue, e.g. finding.created. */
-                Type?: "finding.created" | "finding.state_changed" | "finding.reopened" | "finding.sla_breached" | "finding.sla_due_soon" | "finding.kev_found" | "scan.started" | "scan.completed" | "scan.failed" | "scan.new_hosts_found" | "import.completed" | "import.failed" | "import.needs_attention" | "ticket.created" | "ticket.assigned" | "ticket.changed" | "ticket.resolved_by_verify" | "risk_acceptance.expiring" | "apikey.created" | "apikey.revoked" | "user.role_changed" | "notification.endpoint_disabled";
+                Type?: "finding.created" | "finding.state_changed" | "finding.reopened" | "finding.sla_breached" | "finding.sla_due_soon" | "finding.kev_found" | "scan.started" | "scan.completed" | "scan.failed" | "scan.new_hosts_found" | "scan.new_services_found" | "import.completed" | "import.failed" | "import.needs_attention" | "ticket.created" | "ticket.assigned" | "ticket.changed" | "ticket.resolved_by_verify" | "risk_acceptance.expiring" | "apikey.created" | "apikey.revoked" | "user.role_changed" | "notification.endpoint_disabled";
             };
             header?: never;
             path?: never;
@@ -25896,7 +25937,7 @@ export interface operations {
                              * @description An event type of the catalogue, e.g. finding.created.
                              * @enum {unknown}
                              */
-                            Type: "finding.created" | "finding.state_changed" | "finding.reopened" | "finding.sla_breached" | "finding.sla_due_soon" | "finding.kev_found" | "scan.started" | "scan.completed" | "scan.failed" | "scan.new_hosts_found" | "import.completed" | "import.failed" | "import.needs_attention" | "ticket.created" | "ticket.assigned" | "ticket.changed" | "ticket.resolved_by_verify" | "risk_acceptance.expiring" | "apikey.created" | "apikey.revoked" | "user.role_changed" | "notification.endpoint_disabled";
+                            Type: "finding.created" | "finding.state_changed" | "finding.reopened" | "finding.sla_breached" | "finding.sla_due_soon" | "finding.kev_found" | "scan.started" | "scan.completed" | "scan.failed" | "scan.new_hosts_found" | "scan.new_services_found" | "import.completed" | "import.failed" | "import.needs_attention" | "ticket.created" | "ticket.assigned" | "ticket.changed" | "ticket.resolved_by_verify" | "risk_acceptance.expiring" | "apikey.created" | "apikey.revoked" | "user.role_changed" | "notification.endpoint_disabled";
                             /** @description The CloudEvents type attribute: rampart.<Type>. */
                             CloudEventType: string;
                             /** @description The payload schema’s version. */
