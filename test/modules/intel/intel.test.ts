@@ -303,7 +303,12 @@ describe.each(DB_KINDS)('vulnerability intelligence [%s]', (kind) => {
       headers: { ...authHeaders(manager), 'content-type': 'application/json' },
       payload: JSON.stringify({ SlaDays: settings.SlaDays, KevSlaDays: 3 }),
     });
-    expect(put.json()).toEqual({ SlaDays: settings.SlaDays, KevSlaDays: 3, TimeZone: 'UTC', AuditRetentionDays: 365 });
+    expect(put.json()).toEqual({
+      SlaDays: settings.SlaDays,
+      KevSlaDays: 3,
+      TimeZone: 'UTC',
+      AuditRetentionDays: 365,
+    });
     t.clock.advanceDays(10);
     // The same CVE, found today on another host: due 3 days from now, the catalogue's 2021 date
     // shown beside it.
