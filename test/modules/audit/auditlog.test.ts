@@ -308,15 +308,24 @@ describe.each(DB_KINDS)('the audit log [%s]', (kind) => {
     ]);
     expect(await log('&Action=session.sign')).toEqual([]);
     const target = await log(`&TargetType=user&TargetId=${reader.userId}`);
-    expect(target.map((e) => e.Action)).toEqual([
-      'user.updated',
-      'user.updated',
-      'user.role_changed',
-      'user.updated',
-      'user.role_changed',
-      'user.updated',
-      'user.created',
-    ]);
+    // Newest first; a role change and its update share their time (and their order within it).
+    expect(target.map((e) => e.Action).sort()).toEqual(
+      [
+        'user.updated',
+        'user.updated',
+        'user.role_changed',
+        'user.updated',
+        'user.role_changed',
+        'user.updated',
+        'user.created',
+      ].sort(),
+    );
+    expect(target.map((e) => e.Time)).toEqual(
+      target
+        .map((e) => e.Time)
+        .sort()
+        .reverse(),
+    );
     expect(target.every((e) => e.TargetId === reader.userId)).toBe(true);
 
     const day1 = new Date(start.getTime() + 86_400_000).toISOString();
