@@ -150,6 +150,12 @@ export class ImportService {
   /** Organisations of the imports submitted here, for `settled`. */
   private readonly submitted = new Map<string, string>();
   private readonly waiters = new Set<() => void>();
+  /**
+   * The ingests under way in this process (ingestRecords). Their Import is recorded only with
+   * their merge, so until then the sweep would see staged rows no Import names; a job names
+   * those of other processes (a scan run's), this set those called directly.
+   */
+  private readonly ingesting = new Set<string>();
 
   constructor(
     private readonly repo: ImportRepository,
@@ -469,6 +475,9 @@ export class ImportService {
     if (done?.state === 'Failed')
       throw AppError.of(Problems.Conflict, `Import ${id} of ${input.displayName} failed: ${done.error}`);
     const stager = new Stager(this.owners, org, id, input.source);
+    if (this.ingesting.has(id))
+      throw AppError.of(Problems.Conflict, `Import ${id} is already being ingested.`);
+    this.ingesting.add(id);
     try {
       await this.clearStaging(org, id);
       const parseStarted = performance.now();
@@ -513,6 +522,8 @@ export class ImportService {
       await stager.settle();
       await this.clearStaging(org, id).catch(() => {});
       throw error;
+    } finally {
+      this.ingesting.delete(id);
     }
   }
 
@@ -693,6 +704,7 @@ export class ImportService {
     const pending = await this.jobs.namedByUnfinished([...staged.values()].map((s) => s.importId));
     let cleared = 0;
     for (const { organizationId, importId } of staged.values()) {
+      if (this.ingesting.has(importId)) continue;
       const row = await this.repo.findById(organizationId, importId);
       const ended = row ? row.state === 'Completed' || row.state === 'Failed' : !pending.has(importId);
       if (!ended) continue;

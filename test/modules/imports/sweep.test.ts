@@ -5,9 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ImportRecord } from '../../../src/importers/types.js';
 import { uuidv7 } from '../../../src/lib/uuidv7.js';
+import type { ServiceContext } from '../../../src/modules/context.js';
 import { IMPORT_JOB } from '../../../src/modules/imports/service.js';
 import { SPOOL_GRACE_MS, spoolReport } from '../../../src/modules/imports/upload.js';
+import { Problems } from '../../../src/problems/catalogue.js';
 import { buildTestApp, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
 
@@ -153,6 +156,61 @@ describe.each(DB_KINDS)('the imports sweep [%s]', (kind) => {
     expect(await staged()).toEqual({ [queued]: 5, [runningRun]: 5 });
     // Idempotent.
     expect(await t.services.imports.sweepStaging()).toBe(0);
+  });
+
+  it('keeps the staging of an ingest under way in this process, which no job names and no Import records yet', async () => {
+    // A scan's results ingested directly (not by a job): the Import is recorded only with the
+    // merge, so while the records stream nothing but this process knows the staging is wanted.
+    const ctx: ServiceContext = { organizationId: t.org.id, actor: { type: 'system', id: null } };
+    const importId = uuidv7();
+    let release = () => {};
+    const paused = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let streamed = () => {};
+    const midway = new Promise<void>((resolve) => {
+      streamed = resolve;
+    });
+    async function* records(): AsyncGenerator<ImportRecord> {
+      for (let i = 0; i < 450; i++)
+        yield {
+          type: 'finding',
+          asset: { kind: 'Host', ipAddresses: ['10.9.0.1'] },
+          vulnerability: { ruleId: `sweep-${i}`, title: `Sweep ${i}` },
+          location: { kind: 'Port', port: 1000 + i, protocol: 'tcp' },
+          severity: 'Low',
+        };
+      streamed();
+      await paused;
+    }
+    const input = {
+      importId,
+      source: 'sweep-test',
+      format: 'sweep-test',
+      scopeName: 'sweep-test',
+      displayName: 'sweep test',
+      content: { sha256: '0'.repeat(64), size: 1 },
+    };
+    const ingest = t.services.imports.ingestRecords(ctx, { ...input, records: records() });
+    try {
+      await midway;
+      for (let i = 0; i < 200 && !(await staged())[importId]; i++)
+        await new Promise((r) => setTimeout(r, 25));
+      expect((await staged())[importId]).toBeGreaterThan(0);
+
+      await t.services.imports.sweepStaging();
+
+      expect((await staged())[importId]).toBeGreaterThan(0);
+      // The same ingest again while it runs would clear what it staged: refused.
+      await expect(t.services.imports.ingestRecords(ctx, { ...input, records: [] })).rejects.toMatchObject({
+        problem: Problems.Conflict,
+      });
+    } finally {
+      release();
+    }
+    const { counts } = await ingest;
+    expect(counts.New).toBe(450);
+    expect((await staged())[importId]).toBeUndefined();
   });
 
   it("removes the files of dead writers and stale foreign ones, keeps a live writer's, a job's and what is not a report", async () => {
