@@ -2,13 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Session } from '../../web/src/api/types.js';
 import { type BrowserRig, HAS_CHROMIUM, startBrowserRig } from '../helpers/browser.js';
 import { CLIENT_ID, CLIENT_SECRET, openTestProvider, type TestProvider } from '../helpers/oidc-provider.js';
 
 const ADMIN = { email: 'admin-sso@example.com', password: 'configures single sign-on' };
 // Where the screenshots of this journey go, light and dark, to be looked at.
 const SHOTS = process.env.SSO_SHOTS ?? '/tmp/shots-sso';
+
+/** What GET /api/latest/session answers, as far as these tests read it. */
+interface Session {
+  User: { Email: string; Name: string; Role: string };
+  CsrfToken: string;
+}
 
 // Single sign-on in Chromium against a real OpenID provider (oidc-provider, OpenID Certified) on
 // loopback: a person signs in through it and gets the role their groups map to, gets another role
@@ -293,7 +298,7 @@ describe.runIf(HAS_CHROMIUM)('single sign-on with OpenID Connect [browser]', () 
       roleMappings: [{ group: 'rampart-analysts', role: 'ReadOnly' }],
     });
 
-    await section.getByRole('switch', { name: /Single sign-on only/ }).click();
+    await section.getByRole('switch', { name: /Single sign-on only/ }).check();
     await admin.getByText('Single sign-on only is on.').waitFor();
     expect(await rig.rampart.services.sso.ssoOnly(rig.ctx)).toBe(true);
     // The Admin's own password no longer opens a session.

@@ -117,3 +117,66 @@ export async function openTestProvider(): Promise<TestProvider> {
   };
   return state;
 }
+
+/**
+ * A person at the provider without a browser: follows its redirects with a cookie jar of its own
+ * (the provider's session survives between sign-ins, as in a browser) and fills its development
+ * login and consent forms. Returns the address the provider sends back to (Rampart's callback).
+ */
+export class ProviderVisitor {
+  private readonly jar = new Map<string, string>();
+
+  constructor(private readonly issuer: string) {}
+
+  private cookieHeader(): string {
+    return [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  private keep(res: Response): void {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (/max-age=0|expires=thu, 01 jan 1970/i.test(line) || value === '') this.jar.delete(name);
+      else this.jar.set(name, value);
+    }
+  }
+
+  async signIn(authorizationUrl: string, login: string): Promise<string> {
+    let url = authorizationUrl;
+    let form: URLSearchParams | undefined;
+    for (let step = 0; step < 20; step++) {
+      const res = await fetch(url, {
+        method: form ? 'POST' : 'GET',
+        redirect: 'manual',
+        headers: {
+          cookie: this.cookieHeader(),
+          ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        },
+        ...(form ? { body: form.toString() } : {}),
+      });
+      this.keep(res);
+      form = undefined;
+      const location = res.headers.get('location');
+      if (location) {
+        const next = new URL(location, url).href;
+        if (!next.startsWith(this.issuer)) return next;
+        url = next;
+        continue;
+      }
+      const html = await res.text();
+      const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
+      const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1];
+      if (!action || !prompt)
+        throw new Error(`The provider answered ${res.status} with no form: ${html.slice(0, 300)}`);
+      url = new URL(action.replace(/&amp;/g, '&'), url).href;
+      form = new URLSearchParams(
+        prompt === 'login'
+          ? { prompt, login, password: 'any password: the test provider accepts it' }
+          : { prompt },
+      );
+    }
+    throw new Error('The provider never sent the browser back.');
+  }
+}

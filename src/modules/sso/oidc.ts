@@ -49,16 +49,45 @@ async function discover(p: ProviderClient): Promise<client.Configuration> {
       { timeout: TIMEOUT_SECONDS, ...(insecure ? { execute: [client.allowInsecureRequests] } : {}) },
     );
   } catch (error) {
-    throw new OidcError('unreachable', `Discovery at ${issuer.origin} failed: ${describe(error)}`);
+    // Not there, or not answering as a provider does (an error page): down, for whoever signs in.
+    // Anything else is a discovery document that does not fit (e.g. another issuer): misconfigured.
+    const code = (error as { code?: string }).code;
+    const down =
+      isNetworkError(error) ||
+      code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' ||
+      code === 'OAUTH_RESPONSE_IS_NOT_JSON';
+    throw new OidcError(
+      down ? 'unreachable' : 'provider-misconfigured',
+      `Discovery at ${issuer.href} failed: ${describe(error)}`,
+    );
   }
+}
+
+/** fetch failed (refused, reset, no such host) or timed out. */
+function isNetworkError(error: unknown): boolean {
+  const name = (error as Error | undefined)?.name;
+  return error instanceof TypeError || name === 'AbortError' || name === 'TimeoutError';
 }
 
 /** A short account of an error of openid-client, for the server's log and the audit entry. */
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const code = (error as { code?: string }).code;
+  const {
+    code,
+    error: oauthError,
+    error_description: description,
+  } = error as {
+    code?: string;
+    error?: unknown;
+    error_description?: unknown;
+  };
   const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  return `${code ? `${code} ` : ''}${error.message}${cause}`.slice(0, 500);
+  // The provider's own error (invalid_grant, access_denied, …) and its description, when it sent one.
+  const answer =
+    typeof oauthError === 'string'
+      ? ` (${oauthError}${typeof description === 'string' ? `: ${description}` : ''})`
+      : '';
+  return `${code ? `${code} ` : ''}${error.message}${answer}${cause}`.slice(0, 500);
 }
 
 export interface AuthorizationRequest {
@@ -120,8 +149,6 @@ function classify(error: unknown): OidcError {
   }
   const code = (error as { code?: string }).code;
   if (code === 'OAUTH_INVALID_RESPONSE' && /"state"/.test(message)) return new OidcError('state', message);
-  const name = (error as Error | undefined)?.name;
-  if (error instanceof TypeError || name === 'AbortError' || name === 'TimeoutError')
-    return new OidcError('unreachable', message);
+  if (isNetworkError(error)) return new OidcError('unreachable', message);
   return new OidcError('token-invalid', message);
 }

@@ -55,6 +55,7 @@ export type SsoRefusal =
   | 'unknown-provider'
   | 'attempt-unknown'
   | 'no-email'
+  | 'email-invalid'
   | 'email-elsewhere'
   | 'email-unverified'
   | 'no-role'
@@ -266,7 +267,11 @@ export class SsoService {
       await this.refusalRecorded(provider, reason, message, meta, user);
       throw new SsoRefused(reason, message);
     };
-    if (!attempt || attempt.provider_id !== provider.id || attempt.expires_at <= this.clock()) {
+    if (
+      !attempt ||
+      attempt.provider_id !== provider.id ||
+      attempt.expires_at.getTime() <= this.clock().getTime()
+    ) {
       return refuse(
         'attempt-unknown',
         'No sign-in attempt of this browser is under way with this provider (never started, used already, or older than 10 minutes).',
@@ -309,13 +314,16 @@ export class SsoService {
           'None of the user’s groups is mapped to a role, and the provider has no default role.',
           existing,
         );
-      user =
-        existing ??
-        (await this.users.create(ctx, {
-          email,
-          name: nameOf(claims, email),
-          role,
-        }));
+      if (existing) user = existing;
+      else {
+        try {
+          user = await this.users.create(ctx, { email, name: nameOf(claims, email), role });
+        } catch (error) {
+          if (error instanceof AppError && error.problem === Problems.ValidationFailed)
+            return refuse('email-invalid', `The provider's email "${email.slice(0, 320)}": ${error.detail}`);
+          throw error;
+        }
+      }
     }
     if (!user.active) return refuse('inactive', `The user ${user.email} is deactivated.`, user);
     if (!role)

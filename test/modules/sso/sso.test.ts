@@ -25,6 +25,8 @@ describe.each(DB_KINDS)('single sign-on [%s]', (kind) => {
   let admin: Credentials;
   let manager: Credentials;
   let outsider: Credentials;
+  /** The provider of the flow's tests: Rampart's client at the test provider. */
+  let flow: { Id: string; RedirectUri: string };
   const BASE = 'http://rampart.test:8080';
 
   const call = (who: Credentials | null, method: Method, url: string, body?: unknown) =>
@@ -72,6 +74,20 @@ describe.each(DB_KINDS)('single sign-on [%s]', (kind) => {
     admin = t.admin;
     manager = await t.userWithKey('Manager');
     outsider = await t.userWithKey('Admin', await t.services.organizations.create('Other'));
+    const created = await call(admin, 'POST', '/ssoproviders', {
+      Name: 'Test provider',
+      IssuerUrl: idp.issuer,
+      ClientId: CLIENT_ID,
+      ClientSecret: CLIENT_SECRET,
+      Scopes: ['openid', 'email', 'profile', 'groups'],
+      RoleMappings: [
+        { Group: 'rampart-admins', Role: 'Admin' },
+        { Group: 'rampart-analysts', Role: 'Analyst' },
+      ],
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    flow = created.json();
+    idp.serve([flow.RedirectUri]);
   });
   afterAll(async () => {
     await t?.close();
@@ -320,7 +336,7 @@ describe.each(DB_KINDS)('single sign-on [%s]', (kind) => {
     expect(q.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(q.get('state')).toMatch(/^[A-Za-z0-9_-]{20,}$/);
     expect(q.get('nonce')).toMatch(/^[A-Za-z0-9_-]{20,}$/);
-    expect(q.get('scope')).toBe('openid email profile');
+    expect(q.get('scope')).toBe('openid email profile groups');
     const cookie = String(res.headers['set-cookie']);
     expect(cookie).toMatch(/^rampart_sso_attempt=[A-Za-z0-9_-]{43};/);
     expect(cookie).toContain('HttpOnly');
@@ -359,5 +375,126 @@ describe.each(DB_KINDS)('single sign-on [%s]', (kind) => {
     const unknown = await call(null, 'GET', `/auth/oidc/${crypto.randomUUID()}/start`);
     expect(unknown.headers.location).toBe(`${BASE}/sign-in?sso_error=unknown-provider`);
     expectProblem(await call(null, 'GET', '/auth/oidc/not-an-id/start'), 400, 'validation-failed');
+  });
+  /** A whole sign-in: start, the provider, the callback; the callback's answer and the session's cookie. */
+  async function signInThrough(visitor: ProviderVisitor, login: string, tamper?: (callback: URL) => void) {
+    const start = await call(null, 'GET', `/auth/oidc/${flow.Id}/start`);
+    const attempt = String(start.headers['set-cookie']).split(';')[0]!;
+    const callback = new URL(await visitor.signIn(String(start.headers.location), login));
+    tamper?.(callback);
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `${callback.pathname}${callback.search}`,
+      remoteAddress: '127.0.4.1',
+      headers: { cookie: attempt },
+    });
+    expect(res.statusCode, res.body).toBe(302);
+    const session = [res.headers['set-cookie']]
+      .flat()
+      .map((c) => String(c).split(';')[0]!)
+      .find((c) => c.startsWith('rampart_session='));
+    return { res, session, callback };
+  }
+  const whoIs = async (cookie: string | undefined) =>
+    (
+      await t.app.inject({ method: 'GET', url: '/api/latest/session', headers: { cookie: cookie ?? '' } })
+    ).json();
+  const lastFailure = async () =>
+    (await t.services.audit.listRecent(t.org.id)).find((e) => e.action === 'session.sso_sign_in_failed')
+      ?.details as { reason: string; message: string } | undefined;
+
+  it('creates a person at their first sign-in with the role their groups map to, and applies new groups at the next', async () => {
+    idp.accounts.set('lin', { email: 'lin@example.com', name: 'Lin Analyst', groups: ['rampart-analysts'] });
+    const visitor = new ProviderVisitor(idp.issuer);
+    const first = await signInThrough(visitor, 'lin');
+    expect(first.res.headers.location).toBe(`${BASE}/`);
+    expect(first.session).toMatch(/^rampart_session=[A-Za-z0-9_-]{43}$/);
+    const me = await whoIs(first.session);
+    expect(me.User).toMatchObject({ Email: 'lin@example.com', Name: 'Lin Analyst', Role: 'Analyst' });
+    const user = (await t.services.users.findByEmail('lin@example.com'))!;
+    expect(user.organizationId).toBe(t.org.id);
+
+    idp.accounts.get('lin')!.groups = ['rampart-analysts', 'rampart-admins'];
+    const second = await signInThrough(visitor, 'lin');
+    expect((await whoIs(second.session)).User).toMatchObject({ Id: user.id, Role: 'Admin' });
+    idp.accounts.get('lin')!.groups = [];
+    const third = await signInThrough(visitor, 'lin');
+    // No mapped group: the default role (ReadOnly).
+    expect((await whoIs(third.session)).User.Role).toBe('ReadOnly');
+    // One user all along, linked by (provider, subject).
+    expect(
+      (await call(admin, 'GET', '/users?PageSize=500'))
+        .json()
+        .Items.filter((u: { Email: string }) => u.Email === 'lin@example.com'),
+    ).toHaveLength(1);
+    const signedIn = (await t.services.audit.listRecent(t.org.id)).filter(
+      (e) => e.action === 'session.signed_in' && e.actor_id === user.id,
+    );
+    expect(signedIn).toHaveLength(3);
+    expect(signedIn[0]!.details).toEqual({ method: 'sso', provider: flow.Id });
+  });
+
+  it('links an existing user by email, refuses an email of another organisation, and refuses when no group maps and there is no default', async () => {
+    const ctx = { organizationId: t.org.id, actor: { type: 'system' as const, id: null } };
+    const existing = await t.services.users.create(ctx, { email: 'mo@example.com', role: 'Manager' });
+    idp.accounts.set('mo', { email: 'MO@example.com', name: 'Mo', groups: ['rampart-analysts'] });
+    const linked = await signInThrough(new ProviderVisitor(idp.issuer), 'mo');
+    expect((await whoIs(linked.session)).User).toMatchObject({ Id: existing.id, Role: 'Analyst' });
+
+    const otherCtx = {
+      organizationId: (await t.services.organizations.create('Elsewhere')).id,
+      actor: ctx.actor,
+    };
+    await t.services.users.create(otherCtx, { email: 'kim@example.com', role: 'Admin' });
+    idp.accounts.set('kim', { email: 'kim@example.com', name: 'Kim', groups: ['rampart-admins'] });
+    const elsewhere = await signInThrough(new ProviderVisitor(idp.issuer), 'kim');
+    expect(elsewhere.res.headers.location).toBe(`${BASE}/sign-in?sso_error=email-elsewhere`);
+    expect(elsewhere.session).toBeUndefined();
+
+    await call(admin, 'PATCH', `/ssoproviders/${flow.Id}`, { DefaultRole: null });
+    try {
+      idp.accounts.set('nogroup', { email: 'nogroup@example.com', name: 'No Group', groups: ['canteen'] });
+      const refused = await signInThrough(new ProviderVisitor(idp.issuer), 'nogroup');
+      expect(refused.res.headers.location).toBe(`${BASE}/sign-in?sso_error=no-role`);
+      expect(await t.services.users.findByEmail('nogroup@example.com')).toBeUndefined();
+      expect((await lastFailure())?.reason).toBe('no-role');
+    } finally {
+      await call(admin, 'PATCH', `/ssoproviders/${flow.Id}`, { DefaultRole: 'ReadOnly' });
+    }
+  });
+
+  it('refuses a wrong state, a replayed code and an ID token for another client', async () => {
+    idp.accounts.set('eve', { email: 'eve@example.com', name: 'Eve', groups: [] });
+    const visitor = new ProviderVisitor(idp.issuer);
+    const wrongState = await signInThrough(visitor, 'eve', (cb) =>
+      cb.searchParams.set('state', 'not-the-state'),
+    );
+    expect(wrongState.res.headers.location).toBe(`${BASE}/sign-in?sso_error=state`);
+    expect(wrongState.session).toBeUndefined();
+    expect((await lastFailure())?.message).toMatch(/state/);
+
+    // A code used once, presented again with a new attempt's own state.
+    const used = await signInThrough(visitor, 'eve');
+    expect(used.session).toBeDefined();
+    const start = await call(null, 'GET', `/auth/oidc/${flow.Id}/start`);
+    const replay = new URL(used.callback);
+    replay.searchParams.set('state', new URL(String(start.headers.location)).searchParams.get('state')!);
+    const replayed = await t.app.inject({
+      method: 'GET',
+      url: `${replay.pathname}${replay.search}`,
+      headers: { cookie: String(start.headers['set-cookie']).split(';')[0]! },
+    });
+    expect(replayed.headers.location).toBe(`${BASE}/sign-in?sso_error=code-rejected`);
+    expect((await lastFailure())?.message).toMatch(/invalid_grant/);
+
+    idp.foreignAudience = 'another-application';
+    try {
+      const foreign = await signInThrough(visitor, 'eve');
+      expect(foreign.res.headers.location).toBe(`${BASE}/sign-in?sso_error=token-invalid`);
+      expect(foreign.session).toBeUndefined();
+      expect((await lastFailure())?.message).toMatch(/aud/);
+    } finally {
+      idp.foreignAudience = null;
+    }
   });
 });

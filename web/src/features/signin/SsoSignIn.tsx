@@ -12,6 +12,8 @@ const REFUSALS: Record<string, string> = {
     'This single sign-on provider does not exist or is disabled. Ask an Admin which one to use.',
   unreachable:
     'The identity provider could not be reached, so you were not signed in. Try again in a moment; if it keeps failing, tell an Admin.',
+  'provider-misconfigured':
+    'The identity provider’s discovery document does not match how Rampart is configured for it (its issuer, for one). Tell an Admin.',
   'attempt-unknown':
     'This sign-in was not started from this browser, was used already, or took longer than 10 minutes. Start again with the button below.',
   state:
@@ -23,6 +25,7 @@ const REFUSALS: Record<string, string> = {
     'The identity provider’s ID token failed validation (issuer, audience, signature, nonce or time), so it was refused. Tell an Admin: the provider’s configuration in Rampart may not match it.',
   'no-email':
     'The identity provider did not send your email address. Ask an Admin to request the email scope.',
+  'email-invalid': 'The email address the identity provider sent is not one Rampart accepts. Tell an Admin.',
   'email-elsewhere': 'Your email address belongs to a user of another organisation in Rampart.',
   'email-unverified':
     'The identity provider says your email address is not verified, so it was not linked to your Rampart user.',
