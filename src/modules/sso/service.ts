@@ -399,7 +399,7 @@ export class SsoService {
 
   /** An Admin's input, checked: what the repository writes. */
   private checked(input: ProviderInput, currentSecret: string | null): ProviderWrite {
-    const issues: { field: string; message: string }[] = [];
+    const issues: { field: string | readonly string[]; message: string }[] = [];
     const name = input.name.trim();
     if (name.length === 0 || name.length > 100)
       issues.push({ field: 'name', message: 'must have 1 to 100 characters' });
