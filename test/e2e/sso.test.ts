@@ -198,10 +198,12 @@ describe.runIf(HAS_CHROMIUM)('single sign-on with OpenID Connect [browser]', () 
   });
 
   it('refuses an answer whose state is not the one this browser was given', async () => {
+    // The provider's answer, sent on to the callback with another state (as a forged link would).
     await page.route(`**/api/latest/auth/oidc/${providerId}/callback**`, (route) => {
       const url = new URL(route.request().url());
+      if (url.searchParams.get('state') === 'a-state-nobody-was-given') return route.continue();
       url.searchParams.set('state', 'a-state-nobody-was-given');
-      return route.continue({ url: url.href });
+      return route.fulfill({ status: 302, headers: { location: url.href } });
     });
     await startSignIn();
     await passProvider('grace');
