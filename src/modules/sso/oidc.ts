@@ -11,7 +11,13 @@ export interface ProviderClient {
 }
 
 /** Why a sign-in failed at the provider or in the checks of its answer: the reason a user is told. */
-export type OidcFailure = 'unreachable' | 'state' | 'provider-refused' | 'code-rejected' | 'token-invalid';
+export type OidcFailure =
+  | 'unreachable'
+  | 'provider-misconfigured'
+  | 'state'
+  | 'provider-refused'
+  | 'code-rejected'
+  | 'token-invalid';
 
 export class OidcError extends Error {
   constructor(

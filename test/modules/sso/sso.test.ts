@@ -6,6 +6,7 @@ import {
   CLIENT_ID,
   CLIENT_SECRET,
   openTestProvider,
+  ProviderVisitor,
   type TestProvider,
 } from '../../helpers/oidc-provider.js';
 
@@ -266,7 +267,7 @@ describe.each(DB_KINDS)('single sign-on [%s]', (kind) => {
 
   it('refuses password sign-in when the organisation signs in with single sign-on only; API keys still work', async () => {
     const ctx = { organizationId: t.org.id, actor: { type: 'system' as const, id: null } };
-    const password = 'a long enough passphrase for ada';
+    const password = 'a long enough passphrase of hers';
     await t.services.users.create(ctx, { email: 'ada@example.com', role: 'Analyst', password });
     const signIn = (pw: string) =>
       t.app.inject({
@@ -320,10 +321,7 @@ describe.each(DB_KINDS)('single sign-on [%s]', (kind) => {
   });
 
   it('starts the code flow at the provider with state, nonce and PKCE (S256), the attempt tied to the browser', async () => {
-    const created = (
-      await call(admin, 'POST', '/ssoproviders', { ...provider(), ClientId: CLIENT_ID })
-    ).json();
-    idp.serve([created.RedirectUri]);
+    const created = flow;
     const res = await call(null, 'GET', `/auth/oidc/${created.Id}/start`);
     expect(res.statusCode, res.body).toBe(302);
     const location = new URL(String(res.headers.location));
