@@ -3,7 +3,13 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserRig, HAS_CHROMIUM, startBrowserRig } from '../helpers/browser.js';
-import { CLIENT_ID, CLIENT_SECRET, openTestProvider, type TestProvider } from '../helpers/oidc-provider.js';
+import {
+  CLIENT_ID,
+  CLIENT_SECRET,
+  openTestProvider,
+  ProviderVisitor,
+  type TestProvider,
+} from '../helpers/oidc-provider.js';
 
 const ADMIN = { email: 'admin-sso@example.com', password: 'configures single sign-on' };
 // Where the screenshots of this journey go, light and dark, to be looked at.
@@ -26,8 +32,6 @@ describe.runIf(HAS_CHROMIUM)('single sign-on with OpenID Connect [browser]', () 
   let context: BrowserContext;
   let page: Page;
   let providerId = '';
-  /** The last callback address the provider sent the browser to (code, state, iss). */
-  let lastCallback = '';
 
   const shot = async (p: Page, name: string) => {
     for (const scheme of ['light', 'dark'] as const) {
@@ -83,6 +87,11 @@ describe.runIf(HAS_CHROMIUM)('single sign-on with OpenID Connect [browser]', () 
       name: 'Grace Hopper',
       groups: ['rampart-managers'],
     });
+    idp.accounts.set('mallory', {
+      email: 'mallory@example.com',
+      name: 'Mallory',
+      groups: ['rampart-admins'],
+    });
     rig = await startBrowserRig(
       async ({ rampart, ctx }) => {
         await rampart.services.users.create(ctx, {
@@ -118,10 +127,6 @@ describe.runIf(HAS_CHROMIUM)('single sign-on with OpenID Connect [browser]', () 
     // Nothing leaves this machine (the provider's development pages ask for a web font).
     await context.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.abort());
     page = await context.newPage();
-    page.on('request', (request) => {
-      if (request.isNavigationRequest() && request.url().includes(`/auth/oidc/${providerId}/callback`))
-        lastCallback = request.url();
-    });
   }, 180_000);
 
   afterAll(async () => {
@@ -197,47 +202,54 @@ describe.runIf(HAS_CHROMIUM)('single sign-on with OpenID Connect [browser]', () 
     await signOut();
   });
 
-  it('refuses an answer whose state is not the one this browser was given', async () => {
-    // The provider's answer, sent on to the callback with another state (as a forged link would).
-    await page.route(`**/api/latest/auth/oidc/${providerId}/callback**`, (route) => {
-      const url = new URL(route.request().url());
-      if (url.searchParams.get('state') === 'a-state-nobody-was-given') return route.continue();
-      url.searchParams.set('state', 'a-state-nobody-was-given');
-      return route.fulfill({ status: 302, headers: { location: url.href } });
+  /**
+   * Another browser's sign-in through the provider, up to the callback the provider sends it to;
+   * presented by that browser too when `present` (the code is then used).
+   */
+  async function callbackOfAnotherBrowser(login: string, present = false): Promise<string> {
+    const start = await fetch(`${rig.base}/api/latest/auth/oidc/${providerId}/start`, { redirect: 'manual' });
+    const attempt = start.headers.getSetCookie()[0]!.split(';')[0]!;
+    const callback = await new ProviderVisitor(idp.issuer).signIn(start.headers.get('location')!, login);
+    if (present) {
+      const res = await fetch(callback, { redirect: 'manual', headers: { cookie: attempt } });
+      expect(res.headers.get('location')).toBe(`${rig.base}/`);
+    }
+    return callback;
+  }
+  /** This browser starts an attempt of its own (its cookie set), not going on to the provider: its state. */
+  async function attemptOfThisBrowser(): Promise<string> {
+    const res = await page.request.get(`${rig.base}/api/latest/auth/oidc/${providerId}/start`, {
+      maxRedirects: 0,
     });
-    await startSignIn();
-    await passProvider('grace');
-    await page.unroute(`**/api/latest/auth/oidc/${providerId}/callback**`);
+    expect(res.status()).toBe(302);
+    return new URL(res.headers().location!).searchParams.get('state')!;
+  }
+
+  it('refuses an answer whose state is not the one this browser was given', async () => {
+    // A forged link: someone else's answer from the provider (their code, their state), opened in
+    // this browser while it has an attempt of its own under way.
+    const forged = await callbackOfAnotherBrowser('mallory');
+    await attemptOfThisBrowser();
+    await page.goto(forged);
     await refusal().waitFor();
     expect(page.url()).toBe(`${rig.base}/sign-in?sso_error=state`);
     expect(await refusal().textContent()).toContain('does not belong to the sign-in this browser started');
     expect(await session()).toBeNull();
+    expect(await rig.rampart.services.users.findByEmail('mallory@example.com')).toBeUndefined();
     await shot(page, '03-refused-wrong-state');
   });
 
   it('refuses a code that was used already', async () => {
-    // A real sign-in, whose code is then presented again with a new attempt's own state.
-    await startSignIn();
-    await passProvider('grace');
-    await page.getByRole('button', { name: 'User menu' }).waitFor();
-    const used = new URL(lastCallback);
-    await signOut();
-    let fresh: URL | undefined;
-    await page.route(`${idp.issuer}/auth**`, (route) => {
-      fresh = new URL(route.request().url());
-      return route.abort();
-    });
-    await startSignIn().catch(() => {});
-    await expect.poll(() => fresh).toBeDefined();
-    await page.unroute(`${idp.issuer}/auth**`);
-    used.searchParams.set('state', fresh!.searchParams.get('state')!);
+    // A code used in a real sign-in, presented again with this browser's own attempt and state.
+    const used = new URL(await callbackOfAnotherBrowser('grace', true));
+    used.searchParams.set('state', await attemptOfThisBrowser());
     await page.goto(used.href);
     await refusal().waitFor();
     expect(page.url()).toBe(`${rig.base}/sign-in?sso_error=code-rejected`);
     expect(await refusal().textContent()).toContain('used already or has expired');
     expect(await session()).toBeNull();
     await shot(page, '04-refused-replayed-code');
-    // The same callback once more: the attempt is spent.
+    // The same answer once more: the attempt served once already.
     await page.goto(used.href);
     await page.waitForURL(`${rig.base}/sign-in?sso_error=attempt-unknown`);
     await refusal().waitFor();
@@ -293,6 +305,7 @@ describe.runIf(HAS_CHROMIUM)('single sign-on with OpenID Connect [browser]', () 
     await dialog.getByLabel('Issuer URL').fill('https://login.contoso.example/v2.0');
     await dialog.getByRole('button', { name: 'Save provider' }).click();
     await section.getByText('Contoso Entra ID').waitFor();
+    await dialog.waitFor({ state: 'hidden' });
     const saved = (await rig.rampart.services.sso.list(rig.ctx)).find((p) => p.name === 'Contoso Entra ID');
     expect(saved).toMatchObject({
       issuerUrl: 'https://login.contoso.example/v2.0',
@@ -300,7 +313,7 @@ describe.runIf(HAS_CHROMIUM)('single sign-on with OpenID Connect [browser]', () 
       roleMappings: [{ group: 'rampart-analysts', role: 'ReadOnly' }],
     });
 
-    await section.getByRole('switch', { name: /Single sign-on only/ }).check();
+    await section.getByRole('switch', { name: /Single sign-on only/ }).click();
     await admin.getByText('Single sign-on only is on.').waitFor();
     expect(await rig.rampart.services.sso.ssoOnly(rig.ctx)).toBe(true);
     // The Admin's own password no longer opens a session.

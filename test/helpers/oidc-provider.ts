@@ -169,7 +169,13 @@ export class ProviderVisitor {
       const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
       const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1];
       if (!action || !prompt)
-        throw new Error(`The provider answered ${res.status} with no form: ${html.slice(0, 300)}`);
+        throw new Error(
+          `The provider answered ${res.status} at ${url} with no form: ${html
+            .replace(/<style>[\s\S]*<\/style>/, '')
+            .replace(/<[^>]+>/g, ' ')
+            .replace(/\s+/g, ' ')
+            .slice(0, 500)}`,
+        );
       url = new URL(action.replace(/&amp;/g, '&'), url).href;
       form = new URLSearchParams(
         prompt === 'login'
