@@ -93,6 +93,8 @@ export const ENV_VARS = {
     'true lets notification endpoints (webhooks, Slack, Teams) reach loopback addresses (127.0.0.0/8, ::1, localhost), for receivers on the same machine and tests (default false).',
   RAMPART_NOTIFY_ALLOW_PRIVATE:
     'true lets notification endpoints reach private networks (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7), for receivers inside your network (default false). Link-local and cloud metadata addresses stay refused.',
+  RAMPART_SSO_ALLOW_LOOPBACK:
+    'true lets single sign-on providers have a loopback issuer (127.0.0.0/8, ::1, localhost), over http as well as https, for a provider on the same machine and tests (default false: issuers are https URLs of other hosts).',
   RAMPART_TRUST_PROXY: 'true when behind a reverse proxy that sets X-Forwarded-For (default false).',
   RAMPART_SHUTDOWN_TIMEOUT: 'Seconds to drain requests on SIGTERM/SIGINT before forcing exit (default 10).',
   RAMPART_ADMIN_EMAIL: 'Email of the Admin that `serve` makes sure exists (default admin@rampart.local).',
@@ -198,6 +200,7 @@ export const ConfigSchema = Type.Object({
   scanAllowLoopback: Type.Boolean({ default: false }),
   notifyAllowLoopback: Type.Boolean({ default: false }),
   notifyAllowPrivate: Type.Boolean({ default: false }),
+  ssoAllowLoopback: Type.Boolean({ default: false }),
   trustProxy: Type.Boolean({ default: false }),
   localScanNode: Type.Boolean({ default: true }),
   shutdownTimeoutSeconds: PositiveInt(10, 600),
@@ -268,6 +271,7 @@ const SOURCES: Record<
   RAMPART_SCAN_ALLOW_LOOPBACK: { field: 'scanAllowLoopback', kind: 'bool' },
   RAMPART_NOTIFY_ALLOW_LOOPBACK: { field: 'notifyAllowLoopback', kind: 'bool' },
   RAMPART_NOTIFY_ALLOW_PRIVATE: { field: 'notifyAllowPrivate', kind: 'bool' },
+  RAMPART_SSO_ALLOW_LOOPBACK: { field: 'ssoAllowLoopback', kind: 'bool' },
   RAMPART_TRUST_PROXY: { field: 'trustProxy', kind: 'bool' },
   RAMPART_LOCAL_SCAN_NODE: { field: 'localScanNode', kind: 'bool' },
   RAMPART_SHUTDOWN_TIMEOUT: { field: 'shutdownTimeoutSeconds', kind: 'int' },

@@ -77,6 +77,8 @@ import { SettingsService, type TimeZoneChanged } from './modules/settings/servic
 import { SoftwareImportRepository } from './modules/software/import-repository.js';
 import { SoftwareRepository } from './modules/software/repository.js';
 import { SoftwareService } from './modules/software/service.js';
+import { SsoRepository } from './modules/sso/repository.js';
+import { SsoService } from './modules/sso/service.js';
 import { systemScanTable } from './modules/systemscans/definition.js';
 import { SCHEDULED_SYSTEM_JOB, SystemScanService } from './modules/systemscans/service.js';
 import { TicketRepository } from './modules/tickets/repository.js';
@@ -112,6 +114,8 @@ export interface Services {
   settings: SettingsService;
   vulnerabilities: VulnerabilityService;
   sessions: SessionService;
+  /** Single sign-on with OpenID Connect: providers, the sign-in flow, "SSO only" (src/modules/sso). */
+  sso: SsoService;
   organizations: OrganizationService;
   users: UserService;
   apiKeys: ApiKeyService;
@@ -177,6 +181,7 @@ export type ServicesConfig = Pick<Config, 'authCacheSeconds' | 'sessionIdleMinut
       | 'baseUrl'
       | 'notifyAllowLoopback'
       | 'notifyAllowPrivate'
+      | 'ssoAllowLoopback'
       | 'smtpUrl'
       | 'smtpUser'
       | 'smtpPassword'
@@ -225,6 +230,12 @@ export function buildServices(
   });
   const users = new UserService(new UserRepository(db), audit, clock, userAccessChanged, events);
   const lifetimes = { idleMinutes: config.sessionIdleMinutes, absoluteHours: config.sessionMaxHours };
+  // Single sign-on finds the user; the sessions module starts the session (the routes join them),
+  // and refuses password sign-in for an organisation that signs in with single sign-on only.
+  const sso = new SsoService(new SsoRepository(db), users, audit, clock, {
+    allowLoopback: config.ssoAllowLoopback ?? false,
+    baseUrl: config.baseUrl ?? 'http://localhost:8080',
+  });
   const sessions = new SessionService(
     new SessionRepository(db),
     users,
@@ -232,6 +243,7 @@ export function buildServices(
     clock,
     lifetimes,
     userAccessChanged,
+    (organizationId) => sso.passwordSignInRefused(organizationId),
   );
   const apiKeys = new ApiKeyService(
     new ApiKeyRepository(db),
@@ -596,6 +608,7 @@ export function buildServices(
     auditLog,
     users,
     sessions,
+    sso,
     assets,
     software,
     settings,

@@ -885,6 +885,55 @@ export interface NotificationEndpointsTable {
   updated_at: Timestamp;
 }
 
+/** An OpenID Connect provider of an organisation (src/modules/sso). */
+export interface SsoProvidersTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  issuer_url: string;
+  client_id: string;
+  /** Sent to the provider's token endpoint; kept as given (migration 0031_c), never returned or logged. */
+  client_secret: string | null;
+  scopes: string[];
+  groups_claim: string;
+  /** The role of a user none of whose groups is mapped; null: such users are refused. */
+  default_role: Role | null;
+  role_mappings: ColumnType<{ group: string; role: Role }[], string, string>;
+  enabled: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** A provider's subject linked to a Rampart user (src/modules/sso). */
+export interface SsoIdentitiesTable {
+  organization_id: string;
+  provider_id: string;
+  subject: string;
+  user_id: string;
+  created_at: CreatedAt;
+  last_sign_in_at: Timestamp;
+}
+
+/** A single sign-on under way: what the callback checks the provider's answer against. */
+export interface SsoAttemptsTable {
+  organization_id: string;
+  id: string;
+  provider_id: string;
+  cookie_hash: Buffer;
+  state: string;
+  nonce: string;
+  code_verifier: string;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+}
+
+/** Whether an organisation's people sign in with single sign-on only (src/modules/sso). */
+export interface SsoSettingsTable {
+  organization_id: string;
+  sso_only: Generated<boolean>;
+  updated_at: Timestamp;
+}
+
 /** Which events go to which endpoints (src/modules/notifications). */
 export interface NotificationRulesTable {
   organization_id: string;
@@ -1157,6 +1206,10 @@ export interface DB {
   report_definitions: ReportDefinitionsTable;
   report_runs: ReportRunsTable;
   report_chunks: ReportChunksTable;
+  sso_providers: SsoProvidersTable;
+  sso_identities: SsoIdentitiesTable;
+  sso_attempts: SsoAttemptsTable;
+  sso_settings: SsoSettingsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

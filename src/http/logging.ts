@@ -14,8 +14,10 @@ export const REDACTED_PATHS = [
 ];
 
 // Query parameters whose values are secrets: ApiSecretKey, SecretKey, client_secret, password,
-// access_token… A client that puts its key in the URL must not have it kept in every log.
-const SECRET_PARAMETER = /secret|passw|token/i;
+// access_token… A client that puts its key in the URL must not have it kept in every log. And
+// `code`, the authorisation code an OpenID provider sends to single sign-on's callback.
+const SECRET_PARAMETER = /secret|passw|token|^code$/i;
+const SECRET_IN_QUERY = /secret|passw|token|(?:^|&)code=/i;
 const REDACTED = '[redacted]';
 
 function parameterName(raw: string): string {
@@ -36,7 +38,7 @@ export function redactUrl(url: string): string {
   const query = url.slice(q + 1);
   // Most request URLs carry no query, or nothing like a secret in it (nor an encoded name that
   // could hide one): they are logged as they are, without splitting.
-  if (!SECRET_PARAMETER.test(query) && !query.includes('%')) return url;
+  if (!SECRET_IN_QUERY.test(query) && !query.includes('%')) return url;
   const pairs = query.split('&').map((pair) => {
     const eq = pair.indexOf('=');
     if (eq === -1 || !SECRET_PARAMETER.test(parameterName(pair.slice(0, eq)))) return pair;

@@ -34,6 +34,7 @@ import { scanTemplateRoutes } from './scantemplates/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { softwareRoutes } from './software/routes.js';
+import { ssoRoutes } from './sso/routes.js';
 import { statusRoutes } from './status/routes.js';
 import { systemScanRoutes } from './systemscans/routes.js';
 import { ticketRoutes } from './tickets/routes.js';
@@ -109,6 +110,7 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
         windowSeconds: config.loginThrottleWindowSeconds,
       },
     }),
+    ssoRoutes({ sso: s.sso, sessions: s.sessions, baseUrl: config.baseUrl }),
     auditRoutes(s.auditLog),
   ];
 }

@@ -8,6 +8,11 @@ export const Problems = {
   MalformedRequest: { slug: 'malformed-request', status: 400, title: 'The request is malformed' },
   Unauthenticated: { slug: 'unauthenticated', status: 401, title: 'Authentication required' },
   Forbidden: { slug: 'forbidden', status: 403, title: 'Your role does not allow this action' },
+  SsoRequired: {
+    slug: 'sso-required',
+    status: 403,
+    title: 'This organisation signs in with single sign-on',
+  },
   CsrfFailed: { slug: 'csrf-token-invalid', status: 403, title: 'Missing or wrong CSRF token' },
   NotFound: { slug: 'not-found', status: 404, title: 'Not found' },
   MethodNotAllowed: { slug: 'method-not-allowed', status: 405, title: 'Method not allowed' },

@@ -360,6 +360,10 @@ describe('table ownership', () => {
     report_definitions: 'reports',
     report_runs: 'reports',
     report_chunks: 'reports',
+    sso_providers: 'sso',
+    sso_identities: 'sso',
+    sso_attempts: 'sso',
+    sso_settings: 'sso',
   };
 
   /** The tables of the `DB` interface in src/db/schema.ts: a new table needs an owner here. */

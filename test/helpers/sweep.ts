@@ -60,6 +60,9 @@ export interface Estate {
   reportToDelete: string;
   reportDefinition: string;
   reportDefinitionToDelete: string;
+  /** A single sign-on provider (changed by Admins), and one to delete; never reached (disabled). */
+  ssoProvider: string;
+  ssoProviderToDelete: string;
 }
 
 /**
@@ -369,6 +372,23 @@ export function sweepCalls(e: Estate): Record<string, () => SweepCall> {
     }),
     'DELETE /reportdefinitions/:Id': () => ({ path: `/reportdefinitions/${e.reportDefinitionToDelete}` }),
     'POST /reportdefinitions/:Id/run': () => ({ path: `/reportdefinitions/${e.reportDefinition}/run` }),
+    'POST /ssoproviders': () => ({
+      path: '/ssoproviders',
+      body: {
+        Name: `Swept SSO ${n()}`,
+        IssuerUrl: 'https://login.example.com/swept',
+        ClientId: `swept-${n()}`,
+      },
+    }),
+    'GET /ssoproviders/:Id': () => ({ path: `/ssoproviders/${e.ssoProvider}` }),
+    'HEAD /ssoproviders/:Id': () => ({ path: `/ssoproviders/${e.ssoProvider}` }),
+    'PATCH /ssoproviders/:Id': () => ({
+      path: `/ssoproviders/${e.ssoProvider}`,
+      body: { RoleMappings: [{ Group: `swept-${n()}`, Role: 'Analyst' }] },
+    }),
+    'DELETE /ssoproviders/:Id': () => ({ path: `/ssoproviders/${e.ssoProviderToDelete}` }),
+    // Off: on would refuse the sweeps' own password sign-ins.
+    'PUT /ssosettings': () => ({ path: '/ssosettings', body: { SsoOnly: false } }),
     'POST /things/withStartIndex/:StartIndex/andPageSize/:PageSize': () => ({
       path: '/things/withStartIndex/0/andPageSize/10',
       body: {},
@@ -509,6 +529,16 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
     if ((await ok('GET', `/notifications/deliveries/${delivery.Id}`)).State === 'Failed') break;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+  // Disabled, so that nothing would ever reach its (example) issuer.
+  const ssoProvider = (name: string) =>
+    ok('POST', '/ssoproviders', {
+      Name: name,
+      IssuerUrl: `https://login.example.com/${name.replace(/\W+/g, '-')}`,
+      ClientId: 'rampart',
+      Enabled: false,
+    });
+  const estateSsoProvider = await ssoProvider('Estate SSO');
+  const ssoProviderToDelete = await ssoProvider('Estate SSO to delete');
   const report = (name: string) => ok('POST', '/reports', { Name: name, ...ANY_FINDING_REPORT });
   const reportDefinition = (name: string) =>
     ok('POST', '/reportdefinitions', { Name: name, Kind: 'Executive', Format: 'Csv' });
@@ -533,6 +563,8 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return {
+    ssoProvider: estateSsoProvider.Id,
+    ssoProviderToDelete: ssoProviderToDelete.Id,
     report: estateReport.Id,
     reportToDelete: reportToDelete.Id,
     reportDefinition: estateDefinition.Id,

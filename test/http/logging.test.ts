@@ -154,6 +154,14 @@ describe('the request line', () => {
     expect(redactUrl('/x?=1&Password=&password=a=b')).toBe('/x?=1&Password=[redacted]&password=[redacted]');
   });
 
+  it('redacts the authorisation code that an OpenID provider sends to the single sign-on callback', () => {
+    expect(redactUrl('/api/latest/auth/oidc/p/callback?code=c0de-value&state=s&iss=http%3A%2F%2Fidp')).toBe(
+      '/api/latest/auth/oidc/p/callback?code=[redacted]&state=s&iss=http%3A%2F%2Fidp',
+    );
+    expect(redactUrl('/x?iss=a&CODE=c0de')).toBe('/x?iss=a&CODE=[redacted]');
+    for (const url of ['/x?Codename=a', '/x?zipcode=1', '/x?barcode=2']) expect(redactUrl(url)).toBe(url);
+  });
+
   it('is valid JSON whatever the URL holds', async () => {
     // inject sends the URL as a client would (quotes and non-ASCII percent-encoded); a backslash stays.
     const url = '/api/latest/nope?q=a\\b%22c%C3%A9';

@@ -39,6 +39,7 @@ interface Ids {
   notificationDelivery: string;
   report: string;
   reportDefinition: string;
+  ssoProvider: string;
 }
 interface Call {
   path: (a: Ids) => string;
@@ -210,7 +211,18 @@ const FOREIGN_CALLS: Record<string, Call> = {
   'DELETE /scangroups/:Id': { path: (a) => `/scangroups/${a.scanGroup}` },
   'GET /scangroups/:Id/systemscans': { path: (a) => `/scangroups/${a.scanGroup}/systemscans` },
   'GET /scangroups/:Id/webscans': { path: (a) => `/scangroups/${a.scanGroup}/webscans` },
+  'GET /ssoproviders/:Id': { path: (a) => `/ssoproviders/${a.ssoProvider}` },
+  'PATCH /ssoproviders/:Id': {
+    path: (a) => `/ssoproviders/${a.ssoProvider}`,
+    body: () => ({ Enabled: true }),
+  },
+  'DELETE /ssoproviders/:Id': { path: (a) => `/ssoproviders/${a.ssoProvider}` },
 };
+
+// The anonymous steps of single sign-on: a browser follows a provider's id from the sign-in page,
+// before anyone is known. They answer redirects, never an organisation's data; the user a sign-in
+// finds or creates belongs to the provider's organisation (test/modules/sso, test/e2e/sso.test.ts).
+const SIGN_IN_FLOW = new Set(['GET /auth/oidc/:ProviderId/start', 'GET /auth/oidc/:ProviderId/callback']);
 
 // Routes with path parameters that name no resource (offset paging of the caller's own data).
 const PAGING_ONLY = new Set([
@@ -477,6 +489,14 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       if ((await ok(admin, 'GET', `/notifications/deliveries/${delivery.Id}`)).State === 'Failed') break;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
+    // Disabled: nothing ever reaches its (example) issuer.
+    const ssoProvider = await ok(admin, 'POST', '/ssoproviders', {
+      Name: `${mark} SSO`,
+      IssuerUrl: `https://login.${mark}.example.com/realms/${mark}`,
+      ClientId: `${mark}-rampart`,
+      ClientSecret: `${mark} client secret`,
+      Enabled: false,
+    });
     const estateReport = await ok(admin, 'POST', '/reports', {
       Name: `${mark} report`,
       Kind: 'Technical',
@@ -503,6 +523,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     return {
+      ssoProvider: ssoProvider.Id,
       report: estateReport.Id,
       reportDefinition: reportDefinition.Id,
       notificationEndpoint: notificationEndpoint.Id,
@@ -555,6 +576,7 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     notificationRules: await ok(adminA, 'GET', '/notifications/rules'),
     report: await ok(adminA, 'GET', `/reports/${a.report}`),
     reportDefinitions: await ok(adminA, 'GET', '/reportdefinitions'),
+    ssoProvider: await ok(adminA, 'GET', `/ssoproviders/${a.ssoProvider}`),
     notificationDelivery: await ok(adminA, 'GET', `/notifications/deliveries/${a.notificationDelivery}`),
   });
 
@@ -584,6 +606,16 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
       if (!r.channel || r.method === 'HEAD' || !r.url.includes('/:')) continue;
       const key = `${r.method} ${r.url.replace(`/api/${r.channel}`, '')}`;
       if (PAGING_ONLY.has(key)) continue;
+      if (SIGN_IN_FLOW.has(key)) {
+        // A's provider is disabled: refused at once, nothing reaches its (example) issuer.
+        const res = await t.app.inject({ method: 'GET', url: r.url.replace(':ProviderId', a.ssoProvider) });
+        expect(res.statusCode, `${key}: ${res.body}`).toBe(302);
+        expect(res.headers.location).toMatch(/\/sign-in\?sso_error=unknown-provider$/);
+        // No session and no attempt: at most the attempt's cookie cleared.
+        const cookies = [res.headers['set-cookie'] ?? []].flat().map(String);
+        expect(cookies.filter((c) => !c.includes('Max-Age=0'))).toEqual([]);
+        continue;
+      }
       if (PUBLIC_DATA.has(key)) {
         const path = key.endsWith(':CveId') ? '/intel/cves/CVE-2021-41773' : `/intel/loads/${randomUUID()}`;
         const res = await call(adminB, 'GET', `/api/${r.channel}${path}`);

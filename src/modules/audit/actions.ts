@@ -4,7 +4,8 @@
  * entry, so one is never renamed (a new name is added instead).
  */
 export const AUDIT_ACTIONS = {
-  'session.signed_in': 'A user signed in to the web app (target: the session).',
+  'session.signed_in':
+    'A user signed in to the web app (target: the session); details say method sso and the provider for a single sign-on.',
   'session.sign_in_failed':
     'A sign-in with the email of a known user failed (wrong password, inactive user); details hold the email tried, never the password.',
   'session.signed_out': 'A user signed out.',
@@ -73,6 +74,15 @@ export const AUDIT_ACTIONS = {
   'report-definition.created': 'A report definition (scheduled or saved report) was created.',
   'report-definition.updated': 'A report definition was changed.',
   'report-definition.deleted': 'A report definition was deleted.',
+  'session.sso_sign_in_failed':
+    'A single sign-on was refused (target: the provider; details: provider, reason, message): a wrong state, a code used already, an ID token that failed validation, a provider that could not be reached, no mapped role, a deactivated user.',
+  'ssoprovider.created':
+    'A single sign-on provider was added (details: name, issuer, client id; never the client secret).',
+  'ssoprovider.changed':
+    'A single sign-on provider was changed (details: the fields changed; never the client secret).',
+  'ssoprovider.deleted': 'A single sign-on provider was removed.',
+  'settings.sso_only_changed':
+    'Single sign-on only was turned on or off for the organisation (details: from, to).',
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

@@ -11,6 +11,8 @@ import type { User, UserAccessChanged, UserService } from '../users/service.js';
 import type { SessionRepository } from './repository.js';
 
 export const SIGN_IN_FAILED = 'The email or password is incorrect.';
+export const SSO_REQUIRED =
+  'Your organisation signs in with single sign-on only: use its "Sign in with" button on the sign-in page. (API keys keep working.)';
 
 export interface SessionLifetimes {
   idleMinutes: number;
@@ -50,6 +52,8 @@ export class SessionService {
     private readonly clock: Clock,
     private readonly lifetimes: SessionLifetimes,
     userAccessChanged: UserAccessChanged,
+    /** Whether an organisation refuses password sign-in (single sign-on only, src/modules/sso). */
+    private readonly passwordSignInRefused: (organizationId: string) => Promise<boolean> = async () => false,
   ) {
     userAccessChanged.subscribe(async (organizationId, userId, { endSessions, keepSessionId }) => {
       if (endSessions) await this.endAllFor(organizationId, userId, keepSessionId);
@@ -89,6 +93,21 @@ export class SessionService {
       throw AppError.of(Problems.Unauthenticated, SIGN_IN_FAILED);
     }
     const user = found.user;
+    if (await this.passwordSignInRefused(user.organizationId)) {
+      // Told only to whoever knows the password: the others get the same answer as any wrong one.
+      await this.audit.record(
+        {
+          organizationId: user.organizationId,
+          actor: { type: 'user', id: user.id },
+          ipAddress: meta.ipAddress ?? undefined,
+          requestId: meta.requestId,
+        },
+        'session.sign_in_failed',
+        { type: 'user', id: user.id },
+        { email: email.trim().slice(0, 320), reason: 'sso-only' },
+      );
+      throw AppError.of(Problems.SsoRequired, SSO_REQUIRED);
+    }
     const token = newToken();
     const csrfToken = csrfTokenFor(token);
     const absoluteExpiresAt = new Date(now.getTime() + this.lifetimes.absoluteHours * 3_600_000);
@@ -121,6 +140,53 @@ export class SessionService {
       csrfToken,
       maxAgeSeconds: this.lifetimes.absoluteHours * 3600,
     };
+  }
+
+  /**
+   * Starts a session for a user whom another way of signing in has already resolved (single
+   * sign-on): the same cookie, CSRF token, lifetimes and audit entry as a password sign-in.
+   */
+  async startFor(
+    user: User,
+    meta: {
+      ipAddress: string | null;
+      userAgent: string | null;
+      previousToken?: string;
+      requestId?: string;
+      details?: Record<string, unknown>;
+    },
+  ): Promise<SignedIn> {
+    if (!user.active) throw AppError.of(Problems.Unauthenticated, `The user ${user.email} is deactivated.`);
+    const now = this.clock();
+    if (meta.previousToken) await this.repo.revokeByTokenHash(sha256(meta.previousToken), now);
+    const token = newToken();
+    const csrfToken = csrfTokenFor(token);
+    const absoluteExpiresAt = new Date(now.getTime() + this.lifetimes.absoluteHours * 3_600_000);
+    const id = uuidv7();
+    await this.repo.insert({
+      organizationId: user.organizationId,
+      id,
+      userId: user.id,
+      tokenHash: sha256(token),
+      csrfTokenHash: sha256(csrfToken),
+      now,
+      idleExpiresAt: this.idleExpiry(now, absoluteExpiresAt),
+      absoluteExpiresAt,
+      ipAddress: meta.ipAddress,
+      userAgent: meta.userAgent?.slice(0, 500) ?? null,
+    });
+    await this.audit.record(
+      {
+        organizationId: user.organizationId,
+        actor: { type: 'user', id: user.id },
+        ipAddress: meta.ipAddress ?? undefined,
+        requestId: meta.requestId,
+      },
+      'session.signed_in',
+      { type: 'session', id },
+      meta.details ?? {},
+    );
+    return { user, token, csrfToken, maxAgeSeconds: this.lifetimes.absoluteHours * 3600 };
   }
 
   private idleExpiry(now: Date, absolute: Date): Date {

@@ -67,6 +67,11 @@ export const AUDIT_ACTION_NAMES = [
   'report-definition.created',
   'report-definition.updated',
   'report-definition.deleted',
+  'session.sso_sign_in_failed',
+  'ssoprovider.created',
+  'ssoprovider.changed',
+  'ssoprovider.deleted',
+  'settings.sso_only_changed',
 ] as const;
 
 /** Each family's prefix ("apikey.") first, then every name. */

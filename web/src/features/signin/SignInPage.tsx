@@ -20,6 +20,7 @@ import { FullPageLoader } from '../../components/FullPageLoader';
 import { Logo } from '../../components/Logo';
 import { IconAlertCircle } from '../../icons';
 import { safeNext } from '../../paths';
+import { SsoButtons, SsoRefusal } from './SsoSignIn';
 
 function signInFailure(error: unknown): string {
   if (error instanceof ApiError && error.status === 429) {
@@ -73,6 +74,7 @@ export function SignInPage() {
           <Center>
             <Logo size="lg" />
           </Center>
+          <SsoRefusal />
           <Paper withBorder shadow="sm" p="xl" radius="md">
             <form onSubmit={submit} noValidate aria-labelledby="sign-in-title">
               <Stack gap="md">
@@ -113,6 +115,7 @@ export function SignInPage() {
                 </Button>
               </Stack>
             </form>
+            <SsoButtons />
           </Paper>
           <Text size="xs" c="dimmed" ta="center">
             Forgot your password? Ask an Admin of your organisation to reset it. ·{' '}
