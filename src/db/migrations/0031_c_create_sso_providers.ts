@@ -49,13 +49,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       organization_id uuid not null references organizations (id),
       id uuid not null,
       provider_id uuid not null,
-      cookie_hash bytea not null unique,
+      cookie_hash bytea not null,
       state text not null,
       nonce text not null,
       code_verifier text not null,
       created_at timestamptz not null,
       expires_at timestamptz not null,
       primary key (organization_id, id),
+      -- Found by the provider's organisation and the browser's cookie (docs/deployment-at-scale.md).
+      unique (organization_id, cookie_hash),
       foreign key (organization_id, provider_id) references sso_providers (organization_id, id) on delete cascade
     )`.execute(db);
   await sql`create index sso_attempts_expiry on sso_attempts (expires_at)`.execute(db);

@@ -174,9 +174,10 @@ export class SsoRepository {
   }
 
   /** Takes an attempt out (it is used once, whatever comes of it): the row, or undefined. */
-  takeAttempt(cookieHash: Buffer) {
+  takeAttempt(organizationId: string, cookieHash: Buffer) {
     return this.db
       .deleteFrom('sso_attempts')
+      .where('organization_id', '=', organizationId)
       .where('cookie_hash', '=', cookieHash)
       .returning(['organization_id', 'id', 'provider_id', 'state', 'nonce', 'code_verifier', 'expires_at'])
       .executeTakeFirst();
