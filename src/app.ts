@@ -44,7 +44,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   const deprecations = new DeprecationRegistry([...DEPRECATIONS, ...config.deprecations]);
   const ownLogger = options.logger === undefined ? createLogger(config) : undefined;
   const { app, routes } = createServer(config, ownLogger ?? options.logger ?? false);
-  const { apiKeys, sessions, scanNodes, clock } = services;
+  const { apiKeys, sessions, scanNodes, clock, metrics, health } = services;
   await registerPlugins(app, {
     config,
     clock,
@@ -53,6 +53,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     scanNodes,
     redis: options.redis,
     webDir: options.webDir,
+    metrics,
+    readiness: health,
   });
   await registerChannels(app, moduleRoutes(services, config, options.databaseKind), {
     config,

@@ -95,6 +95,7 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
   const runner = new JobRunner(services.jobs, services.scheduler, {
     worker: {
       onError: (error, job) => log.warn({ err: error, jobId: job?.id, kind: job?.kind }, 'job failed'),
+      onFinished: (job, outcome, seconds) => services.metrics?.jobFinished(job.kind, outcome, seconds),
     },
     onError: (error, what) => log.warn({ err: error }, `${what} failed`),
   });

@@ -30,6 +30,12 @@ export const ENV_VARS = {
   RAMPART_REDIS_PREFIX:
     'Starts the name of every Redis key and channel Rampart uses (default rampart:); give installations that share one Redis different prefixes. Letters, digits and : _ . - only, at most 64.',
   RAMPART_LOG_LEVEL: 'fatal, error, warn, info, debug or trace (default info).',
+  RAMPART_METRICS_TOKEN:
+    'Serves GET /metrics (Prometheus text format) on the main port to requests with Authorization: Bearer <this token>, at least 32 characters without spaces (default: not set, and /metrics is a 404 there).',
+  RAMPART_METRICS_PORT:
+    'Serves GET /metrics on this port of its own, bound to RAMPART_METRICS_HOST; the token is asked there too when set (default: not set, no metrics port).',
+  RAMPART_METRICS_HOST:
+    'Address the metrics port binds to (default 127.0.0.1); only with RAMPART_METRICS_PORT.',
   RAMPART_THROTTLE_LIMIT:
     'Requests per window per client (API key, or source address when anonymous) (default 600).',
   RAMPART_THROTTLE_WINDOW: 'Throttle window in seconds (default 60).',
@@ -150,6 +156,9 @@ export const ConfigSchema = Type.Object({
   dbPoolSize: PositiveInt(10, 1000),
   redisUrl: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   redisPrefix: Type.String({ pattern: '^[A-Za-z0-9:_.-]{1,64}$', default: 'rampart:' }),
+  metricsToken: Type.Optional(Type.String({ minLength: 32, maxLength: 1024, pattern: '^\\S+$' })),
+  metricsPort: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+  metricsHost: Type.String({ minLength: 1, default: '127.0.0.1' }),
   logLevel: Type.Union(
     [
       Type.Literal('fatal'),
@@ -239,6 +248,9 @@ const SOURCES: Record<
   REDIS_URL: { field: 'redisUrl', kind: 'string' },
   RAMPART_REDIS_PREFIX: { field: 'redisPrefix', kind: 'string' },
   RAMPART_LOG_LEVEL: { field: 'logLevel', kind: 'string' },
+  RAMPART_METRICS_TOKEN: { field: 'metricsToken', kind: 'string' },
+  RAMPART_METRICS_PORT: { field: 'metricsPort', kind: 'int' },
+  RAMPART_METRICS_HOST: { field: 'metricsHost', kind: 'string' },
   RAMPART_THROTTLE_LIMIT: { field: 'throttleLimit', kind: 'int' },
   RAMPART_THROTTLE_WINDOW: { field: 'throttleWindowSeconds', kind: 'int' },
   RAMPART_THROTTLE_ROUTES: { field: 'throttleRoutes', kind: 'json' },
@@ -367,10 +379,25 @@ export function loadConfig(
     }
   }
   problems.push(...mailProblems(withDefaults));
+  problems.push(...metricsProblems(withDefaults, env));
   if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
   const config = withDefaults as Static<typeof ConfigSchema>;
   const baseUrl = (config.baseUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
   return { ...config, baseUrl, dataDir: path.resolve(config.dataDir) };
+}
+
+/** What is wrong with the metrics settings together (each alone is checked by the schema). */
+function metricsProblems(config: Record<string, unknown>, env: Record<string, string | undefined>): string[] {
+  const problems: string[] = [];
+  if (config.metricsPort !== undefined && config.metricsPort === config.port)
+    problems.push(
+      `RAMPART_METRICS_PORT must differ from RAMPART_PORT (${String(config.port)}): the metrics port is a server of its own`,
+    );
+  if (env.RAMPART_METRICS_HOST?.trim() && config.metricsPort === undefined)
+    problems.push(
+      'RAMPART_METRICS_HOST is set without RAMPART_METRICS_PORT: set the port too, or leave both out',
+    );
+  return problems;
 }
 
 /** What is wrong with the mail settings, naming the variables (never the password). */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import { DatabaseProbe } from './db/health.js';
 import { analyzeGrown } from './db/maintenance.js';
 import { defaultRegistry } from './importers/index.js';
 import { JobQueue } from './jobs/queue.js';
@@ -10,6 +11,7 @@ import type { InvalidationBus } from './lib/invalidation-bus.js';
 import { Listeners } from './lib/listeners.js';
 import { Mailer } from './mail/mailer.js';
 import { mailSettingsOf } from './mail/settings.js';
+import { Metrics } from './metrics/registry.js';
 import { AllowedTargetRepository } from './modules/allowedtargets/repository.js';
 import { AllowedTargetsService } from './modules/allowedtargets/service.js';
 import { ApiKeyRepository } from './modules/apikeys/repository.js';
@@ -44,7 +46,11 @@ import { addDays, localDay } from './modules/history/days.js';
 import { HistoryRepository } from './modules/history/repository.js';
 import { HistoryService } from './modules/history/service.js';
 import { ImportRepository } from './modules/imports/repository.js';
-import { type ImportFailedUnexpectedly, ImportService } from './modules/imports/service.js';
+import {
+  type ImportFailedUnexpectedly,
+  type ImportFinished,
+  ImportService,
+} from './modules/imports/service.js';
 import { importDirectory } from './modules/imports/upload.js';
 import { IntelMatcher } from './modules/intel/matcher.js';
 import { IntelRepository } from './modules/intel/repository.js';
@@ -94,6 +100,7 @@ import { SCHEDULED_WEB_JOB, WebScanService } from './modules/webscans/service.js
 import { setParseLimits } from './parsing/parse-limits.js';
 import { compilePolicy } from './scanning/targets/index.js';
 import type { ScanKind, ScanTarget, TargetPolicy } from './scanning/types.js';
+import { VERSION } from './version.js';
 
 /** The first of these targets the policy refuses, as a sentence; null when it allows them all. */
 function firstRefusal(targets: ScanTarget[], exclusions: string[], policy: TargetPolicy): string | null {
@@ -165,6 +172,10 @@ export interface Services {
   clock: Clock;
   /** The dashboard: SLA compliance, ageing, time to remediate, top risks, last scans and imports. */
   dashboard: DashboardService;
+  /** This process's metrics (docs/metrics.md): moved by the HTTP layer, the jobs and the imports. */
+  metrics: Metrics;
+  /** The readiness probe's check of the database (GET /health/ready). */
+  health: DatabaseProbe;
 }
 
 export type ServicesConfig = Pick<Config, 'authCacheSeconds' | 'sessionIdleMinutes' | 'sessionMaxHours'> &
@@ -216,6 +227,8 @@ export function buildServices(
   const assetRiskContextChanged: RiskContextChanged = new Listeners();
   // Imports that failed unexpectedly: the server's log follows them (background.ts).
   const importFailedUnexpectedly: ImportFailedUnexpectedly = new Listeners();
+  // Imports that ended: the metrics count them and the findings they merged.
+  const importFinished: ImportFinished = new Listeners();
   // Tickets follow their findings' states, changed by findings and imports; tickets read findings.
   const findingsChanged: FindingsChanged = new Listeners();
   // An organisation's daily history schedule follows its time zone.
@@ -342,6 +355,7 @@ export function buildServices(
       });
     },
     events,
+    importFinished,
   );
   const organizations = new OrganizationService(new OrganizationRepository(db), clock);
   const intel = new IntelService(new IntelRepository(db), vulnerabilities, findings, organizations, clock, {
@@ -602,6 +616,19 @@ export function buildServices(
   );
   // Reads users and keys to name the log's actors: built after them, since they record into it.
   const auditLog = new AuditLogService(auditRepository, audit, { users, apiKeys });
+  // Read when scraped, each figure through the service that owns its table; across organisations
+  // and labelled by bounded values only.
+  const metrics = new Metrics(
+    {
+      jobs,
+      scanRuns,
+      scanNodes,
+      events,
+      ...(database.poolFigures ? { pool: database.poolFigures } : {}),
+    },
+    VERSION,
+  );
+  importFinished.subscribe(async (end) => metrics.importFinished(end.format, end.state, end.counts));
   return {
     reports,
     audit,
@@ -640,5 +667,7 @@ export function buildServices(
     history,
     clock,
     dashboard,
+    metrics,
+    health: new DatabaseProbe(db),
   };
 }

@@ -155,6 +155,48 @@ describe('configuration', () => {
       expect(text).toContain(name);
   });
 
+  it('serves no metrics by default; reads the metrics token, port and host', () => {
+    const none = loadConfig({});
+    expect(none.metricsToken).toBeUndefined();
+    expect(none.metricsPort).toBeUndefined();
+    expect(none.metricsHost).toBe('127.0.0.1');
+    const token = 'a'.repeat(16) + 'B'.repeat(16);
+    const c = loadConfig({
+      RAMPART_METRICS_TOKEN: ` ${token} `,
+      RAMPART_METRICS_PORT: '9464',
+      RAMPART_METRICS_HOST: '10.0.0.5',
+    });
+    expect(c).toMatchObject({ metricsToken: token, metricsPort: 9464, metricsHost: '10.0.0.5' });
+  });
+
+  it('refuses bad metrics settings, naming the variable and never the token', () => {
+    const problemsOf = (env: Record<string, string>): string[] => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        return (error as ConfigError).problems;
+      }
+      throw new Error(`accepted ${JSON.stringify(env)}`);
+    };
+    const short = problemsOf({ RAMPART_METRICS_TOKEN: 'too-short-a-secret' });
+    expect(short.join('\n')).toMatch(/^RAMPART_METRICS_TOKEN: .*32/);
+    expect(short.join('\n')).not.toContain('too-short-a-secret');
+    const spaced = `${'x'.repeat(20)} ${'y'.repeat(20)}`;
+    expect(problemsOf({ RAMPART_METRICS_TOKEN: spaced }).join('\n')).toMatch(/^RAMPART_METRICS_TOKEN: /);
+    expect(problemsOf({ RAMPART_METRICS_PORT: 'ninety' })).toEqual([
+      'RAMPART_METRICS_PORT="ninety" is not a whole number',
+    ]);
+    expect(problemsOf({ RAMPART_METRICS_PORT: '70000' }).join('\n')).toMatch(/^RAMPART_METRICS_PORT: /);
+    expect(problemsOf({ RAMPART_METRICS_PORT: '0' }).join('\n')).toMatch(/^RAMPART_METRICS_PORT: /);
+    expect(problemsOf({ RAMPART_PORT: '9000', RAMPART_METRICS_PORT: '9000' })).toEqual([
+      'RAMPART_METRICS_PORT must differ from RAMPART_PORT (9000): the metrics port is a server of its own',
+    ]);
+    expect(problemsOf({ RAMPART_METRICS_HOST: '0.0.0.0' })).toEqual([
+      'RAMPART_METRICS_HOST is set without RAMPART_METRICS_PORT: set the port too, or leave both out',
+    ]);
+  });
+
   it('documents a purpose for every variable it reads', () => {
     for (const [name, text] of Object.entries(ENV_VARS)) {
       expect(text.length, name).toBeGreaterThan(10);

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { httpApp } from '../compose.js';
 import type { Config } from '../config.js';
 import { closeLogger, createLogger } from '../http/logging.js';
+import { listenMetrics } from '../http/metrics.js';
 import type { ServiceContext } from '../modules/context.js';
 import type { JsonFlag } from './commands.js';
 import { type CliEnv, openRuntime, readConfig } from './runtime.js';
@@ -31,10 +32,12 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
   const rt = await openRuntime(cli, 'serve', config, { authCacheSeconds: config.authCacheSeconds });
   const logger = createLogger(config);
   let built: { close(): Promise<unknown> } | undefined;
-  // Stops in the reverse order of the start: the app (no more requests; its Redis connection),
+  let metricsServer: { close(): Promise<unknown> } | undefined;
+  // Stops in the reverse order of the start: the metrics port and the app (no more requests; its Redis connection),
   // then the runtime (background work, bus, and the database last), then the log.
   const shutDown = async () => {
     try {
+      await metricsServer?.close();
       await built?.close();
     } finally {
       await rt.close();
@@ -67,6 +70,8 @@ export async function serveCommand(cli: CliEnv, opts: JsonFlag): Promise<Running
     await app.listen({ port: config.port, host: config.host }).catch((error) => {
       throw listenError(error, config);
     });
+    // The metrics' own port (RAMPART_METRICS_PORT), when set: a start that cannot bind it fails.
+    metricsServer = await listenMetrics(rt.services.metrics, config);
     // The bundled knowledge base on a new installation, in the background: it does not delay
     // serving requests. The scheduled sync is a job (src/background.ts); on PostgreSQL it waits
     // for this load under the same lock.

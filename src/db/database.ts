@@ -32,6 +32,22 @@ export interface Database {
   connection: pg.ClientConfig;
   /** The embedded server's processes' memory (benchmarks, diagnostics); absent on PostgreSQL. */
   serverMemory?(): ServerMemory;
+  /** The connection pool's use and waits now (the metrics); the same on both kinds. */
+  poolFigures?(): PoolFigures;
+}
+
+/** What the pool of connections tells of itself, and what its callers waited for a connection. */
+export interface PoolFigures {
+  /** RAMPART_DB_POOL_SIZE: the most connections it opens. */
+  max: number;
+  /** Connections open, idle or in use. */
+  total: number;
+  idle: number;
+  /** Callers waiting for a connection now. */
+  waiting: number;
+  /** Connections handed out since the pool was made, and the seconds callers waited for them. */
+  acquired: number;
+  waitSeconds: number;
 }
 
 export interface OpenOptions {
@@ -44,13 +60,40 @@ export interface OpenOptions {
 // midnight, which shifts a day when the process runs west of UTC.
 pg.types.setTypeParser(pg.types.builtins.DATE, (value: string) => value);
 
-function kyselyOn(pool: pg.Pool): Kysely<DB> {
+function kyselyOn(pool: pg.Pool): { db: Kysely<DB>; poolFigures: () => PoolFigures } {
   // A connection the server drops (restart, crash) while checked out fails its query; its
   // 'error' event must not crash the process. The pool replaces idle ones itself.
   pool.on('connect', (client) => client.on('error', () => {}));
   pool.on('error', () => {});
+  // Every connection Kysely takes comes through connect(): the time each caller waited for one.
+  let acquired = 0;
+  let waitSeconds = 0;
+  type Callback = (error: Error | undefined, client?: pg.PoolClient, done?: () => void) => void;
+  const connect = pool.connect.bind(pool) as (callback?: Callback) => Promise<pg.PoolClient> | undefined;
+  const waited = (started: number) => {
+    acquired += 1;
+    waitSeconds += (performance.now() - started) / 1000;
+  };
+  // Both of pg's forms: the promise Kysely uses and the callback pool.query uses.
+  (pool as unknown as { connect: (callback?: Callback) => unknown }).connect = (callback?: Callback) => {
+    const started = performance.now();
+    if (callback)
+      return connect((error, client, done) => {
+        waited(started);
+        callback(error, client, done);
+      });
+    return (connect() as Promise<pg.PoolClient>).finally(() => waited(started));
+  };
+  const poolFigures = (): PoolFigures => ({
+    max: pool.options.max ?? 10,
+    total: pool.totalCount,
+    idle: pool.idleCount,
+    waiting: pool.waitingCount,
+    acquired,
+    waitSeconds,
+  });
   // pg-cursor lets exports stream rows in chunks instead of loading them all.
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
+  return { db: new Kysely<DB>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) }), poolFigures };
 }
 
 /** Opens PostgreSQL at DATABASE_URL, or else the embedded database in RAMPART_DATA_DIR. */
@@ -64,10 +107,11 @@ export async function openDatabase(
 
 export async function openPostgres(url: string, poolSize: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  const db = kyselyOn(pool);
+  const { db, poolFigures } = kyselyOn(pool);
   return {
     db,
     kind: 'postgresql',
+    poolFigures,
     connection: { connectionString: url },
     exclusive: (name, work) => withSessionLock(url, name, work),
     close: () => db.destroy(),
@@ -138,7 +182,7 @@ export async function openEmbedded(
       throw error;
     });
     const pool = new pg.Pool({ ...server.connection, max: options.poolSize ?? 10 });
-    const db = kyselyOn(pool);
+    const { db, poolFigures } = kyselyOn(pool);
     watchServer(server, log, options.onLost);
     return {
       db,
@@ -147,6 +191,7 @@ export async function openEmbedded(
       // One process holds the embedded database (the data folder's lock): nobody to wait for.
       exclusive: (_name, work) => work(),
       serverMemory: () => server.memory(),
+      poolFigures,
       close: async () => {
         await db.destroy();
         await server.stop();

@@ -4,14 +4,17 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, type onReques
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Clock } from '../lib/clock.js';
+import type { Metrics } from '../metrics/registry.js';
 import type { ApiKeyService } from '../modules/apikeys/service.js';
 import type { SessionService } from '../modules/sessions/service.js';
 import type { Access } from './access.js';
 import { type NodeAuthenticator, registerAuth, registerAuthorisation } from './auth.js';
 import { CHANNELS, type ChannelRoutes, requireAccessDeclarations } from './channels.js';
 import { checkDeprecation, type DeprecationRegistry } from './deprecations.js';
+import { type ReadinessCheck, registerHealth } from './health.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { lazyChildLogger, RequestLogController } from './logging.js';
+import { registerMetrics } from './metrics.js';
 import { registerChannelDocs } from './openapi.js';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './problems/framework.js';
 import { registerErrorHandler } from './problems/handlers.js';
@@ -67,6 +70,10 @@ export interface PluginOptions {
   redis: Redis | undefined;
   /** The built web app; served when it exists. */
   webDir: string | undefined;
+  /** This process's metrics: GET /metrics with RAMPART_METRICS_TOKEN, and the counters of every answer. */
+  metrics?: Metrics;
+  /** The readiness probe's check (GET /health/ready); without it, no health endpoints. */
+  readiness?: ReadinessCheck;
 }
 
 /** The cross-cutting plugins every route runs behind, in the order they must be registered. */
@@ -78,6 +85,10 @@ export async function registerPlugins(app: FastifyInstance, options: PluginOptio
   registerErrorHandler(app);
   registerJsonBodyParser(app);
   registerRequestGuards(app);
+  // Before the authentication's and the throttle's onRoute hooks: the probes and the scraper are
+  // neither authenticated as clients nor counted against a budget.
+  if (options.readiness) registerHealth(app, options.readiness);
+  if (options.metrics) registerMetrics(app, options.metrics, config);
 
   // The same three headers on every answer; the deprecation header only on the routes that are
   // deprecated, decided when each is registered rather than looked up on every request.
@@ -110,6 +121,7 @@ export async function registerPlugins(app: FastifyInstance, options: PluginOptio
     windowSeconds: config.throttleWindowSeconds,
     redis: options.redis,
     redisPrefix: config.redisPrefix,
+    ...(options.metrics ? { onThrottled: options.metrics.throttledRequest.bind(options.metrics) } : {}),
   });
   registerAuthorisation(app, options.sessions);
   registerNotFound(app, [authenticate, throttle], await registerWebApp(app, options.webDir));

@@ -7,6 +7,7 @@ import type {
   preHandlerHookHandler,
 } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { ThrottleBudget } from '../metrics/registry.js';
 import { AppError } from '../problems/app-error.js';
 import { Problems } from '../problems/catalogue.js';
 import { MemoryThrottleStore, redisThrottleStore, type ThrottleStore } from './throttle-store.js';
@@ -17,6 +18,8 @@ export interface ThrottleOptions {
   redis?: Redis;
   /** Starts every Redis key (RAMPART_REDIS_PREFIX), so that installations sharing a Redis stay apart. */
   redisPrefix: string;
+  /** Told of each request refused with 429, by the budget that refused it (the metrics). */
+  onThrottled?: (budget: ThrottleBudget) => void;
 }
 
 /** A route's own budget, instead of the global one (RouteDefinition.throttle, RAMPART_THROTTLE_ROUTES). */
@@ -59,9 +62,11 @@ const COUNTED = Symbol('rampart.throttleCounted');
 
 /** A limit over a window with its counters. */
 interface Budget {
+  name: ThrottleBudget;
   limit: number;
   windowSeconds: number;
   store: ThrottleStore;
+  onThrottled: ((budget: ThrottleBudget) => void) | undefined;
 }
 
 /** The RateLimit header fields (draft-ietf-httpapi-ratelimit-headers) of an answer. */
@@ -112,6 +117,7 @@ function countRequest(
         setRateHeaders(reply, budget.limit, budget.limit, 0);
         done();
       } else if (result.current > budget.limit) {
+        budget.onThrottled?.(budget.name);
         done(tooMany(budget, result.ttl));
       } else {
         setRateHeaders(reply, budget.limit, budget.limit - result.current, Math.ceil(result.ttl / 1000));
@@ -132,7 +138,14 @@ export function registerThrottle(app: FastifyInstance, options: ThrottleOptions)
   const store: ThrottleStore = options.redis
     ? redisThrottleStore(options.redis, options.redisPrefix)
     : new MemoryThrottleStore();
-  const global: Budget = { limit: options.limit, windowSeconds: options.windowSeconds, store };
+  const onThrottled = options.onThrottled;
+  const global: Budget = {
+    name: 'global',
+    limit: options.limit,
+    windowSeconds: options.windowSeconds,
+    store,
+    onThrottled,
+  };
   const hookFor = (budget: Budget): onRequestHookHandler =>
     function throttle(request, reply, done) {
       countRequest(budget, request, reply, done);
@@ -145,6 +158,8 @@ export function registerThrottle(app: FastifyInstance, options: ThrottleOptions)
     const own = route.config?.throttle;
     const hook = own
       ? hookFor({
+          name: 'route',
+          onThrottled,
           limit: own.limit,
           windowSeconds: own.windowSeconds,
           store: store.child({ method: route.method, url: route.url }),
@@ -152,7 +167,7 @@ export function registerThrottle(app: FastifyInstance, options: ThrottleOptions)
       : globalHook;
     route.onRequest = [route.onRequest ?? []].flat().concat(hook);
   });
-  decorateExtraLimitStore(app, store);
+  decorateExtraLimitStore(app, { store, onThrottled });
   // The 404 handler: here the exemption depends on the raw path of each request.
   return function throttleUnmatched(request, reply, done) {
     if (isExemptFromThrottle(request)) return done();
@@ -162,8 +177,13 @@ export function registerThrottle(app: FastifyInstance, options: ThrottleOptions)
 
 const EXTRA_STORE = Symbol('rampart.throttleStore');
 
-function decorateExtraLimitStore(app: FastifyInstance, store: ThrottleStore): void {
-  (app as unknown as Record<symbol, ThrottleStore>)[EXTRA_STORE] = store;
+interface ExtraLimitBase {
+  store: ThrottleStore;
+  onThrottled: ((budget: ThrottleBudget) => void) | undefined;
+}
+
+function decorateExtraLimitStore(app: FastifyInstance, base: ExtraLimitBase): void {
+  (app as unknown as Record<symbol, ExtraLimitBase>)[EXTRA_STORE] = base;
 }
 
 /**
@@ -172,17 +192,25 @@ function decorateExtraLimitStore(app: FastifyInstance, store: ThrottleStore): vo
  */
 export function extraLimit(
   app: FastifyInstance,
-  options: { limit: number; windowSeconds: number; key: (request: FastifyRequest) => string; what: string },
+  options: {
+    limit: number;
+    windowSeconds: number;
+    key: (request: FastifyRequest) => string;
+    what: string;
+    /** The budget the metrics count its refusals under. */
+    budget: ThrottleBudget;
+  },
 ): preHandlerHookHandler {
-  const base = (app as unknown as Record<symbol, ThrottleStore | undefined>)[EXTRA_STORE];
+  const base = (app as unknown as Record<symbol, ExtraLimitBase | undefined>)[EXTRA_STORE];
   if (!base) throw new Error('extraLimit needs registerThrottle first');
-  const store = base.child({});
+  const store = base.store.child({});
   return function extraLimitCheck(request, reply, done) {
     store.incr(
       options.key(request),
       (error, result) => {
         if (error || !result || result.current <= options.limit) return done();
         const seconds = Math.max(1, Math.ceil(result.ttl / 1000));
+        base.onThrottled?.(options.budget);
         setRateHeaders(reply, options.limit, 0, seconds);
         done(
           AppError.of(

@@ -14,8 +14,9 @@ const CSP =
 /**
  * The first path segment of every page of the web app (web/src/routes.tsx; a test keeps the two
  * in step). Only these, the pages under them and `/` are answered with index.html: any other path
- * (`/metrics`, `/healthz`, a scanner's probe) is a 404, so that a monitoring probe is never told
- * that something it looks for is there.
+ * (`/healthz`, a scanner's probe, and `/metrics` unless RAMPART_METRICS_TOKEN serves it there:
+ * src/http/metrics.ts) is a 404, so that a monitoring probe is never told that something it
+ * looks for is there. `/health/live` and `/health/ready` are routes of their own (src/http/health.ts).
  */
 export const APP_ROUTES: ReadonlySet<string> = new Set([
   'sign-in',

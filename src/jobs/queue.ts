@@ -147,6 +147,25 @@ export class JobQueue {
     return this.repo.purgeFinished(before);
   }
 
+  /**
+   * For the metrics: Queued and Running jobs by kind, and the age in seconds of each kind's oldest
+   * Queued job that is due (how long the queue keeps work waiting), by the application clock.
+   */
+  async figures(): Promise<{
+    states: { kind: string; state: JobState; count: number }[];
+    oldestDueAge: { kind: string; seconds: number }[];
+  }> {
+    const now = this.clock();
+    const { states, oldestDue } = await this.repo.figures(now);
+    return {
+      states,
+      oldestDueAge: oldestDue.map((o) => ({
+        kind: o.kind,
+        seconds: Math.max(0, (now.getTime() - o.runAt.getTime()) / 1000),
+      })),
+    };
+  }
+
   /** The payloads of the jobs of `kind` that are waiting or running. */
   unfinishedPayloads(kind: string): Promise<unknown[]> {
     return this.repo.unfinishedPayloads(kind);

@@ -316,4 +316,34 @@ export class JobRepository {
     const row = await q.executeTakeFirstOrThrow();
     return Number(row.n);
   }
+
+  /**
+   * For the metrics (docs/metrics.md), across organisations, labelled by kind only: how many jobs
+   * are Queued and Running (the claim index's partial range), and per kind the run_at of the
+   * oldest Queued job that is due by `now`.
+   */
+  async figures(now: Date): Promise<{
+    states: { kind: string; state: JobState; count: number }[];
+    oldestDue: { kind: string; runAt: Date }[];
+  }> {
+    const states = await this.db
+      .selectFrom('jobs')
+      .select(['kind', 'state', (eb) => eb.fn.countAll<string>().as('n')])
+      .where('state', 'in', UNFINISHED)
+      .groupBy(['kind', 'state'])
+      .execute();
+    const oldest = await this.db
+      .selectFrom('jobs')
+      .select(['kind', (eb) => eb.fn.min('run_at').as('run_at')])
+      .where('state', '=', 'Queued')
+      .where('run_at', '<=', now)
+      .groupBy('kind')
+      .execute();
+    return {
+      states: states.map((r) => ({ kind: r.kind, state: r.state, count: Number(r.n) })),
+      oldestDue: oldest
+        .filter((r) => r.run_at !== null)
+        .map((r) => ({ kind: r.kind, runAt: new Date(r.run_at as Date | string) })),
+    };
+  }
 }

@@ -35,7 +35,15 @@ export interface JobWorkerOptions {
   leaseMs?: number;
   /** Told of a handler's failure, a lost lease, or a claim that failed (no job); silent when left out. */
   onError?: (error: unknown, job?: Job) => void;
+  /** Told of each run's end: how it ended and how long its handler ran, in seconds (the metrics). */
+  onFinished?: (job: Job, outcome: JobOutcome, seconds: number) => void;
 }
+
+/**
+ * How one run of a job ended: its handler succeeded, failed (the job is retried or given up),
+ * deferred it to another process, or the lease was lost before the outcome was recorded.
+ */
+export type JobOutcome = 'completed' | 'failed' | 'deferred' | 'lease_lost';
 
 /**
  * Polls the queue for the kinds it has handlers for and runs their jobs, a few at a time, renewing
@@ -165,6 +173,7 @@ export class JobWorker {
     );
     renewal.unref();
     let failure: { error: unknown } | undefined;
+    const started = performance.now();
     try {
       await handler(job, lost.signal);
     } catch (error) {
@@ -172,6 +181,8 @@ export class JobWorker {
     } finally {
       clearInterval(renewal);
     }
+    const seconds = (performance.now() - started) / 1000;
+    let outcome: JobOutcome = 'lease_lost';
     try {
       const deferred = failure?.error instanceof JobDeferred ? failure.error : undefined;
       const held = deferred
@@ -183,9 +194,11 @@ export class JobWorker {
           : await this.queue.complete(job.id, this.workerId);
       if (failure && !deferred) this.options.onError?.(failure.error, job);
       if (!held) this.options.onError?.(new Error(`The lease of job ${job.id} was lost`), job);
+      else outcome = deferred ? 'deferred' : failure ? 'failed' : 'completed';
     } catch (error) {
       // The lease runs out and another worker takes the job again.
       this.options.onError?.(error, job);
     }
+    this.options.onFinished?.(job, outcome, seconds);
   }
 }

@@ -47,6 +47,7 @@ export const Problems = {
   RateLimited: { slug: 'rate-limited', status: 429, title: 'Too many requests' },
   HeadersTooLarge: { slug: 'headers-too-large', status: 431, title: 'The request headers are too large' },
   Internal: { slug: 'internal', status: 500, title: 'Internal server error' },
+  NotReady: { slug: 'not-ready', status: 503, title: 'The service is not ready' },
 } as const;
 
 export type ProblemType = (typeof Problems)[keyof typeof Problems];

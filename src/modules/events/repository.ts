@@ -151,6 +151,17 @@ export class EventRepository {
     return row !== undefined;
   }
 
+  /** For the metrics, across organisations: the undispatched events and the oldest one's creation. */
+  async backlog(): Promise<{ count: number; oldestCreatedAt: Date | null }> {
+    const row = await this.db
+      .selectFrom('event_outbox')
+      .select([(eb) => eb.fn.countAll<string>().as('n'), (eb) => eb.fn.min('created_at').as('oldest')])
+      .where('dispatched_at', 'is', null)
+      .executeTakeFirst();
+    const oldest = row?.oldest ?? null;
+    return { count: Number(row?.n ?? 0), oldestCreatedAt: oldest === null ? null : new Date(oldest) };
+  }
+
   /** Deletes the events dispatched before `before`; returns how many. */
   async purgeDispatched(before: Date): Promise<number> {
     const result = await this.db

@@ -155,6 +155,16 @@ export class EventsService {
     return this.repo.hasPending();
   }
 
+  /**
+   * For the metrics: the events of every organisation waiting for dispatch, and the age in seconds
+   * of the oldest (0 with none), by the application clock.
+   */
+  async backlog(): Promise<{ count: number; oldestAgeSeconds: number }> {
+    const { count, oldestCreatedAt } = await this.repo.backlog();
+    const age = oldestCreatedAt ? (this.clock().getTime() - oldestCreatedAt.getTime()) / 1000 : 0;
+    return { count, oldestAgeSeconds: Math.max(0, age) };
+  }
+
   /** Deletes dispatched events older than the retention; pending ones are always kept. */
   purgeDispatched(): Promise<number> {
     return this.repo.purgeDispatched(

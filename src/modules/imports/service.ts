@@ -35,6 +35,17 @@ export type { ImportOwners } from './stager.js';
  */
 export type ImportFailedUnexpectedly = Listeners<[error: unknown, importId: string]>;
 
+/** How an import ended, told after its transaction committed (the metrics count them). */
+export interface ImportEnd {
+  state: 'Completed' | 'Failed';
+  /** The format's id (one of the registry's, or a scan's results format). */
+  format: string;
+  counts: ImportCounts;
+}
+
+/** Imports that ended, Completed or Failed: told once each, after the commit. */
+export type ImportFinished = Listeners<[end: ImportEnd]>;
+
 /**
  * Results that are records already (a Rampart scan's): staged and merged exactly as a report's,
  * recorded as an Import of the given format and name, with no file and no detection.
@@ -172,7 +183,18 @@ export class ImportService {
     /** Runs last in each merge's transaction with its counts (statistics of the tables it filled). */
     private readonly afterMerge: ((trx: Transaction<DB>, counts: ImportCounts) => Promise<void>) | undefined,
     private readonly events: EventsService,
+    /** Told of each import that ended; a follower's failure never fails the import. */
+    private readonly finished?: ImportFinished,
   ) {}
+
+  /** Tells the followers of ImportFinished, after the commit; what they do cannot undo it. */
+  private async tellFinished(end: ImportEnd): Promise<void> {
+    try {
+      await this.finished?.notify(end);
+    } catch {
+      // A follower's failure (the metrics) is its own: the import has ended either way.
+    }
+  }
 
   formats() {
     return this.registry.all();
@@ -399,7 +421,7 @@ export class ImportService {
     const { assets, vulnerabilities, findings, software } = this.owners;
     const sla = await this.settings.sla(org);
     const started = performance.now();
-    return this.repo.transaction(async (trx) => {
+    const merged = await this.repo.transaction(async (trx) => {
       await options.begin?.(trx);
       // Two attempts of one import (a lease lost to a slow renewal) merge one after the other:
       // the second finds the import ended and stops.
@@ -457,6 +479,8 @@ export class ImportService {
       await this.publishCompleted(trx, org, id, { format: meta.format, scopeName, stager, counts });
       return { counts, changedIds: result.changedIds };
     });
+    await this.tellFinished({ state: 'Completed', format: meta.format, counts: merged.counts });
+    return merged;
   }
 
   /**
@@ -562,6 +586,7 @@ export class ImportService {
       );
       await this.publishFailed(trx, org, id, reason.slice(0, 2000));
     });
+    await this.tellFinished({ state: 'Failed', format: job.format, counts: { Records: stager.records } });
   }
 
   /**

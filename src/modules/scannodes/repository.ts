@@ -194,4 +194,13 @@ export class ScanNodeRepository {
         : q.where('organization_id', '=', organizationId);
     return q.returning(NODE_COLUMNS).executeTakeFirst();
   }
+
+  /** For the metrics, across organisations: each node not revoked, whether local, its last heartbeat. */
+  liveHeartbeats(): Promise<{ is_local: boolean; last_heartbeat_at: Date | string | null }[]> {
+    return this.db
+      .selectFrom('scan_nodes')
+      .select(['is_local', 'last_heartbeat_at'])
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
 }

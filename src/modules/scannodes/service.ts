@@ -16,7 +16,7 @@ import {
   newNodeKey,
   sha256,
 } from './secrets.js';
-import type { ScanNode, ScanNodeDescription, ScanNodeEnrolment } from './types.js';
+import type { ScanNode, ScanNodeDescription, ScanNodeEnrolment, ScanNodeState } from './types.js';
 
 /** A node whose last heartbeat is older than this is Offline (and its runs' leases lapse too). */
 export const ONLINE_SECONDS = 60;
@@ -228,4 +228,41 @@ export class ScanNodeService {
     if (!row) throw new Error('The local scan node could not be created.');
     return this.toNode(row);
   }
+
+  /**
+   * For the metrics, across organisations and labelled by bounded values only: the nodes not
+   * revoked by state (Online as the API says it) and whether local, and, of those that have ever
+   * heartbeated, the ages in seconds of the newest and of the oldest last heartbeat.
+   */
+  async figures(): Promise<ScanNodeFigures> {
+    const now = this.clock().getTime();
+    const rows = await this.repo.liveHeartbeats();
+    const nodes = new Map<string, { local: boolean; state: ScanNodeState; count: number }>();
+    const ages = new Map<boolean, { newest: number; oldest: number }>();
+    for (const row of rows) {
+      const at = row.last_heartbeat_at === null ? null : new Date(row.last_heartbeat_at).getTime();
+      const age = at === null ? null : Math.max(0, (now - at) / 1000);
+      const state: ScanNodeState = age !== null && age < ONLINE_SECONDS ? 'Online' : 'Offline';
+      const key = `${row.is_local}:${state}`;
+      const entry = nodes.get(key) ?? { local: row.is_local, state, count: 0 };
+      entry.count += 1;
+      nodes.set(key, entry);
+      if (age === null) continue;
+      const range = ages.get(row.is_local);
+      ages.set(row.is_local, {
+        newest: Math.min(range?.newest ?? age, age),
+        oldest: Math.max(range?.oldest ?? age, age),
+      });
+    }
+    return {
+      nodes: [...nodes.values()],
+      heartbeatAges: [...ages.entries()].map(([local, range]) => ({ local, ...range })),
+    };
+  }
+}
+
+/** What the metrics tell of the scan nodes (ScanNodeService.figures). */
+export interface ScanNodeFigures {
+  nodes: { local: boolean; state: ScanNodeState; count: number }[];
+  heartbeatAges: { local: boolean; newest: number; oldest: number }[];
 }

@@ -322,4 +322,31 @@ export class ScanRunRepository {
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
+
+  /**
+   * For the metrics (docs/metrics.md), across organisations, labelled by kind only: runs by kind
+   * and state, and per kind the queued_at of the oldest Queued run.
+   */
+  async figures(): Promise<{
+    states: { kind: string; state: ScanRunState; count: number }[];
+    oldestQueued: { kind: string; queuedAt: Date }[];
+  }> {
+    const states = await this.db
+      .selectFrom('scan_runs')
+      .select(['kind', 'state', (eb) => eb.fn.countAll<string>().as('n')])
+      .groupBy(['kind', 'state'])
+      .execute();
+    const oldest = await this.db
+      .selectFrom('scan_runs')
+      .select(['kind', (eb) => eb.fn.min('queued_at').as('queued_at')])
+      .where('state', '=', 'Queued')
+      .groupBy('kind')
+      .execute();
+    return {
+      states: states.map((r) => ({ kind: r.kind, state: r.state, count: Number(r.n) })),
+      oldestQueued: oldest
+        .filter((r) => r.queued_at !== null)
+        .map((r) => ({ kind: r.kind, queuedAt: new Date(r.queued_at as Date | string) })),
+    };
+  }
 }

@@ -497,6 +497,25 @@ export class ScanRunService {
     return this.requeueSilent();
   }
 
+  /**
+   * For the metrics: runs of every organisation by kind and state, and the age in seconds of each
+   * kind's oldest Queued run (how long runs wait for a node), by the application clock.
+   */
+  async figures(): Promise<{
+    states: { kind: string; state: ScanRunState; count: number }[];
+    oldestQueuedAge: { kind: string; seconds: number }[];
+  }> {
+    const now = this.clock().getTime();
+    const { states, oldestQueued } = await this.repo.figures();
+    return {
+      states,
+      oldestQueuedAge: oldestQueued.map((o) => ({
+        kind: o.kind,
+        seconds: Math.max(0, (now - o.queuedAt.getTime()) / 1000),
+      })),
+    };
+  }
+
   async requeueSilent(): Promise<number> {
     const now = this.clock();
     const expired = await this.repo.expired(now);

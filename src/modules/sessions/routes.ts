@@ -47,18 +47,21 @@ function signInBudgets(app: FastifyInstance, limits: SignInLimits) {
     extraLimit(app, {
       limit: limits.accountAtAddress,
       windowSeconds,
+      budget: 'sign-in',
       what: 'sign-in attempts for this account from this address',
       key: (r) => `login-pair:${normalizeIP(r.ip)}:${accountOf(r)}`,
     }),
     extraLimit(app, {
       limit: limits.account,
       windowSeconds,
+      budget: 'sign-in',
       what: 'sign-in attempts for this account',
       key: (r) => `login-account:${accountOf(r)}`,
     }),
     extraLimit(app, {
       limit: limits.address,
       windowSeconds,
+      budget: 'sign-in',
       what: 'sign-in attempts from this address',
       key: (r) => `login-addr:${normalizeIP(r.ip)}`,
     }),
