@@ -5,8 +5,12 @@ import type { ChannelRoutes } from '../../http/channels.js';
 import { noContent, routeGroup } from '../../http/channels.js';
 import { principalOf } from '../../http/request-context.js';
 import { extraLimit } from '../../http/throttle.js';
+import { toSecondStepDto } from '../mfa/presenters.js';
+import { SecondStepSchema } from '../mfa/schemas.js';
+import type { SecondStep } from '../mfa/service.js';
 import type { OrganizationService } from '../organizations/service.js';
 import type { User, UserService } from '../users/service.js';
+import { secureCookie, setSessionCookie } from './cookie.js';
 import { toSessionDto } from './presenters.js';
 import { SessionSchema, SignInSchema } from './schemas.js';
 import { csrfTokenFor, type SessionService } from './service.js';
@@ -17,6 +21,8 @@ export interface SessionRouteDeps {
   organizations: OrganizationService;
   baseUrl: string;
   loginLimits: SignInLimits;
+  /** What a password sign-in of this user needs after the password (the mfa module decides). */
+  secondStep: (user: User) => Promise<SecondStep | null>;
 }
 
 /** Sign-in budgets (RAMPART_LOGIN_THROTTLE_*), each over the same window. */
@@ -30,7 +36,7 @@ export interface SignInLimits {
   windowSeconds: number;
 }
 
-const accountOf = (request: FastifyRequest) =>
+const emailOf = (request: FastifyRequest) =>
   String((request.body as { Email?: unknown } | undefined)?.Email ?? '')
     .trim()
     .toLowerCase();
@@ -41,7 +47,12 @@ const accountOf = (request: FastifyRequest) =>
  * the address, which the real users behind the same NAT share. An unknown email counts against
  * that name, like a known one (whether it exists is not revealed), never against another account.
  */
-function signInBudgets(app: FastifyInstance, limits: SignInLimits) {
+export function signInBudgets(
+  app: FastifyInstance,
+  limits: SignInLimits,
+  /** The account an attempt is for: the email tried (the second step finds it from its challenge). */
+  accountOf: (request: FastifyRequest) => string = emailOf,
+) {
   const windowSeconds = limits.windowSeconds;
   return [
     extraLimit(app, {
@@ -69,8 +80,7 @@ export const sessionRoutes =
   (deps: SessionRouteDeps): ChannelRoutes =>
   (app, ctx) => {
     const group = routeGroup(app, ctx, { tags: ['Session'], channels: ['latest'] });
-    const secure = (request: FastifyRequest) =>
-      deps.baseUrl.startsWith('https:') || request.protocol === 'https';
+    const secure = (request: FastifyRequest) => secureCookie(deps.baseUrl, request);
     const body = async (user: User, csrfToken: string) => {
       return toSessionDto(user, await deps.organizations.get(user.organizationId), csrfToken);
     };
@@ -95,25 +105,25 @@ export const sessionRoutes =
           'Starts a web session: sets the `rampart_session` cookie (HttpOnly, SameSite=Lax, Secure over https) and ' +
           'returns the CSRF token. Attempts are limited per window of ' +
           `${limits.windowSeconds} s: ${limits.accountAtAddress} for one account from one address, ` +
-          `${limits.account} for one account in all, ${limits.address} from one address.`,
+          `${limits.account} for one account in all, ${limits.address} from one address. ` +
+          'A user with a second factor, or whose organisation requires one, gets 202 and no session: ' +
+          'the next step takes the `ChallengeToken` (POST /session/mfa, or /session/mfa/enrolment; docs/mfa.md).',
         body: SignInSchema,
-        response: { 200: SessionSchema },
+        response: { 200: SessionSchema, 202: SecondStepSchema },
       },
       handler: async (request, reply) => {
-        const signedIn = await deps.sessions.signIn(request.body.Email, request.body.Password, {
+        const meta = {
           ipAddress: request.ip,
           userAgent: request.headers['user-agent'] ?? null,
           previousToken: request.cookies[SESSION_COOKIE],
           requestId: request.id,
-        });
-        reply.setCookie(SESSION_COOKIE, signedIn.token, {
-          path: '/',
-          httpOnly: true,
-          sameSite: 'lax',
-          secure: secure(request),
-          // Max-Age, not Expires: the browser's clock need not agree with the application's.
-          maxAge: signedIn.maxAgeSeconds,
-        });
+        };
+        const user = await deps.sessions.checkPassword(request.body.Email, request.body.Password, meta);
+        // A second factor, or setting one up, before any session (docs/mfa.md).
+        const second = await deps.secondStep(user);
+        if (second) return reply.code(202).send(toSecondStepDto(second));
+        const signedIn = await deps.sessions.startFor(user, meta);
+        setSessionCookie(request, reply, deps.baseUrl, signedIn);
         return body(signedIn.user, signedIn.csrfToken);
       },
     });

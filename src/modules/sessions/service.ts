@@ -17,6 +17,15 @@ export interface SessionLifetimes {
   absoluteHours: number;
 }
 
+/** Where a sign-in comes from, for its session and its audit entries. */
+export interface SignInMeta {
+  ipAddress: string | null;
+  userAgent: string | null;
+  /** The session cookie the browser held before: ended at the password step. */
+  previousToken?: string;
+  requestId?: string;
+}
+
 export interface SignedIn {
   user: User;
   token: string;
@@ -56,11 +65,16 @@ export class SessionService {
     });
   }
 
-  async signIn(
-    email: string,
-    password: string,
-    meta: { ipAddress: string | null; userAgent: string | null; previousToken?: string; requestId?: string },
-  ): Promise<SignedIn> {
+  /** A sign-in that needs no second step: the password, then the session. */
+  async signIn(email: string, password: string, meta: SignInMeta): Promise<SignedIn> {
+    return this.startFor(await this.checkPassword(email, password, meta), meta);
+  }
+
+  /**
+   * The password step of a sign-in: the user whose email and password these are, or the same 401
+   * whatever was wrong. A second step may follow before their session starts (src/modules/mfa).
+   */
+  async checkPassword(email: string, password: string, meta: SignInMeta): Promise<User> {
     const found = await this.users.findForSignIn(email);
     const valid = await verifyPassword(password, found?.passwordHash ?? (await this.dummyHash));
     const now = this.clock();
@@ -89,6 +103,26 @@ export class SessionService {
       throw AppError.of(Problems.Unauthenticated, SIGN_IN_FAILED);
     }
     const user = found.user;
+    return user;
+  }
+
+  /**
+   * Starts a session for a user whom another way of signing in has already resolved (single
+   * sign-on): the same cookie, CSRF token, lifetimes and audit entry as a password sign-in.
+   */
+  async startFor(
+    user: User,
+    meta: {
+      ipAddress: string | null;
+      userAgent: string | null;
+      previousToken?: string;
+      requestId?: string;
+      details?: Record<string, unknown>;
+    },
+  ): Promise<SignedIn> {
+    if (!user.active) throw AppError.of(Problems.Unauthenticated, `The user ${user.email} is deactivated.`);
+    const now = this.clock();
+    if (meta.previousToken) await this.repo.revokeByTokenHash(sha256(meta.previousToken), now);
     const token = newToken();
     const csrfToken = csrfTokenFor(token);
     const absoluteExpiresAt = new Date(now.getTime() + this.lifetimes.absoluteHours * 3_600_000);
@@ -114,13 +148,9 @@ export class SessionService {
       },
       'session.signed_in',
       { type: 'session', id },
+      meta.details ?? {},
     );
-    return {
-      user,
-      token,
-      csrfToken,
-      maxAgeSeconds: this.lifetimes.absoluteHours * 3600,
-    };
+    return { user, token, csrfToken, maxAgeSeconds: this.lifetimes.absoluteHours * 3600 };
   }
 
   private idleExpiry(now: Date, absolute: Date): Date {
