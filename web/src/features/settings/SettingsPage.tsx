@@ -23,6 +23,7 @@ import { ErrorAlert, QueryError } from '../../components/QueryError';
 import { IconLock } from '../../icons';
 import { AllowedTargetsSection } from './AllowedTargetsSection';
 import { AuditRetentionSection } from './AuditRetentionSection';
+import { RequireMfaSection } from './RequireMfaSection';
 
 export default function SettingsPage() {
   useDocumentTitle('Settings · Rampart');
@@ -81,6 +82,7 @@ export default function SettingsPage() {
         )}
       </Card>
       <AllowedTargetsSection />
+      <RequireMfaSection />
       <AuditRetentionSection />
     </Stack>
   );
