@@ -65,14 +65,10 @@ export class SessionService {
     });
   }
 
-  /** A sign-in that needs no second step: the password, then the session. */
-  async signIn(email: string, password: string, meta: SignInMeta): Promise<SignedIn> {
-    return this.startFor(await this.checkPassword(email, password, meta), meta);
-  }
-
   /**
    * The password step of a sign-in: the user whose email and password these are, or the same 401
-   * whatever was wrong. A second step may follow before their session starts (src/modules/mfa).
+   * whatever was wrong. Their session starts with startFor, after the second step when the mfa
+   * module asks for one (src/modules/sessions/routes.ts): there is no sign-in that skips it.
    */
   async checkPassword(email: string, password: string, meta: SignInMeta): Promise<User> {
     const found = await this.users.findForSignIn(email);
