@@ -6,7 +6,7 @@ import { contextOf, principalOf } from '../../http/request-context.js';
 import type { OrganizationService } from '../organizations/service.js';
 import { setSessionCookie } from '../sessions/cookie.js';
 import { toSessionDto } from '../sessions/presenters.js';
-import { type SignInLimits, signInBudgets } from '../sessions/routes.js';
+import { countAgainstAccount, type SignInLimits, signInBudgets } from '../sessions/routes.js';
 import { SessionSchema } from '../sessions/schemas.js';
 import type { SessionService } from '../sessions/service.js';
 import { proofFromBody, toEnrolmentDto, toMfaStatusDto, toMfaUserDto } from './presenters.js';
@@ -46,17 +46,11 @@ export const mfaRoutes =
 
     // The second step counts against the same budgets as the password (one account, from one
     // address, …): the account is the challenge's user, found before the budgets are checked.
-    const accounts = new WeakMap<FastifyRequest, string>();
     const findAccount = async (request: FastifyRequest) => {
-      accounts.set(
-        request,
-        await mfa.accountOf((request.body as { ChallengeToken?: unknown }).ChallengeToken),
-      );
+      const token = (request.body as { ChallengeToken?: unknown }).ChallengeToken;
+      countAgainstAccount(request, await mfa.accountOf(token));
     };
-    const budgets = [
-      findAccount,
-      ...signInBudgets(app, deps.loginLimits, (request) => accounts.get(request) ?? ''),
-    ];
+    const budgets = [findAccount, ...signInBudgets(app, deps.loginLimits)];
     const meta = (request: FastifyRequest) => ({
       ipAddress: request.ip,
       userAgent: request.headers['user-agent'] ?? null,

@@ -1,5 +1,5 @@
 import { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { SESSION_COOKIE } from '../../http/auth.js';
 import type { ChannelRoutes } from '../../http/channels.js';
 import { noContent, routeGroup } from '../../http/channels.js';
@@ -41,20 +41,31 @@ const emailOf = (request: FastifyRequest) =>
     .trim()
     .toLowerCase();
 
+// The account of a sign-in step whose body names no email: the second step's, found from its
+// challenge (src/modules/mfa) before the budgets count it.
+const stepAccounts = new WeakMap<FastifyRequest, string>();
+
+/** Counts this request of a sign-in step against `account`'s budgets (lower-case email; '' for none). */
+export function countAgainstAccount(request: FastifyRequest, account: string): void {
+  stepAccounts.set(request, account);
+}
+
+const accountOf = (request: FastifyRequest) => stepAccounts.get(request) ?? emailOf(request);
+
+// One set of counters per server: the password and the second step spend the same budgets.
+const budgetsOf = new WeakMap<FastifyInstance, preHandlerHookHandler[]>();
+
 /**
  * The three sign-in budgets, checked in this order: a refused attempt is not counted by the ones
  * after it, so that repeating a name already spent at an address does not eat into the budget of
  * the address, which the real users behind the same NAT share. An unknown email counts against
  * that name, like a known one (whether it exists is not revealed), never against another account.
  */
-export function signInBudgets(
-  app: FastifyInstance,
-  limits: SignInLimits,
-  /** The account an attempt is for: the email tried (the second step finds it from its challenge). */
-  accountOf: (request: FastifyRequest) => string = emailOf,
-) {
+export function signInBudgets(app: FastifyInstance, limits: SignInLimits): preHandlerHookHandler[] {
+  const known = budgetsOf.get(app);
+  if (known) return known;
   const windowSeconds = limits.windowSeconds;
-  return [
+  const budgets = [
     extraLimit(app, {
       limit: limits.accountAtAddress,
       windowSeconds,
@@ -74,6 +85,8 @@ export function signInBudgets(
       key: (r) => `login-addr:${normalizeIP(r.ip)}`,
     }),
   ];
+  budgetsOf.set(app, budgets);
+  return budgets;
 }
 
 export const sessionRoutes =

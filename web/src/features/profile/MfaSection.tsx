@@ -118,8 +118,7 @@ function MfaPanel({ status }: { status: MfaStatus }) {
             On
           </Badge>
           <Text size="sm">
-            since <DateTime value={status.EnabledAt ?? ''} /> · {status.RecoveryCodesLeft} of 10 recovery
-            codes left
+            since <DateTime value={status.EnabledAt} /> · {status.RecoveryCodesLeft} of 10 recovery codes left
           </Text>
         </Group>
       ) : (

@@ -1,4 +1,4 @@
-import { Alert, Button, Code, CopyButton, Group, SimpleGrid, Stack, Text } from '@mantine/core';
+import { Alert, Box, Button, Code, CopyButton, Group, SimpleGrid, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle, IconCheck, IconCopy, IconDownload } from '../../icons';
 
 /** Recovery codes, shown once: to copy or download and keep somewhere safe. */
@@ -20,16 +20,11 @@ export function RecoveryCodesList({ codes }: { codes: readonly string[] }) {
       </Alert>
       <SimpleGrid cols={2} spacing="xs" component="ul" aria-label="Recovery codes" m={0} p={0}>
         {codes.map((code) => (
-          <Code
-            key={code}
-            component="li"
-            className="secret-value"
-            style={{ listStyle: 'none' }}
-            fz="sm"
-            p={6}
-          >
-            {code}
-          </Code>
+          <Box key={code} component="li" style={{ listStyle: 'none' }}>
+            <Code className="secret-value" fz="sm" p={6} style={{ display: 'block' }}>
+              {code}
+            </Code>
+          </Box>
         ))}
       </SimpleGrid>
       <Group gap="sm">
