@@ -161,7 +161,14 @@ describe.runIf(HAS_CHROMIUM)('two-step verification in the web app [browser]', (
 
     const analyst = await passwordStep(ANALYST);
     await analyst.getByRole('heading', { name: 'Set up two-step verification' }).waitFor();
-    await analyst.getByRole('img', { name: /QR code/ }).waitFor();
+    await analyst
+      .getByRole('img', { name: /QR code/ })
+      .waitFor()
+      .catch(async (error) => {
+        // What the page showed instead, for whoever reads the failure.
+        await shot(analyst, 'sign-in-enrol-failed');
+        throw error;
+      });
     await bothThemes(analyst, 'sign-in-enrol');
     const secret = ((await analyst.getByTestId('totp-secret').textContent()) ?? '').replace(/\s/g, '');
     await analyst.getByLabel('Code from the app').fill('12');
