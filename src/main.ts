@@ -9,6 +9,7 @@ import {
   orgCreateCommand,
   orgListCommand,
   userCreateCommand,
+  userResetMfaCommand,
   userResetPasswordCommand,
 } from './cli/commands.js';
 import { ImportNeedsAttentionError, importCommand } from './cli/import.js';
@@ -88,6 +89,15 @@ function buildProgram(cli: CliEnv, onServe: (stop: () => Promise<void>) => void)
       .argument('<email>', "the user's sign-in email")
       .option('--password-stdin', 'read the new password from stdin instead of generating one'),
   ).action(run((o, c) => userResetPasswordCommand(cli, { ...o, email: c.args[0] as string })));
+  json(
+    user
+      .command('reset-mfa')
+      .description(
+        "remove a user's second factor (a lost phone and recovery codes) and end the user's sessions; " +
+          'on the embedded database only while the server is stopped',
+      )
+      .argument('<email>', "the user's sign-in email"),
+  ).action(run((o, c) => userResetMfaCommand(cli, { ...o, email: c.args[0] as string })));
 
   const apikey = program.command('apikey').description('API keys');
   json(

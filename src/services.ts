@@ -55,6 +55,8 @@ import { importDirectory } from './modules/imports/upload.js';
 import { IntelMatcher } from './modules/intel/matcher.js';
 import { IntelRepository } from './modules/intel/repository.js';
 import { IntelService } from './modules/intel/service.js';
+import { MfaRepository } from './modules/mfa/repository.js';
+import { MfaService } from './modules/mfa/service.js';
 import { httpChannels } from './modules/notifications/channels.js';
 import { NotificationRepository } from './modules/notifications/repository.js';
 import { NotificationService } from './modules/notifications/service.js';
@@ -123,6 +125,8 @@ export interface Services {
   sessions: SessionService;
   /** Single sign-on with OpenID Connect: providers, the sign-in flow, "SSO only" (src/modules/sso). */
   sso: SsoService;
+  /** Second factors of password users: set up, the second step of a sign-in, an Admin's reset. */
+  mfa: MfaService;
   organizations: OrganizationService;
   users: UserService;
   apiKeys: ApiKeyService;
@@ -283,6 +287,8 @@ export function buildServices(
     audit,
   );
   const settings = new SettingsService(new SettingsRepository(db), audit, clock, timeZoneChanged);
+  // Sessions end through userAccessChanged when an Admin resets a user's factor.
+  const mfa = new MfaService(new MfaRepository(db), users, settings, audit, clock, userAccessChanged);
   const vulnerabilities = new VulnerabilityService(
     new VulnerabilityRepository(db),
     new VulnerabilityImportRepository(db),
@@ -636,6 +642,7 @@ export function buildServices(
     users,
     sessions,
     sso,
+    mfa,
     assets,
     software,
     settings,

@@ -200,6 +200,34 @@ export async function userResetPasswordCommand(
   }
 }
 
+/**
+ * `rampart user reset-mfa EMAIL`: the way back from a lost second factor when no other Admin can
+ * reset it in the web app (the only Admin lost their phone and recovery codes). The factor and
+ * recovery codes are removed and the user's sessions end (docs/mfa.md).
+ */
+export async function userResetMfaCommand(cli: CliEnv, opts: JsonFlag & { email: string }): Promise<void> {
+  await withRuntime(
+    cli,
+    'user reset-mfa',
+    async (rt) => {
+      const user = await userByEmail(rt, opts.email);
+      const { hadFactor } = await rt.services.mfa.reset(
+        { organizationId: user.organizationId, actor: CLI_ACTOR },
+        user.id,
+      );
+      print(
+        cli,
+        opts,
+        { Email: user.email, HadFactor: hadFactor, SessionsEnded: true },
+        hadFactor
+          ? `The two-step verification of ${user.email} was reset; their sessions have ended. They sign in with their password alone, or set a new factor up at sign-in when their organisation requires one.`
+          : `${user.email} had no second factor; their sessions have ended.`,
+      );
+    },
+    { existing: true },
+  );
+}
+
 export async function apiKeyCreateCommand(
   cli: CliEnv,
   opts: JsonFlag & { user: string; name: string; expiresInDays?: string },

@@ -93,6 +93,52 @@ export interface OrganizationSettingsTable {
   updated_at: Timestamp;
   /** Days audit entries are kept; null: for ever (365 unless set). */
   audit_retention_days: Generated<number | null>;
+  /** Password users must have a second factor to sign in (docs/mfa.md). */
+  require_mfa: Generated<boolean>;
+}
+
+export const MFA_FACTOR_STATES = ['Pending', 'Active'] as const;
+export type MfaFactorState = (typeof MFA_FACTOR_STATES)[number];
+
+/** A user's TOTP factor: Pending until a code confirms it, then Active (docs/mfa.md). */
+export interface MfaFactorsTable {
+  organization_id: string;
+  id: string;
+  user_id: string;
+  kind: Generated<'Totp'>;
+  state: MfaFactorState;
+  /** Base32; read to check codes, never logged. */
+  secret: string;
+  created_at: CreatedAt;
+  enabled_at: Timestamp | null;
+  /** The 30-second step of the last code accepted: codes of that step or earlier are refused. */
+  last_used_step: number | null;
+  last_used_at: Timestamp | null;
+}
+
+/** One-time recovery codes, by their SHA-256 only. */
+export interface MfaRecoveryCodesTable {
+  organization_id: string;
+  user_id: string;
+  code_hash: Buffer;
+  created_at: CreatedAt;
+  used_at: Timestamp | null;
+}
+
+export const MFA_CHALLENGE_PURPOSES = ['Verify', 'Enrol'] as const;
+export type MfaChallengePurpose = (typeof MFA_CHALLENGE_PURPOSES)[number];
+
+/** The single-use token between a sign-in's password step and its second step. */
+export interface MfaChallengesTable {
+  organization_id: string;
+  id: string;
+  user_id: string;
+  token_hash: Buffer;
+  purpose: MfaChallengePurpose;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+  failed_attempts: Generated<number>;
 }
 
 export interface AssetsTable {
@@ -1174,6 +1220,9 @@ export interface DB {
   sessions: SessionsTable;
   audit_events: AuditEventsTable;
   organization_settings: OrganizationSettingsTable;
+  mfa_factors: MfaFactorsTable;
+  mfa_recovery_codes: MfaRecoveryCodesTable;
+  mfa_challenges: MfaChallengesTable;
   assets: AssetsTable;
   asset_identifiers: AssetIdentifiersTable;
   asset_services: AssetServicesTable;

@@ -21,6 +21,7 @@ import { historyRoutes } from './history/routes.js';
 import { importRoutes } from './imports/routes.js';
 import { intelRoutes } from './intel/routes.js';
 import { jobRoutes } from './jobs/routes.js';
+import { mfaRoutes } from './mfa/routes.js';
 import { notificationRoutes } from './notifications/routes.js';
 import { radarCompatRoutes } from './radar-compat/routes.js';
 import { radarScanRoutes } from './radar-compat/scan-routes.js';
@@ -45,6 +46,12 @@ import { webScanRoutes } from './webscans/routes.js';
 
 /** Every module's routes, registered in each channel that serves them. */
 export function moduleRoutes(s: Services, config: Config, databaseKind: DatabaseKind): ChannelRoutes[] {
+  const loginLimits = {
+    accountAtAddress: config.loginThrottleLimit,
+    account: config.loginThrottleAccountLimit,
+    address: config.loginThrottleAddressLimit,
+    windowSeconds: config.loginThrottleWindowSeconds,
+  };
   return [
     statusRoutes({ version: VERSION, databaseKind, clock: s.clock, baseUrl: config.baseUrl }),
     authenticationRoutes(),
@@ -103,12 +110,15 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
       users: s.users,
       organizations: s.organizations,
       baseUrl: config.baseUrl,
-      loginLimits: {
-        accountAtAddress: config.loginThrottleLimit,
-        account: config.loginThrottleAccountLimit,
-        address: config.loginThrottleAddressLimit,
-        windowSeconds: config.loginThrottleWindowSeconds,
-      },
+      loginLimits,
+      secondStep: (user) => s.mfa.secondStepFor(user),
+    }),
+    mfaRoutes({
+      mfa: s.mfa,
+      sessions: s.sessions,
+      organizations: s.organizations,
+      baseUrl: config.baseUrl,
+      loginLimits,
     }),
     ssoRoutes({ sso: s.sso, sessions: s.sessions, baseUrl: config.baseUrl }),
     auditRoutes(s.auditLog),

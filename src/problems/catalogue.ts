@@ -18,6 +18,16 @@ export const Problems = {
   MethodNotAllowed: { slug: 'method-not-allowed', status: 405, title: 'Method not allowed' },
   RequestTimeout: { slug: 'request-timeout', status: 408, title: 'The request did not arrive in time' },
   Conflict: { slug: 'conflict', status: 409, title: 'Conflict' },
+  SecondFactorInvalid: {
+    slug: 'second-factor-invalid',
+    status: 401,
+    title: 'The code is not right',
+  },
+  SignInChallengeExpired: {
+    slug: 'sign-in-challenge-expired',
+    status: 401,
+    title: 'This sign-in has expired',
+  },
   Gone: { slug: 'gone', status: 410, title: 'This endpoint has been removed' },
   PayloadTooLarge: { slug: 'payload-too-large', status: 413, title: 'The request body is too large' },
   UriTooLong: { slug: 'uri-too-long', status: 414, title: 'The request path is too long' },

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRuntime } from '../../src/cli/runtime.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { EXIT, runCli } from '../../src/main.js';
+import { totpCode } from '../../src/modules/mfa/totp.js';
 import { runCliCapturing } from '../helpers/cli.js';
 import { createPostgresDatabase, DB_KINDS, type DbKind } from '../helpers/databases.js';
 
@@ -318,8 +319,9 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
     const signIn = async (password: string) => {
       const rt = await openRuntime({ env, out: { stdout: () => {}, stderr: () => {} } }, 'test');
       try {
-        return (await rt.services.sessions.signIn(email, password, { ipAddress: null, userAgent: null }))
-          .token;
+        const meta = { ipAddress: null, userAgent: null };
+        const user = await rt.services.sessions.checkPassword(email, password, meta);
+        return (await rt.services.sessions.startFor(user, meta)).token;
       } finally {
         await rt.close();
       }
@@ -355,6 +357,52 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
     expect(chosen.stdout).not.toContain('a passphrase of my own');
     expect(await stillSignedIn(withGenerated)).toBe(false);
     await signIn('a passphrase of my own');
+  });
+
+  it('user reset-mfa removes a lost second factor and ends the sessions; refuses an unknown user', {
+    timeout: 300_000,
+  }, async () => {
+    const email = 'phoneless@example.com';
+    await cli.json(
+      'user',
+      'create',
+      '--email',
+      email,
+      '--role',
+      'admin',
+      '--password',
+      'a phone in the river',
+    );
+    const rt = await openRuntime({ env, out: { stdout: () => {}, stderr: () => {} } }, 'test');
+    try {
+      const user = (await rt.services.users.findByEmail(email))!;
+      const ctx = { organizationId: user.organizationId, actor: { type: 'user' as const, id: user.id } };
+      const { secret } = await rt.services.mfa.startEnrolment(ctx, user.id);
+      await rt.services.mfa.confirmEnrolment(ctx, user.id, totpCode(secret, rt.services.clock()));
+      expect((await rt.services.mfa.status(ctx, user.id)).enabled).toBe(true);
+    } finally {
+      await rt.close();
+    }
+    const reset = await cli.run('user', 'reset-mfa', email, '--json');
+    expect(reset.code, reset.stderr).toBe(EXIT.ok);
+    expect(JSON.parse(reset.stdout)).toEqual({ Email: email, HadFactor: true, SessionsEnded: true });
+    const after = await openRuntime({ env, out: { stdout: () => {}, stderr: () => {} } }, 'test');
+    try {
+      const user = (await after.services.users.findByEmail(email))!;
+      const ctx = { organizationId: user.organizationId, actor: { type: 'cli' as const, id: null } };
+      expect((await after.services.mfa.status(ctx, user.id)).enabled).toBe(false);
+      // Signing in needs the password alone again.
+      const signedIn = await after.services.sessions.checkPassword(email, 'a phone in the river', {
+        ipAddress: null,
+        userAgent: null,
+      });
+      expect(await after.services.mfa.secondStepFor(signedIn)).toBeNull();
+    } finally {
+      await after.close();
+    }
+    const unknown = await cli.run('user', 'reset-mfa', 'nobody@example.com');
+    expect(unknown.code).toBe(EXIT.failed);
+    expect(unknown.stderr).toContain('No user with email nobody@example.com');
   });
 
   it('user reset-password refuses an unknown user, an empty or short password, and changes nothing', async () => {

@@ -128,6 +128,22 @@ export function sweepCalls(e: Estate): Record<string, () => SweepCall> {
     'POST /users': () => ({ path: '/users', body: { Email: `swept-${n()}@example.com`, Role: 'ReadOnly' } }),
     'PATCH /users/:Id': () => ({ path: `/users/${e.user}`, body: { Role: 'ReadOnly' } }),
     'POST /users/:Id/password': () => ({ path: `/users/${e.user}/password`, body: {} }),
+    // Second factors (docs/mfa.md): refused for want of a right code or password unless a sweep
+    // gives its own (the CSRF sweep does, for the user it signs in as).
+    'DELETE /users/:Id/mfa': () => ({ path: `/users/${e.user}/mfa` }),
+    'POST /account/mfa/enrolment': () => ({ path: '/account/mfa/enrolment', body: {} }),
+    'POST /account/mfa/enrolment/confirm': () => ({
+      path: '/account/mfa/enrolment/confirm',
+      body: { Code: '000000' },
+    }),
+    'POST /account/mfa/recoverycodes': () => ({
+      path: '/account/mfa/recoverycodes',
+      body: { Password: 'wrong but well formed' },
+    }),
+    'POST /account/mfa/disable': () => ({
+      path: '/account/mfa/disable',
+      body: { Password: 'wrong but well formed' },
+    }),
     'POST /apikeys': () => ({ path: '/apikeys', body: { Name: `swept ${n()}` } }),
     'POST /assets': () => ({
       path: '/assets',

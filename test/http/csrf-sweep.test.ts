@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RegisteredRoute } from '../../src/app.js';
 import { DEFAULT_AUTH_METHODS } from '../../src/http/access.js';
 import type { ServiceContext } from '../../src/modules/context.js';
+import { totpCode } from '../../src/modules/mfa/totp.js';
 import { type Browser, buildTestApp, signInAs, type TestApp } from '../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import {
@@ -66,6 +67,11 @@ describe.each(DB_KINDS)('CSRF on every state-changing route [%s]', (kind) => {
     secondSession = await signInAs(t.app, 'csrf-admin@example.com', PASSWORD, '127.0.7.2');
     colleague = await signInAs(t.app, 'csrf-analyst@example.com', PASSWORD, '127.0.7.3');
     estate = await populate(t, t.admin);
+    // A second factor set up and waiting for its code (before the fingerprint): the confirmation,
+    // registered before the start of a new set-up, then new recovery codes and turning it off
+    // (after the password change above them) succeed with the right token.
+    const adminCtx: ServiceContext = { ...ctx, actor: { type: 'user', id: admin.id }, userId: admin.id };
+    const { secret } = await t.services.mfa.startEnrolment(adminCtx, admin.id);
     calls = {
       ...sweepCalls(estate),
       'DELETE /apikeys/:Id': () => ({ path: `/apikeys/${ownKeyId}` }),
@@ -73,6 +79,15 @@ describe.each(DB_KINDS)('CSRF on every state-changing route [%s]', (kind) => {
         path: '/account/password',
         body: { CurrentPassword: PASSWORD, NewPassword: NEW_PASSWORD },
       }),
+      'POST /account/mfa/enrolment/confirm': () => ({
+        path: '/account/mfa/enrolment/confirm',
+        body: { Code: totpCode(secret, t.clock.now) },
+      }),
+      'POST /account/mfa/recoverycodes': () => ({
+        path: '/account/mfa/recoverycodes',
+        body: { Password: NEW_PASSWORD },
+      }),
+      'POST /account/mfa/disable': () => ({ path: '/account/mfa/disable', body: { Password: NEW_PASSWORD } }),
     };
   });
   afterAll(async () => {

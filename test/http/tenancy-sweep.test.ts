@@ -101,6 +101,7 @@ const FOREIGN_CALLS: Record<string, Call> = {
     body: (a) => ({ FindingIds: [a.finding] }),
   },
   'PATCH /users/:Id': { path: (a) => `/users/${a.user}`, body: () => ({ Role: 'ReadOnly' }) },
+  'DELETE /users/:Id/mfa': { path: (a) => `/users/${a.user}/mfa` },
   'POST /users/:Id/password': { path: (a) => `/users/${a.user}/password`, body: () => ({}) },
   'DELETE /apikeys/:Id': { path: (a) => `/apikeys/${a.apiKey}` },
   'GET /imports/:Id': { path: (a) => `/imports/${a.import}` },

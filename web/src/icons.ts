@@ -41,6 +41,7 @@ export { default as IconServer } from '@tabler/icons-react/dist/esm/icons/IconSe
 export { default as IconServerBolt } from '@tabler/icons-react/dist/esm/icons/IconServerBolt.mjs';
 export { default as IconSettings } from '@tabler/icons-react/dist/esm/icons/IconSettings.mjs';
 export { default as IconShieldCheck } from '@tabler/icons-react/dist/esm/icons/IconShieldCheck.mjs';
+export { default as IconShieldOff } from '@tabler/icons-react/dist/esm/icons/IconShieldOff.mjs';
 export { default as IconSkull } from '@tabler/icons-react/dist/esm/icons/IconSkull.mjs';
 export { default as IconStack } from '@tabler/icons-react/dist/esm/icons/IconStack.mjs';
 export { default as IconSun } from '@tabler/icons-react/dist/esm/icons/IconSun.mjs';

@@ -8,18 +8,30 @@ export const AUDIT_ACTIONS = {
     'A user signed in to the web app (target: the session); details say method sso and the provider for a single sign-on.',
   'session.sign_in_failed':
     'A sign-in with the email of a known user failed (wrong password, inactive user); details hold the email tried, never the password.',
+  'session.second_factor_failed':
+    'At the second step of a sign-in, a wrong code or recovery code was given (details: method, failed attempts of that sign-in); never the code.',
   'session.signed_out': 'A user signed out.',
   'user.created': 'A user was added (details: email, role).',
   'user.updated': 'A user’s name, role or status changed (details: what changed).',
   'user.role_changed': 'A user’s role changed (details: from, to); recorded beside user.updated.',
   'user.password_reset': 'An Admin (or the command line) reset a user’s password.',
   'user.password_changed': 'A user changed their own password.',
+  'mfa.enrolled':
+    'A user set up a second factor (TOTP) and got new recovery codes (details: whether it replaced one, whether at sign-in because the organisation requires one).',
+  'mfa.disabled':
+    'A user removed their own second factor (details: confirmed with their password or a code).',
+  'mfa.reset':
+    'An Admin removed a user’s second factor (a lost device) and ended their sessions (target: the user).',
+  'mfa.recovery_codes_regenerated': 'A user made new recovery codes; the old ones stopped working.',
+  'mfa.recovery_code_used': 'A recovery code was used to sign in (details: how many are left).',
   'apikey.created': 'An API key was created (details: name, access key; never the secret).',
   'apikey.revoked': 'An API key was revoked.',
   'organization.created': 'An organisation was created (command line).',
   'settings.sla_changed': 'The organisation’s SLAs changed (details: the new SLAs).',
   'settings.audit_retention_changed': 'The audit log’s retention changed (details: from, to, in days).',
   'settings.time_zone_changed': 'The organisation’s time zone changed (details: from, to).',
+  'settings.require_mfa_changed':
+    'Whether password users must have a second factor changed (details: from, to).',
   'allowedtarget.created': 'An allowed scan target was added.',
   'allowedtarget.deleted': 'An allowed scan target was removed.',
   'finding.risk_accepted': 'A finding’s risk was accepted (details: justification, until, previous state).',

@@ -1,12 +1,16 @@
 import { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { SESSION_COOKIE } from '../../http/auth.js';
 import type { ChannelRoutes } from '../../http/channels.js';
 import { noContent, routeGroup } from '../../http/channels.js';
 import { principalOf } from '../../http/request-context.js';
 import { extraLimit } from '../../http/throttle.js';
+import { toSecondStepDto } from '../mfa/presenters.js';
+import { SecondStepSchema } from '../mfa/schemas.js';
+import type { SecondStep } from '../mfa/service.js';
 import type { OrganizationService } from '../organizations/service.js';
 import type { User, UserService } from '../users/service.js';
+import { secureCookie, setSessionCookie } from './cookie.js';
 import { toSessionDto } from './presenters.js';
 import { SessionSchema, SignInSchema } from './schemas.js';
 import { csrfTokenFor, type SessionService } from './service.js';
@@ -17,6 +21,8 @@ export interface SessionRouteDeps {
   organizations: OrganizationService;
   baseUrl: string;
   loginLimits: SignInLimits;
+  /** What a password sign-in of this user needs after the password (the mfa module decides). */
+  secondStep: (user: User) => Promise<SecondStep | null>;
 }
 
 /** Sign-in budgets (RAMPART_LOGIN_THROTTLE_*), each over the same window. */
@@ -30,10 +36,24 @@ export interface SignInLimits {
   windowSeconds: number;
 }
 
-const accountOf = (request: FastifyRequest) =>
+const emailOf = (request: FastifyRequest) =>
   String((request.body as { Email?: unknown } | undefined)?.Email ?? '')
     .trim()
     .toLowerCase();
+
+// The account of a sign-in step whose body names no email: the second step's, found from its
+// challenge (src/modules/mfa) before the budgets count it.
+const stepAccounts = new WeakMap<FastifyRequest, string>();
+
+/** Counts this request of a sign-in step against `account`'s budgets (lower-case email; '' for none). */
+export function countAgainstAccount(request: FastifyRequest, account: string): void {
+  stepAccounts.set(request, account);
+}
+
+const accountOf = (request: FastifyRequest) => stepAccounts.get(request) ?? emailOf(request);
+
+// One set of counters per server: the password and the second step spend the same budgets.
+const budgetsOf = new WeakMap<FastifyInstance, preHandlerHookHandler[]>();
 
 /**
  * The three sign-in budgets, checked in this order: a refused attempt is not counted by the ones
@@ -41,9 +61,11 @@ const accountOf = (request: FastifyRequest) =>
  * the address, which the real users behind the same NAT share. An unknown email counts against
  * that name, like a known one (whether it exists is not revealed), never against another account.
  */
-function signInBudgets(app: FastifyInstance, limits: SignInLimits) {
+export function signInBudgets(app: FastifyInstance, limits: SignInLimits): preHandlerHookHandler[] {
+  const known = budgetsOf.get(app);
+  if (known) return known;
   const windowSeconds = limits.windowSeconds;
-  return [
+  const budgets = [
     extraLimit(app, {
       limit: limits.accountAtAddress,
       windowSeconds,
@@ -66,14 +88,15 @@ function signInBudgets(app: FastifyInstance, limits: SignInLimits) {
       key: (r) => `login-addr:${normalizeIP(r.ip)}`,
     }),
   ];
+  budgetsOf.set(app, budgets);
+  return budgets;
 }
 
 export const sessionRoutes =
   (deps: SessionRouteDeps): ChannelRoutes =>
   (app, ctx) => {
     const group = routeGroup(app, ctx, { tags: ['Session'], channels: ['latest'] });
-    const secure = (request: FastifyRequest) =>
-      deps.baseUrl.startsWith('https:') || request.protocol === 'https';
+    const secure = (request: FastifyRequest) => secureCookie(deps.baseUrl, request);
     const body = async (user: User, csrfToken: string) => {
       return toSessionDto(user, await deps.organizations.get(user.organizationId), csrfToken);
     };
@@ -98,25 +121,25 @@ export const sessionRoutes =
           'Starts a web session: sets the `rampart_session` cookie (HttpOnly, SameSite=Lax, Secure over https) and ' +
           'returns the CSRF token. Attempts are limited per window of ' +
           `${limits.windowSeconds} s: ${limits.accountAtAddress} for one account from one address, ` +
-          `${limits.account} for one account in all, ${limits.address} from one address.`,
+          `${limits.account} for one account in all, ${limits.address} from one address. ` +
+          'A user with a second factor, or whose organisation requires one, gets 202 and no session: ' +
+          'the next step takes the `ChallengeToken` (POST /session/mfa, or /session/mfa/enrolment; docs/mfa.md).',
         body: SignInSchema,
-        response: { 200: SessionSchema },
+        response: { 200: SessionSchema, 202: SecondStepSchema },
       },
       handler: async (request, reply) => {
-        const signedIn = await deps.sessions.signIn(request.body.Email, request.body.Password, {
+        const meta = {
           ipAddress: request.ip,
           userAgent: request.headers['user-agent'] ?? null,
           previousToken: request.cookies[SESSION_COOKIE],
           requestId: request.id,
-        });
-        reply.setCookie(SESSION_COOKIE, signedIn.token, {
-          path: '/',
-          httpOnly: true,
-          sameSite: 'lax',
-          secure: secure(request),
-          // Max-Age, not Expires: the browser's clock need not agree with the application's.
-          maxAge: signedIn.maxAgeSeconds,
-        });
+        };
+        const user = await deps.sessions.checkPassword(request.body.Email, request.body.Password, meta);
+        // A second factor, or setting one up, before any session (docs/mfa.md).
+        const second = await deps.secondStep(user);
+        if (second) return reply.code(202).send(toSecondStepDto(second));
+        const signedIn = await deps.sessions.startFor(user, meta);
+        setSessionCookie(request, reply, deps.baseUrl, signedIn);
         return body(signedIn.user, signedIn.csrfToken);
       },
     });

@@ -19,6 +19,15 @@ export interface SessionLifetimes {
   absoluteHours: number;
 }
 
+/** Where a sign-in comes from, for its session and its audit entries. */
+export interface SignInMeta {
+  ipAddress: string | null;
+  userAgent: string | null;
+  /** The session cookie the browser held before: ended at the password step. */
+  previousToken?: string;
+  requestId?: string;
+}
+
 export interface SignedIn {
   user: User;
   token: string;
@@ -60,11 +69,12 @@ export class SessionService {
     });
   }
 
-  async signIn(
-    email: string,
-    password: string,
-    meta: { ipAddress: string | null; userAgent: string | null; previousToken?: string; requestId?: string },
-  ): Promise<SignedIn> {
+  /**
+   * The password step of a sign-in: the user whose email and password these are, or the same 401
+   * whatever was wrong. Their session starts with startFor, after the second step when the mfa
+   * module asks for one (src/modules/sessions/routes.ts): there is no sign-in that skips it.
+   */
+  async checkPassword(email: string, password: string, meta: SignInMeta): Promise<User> {
     const found = await this.users.findForSignIn(email);
     const valid = await verifyPassword(password, found?.passwordHash ?? (await this.dummyHash));
     const now = this.clock();
@@ -108,38 +118,7 @@ export class SessionService {
       );
       throw AppError.of(Problems.SsoRequired, SSO_REQUIRED);
     }
-    const token = newToken();
-    const csrfToken = csrfTokenFor(token);
-    const absoluteExpiresAt = new Date(now.getTime() + this.lifetimes.absoluteHours * 3_600_000);
-    const id = uuidv7();
-    await this.repo.insert({
-      organizationId: user.organizationId,
-      id,
-      userId: user.id,
-      tokenHash: sha256(token),
-      csrfTokenHash: sha256(csrfToken),
-      now,
-      idleExpiresAt: this.idleExpiry(now, absoluteExpiresAt),
-      absoluteExpiresAt,
-      ipAddress: meta.ipAddress,
-      userAgent: meta.userAgent?.slice(0, 500) ?? null,
-    });
-    await this.audit.record(
-      {
-        organizationId: user.organizationId,
-        actor: { type: 'user', id: user.id },
-        ipAddress: meta.ipAddress ?? undefined,
-        requestId: meta.requestId,
-      },
-      'session.signed_in',
-      { type: 'session', id },
-    );
-    return {
-      user,
-      token,
-      csrfToken,
-      maxAgeSeconds: this.lifetimes.absoluteHours * 3600,
-    };
+    return user;
   }
 
   /**

@@ -6,9 +6,11 @@ export const toSettingsDto = ({
   sla: { Kev, ...severities },
   timeZone,
   auditRetentionDays,
+  requireMfa,
 }: OrganizationSettings) => ({
   SlaDays: severities,
   KevSlaDays: Kev,
   TimeZone: timeZone,
   AuditRetentionDays: auditRetentionDays,
+  RequireMfa: requireMfa,
 });

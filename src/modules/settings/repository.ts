@@ -26,6 +26,7 @@ export class SettingsRepository {
         'time_zone',
         'updated_at',
         'audit_retention_days',
+        'require_mfa',
       ])
       .where('organization_id', '=', organizationId)
       .executeTakeFirst();
@@ -87,6 +88,18 @@ export class SettingsRepository {
       .onConflict((oc) =>
         oc.column('organization_id').doUpdateSet({ audit_retention_days: days, updated_at: at }),
       )
+      .execute();
+  }
+
+  /**
+   * Sets whether password users must have a second factor. A first settings row gets the SLAs the
+   * organisation had until then (`sla`, the defaults), as nextTicketNumber's does.
+   */
+  async saveRequireMfa(organizationId: string, at: Date, required: boolean, sla: SlaDays): Promise<void> {
+    await this.db
+      .insertInto('organization_settings')
+      .values({ organization_id: organizationId, ...sla, require_mfa: required, updated_at: at })
+      .onConflict((oc) => oc.column('organization_id').doUpdateSet({ require_mfa: required, updated_at: at }))
       .execute();
   }
 }

@@ -24,15 +24,16 @@ export const settingsRoutes =
         operationId: 'updateSettings',
         summary: 'Change organisation settings',
         description:
-          'New due dates apply to findings created or re-scored from now on. Changing `AuditRetentionDays` requires the Admin role (403 otherwise).',
+          'New due dates apply to findings created or re-scored from now on. Changing `AuditRetentionDays` or `RequireMfa` requires the Admin role (403 otherwise).',
         body: SettingsChangeSchema,
         response: { 200: SettingsSchema },
       },
       handler: async (request) => {
         const context = contextOf(request);
-        const { AuditRetentionDays } = request.body;
-        // The retention first: when the caller may not change it, nothing changes.
+        const { AuditRetentionDays, RequireMfa } = request.body;
+        // The Admins' settings first: when the caller may not change them, nothing changes.
         if (AuditRetentionDays !== undefined) await settings.setAuditRetention(context, AuditRetentionDays);
+        if (RequireMfa !== undefined) await settings.setRequireMfa(context, RequireMfa);
         return toSettingsDto(
           await settings.setSla(
             context,

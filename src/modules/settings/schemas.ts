@@ -22,17 +22,22 @@ const AuditRetentionDays = Type.Union([Type.Integer({ minimum: 30, maximum: 3650
   description:
     'Days audit log entries are kept (30 to 3650; 365 unless set), then removed by the daily purge; null: kept for ever. Only an Admin may change it.',
 });
+const RequireMfa = Type.Boolean({
+  description:
+    'Password users must have a second factor (TOTP) to sign in: one without is asked to set one up at sign-in, before any session (docs/mfa.md). false unless set; only an Admin may change it. API keys are unaffected.',
+});
 export const SettingsSchema = Type.Object(
-  { SlaDays: SlaSchema, KevSlaDays: KevDays, TimeZone, AuditRetentionDays },
+  { SlaDays: SlaSchema, KevSlaDays: KevDays, TimeZone, AuditRetentionDays, RequireMfa },
   { additionalProperties: false },
 );
-/** A change of settings: a KEV SLA, time zone or audit retention left out stays as it was. */
+/** A change of settings: a KEV SLA, time zone, audit retention or RequireMfa left out stays as it was. */
 export const SettingsChangeSchema = Type.Object(
   {
     SlaDays: SlaSchema,
     KevSlaDays: Type.Optional(KevDays),
     TimeZone: Type.Optional(TimeZone),
     AuditRetentionDays: Type.Optional(AuditRetentionDays),
+    RequireMfa: Type.Optional(RequireMfa),
   },
   { additionalProperties: false },
 );

@@ -29,6 +29,8 @@ export interface OrganizationSettings {
   sla: SlaDays;
   timeZone: string;
   auditRetentionDays: number | null;
+  /** Password users must have a second factor to sign in (docs/mfa.md). */
+  requireMfa: boolean;
 }
 
 /** Raised after an organisation's time zone changed; its daily history schedule follows it. */
@@ -50,6 +52,7 @@ export class SettingsService {
       sla: await this.sla(organizationId),
       timeZone: await this.timeZone(organizationId),
       auditRetentionDays: await this.auditRetentionDays(organizationId),
+      requireMfa: await this.requireMfa(organizationId),
     };
   }
 
@@ -131,6 +134,33 @@ export class SettingsService {
     );
     await this.audit.record(ctx, 'settings.audit_retention_changed', null, { from, to: days });
     return days;
+  }
+
+  /** Whether the organisation's password users must have a second factor (false until an Admin says so). */
+  async requireMfa(organizationId: string): Promise<boolean> {
+    return (await this.repo.find(organizationId))?.require_mfa ?? false;
+  }
+
+  /**
+   * Requires a second factor of password users, or stops requiring it. Only an Admin may: it
+   * decides how everyone signs in. It applies from each user's next sign-in (docs/mfa.md).
+   */
+  async setRequireMfa(ctx: ServiceContext, required: boolean): Promise<boolean> {
+    const from = await this.requireMfa(ctx.organizationId);
+    if (from === required) return from;
+    if (ctx.role && !roleAllows(ctx.role, 'Admin'))
+      throw AppError.of(
+        Problems.Forbidden,
+        `Changing RequireMfa requires the Admin role; your role is ${ctx.role}.`,
+      );
+    await this.repo.saveRequireMfa(
+      ctx.organizationId,
+      this.clock(),
+      required,
+      slaRow(await this.sla(ctx.organizationId)),
+    );
+    await this.audit.record(ctx, 'settings.require_mfa_changed', null, { from, to: required });
+    return required;
   }
 }
 

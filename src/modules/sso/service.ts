@@ -262,7 +262,9 @@ export class SsoService {
     meta: { ipAddress?: string; requestId?: string },
   ): Promise<User> {
     const provider = await this.enabledProvider(providerId);
-    const attempt = attemptCookie ? await this.repo.takeAttempt(provider.organization_id, sha256(attemptCookie)) : undefined;
+    const attempt = attemptCookie
+      ? await this.repo.takeAttempt(provider.organization_id, sha256(attemptCookie))
+      : undefined;
     const refuse = async (reason: SsoRefusal, message: string, user?: User): Promise<never> => {
       await this.refusalRecorded(provider, reason, message, meta, user);
       throw new SsoRefused(reason, message);

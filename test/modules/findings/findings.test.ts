@@ -405,6 +405,7 @@ describe.each(DB_KINDS)('findings [%s]', (kind) => {
       KevSlaDays: 14,
       TimeZone: 'UTC',
       AuditRetentionDays: 365,
+      RequireMfa: false,
     });
     const sla = { Critical: 3, High: 14, Medium: 60, Low: 120, Info: 365 };
     expect((await send('PUT', '/settings', analyst, { SlaDays: sla })).statusCode).toBe(403);
@@ -415,6 +416,7 @@ describe.each(DB_KINDS)('findings [%s]', (kind) => {
       KevSlaDays: 14,
       TimeZone: 'UTC',
       AuditRetentionDays: 365,
+      RequireMfa: false,
     });
     expect((await send('GET', '/settings', outsider)).json().SlaDays.High).toBe(30);
     const f = (

@@ -308,6 +308,7 @@ describe.each(DB_KINDS)('vulnerability intelligence [%s]', (kind) => {
       KevSlaDays: 3,
       TimeZone: 'UTC',
       AuditRetentionDays: 365,
+      RequireMfa: false,
     });
     t.clock.advanceDays(10);
     // The same CVE, found today on another host: due 3 days from now, the catalogue's 2021 date

@@ -69,6 +69,7 @@ describe.each(DB_KINDS)('organisation settings [%s]', (kind) => {
       KevSlaDays: 14,
       TimeZone: 'UTC',
       AuditRetentionDays: 365,
+      RequireMfa: false,
     });
     const ticket = await send('POST', '/tickets', analyst, { Title: 'x' });
     expect(ticket.statusCode).toBe(201);
@@ -132,12 +133,14 @@ describe.each(DB_KINDS)('organisation settings [%s]', (kind) => {
       KevSlaDays: 5,
       TimeZone: 'UTC',
       AuditRetentionDays: 365,
+      RequireMfa: false,
     });
     expect(await settings(reader)).toEqual({
       SlaDays: sla,
       KevSlaDays: 5,
       TimeZone: 'UTC',
       AuditRetentionDays: 365,
+      RequireMfa: false,
     });
     // Left out: unchanged (clients that know only the severity SLAs keep working).
     expect((await put({ SlaDays: { ...sla, High: 20 } })).json()).toEqual({
@@ -145,6 +148,7 @@ describe.each(DB_KINDS)('organisation settings [%s]', (kind) => {
       KevSlaDays: 5,
       TimeZone: 'UTC',
       AuditRetentionDays: 365,
+      RequireMfa: false,
     });
     // null: KEV findings are due by their severity alone.
     expect((await put({ SlaDays: sla, KevSlaDays: null })).json().KevSlaDays).toBeNull();

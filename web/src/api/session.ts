@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, api } from './client';
+import { ApiError, api, apiWithStatus } from './client';
 import { queryClient } from './queryClient';
-import type { RequestOf, Session } from './types';
+import type { EnrolledSession, MfaEnrolment, RequestOf, SecondStep, Session } from './types';
 
 export const sessionKey = ['session'] as const;
 
@@ -55,17 +55,72 @@ function forgetUserData(): void {
   queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== sessionKey[0] });
 }
 
+/** A session that just started: the user's cached data goes, the session takes its place. */
+function started(session: Session): void {
+  signedOutOnPurpose = false;
+  forgetUserData();
+  queryClient.setQueryData(sessionKey, session);
+}
+
+/**
+ * The password step: a session, or (202) the second step it needs first — a code, or setting a
+ * factor up when the organisation requires one (docs/mfa.md).
+ */
 export function useSignIn() {
-  const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: RequestOf<'signIn'>) =>
-      api<Session>('/session', { method: 'POST', body, expectUnauthorized: true }),
-    onSuccess: (session) => {
-      signedOutOnPurpose = false;
-      forgetUserData();
-      client.setQueryData(sessionKey, session);
+    mutationFn: async (body: RequestOf<'signIn'>) => {
+      const answer = await apiWithStatus<Session | SecondStep>('/session', {
+        method: 'POST',
+        body,
+        expectUnauthorized: true,
+      });
+      return answer.status === 202
+        ? { secondStep: answer.body as SecondStep }
+        : { session: answer.body as Session };
+    },
+    onSuccess: (result) => {
+      if (result.session) started(result.session);
     },
   });
+}
+
+/** The second step: a code of the authenticator app, or a recovery code. */
+export function useSignInSecondFactor() {
+  return useMutation({
+    mutationFn: (body: RequestOf<'signInSecondFactor'>) =>
+      api<Session>('/session/mfa', { method: 'POST', body, expectUnauthorized: true }),
+    onSuccess: started,
+  });
+}
+
+/** Setting a factor up during the sign-in: a new secret for the authenticator app. */
+export function useSignInStartEnrolment() {
+  return useMutation({
+    gcTime: 0,
+    mutationFn: (body: RequestOf<'signInStartEnrolment'>) =>
+      api<MfaEnrolment>('/session/mfa/enrolment', { method: 'POST', body, expectUnauthorized: true }),
+  });
+}
+
+/**
+ * Confirms the new factor: the session and its recovery codes. The session is kept back until
+ * the codes have been seen (`start` then), since signing in leaves the page that shows them.
+ */
+export function useSignInConfirmEnrolment() {
+  return useMutation({
+    gcTime: 0,
+    mutationFn: (body: RequestOf<'signInConfirmEnrolment'>) =>
+      api<EnrolledSession>('/session/mfa/enrolment/confirm', {
+        method: 'POST',
+        body,
+        expectUnauthorized: true,
+      }),
+  });
+}
+
+/** Starts a session the page kept back (after showing recovery codes). */
+export function startSession({ RecoveryCodes: _codes, ...session }: EnrolledSession): void {
+  started(session);
 }
 
 export function useSignOut() {

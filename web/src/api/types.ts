@@ -26,6 +26,11 @@ export type Organization = Session['Organization'];
 export type ServiceStatus = ResponseOf<'getStatus'>;
 export type AccountDetails = ResponseOf<'getAccountDetails'>;
 export type NotificationPreferences = ResponseOf<'getNotificationPreferences'>;
+export type MfaStatus = ResponseOf<'getMfaStatus'>;
+export type MfaEnrolment = ResponseOf<'startMfaEnrolment'>;
+/** The password was right; the sign-in needs a code, or a factor set up, before any session. */
+export type SecondStep = ResponseOf<'signIn', 202>;
+export type EnrolledSession = ResponseOf<'signInConfirmEnrolment'>;
 
 export type UserPage = ResponseOf<'listUsers'>;
 export type User = UserPage['Items'][number];

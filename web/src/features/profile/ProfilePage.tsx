@@ -7,6 +7,7 @@ import { QueryError } from '../../components/QueryError';
 import { roleLabel } from '../../labels';
 import { ApiKeysSection } from './ApiKeysSection';
 import { ChangePasswordForm } from './ChangePasswordForm';
+import { MfaSection } from './MfaSection';
 import { NotificationPreferencesSection } from './NotificationPreferencesSection';
 
 export default function ProfilePage() {
@@ -52,6 +53,8 @@ export default function ProfilePage() {
       </Card>
 
       <ChangePasswordForm email={details.data?.User.Email} />
+
+      <MfaSection />
 
       <ApiKeysSection />
 

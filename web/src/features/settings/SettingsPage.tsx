@@ -23,6 +23,7 @@ import { ErrorAlert, QueryError } from '../../components/QueryError';
 import { IconLock } from '../../icons';
 import { AllowedTargetsSection } from './AllowedTargetsSection';
 import { AuditRetentionSection } from './AuditRetentionSection';
+import { RequireMfaSection } from './RequireMfaSection';
 import { SsoSection } from './SsoSection';
 
 export default function SettingsPage() {
@@ -82,6 +83,7 @@ export default function SettingsPage() {
         )}
       </Card>
       <AllowedTargetsSection />
+      <RequireMfaSection />
       <AuditRetentionSection />
       <SsoSection />
     </Stack>

@@ -14,22 +14,15 @@ import {
 import { useDocumentTitle } from '@mantine/hooks';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { Navigate, useSearchParams } from 'react-router';
-import { ApiError, errorMessage } from '../../api/client';
 import { useSession, useSignIn } from '../../api/session';
+import type { SecondStep } from '../../api/types';
 import { FullPageLoader } from '../../components/FullPageLoader';
 import { Logo } from '../../components/Logo';
 import { IconAlertCircle } from '../../icons';
 import { safeNext } from '../../paths';
+import { signInFailure } from './failure';
+import { EnrolStep, SecondFactorStep } from './SecondStep';
 import { SsoButtons, SsoRefusal } from './SsoSignIn';
-
-function signInFailure(error: unknown): string {
-  if (error instanceof ApiError && error.status === 429) {
-    return error.retryAfter !== undefined
-      ? `Too many sign-in attempts: try again in ${error.retryAfter} seconds.`
-      : 'Too many sign-in attempts: try again later.';
-  }
-  return errorMessage(error);
-}
 
 export function SignInPage() {
   useDocumentTitle('Sign in · Rampart');
@@ -41,12 +34,16 @@ export function SignInPage() {
   const [password, setPassword] = useState('');
   const [missing, setMissing] = useState<{ email?: string; password?: string }>({});
   const emailRef = useRef<HTMLInputElement>(null);
+  // After the password: the second step it needs (a code, or setting a factor up), if any.
+  const [secondStep, setSecondStep] = useState<SecondStep | null>(null);
+  // Why the user is back at the password (a second step that expired).
+  const [restarted, setRestarted] = useState<string | null>(null);
 
   // Only the probe decides; once it has, start typing straight away.
   const ready = !session.isPending;
   useEffect(() => {
-    if (ready) emailRef.current?.focus();
-  }, [ready]);
+    if (ready && !secondStep) emailRef.current?.focus();
+  }, [ready, secondStep]);
 
   // Signed in (now, or already in another tab): on to where the user was going.
   if (session.data) return <Navigate to={next} replace />;
@@ -60,7 +57,24 @@ export function SignInPage() {
     };
     setMissing(problems);
     if (problems.email || problems.password) return;
-    signIn.mutate({ Email: email.trim(), Password: password }, { onError: () => setPassword('') });
+    setRestarted(null);
+    signIn.mutate(
+      { Email: email.trim(), Password: password },
+      {
+        onError: () => setPassword(''),
+        onSuccess: (result) => {
+          setPassword('');
+          if (result.secondStep) setSecondStep(result.secondStep);
+        },
+      },
+    );
+  };
+
+  /** Back to the password, saying why (the second step expired, or the user chose to). */
+  const restart = (why: string | null) => {
+    setSecondStep(null);
+    setRestarted(why);
+    signIn.reset();
   };
 
   return (
@@ -76,7 +90,9 @@ export function SignInPage() {
           </Center>
           <SsoRefusal />
           <Paper withBorder shadow="sm" p="xl" radius="md">
-            <form onSubmit={submit} noValidate aria-labelledby="sign-in-title">
+            {secondStep?.Step === 'Code' && <SecondFactorStep challenge={secondStep} onRestart={restart} />}
+            {secondStep?.Step === 'Enrol' && <EnrolStep challenge={secondStep} onRestart={restart} />}
+            <form onSubmit={submit} noValidate aria-labelledby="sign-in-title" hidden={!!secondStep}>
               <Stack gap="md">
                 <div>
                   <Title order={1} size="h3" id="sign-in-title">
@@ -86,6 +102,11 @@ export function SignInPage() {
                     Vulnerability management for your organisation.
                   </Text>
                 </div>
+                {restarted && (
+                  <Alert color="yellow" variant="light" icon={<IconAlertCircle />}>
+                    {restarted}
+                  </Alert>
+                )}
                 {signIn.isError && (
                   <Alert color="red" variant="light" icon={<IconAlertCircle />}>
                     {signInFailure(signIn.error)}

@@ -1,6 +1,7 @@
 import { Alert, Button, Group, Modal, Select, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type FormEvent, useState } from 'react';
+import { useResetUserMfa } from '../../api/mfa';
 import { ROLES, type Role, type User } from '../../api/types';
 import { useResetPassword, useUpdateUser } from '../../api/users';
 import { CopyValue } from '../../components/CopyValue';
@@ -11,7 +12,7 @@ import { IconAlertTriangle } from '../../icons';
 import { options, ROLE_LABELS, roleLabel } from '../../labels';
 
 export interface UserAction {
-  kind: 'role' | 'deactivate' | 'reactivate' | 'reset';
+  kind: 'role' | 'deactivate' | 'reactivate' | 'reset' | 'mfa';
   user: User;
 }
 
@@ -20,6 +21,7 @@ const TITLES: Record<UserAction['kind'], string> = {
   deactivate: 'Deactivate user',
   reactivate: 'Reactivate user',
   reset: 'Reset password',
+  mfa: 'Reset two-step verification',
 };
 
 /** One dialog for the actions of a user's row menu. */
@@ -48,6 +50,7 @@ export function UserActionModal({
         <SetActive user={user} active={kind === 'reactivate'} onDone={onClose} />
       )}
       {kind === 'reset' && <ResetPassword user={user} onDone={onClose} />}
+      {kind === 'mfa' && <ResetMfa user={user} onDone={onClose} />}
     </Modal>
   );
 }
@@ -177,6 +180,36 @@ function ResetPassword({ user, onDone }: { user: User; onDone: () => void }) {
         </Button>
         <Button color="red" loading={reset.isPending} onClick={() => reset.mutate(user.Id)} data-autofocus>
           Reset password
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
+function ResetMfa({ user, onDone }: { user: User; onDone: () => void }) {
+  const reset = useResetUserMfa();
+  const confirm = () =>
+    reset.mutate(user.Id, {
+      onSuccess: () => {
+        notifications.show({ color: 'green', message: `Two-step verification of ${user.Email} was reset.` });
+        onDone();
+      },
+    });
+  return (
+    <Stack gap="md">
+      <Text size="sm">
+        Reset the two-step verification of {who(user)}? Use this when they lost their device and their
+        recovery codes. Their authenticator and recovery codes stop working and they are signed out
+        everywhere; they set up a new device in My profile, or at their next sign-in when your organisation
+        requires it.
+      </Text>
+      <ErrorAlert error={reset.error} />
+      <Group justify="flex-end" gap="sm">
+        <Button variant="default" onClick={onDone}>
+          Cancel
+        </Button>
+        <Button color="red" loading={reset.isPending} onClick={confirm} data-autofocus>
+          Reset two-step verification
         </Button>
       </Group>
     </Stack>

@@ -1,6 +1,7 @@
 import { ActionIcon, Badge, Button, Menu, Stack, Table, Text } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
 import { useState } from 'react';
+import { useMfaUsers } from '../../api/mfa';
 import { useSignedInSession } from '../../api/session';
 import type { User } from '../../api/types';
 import { useUsers } from '../../api/users';
@@ -10,7 +11,15 @@ import { PageHeader } from '../../components/PageHeader';
 import { TableSkeleton } from '../../components/PageSkeleton';
 import { QueryError } from '../../components/QueryError';
 import { TableHead } from '../../components/TableHead';
-import { IconDots, IconPassword, IconPlus, IconUserCheck, IconUserCog, IconUserOff } from '../../icons';
+import {
+  IconDots,
+  IconPassword,
+  IconPlus,
+  IconShieldOff,
+  IconUserCheck,
+  IconUserCog,
+  IconUserOff,
+} from '../../icons';
 import { roleLabel } from '../../labels';
 import { AddUserModal } from './AddUserModal';
 import { type UserAction, UserActionModal } from './UserActionModal';
@@ -19,6 +28,8 @@ export default function UsersPage() {
   useDocumentTitle('Users · Rampart');
   const me = useSignedInSession().User;
   const users = useUsers();
+  // Who has two-step verification on (the page is an Admin's, as the list is).
+  const mfa = useMfaUsers(true);
   const [adding, setAdding] = useState(false);
   // The user and action stay set while the dialog animates out; `acting` says whether it is open.
   const [action, setAction] = useState<UserAction | null>(null);
@@ -54,7 +65,9 @@ export default function UsersPage() {
         <>
           <Table.ScrollContainer minWidth={760}>
             <Table striped highlightOnHover verticalSpacing="xs" fz="sm">
-              <TableHead columns={['Name', 'Email', 'Role', 'Status', 'Created', { hidden: 'Actions' }]} />
+              <TableHead
+                columns={['Name', 'Email', 'Role', 'Status', 'Two-step', 'Created', { hidden: 'Actions' }]}
+              />
               <Table.Tbody>
                 {rows.map((user) => (
                   <Table.Tr key={user.Id}>
@@ -72,6 +85,17 @@ export default function UsersPage() {
                       <Badge color={user.Active ? 'green' : 'gray'} variant="light">
                         {user.Active ? 'Active' : 'Deactivated'}
                       </Badge>
+                    </Table.Td>
+                    <Table.Td>
+                      {mfa.data?.has(user.Id) ? (
+                        <Badge color="green" variant="light">
+                          On
+                        </Badge>
+                      ) : (
+                        <Text size="sm" c="dimmed">
+                          {mfa.data ? 'Off' : '—'}
+                        </Text>
+                      )}
                     </Table.Td>
                     <Table.Td>
                       <DateTime value={user.CreatedAt} />
@@ -105,6 +129,15 @@ export default function UsersPage() {
                           >
                             Reset password
                           </Menu.Item>
+                          {mfa.data?.has(user.Id) && (
+                            <Menu.Item
+                              leftSection={<IconShieldOff size={16} />}
+                              color="red"
+                              onClick={() => act('mfa', user)}
+                            >
+                              Reset two-step verification
+                            </Menu.Item>
+                          )}
                         </Menu.Dropdown>
                       </Menu>
                     </Table.Td>
