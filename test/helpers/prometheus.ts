@@ -26,10 +26,14 @@ interface RawFamily {
 
 const parse = (text: string) => parsePrometheusTextFormat(text) as RawFamily[];
 
-/** A sample's value as a number; the parser lets a line without one through ('' would be 0). */
+/**
+ * A sample's value as a number; the parser lets a line without one through ('' would be 0).
+ * Prometheus reads NaN in any case (Go's ParseFloat); prom-client writes `Nan` for a summary of
+ * no samples yet (the event loop's, in the first moments of a process).
+ */
 function numberOf(value: string | undefined, family: string): number {
   const n = Number(value);
-  if (value === undefined || value.trim() === '' || (Number.isNaN(n) && value !== 'NaN'))
+  if (value === undefined || value.trim() === '' || (Number.isNaN(n) && !/^nan$/i.test(value)))
     throw new Error(`A sample of ${family} has no numeric value: ${JSON.stringify(value)}`);
   return n;
 }

@@ -541,7 +541,8 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
   // A delivery for the log and redelivery: sent at once to the closed port, it fails and waits
   // for a retry the test's clock never reaches. Waited for, so that nothing changes afterwards.
   const delivery = await ok('POST', `/notifications/endpoints/${notificationEndpoint.Id}/test`);
-  for (let i = 0; i < 400; i++) {
+  // Up to 30 s: on a loaded machine the send and its failure take a while.
+  for (let i = 0; i < 1200; i++) {
     if ((await ok('GET', `/notifications/deliveries/${delivery.Id}`)).State === 'Failed') break;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -570,7 +571,7 @@ export async function populate(t: TestApp, admin: Credentials): Promise<Estate> 
     }
   // The estate's own events (findings created, …) dispatched and their deliveries tried: the
   // sweeps then compare tables that nothing in the background still changes.
-  for (let i = 0; i < 800; i++) {
+  for (let i = 0; i < 1200; i++) {
     const log = await ok('GET', `/notifications/endpoints/${notificationEndpoint.Id}/deliveries`);
     const settled = (log.Items as { State: string }[]).every(
       (d) => d.State !== 'Pending' && d.State !== 'Delivering',

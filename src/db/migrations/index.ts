@@ -74,6 +74,6 @@ export const migrations: Record<string, Migration> = {
   '0030_d_add_audit_retention': m0030d,
   '0030_e_create_reports': m0030e,
   '0030_f_create_notification_preferences': m0030f,
-  '0031_c_create_sso_providers': m0031c,
   '0031_b_create_mfa': m0031b,
+  '0031_c_create_sso_providers': m0031c,
 };
