@@ -43,6 +43,8 @@ import { FindingService, type FindingsChanged } from './modules/findings/service
 import { addDays, localDay } from './modules/history/days.js';
 import { HistoryRepository } from './modules/history/repository.js';
 import { HistoryService } from './modules/history/service.js';
+import { IdempotencyRepository } from './modules/idempotency/repository.js';
+import { IdempotencyService } from './modules/idempotency/service.js';
 import { ImportRepository } from './modules/imports/repository.js';
 import { type ImportFailedUnexpectedly, ImportService } from './modules/imports/service.js';
 import { importDirectory } from './modules/imports/upload.js';
@@ -161,6 +163,8 @@ export interface Services {
   clock: Clock;
   /** The dashboard: SLA compliance, ageing, time to remediate, top risks, last scans and imports. */
   dashboard: DashboardService;
+  /** Idempotency-Key: each key's slot and the answer its first request got, kept 24 hours. */
+  idempotency: IdempotencyService;
 }
 
 export type ServicesConfig = Pick<Config, 'authCacheSeconds' | 'sessionIdleMinutes' | 'sessionMaxHours'> &
@@ -627,5 +631,6 @@ export function buildServices(
     history,
     clock,
     dashboard,
+    idempotency: new IdempotencyService(new IdempotencyRepository(db), clock),
   };
 }

@@ -360,6 +360,7 @@ describe('table ownership', () => {
     report_definitions: 'reports',
     report_runs: 'reports',
     report_chunks: 'reports',
+    idempotency_keys: 'idempotency',
   };
 
   /** The tables of the `DB` interface in src/db/schema.ts: a new table needs an owner here. */

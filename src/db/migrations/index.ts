@@ -34,6 +34,7 @@ import * as m0030c from './0030_c_create_notifications.js';
 import * as m0030d from './0030_d_add_audit_retention.js';
 import * as m0030e from './0030_e_create_reports.js';
 import * as m0030f from './0030_f_create_notification_preferences.js';
+import * as m0031a from './0031_a_create_idempotency_keys.js';
 
 /** Every migration, in order. Listed explicitly so the same code runs from src/ and dist/. */
 export const migrations: Record<string, Migration> = {
@@ -72,4 +73,5 @@ export const migrations: Record<string, Migration> = {
   '0030_d_add_audit_retention': m0030d,
   '0030_e_create_reports': m0030e,
   '0030_f_create_notification_preferences': m0030f,
+  '0031_a_create_idempotency_keys': m0031a,
 };
