@@ -92,14 +92,16 @@ const invalidKey = (detail: string) =>
     `${detail} Send one key of 1 to ${MAX_KEY_LENGTH} printable ASCII characters (a UUID is best), bare or as a quoted string.`,
   );
 
-/** A printable ASCII character (0x20 to 0x7E) and not one that a bare value cannot hold. */
-const BARE = /^[\x21\x23-\x5b\x5d-\x7e](?:[\x20\x21\x23-\x5b\x5d-\x7e]*[\x21\x23-\x5b\x5d-\x7e])?$/;
+/** Printable ASCII characters (0x20 to 0x7E), but for the quote and the backslash. */
+const BARE = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 /**
  * The key of the header's value: an RFC 8941 String (`"…"`, with `\"` and `\\` escapes), as the
  * draft defines it, or the bare value that many clients send. Throws a 400 problem otherwise.
  */
-export function parseIdempotencyKey(value: string): string {
+export function parseIdempotencyKey(header: string): string {
+  // Spaces and tabs around a field value are not part of it (RFC 9110 §5.5).
+  const value = header.replace(/^[ \t]+|[ \t]+$/g, '');
   let key: string;
   if (value.startsWith('"')) {
     let out = '';
@@ -199,6 +201,7 @@ const KEPT_HEADERS = [
 
 interface KeyState {
   service: IdempotencyService;
+  mode: IdempotencyMode;
   keyed: KeyedRequest;
   claim: Claim;
   /** The held key has been finished (kept or freed). */
@@ -242,82 +245,99 @@ export function registerIdempotency(app: FastifyInstance, service: IdempotencySe
     done(null, hashing(payload, hash));
   };
 
-  const claimFor = (mode: IdempotencyMode): preHandlerHookHandler =>
-    async function claimIdempotencyKey(request, reply) {
-      const key = keyOf(request);
-      if (key === undefined) return;
-      const owner = slotOwnerOf(request);
-      if (!owner) return;
-      const r = request as WithState;
-      const keyed: KeyedRequest = {
-        ...owner,
-        key,
-        method: request.method,
-        route: request.routeOptions.url ?? request.url,
-        fingerprint:
-          mode === 'streamed' ? null : fingerprintOf(request, r[BODY_HASH]?.digest('hex') ?? EMPTY_SHA256),
-      };
-      const claim = await service.claim(keyed);
-      r[STATE] = { service, keyed, claim, finished: false, settled: false };
-      if (claim.outcome === 'replay') {
-        sendKept(reply, claim.answer);
-        return reply;
-      }
+  /** Claims the request's key; true when a kept answer has been sent again. */
+  async function claim(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    mode: IdempotencyMode,
+  ): Promise<boolean> {
+    const key = keyOf(request);
+    const owner = key === undefined ? undefined : slotOwnerOf(request);
+    if (key === undefined || !owner) return false;
+    const r = request as WithState;
+    const keyed: KeyedRequest = {
+      ...owner,
+      key,
+      method: request.method,
+      route: request.routeOptions.url ?? request.url,
+      fingerprint:
+        mode === 'streamed' ? null : fingerprintOf(request, r[BODY_HASH]?.digest('hex') ?? EMPTY_SHA256),
+    };
+    const claimed = await service.claim(keyed);
+    r[STATE] = { service, mode, keyed, claim: claimed, finished: false, settled: false };
+    if (claimed.outcome !== 'replay') return false;
+    sendKept(reply, claimed.answer);
+    return true;
+  }
+
+  /** Keeps the answer of the request that holds its key, or frees the key. */
+  async function finish(request: FastifyRequest, reply: FastifyReply, payload: unknown, state: KeyState) {
+    if (state.claim.outcome !== 'held') return;
+    const { mode } = state;
+    const body =
+      payload === null || payload === undefined
+        ? null
+        : typeof payload === 'string'
+          ? Buffer.from(payload)
+          : payload instanceof Uint8Array
+            ? Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)
+            : 'stream';
+    const headers: Record<string, string> = {};
+    for (const name of KEPT_HEADERS) {
+      const value = reply.getHeader(name);
+      if (value !== undefined) headers[name] = String(value);
+    }
+    try {
+      const outcome = await service.finish(
+        state.keyed,
+        state.claim.owner,
+        { status: reply.statusCode, headers, body },
+        { secret: mode === 'secret' },
+      );
+      if (outcome === 'withheld' && mode !== 'secret')
+        request.log.warn(
+          { route: state.keyed.route, status: reply.statusCode },
+          `an answer larger than ${MAX_KEPT_BODY_BYTES} bytes is kept without its body: a retry is told so (410)`,
+        );
+      else if (outcome === 'lost')
+        request.log.warn(
+          { route: state.keyed.route },
+          `the Idempotency-Key was taken over after ${IN_FLIGHT_LEASE_MINUTES} minutes: this answer is not kept`,
+        );
+      else if (outcome === 'not-fingerprinted' && reply.statusCode < 300)
+        request.log.warn(
+          { route: state.keyed.route },
+          'a streamed request answered before its body was read: its Idempotency-Key is freed',
+        );
+    } catch (error) {
+      // The answer goes out all the same; the key is freed when its lease ends.
+      request.log.error({ err: error }, 'the Idempotency-Key could not be finished');
+    }
+  }
+
+  // Callback style: the hooks run on every request of these routes, and most carry no key.
+  const claimFor =
+    (mode: IdempotencyMode): preHandlerHookHandler =>
+    (request, reply, done) => {
+      if (request.headers['idempotency-key'] === undefined) return done();
+      claim(request, reply, mode).then((replayed) => {
+        if (!replayed) done();
+      }, done);
     };
 
-  const keepAnswerFor = (mode: IdempotencyMode): onSendHookHandler =>
-    async function keepAnswer(request, reply, payload) {
-      const state = (request as WithState)[STATE];
-      if (!state || state.finished || state.claim.outcome !== 'held') return payload;
-      state.finished = true;
-      const body =
-        payload === null || payload === undefined
-          ? null
-          : typeof payload === 'string'
-            ? Buffer.from(payload)
-            : payload instanceof Uint8Array
-              ? Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)
-              : 'stream';
-      const headers: Record<string, string> = {};
-      for (const name of KEPT_HEADERS) {
-        const value = reply.getHeader(name);
-        if (value !== undefined) headers[name] = String(value);
-      }
-      try {
-        const outcome = await service.finish(
-          state.keyed,
-          state.claim.owner,
-          { status: reply.statusCode, headers, body },
-          { secret: mode === 'secret' },
-        );
-        if (outcome === 'withheld' && mode !== 'secret')
-          request.log.warn(
-            { route: state.keyed.route, status: reply.statusCode },
-            `an answer larger than ${MAX_KEPT_BODY_BYTES} bytes is kept without its body: a retry is told so (410)`,
-          );
-        else if (outcome === 'lost')
-          request.log.warn(
-            { route: state.keyed.route },
-            `the Idempotency-Key was taken over after ${IN_FLIGHT_LEASE_MINUTES} minutes: this answer is not kept`,
-          );
-        else if (outcome === 'not-fingerprinted' && reply.statusCode < 300)
-          request.log.warn(
-            { route: state.keyed.route },
-            'a streamed request answered before its body was read: its Idempotency-Key is freed',
-          );
-      } catch (error) {
-        // The answer goes out all the same; the key is freed when its lease ends.
-        request.log.error({ err: error }, 'the Idempotency-Key could not be finished');
-      }
-      return payload;
-    };
+  const keepAnswer: onSendHookHandler = (request, reply, payload, done) => {
+    const state = (request as WithState)[STATE];
+    if (!state || state.finished) return done(null, payload);
+    state.finished = true;
+    finish(request, reply, payload, state).then(() => done(null, payload));
+  };
 
   app.addHook('onRoute', (route) => {
     const mode = route.config?.idempotency;
     if (!mode) return;
     if (mode !== 'streamed') route.preParsing = [route.preParsing ?? []].flat().concat(hashBody);
     route.preHandler = [route.preHandler ?? []].flat().concat(claimFor(mode));
-    route.onSend = [route.onSend ?? []].flat().concat(keepAnswerFor(mode));
+    route.onSend = [route.onSend ?? []].flat().concat(keepAnswer);
   });
 }
 

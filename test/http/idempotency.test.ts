@@ -408,13 +408,13 @@ describe.each(DB_KINDS)('Idempotency-Key [%s]', (kind) => {
       const key = randomUUID();
       // A real failure of the database under the request: its table is away for a moment.
       await sql`alter table tickets rename to tickets_away`.execute(db());
-      let failed: LightMyRequestResponse;
+      let failed: LightMyRequestResponse | undefined;
       try {
         failed = await post(analyst, '/tickets', { Title: title }, key);
       } finally {
         await sql`alter table tickets_away rename to tickets`.execute(db());
       }
-      expectProblem(failed, 500, 'internal', 'the table is away');
+      expectProblem(failed!, 500, 'internal', 'the table is away');
       expect(await slot(key)).toBeUndefined();
       const retry = await post(analyst, '/tickets', { Title: title }, key);
       expect(retry.statusCode, retry.body).toBe(201);

@@ -192,12 +192,8 @@ export class IdempotencyService {
         : answer.body === 'stream' || (answer.body && answer.body.length > MAX_KEPT_BODY_BYTES)
           ? 'too-large'
           : null;
-    const kept: KeptAnswer = {
-      status: answer.status,
-      headers: answer.headers,
-      body: withheld || answer.body === 'stream' ? null : answer.body,
-      withheld,
-    };
+    const body = withheld || answer.body === 'stream' ? null : answer.body;
+    const kept: KeptAnswer = { status: answer.status, headers: answer.headers, body, withheld };
     if (await this.repo.complete(id, owner, kept, this.clock())) return withheld ? 'withheld' : 'kept';
     return (await this.repo.release(id, owner)) ? 'not-fingerprinted' : 'lost';
   }
