@@ -19,6 +19,12 @@ export const ProblemSchema = Type.Object(
     correlationId: Type.Optional(Type.String({ description: 'Quote this when reporting a server error.' })),
     replacement: Type.Optional(Type.String({ description: 'The endpoint that replaces a removed one.' })),
     retryAfter: Type.Optional(Type.Integer({ description: 'Seconds to wait before retrying.' })),
+    firstStatus: Type.Optional(
+      Type.Integer({
+        description:
+          'idempotency-answer-gone: the status of the first answer to this Idempotency-Key, whose body was not kept.',
+      }),
+    ),
   },
   {
     $id: 'Problem',
