@@ -114,7 +114,8 @@ describe.each(DB_KINDS)('every POST honours Idempotency-Key [%s]', (kind) => {
       expect(r.access && ('public' in r.access || NOT_TAKING_A_KEY.includes(routeKey(r))), routeKey(r)).toBe(
         true,
       );
-    expect(posts().filter((r) => r.idempotency).length).toBeGreaterThanOrEqual(80);
+    // 74 in both channels when this was written, the node protocol's included.
+    expect(posts().filter((r) => r.idempotency).length).toBeGreaterThanOrEqual(70);
   });
 
   it('answers a retry of each with its first answer, and the key with another body a 422', async () => {
@@ -150,9 +151,9 @@ describe.each(DB_KINDS)('every POST honours Idempotency-Key [%s]', (kind) => {
       swept.add(what);
     }
     expect([...new Set(unswept)], 'POST routes without a call in sweepCalls').toEqual([]);
-    // 79 when this was written (both channels, the node protocol aside): a floor against a sweep
+    // 68 when this was written (both channels, the node protocol aside): a floor against a sweep
     // that quietly stops sweeping.
-    expect(swept.size).toBeGreaterThanOrEqual(75);
+    expect(swept.size).toBeGreaterThanOrEqual(65);
   });
 
   it('refuses a malformed key on each with a 400, before anything is done', async () => {
@@ -166,6 +167,6 @@ describe.each(DB_KINDS)('every POST honours Idempotency-Key [%s]', (kind) => {
         requests += 1;
       }
     }
-    expect(requests).toBeGreaterThanOrEqual(225);
+    expect(requests).toBeGreaterThanOrEqual(195);
   });
 });
