@@ -2919,6 +2919,8 @@ export interface components {
             replacement?: string;
             /** @description Seconds to wait before retrying. */
             retryAfter?: number;
+            /** @description idempotency-answer-gone: the status of the first answer to this Idempotency-Key, whose body was not kept. */
+            firstStatus?: number;
         };
         /**
          * CloudEvent
@@ -3955,7 +3957,13 @@ export interface operations {
     changePassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3976,7 +3984,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4037,6 +4045,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/account/password"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -4067,6 +4093,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/account/password"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/account/password"
                      *     }
                      */
@@ -4567,7 +4611,13 @@ export interface operations {
     createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4604,7 +4654,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4665,6 +4715,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/users"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -4695,6 +4763,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/users"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/users"
                      *     }
                      */
@@ -4939,7 +5025,13 @@ export interface operations {
     resetUserPassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -4963,7 +5055,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5042,6 +5134,43 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/users/{Id}/password"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A retry with the same Idempotency-Key: the request was carried out, but its answer shows a secret once and is not given again (`firstStatus`, `Location`). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-answer-gone",
+                     *       "title": "The first answer to this Idempotency-Key cannot be given again",
+                     *       "status": 410,
+                     *       "detail": "The request with this Idempotency-Key was carried out (status 201), but its answer cannot be given again: it showed a secret once, and Rampart never stores secrets. Do not send it again with a new key unless you mean to act twice.",
+                     *       "instance": "/api/latest/users/{Id}/password",
+                     *       "replacement": "GET /api/latest/users"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -5072,6 +5201,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/users/{Id}/password"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/users/{Id}/password"
                      *     }
                      */
@@ -5234,7 +5381,13 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5274,7 +5427,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5335,6 +5488,43 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/apikeys"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A retry with the same Idempotency-Key: the request was carried out, but its answer shows a secret once and is not given again (`firstStatus`, `Location`). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-answer-gone",
+                     *       "title": "The first answer to this Idempotency-Key cannot be given again",
+                     *       "status": 410,
+                     *       "detail": "The request with this Idempotency-Key was carried out (status 201), but its answer cannot be given again: it showed a secret once, and Rampart never stores secrets. Do not send it again with a new key unless you mean to act twice.",
+                     *       "instance": "/api/latest/apikeys",
+                     *       "replacement": "GET /api/latest/users"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -5365,6 +5555,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/apikeys"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/apikeys"
                      *     }
                      */
@@ -5739,7 +5947,13 @@ export interface operations {
     createAsset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5863,7 +6077,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5924,6 +6138,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/assets"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -5954,6 +6186,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/assets"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/assets"
                      *     }
                      */
@@ -6546,7 +6796,13 @@ export interface operations {
     bulkTagAssets: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6578,7 +6834,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6639,6 +6895,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/assets/bulk/tags"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -6669,6 +6943,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/assets/bulk/tags"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/assets/bulk/tags"
                      *     }
                      */
@@ -6875,7 +7167,13 @@ export interface operations {
     recordAssetService: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -6949,7 +7247,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7028,6 +7326,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/assets/{Id}/services"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -7058,6 +7374,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/assets/{Id}/services"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/assets/{Id}/services"
                      *     }
                      */
@@ -7288,7 +7622,13 @@ export interface operations {
     recordAssetSoftware: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -7391,7 +7731,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7470,6 +7810,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/assets/{Id}/software"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -7500,6 +7858,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/assets/{Id}/software"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/assets/{Id}/software"
                      *     }
                      */
@@ -7899,7 +8275,13 @@ export interface operations {
     createFinding: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8098,7 +8480,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8159,6 +8541,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/findings"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -8189,6 +8589,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/findings"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/findings"
                      *     }
                      */
@@ -8448,7 +8866,13 @@ export interface operations {
     changeFindingState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -8548,7 +8972,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8627,6 +9051,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/findings/{Id}/state"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -8657,6 +9099,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/findings/{Id}/state"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/findings/{Id}/state"
                      *     }
                      */
@@ -8706,7 +9166,13 @@ export interface operations {
     overrideFindingSeverity: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -8802,7 +9268,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8881,6 +9347,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/findings/{Id}/severity"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -8911,6 +9395,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/findings/{Id}/severity"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/findings/{Id}/severity"
                      *     }
                      */
@@ -8960,7 +9462,13 @@ export interface operations {
     bulkChangeFindingState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9032,7 +9540,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9093,6 +9601,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/findings/bulk/state"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -9123,6 +9649,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/findings/bulk/state"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/findings/bulk/state"
                      *     }
                      */
@@ -9172,7 +9716,13 @@ export interface operations {
     bulkLinkFindingsToTicket: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9242,7 +9792,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9303,6 +9853,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/findings/bulk/ticket"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -9333,6 +9901,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/findings/bulk/ticket"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/findings/bulk/ticket"
                      *     }
                      */
@@ -9794,7 +10380,13 @@ export interface operations {
                 ScopeName?: string;
                 FileName?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9865,7 +10457,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9920,6 +10512,42 @@ export interface operations {
                      *       "title": "Your role does not allow this action",
                      *       "status": 403,
                      *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/imports"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/imports"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/imports"
                      *     }
                      */
@@ -10708,7 +11336,13 @@ export interface operations {
     createTicket: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10795,7 +11429,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10856,6 +11490,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/tickets"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -10886,6 +11538,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/tickets"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/tickets"
                      *     }
                      */
@@ -11378,7 +12048,13 @@ export interface operations {
     commentTicket: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -11460,7 +12136,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11539,6 +12215,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/tickets/{Id}/comments"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -11569,6 +12263,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/tickets/{Id}/comments"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/tickets/{Id}/comments"
                      *     }
                      */
@@ -11618,7 +12330,13 @@ export interface operations {
     linkTicketFindings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -11643,7 +12361,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11722,6 +12440,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/tickets/{Id}/findings/link"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -11752,6 +12488,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/tickets/{Id}/findings/link"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/tickets/{Id}/findings/link"
                      *     }
                      */
@@ -11801,7 +12555,13 @@ export interface operations {
     unlinkTicketFindings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -11826,7 +12586,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11905,6 +12665,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/tickets/{Id}/findings/unlink"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -11935,6 +12713,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/tickets/{Id}/findings/unlink"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/tickets/{Id}/findings/unlink"
                      *     }
                      */
@@ -12447,7 +13243,13 @@ export interface operations {
                 Feed?: "nvd" | "cve5" | "kev" | "epss" | "osv";
                 FileName?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12482,7 +13284,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12537,6 +13339,42 @@ export interface operations {
                      *       "title": "Your role does not allow this action",
                      *       "status": 403,
                      *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/intel/loads"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/intel/loads"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/intel/loads"
                      *     }
                      */
@@ -13637,7 +14475,13 @@ export interface operations {
     createScanNodeEnrolment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13677,7 +14521,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13738,6 +14582,43 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/scannodes/enrolments"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A retry with the same Idempotency-Key: the request was carried out, but its answer shows a secret once and is not given again (`firstStatus`, `Location`). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-answer-gone",
+                     *       "title": "The first answer to this Idempotency-Key cannot be given again",
+                     *       "status": 410,
+                     *       "detail": "The request with this Idempotency-Key was carried out (status 201), but its answer cannot be given again: it showed a secret once, and Rampart never stores secrets. Do not send it again with a new key unless you mean to act twice.",
+                     *       "instance": "/api/latest/scannodes/enrolments",
+                     *       "replacement": "GET /api/latest/users"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -13768,6 +14649,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/scannodes/enrolments"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/scannodes/enrolments"
                      *     }
                      */
@@ -14455,7 +15354,13 @@ export interface operations {
     scanNodeHeartbeat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14496,7 +15401,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14539,6 +15444,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/scannodes/heartbeat"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -14569,6 +15492,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/scannodes/heartbeat"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/scannodes/heartbeat"
                      *     }
                      */
@@ -15051,7 +15992,13 @@ export interface operations {
     stopScanRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -15149,7 +16096,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15228,6 +16175,42 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/scanruns/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
+                     *       "instance": "/api/latest/scanruns/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests: wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -15271,7 +16254,13 @@ export interface operations {
     claimScanRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -15312,7 +16301,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15355,6 +16344,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/scanruns/claim"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -15385,6 +16392,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/scanruns/claim"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/scanruns/claim"
                      *     }
                      */
@@ -15623,7 +16648,13 @@ export interface operations {
     finishScanRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
                 Attempt: number;
@@ -15731,7 +16762,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15792,6 +16823,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/scanruns/{Id}/attempts/{Attempt}/finish"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -15822,6 +16871,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/scanruns/{Id}/attempts/{Attempt}/finish"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/scanruns/{Id}/attempts/{Attempt}/finish"
                      *     }
                      */
@@ -16076,7 +17143,13 @@ export interface operations {
     createScanTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16249,7 +17322,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16310,6 +17383,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/scantemplates"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -16340,6 +17431,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/scantemplates"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/scantemplates"
                      *     }
                      */
@@ -17305,7 +18414,13 @@ export interface operations {
     createDiscoveryScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -17473,7 +18588,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17534,6 +18649,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/discoveryscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -17564,6 +18697,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/discoveryscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/discoveryscans"
                      *     }
                      */
@@ -18318,7 +19469,13 @@ export interface operations {
     startDiscoveryScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -18374,7 +19531,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18453,6 +19610,42 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/discoveryscans/{Id}/runs"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
+                     *       "instance": "/api/latest/discoveryscans/{Id}/runs"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests: wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -18496,7 +19689,13 @@ export interface operations {
     stopDiscoveryScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -18552,7 +19751,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18625,6 +19824,42 @@ export interface operations {
                      *       "title": "Not found",
                      *       "status": 404,
                      *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/discoveryscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/discoveryscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/discoveryscans/{Id}/stop"
                      *     }
                      */
@@ -19072,7 +20307,13 @@ export interface operations {
     createSystemScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -19222,7 +20463,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19283,6 +20524,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -19313,6 +20572,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/systemscans"
                      *     }
                      */
@@ -20037,7 +21314,13 @@ export interface operations {
     startSystemScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -20093,7 +21376,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20172,6 +21455,42 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/systemscans/{Id}/start"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
+                     *       "instance": "/api/latest/systemscans/{Id}/start"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests: wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -20215,7 +21534,13 @@ export interface operations {
     stopSystemScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -20271,7 +21596,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20344,6 +21669,42 @@ export interface operations {
                      *       "title": "Not found",
                      *       "status": 404,
                      *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/systemscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/systemscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/systemscans/{Id}/stop"
                      *     }
                      */
@@ -20625,7 +21986,13 @@ export interface operations {
     verifyFindings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -20662,7 +22029,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20723,6 +22090,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/findings/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -20753,6 +22138,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/findings/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/findings/verify"
                      *     }
                      */
@@ -20802,7 +22205,13 @@ export interface operations {
     verifyTicket: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -20835,7 +22244,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20908,6 +22317,42 @@ export interface operations {
                      *       "title": "Not found",
                      *       "status": 404,
                      *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/tickets/{Id}/verify"
                      *     }
                      */
@@ -22468,7 +23913,13 @@ export interface operations {
     createWebScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -22601,7 +24052,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22662,6 +24113,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/webscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -22692,6 +24161,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/webscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/webscans"
                      *     }
                      */
@@ -23396,7 +24883,13 @@ export interface operations {
     startWebScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -23452,7 +24945,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23531,6 +25024,42 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/webscans/{Id}/start"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
+                     *       "instance": "/api/latest/webscans/{Id}/start"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests: wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -23574,7 +25103,13 @@ export interface operations {
     stopWebScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -23630,7 +25165,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23703,6 +25238,42 @@ export interface operations {
                      *       "title": "Not found",
                      *       "status": 404,
                      *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/webscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/webscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/webscans/{Id}/stop"
                      *     }
                      */
@@ -24402,7 +25973,13 @@ export interface operations {
     createScanGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -24630,7 +26207,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24691,6 +26268,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/scangroups"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -24721,6 +26316,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/scangroups"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/scangroups"
                      *     }
                      */
@@ -26210,7 +27823,13 @@ export interface operations {
     createAllowedTarget: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -26271,7 +27890,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26332,7 +27951,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The organisation already has this entry. */
+            /** @description The organisation already has this entry. Or: The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -26386,7 +28005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The target is malformed, larger than a /16, or always refused: `errors` names `/Target` and the rule. */
+            /** @description The target is malformed, larger than a /16, or always refused: `errors` names `/Target` and the rule. Or: Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -28341,7 +29960,13 @@ export interface operations {
     createReport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -28461,7 +30086,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28522,6 +30147,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/reports"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -28552,6 +30195,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/reports"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/reports"
                      *     }
                      */
@@ -29232,7 +30893,13 @@ export interface operations {
     createReportDefinition: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -29378,7 +31045,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29439,6 +31106,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/reportdefinitions"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -29469,6 +31154,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/reportdefinitions"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/reportdefinitions"
                      *     }
                      */
@@ -30146,7 +31849,13 @@ export interface operations {
     runReportDefinition: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -30205,7 +31914,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30284,6 +31993,42 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}/run"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}/run"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests: wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -30327,7 +32072,13 @@ export interface operations {
     loadDemo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -30350,7 +32101,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30411,6 +32162,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/demo"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -30441,6 +32210,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/demo"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/demo"
                      *     }
                      */
@@ -30813,7 +32600,13 @@ export interface operations {
     createNotificationEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -30874,7 +32667,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30935,6 +32728,43 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/notifications/endpoints"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A retry with the same Idempotency-Key: the request was carried out, but its answer shows a secret once and is not given again (`firstStatus`, `Location`). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-answer-gone",
+                     *       "title": "The first answer to this Idempotency-Key cannot be given again",
+                     *       "status": 410,
+                     *       "detail": "The request with this Idempotency-Key was carried out (status 201), but its answer cannot be given again: it showed a secret once, and Rampart never stores secrets. Do not send it again with a new key unless you mean to act twice.",
+                     *       "instance": "/api/latest/notifications/endpoints",
+                     *       "replacement": "GET /api/latest/users"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -30971,7 +32801,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The URL is refused: not http(s), or it reaches a link-local, metadata, multicast, reserved or (unless the server allows them) loopback or private address. `errors` names `/Url` and the rule. */
+            /** @description The URL is refused: not http(s), or it reaches a link-local, metadata, multicast, reserved or (unless the server allows them) loopback or private address. `errors` names `/Url` and the rule. Or: Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -31576,7 +33406,13 @@ export interface operations {
     enableNotificationEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -31617,7 +33453,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31696,6 +33532,42 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/enable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/enable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests: wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -31739,7 +33611,13 @@ export interface operations {
     testNotificationEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -31788,7 +33666,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31861,6 +33739,42 @@ export interface operations {
                      *       "title": "Not found",
                      *       "status": 404,
                      *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/test"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/test"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/notifications/endpoints/{Id}/test"
                      *     }
                      */
@@ -32263,7 +34177,13 @@ export interface operations {
     redeliverNotification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -32312,7 +34232,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32385,6 +34305,42 @@ export interface operations {
                      *       "title": "Not found",
                      *       "status": 404,
                      *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/notifications/deliveries/{Id}/redeliver"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/notifications/deliveries/{Id}/redeliver"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/notifications/deliveries/{Id}/redeliver"
                      *     }
                      */
@@ -32559,7 +34515,13 @@ export interface operations {
     createNotificationRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -32622,7 +34584,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32683,6 +34645,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/notifications/rules"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -32713,6 +34693,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/notifications/rules"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/notifications/rules"
                      *     }
                      */
