@@ -29,7 +29,11 @@ export const ProblemSchema = Type.Object(
   {
     $id: 'Problem',
     title: 'Problem',
-    description: 'An RFC 9457 problem document, served as application/problem+json.',
+    description:
+      'An RFC 9457 problem document, served as application/problem+json. Some problem types add members of their own (RFC 9457 §3.2), named in the documentation of each type.',
+    // Extension members are part of a problem (an import's `formats`, a parse limit's `line`): the
+    // answer's serializer keeps them, whichever route's schema answers that status.
+    additionalProperties: true,
     examples: [
       {
         type: 'https://rampart.dev/problems/validation-failed',

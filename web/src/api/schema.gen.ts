@@ -2876,7 +2876,7 @@ export interface components {
     schemas: {
         /**
          * Problem
-         * @description An RFC 9457 problem document, served as application/problem+json.
+         * @description An RFC 9457 problem document, served as application/problem+json. Some problem types add members of their own (RFC 9457 §3.2), named in the documentation of each type.
          * @example {
          *       "type": "https://rampart.dev/problems/validation-failed",
          *       "title": "The request is not valid",
@@ -2921,6 +2921,8 @@ export interface components {
             retryAfter?: number;
             /** @description idempotency-answer-gone: the status of the first answer to this Idempotency-Key, whose body was not kept. */
             firstStatus?: number;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * CloudEvent
