@@ -44,12 +44,13 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   const deprecations = new DeprecationRegistry([...DEPRECATIONS, ...config.deprecations]);
   const ownLogger = options.logger === undefined ? createLogger(config) : undefined;
   const { app, routes } = createServer(config, ownLogger ?? options.logger ?? false);
-  const { apiKeys, sessions, scanNodes, clock, metrics, health } = services;
+  const { apiKeys, sessions, scanNodes, clock, metrics, health, idempotency } = services;
   await registerPlugins(app, {
     config,
     clock,
     apiKeys,
     sessions,
+    idempotency,
     scanNodes,
     redis: options.redis,
     webDir: options.webDir,

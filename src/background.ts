@@ -66,6 +66,7 @@ export const NOTIFICATION_DIGEST_JOB = 'notification-digest' satisfies JobKind;
 const HISTORY_PREPARE_MS = 600_000;
 export const REPORT_PURGE_JOB = 'report-purge' satisfies JobKind;
 export const AUDIT_PURGE_JOB = 'audit-purge' satisfies JobKind;
+export const IDEMPOTENCY_PURGE_JOB = 'idempotency-purge' satisfies JobKind;
 /** How often the activity counters are read for table maintenance (autovacuum's naptime is 60 s). */
 const TABLE_MAINTENANCE_MS = 10_000;
 
@@ -188,6 +189,13 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
     rule: { type: 'interval', seconds: 86_400 },
     jobKind: AUDIT_PURGE_JOB,
     maxAttempts: 3,
+  });
+  // Idempotency keys past their 24 hours go (docs/idempotency.md).
+  runner.schedule({
+    key: IDEMPOTENCY_PURGE_JOB,
+    rule: { type: 'interval', seconds: 3600 },
+    jobKind: IDEMPOTENCY_PURGE_JOB,
+    maxAttempts: 1,
   });
   // Scan runs whose node fell silent (no heartbeat for 60 s) are queued again, at most twice,
   // then Failed with the reason. Checked every 15 s by every instance (a schedule fires at most

@@ -45,6 +45,8 @@ import { FindingService, type FindingsChanged } from './modules/findings/service
 import { addDays, localDay } from './modules/history/days.js';
 import { HistoryRepository } from './modules/history/repository.js';
 import { HistoryService } from './modules/history/service.js';
+import { IdempotencyRepository } from './modules/idempotency/repository.js';
+import { IdempotencyService } from './modules/idempotency/service.js';
 import { ImportRepository } from './modules/imports/repository.js';
 import {
   type ImportFailedUnexpectedly,
@@ -180,6 +182,8 @@ export interface Services {
   metrics: Metrics;
   /** The readiness probe's check of the database (GET /health/ready). */
   health: DatabaseProbe;
+  /** Idempotency-Key: each key's slot and the answer its first request got, kept 24 hours. */
+  idempotency: IdempotencyService;
 }
 
 export type ServicesConfig = Pick<Config, 'authCacheSeconds' | 'sessionIdleMinutes' | 'sessionMaxHours'> &
@@ -676,5 +680,6 @@ export function buildServices(
     dashboard,
     metrics,
     health: new DatabaseProbe(db),
+    idempotency: new IdempotencyService(new IdempotencyRepository(db), clock),
   };
 }

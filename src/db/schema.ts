@@ -1185,6 +1185,27 @@ export interface ReportChunksTable {
   data: Buffer;
 }
 
+/** An Idempotency-Key's slot and, once its first request has answered, that answer (0031_a). */
+export interface IdempotencyKeysTable {
+  organization_id: string;
+  principal_kind: 'apikey' | 'user' | 'node';
+  principal_id: string;
+  key: string;
+  owner: string;
+  method: string;
+  route: string;
+  fingerprint: string | null;
+  state: 'InFlight' | 'Completed';
+  status: number | null;
+  headers: ColumnType<Record<string, string> | null, string | null, string | null>;
+  body: Buffer | null;
+  withheld: 'secret' | 'too-large' | null;
+  created_at: Timestamp;
+  lease_until: Timestamp;
+  expires_at: Timestamp;
+  completed_at: Timestamp | null;
+}
+
 export interface DB {
   scan_templates: ScanTemplatesTable;
   discovery_scans: DiscoveryScansTable;
@@ -1259,6 +1280,7 @@ export interface DB {
   sso_identities: SsoIdentitiesTable;
   sso_attempts: SsoAttemptsTable;
   sso_settings: SsoSettingsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

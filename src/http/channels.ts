@@ -10,9 +10,17 @@ import type {
 } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import type { Config } from '../config.js';
+import { Problems, type ProblemType, problemTypeUri } from '../problems/catalogue.js';
 import { type Access, DEFAULT_AUTH_METHODS, describeAccess } from './access.js';
 import { CHANNELS, type Channel } from './channel-names.js';
 import type { DeprecationRegistry } from './deprecations.js';
+import {
+  IDEMPOTENCY_HEADER,
+  type IdempotencyDeclaration,
+  IdempotencyHeaders,
+  type IdempotencyMode,
+  idempotencyModeOf,
+} from './idempotency.js';
 import { problemExample } from './problems/examples.js';
 import type { TypedApp } from './types.js';
 
@@ -42,6 +50,13 @@ export type RouteDefinition<S extends FastifySchema> = RouteOptions<
   access: Access;
   /** A stricter or looser throttle than the global one. */
   throttle?: { limit: number; windowSeconds: number };
+  /**
+   * Idempotency-Key (src/http/idempotency.ts) is taken by every POST that a principal calls:
+   * `'streamed'` for a route that reads its body as a stream itself (it calls settleStreamedBody
+   * before it acts), `'secret'` for one whose success answer shows a secret once (kept without its
+   * body), `false` for a POST that changes nothing (a query, a check). docs/idempotency.md.
+   */
+  idempotency?: IdempotencyDeclaration;
   schema: S & { operationId: string; summary: string; tags: string[] };
 };
 
@@ -78,6 +93,67 @@ function problemResponses(schema: FastifySchema, access: Access, instance: strin
   return responses;
 }
 
+const IDEMPOTENCY_PROBLEMS: Record<number, { problem: ProblemType; description: string; detail: string }> = {
+  400: {
+    problem: Problems.IdempotencyKeyInvalid,
+    description: `The ${IDEMPOTENCY_HEADER} header is empty, longer than 255 characters, not printable ASCII or sent twice.`,
+    detail:
+      'The Idempotency-Key is 300 characters long, more than 255. Send one key of 1 to 255 printable ASCII characters (a UUID is best), bare or as a quoted string.',
+  },
+  409: {
+    problem: Problems.IdempotencyKeyInUse,
+    description: `The first request with this ${IDEMPOTENCY_HEADER} is still being processed: retry once it has been answered.`,
+    detail: 'A request with this Idempotency-Key is still being processed: retry once it has been answered.',
+  },
+  422: {
+    problem: Problems.IdempotencyKeyReused,
+    description: `${Problems.IdempotencyKeyReused.title}: the key was first sent with another method, path, query or body.`,
+    detail:
+      'Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.',
+  },
+};
+
+/** A retry of a route whose answer shows a secret once: carried out, not shown again. */
+const SECRET_GONE = {
+  problem: Problems.IdempotencyAnswerGone,
+  description: `A retry with the same ${IDEMPOTENCY_HEADER}: the request was carried out, but its answer shows a secret once and is not given again (\`firstStatus\`, \`Location\`).`,
+  detail:
+    'The request with this Idempotency-Key was carried out (status 201), but its answer cannot be given again: it showed a secret once, and Rampart never stores secrets. Do not send it again with a new key unless you mean to act twice.',
+};
+
+/**
+ * The answers Idempotency-Key adds to a route's (400, 409, 422): a status the route answers
+ * already keeps its own schema and example, its description telling both.
+ */
+function idempotencyResponses(
+  responses: Record<string, unknown>,
+  instance: string,
+  mode: IdempotencyMode,
+): Record<string, unknown> {
+  const out = { ...responses };
+  const problems = mode === 'secret' ? { ...IDEMPOTENCY_PROBLEMS, 410: SECRET_GONE } : IDEMPOTENCY_PROBLEMS;
+  for (const [status, { problem, description, detail }] of Object.entries(problems)) {
+    const own = out[status] as { description?: string } | undefined;
+    if (own && typeof own.description === 'string') {
+      out[status] = { ...own, description: `${own.description} Or: ${description}` };
+    } else {
+      out[status] = problemRef(Number(status), description, instance, {
+        type: problemTypeUri(problem),
+        title: problem.title,
+        detail,
+      });
+    }
+  }
+  return out;
+}
+
+/** A route's own header schema (an object's) with Idempotency-Key added. */
+function withIdempotencyHeader(own: TSchema | undefined): TSchema {
+  if (!own) return IdempotencyHeaders;
+  const properties = (own as { properties?: Record<string, unknown> }).properties ?? {};
+  return { ...own, properties: { ...properties, ...IdempotencyHeaders.properties } } as TSchema;
+}
+
 /** Fail closed: an API route that does not say who may call it stops the app from starting. */
 export function requireAccessDeclarations(app: FastifyInstance): void {
   app.addHook('onRoute', (r) => {
@@ -105,34 +181,41 @@ export function route<S extends FastifySchema>(
   def: RouteDefinition<S>,
 ): void {
   if (!def.channels.includes(ctx.channel)) return;
-  const { channels: _channels, access, throttle, ...options } = def;
+  const { channels: _channels, access, throttle, idempotency: declared, ...options } = def;
+  const idempotency: IdempotencyMode | undefined = idempotencyModeOf(String(def.method), access, declared);
   const override = ctx.config.throttleRoutes[def.schema.operationId];
   const limit = override ? { limit: override.Limit, windowSeconds: override.Window } : throttle;
   const deprecation = ctx.deprecations.find(ctx.channel, def.method as string, def.url);
   const instance = `/api/${ctx.channel}${def.url.replace(/:([A-Za-z]+)/g, '{$1}')}`;
+  const responses = {
+    ...problemResponses(def.schema, access, instance),
+    ...(deprecation
+      ? {
+          410: problemRef(
+            410,
+            `Removed on ${deprecation.removalOn}: use ${deprecation.replacement}.`,
+            instance,
+            {
+              detail: `This endpoint was removed on ${deprecation.removalOn}. Use ${deprecation.replacement} instead; see the 'latest' channel of the API documentation.`,
+              replacement: deprecation.replacement,
+            },
+          ),
+        }
+      : {}),
+    ...(def.schema.response as object),
+  };
   const schema = {
     ...def.schema,
+    ...(idempotency
+      ? {
+          headers: withIdempotencyHeader(def.schema.headers as TSchema | undefined),
+        }
+      : {}),
     description: [def.schema.description, `**Access:** ${describeAccess(access)}`]
       .filter(Boolean)
       .join('\n\n'),
     security: securityOf(access),
-    response: {
-      ...problemResponses(def.schema, access, instance),
-      ...(deprecation
-        ? {
-            410: problemRef(
-              410,
-              `Removed on ${deprecation.removalOn}: use ${deprecation.replacement}.`,
-              instance,
-              {
-                detail: `This endpoint was removed on ${deprecation.removalOn}. Use ${deprecation.replacement} instead; see the 'latest' channel of the API documentation.`,
-                replacement: deprecation.replacement,
-              },
-            ),
-          }
-        : {}),
-      ...(def.schema.response as object),
-    },
+    response: idempotency ? idempotencyResponses(responses, instance, idempotency) : responses,
     ...(deprecation ? { deprecated: true } : {}),
   };
   app.route({
@@ -144,6 +227,7 @@ export function route<S extends FastifySchema>(
       channel: ctx.channel,
       deprecation,
       ...(limit ? { throttle: limit } : {}),
+      ...(idempotency ? { idempotency } : {}),
     },
   } as unknown as RouteOptions);
 }

@@ -26,6 +26,10 @@ Over the limit the answer is 429 with \`Retry-After\` (seconds) and \`RateLimit-
 
 **Errors.** Every 4xx and 5xx answer is an RFC 9457 \`application/problem+json\` document.
 
+**Retries.** The POSTs that change something take an \`Idempotency-Key\` header (a UUID): sent again
+with the same key and the same request within 24 hours, they answer their first answer with
+\`Idempotent-Replayed: true\` instead of acting twice (draft-ietf-httpapi-idempotency-key-header).
+
 **Conventions.** JSON property names are PascalCase and case-sensitive; an unknown or mis-cased property
 is refused with a 400 that names it. Ids are UUIDs, times ISO 8601 UTC. Paths match case-insensitively.`;
 

@@ -6,12 +6,14 @@ import type { Config } from '../config.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { ApiKeyService } from '../modules/apikeys/service.js';
+import type { IdempotencyService } from '../modules/idempotency/service.js';
 import type { SessionService } from '../modules/sessions/service.js';
 import type { Access } from './access.js';
 import { type NodeAuthenticator, registerAuth, registerAuthorisation } from './auth.js';
 import { CHANNELS, type ChannelRoutes, requireAccessDeclarations } from './channels.js';
 import { checkDeprecation, type DeprecationRegistry } from './deprecations.js';
 import { type ReadinessCheck, registerHealth } from './health.js';
+import { type IdempotencyMode, registerIdempotency } from './idempotency.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { lazyChildLogger, RequestLogController } from './logging.js';
 import { registerMetrics } from './metrics.js';
@@ -31,6 +33,8 @@ export interface RegisteredRoute {
   url: string;
   access?: Access;
   channel?: string;
+  /** How the route takes Idempotency-Key, when it does. */
+  idempotency?: IdempotencyMode;
 }
 
 /** A Fastify instance with Rampart's options; `routes` lists every route as it is registered. */
@@ -53,7 +57,13 @@ export function createServer(
   const routes: RegisteredRoute[] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
-      routes.push({ method, url: route.url, access: route.config?.access, channel: route.config?.channel });
+      routes.push({
+        method,
+        url: route.url,
+        access: route.config?.access,
+        channel: route.config?.channel,
+        idempotency: route.config?.idempotency,
+      });
     }
   });
   return { app, routes };
@@ -64,6 +74,8 @@ export interface PluginOptions {
   clock: Clock;
   apiKeys: ApiKeyService;
   sessions: SessionService;
+  /** Keeps the keys and answers of Idempotency-Key. */
+  idempotency: IdempotencyService;
   /** Verifies the node keys of the scan node protocol. */
   scanNodes?: NodeAuthenticator;
   /** Shared throttle counters; in memory without it. */
@@ -124,6 +136,9 @@ export async function registerPlugins(app: FastifyInstance, options: PluginOptio
     ...(options.metrics ? { onThrottled: options.metrics.throttledRequest.bind(options.metrics) } : {}),
   });
   registerAuthorisation(app, options.sessions);
+  // After authentication (a key belongs to its principal) and, being a preHandler, after the
+  // throttle and validation: a refused request takes no key.
+  registerIdempotency(app, options.idempotency);
   registerNotFound(app, [authenticate, throttle], await registerWebApp(app, options.webDir));
 }
 

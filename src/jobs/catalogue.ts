@@ -115,6 +115,7 @@ export interface JobServices {
   organizations: { list(): Promise<{ id: string }[]> };
   settings: { auditRetentionDays(organizationId: string): Promise<number | null> };
   audit: { purgeBefore(organizationId: string, before: Date): Promise<number> };
+  idempotency: { purgeExpired(organizationId: string): Promise<number> };
   /**
    * The intelligence sync, under the installation-wide knowledge-base lock. Left out where this
    * process has nothing to sync: it then claims no sync job (another instance may have sources).
@@ -312,6 +313,16 @@ export const JOB_CATALOGUE = {
         const days = await s.settings.auditRetentionDays(org.id);
         if (days !== null) await s.audit.purgeBefore(org.id, new Date(now - days * 86_400_000));
       }
+    },
+  }),
+  /**
+   * Idempotency keys past their 24 hours are deleted, in every organisation (an expired key is
+   * free again whether or not this has run: docs/idempotency.md).
+   */
+  'idempotency-purge': entry({
+    payload: NoPayload,
+    handle: async (s) => {
+      for (const org of await s.organizations.list()) await s.idempotency.purgeExpired(org.id);
     },
   }),
 } satisfies Record<string, JobKindEntry<TSchema>>;

@@ -6,6 +6,11 @@ export const Problems = {
   ValidationFailed: { slug: 'validation-failed', status: 400, title: 'The request is not valid' },
   MalformedJson: { slug: 'malformed-json', status: 400, title: 'The request body is not valid JSON' },
   MalformedRequest: { slug: 'malformed-request', status: 400, title: 'The request is malformed' },
+  IdempotencyKeyInvalid: {
+    slug: 'idempotency-key-invalid',
+    status: 400,
+    title: 'The Idempotency-Key header is not valid',
+  },
   Unauthenticated: { slug: 'unauthenticated', status: 401, title: 'Authentication required' },
   Forbidden: { slug: 'forbidden', status: 403, title: 'Your role does not allow this action' },
   SsoRequired: {
@@ -28,7 +33,17 @@ export const Problems = {
     status: 401,
     title: 'This sign-in has expired',
   },
+  IdempotencyKeyInUse: {
+    slug: 'idempotency-key-in-use',
+    status: 409,
+    title: 'A request with this Idempotency-Key is still being processed',
+  },
   Gone: { slug: 'gone', status: 410, title: 'This endpoint has been removed' },
+  IdempotencyAnswerGone: {
+    slug: 'idempotency-answer-gone',
+    status: 410,
+    title: 'The first answer to this Idempotency-Key cannot be given again',
+  },
   PayloadTooLarge: { slug: 'payload-too-large', status: 413, title: 'The request body is too large' },
   UriTooLong: { slug: 'uri-too-long', status: 414, title: 'The request path is too long' },
   UnsupportedMediaType: { slug: 'unsupported-media-type', status: 415, title: 'Unsupported content type' },
@@ -53,6 +68,11 @@ export const Problems = {
     slug: 'report-scope-empty',
     status: 422,
     title: 'The report would be empty',
+  },
+  IdempotencyKeyReused: {
+    slug: 'idempotency-key-reused',
+    status: 422,
+    title: 'Idempotency-Key is already used with a different payload',
   },
   RateLimited: { slug: 'rate-limited', status: 429, title: 'Too many requests' },
   HeadersTooLarge: { slug: 'headers-too-large', status: 431, title: 'The request headers are too large' },

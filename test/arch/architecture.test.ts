@@ -367,6 +367,7 @@ describe('table ownership', () => {
     sso_identities: 'sso',
     sso_attempts: 'sso',
     sso_settings: 'sso',
+    idempotency_keys: 'idempotency',
   };
 
   /** The tables of the `DB` interface in src/db/schema.ts: a new table needs an owner here. */

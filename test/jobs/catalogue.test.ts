@@ -4,6 +4,7 @@ import {
   buildRunner,
   EVENTS_DISPATCH_JOB,
   EVENTS_PURGE_JOB,
+  IDEMPOTENCY_PURGE_JOB,
   IMPORT_SWEEP_JOB,
   JOB_PURGE_JOB,
   NOTIFICATION_SWEEP_JOB,
@@ -54,6 +55,7 @@ const NAMED_KINDS = [
   HISTORY_SNAPSHOT_JOB,
   REPORT_JOB,
   REPORT_PURGE_JOB,
+  IDEMPOTENCY_PURGE_JOB,
 ];
 
 describe('the job catalogue checker', () => {
@@ -104,7 +106,7 @@ describe.each(DB_KINDS)('the job catalogue [%s]', (kind) => {
     const named = [...NAMED_KINDS, ...runner.systemSchedules.map((s) => s.jobKind)];
     expect(catalogueProblems(JOB_CATALOGUE, runner.worker.kinds, named)).toEqual([]);
     expect([...runner.worker.kinds].sort()).toEqual([...JOB_KINDS].sort());
-    expect(JOB_KINDS).toHaveLength(22);
+    expect(JOB_KINDS).toHaveLength(23);
   });
 
   it('leaves the sync jobs to other instances when this one has nothing to sync', () => {

@@ -34,6 +34,7 @@ import * as m0030c from './0030_c_create_notifications.js';
 import * as m0030d from './0030_d_add_audit_retention.js';
 import * as m0030e from './0030_e_create_reports.js';
 import * as m0030f from './0030_f_create_notification_preferences.js';
+import * as m0031a from './0031_a_create_idempotency_keys.js';
 import * as m0031b from './0031_b_create_mfa.js';
 import * as m0031c from './0031_c_create_sso_providers.js';
 
@@ -74,6 +75,7 @@ export const migrations: Record<string, Migration> = {
   '0030_d_add_audit_retention': m0030d,
   '0030_e_create_reports': m0030e,
   '0030_f_create_notification_preferences': m0030f,
+  '0031_a_create_idempotency_keys': m0031a,
   '0031_b_create_mfa': m0031b,
   '0031_c_create_sso_providers': m0031c,
 };

@@ -19,11 +19,21 @@ export const ProblemSchema = Type.Object(
     correlationId: Type.Optional(Type.String({ description: 'Quote this when reporting a server error.' })),
     replacement: Type.Optional(Type.String({ description: 'The endpoint that replaces a removed one.' })),
     retryAfter: Type.Optional(Type.Integer({ description: 'Seconds to wait before retrying.' })),
+    firstStatus: Type.Optional(
+      Type.Integer({
+        description:
+          'idempotency-answer-gone: the status of the first answer to this Idempotency-Key, whose body was not kept.',
+      }),
+    ),
   },
   {
     $id: 'Problem',
     title: 'Problem',
-    description: 'An RFC 9457 problem document, served as application/problem+json.',
+    description:
+      'An RFC 9457 problem document, served as application/problem+json. Some problem types add members of their own (RFC 9457 §3.2), named in the documentation of each type.',
+    // Extension members are part of a problem (an import's `formats`, a parse limit's `line`): the
+    // answer's serializer keeps them, whichever route's schema answers that status.
+    additionalProperties: true,
     examples: [
       {
         type: 'https://rampart.dev/problems/validation-failed',

@@ -128,6 +128,7 @@ export const allowedTargetRoutes =
 
     group.post('/allowedtargets/check', {
       access: { role: 'ReadOnly' },
+      idempotency: false,
       schema: {
         operationId: 'checkScanTargets',
         summary: 'Check scan targets against the organisation’s allowed targets',

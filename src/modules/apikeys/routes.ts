@@ -40,6 +40,8 @@ export const apiKeyRoutes =
 
     group.post('/apikeys', {
       access: { role: 'ReadOnly', via: ['session'] },
+      // Its answer shows a secret once: a retry is told it was carried out, not shown the secret.
+      idempotency: 'secret',
       schema: {
         operationId: 'createApiKey',
         summary: 'Create an API key for yourself',

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
+import { settleStreamedBody } from '../../http/idempotency.js';
 import { toPageDto } from '../../http/page.js';
 import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
@@ -49,6 +50,8 @@ export const importRoutes =
 
       routeGroup(scoped as unknown as TypedApp, ctx, { tags }).post('/imports', {
         access: { role: 'Analyst' },
+        // The report is hashed as it is saved; a retry's is compared before anything is imported.
+        idempotency: 'streamed',
         schema: {
           operationId: 'submitImport',
           summary: 'Import a scanner report',
@@ -68,6 +71,9 @@ export const importRoutes =
           });
           let body: Readable = request.raw;
           let fileName = q.FileName;
+          // A form's file is the body an Idempotency-Key fingerprints (its boundary differs from
+          // one try to the next), with the file's name.
+          let partName = '';
           if (request.isMultipart()) {
             const part = await request.file();
             if (!part)
@@ -76,10 +82,15 @@ export const importRoutes =
                 'The form holds no file: add the report as a file field.',
               );
             body = part.file;
+            partName = part.filename ?? '';
             fileName ??= part.filename || undefined;
           }
           const report = await spool(body, dir, options.maxBytes);
           try {
+            if (await settleStreamedBody(request, reply, `${report.sha256}\n${partName}`)) {
+              await report.remove();
+              return reply;
+            }
             const row = await imports.submit(contextOf(request), {
               report,
               fileName,

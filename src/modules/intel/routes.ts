@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { type ChannelRoutes, routeGroup } from '../../http/channels.js';
+import { settleStreamedBody } from '../../http/idempotency.js';
 import { IdParams } from '../../http/params.js';
 import { contextOf } from '../../http/request-context.js';
 import type { TypedApp } from '../../http/types.js';
@@ -38,6 +39,8 @@ export const intelRoutes =
       closeUnreadUploads(scoped, { maxBytes: options.maxUploadBytes });
       routeGroup(scoped as unknown as TypedApp, ctx, { tags }).post('/intel/loads', {
         access: { role: 'Admin' },
+        // The file is hashed as it is saved; a retry's is compared before anything is loaded.
+        idempotency: 'streamed',
         schema: {
           operationId: 'submitIntelLoad',
           summary: 'Load a vulnerability intelligence feed file',
@@ -51,11 +54,14 @@ export const intelRoutes =
           response: { 202: IntelLoadSchema },
         },
         handler: async (request, reply) => {
-          const { load } = await intel.startUpload(contextOf(request), request.raw as Readable, {
+          const started = await intel.startUpload(contextOf(request), request.raw as Readable, {
             name: request.query.FileName ?? 'upload',
             feed: request.query.Feed,
             contentLength: request.headers['content-length'],
+            beforeLoad: async (sha256) => !(await settleStreamedBody(request, reply, sha256)),
           });
+          if (!started) return reply;
+          const { load } = started;
           return reply
             .code(202)
             .header('location', `/api/${ctx.channel}/intel/loads/${load.id}`)
@@ -118,6 +124,7 @@ export const intelRoutes =
 
     group.post('/intel/match', {
       access: { role: 'ReadOnly' },
+      idempotency: false,
       schema: {
         operationId: 'matchIntel',
         summary: 'The CVEs and advisories that apply to products, CPEs or packages',

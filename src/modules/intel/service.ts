@@ -93,12 +93,26 @@ export class IntelService {
   async startUpload(
     ctx: ServiceContext,
     body: Readable,
-    options: { name: string; feed?: FeedName; contentLength?: string },
-  ): Promise<{ load: IntelLoad; done: Promise<IntelLoad> }> {
+    options: {
+      name: string;
+      feed?: FeedName;
+      contentLength?: string;
+      /**
+       * Told the SHA-256 of the file as it was sent, once saved and before anything is loaded;
+       * false stops there (the upload is a retry already answered: Idempotency-Key) and null is
+       * returned.
+       */
+      beforeLoad?: (sha256: string) => Promise<boolean>;
+    },
+  ): Promise<{ load: IntelLoad; done: Promise<IntelLoad> } | null> {
     await this.checkOperator(ctx);
     refuseDeclaredSize(options.contentLength, this.options.maxBytes, { setting: MAX_BYTES_SETTING });
     const spooled = await this.spool(body);
     try {
+      if (options.beforeLoad && !(await options.beforeLoad(spooled.sha256))) {
+        await spooled.remove();
+        return null;
+      }
       const feed = options.feed ?? (await this.detect(spooled.path));
       const id = await this.begin(feed, options.name);
       // The upload goes before the load's end is recorded: whoever sees the end finds no file left.

@@ -116,6 +116,8 @@ export const notificationRoutes =
 
     group.post('/notifications/endpoints', {
       access: { role: 'Admin' },
+      // Its answer shows a secret once: a retry is told it was carried out, not shown the secret.
+      idempotency: 'secret',
       schema: {
         operationId: 'createNotificationEndpoint',
         summary: 'Add a notification endpoint',

@@ -114,6 +114,7 @@ export const radarCompatRoutes =
 
     group.post('/assets/withstartindex/:StartIndex/andpagesize/:PageSize', {
       access: { role: 'ReadOnly' },
+      idempotency: false,
       schema: {
         operationId: 'listAssetsByOffset',
         summary: 'Assets by offset, as the original service lists them',
@@ -134,6 +135,7 @@ export const radarCompatRoutes =
 
     group.post('/things/withStartIndex/:StartIndex/andPageSize/:PageSize', {
       access: { role: 'ReadOnly' },
+      idempotency: false,
       schema: {
         operationId: 'listThingsByOffset',
         summary: 'Hosts by offset, as the original lists its endpoint agents',
@@ -173,6 +175,7 @@ export const radarCompatRoutes =
       '/assets/:AssetId/reports/latest/vulnerabilitiesandfindings/withStartIndex/:StartIndex/andPageSize/:PageSize',
       {
         access: { role: 'ReadOnly' },
+        idempotency: false,
         preValidation: trimPathParams,
         schema: {
           operationId: 'listAssetFindingsByOffset',
@@ -208,6 +211,7 @@ export const radarCompatRoutes =
 
     group.post('/assets/installedsoftware/withStartIndex/:StartIndex/andPageSize/:PageSize', {
       access: { role: 'ReadOnly' },
+      idempotency: false,
       schema: {
         operationId: 'listInstalledSoftwareByOffset',
         summary: 'The software installed on an asset by offset, as the original service lists it',

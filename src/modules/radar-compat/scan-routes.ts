@@ -215,6 +215,7 @@ export const radarScanRoutes =
       url: '/discoveryscans/withstartindex/:StartIndex/andpagesize/:PageSize',
       channels: BOTH,
       access: { role: 'ReadOnly' },
+      idempotency: false,
       schema: {
         operationId: 'listDiscoveryScansByOffset',
         summary: 'Discovery scans by offset, as the original service lists them',
@@ -297,6 +298,7 @@ export const radarScanRoutes =
       url: '/discoveryscans/:Id/reports/latest/hosts/withStartIndex/:StartIndex/andPageSize/:PageSize',
       channels: BOTH,
       access: { role: 'ReadOnly' },
+      idempotency: false,
       preValidation: trimPathParams,
       schema: {
         operationId: 'listDiscoveryHostsCompat',

@@ -20,6 +20,7 @@ export const radarWebScanRoutes =
       url: '/webscans/:Id/reports/latest/vulnerabilitiesandfindings/withstartindex/:StartIndex/andpagesize/:PageSize',
       channels: BOTH,
       access: { role: 'ReadOnly' },
+      idempotency: false,
       preValidation: trimPathParams,
       schema: {
         operationId: 'listWebScanFindingsByOffset',

@@ -36,6 +36,8 @@ export const scanNodeRoutes =
       url: '/scannodes/enrolments',
       channels: BOTH,
       access: { role: 'Admin' },
+      // Its answer shows a secret once: a retry is told it was carried out, not shown the secret.
+      idempotency: 'secret',
       schema: {
         operationId: 'createScanNodeEnrolment',
         summary: 'A one-time token to enrol a scan node',

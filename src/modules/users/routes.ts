@@ -85,6 +85,8 @@ export const userRoutes =
     group.post('/users/:Id/password', {
       channels: ['latest'],
       access: { role: 'Admin' },
+      // Its answer shows a secret once: a retry is told it was carried out, not shown the secret.
+      idempotency: 'secret',
       schema: {
         operationId: 'resetUserPassword',
         summary: 'Reset a user’s password',

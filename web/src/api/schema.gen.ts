@@ -3242,7 +3242,7 @@ export interface components {
     schemas: {
         /**
          * Problem
-         * @description An RFC 9457 problem document, served as application/problem+json.
+         * @description An RFC 9457 problem document, served as application/problem+json. Some problem types add members of their own (RFC 9457 §3.2), named in the documentation of each type.
          * @example {
          *       "type": "https://rampart.dev/problems/validation-failed",
          *       "title": "The request is not valid",
@@ -3285,6 +3285,10 @@ export interface components {
             replacement?: string;
             /** @description Seconds to wait before retrying. */
             retryAfter?: number;
+            /** @description idempotency-answer-gone: the status of the first answer to this Idempotency-Key, whose body was not kept. */
+            firstStatus?: number;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * CloudEvent
@@ -4321,7 +4325,13 @@ export interface operations {
     changePassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4342,7 +4352,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4403,6 +4413,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/account/password"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -4433,6 +4461,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/account/password"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/account/password"
                      *     }
                      */
@@ -4933,7 +4979,13 @@ export interface operations {
     createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4970,7 +5022,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5031,6 +5083,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/users"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -5061,6 +5131,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/users"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/users"
                      *     }
                      */
@@ -5305,7 +5393,13 @@ export interface operations {
     resetUserPassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -5329,7 +5423,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5408,6 +5502,43 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/users/{Id}/password"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A retry with the same Idempotency-Key: the request was carried out, but its answer shows a secret once and is not given again (`firstStatus`, `Location`). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-answer-gone",
+                     *       "title": "The first answer to this Idempotency-Key cannot be given again",
+                     *       "status": 410,
+                     *       "detail": "The request with this Idempotency-Key was carried out (status 201), but its answer cannot be given again: it showed a secret once, and Rampart never stores secrets. Do not send it again with a new key unless you mean to act twice.",
+                     *       "instance": "/api/latest/users/{Id}/password",
+                     *       "replacement": "GET /api/latest/users"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -5438,6 +5569,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/users/{Id}/password"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/users/{Id}/password"
                      *     }
                      */
@@ -5600,7 +5749,13 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5640,7 +5795,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5701,6 +5856,43 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/apikeys"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A retry with the same Idempotency-Key: the request was carried out, but its answer shows a secret once and is not given again (`firstStatus`, `Location`). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-answer-gone",
+                     *       "title": "The first answer to this Idempotency-Key cannot be given again",
+                     *       "status": 410,
+                     *       "detail": "The request with this Idempotency-Key was carried out (status 201), but its answer cannot be given again: it showed a secret once, and Rampart never stores secrets. Do not send it again with a new key unless you mean to act twice.",
+                     *       "instance": "/api/latest/apikeys",
+                     *       "replacement": "GET /api/latest/users"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -5731,6 +5923,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/apikeys"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/apikeys"
                      *     }
                      */
@@ -6105,7 +6315,13 @@ export interface operations {
     createAsset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6229,7 +6445,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6290,6 +6506,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/assets"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -6320,6 +6554,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/assets"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/assets"
                      *     }
                      */
@@ -6912,7 +7164,13 @@ export interface operations {
     bulkTagAssets: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6944,7 +7202,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7005,6 +7263,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/assets/bulk/tags"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -7035,6 +7311,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/assets/bulk/tags"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/assets/bulk/tags"
                      *     }
                      */
@@ -7241,7 +7535,13 @@ export interface operations {
     recordAssetService: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -7315,7 +7615,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7394,6 +7694,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/assets/{Id}/services"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -7424,6 +7742,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/assets/{Id}/services"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/assets/{Id}/services"
                      *     }
                      */
@@ -7654,7 +7990,13 @@ export interface operations {
     recordAssetSoftware: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -7757,7 +8099,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7836,6 +8178,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/assets/{Id}/software"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -7866,6 +8226,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/assets/{Id}/software"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/assets/{Id}/software"
                      *     }
                      */
@@ -8265,7 +8643,13 @@ export interface operations {
     createFinding: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8464,7 +8848,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8525,6 +8909,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/findings"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -8555,6 +8957,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/findings"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/findings"
                      *     }
                      */
@@ -8814,7 +9234,13 @@ export interface operations {
     changeFindingState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -8914,7 +9340,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8993,6 +9419,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/findings/{Id}/state"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -9023,6 +9467,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/findings/{Id}/state"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/findings/{Id}/state"
                      *     }
                      */
@@ -9072,7 +9534,13 @@ export interface operations {
     overrideFindingSeverity: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -9168,7 +9636,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9247,6 +9715,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/findings/{Id}/severity"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -9277,6 +9763,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/findings/{Id}/severity"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/findings/{Id}/severity"
                      *     }
                      */
@@ -9326,7 +9830,13 @@ export interface operations {
     bulkChangeFindingState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9398,7 +9908,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9459,6 +9969,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/findings/bulk/state"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -9489,6 +10017,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/findings/bulk/state"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/findings/bulk/state"
                      *     }
                      */
@@ -9538,7 +10084,13 @@ export interface operations {
     bulkLinkFindingsToTicket: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9608,7 +10160,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9669,6 +10221,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/findings/bulk/ticket"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -9699,6 +10269,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/findings/bulk/ticket"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/findings/bulk/ticket"
                      *     }
                      */
@@ -10160,7 +10748,13 @@ export interface operations {
                 ScopeName?: string;
                 FileName?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10231,7 +10825,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10286,6 +10880,42 @@ export interface operations {
                      *       "title": "Your role does not allow this action",
                      *       "status": 403,
                      *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/imports"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/imports"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/imports"
                      *     }
                      */
@@ -11080,7 +11710,13 @@ export interface operations {
     createTicket: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11167,7 +11803,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11228,6 +11864,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/tickets"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -11258,6 +11912,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/tickets"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/tickets"
                      *     }
                      */
@@ -11750,7 +12422,13 @@ export interface operations {
     commentTicket: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -11832,7 +12510,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11911,6 +12589,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/tickets/{Id}/comments"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -11941,6 +12637,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/tickets/{Id}/comments"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/tickets/{Id}/comments"
                      *     }
                      */
@@ -11990,7 +12704,13 @@ export interface operations {
     linkTicketFindings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -12015,7 +12735,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12094,6 +12814,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/tickets/{Id}/findings/link"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -12124,6 +12862,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/tickets/{Id}/findings/link"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/tickets/{Id}/findings/link"
                      *     }
                      */
@@ -12173,7 +12929,13 @@ export interface operations {
     unlinkTicketFindings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -12198,7 +12960,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12277,6 +13039,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/tickets/{Id}/findings/unlink"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -12307,6 +13087,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/tickets/{Id}/findings/unlink"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/tickets/{Id}/findings/unlink"
                      *     }
                      */
@@ -12819,7 +13617,13 @@ export interface operations {
                 Feed?: "nvd" | "cve5" | "kev" | "epss" | "osv";
                 FileName?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12854,7 +13658,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12909,6 +13713,42 @@ export interface operations {
                      *       "title": "Your role does not allow this action",
                      *       "status": 403,
                      *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/intel/loads"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/intel/loads"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/intel/loads"
                      *     }
                      */
@@ -14009,7 +14849,13 @@ export interface operations {
     createScanNodeEnrolment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14049,7 +14895,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14110,6 +14956,43 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/scannodes/enrolments"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A retry with the same Idempotency-Key: the request was carried out, but its answer shows a secret once and is not given again (`firstStatus`, `Location`). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-answer-gone",
+                     *       "title": "The first answer to this Idempotency-Key cannot be given again",
+                     *       "status": 410,
+                     *       "detail": "The request with this Idempotency-Key was carried out (status 201), but its answer cannot be given again: it showed a secret once, and Rampart never stores secrets. Do not send it again with a new key unless you mean to act twice.",
+                     *       "instance": "/api/latest/scannodes/enrolments",
+                     *       "replacement": "GET /api/latest/users"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -14140,6 +15023,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/scannodes/enrolments"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/scannodes/enrolments"
                      *     }
                      */
@@ -14827,7 +15728,13 @@ export interface operations {
     scanNodeHeartbeat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14868,7 +15775,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14911,6 +15818,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/scannodes/heartbeat"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -14941,6 +15866,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/scannodes/heartbeat"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/scannodes/heartbeat"
                      *     }
                      */
@@ -15423,7 +16366,13 @@ export interface operations {
     stopScanRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -15521,7 +16470,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15600,6 +16549,42 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/scanruns/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
+                     *       "instance": "/api/latest/scanruns/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests: wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -15643,7 +16628,13 @@ export interface operations {
     claimScanRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -15684,7 +16675,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15727,6 +16718,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/scanruns/claim"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -15757,6 +16766,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/scanruns/claim"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/scanruns/claim"
                      *     }
                      */
@@ -15995,7 +17022,13 @@ export interface operations {
     finishScanRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
                 Attempt: number;
@@ -16103,7 +17136,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16164,6 +17197,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/scanruns/{Id}/attempts/{Attempt}/finish"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -16194,6 +17245,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/scanruns/{Id}/attempts/{Attempt}/finish"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/scanruns/{Id}/attempts/{Attempt}/finish"
                      *     }
                      */
@@ -16448,7 +17517,13 @@ export interface operations {
     createScanTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16621,7 +17696,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16682,6 +17757,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/scantemplates"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -16712,6 +17805,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/scantemplates"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/scantemplates"
                      *     }
                      */
@@ -17677,7 +18788,13 @@ export interface operations {
     createDiscoveryScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -17845,7 +18962,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17906,6 +19023,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/discoveryscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -17936,6 +19071,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/discoveryscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/discoveryscans"
                      *     }
                      */
@@ -18690,7 +19843,13 @@ export interface operations {
     startDiscoveryScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -18746,7 +19905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18825,6 +19984,42 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/discoveryscans/{Id}/runs"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
+                     *       "instance": "/api/latest/discoveryscans/{Id}/runs"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests: wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -18868,7 +20063,13 @@ export interface operations {
     stopDiscoveryScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -18924,7 +20125,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18997,6 +20198,42 @@ export interface operations {
                      *       "title": "Not found",
                      *       "status": 404,
                      *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/discoveryscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/discoveryscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/discoveryscans/{Id}/stop"
                      *     }
                      */
@@ -19444,7 +20681,13 @@ export interface operations {
     createSystemScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -19594,7 +20837,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19655,6 +20898,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -19685,6 +20946,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/systemscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/systemscans"
                      *     }
                      */
@@ -20409,7 +21688,13 @@ export interface operations {
     startSystemScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -20465,7 +21750,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20544,6 +21829,42 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/systemscans/{Id}/start"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
+                     *       "instance": "/api/latest/systemscans/{Id}/start"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests: wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -20587,7 +21908,13 @@ export interface operations {
     stopSystemScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -20643,7 +21970,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20716,6 +22043,42 @@ export interface operations {
                      *       "title": "Not found",
                      *       "status": 404,
                      *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/systemscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/systemscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/systemscans/{Id}/stop"
                      *     }
                      */
@@ -20997,7 +22360,13 @@ export interface operations {
     verifyFindings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -21034,7 +22403,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21095,6 +22464,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/findings/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -21125,6 +22512,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/findings/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/findings/verify"
                      *     }
                      */
@@ -21174,7 +22579,13 @@ export interface operations {
     verifyTicket: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -21207,7 +22618,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21280,6 +22691,42 @@ export interface operations {
                      *       "title": "Not found",
                      *       "status": 404,
                      *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/tickets/{Id}/verify"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/tickets/{Id}/verify"
                      *     }
                      */
@@ -22840,7 +24287,13 @@ export interface operations {
     createWebScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -22973,7 +24426,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23034,6 +24487,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/webscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -23064,6 +24535,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/webscans"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/webscans"
                      *     }
                      */
@@ -23768,7 +25257,13 @@ export interface operations {
     startWebScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -23824,7 +25319,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23903,6 +25398,42 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/webscans/{Id}/start"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
+                     *       "instance": "/api/latest/webscans/{Id}/start"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests: wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -23946,7 +25477,13 @@ export interface operations {
     stopWebScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -24002,7 +25539,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24075,6 +25612,42 @@ export interface operations {
                      *       "title": "Not found",
                      *       "status": 404,
                      *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/webscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/webscans/{Id}/stop"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/webscans/{Id}/stop"
                      *     }
                      */
@@ -24774,7 +26347,13 @@ export interface operations {
     createScanGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -25002,7 +26581,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25063,6 +26642,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/scangroups"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -25093,6 +26690,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/scangroups"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/scangroups"
                      *     }
                      */
@@ -26582,7 +28197,13 @@ export interface operations {
     createAllowedTarget: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -26643,7 +28264,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26704,7 +28325,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The organisation already has this entry. */
+            /** @description The organisation already has this entry. Or: The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -26758,7 +28379,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The target is malformed, larger than a /16, or always refused: `errors` names `/Target` and the rule. */
+            /** @description The target is malformed, larger than a /16, or always refused: `errors` names `/Target` and the rule. Or: Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -28713,7 +30334,13 @@ export interface operations {
     createReport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -28833,7 +30460,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28894,6 +30521,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/reports"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -28924,6 +30569,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/reports"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/reports"
                      *     }
                      */
@@ -29604,7 +31267,13 @@ export interface operations {
     createReportDefinition: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -29750,7 +31419,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29811,6 +31480,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/reportdefinitions"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -29841,6 +31528,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/reportdefinitions"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/reportdefinitions"
                      *     }
                      */
@@ -30518,7 +32223,13 @@ export interface operations {
     runReportDefinition: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -30577,7 +32288,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30656,6 +32367,42 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}/run"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
+                     *       "instance": "/api/latest/reportdefinitions/{Id}/run"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests: wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -30699,7 +32446,13 @@ export interface operations {
     loadDemo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -30722,7 +32475,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30783,6 +32536,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/demo"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -30813,6 +32584,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/demo"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/demo"
                      *     }
                      */
@@ -31185,7 +32974,13 @@ export interface operations {
     createNotificationEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -31246,7 +33041,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31307,6 +33102,43 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/notifications/endpoints"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A retry with the same Idempotency-Key: the request was carried out, but its answer shows a secret once and is not given again (`firstStatus`, `Location`). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-answer-gone",
+                     *       "title": "The first answer to this Idempotency-Key cannot be given again",
+                     *       "status": 410,
+                     *       "detail": "The request with this Idempotency-Key was carried out (status 201), but its answer cannot be given again: it showed a secret once, and Rampart never stores secrets. Do not send it again with a new key unless you mean to act twice.",
+                     *       "instance": "/api/latest/notifications/endpoints",
+                     *       "replacement": "GET /api/latest/users"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -31343,7 +33175,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The URL is refused: not http(s), or it reaches a link-local, metadata, multicast, reserved or (unless the server allows them) loopback or private address. `errors` names `/Url` and the rule. */
+            /** @description The URL is refused: not http(s), or it reaches a link-local, metadata, multicast, reserved or (unless the server allows them) loopback or private address. `errors` names `/Url` and the rule. Or: Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -31948,7 +33780,13 @@ export interface operations {
     enableNotificationEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -31989,7 +33827,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32068,6 +33906,42 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/enable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/enable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests: wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -32111,7 +33985,13 @@ export interface operations {
     testNotificationEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -32160,7 +34040,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32233,6 +34113,42 @@ export interface operations {
                      *       "title": "Not found",
                      *       "status": 404,
                      *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/test"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/notifications/endpoints/{Id}/test"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/notifications/endpoints/{Id}/test"
                      *     }
                      */
@@ -32635,7 +34551,13 @@ export interface operations {
     redeliverNotification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 Id: string;
             };
@@ -32684,7 +34606,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32757,6 +34679,42 @@ export interface operations {
                      *       "title": "Not found",
                      *       "status": 404,
                      *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/notifications/deliveries/{Id}/redeliver"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/notifications/deliveries/{Id}/redeliver"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/notifications/deliveries/{Id}/redeliver"
                      *     }
                      */
@@ -32931,7 +34889,13 @@ export interface operations {
     createNotificationRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -32994,7 +34958,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33055,6 +35019,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/notifications/rules"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -33085,6 +35067,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/notifications/rules"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/notifications/rules"
                      *     }
                      */
@@ -34899,7 +36899,13 @@ export interface operations {
     confirmMfaEnrolment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -34927,7 +36933,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34988,6 +36994,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/account/mfa/enrolment/confirm"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -35018,6 +37042,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/account/mfa/enrolment/confirm"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/account/mfa/enrolment/confirm"
                      *     }
                      */
@@ -35067,7 +37109,13 @@ export interface operations {
     startMfaEnrolment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -35093,7 +37141,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35154,6 +37202,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/account/mfa/enrolment"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -35184,6 +37250,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/account/mfa/enrolment"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/account/mfa/enrolment"
                      *     }
                      */
@@ -35233,7 +37317,13 @@ export interface operations {
     regenerateRecoveryCodes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -35263,7 +37353,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35324,6 +37414,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/account/mfa/recoverycodes"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -35354,6 +37462,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/account/mfa/recoverycodes"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/account/mfa/recoverycodes"
                      *     }
                      */
@@ -35403,7 +37529,13 @@ export interface operations {
     disableMfa: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -35428,7 +37560,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35489,6 +37621,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/account/mfa/disable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -35519,6 +37669,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/account/mfa/disable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/account/mfa/disable"
                      *     }
                      */
@@ -35952,7 +38120,13 @@ export interface operations {
     createSsoProvider: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -36065,7 +38239,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid: see `errors`. */
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36126,6 +38300,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/ssoproviders"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -36156,6 +38348,24 @@ export interface operations {
                      *       "title": "Unsupported content type",
                      *       "status": 415,
                      *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/ssoproviders"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
                      *       "instance": "/api/latest/ssoproviders"
                      *     }
                      */
