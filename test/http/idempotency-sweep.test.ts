@@ -42,6 +42,9 @@ const NOT_TAKING_A_KEY = [
   'POST /intel/match',
   'POST /scannodes/enrol',
   'POST /session',
+  'POST /session/mfa',
+  'POST /session/mfa/enrolment',
+  'POST /session/mfa/enrolment/confirm',
   'POST /things/withStartIndex/:StartIndex/andPageSize/:PageSize',
   'POST /webscans/:Id/reports/latest/vulnerabilitiesandfindings/withstartindex/:StartIndex/andpagesize/:PageSize',
 ];
