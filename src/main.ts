@@ -8,6 +8,9 @@ import {
   migrateCommand,
   orgCreateCommand,
   orgListCommand,
+  orgRenameCommand,
+  orgSetActiveCommand,
+  userInstallationAdminCommand,
   userCreateCommand,
   userResetMfaCommand,
   userResetPasswordCommand,
@@ -64,8 +67,28 @@ function buildProgram(cli: CliEnv, onServe: (stop: () => Promise<void>) => void)
 
   const org = program.command('org').description('organisations');
   json(
-    org.command('create').description('create an organisation').requiredOption('--name <name>', 'its name'),
+    org
+      .command('create')
+      .description('create an organisation')
+      .requiredOption('--name <name>', 'its name, unique')
+      .option('--admin <email>', 'its first Admin: a person of another organisation, or a new one (password printed once)'),
   ).action(run((o) => orgCreateCommand(cli, o as never)));
+  json(
+    org
+      .command('rename')
+      .description('rename an organisation')
+      .argument('<id>', 'the organisation id')
+      .requiredOption('--name <name>', 'its new name'),
+  ).action(run((o, c) => orgRenameCommand(cli, { ...(o as { name: string }), id: c.args[0] as string })));
+  json(
+    org
+      .command('deactivate')
+      .description('deactivate an organisation: its sessions end, its API keys stop, its data is kept')
+      .argument('<id>', 'the organisation id'),
+  ).action(run((o, c) => orgSetActiveCommand(cli, { ...o, id: c.args[0] as string, active: false })));
+  json(
+    org.command('reactivate').description('reactivate an organisation').argument('<id>', 'the organisation id'),
+  ).action(run((o, c) => orgSetActiveCommand(cli, { ...o, id: c.args[0] as string, active: true })));
   json(org.command('list').description('list organisations')).action(run((o) => orgListCommand(cli, o)));
 
   const user = program.command('user').description('users');
@@ -98,6 +121,14 @@ function buildProgram(cli: CliEnv, onServe: (stop: () => Promise<void>) => void)
       )
       .argument('<email>', "the user's sign-in email"),
   ).action(run((o, c) => userResetMfaCommand(cli, { ...o, email: c.args[0] as string })));
+
+  json(
+    user
+      .command('installation-admin')
+      .description('make a person an installation Admin (creates, renames and deactivates organisations)')
+      .argument('<email>', "the person's sign-in email")
+      .option('--revoke', 'no longer an installation Admin'),
+  ).action(run((o, c) => userInstallationAdminCommand(cli, { ...o, email: c.args[0] as string })));
 
   const apikey = program.command('apikey').description('API keys');
   json(

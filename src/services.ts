@@ -64,6 +64,7 @@ import { NotificationRepository } from './modules/notifications/repository.js';
 import { NotificationService } from './modules/notifications/service.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
+import { InstallationService } from './modules/installation/service.js';
 import { executiveCharts } from './modules/reports/charts.js';
 import { ReportRepository } from './modules/reports/repository.js';
 import { reportSchedules } from './modules/reports/schedules.js';
@@ -130,6 +131,7 @@ export interface Services {
   /** Second factors of password users: set up, the second step of a sign-in, an Admin's reset. */
   mfa: MfaService;
   organizations: OrganizationService;
+  installation: InstallationService;
   users: UserService;
   apiKeys: ApiKeyService;
   audit: AuditService;
@@ -265,6 +267,7 @@ export function buildServices(
     lifetimes,
     userAccessChanged,
     (organizationId) => sso.passwordSignInRefused(organizationId),
+    (organizationId) => organizations.isActive(organizationId),
   );
   const apiKeys = new ApiKeyService(
     new ApiKeyRepository(db),
@@ -656,6 +659,7 @@ export function buildServices(
     tickets,
     apiKeys,
     organizations,
+    installation: new InstallationService(organizations, users, audit, history),
     intel,
     intelMatcher,
     jobs,

@@ -2,6 +2,7 @@ import { DatabaseLockedError } from '../db/lock.js';
 import { ROLES, type Role } from '../db/schema.js';
 import { loadDemo, removeDemo } from '../demo/seed.js';
 import type { ApiKey } from '../modules/apikeys/service.js';
+import type { User } from '../modules/users/service.js';
 import type { ServiceContext } from '../modules/context.js';
 import { AppError } from '../problems/app-error.js';
 import { Problems } from '../problems/catalogue.js';
@@ -41,11 +42,16 @@ function parseRole(text: string): Role {
   return role;
 }
 
-async function userByEmail(rt: Runtime, email: string) {
-  const user = await rt.services.users.findByEmail(email);
-  if (!user)
+/** The memberships of the person with this email, oldest first (at least one). */
+async function membershipsByEmail(rt: Runtime, email: string) {
+  const found = await rt.services.users.findForSignIn(email);
+  if (!found || found.memberships.length === 0)
     throw AppError.of(Problems.NotFound, `No user with email ${email}. Create one with: rampart user create`);
-  return user;
+  return found.memberships as [User, ...User[]];
+}
+
+async function userByEmail(rt: Runtime, email: string) {
+  return (await membershipsByEmail(rt, email))[0];
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -77,14 +83,74 @@ export async function migrateCommand(cli: CliEnv, opts: JsonFlag): Promise<void>
   });
 }
 
-export async function orgCreateCommand(cli: CliEnv, opts: JsonFlag & { name: string }): Promise<void> {
+function checkOrgId(id: string): void {
+  if (!UUID.test(id))
+    throw AppError.of(Problems.ValidationFailed, `The organisation id must be a UUID, not '${id}'.`);
+}
+
+const orgJson = (o: { id: string; name: string; active: boolean; members: number; createdAt: Date }) => ({
+  Id: o.id,
+  Name: o.name,
+  Active: o.active,
+  Members: o.members,
+  CreatedAt: o.createdAt.toISOString(),
+});
+
+/** `rampart org create --name N [--admin EMAIL]`: the operator's way to add an organisation. */
+export async function orgCreateCommand(
+  cli: CliEnv,
+  opts: JsonFlag & { name: string; admin?: string },
+): Promise<void> {
   await withRuntime(cli, 'org create', async (rt) => {
-    const org = await rt.services.organizations.create(opts.name);
-    await rt.services.audit.record({ organizationId: org.id, actor: CLI_ACTOR }, 'organization.created', {
-      type: 'organization',
-      id: org.id,
-    });
-    print(cli, opts, { Id: org.id, Name: org.name }, `Created organisation "${org.name}" with id ${org.id}`);
+    const created = await rt.services.installation.create(
+      { kind: 'cli' },
+      { name: opts.name, ...(opts.admin !== undefined ? { adminEmail: opts.admin } : {}) },
+    );
+    const org = created.organization;
+    const adminLine = !created.admin
+      ? `\nIt has no Admin yet: add one with rampart user create --org ${org.id} --role Admin --email ...`
+      : created.password
+        ? `\nIts Admin ${created.admin.email} is new; their password (shown only now): ${created.password}`
+        : `\nIts Admin ${created.admin.email} signs in with their own password and switches to it.`;
+    print(
+      cli,
+      opts,
+      {
+        Id: org.id,
+        Name: org.name,
+        Admin: created.admin ? { Id: created.admin.id, Email: created.admin.email } : null,
+        AdminPassword: created.password,
+      },
+      `Created organisation "${org.name}" with id ${org.id}${adminLine}`,
+    );
+  });
+}
+
+/** `rampart org rename ID --name N`. */
+export async function orgRenameCommand(cli: CliEnv, opts: JsonFlag & { id: string; name: string }): Promise<void> {
+  checkOrgId(opts.id);
+  await withRuntime(cli, 'org rename', async (rt) => {
+    const org = await rt.services.installation.update({ kind: 'cli' }, opts.id, { name: opts.name });
+    print(cli, opts, orgJson(org), `Organisation ${org.id} is now "${org.name}".`);
+  });
+}
+
+/** `rampart org deactivate|reactivate ID`. */
+export async function orgSetActiveCommand(
+  cli: CliEnv,
+  opts: JsonFlag & { id: string; active: boolean },
+): Promise<void> {
+  checkOrgId(opts.id);
+  await withRuntime(cli, opts.active ? 'org reactivate' : 'org deactivate', async (rt) => {
+    const org = await rt.services.installation.update({ kind: 'cli' }, opts.id, { active: opts.active });
+    print(
+      cli,
+      opts,
+      orgJson(org),
+      org.active
+        ? `Organisation "${org.name}" is active: its people can sign in to it again.`
+        : `Organisation "${org.name}" is deactivated: its sessions ended, its API keys stopped, its schedules wait. Its data is kept.`,
+    );
   });
 }
 
@@ -93,15 +159,40 @@ export async function orgListCommand(cli: CliEnv, opts: JsonFlag): Promise<void>
     cli,
     'org list',
     async (rt) => {
-      const orgs = await rt.services.organizations.list();
+      const orgs = await rt.services.installation.list();
       print(
         cli,
         opts,
-        orgs.map((o) => ({ Id: o.id, Name: o.name, CreatedAt: o.createdAt.toISOString() })),
-        orgs.map((o) => `${o.id}  ${o.name}`).join('\n'),
+        orgs.map(orgJson),
+        orgs
+          .map((o) => `${o.id}  ${o.name}${o.active ? '' : '  (deactivated)'}  ${o.members} member(s)`)
+          .join('\n'),
       );
     },
     READ_ONLY,
+  );
+}
+
+/** `rampart user installation-admin EMAIL [--revoke]`: who may create and deactivate organisations. */
+export async function userInstallationAdminCommand(
+  cli: CliEnv,
+  opts: JsonFlag & { email: string; revoke?: boolean },
+): Promise<void> {
+  await withRuntime(
+    cli,
+    'user installation-admin',
+    async (rt) => {
+      const person = await rt.services.users.setInstallationAdmin(opts.email, !opts.revoke);
+      print(
+        cli,
+        opts,
+        { Email: person.email, InstallationAdmin: person.installationAdmin },
+        person.installationAdmin
+          ? `${person.email} is an installation Admin: they create, rename and deactivate organisations (Organisations page).`
+          : `${person.email} is no longer an installation Admin.`,
+      );
+    },
+    { existing: true },
   );
 }
 
@@ -210,11 +301,14 @@ export async function userResetMfaCommand(cli: CliEnv, opts: JsonFlag & { email:
     cli,
     'user reset-mfa',
     async (rt) => {
-      const user = await userByEmail(rt, opts.email);
-      const { hadFactor } = await rt.services.mfa.reset(
-        { organizationId: user.organizationId, actor: CLI_ACTOR },
-        user.id,
-      );
+      // A second factor belongs to each membership: the person's lost phone held them all.
+      const memberships = await membershipsByEmail(rt, opts.email);
+      const user = memberships[0];
+      let hadFactor = false;
+      for (const m of memberships) {
+        const reset = await rt.services.mfa.reset({ organizationId: m.organizationId, actor: CLI_ACTOR }, m.id);
+        hadFactor ||= reset.hadFactor;
+      }
       print(
         cli,
         opts,

@@ -15,15 +15,32 @@ export interface OrganizationsTable {
   id: string;
   name: string;
   created_at: CreatedAt;
+  /** A deactivated organisation's sessions and API keys stop working; its data is kept. */
+  deactivated_at: Timestamp | null;
 }
 
+/** Who signs in, once for the installation; their memberships are `users` (docs/organisations.md). */
+export interface PeopleTable {
+  id: string;
+  email: string;
+  password_hash: string | null;
+  /** Creates, renames and deactivates organisations (distinct from an organisation's Admins). */
+  installation_admin: Generated<boolean>;
+  /** Where the next password sign-in starts. */
+  last_organization_id: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** A person's membership of one organisation, with its role. */
 export interface UsersTable {
   organization_id: string;
   id: string;
+  person_id: string;
+  /** The person's email, copied (emails never change). */
   email: string;
   name: string;
   role: Role;
-  password_hash: string | null;
   active: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: Timestamp;
@@ -56,6 +73,8 @@ export interface SessionsTable {
   revoked_at: Timestamp | null;
   ip_address: string | null;
   user_agent: string | null;
+  /** 'sso': started through the organisation's single sign-on, so bound to it (no switching). */
+  signed_in_with: Generated<'password' | 'sso'>;
 }
 
 export interface AuditEventsTable {
@@ -1236,6 +1255,7 @@ export interface DB {
   intel_osv: IntelOsvTable;
   intel_loads: IntelLoadsTable;
   organizations: OrganizationsTable;
+  people: PeopleTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   sessions: SessionsTable;

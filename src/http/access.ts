@@ -11,7 +11,15 @@ export type AuthMethod = 'apiKey' | 'session';
  * Who may call a route: anyone, an authenticated caller whose role is at least `role`, signed in
  * by one of `via` (default: an API key or a web session), or a scan node by its node key.
  */
-export type Access = { public: true } | { role: Role; via?: readonly AuthMethod[] } | { scanNode: true };
+export type Access =
+  | { public: true }
+  | {
+      role: Role;
+      via?: readonly AuthMethod[];
+      /** Only an installation Admin, in a web session (docs/organisations.md). */
+      installation?: true;
+    }
+  | { scanNode: true };
 
 export const DEFAULT_AUTH_METHODS: readonly AuthMethod[] = ['apiKey', 'session'];
 
@@ -21,6 +29,8 @@ export function describeAccess(access: Access): string {
     return 'Requires a scan node key (`Authorization: Bearer <node key>`, from POST /scannodes/enrol); user credentials are not accepted.';
   const higher = ROLES.slice(roleRank(access.role) + 1);
   const also = higher.length ? ` (or ${higher.join(', ')})` : '';
+  if (access.installation)
+    return 'Requires a web session of an installation Admin (distinct from an organisation’s Admins).';
   const via = access.via ?? DEFAULT_AUTH_METHODS;
   const how = [via.includes('apiKey') ? 'an API key' : '', via.includes('session') ? 'a web session' : '']
     .filter(Boolean)

@@ -159,6 +159,14 @@ function authorise(access: Access, sessions: SessionService): onRequestHookHandl
         ),
       );
     }
+    if (access.installation && !(request.auth.kind === 'session' && request.auth.installationAdmin)) {
+      return done(
+        AppError.of(
+          Problems.Forbidden,
+          'This action requires an installation Admin (organisation Admins run only their organisation).',
+        ),
+      );
+    }
     if (!roleAllows(request.auth.role, access.role)) {
       return done(
         AppError.of(

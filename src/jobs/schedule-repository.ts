@@ -144,6 +144,18 @@ export class ScheduleRepository {
       .selectAll()
       .where('enabled', '=', true)
       .where('next_run_at', '<=', now)
+      // A deactivated organisation's schedules wait (they fire once on reactivation).
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('organizations')
+              .select('organizations.id')
+              .whereRef('organizations.id', '=', 'schedules.organization_id')
+              .where('organizations.deactivated_at', 'is not', null),
+          ),
+        ),
+      )
       .orderBy('next_run_at')
       .orderBy('id')
       .limit(limit)

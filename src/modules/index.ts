@@ -1,4 +1,5 @@
 import { type Config, officialSourcesOf, syncUrlsOf } from '../config.js';
+import { installationRoutes } from './installation/routes.js';
 import type { DatabaseKind } from '../db/database.js';
 import type { ChannelRoutes } from '../http/channels.js';
 import { sourceList } from '../intel/sync/sources.js';
@@ -116,11 +117,13 @@ export function moduleRoutes(s: Services, config: Config, databaseKind: Database
     mfaRoutes({
       mfa: s.mfa,
       sessions: s.sessions,
+      users: s.users,
       organizations: s.organizations,
       baseUrl: config.baseUrl,
       loginLimits,
     }),
     ssoRoutes({ sso: s.sso, sessions: s.sessions, baseUrl: config.baseUrl }),
     auditRoutes(s.auditLog),
+    installationRoutes(s.installation, s.users),
   ];
 }

@@ -21,6 +21,12 @@ export interface SessionPrincipal extends PrincipalBase {
   kind: 'session';
   sessionId: string;
   csrfTokenHash: Buffer;
+  /** The person signed in; userId is their membership of the current organisation. */
+  personId: string;
+  /** Creates, renames and deactivates organisations (docs/organisations.md). */
+  installationAdmin: boolean;
+  /** A session of an organisation's single sign-on is bound to it: it cannot switch. */
+  signedInWith: 'password' | 'sso';
 }
 
 /** The authenticated caller of a request. */

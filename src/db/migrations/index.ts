@@ -37,6 +37,7 @@ import * as m0030f from './0030_f_create_notification_preferences.js';
 import * as m0031a from './0031_a_create_idempotency_keys.js';
 import * as m0031b from './0031_b_create_mfa.js';
 import * as m0031c from './0031_c_create_sso_providers.js';
+import * as m0032 from './0032_create_people.js';
 
 /** Every migration, in order. Listed explicitly so the same code runs from src/ and dist/. */
 export const migrations: Record<string, Migration> = {
@@ -78,4 +79,5 @@ export const migrations: Record<string, Migration> = {
   '0031_a_create_idempotency_keys': m0031a,
   '0031_b_create_mfa': m0031b,
   '0031_c_create_sso_providers': m0031c,
+  '0032_create_people': m0032,
 };

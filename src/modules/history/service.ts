@@ -257,6 +257,12 @@ export class HistoryService {
     }
   }
 
+  /** A new organisation's daily schedule and first build (prepare does it for all at start). */
+  async prepareOrganization(organizationId: string): Promise<void> {
+    await this.schedule(organizationId, await this.deps.timeZoneOf(organizationId));
+    await this.rebuildLater(organizationId);
+  }
+
   /**
    * Asks for the organisation's history to be rebuilt by a job: what was added carries a past
    * (demo data's back-dated findings). A rebuild already waiting takes this request too.

@@ -4,8 +4,9 @@ import { type ChannelRoutes, noContent, routeGroup } from '../../http/channels.j
 import { IdParams } from '../../http/params.js';
 import { contextOf, principalOf } from '../../http/request-context.js';
 import type { OrganizationService } from '../organizations/service.js';
+import type { UserService } from '../users/service.js';
 import { setSessionCookie } from '../sessions/cookie.js';
-import { toSessionDto } from '../sessions/presenters.js';
+import { sessionBody } from '../sessions/presenters.js';
 import { countAgainstAccount, type SignInLimits, signInBudgets } from '../sessions/routes.js';
 import { SessionSchema } from '../sessions/schemas.js';
 import type { SessionService } from '../sessions/service.js';
@@ -29,6 +30,7 @@ export interface MfaRouteDeps {
   mfa: MfaService;
   sessions: SessionService;
   organizations: OrganizationService;
+  users: UserService;
   baseUrl: string;
   loginLimits: SignInLimits;
 }
@@ -57,8 +59,8 @@ export const mfaRoutes =
       previousToken: request.cookies[SESSION_COOKIE],
       requestId: request.id,
     });
-    const session = async (user: Parameters<SessionService['startFor']>[0], csrfToken: string) =>
-      toSessionDto(user, await deps.organizations.get(user.organizationId), csrfToken);
+    const session = (user: Parameters<SessionService['startFor']>[0], csrfToken: string) =>
+      sessionBody(deps, user, csrfToken);
 
     group.post('/session/mfa', {
       access: { public: true },

@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.js';
 
 const FIRST_ORG_LOCK = 72_910_001;
 
-const COLUMNS = ['id', 'name', 'created_at'] as const;
+const COLUMNS = ['id', 'name', 'created_at', 'deactivated_at'] as const;
 
 export class OrganizationRepository {
   constructor(private readonly db: Kysely<DB>) {}
@@ -46,5 +46,22 @@ export class OrganizationRepository {
 
   list() {
     return this.db.selectFrom('organizations').select(COLUMNS).orderBy('id').execute();
+  }
+
+  update(id: string, changes: { name?: string; deactivated_at?: Date | null }) {
+    return this.db
+      .updateTable('organizations')
+      .set(changes)
+      .where('id', '=', id)
+      .returning(COLUMNS)
+      .executeTakeFirst();
+  }
+
+  findByName(name: string) {
+    return this.db
+      .selectFrom('organizations')
+      .select(COLUMNS)
+      .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()))
+      .executeTakeFirst();
   }
 }

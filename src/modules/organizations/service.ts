@@ -8,12 +8,35 @@ export interface Organization {
   id: string;
   name: string;
   createdAt: Date;
+  /** When it was deactivated: its sessions and API keys stop, its schedules stop firing. */
+  deactivatedAt: Date | null;
+  active: boolean;
 }
 
 const DEFAULT_NAME = 'Default organisation';
 
-function toOrganization(row: { id: string; name: string; created_at: Date }): Organization {
-  return { id: row.id, name: row.name, createdAt: row.created_at };
+function toOrganization(row: {
+  id: string;
+  name: string;
+  created_at: Date;
+  deactivated_at: Date | null;
+}): Organization {
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: row.created_at,
+    deactivatedAt: row.deactivated_at,
+    active: row.deactivated_at === null,
+  };
+}
+
+function checkedName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length === 0 || trimmed.length > 200)
+    throw AppError.of(Problems.ValidationFailed, 'An organisation name must have 1 to 200 characters.', {
+      errors: [{ path: '/Name', message: 'must have 1 to 200 characters' }],
+    });
+  return trimmed;
 }
 
 export class OrganizationService {
@@ -22,12 +45,39 @@ export class OrganizationService {
     private readonly clock: Clock,
   ) {}
 
+  /** A new organisation; names are unique (ignoring case), so that people can tell them apart. */
   async create(name: string): Promise<Organization> {
-    const trimmed = name.trim();
-    if (trimmed.length === 0 || trimmed.length > 200) {
-      throw AppError.of(Problems.ValidationFailed, 'An organisation name must have 1 to 200 characters.');
-    }
+    const trimmed = checkedName(name);
+    await this.checkNameFree(trimmed);
     return toOrganization(await this.repo.insert(uuidv7(), trimmed, this.clock()));
+  }
+
+  async rename(id: string, name: string): Promise<Organization> {
+    const trimmed = checkedName(name);
+    await this.checkNameFree(trimmed, id);
+    const row = await this.repo.update(id, { name: trimmed });
+    if (!row) throw AppError.of(Problems.NotFound, `No organisation ${id}.`);
+    return toOrganization(row);
+  }
+
+  /** Deactivates (at the clock's time) or reactivates an organisation. */
+  async setActive(id: string, active: boolean): Promise<Organization> {
+    const current = await this.get(id);
+    if (current.active === active) return current;
+    const row = await this.repo.update(id, { deactivated_at: active ? null : this.clock() });
+    if (!row) throw AppError.of(Problems.NotFound, `No organisation ${id}.`);
+    return toOrganization(row);
+  }
+
+  async isActive(id: string): Promise<boolean> {
+    const row = await this.repo.findById(id);
+    return !!row && row.deactivated_at === null;
+  }
+
+  private async checkNameFree(name: string, exceptId?: string): Promise<void> {
+    const taken = await this.repo.findByName(name);
+    if (taken && taken.id !== exceptId)
+      throw AppError.of(Problems.Conflict, `An organisation named "${taken.name}" exists already.`);
   }
 
   async get(id: string): Promise<Organization> {

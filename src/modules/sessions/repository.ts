@@ -13,6 +13,7 @@ export interface NewSessionRow {
   absoluteExpiresAt: Date;
   ipAddress: string | null;
   userAgent: string | null;
+  signedInWith: 'password' | 'sso';
 }
 
 export class SessionRepository {
@@ -33,6 +34,7 @@ export class SessionRepository {
         absolute_expires_at: s.absoluteExpiresAt,
         ip_address: s.ipAddress,
         user_agent: s.userAgent,
+        signed_in_with: s.signedInWith,
       })
       .execute();
   }
@@ -44,6 +46,7 @@ export class SessionRepository {
       .innerJoin(joinableUsers('u'), (j) =>
         j.onRef('u.organization_id', '=', 'sessions.organization_id').onRef('u.id', '=', 'sessions.user_id'),
       )
+      .innerJoin('people', 'people.id', 'u.person_id')
       .select([
         'sessions.organization_id',
         'sessions.id',
@@ -51,7 +54,10 @@ export class SessionRepository {
         'sessions.csrf_token_hash',
         'sessions.last_seen_at',
         'sessions.absolute_expires_at',
+        'sessions.signed_in_with',
         'u.role',
+        'u.person_id',
+        'people.installation_admin',
       ])
       .where('sessions.token_hash', '=', tokenHash)
       .where('sessions.revoked_at', 'is', null)

@@ -11,8 +11,8 @@ import type { SecondStep } from '../mfa/service.js';
 import type { OrganizationService } from '../organizations/service.js';
 import type { User, UserService } from '../users/service.js';
 import { secureCookie, setSessionCookie } from './cookie.js';
-import { toSessionDto } from './presenters.js';
-import { SessionSchema, SignInSchema } from './schemas.js';
+import { sessionBody } from './presenters.js';
+import { SessionSchema, SignInSchema, SwitchOrganizationSchema } from './schemas.js';
 import { csrfTokenFor, type SessionService } from './service.js';
 
 export interface SessionRouteDeps {
@@ -97,9 +97,8 @@ export const sessionRoutes =
   (app, ctx) => {
     const group = routeGroup(app, ctx, { tags: ['Session'], channels: ['latest'] });
     const secure = (request: FastifyRequest) => secureCookie(deps.baseUrl, request);
-    const body = async (user: User, csrfToken: string) => {
-      return toSessionDto(user, await deps.organizations.get(user.organizationId), csrfToken);
-    };
+    const body = (user: User, csrfToken: string, signedInWith: 'password' | 'sso' = 'password') =>
+      sessionBody(deps, user, csrfToken, signedInWith);
     const clearCookie = (request: FastifyRequest, reply: FastifyReply) =>
       reply.clearCookie(SESSION_COOKIE, {
         path: '/',
@@ -157,7 +156,44 @@ export const sessionRoutes =
           { organizationId: principal.organizationId, actor: { type: 'user', id: principal.userId } },
           principal.userId,
         );
-        return body(user, csrfTokenFor(request.cookies[SESSION_COOKIE] ?? ''));
+        return body(
+          user,
+          csrfTokenFor(request.cookies[SESSION_COOKIE] ?? ''),
+          principal.kind === 'session' ? principal.signedInWith : 'password',
+        );
+      },
+    });
+
+    group.post('/session/organization', {
+      access: { role: 'ReadOnly', via: ['session'] },
+      // Like signing in: a new session each time, nothing to replay.
+      idempotency: false,
+      schema: {
+        operationId: 'switchOrganization',
+        summary: 'Switch to another of your organisations',
+        description:
+          'Starts a new session in the organisation (one of the session’s `Organizations`) and ends this one: a new cookie and CSRF token, your role there. ' +
+          'When your membership there has a second factor, or that organisation requires one, the answer is 202 with the second step, as at sign-in (POST /session/mfa). ' +
+          'A session started through single sign-on is bound to its organisation (403); an organisation that signs in with single sign-on only is a 403 `sso-required`; an organisation you are not an active member of is a 404.',
+        body: SwitchOrganizationSchema,
+        response: { 200: SessionSchema, 202: SecondStepSchema },
+      },
+      handler: async (request, reply) => {
+        const principal = principalOf(request);
+        if (principal.kind !== 'session') throw new Error('a session route without a session');
+        const target = await deps.sessions.membershipToSwitchTo(principal, request.body.OrganizationId);
+        const meta = {
+          ipAddress: request.ip,
+          userAgent: request.headers['user-agent'] ?? null,
+          previousToken: request.cookies[SESSION_COOKIE],
+          requestId: request.id,
+          details: { switchedFrom: principal.organizationId },
+        };
+        const second = await deps.secondStep(target);
+        if (second) return reply.code(202).send(toSecondStepDto(second));
+        const signedIn = await deps.sessions.startFor(target, meta);
+        setSessionCookie(request, reply, deps.baseUrl, signedIn);
+        return body(signedIn.user, signedIn.csrfToken);
       },
     });
 

@@ -63,6 +63,8 @@ export class SessionService {
     userAccessChanged: UserAccessChanged,
     /** Whether an organisation refuses password sign-in (single sign-on only, src/modules/sso). */
     private readonly passwordSignInRefused: (organizationId: string) => Promise<boolean> = async () => false,
+    /** Whether an organisation is active (a deactivated one is signed in to by nobody). */
+    private readonly organizationActive: (organizationId: string) => Promise<boolean> = async () => true,
   ) {
     userAccessChanged.subscribe(async (organizationId, userId, { endSessions, keepSessionId }) => {
       if (endSessions) await this.endAllFor(organizationId, userId, keepSessionId);
@@ -80,45 +82,65 @@ export class SessionService {
     const now = this.clock();
     // Rotation: whatever session the browser held before is ended, never upgraded.
     if (meta.previousToken) await this.repo.revokeByTokenHash(sha256(meta.previousToken), now);
-    if (!found || !valid || !found.user.active || !found.passwordHash) {
-      // Recorded in the organisation of the user whose email was tried. An email nobody has
-      // belongs to no organisation, and every entry belongs to one: those attempts are not in the
-      // audit log (the sign-in throttle counts them by address). The password is never recorded.
-      if (found) {
-        await this.audit.record(
-          {
-            organizationId: found.user.organizationId,
-            actor: { type: 'user', id: found.user.id },
-            ipAddress: meta.ipAddress ?? undefined,
-            requestId: meta.requestId,
-          },
-          'session.sign_in_failed',
-          { type: 'user', id: found.user.id },
-          {
-            email: email.trim().slice(0, 320),
-            reason: !found.user.active || !found.passwordHash ? 'inactive' : 'password',
-          },
-        );
-      }
-      throw AppError.of(Problems.Unauthenticated, SIGN_IN_FAILED);
-    }
-    const user = found.user;
-    if (await this.passwordSignInRefused(user.organizationId)) {
-      // Told only to whoever knows the password: the others get the same answer as any wrong one.
-      await this.audit.record(
+    const usable = found ? await this.usableMemberships(found.memberships) : [];
+    // Failures are recorded where the person signed in last (or their first organisation).
+    const home = found && preferred(found.memberships, found.person.lastOrganizationId);
+    const failed = (reason: string) =>
+      home &&
+      this.audit.record(
         {
-          organizationId: user.organizationId,
-          actor: { type: 'user', id: user.id },
+          organizationId: home.organizationId,
+          actor: { type: 'user', id: home.id },
           ipAddress: meta.ipAddress ?? undefined,
           requestId: meta.requestId,
         },
         'session.sign_in_failed',
-        { type: 'user', id: user.id },
-        { email: email.trim().slice(0, 320), reason: 'sso-only' },
+        { type: 'user', id: home.id },
+        { email: email.trim().slice(0, 320), reason },
       );
+    if (!found || !valid || usable.length === 0 || !found.passwordHash) {
+      // An email nobody has belongs to no organisation, and every entry belongs to one: those
+      // attempts are not in the audit log (the sign-in throttle counts them by address). The
+      // password is never recorded.
+      if (found) await failed(usable.length === 0 || !found.passwordHash ? 'inactive' : 'password');
+      throw AppError.of(Problems.Unauthenticated, SIGN_IN_FAILED);
+    }
+    const open: User[] = [];
+    for (const m of usable) if (!(await this.passwordSignInRefused(m.organizationId))) open.push(m);
+    const user = preferred(open, found.person.lastOrganizationId);
+    if (!user) {
+      // Told only to whoever knows the password: the others get the same answer as any wrong one.
+      await failed('sso-only');
       throw AppError.of(Problems.SsoRequired, SSO_REQUIRED);
     }
     return user;
+  }
+
+  /** The memberships one can be signed in to: active, in an active organisation. */
+  private async usableMemberships(memberships: User[]): Promise<User[]> {
+    const usable: User[] = [];
+    for (const m of memberships) if (m.active && (await this.organizationActive(m.organizationId))) usable.push(m);
+    return usable;
+  }
+
+  /**
+   * The person's membership of another organisation, for a session that switches to it: a 404
+   * when they have none there (or it, or the organisation, is deactivated), a 403 when this
+   * session cannot switch (single sign-on) or that organisation takes no password. The session
+   * itself starts with startFor, after the second step when that membership needs one.
+   */
+  async membershipToSwitchTo(principal: SessionPrincipal, organizationId: string): Promise<User> {
+    const memberships = await this.users.membershipsOf(principal.personId);
+    const target = memberships.find((m) => m.organizationId === organizationId);
+    if (!target || !(await this.usableMemberships([target])).length)
+      throw AppError.of(Problems.NotFound, `You are not an active member of an organisation ${organizationId}.`);
+    if (principal.signedInWith === 'sso')
+      throw AppError.of(
+        Problems.Forbidden,
+        'You signed in through this organisation’s single sign-on, which vouches for you here only: sign out, then sign in with your password or that organisation’s single sign-on.',
+      );
+    if (await this.passwordSignInRefused(organizationId)) throw AppError.of(Problems.SsoRequired, SSO_REQUIRED);
+    return target;
   }
 
   /**
@@ -133,9 +155,12 @@ export class SessionService {
       previousToken?: string;
       requestId?: string;
       details?: Record<string, unknown>;
+      /** How the person proved who they are (default: their password). */
+      signedInWith?: 'password' | 'sso';
     },
   ): Promise<SignedIn> {
-    if (!user.active) throw AppError.of(Problems.Unauthenticated, `The user ${user.email} is deactivated.`);
+    if (!user.active || !(await this.organizationActive(user.organizationId)))
+      throw AppError.of(Problems.Unauthenticated, `The user ${user.email} is deactivated.`);
     const now = this.clock();
     if (meta.previousToken) await this.repo.revokeByTokenHash(sha256(meta.previousToken), now);
     const token = newToken();
@@ -153,7 +178,9 @@ export class SessionService {
       absoluteExpiresAt,
       ipAddress: meta.ipAddress,
       userAgent: meta.userAgent?.slice(0, 500) ?? null,
+      signedInWith: meta.signedInWith ?? 'password',
     });
+    await this.users.rememberOrganization(user.personId, user.organizationId);
     await this.audit.record(
       {
         organizationId: user.organizationId,
@@ -188,6 +215,9 @@ export class SessionService {
       role: row.role as Role,
       sessionId: row.id,
       csrfTokenHash: row.csrf_token_hash,
+      personId: row.person_id,
+      installationAdmin: row.installation_admin,
+      signedInWith: row.signed_in_with,
     };
   }
 
@@ -209,4 +239,9 @@ export class SessionService {
       { type: 'session', id: principal.sessionId },
     );
   }
+}
+
+/** The membership in the organisation signed in to last, else the oldest. */
+function preferred(memberships: User[], lastOrganizationId: string | null): User | undefined {
+  return memberships.find((m) => m.organizationId === lastOrganizationId) ?? memberships[0];
 }

@@ -241,6 +241,7 @@ export const ssoRoutes =
             previousToken: request.cookies[SESSION_COOKIE],
             requestId: request.id,
             details: { method: 'sso', provider: request.params.ProviderId },
+            signedInWith: 'sso',
           });
           reply.clearCookie(SSO_ATTEMPT_COOKIE, cookieOptions(request));
           reply.setCookie(SESSION_COOKIE, signedIn.token, {

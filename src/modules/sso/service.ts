@@ -302,8 +302,10 @@ export class SsoService {
     if (!user) {
       if (!email)
         return refuse('no-email', 'The provider sent no email claim: ask it for the "email" scope.');
-      const existing = await this.users.findByEmail(email);
-      if (existing && existing.organizationId !== provider.organization_id)
+      // A provider vouches for people in its own organisation only: it never joins a person of
+      // another one (an Admin adds them there first; then the provider links to that membership).
+      const existing = await this.users.findInOrganization(provider.organization_id, email);
+      if (!existing && (await this.users.personExists(email)))
         return refuse('email-elsewhere', `A user with email ${email} belongs to another organisation.`);
       if (existing && claims.email_verified === false)
         return refuse(

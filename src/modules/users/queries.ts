@@ -7,8 +7,11 @@ import type { DB } from '../../db/schema.js';
  * PostgreSQL pulls the subquery up into the join, so the plan is that of a plain join.
  */
 export function joinableUsers<A extends string>(alias: A) {
+  // A member of a deactivated organisation is not active there: its sessions and keys stop.
   return expressionBuilder<DB>()
     .selectFrom('users')
-    .select(['organization_id', 'id', 'role', 'active'])
+    .innerJoin('organizations', 'organizations.id', 'users.organization_id')
+    .where('organizations.deactivated_at', 'is', null)
+    .select(['users.organization_id', 'users.id', 'users.person_id', 'users.role', 'users.active'])
     .as(alias);
 }

@@ -1,10 +1,12 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DB, NewUserRow, Role } from '../../db/schema.js';
+import type { Insertable } from 'kysely';
+import type { DB, NewUserRow, PeopleTable, Role } from '../../db/schema.js';
 
 /** Every column a User has, under its domain name: rows need no mapping. */
 const COLUMNS = [
   'id',
   'organization_id as organizationId',
+  'person_id as personId',
   'email',
   'name',
   'role',
@@ -19,8 +21,8 @@ export class UserRepository {
     return this.db.transaction().execute(fn);
   }
 
-  insert(row: NewUserRow) {
-    return this.db.insertInto('users').values(row).returning(COLUMNS).executeTakeFirstOrThrow();
+  insert(row: NewUserRow, db: Kysely<DB> | Transaction<DB> = this.db) {
+    return db.insertInto('users').values(row).returning(COLUMNS).executeTakeFirstOrThrow();
   }
 
   findById(organizationId: string, id: string) {
@@ -32,20 +34,69 @@ export class UserRepository {
       .executeTakeFirst();
   }
 
-  /** Email identifies a user across organisations (sign-in has no organisation yet). */
-  findByEmail(email: string) {
+  /** The membership of this email in the organisation. */
+  findByEmail(organizationId: string, email: string) {
     return this.db
       .selectFrom('users')
-      .select([...COLUMNS, 'password_hash as passwordHash'])
+      .select(COLUMNS)
+      .where('organization_id', '=', organizationId)
       .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
       .executeTakeFirst();
+  }
+
+  /** Every membership of a person, in every organisation, oldest first. */
+  membershipsOf(personId: string) {
+    return this.db.selectFrom('users').select(COLUMNS).where('person_id', '=', personId).orderBy('id').execute();
+  }
+
+  /** The person of an email: sign-in has no organisation yet. */
+  findPersonByEmail(email: string) {
+    return this.db
+      .selectFrom('people')
+      .selectAll()
+      .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+      .executeTakeFirst();
+  }
+
+  findPerson(id: string) {
+    return this.db.selectFrom('people').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  insertPerson(row: Insertable<PeopleTable>, db: Kysely<DB> | Transaction<DB> = this.db) {
+    return db.insertInto('people').values(row).returningAll().executeTakeFirstOrThrow();
+  }
+
+  async updatePerson(
+    id: string,
+    at: Date,
+    changes: { password_hash?: string | null; installation_admin?: boolean; last_organization_id?: string },
+  ): Promise<void> {
+    await this.db
+      .updateTable('people')
+      .set({ ...changes, updated_at: at })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  listInstallationAdmins() {
+    return this.db.selectFrom('people').selectAll().where('installation_admin', '=', true).orderBy('id').execute();
+  }
+
+  /** How many memberships each organisation has (the installation's list of organisations). */
+  async countsByOrganization(): Promise<Map<string, number>> {
+    const rows = await this.db
+      .selectFrom('users')
+      .select(['organization_id', (eb) => eb.fn.countAll<string>().as('n')])
+      .groupBy('organization_id')
+      .execute();
+    return new Map(rows.map((r) => [r.organization_id, Number(r.n)]));
   }
 
   update(
     organizationId: string,
     id: string,
     at: Date,
-    changes: Partial<Pick<NewUserRow, 'name' | 'role' | 'active' | 'password_hash'>>,
+    changes: Partial<Pick<NewUserRow, 'name' | 'role' | 'active'>>,
     db: Kysely<DB> | Transaction<DB> = this.db,
   ) {
     return db
@@ -54,15 +105,6 @@ export class UserRepository {
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
       .returning(COLUMNS)
-      .executeTakeFirst();
-  }
-
-  passwordHashOf(organizationId: string, id: string) {
-    return this.db
-      .selectFrom('users')
-      .select('password_hash')
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
       .executeTakeFirst();
   }
 

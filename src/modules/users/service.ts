@@ -12,15 +12,38 @@ import { cursorKey } from '../paging.js';
 import { generatePassword, hashPassword, passwordProblems, verifyPassword } from './password.js';
 import type { UserRepository } from './repository.js';
 
+/** A person's membership of one organisation (docs/organisations.md). */
 export interface User {
   id: string;
   organizationId: string;
+  /** The person: one email and password for all their memberships. */
+  personId: string;
   email: string;
   name: string;
   role: Role;
   active: boolean;
   createdAt: Date;
 }
+
+/** Who signs in, once for the whole installation. */
+export interface Person {
+  id: string;
+  email: string;
+  installationAdmin: boolean;
+  lastOrganizationId: string | null;
+}
+
+const toPerson = (row: {
+  id: string;
+  email: string;
+  installation_admin: boolean;
+  last_organization_id: string | null;
+}): Person => ({
+  id: row.id,
+  email: row.email,
+  installationAdmin: row.installation_admin,
+  lastOrganizationId: row.last_organization_id,
+});
 
 export interface NewUser {
   email: string;
@@ -36,7 +59,7 @@ export interface Page<T> {
 }
 
 // Deliberately simple: one @, something on each side, a dot in the domain, no spaces.
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export interface UserChanges {
   name?: string;
@@ -139,6 +162,15 @@ export class UserService {
    */
   async resetPassword(ctx: ServiceContext, id: string, chosen?: string): Promise<string> {
     const user = await this.get(ctx, id);
+    const memberships = await this.repo.membershipsOf(user.personId);
+    // The password is the person's: an organisation's Admin must not take over what they do in
+    // another organisation. The person, or the operator (rampart user reset-password), resets it.
+    if (ctx.actor.type !== 'cli' && memberships.some((m) => m.organizationId !== ctx.organizationId)) {
+      throw AppError.of(
+        Problems.Conflict,
+        `${user.email} also belongs to other organisations, so their password is not this organisation's to reset: they change it themselves (Account), or the operator runs rampart user reset-password.`,
+      );
+    }
     if (chosen !== undefined) {
       const problems = passwordProblems(chosen, user.email);
       if (problems.length > 0)
@@ -147,10 +179,8 @@ export class UserService {
         });
     }
     const password = chosen ?? generatePassword();
-    await this.repo.update(ctx.organizationId, id, this.clock(), {
-      password_hash: await hashPassword(password),
-    });
-    await this.accessChanged.notify(ctx.organizationId, id, { endSessions: true });
+    await this.repo.updatePerson(user.personId, this.clock(), { password_hash: await hashPassword(password) });
+    for (const m of memberships) await this.accessChanged.notify(m.organizationId, m.id, { endSessions: true });
     await this.audit.record(ctx, 'user.password_reset', { type: 'user', id });
     return password;
   }
@@ -162,9 +192,9 @@ export class UserService {
     input: { currentPassword: string; newPassword: string; keepSessionId?: string },
   ): Promise<void> {
     const user = await this.get(ctx, userId);
-    const stored = await this.repo.passwordHashOf(ctx.organizationId, userId);
+    const stored = await this.passwordHashOf(user);
     const issues: { path: string; message: string }[] = [];
-    if (!stored?.password_hash || !(await verifyPassword(input.currentPassword, stored.password_hash))) {
+    if (!stored || !(await verifyPassword(input.currentPassword, stored))) {
       issues.push({ path: '/CurrentPassword', message: 'is not your current password' });
     }
     for (const p of passwordProblems(input.newPassword, user.email))
@@ -177,13 +207,15 @@ export class UserService {
         errors: issues,
       });
     }
-    await this.repo.update(ctx.organizationId, userId, this.clock(), {
+    await this.repo.updatePerson(user.personId, this.clock(), {
       password_hash: await hashPassword(input.newPassword),
     });
-    await this.accessChanged.notify(ctx.organizationId, userId, {
-      endSessions: true,
-      keepSessionId: input.keepSessionId,
-    });
+    // One password for all the person's memberships: their sessions everywhere end but this one.
+    for (const m of await this.repo.membershipsOf(user.personId))
+      await this.accessChanged.notify(m.organizationId, m.id, {
+        endSessions: true,
+        keepSessionId: input.keepSessionId,
+      });
     await this.audit.record(ctx, 'user.password_changed', { type: 'user', id: userId });
   }
 
@@ -201,21 +233,54 @@ export class UserService {
     if (name.length === 0 || name.length > 200)
       issues.push({ field: 'name', message: 'must have 1 to 200 characters' });
     if (issues.length > 0) throw invalidFields(issues);
-    if (await this.repo.findByEmail(email)) {
-      throw AppError.of(Problems.Conflict, `A user with email ${email} already exists.`);
+    if (await this.repo.findByEmail(ctx.organizationId, email)) {
+      throw AppError.of(Problems.Conflict, `A user with email ${email} already exists in your organisation.`);
+    }
+    const person = await this.repo.findPersonByEmail(email);
+    if (person && input.password !== undefined) {
+      // Their password is theirs: an Admin adds them, they sign in with what they already have.
+      throw AppError.of(
+        Problems.Conflict,
+        `${email} already has an account in another organisation: add them without a password; they sign in with their own and switch to this organisation.`,
+      );
     }
     const now = this.clock();
-    const user = await this.repo.insert({
-      organization_id: ctx.organizationId,
-      id: uuidv7(),
-      email,
-      name,
-      role: input.role,
-      password_hash: input.password === undefined ? null : await hashPassword(input.password),
-      created_at: now,
-      updated_at: now,
+    const user = await this.repo.transaction(async (trx) => {
+      const personId =
+        person?.id ??
+        (
+          await this.repo.insertPerson(
+            {
+              id: uuidv7(),
+              email,
+              password_hash: input.password === undefined ? null : await hashPassword(input.password),
+              last_organization_id: ctx.organizationId,
+              created_at: now,
+              updated_at: now,
+            },
+            trx,
+          )
+        ).id;
+      return this.repo.insert(
+        {
+          organization_id: ctx.organizationId,
+          id: uuidv7(),
+          person_id: personId,
+          email: person?.email ?? email,
+          name,
+          role: input.role,
+          created_at: now,
+          updated_at: now,
+        },
+        trx,
+      );
     });
-    await this.audit.record(ctx, 'user.created', { type: 'user', id: user.id }, { email, role: user.role });
+    await this.audit.record(
+      ctx,
+      'user.created',
+      { type: 'user', id: user.id },
+      { email, role: user.role, ...(person ? { existingPerson: true } : {}) },
+    );
     return user;
   }
 
@@ -225,16 +290,73 @@ export class UserService {
     return user;
   }
 
-  /** The user and password hash for a sign-in attempt. */
-  async findForSignIn(email: string): Promise<{ user: User; passwordHash: string | null } | undefined> {
-    const row = await this.repo.findByEmail(email.trim());
+  /** The person of an email, their password hash and memberships, for a sign-in attempt. */
+  async findForSignIn(
+    email: string,
+  ): Promise<{ person: Person; passwordHash: string | null; memberships: User[] } | undefined> {
+    const row = await this.repo.findPersonByEmail(email.trim());
     if (!row) return undefined;
-    const { passwordHash, ...user } = row;
-    return { user, passwordHash };
+    return { person: toPerson(row), passwordHash: row.password_hash, memberships: await this.repo.membershipsOf(row.id) };
   }
 
+  /** The password hash of the person behind a membership (null: they have none). */
+  async passwordHashOf(user: User): Promise<string | null> {
+    return (await this.repo.findPerson(user.personId))?.password_hash ?? null;
+  }
+
+  /** The membership of this email in the organisation. */
+  async findInOrganization(organizationId: string, email: string): Promise<User | undefined> {
+    return this.repo.findByEmail(organizationId, email.trim());
+  }
+
+  /** The first membership of the person with this email, whichever organisation it is in. */
   async findByEmail(email: string): Promise<User | undefined> {
-    return (await this.findForSignIn(email))?.user;
+    return (await this.findForSignIn(email))?.memberships[0];
+  }
+
+  /** Whether a person (in any organisation) has this email. */
+  async personExists(email: string): Promise<boolean> {
+    return !!(await this.repo.findPersonByEmail(email.trim()));
+  }
+
+  async person(personId: string): Promise<Person> {
+    const row = await this.repo.findPerson(personId);
+    if (!row) throw AppError.of(Problems.NotFound, `No person ${personId}.`);
+    return toPerson(row);
+  }
+
+  /** Every membership of a person, oldest first (the organisations they can switch between). */
+  membershipsOf(personId: string): Promise<User[]> {
+    return this.repo.membershipsOf(personId);
+  }
+
+  /** Where the person's next password sign-in starts. */
+  async rememberOrganization(personId: string, organizationId: string): Promise<void> {
+    await this.repo.updatePerson(personId, this.clock(), { last_organization_id: organizationId });
+  }
+
+  /** Makes a person an installation Admin, or no longer one (rampart user installation-admin). */
+  async setInstallationAdmin(email: string, on: boolean): Promise<Person> {
+    const row = await this.repo.findPersonByEmail(email.trim());
+    if (!row) throw AppError.of(Problems.NotFound, `No user with email ${email}.`);
+    if (!on && row.installation_admin && (await this.repo.listInstallationAdmins()).length <= 1)
+      throw AppError.of(
+        Problems.Conflict,
+        'This would leave the installation without an installation Admin; make someone else one first.',
+      );
+    await this.repo.updatePerson(row.id, this.clock(), { installation_admin: on });
+    return { ...toPerson(row), installationAdmin: on };
+  }
+
+  /** Every member's sessions end and their cached API keys go (their organisation was deactivated). */
+  async endAccessIn(organizationId: string): Promise<void> {
+    for (const user of await this.listAll({ organizationId, actor: { type: 'system', id: null } }))
+      await this.accessChanged.notify(organizationId, user.id, { endSessions: true });
+  }
+
+  /** How many members each organisation has. */
+  memberCounts(): Promise<Map<string, number>> {
+    return this.repo.countsByOrganization();
   }
 
   async list(ctx: ServiceContext, pageSize: number, cursor?: string): Promise<Page<User>> {
@@ -267,7 +389,7 @@ export class UserService {
     email: string,
     password?: string,
   ): Promise<{ user: User; created: boolean; generatedPassword?: string }> {
-    const existing = await this.findByEmail(email);
+    const existing = await this.findInOrganization(ctx.organizationId, email);
     if (existing) return { user: existing, created: false };
     const generatedPassword = password === undefined ? generatePassword() : undefined;
     const user = await this.create(ctx, {
@@ -276,6 +398,9 @@ export class UserService {
       role: 'Admin',
       password: password ?? generatedPassword,
     });
+    // The first Admin of a new installation runs it too: someone must be able to add organisations.
+    if ((await this.repo.listInstallationAdmins()).length === 0)
+      await this.repo.updatePerson(user.personId, this.clock(), { installation_admin: true });
     return generatedPassword ? { user, created: true, generatedPassword } : { user, created: true };
   }
 

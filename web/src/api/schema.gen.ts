@@ -2844,6 +2844,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/latest/session/organization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Switch to another of your organisations
+         * @description Starts a new session in the organisation (one of the session’s `Organizations`) and ends this one: a new cookie and CSRF token, your role there. When your membership there has a second factor, or that organisation requires one, the answer is 202 with the second step, as at sign-in (POST /session/mfa). A session started through single sign-on is bound to its organisation (403); an organisation that signs in with single sign-on only is a 403 `sso-required`; an organisation you are not an active member of is a 404.
+         *
+         *     **Access:** Requires a web session of a user with role ReadOnly (or Analyst, Manager, Admin).
+         */
+        post: operations["switchOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/latest/session/mfa": {
         parameters: {
             query?: never;
@@ -3234,6 +3256,54 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/latest/installation/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every organisation of the installation
+         * @description **Access:** Requires a web session of an installation Admin (distinct from an organisation’s Admins).
+         */
+        get: operations["listInstallationOrganizations"];
+        put?: never;
+        /**
+         * Create an organisation
+         * @description With its first Admin (AdminEmail, default: you). A person of another organisation joins with their own password; a new person gets a generated password, returned only in this answer. Names are unique, ignoring case (409).
+         *
+         *     **Access:** Requires a web session of an installation Admin (distinct from an organisation’s Admins).
+         */
+        post: operations["createInstallationOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/latest/installation/organizations/{Id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename, deactivate or reactivate an organisation
+         * @description Deactivating ends its sessions and stops its API keys at once; its schedules wait and its data is kept. Not the organisation you are working in, nor the last active one (409).
+         *
+         *     **Access:** Requires a web session of an installation Admin (distinct from an organisation’s Admins).
+         */
+        patch: operations["updateInstallationOrganization"];
         trace?: never;
     };
 }
@@ -36020,6 +36090,18 @@ export interface operations {
                         };
                         /** @description Send it in the X-CSRF-Token header of every state-changing request. */
                         CsrfToken: string;
+                        /** @description Every active organisation the person belongs to, with their role there, the current one included: POST /session/organization switches. */
+                        Organizations: {
+                            /** Format: uuid */
+                            Id: string;
+                            Name: string;
+                            /** @description One of ReadOnly < Analyst < Manager < Admin (each includes the rights of those before it). */
+                            Role: "ReadOnly" | "Analyst" | "Manager" | "Admin";
+                        }[];
+                        /** @description Creates, renames and deactivates organisations (/installation/organizations). */
+                        InstallationAdmin: boolean;
+                        /** @description A session of an organisation’s single sign-on is bound to that organisation: it cannot switch. */
+                        SignedInWith: "Password" | "SingleSignOn";
                     };
                 };
             };
@@ -36140,6 +36222,18 @@ export interface operations {
                         };
                         /** @description Send it in the X-CSRF-Token header of every state-changing request. */
                         CsrfToken: string;
+                        /** @description Every active organisation the person belongs to, with their role there, the current one included: POST /session/organization switches. */
+                        Organizations: {
+                            /** Format: uuid */
+                            Id: string;
+                            Name: string;
+                            /** @description One of ReadOnly < Analyst < Manager < Admin (each includes the rights of those before it). */
+                            Role: "ReadOnly" | "Analyst" | "Manager" | "Admin";
+                        }[];
+                        /** @description Creates, renames and deactivates organisations (/installation/organizations). */
+                        InstallationAdmin: boolean;
+                        /** @description A session of an organisation’s single sign-on is bound to that organisation: it cannot switch. */
+                        SignedInWith: "Password" | "SingleSignOn";
                     };
                 };
             };
@@ -36355,6 +36449,220 @@ export interface operations {
             };
         };
     };
+    switchOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description One of the session’s Organizations.
+                     */
+                    OrganizationId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        User: {
+                            /** Format: uuid */
+                            Id: string;
+                            /** @example Ada Lovelace */
+                            Name: string;
+                            /** @example ada@example.com */
+                            Email: string;
+                            /** @description One of ReadOnly < Analyst < Manager < Admin (each includes the rights of those before it). */
+                            Role: "ReadOnly" | "Analyst" | "Manager" | "Admin";
+                        };
+                        Organization: {
+                            /** Format: uuid */
+                            Id: string;
+                            Name: string;
+                        };
+                        /** @description Send it in the X-CSRF-Token header of every state-changing request. */
+                        CsrfToken: string;
+                        /** @description Every active organisation the person belongs to, with their role there, the current one included: POST /session/organization switches. */
+                        Organizations: {
+                            /** Format: uuid */
+                            Id: string;
+                            Name: string;
+                            /** @description One of ReadOnly < Analyst < Manager < Admin (each includes the rights of those before it). */
+                            Role: "ReadOnly" | "Analyst" | "Manager" | "Admin";
+                        }[];
+                        /** @description Creates, renames and deactivates organisations (/installation/organizations). */
+                        InstallationAdmin: boolean;
+                        /** @description A session of an organisation’s single sign-on is bound to that organisation: it cannot switch. */
+                        SignedInWith: "Password" | "SingleSignOn";
+                    };
+                };
+            };
+            /** @description The password was right; a second step is needed before any session. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Code: give a code of your authenticator app or a recovery code (POST /session/mfa). Enrol: your organisation requires a second factor and you have none: set one up (POST /session/mfa/enrolment, then /session/mfa/enrolment/confirm). */
+                        Step: "Code" | "Enrol";
+                        /** @description Single use; send it with the next step. */
+                        ChallengeToken: string;
+                        /**
+                         * Format: date-time
+                         * @description 5 minutes from now (10 to set a factor up).
+                         */
+                        ExpiresAt: string;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/session/organization",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/session/organization"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/session/organization"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/session/organization"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/session/organization"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/session/organization",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/session/organization",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     signInSecondFactor: {
         parameters: {
             query?: never;
@@ -36402,6 +36710,18 @@ export interface operations {
                         };
                         /** @description Send it in the X-CSRF-Token header of every state-changing request. */
                         CsrfToken: string;
+                        /** @description Every active organisation the person belongs to, with their role there, the current one included: POST /session/organization switches. */
+                        Organizations: {
+                            /** Format: uuid */
+                            Id: string;
+                            Name: string;
+                            /** @description One of ReadOnly < Analyst < Manager < Admin (each includes the rights of those before it). */
+                            Role: "ReadOnly" | "Analyst" | "Manager" | "Admin";
+                        }[];
+                        /** @description Creates, renames and deactivates organisations (/installation/organizations). */
+                        InstallationAdmin: boolean;
+                        /** @description A session of an organisation’s single sign-on is bound to that organisation: it cannot switch. */
+                        SignedInWith: "Password" | "SingleSignOn";
                     };
                 };
             };
@@ -36684,6 +37004,18 @@ export interface operations {
                         };
                         /** @description Send it in the X-CSRF-Token header of every state-changing request. */
                         CsrfToken: string;
+                        /** @description Every active organisation the person belongs to, with their role there, the current one included: POST /session/organization switches. */
+                        Organizations: {
+                            /** Format: uuid */
+                            Id: string;
+                            Name: string;
+                            /** @description One of ReadOnly < Analyst < Manager < Admin (each includes the rights of those before it). */
+                            Role: "ReadOnly" | "Analyst" | "Manager" | "Admin";
+                        }[];
+                        /** @description Creates, renames and deactivates organisations (/installation/organizations). */
+                        InstallationAdmin: boolean;
+                        /** @description A session of an organisation’s single sign-on is bound to that organisation: it cannot switch. */
+                        SignedInWith: "Password" | "SingleSignOn";
                         /** @description Ten one-time recovery codes, shown only now: each signs in once in place of a code. */
                         RecoveryCodes: string[];
                     };
@@ -39670,6 +40002,553 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
                      *       "instance": "/api/latest/auditlog",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listInstallationOrganizations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Items: {
+                            /** Format: uuid */
+                            Id: string;
+                            Name: string;
+                            /** @description false: deactivated; its people cannot sign in to it, its keys stop. */
+                            Active: boolean;
+                            /** @description Its users, active or not. */
+                            Members: number;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            DeactivatedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/installation/organizations"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/installation/organizations"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/installation/organizations",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/installation/organizations",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createInstallationOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request sent again with the same key (1 to 255 printable ASCII characters, a UUID is best; a quoted Structured Field string such as `"8e03978e-40d5-43e8-bc93-6894a57f9324"` or the bare value) and the same method, path, query and body, within 24 hours, is answered with the first answer and `Idempotent-Replayed: true` instead of acting again. The same key with another request is a 422, a key whose first request is still running a 409. Keys belong to the API key (or signed-in user) that sent them. See docs/idempotency.md.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example Acme Europe */
+                    Name: string;
+                    /** @description Its first Admin: a person of another organisation joins with their own password; a new one gets a generated password, shown once (AdminPassword). Default: you. */
+                    AdminEmail?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Organization: {
+                            /** Format: uuid */
+                            Id: string;
+                            Name: string;
+                            /** @description false: deactivated; its people cannot sign in to it, its keys stop. */
+                            Active: boolean;
+                            /** @description Its users, active or not. */
+                            Members: number;
+                            /** Format: date-time */
+                            CreatedAt: string;
+                            DeactivatedAt: string | null;
+                        };
+                        Admin: {
+                            /** Format: uuid */
+                            Id: string;
+                            Email: string;
+                            NewPerson: boolean;
+                        };
+                        /** @description The new Admin’s temporary password, shown only now; null when they already had one. */
+                        AdminPassword: string | null;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. Or: The Idempotency-Key header is empty, longer than 255 characters, not printable ASCII or sent twice. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/installation/organizations",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/installation/organizations"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/installation/organizations"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The first request with this Idempotency-Key is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-in-use",
+                     *       "title": "A request with this Idempotency-Key is still being processed",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed: retry once it has been answered.",
+                     *       "instance": "/api/latest/installation/organizations"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A retry with the same Idempotency-Key: the request was carried out, but its answer shows a secret once and is not given again (`firstStatus`, `Location`). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-answer-gone",
+                     *       "title": "The first answer to this Idempotency-Key cannot be given again",
+                     *       "status": 410,
+                     *       "detail": "The request with this Idempotency-Key was carried out (status 201), but its answer cannot be given again: it showed a secret once, and Rampart never stores secrets. Do not send it again with a new key unless you mean to act twice.",
+                     *       "instance": "/api/latest/installation/organizations",
+                     *       "replacement": "GET /api/latest/users"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/installation/organizations"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/installation/organizations"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key is already used with a different payload: the key was first sent with another method, path, query or body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/idempotency-key-reused",
+                     *       "title": "Idempotency-Key is already used with a different payload",
+                     *       "status": 422,
+                     *       "detail": "Idempotency-Key is already used with a different payload: it was first sent with another body, query string or path. Send a new key for each new request; a key is kept 24 hours.",
+                     *       "instance": "/api/latest/installation/organizations"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/installation/organizations",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/installation/organizations",
+                     *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateInstallationOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                Id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Name?: string;
+                    /** @description false deactivates: its sessions end and its API keys stop at once, its schedules wait; its data is kept. true reactivates. */
+                    Active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                        Name: string;
+                        /** @description false: deactivated; its people cannot sign in to it, its keys stop. */
+                        Active: boolean;
+                        /** @description Its users, active or not. */
+                        Members: number;
+                        /** Format: date-time */
+                        CreatedAt: string;
+                        DeactivatedAt: string | null;
+                    };
+                };
+            };
+            /** @description The request is not valid: see `errors`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/validation-failed",
+                     *       "title": "The request is not valid",
+                     *       "status": 400,
+                     *       "detail": "body /email: Unknown property 'email'; did you mean 'Email'? (property names are case-sensitive)",
+                     *       "instance": "/api/latest/installation/organizations/{Id}",
+                     *       "errors": [
+                     *         {
+                     *           "path": "/email",
+                     *           "message": "Unknown property 'email'; did you mean 'Email'?",
+                     *           "suggestion": "Email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "Send a valid API key in the ApiAccessKey and ApiSecretKey headers.",
+                     *       "instance": "/api/latest/installation/organizations/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Your role does not allow this action. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/forbidden",
+                     *       "title": "Your role does not allow this action",
+                     *       "status": 403,
+                     *       "detail": "This action needs the role Manager or higher; your role is Analyst.",
+                     *       "instance": "/api/latest/installation/organizations/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource in your organisation.",
+                     *       "instance": "/api/latest/installation/organizations/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/payload-too-large",
+                     *       "title": "The request body is too large",
+                     *       "status": 413,
+                     *       "detail": "The request body exceeds the limit of 1048576 bytes.",
+                     *       "instance": "/api/latest/installation/organizations/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/unsupported-media-type",
+                     *       "title": "Unsupported content type",
+                     *       "status": 415,
+                     *       "detail": "Content-Type 'text/plain' is not accepted here; send application/json.",
+                     *       "instance": "/api/latest/installation/organizations/{Id}"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests: the limit is 600 per 60 seconds for this client. Retry after 17 seconds.",
+                     *       "instance": "/api/latest/installation/organizations/{Id}",
+                     *       "retryAfter": 17
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; quote the correlation id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://rampart.dev/problems/internal",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred. Quote correlation id 0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10 when reporting it.",
+                     *       "instance": "/api/latest/installation/organizations/{Id}",
                      *       "correlationId": "0b9f2c44-5d0e-4b8a-9f63-2a7c1e5d8b10"
                      *     }
                      */
