@@ -10,8 +10,8 @@ import {
   orgListCommand,
   orgRenameCommand,
   orgSetActiveCommand,
-  userInstallationAdminCommand,
   userCreateCommand,
+  userInstallationAdminCommand,
   userResetMfaCommand,
   userResetPasswordCommand,
 } from './cli/commands.js';
@@ -71,7 +71,10 @@ function buildProgram(cli: CliEnv, onServe: (stop: () => Promise<void>) => void)
       .command('create')
       .description('create an organisation')
       .requiredOption('--name <name>', 'its name, unique')
-      .option('--admin <email>', 'its first Admin: a person of another organisation, or a new one (password printed once)'),
+      .option(
+        '--admin <email>',
+        'its first Admin: a person of another organisation, or a new one (password printed once)',
+      ),
   ).action(run((o) => orgCreateCommand(cli, o as never)));
   json(
     org
@@ -87,7 +90,10 @@ function buildProgram(cli: CliEnv, onServe: (stop: () => Promise<void>) => void)
       .argument('<id>', 'the organisation id'),
   ).action(run((o, c) => orgSetActiveCommand(cli, { ...o, id: c.args[0] as string, active: false })));
   json(
-    org.command('reactivate').description('reactivate an organisation').argument('<id>', 'the organisation id'),
+    org
+      .command('reactivate')
+      .description('reactivate an organisation')
+      .argument('<id>', 'the organisation id'),
   ).action(run((o, c) => orgSetActiveCommand(cli, { ...o, id: c.args[0] as string, active: true })));
   json(org.command('list').description('list organisations')).action(run((o) => orgListCommand(cli, o)));
 

@@ -54,6 +54,7 @@ import {
   ImportService,
 } from './modules/imports/service.js';
 import { importDirectory } from './modules/imports/upload.js';
+import { InstallationService } from './modules/installation/service.js';
 import { IntelMatcher } from './modules/intel/matcher.js';
 import { IntelRepository } from './modules/intel/repository.js';
 import { IntelService } from './modules/intel/service.js';
@@ -64,7 +65,6 @@ import { NotificationRepository } from './modules/notifications/repository.js';
 import { NotificationService } from './modules/notifications/service.js';
 import { OrganizationRepository } from './modules/organizations/repository.js';
 import { OrganizationService } from './modules/organizations/service.js';
-import { InstallationService } from './modules/installation/service.js';
 import { executiveCharts } from './modules/reports/charts.js';
 import { ReportRepository } from './modules/reports/repository.js';
 import { reportSchedules } from './modules/reports/schedules.js';

@@ -2,8 +2,8 @@ import { DatabaseLockedError } from '../db/lock.js';
 import { ROLES, type Role } from '../db/schema.js';
 import { loadDemo, removeDemo } from '../demo/seed.js';
 import type { ApiKey } from '../modules/apikeys/service.js';
-import type { User } from '../modules/users/service.js';
 import type { ServiceContext } from '../modules/context.js';
+import type { User } from '../modules/users/service.js';
 import { AppError } from '../problems/app-error.js';
 import { Problems } from '../problems/catalogue.js';
 import { type CliEnv, openRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
@@ -127,7 +127,10 @@ export async function orgCreateCommand(
 }
 
 /** `rampart org rename ID --name N`. */
-export async function orgRenameCommand(cli: CliEnv, opts: JsonFlag & { id: string; name: string }): Promise<void> {
+export async function orgRenameCommand(
+  cli: CliEnv,
+  opts: JsonFlag & { id: string; name: string },
+): Promise<void> {
   checkOrgId(opts.id);
   await withRuntime(cli, 'org rename', async (rt) => {
     const org = await rt.services.installation.update({ kind: 'cli' }, opts.id, { name: opts.name });
@@ -306,7 +309,10 @@ export async function userResetMfaCommand(cli: CliEnv, opts: JsonFlag & { email:
       const user = memberships[0];
       let hadFactor = false;
       for (const m of memberships) {
-        const reset = await rt.services.mfa.reset({ organizationId: m.organizationId, actor: CLI_ACTOR }, m.id);
+        const reset = await rt.services.mfa.reset(
+          { organizationId: m.organizationId, actor: CLI_ACTOR },
+          m.id,
+        );
         hadFactor ||= reset.hadFactor;
       }
       print(

@@ -1,5 +1,4 @@
 import { type Config, officialSourcesOf, syncUrlsOf } from '../config.js';
-import { installationRoutes } from './installation/routes.js';
 import type { DatabaseKind } from '../db/database.js';
 import type { ChannelRoutes } from '../http/channels.js';
 import { sourceList } from '../intel/sync/sources.js';
@@ -20,6 +19,7 @@ import { eventRoutes } from './events/routes.js';
 import { findingRoutes } from './findings/routes.js';
 import { historyRoutes } from './history/routes.js';
 import { importRoutes } from './imports/routes.js';
+import { installationRoutes } from './installation/routes.js';
 import { intelRoutes } from './intel/routes.js';
 import { jobRoutes } from './jobs/routes.js';
 import { mfaRoutes } from './mfa/routes.js';

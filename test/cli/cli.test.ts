@@ -82,6 +82,52 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
     expect(other.OrganizationId).toBe(acme.Id);
   });
 
+  it('org create, rename, deactivate and reactivate run the installation’s organisations; bad input changes nothing', async () => {
+    const globex = await cli.json('org', 'create', '--name', 'Globex', '--admin', 'hank@globex.example');
+    expect(globex).toMatchObject({ Name: 'Globex', Admin: { Email: 'hank@globex.example' } });
+    expect(globex.AdminPassword).toMatch(/^[A-Za-z0-9]{20}$/);
+    // A person of another organisation joins with their own password: none is printed.
+    const shared = await cli.json('org', 'create', '--name', 'Initech', '--admin', 'ana@example.com');
+    expect(shared.AdminPassword).toBeNull();
+    const text = await cli.run('org', 'create', '--name', 'Umbrella');
+    expect(text.stdout).toContain('It has no Admin yet');
+
+    const renamed = await cli.json('org', 'rename', globex.Id, '--name', 'Globex Europe');
+    expect(renamed).toMatchObject({ Id: globex.Id, Name: 'Globex Europe', Active: true, Members: 1 });
+    const off = await cli.json('org', 'deactivate', globex.Id);
+    expect(off.Active).toBe(false);
+    const listed = await cli.run('org', 'list');
+    expect(listed.stdout).toMatch(/Globex Europe {2}\(deactivated\) {2}1 member\(s\)/);
+    expect((await cli.json('org', 'reactivate', globex.Id)).Active).toBe(true);
+
+    const before = await cli.json('org', 'list');
+    const duplicate = await cli.run('org', 'create', '--name', 'globex europe');
+    expect(duplicate.code).toBe(EXIT.failed);
+    expect(duplicate.stderr).toContain('exists already');
+    const empty = await cli.run('org', 'create', '--name', '  ');
+    expect(empty.stderr).toContain('1 to 200 characters');
+    const badAdmin = await cli.run('org', 'create', '--name', 'Hooli', '--admin', 'nobody');
+    expect(badAdmin.stderr).toContain('AdminEmail: is not an email address');
+    const badId = await cli.run('org', 'deactivate', 'globex');
+    expect(badId.stderr).toContain('must be a UUID');
+    const unknown = await cli.run('org', 'rename', '0190a000-0000-7000-8000-000000000000', '--name', 'X');
+    expect(unknown.code).toBe(EXIT.failed);
+    expect(unknown.stderr).toContain('No organisation');
+    expect(await cli.json('org', 'list')).toEqual(before);
+
+    const granted = await cli.json('user', 'installation-admin', 'hank@globex.example');
+    expect(granted).toEqual({ Email: 'hank@globex.example', InstallationAdmin: true });
+    await cli.json('user', 'installation-admin', 'ana@example.com');
+    expect(
+      (await cli.json('user', 'installation-admin', 'hank@globex.example', '--revoke')).InstallationAdmin,
+    ).toBe(false);
+    const last = await cli.run('user', 'installation-admin', 'ana@example.com', '--revoke');
+    expect(last.code).toBe(EXIT.failed);
+    expect(last.stderr).toContain('without an installation Admin');
+    const nobody = await cli.run('user', 'installation-admin', 'nobody@example.com');
+    expect(nobody.stderr).toContain('No user with email nobody@example.com');
+  });
+
   it('user create refuses bad input with a clear message and changes nothing', async () => {
     const badRole = await cli.run('user', 'create', '--email', 'x@example.com', '--role', 'root');
     expect(badRole.code).toBe(EXIT.failed);
@@ -246,7 +292,8 @@ describe.each(DB_KINDS)('rampart CLI [%s]', (kind: DbKind) => {
     expect(configured.stdout).toContain(
       'Admin created: boss@example.com (password from RAMPART_ADMIN_PASSWORD)',
     );
-  });
+    // Three starts of a server, each getting its database ready: slow under load, never a timing.
+  }, 180_000);
 
   it('serve loaded the bundled knowledge base on the first start; intel status says so', async () => {
     const status = await cli.json('intel', 'status');

@@ -40,6 +40,7 @@ describe.each(DB_KINDS)('CSRF on every state-changing route [%s]', (kind) => {
   let secondSession: Browser;
   let colleague: Browser;
   let ownKeyId: string;
+  let elsewhereId: string;
 
   const targets = () => t.routes.filter((r) => r.channel && isStateChanging(r.method) && acceptsSessions(r));
 
@@ -61,6 +62,15 @@ describe.each(DB_KINDS)('CSRF on every state-changing route [%s]', (kind) => {
       role: 'Analyst',
       password: PASSWORD,
     });
+    // An installation Admin who also belongs to another organisation: the switch and the
+    // installation's routes are swept too.
+    const elsewhere = await t.services.organizations.create('Elsewhere');
+    await t.services.users.create(
+      { organizationId: elsewhere.id, actor: { type: 'system', id: null } },
+      { email: 'csrf-admin@example.com', role: 'Analyst' },
+    );
+    await t.services.users.setInstallationAdmin('csrf-admin@example.com', true);
+    elsewhereId = elsewhere.id;
     const { key } = await t.services.apiKeys.create(ctx, { userId: admin.id, name: 'own key' });
     ownKeyId = key.id;
     browser = await signInAs(t.app, 'csrf-admin@example.com', PASSWORD, '127.0.7.1');
@@ -88,6 +98,18 @@ describe.each(DB_KINDS)('CSRF on every state-changing route [%s]', (kind) => {
         body: { Password: NEW_PASSWORD },
       }),
       'POST /account/mfa/disable': () => ({ path: '/account/mfa/disable', body: { Password: NEW_PASSWORD } }),
+      'POST /session/organization': () => ({
+        path: '/session/organization',
+        body: { OrganizationId: elsewhereId },
+      }),
+      'POST /installation/organizations': () => ({
+        path: '/installation/organizations',
+        body: { Name: 'Made in a session' },
+      }),
+      'PATCH /installation/organizations/:Id': () => ({
+        path: `/installation/organizations/${elsewhereId}`,
+        body: { Name: 'Elsewhere, renamed' },
+      }),
     };
   });
   afterAll(async () => {
@@ -165,17 +187,25 @@ describe.each(DB_KINDS)('CSRF on every state-changing route [%s]', (kind) => {
     const done = new Set<string>();
     for (const r of targets()) {
       const key = routeKey(r);
-      // Signing out last: the session is needed until then.
-      if (done.has(key) || key === 'DELETE /session') continue;
+      // Switching and signing out last: each ends the session, which is needed until then.
+      if (done.has(key) || key === 'DELETE /session' || key === 'POST /session/organization') continue;
       done.add(key);
       const res = await t.app.inject(requestFor(r, callFor(calls, r)!, browser.headers));
       expect(res.statusCode, `${r.method} ${r.url}: ${res.body}`).toBeLessThan(300);
     }
     expect(done.size).toBeGreaterThanOrEqual(30);
+    const switched = await t.app.inject({
+      method: 'POST',
+      url: '/api/latest/session/organization',
+      headers: { ...browser.headers, 'content-type': 'application/json' },
+      payload: JSON.stringify({ OrganizationId: elsewhereId }),
+    });
+    expect(switched.statusCode, switched.body).toBe(200);
+    const cookie = String(switched.headers['set-cookie']).split(';')[0]!;
     const out = await t.app.inject({
       method: 'DELETE',
       url: '/api/latest/session',
-      headers: browser.headers,
+      headers: { cookie, 'x-csrf-token': switched.json().CsrfToken },
     });
     expect(out.statusCode).toBe(204);
   });

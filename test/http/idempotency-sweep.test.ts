@@ -45,6 +45,7 @@ const NOT_TAKING_A_KEY = [
   'POST /session/mfa',
   'POST /session/mfa/enrolment',
   'POST /session/mfa/enrolment/confirm',
+  'POST /session/organization',
   'POST /things/withStartIndex/:StartIndex/andPageSize/:PageSize',
   'POST /webscans/:Id/reports/latest/vulnerabilitiesandfindings/withstartindex/:StartIndex/andpagesize/:PageSize',
 ];
@@ -84,6 +85,8 @@ describe.each(DB_KINDS)('every POST honours Idempotency-Key [%s]', (kind) => {
     const user = await t.services.users.create(ctx, { email, role: 'Admin', password: PASSWORD });
     const { key, secretKey } = await t.services.apiKeys.create(ctx, { userId: user.id, name: 'sweep' });
     admin = { accessKey: key.accessKey, secretKey, userId: user.id, apiKeyId: key.id };
+    // An installation Admin: the installation's POST is swept with their session.
+    await t.services.users.setInstallationAdmin(email, true);
     browser = await signInAs(t.app, email, PASSWORD);
     estate = await populate(t, admin);
     calls = sweepCalls(estate);

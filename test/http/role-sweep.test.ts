@@ -18,6 +18,7 @@ import {
   expectProblem,
   fingerprint,
   populate,
+  requestFingerprint,
   requestFor,
   routeKey,
   type SweepCall,
@@ -123,6 +124,88 @@ describe.each(DB_KINDS)('no role does more than its role allows [%s]', (kind) =>
       expect(res.statusCode, `${needed}: ${r.method} ${r.url}: ${res.body}`).toBeLessThan(300);
     }
     expect(done.size).toBeGreaterThanOrEqual(29);
+  });
+
+  it('gives a person the role of the organisation their session is in, not their highest', async () => {
+    // Admin of Bravo, ReadOnly here: signed in to Bravo first, then switched here.
+    const bravo = await t.services.organizations.create('Bravo');
+    const email = 'sweep-two-organisations@example.com';
+    const system = { type: 'system', id: null } as const;
+    await t.services.users.create(
+      { organizationId: bravo.id, actor: system },
+      { email, role: 'Admin', password: PASSWORD },
+    );
+    await t.services.users.create(ctx, { email, role: 'ReadOnly' });
+    const inBravo = await signInAs(t.app, email, PASSWORD, '127.0.8.20');
+    const switched = await t.app.inject({
+      method: 'POST',
+      url: '/api/latest/session/organization',
+      headers: { ...inBravo.headers, 'content-type': 'application/json' },
+      payload: JSON.stringify({ OrganizationId: t.org.id }),
+    });
+    expect(switched.statusCode, switched.body).toBe(200);
+    const cookie = String(switched.headers['set-cookie']).split(';')[0]!;
+    const here = { cookie, 'x-csrf-token': switched.json().CsrfToken as string };
+    // The background work still delivers the estate's events: compared without its tables.
+    const before = await requestFingerprint(tdb.database);
+    let requests = 0;
+    for (const r of t.routes) {
+      const needed = required(r);
+      if (!r.channel || !needed || needed === 'ReadOnly') continue;
+      if (r.access && 'role' in r.access && r.access.via && !r.access.via.includes('session')) continue;
+      const call = callFor(calls, r);
+      if (!call) continue;
+      const res = await t.app.inject(requestFor(r, call, here));
+      expectProblem(res, 403, 'forbidden', `ReadOnly here, Admin in Bravo: ${r.method} ${r.url}`);
+      requests += 1;
+    }
+    expect(requests).toBeGreaterThanOrEqual(100);
+    expect(await requestFingerprint(tdb.database)).toEqual(before);
+  });
+
+  it('lets no organisation role reach the installation’s routes, and an installation Admin whatever their role', async () => {
+    const installationRoutes = t.routes.filter(
+      (r) => r.channel && r.access && 'role' in r.access && r.access.installation && r.method !== 'HEAD',
+    );
+    expect(installationRoutes.map(routeKey).sort()).toEqual([
+      'GET /installation/organizations',
+      'PATCH /installation/organizations/:Id',
+      'POST /installation/organizations',
+    ]);
+    const target = await t.services.organizations.create('Sweep target');
+    const bodyOf = (r: RegisteredRoute) =>
+      r.method === 'POST'
+        ? { Name: `Made by ${r.method}` }
+        : r.method === 'PATCH'
+          ? { Name: 'Renamed' }
+          : undefined;
+    const urlOf = (r: RegisteredRoute) => r.url.replace(':Id', target.id);
+    const send = (r: RegisteredRoute, headers: Record<string, string>) =>
+      t.app.inject({
+        method: r.method as 'GET',
+        url: urlOf(r),
+        headers: { ...headers, ...(bodyOf(r) ? { 'content-type': 'application/json' } : {}) },
+        ...(bodyOf(r) ? { payload: JSON.stringify(bodyOf(r)) } : {}),
+      });
+    const before = await requestFingerprint(tdb.database);
+    for (const r of installationRoutes)
+      for (const role of ROLES) {
+        const what = `${role}: ${r.method} ${r.url}`;
+        const bySession = await send(r, people[role].browser.headers);
+        expectProblem(bySession, 403, 'forbidden', `${what} by session`);
+        expect(bySession.json().detail).toContain('installation Admin');
+        expectProblem(await send(r, authHeaders(people[role].key)), 401, 'unauthenticated', `${what} by key`);
+      }
+    expect(await requestFingerprint(tdb.database)).toEqual(before);
+
+    // A ReadOnly user of this organisation who is an installation Admin reaches them all.
+    await t.services.users.setInstallationAdmin('sweep-readonly@example.com', true);
+    for (const r of installationRoutes) {
+      const res = await send(r, people.ReadOnly.browser.headers);
+      expect(res.statusCode, `${r.method} ${r.url}: ${res.body}`).toBeLessThan(300);
+    }
+    expect((await t.services.organizations.get(target.id)).name).toBe('Renamed');
+    await t.services.users.setInstallationAdmin('sweep-readonly@example.com', false).catch(() => undefined);
   });
 
   describe('escalations tried by hand', () => {

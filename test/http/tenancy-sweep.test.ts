@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authHeaders, buildTestApp, type Credentials, type TestApp } from '../helpers/app.js';
+import {
+  authHeaders,
+  type Browser,
+  buildTestApp,
+  type Credentials,
+  signInAs,
+  type TestApp,
+} from '../helpers/app.js';
+
+const SWEEP_PASSWORD = 'correct horse battery staple';
+
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { TEMPLATE_SETTINGS } from '../helpers/sweep.js';
 
@@ -232,6 +242,11 @@ const PAGING_ONLY = new Set([
   'POST /things/withStartIndex/:StartIndex/andPageSize/:PageSize',
 ]);
 
+// The installation's own routes act across organisations by design (docs/organisations.md): only an
+// installation Admin's web session reaches them. An organisation's Admin is refused whatever the id
+// (401 with a key: they take no key; 403 in a session), and nothing changes.
+const INSTALLATION_ONLY = new Set(['PATCH /installation/organizations/:Id']);
+
 // Routes whose ids name public, installation-wide intelligence (a CVE, a feed load), which holds
 // no organisation's data: every organisation reads the same. Checked below to leak none of A's.
 const PUBLIC_DATA = new Set(['GET /intel/cves/:CveId', 'GET /intel/loads/:Id']);
@@ -353,6 +368,9 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
   let adminB: Credentials;
   let a: Ids;
   let b: Ids;
+  /** A web session of an Admin of B (a person of B alone). */
+  let browserB: Browser;
+  let bravoId: string;
 
   const call = (who: Credentials, method: Method, url: string, body?: unknown, accept?: string) =>
     t.app.inject({
@@ -591,6 +609,12 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     adminA = t.admin;
     const bravo = await t.services.organizations.create('Bravo');
     adminB = await t.userWithKey('Admin', bravo);
+    bravoId = bravo.id;
+    await t.services.users.create(
+      { organizationId: bravo.id, actor: { type: 'system', id: null } },
+      { email: 'bravo-admin@example.com', role: 'Admin', password: SWEEP_PASSWORD },
+    );
+    browserB = await signInAs(t.app, 'bravo-admin@example.com', SWEEP_PASSWORD);
     a = await populate(adminA, t.org.id, A_MARK);
     b = await populate(adminB, bravo.id, 'bravo');
   });
@@ -615,6 +639,24 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
         // No session and no attempt: at most the attempt's cookie cleared.
         const cookies = [res.headers['set-cookie'] ?? []].flat().map(String);
         expect(cookies.filter((c) => !c.includes('Max-Age=0'))).toEqual([]);
+        continue;
+      }
+      if (INSTALLATION_ONLY.has(key)) {
+        const url = `/api/${r.channel}${r.url.replace(`/api/${r.channel}`, '').replace(':Id', t.org.id)}`;
+        const body = { Name: 'Taken over', Active: false };
+        const withKey = await call(adminB, r.method as Method, url, body);
+        expect(withKey.statusCode, `${key} with a key: ${withKey.body}`).toBe(401);
+        const inSession = await t.app.inject({
+          method: r.method as Method,
+          url,
+          headers: { ...browserB.headers, 'content-type': 'application/json' },
+          payload: JSON.stringify(body),
+        });
+        expect(inSession.statusCode, `${key} in a session: ${inSession.body}`).toBe(403);
+        const orgA = await t.services.organizations.get(t.org.id);
+        expect(orgA.active).toBe(true);
+        expect(orgA.name).not.toBe('Taken over');
+        swept.push(`${r.channel} ${key}`);
         continue;
       }
       if (PUBLIC_DATA.has(key)) {
@@ -646,6 +688,65 @@ describe.each(DB_KINDS)('every route keeps organisations apart [%s]', (kind) => 
     }
     expect(unswept, 'routes that take an id but are not in FOREIGN_CALLS').toEqual([]);
     expect(swept.length).toBeGreaterThanOrEqual(40);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('lets a person with roles in both organisations see each only from a session in it, with its role', async () => {
+    const email = 'both@example.com';
+    const system = { type: 'system', id: null } as const;
+    // Admin of B first (their sign-in starts there), Analyst of A.
+    await t.services.users.create(
+      { organizationId: bravoId, actor: system },
+      { email, role: 'Admin', password: SWEEP_PASSWORD },
+    );
+    await t.services.users.create({ organizationId: t.org.id, actor: system }, { email, role: 'Analyst' });
+    const before = await snapshot();
+    const inB = await signInAs(t.app, email, SWEEP_PASSWORD, '127.0.9.7');
+    const get = (browser: Browser, url: string) =>
+      t.app.inject({ method: 'GET', url: `/api/latest${url}`, headers: browser.headers });
+    const send = (browser: Browser, method: Method, url: string, body: unknown) =>
+      t.app.inject({
+        method,
+        url: `/api/latest${url}`,
+        headers: { ...browser.headers, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
+    expect((await get(inB, '/session')).json().Organization.Id).toBe(bravoId);
+    // From B, A's resources do not exist, and no list shows them.
+    for (const url of [`/assets/${a.asset}`, `/findings/${a.finding}`, `/tickets/${a.ticket}`])
+      expect((await get(inB, url)).statusCode, url).toBe(404);
+    for (const url of ['/assets', '/findings', '/tickets', '/users', '/auditlog']) {
+      const res = await get(inB, url);
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body, url).not.toContain(A_MARK);
+      expect(res.body, url).not.toContain(a.asset);
+    }
+    // Admin in B: it may change B's users; in A it is an Analyst, and may not.
+    const switched = await send(inB, 'POST', '/session/organization', { OrganizationId: t.org.id });
+    expect(switched.statusCode).toBe(200);
+    const cookie = String(switched.headers['set-cookie']).split(';')[0]!;
+    const inA: Browser = {
+      cookie,
+      csrf: switched.json().CsrfToken,
+      headers: { cookie, 'x-csrf-token': switched.json().CsrfToken },
+    };
+    expect(switched.json().User.Role).toBe('Analyst');
+    expect((await get(inA, `/assets/${a.asset}`)).statusCode).toBe(200);
+    for (const url of [`/assets/${b.asset}`, `/findings/${b.finding}`, `/tickets/${b.ticket}`])
+      expect((await get(inA, url)).statusCode, url).toBe(404);
+    expect((await send(inA, 'PATCH', `/users/${a.user}`, { Role: 'ReadOnly' })).statusCode).toBe(403);
+    expect(
+      (await send(inA, 'POST', '/users', { Email: 'sneak@example.com', Role: 'Admin' })).statusCode,
+    ).toBe(403);
+    // The old session of B ended; B's CSRF token does not pass in A's session.
+    expect((await get(inB, '/session')).statusCode).toBe(401);
+    const crossCsrf = await t.app.inject({
+      method: 'POST',
+      url: '/api/latest/session/organization',
+      headers: { cookie: inA.cookie, 'x-csrf-token': inB.csrf, 'content-type': 'application/json' },
+      payload: JSON.stringify({ OrganizationId: bravoId }),
+    });
+    expect(crossCsrf.statusCode).toBe(403);
     expect(await snapshot()).toEqual(before);
   });
 

@@ -55,7 +55,9 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`alter table sessions drop column signed_in_with`.execute(db);
   await sql`alter table organizations drop column deactivated_at`.execute(db);
   await sql`alter table users add column password_hash text`.execute(db);
-  await sql`update users u set password_hash = p.password_hash from people p where p.id = u.person_id`.execute(db);
+  await sql`update users u set password_hash = p.password_hash from people p where p.id = u.person_id`.execute(
+    db,
+  );
   await sql`drop index users_email_key`.execute(db);
   await sql`create unique index users_email_key on users (lower(email))`.execute(db);
   await sql`drop index users_person_idx`.execute(db);

@@ -4,7 +4,9 @@ export const InstallationOrganizationSchema = Type.Object(
   {
     Id: Type.String({ format: 'uuid' }),
     Name: Type.String(),
-    Active: Type.Boolean({ description: 'false: deactivated; its people cannot sign in to it, its keys stop.' }),
+    Active: Type.Boolean({
+      description: 'false: deactivated; its people cannot sign in to it, its keys stop.',
+    }),
     Members: Type.Integer({ description: 'Its users, active or not.' }),
     CreatedAt: Type.String({ format: 'date-time' }),
     DeactivatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),

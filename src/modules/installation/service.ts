@@ -147,11 +147,16 @@ export class InstallationService {
     return this.actorOf(actor, membership ?? null);
   }
 
-  private actorOf(actor: InstallationActor, membership: User | null): Pick<ServiceContext, 'actor'> &
-    Partial<ServiceContext> {
+  private actorOf(
+    actor: InstallationActor,
+    membership: User | null,
+  ): Pick<ServiceContext, 'actor'> & Partial<ServiceContext> {
     if (actor.kind === 'cli') return { actor: { type: 'cli', id: null } };
     return {
-      actor: membership && membership.personId === actor.personId ? { type: 'user', id: membership.id } : { type: 'system', id: null },
+      actor:
+        membership && membership.personId === actor.personId
+          ? { type: 'user', id: membership.id }
+          : { type: 'system', id: null },
       ...(actor.ipAddress ? { ipAddress: actor.ipAddress } : {}),
       ...(actor.requestId ? { requestId: actor.requestId } : {}),
     };

@@ -4,12 +4,12 @@ import { type ChannelRoutes, noContent, routeGroup } from '../../http/channels.j
 import { IdParams } from '../../http/params.js';
 import { contextOf, principalOf } from '../../http/request-context.js';
 import type { OrganizationService } from '../organizations/service.js';
-import type { UserService } from '../users/service.js';
 import { setSessionCookie } from '../sessions/cookie.js';
 import { sessionBody } from '../sessions/presenters.js';
 import { countAgainstAccount, type SignInLimits, signInBudgets } from '../sessions/routes.js';
 import { SessionSchema } from '../sessions/schemas.js';
 import type { SessionService } from '../sessions/service.js';
+import type { UserService } from '../users/service.js';
 import { proofFromBody, toEnrolmentDto, toMfaStatusDto, toMfaUserDto } from './presenters.js';
 import {
   ChallengeBody,

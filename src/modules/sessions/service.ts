@@ -119,7 +119,8 @@ export class SessionService {
   /** The memberships one can be signed in to: active, in an active organisation. */
   private async usableMemberships(memberships: User[]): Promise<User[]> {
     const usable: User[] = [];
-    for (const m of memberships) if (m.active && (await this.organizationActive(m.organizationId))) usable.push(m);
+    for (const m of memberships)
+      if (m.active && (await this.organizationActive(m.organizationId))) usable.push(m);
     return usable;
   }
 
@@ -133,13 +134,17 @@ export class SessionService {
     const memberships = await this.users.membershipsOf(principal.personId);
     const target = memberships.find((m) => m.organizationId === organizationId);
     if (!target || !(await this.usableMemberships([target])).length)
-      throw AppError.of(Problems.NotFound, `You are not an active member of an organisation ${organizationId}.`);
+      throw AppError.of(
+        Problems.NotFound,
+        `You are not an active member of an organisation ${organizationId}.`,
+      );
     if (principal.signedInWith === 'sso')
       throw AppError.of(
         Problems.Forbidden,
         'You signed in through this organisation’s single sign-on, which vouches for you here only: sign out, then sign in with your password or that organisation’s single sign-on.',
       );
-    if (await this.passwordSignInRefused(organizationId)) throw AppError.of(Problems.SsoRequired, SSO_REQUIRED);
+    if (await this.passwordSignInRefused(organizationId))
+      throw AppError.of(Problems.SsoRequired, SSO_REQUIRED);
     return target;
   }
 

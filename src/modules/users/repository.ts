@@ -1,5 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Insertable } from 'kysely';
+import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { DB, NewUserRow, PeopleTable, Role } from '../../db/schema.js';
 
 /** Every column a User has, under its domain name: rows need no mapping. */
@@ -46,7 +45,12 @@ export class UserRepository {
 
   /** Every membership of a person, in every organisation, oldest first. */
   membershipsOf(personId: string) {
-    return this.db.selectFrom('users').select(COLUMNS).where('person_id', '=', personId).orderBy('id').execute();
+    return this.db
+      .selectFrom('users')
+      .select(COLUMNS)
+      .where('person_id', '=', personId)
+      .orderBy('id')
+      .execute();
   }
 
   /** The person of an email: sign-in has no organisation yet. */
@@ -79,7 +83,12 @@ export class UserRepository {
   }
 
   listInstallationAdmins() {
-    return this.db.selectFrom('people').selectAll().where('installation_admin', '=', true).orderBy('id').execute();
+    return this.db
+      .selectFrom('people')
+      .selectAll()
+      .where('installation_admin', '=', true)
+      .orderBy('id')
+      .execute();
   }
 
   /** How many memberships each organisation has (the installation's list of organisations). */

@@ -179,8 +179,11 @@ export class UserService {
         });
     }
     const password = chosen ?? generatePassword();
-    await this.repo.updatePerson(user.personId, this.clock(), { password_hash: await hashPassword(password) });
-    for (const m of memberships) await this.accessChanged.notify(m.organizationId, m.id, { endSessions: true });
+    await this.repo.updatePerson(user.personId, this.clock(), {
+      password_hash: await hashPassword(password),
+    });
+    for (const m of memberships)
+      await this.accessChanged.notify(m.organizationId, m.id, { endSessions: true });
     await this.audit.record(ctx, 'user.password_reset', { type: 'user', id });
     return password;
   }
@@ -296,7 +299,11 @@ export class UserService {
   ): Promise<{ person: Person; passwordHash: string | null; memberships: User[] } | undefined> {
     const row = await this.repo.findPersonByEmail(email.trim());
     if (!row) return undefined;
-    return { person: toPerson(row), passwordHash: row.password_hash, memberships: await this.repo.membershipsOf(row.id) };
+    return {
+      person: toPerson(row),
+      passwordHash: row.password_hash,
+      memberships: await this.repo.membershipsOf(row.id),
+    };
   }
 
   /** The password hash of the person behind a membership (null: they have none). */
