@@ -102,7 +102,10 @@ function buildProgram(cli: CliEnv, onServe: (stop: () => Promise<void>) => void)
     user
       .command('create')
       .description('create a user')
-      .requiredOption('--email <email>', 'sign-in email, unique')
+      .requiredOption(
+        '--email <email>',
+        "sign-in email, unique in the organisation; a person's from another organisation adds them here",
+      )
       .requiredOption('--role <role>', 'ReadOnly, Analyst, Manager or Admin')
       .option('--password <password>', 'at least 12 characters; without it the user cannot sign in')
       .option('--name <name>', 'display name (default: the email name)')
