@@ -1,4 +1,4 @@
-import { Anchor, AppShell, Burger, Group, NavLink, Text } from '@mantine/core';
+import { Anchor, AppShell, Burger, Group, NavLink } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { Suspense, useEffect } from 'react';
 import { Link, Outlet, ScrollRestoration, useLocation } from 'react-router';
@@ -24,6 +24,7 @@ import {
 } from '../icons';
 import { ColorSchemeToggle } from './ColorSchemeToggle';
 import { Logo } from './Logo';
+import { OrganizationSwitcher } from './OrganizationSwitcher';
 import { PageSkeleton } from './PageSkeleton';
 import { UserMenu } from './UserMenu';
 
@@ -108,9 +109,7 @@ export function AppLayout() {
             </Anchor>
           </Group>
           <Group gap="sm" wrap="nowrap">
-            <Text size="sm" c="dimmed" visibleFrom="sm" truncate maw={240} title="Organisation">
-              {session.Organization.Name}
-            </Text>
+            <OrganizationSwitcher session={session} />
             <ColorSchemeToggle />
             <UserMenu session={session} />
           </Group>
@@ -133,7 +132,8 @@ export function AppLayout() {
         ))}
       </AppShell.Navbar>
       <AppShell.Main id="main" tabIndex={-1} style={{ outline: 'none' }}>
-        <div style={{ maxWidth: 1200 }}>
+        {/* A page of another organisation starts afresh: nothing it held stays on screen. */}
+        <div style={{ maxWidth: 1200 }} key={session.Organization.Id}>
           <Suspense fallback={<PageSkeleton />}>
             <Outlet />
           </Suspense>
