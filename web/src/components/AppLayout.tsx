@@ -6,6 +6,7 @@ import { useSignedInSession } from '../api/session';
 import {
   IconBell,
   IconBug,
+  IconBuildings,
   IconClipboardList,
   IconDatabase,
   IconDevices,
@@ -22,6 +23,7 @@ import {
   IconUsers,
   IconWorldSearch,
 } from '../icons';
+import { INSTALLATION_ORGANIZATIONS } from '../paths';
 import { ColorSchemeToggle } from './ColorSchemeToggle';
 import { Logo } from './Logo';
 import { OrganizationSwitcher } from './OrganizationSwitcher';
@@ -81,6 +83,17 @@ export function AppLayout() {
         ]
       : []),
     { to: '/settings', label: 'Settings', icon: IconSettings, active: under(pathname, '/settings') },
+    // The installation's organisations: installation Admins, whatever their role here.
+    ...(session.InstallationAdmin
+      ? [
+          {
+            to: INSTALLATION_ORGANIZATIONS,
+            label: 'Organisations',
+            icon: IconBuildings,
+            active: under(pathname, INSTALLATION_ORGANIZATIONS),
+          },
+        ]
+      : []),
   ];
 
   return (
