@@ -139,7 +139,12 @@ export function EnrolStep({ challenge, onRestart, onSignedIn, restartLabel = 'St
   const restart = useRef(onRestart);
   restart.current = onRestart;
 
+  // Once per challenge, though React may run the effect twice (a remount in development).
+  const startedFor = useRef<string | null>(null);
+
   useEffect(() => {
+    if (startedFor.current === challenge.ChallengeToken) return;
+    startedFor.current = challenge.ChallengeToken;
     begin(
       { ChallengeToken: challenge.ChallengeToken },
       { onError: (error) => expired(error) && restart.current(error.detail) },
