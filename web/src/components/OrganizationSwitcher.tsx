@@ -37,6 +37,8 @@ export function OrganizationSwitcher({ session }: { session: Session }) {
 
   const arrived = (next: Session) => {
     setPending(null);
+    // The page on screen remounts in the new organisation (AppLayout's key) until the overview,
+    // rendered as a transition, replaces it: nothing of the old one shows meanwhile.
     navigate('/');
     notifications.show({
       color: 'green',

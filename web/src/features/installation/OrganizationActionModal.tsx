@@ -155,6 +155,8 @@ function SetActive({
         <Button
           color={active ? undefined : 'red'}
           loading={update.isPending}
+          // The server refuses it too (409): the session would end with the organisation.
+          disabled={!active && current}
           onClick={confirm}
           data-autofocus
         >
