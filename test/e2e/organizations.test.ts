@@ -284,6 +284,29 @@ describe.runIf(HAS_CHROMIUM)('organisations in the web app [browser]', () => {
     await page.context().close();
   });
 
+  it('shows a single sign-on session the other organisations disabled, saying why', async () => {
+    // What the server says of a session started by single sign-on (bound to its organisation: a
+    // switch would be a 403), without an identity provider: the session's answer, rewritten.
+    const page = await rig.signIn(ADA, VIEWPORT);
+    await page.route('**/api/latest/session', async (route) => {
+      const answer = await route.fetch();
+      await route.fulfill({
+        response: answer,
+        json: { ...(await answer.json()), SignedInWith: 'SingleSignOn' },
+      });
+    });
+    await page.reload();
+    await switcher(page).click();
+    const menu = page.getByRole('menu');
+    await menu
+      .getByText(/You signed in through single sign-on, which vouches for Alpha Security only/)
+      .waitFor();
+    for (const name of ['Beta Works', 'Gamma Labs'])
+      expect(await menu.getByRole('menuitem', { name: new RegExp(`^${name}`) }).isDisabled()).toBe(true);
+    await bothThemes(page, 'switcher-sso');
+    await page.context().close();
+  });
+
   it('shows someone who is not an installation Admin neither the page nor the entry', async () => {
     const page = await rig.signIn(ALAN, VIEWPORT);
     // One organisation: its name, no menu.
