@@ -38,6 +38,7 @@ export const APP_ROUTES: ReadonlySet<string> = new Set([
   'reports',
   'notifications',
   'audit-log',
+  'installation',
 ]);
 
 /** Whether a path is a page of the web app, or under one (matched case-insensitively, as routes are). */

@@ -6,6 +6,8 @@ export { default as IconArrowRight } from '@tabler/icons-react/dist/esm/icons/Ic
 export { default as IconBell } from '@tabler/icons-react/dist/esm/icons/IconBell.mjs';
 export { default as IconBook } from '@tabler/icons-react/dist/esm/icons/IconBook.mjs';
 export { default as IconBug } from '@tabler/icons-react/dist/esm/icons/IconBug.mjs';
+export { default as IconBuilding } from '@tabler/icons-react/dist/esm/icons/IconBuilding.mjs';
+export { default as IconBuildings } from '@tabler/icons-react/dist/esm/icons/IconBuildings.mjs';
 export { default as IconCalendar } from '@tabler/icons-react/dist/esm/icons/IconCalendar.mjs';
 export { default as IconCheck } from '@tabler/icons-react/dist/esm/icons/IconCheck.mjs';
 export { default as IconChevronDown } from '@tabler/icons-react/dist/esm/icons/IconChevronDown.mjs';

@@ -39,6 +39,9 @@ export const ROLE_LABELS: Record<Role, string> = {
   Admin: 'Admin',
 };
 
+/** An organisation of the installation: in use, or deactivated (its data kept). */
+export const organizationStatusLabel = (active: boolean) => (active ? 'Active' : 'Deactivated');
+
 export const ASSET_KIND_LABELS: Record<AssetKind, string> = {
   Host: 'Host',
   WebApplication: 'Web application',

@@ -1,3 +1,6 @@
+/** The installation's organisations, for installation Admins. */
+export const INSTALLATION_ORGANIZATIONS = '/installation/organizations';
+
 /** The sign-in page, asked to come back to `returnTo` (a path with its search and hash). */
 export function signInPath(returnTo: string): string {
   return `/sign-in?next=${encodeURIComponent(returnTo)}`;

@@ -32,6 +32,7 @@ const ScanGroupPage = lazy(() => import('./features/scan-groups/ScanGroupPage'))
 const NotificationsPage = lazy(() => import('./features/notifications/NotificationsPage'));
 const ReportsPage = lazy(() => import('./features/reports/ReportsPage'));
 const AuditLogPage = lazy(() => import('./features/audit-log/AuditLogPage'));
+const OrganizationsPage = lazy(() => import('./features/installation/OrganizationsPage'));
 
 export const router = createBrowserRouter([
   { path: '/sign-in', element: <SignInPage />, errorElement: <RouteError /> },
@@ -109,6 +110,10 @@ export const router = createBrowserRouter([
               </RequireRole>
             ),
           },
+          // INSTALLATION_ORGANIZATIONS (paths.ts), written out as every path here for the test that
+          // keeps src/http/web-app.ts's APP_ROUTES in step. Installation Admins only, whatever their
+          // role here: the page itself tells anyone else.
+          { path: 'installation/organizations', element: <OrganizationsPage /> },
           { path: '*', element: <NotFoundPage /> },
         ],
       },

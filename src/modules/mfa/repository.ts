@@ -48,25 +48,26 @@ export class MfaRepository {
     userId: string,
     row: { id: string; secret: string; at: Date },
   ): Promise<void> {
-    await this.transaction(async (trx) => {
-      await trx
-        .deleteFrom('mfa_factors')
-        .where('organization_id', '=', organizationId)
-        .where('user_id', '=', userId)
-        .where('state', '=', 'Pending')
-        .execute();
-      await trx
-        .insertInto('mfa_factors')
-        .values({
-          organization_id: organizationId,
-          id: row.id,
-          user_id: userId,
-          state: 'Pending',
-          secret: row.secret,
-          created_at: row.at,
-        })
-        .execute();
-    });
+    // One pending set-up per user: a new one replaces it (a new id and secret; created_at, which
+    // cannot change, stays that of the first), in one statement so that two started at once (a
+    // double click, a page mounted twice) both succeed rather than one tripping the unique index.
+    await this.db
+      .insertInto('mfa_factors')
+      .values({
+        organization_id: organizationId,
+        id: row.id,
+        user_id: userId,
+        state: 'Pending',
+        secret: row.secret,
+        created_at: row.at,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['organization_id', 'user_id'])
+          .where('state', '=', 'Pending')
+          .doUpdateSet({ id: row.id, secret: row.secret }),
+      )
+      .execute();
   }
 
   /**

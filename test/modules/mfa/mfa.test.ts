@@ -576,6 +576,25 @@ describe.each(DB_KINDS)('multi-factor sign-in [%s]', (kind) => {
       expect(off.json().detail).toMatch(/^Your organisation requires a second factor/);
     });
 
+    it('replaces a set-up started several times at once (a double click, a page mounted twice) rather than failing one', async () => {
+      expect((await put(admin, { SlaDays: sla, RequireMfa: true })).statusCode).toBe(200);
+      const p = await person();
+      const token = (await passwordStep(p)).json().ChallengeToken;
+      // Four: within the sign-in budget of the account at this address, with the steps around them.
+      const all = await Promise.all(
+        Array.from({ length: 4 }, () => post('/session/mfa/enrolment', { ChallengeToken: token }, p.ip)),
+      );
+      expect(all.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
+      // One of them is the pending set-up; a third replaces it, and its code confirms it.
+      const last = await post('/session/mfa/enrolment', { ChallengeToken: token }, p.ip);
+      const done = await post(
+        '/session/mfa/enrolment/confirm',
+        { ChallengeToken: token, Code: code(last.json().Secret) },
+        p.ip,
+      );
+      expect(done.statusCode, done.body).toBe(200);
+    });
+
     it('leaves API keys alone', async () => {
       expect((await put(admin, { SlaDays: sla, RequireMfa: true })).statusCode).toBe(200);
       const key = await t.userWithKey('Analyst');

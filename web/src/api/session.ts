@@ -118,9 +118,32 @@ export function useSignInConfirmEnrolment() {
   });
 }
 
+/**
+ * Into another of the person's organisations (one of the session's `Organizations`): a new
+ * session there, with its own CSRF token, the old one ended; or (202) the second step that
+ * organisation needs first, taken as at sign-in. Nothing cached of the old organisation stays.
+ */
+export function useSwitchOrganization() {
+  return useMutation({
+    mutationFn: async (organizationId: string) => {
+      const answer = await apiWithStatus<Session | SecondStep>('/session/organization', {
+        method: 'POST',
+        body: { OrganizationId: organizationId } satisfies RequestOf<'switchOrganization'>,
+      });
+      return answer.status === 202
+        ? { secondStep: answer.body as SecondStep }
+        : { session: answer.body as Session };
+    },
+    onSuccess: (result) => {
+      if (result.session) started(result.session);
+    },
+  });
+}
+
 /** Starts a session the page kept back (after showing recovery codes). */
-export function startSession({ RecoveryCodes: _codes, ...session }: EnrolledSession): void {
+export function startSession({ RecoveryCodes: _codes, ...session }: EnrolledSession): Session {
   started(session);
+  return session;
 }
 
 export function useSignOut() {

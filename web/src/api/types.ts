@@ -110,3 +110,7 @@ export type FeedStatus = ResponseOf<'getIntelFeedStatus'>;
 export type IntelLoadList = ResponseOf<'listIntelLoads'>;
 
 export type DemoLoaded = ResponseOf<'loadDemo'>;
+
+export type SessionOrganization = Session['Organizations'][number];
+export type InstallationOrganization = ResponseOf<'listInstallationOrganizations'>['Items'][number];
+export type CreatedOrganization = ResponseOf<'createInstallationOrganization', 201>;

@@ -1,4 +1,4 @@
-import { Anchor, AppShell, Burger, Group, NavLink, Text } from '@mantine/core';
+import { Anchor, AppShell, Burger, Group, NavLink } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { Suspense, useEffect } from 'react';
 import { Link, Outlet, ScrollRestoration, useLocation } from 'react-router';
@@ -6,6 +6,7 @@ import { useSignedInSession } from '../api/session';
 import {
   IconBell,
   IconBug,
+  IconBuildings,
   IconClipboardList,
   IconDatabase,
   IconDevices,
@@ -22,8 +23,10 @@ import {
   IconUsers,
   IconWorldSearch,
 } from '../icons';
+import { INSTALLATION_ORGANIZATIONS } from '../paths';
 import { ColorSchemeToggle } from './ColorSchemeToggle';
 import { Logo } from './Logo';
+import { OrganizationSwitcher } from './OrganizationSwitcher';
 import { PageSkeleton } from './PageSkeleton';
 import { UserMenu } from './UserMenu';
 
@@ -80,6 +83,17 @@ export function AppLayout() {
         ]
       : []),
     { to: '/settings', label: 'Settings', icon: IconSettings, active: under(pathname, '/settings') },
+    // The installation's organisations: installation Admins, whatever their role here.
+    ...(session.InstallationAdmin
+      ? [
+          {
+            to: INSTALLATION_ORGANIZATIONS,
+            label: 'Organisations',
+            icon: IconBuildings,
+            active: under(pathname, INSTALLATION_ORGANIZATIONS),
+          },
+        ]
+      : []),
   ];
 
   return (
@@ -108,9 +122,7 @@ export function AppLayout() {
             </Anchor>
           </Group>
           <Group gap="sm" wrap="nowrap">
-            <Text size="sm" c="dimmed" visibleFrom="sm" truncate maw={240} title="Organisation">
-              {session.Organization.Name}
-            </Text>
+            <OrganizationSwitcher session={session} />
             <ColorSchemeToggle />
             <UserMenu session={session} />
           </Group>
@@ -133,7 +145,8 @@ export function AppLayout() {
         ))}
       </AppShell.Navbar>
       <AppShell.Main id="main" tabIndex={-1} style={{ outline: 'none' }}>
-        <div style={{ maxWidth: 1200 }}>
+        {/* A page of another organisation starts afresh: nothing it held stays on screen. */}
+        <div style={{ maxWidth: 1200 }} key={session.Organization.Id}>
           <Suspense fallback={<PageSkeleton />}>
             <Outlet />
           </Suspense>

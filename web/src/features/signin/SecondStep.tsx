@@ -7,7 +7,7 @@ import {
   useSignInSecondFactor,
   useSignInStartEnrolment,
 } from '../../api/session';
-import type { SecondStep } from '../../api/types';
+import type { SecondStep, Session } from '../../api/types';
 import { IconAlertCircle } from '../../icons';
 import { RecoveryCodesList } from '../profile/RecoveryCodesList';
 import { TotpSetup } from '../profile/TotpSetup';
@@ -17,6 +17,10 @@ interface StepProps {
   challenge: SecondStep;
   /** Back to the password step, with why (null: the user chose to). */
   onRestart: (why: string | null) => void;
+  /** Called once the session has started (it is in place already), e.g. to move on after a switch. */
+  onSignedIn?: (session: Session) => void;
+  /** The words of the way back (default "Start over"): "Cancel" when switching organisation. */
+  restartLabel?: string;
 }
 
 /** A sign-in that expired, or was spent by wrong codes, starts again from the password. */
@@ -25,7 +29,12 @@ function expired(error: unknown): error is ApiError {
 }
 
 /** The second step of a sign-in: the code of the authenticator app, or a recovery code. */
-export function SecondFactorStep({ challenge, onRestart }: StepProps) {
+export function SecondFactorStep({
+  challenge,
+  onRestart,
+  onSignedIn,
+  restartLabel = 'Start over',
+}: StepProps) {
   const verify = useSignInSecondFactor();
   const [recovery, setRecovery] = useState(false);
   const [code, setCode] = useState('');
@@ -47,6 +56,7 @@ export function SecondFactorStep({ challenge, onRestart }: StepProps) {
         ? { ChallengeToken: challenge.ChallengeToken, RecoveryCode: code.trim() }
         : { ChallengeToken: challenge.ChallengeToken, Code: code.trim() },
       {
+        onSuccess: (session) => onSignedIn?.(session),
         onError: (error) => {
           setCode('');
           if (expired(error)) onRestart(error.detail);
@@ -104,7 +114,7 @@ export function SecondFactorStep({ challenge, onRestart }: StepProps) {
             {recovery ? 'Use the authenticator app' : 'Use a recovery code'}
           </Anchor>
           <Anchor component="button" type="button" size="sm" c="dimmed" onClick={() => onRestart(null)}>
-            Start over
+            {restartLabel}
           </Anchor>
         </Group>
         <Text size="xs" c="dimmed">
@@ -121,7 +131,7 @@ export function SecondFactorStep({ challenge, onRestart }: StepProps) {
  * QR code and as text, a code to confirm it, then the recovery codes, shown once, before the
  * session starts.
  */
-export function EnrolStep({ challenge, onRestart }: StepProps) {
+export function EnrolStep({ challenge, onRestart, onSignedIn, restartLabel = 'Start over' }: StepProps) {
   const start = useSignInStartEnrolment();
   const confirm = useSignInConfirmEnrolment();
   const begin = start.mutate;
@@ -129,7 +139,12 @@ export function EnrolStep({ challenge, onRestart }: StepProps) {
   const restart = useRef(onRestart);
   restart.current = onRestart;
 
+  // Once per challenge, though React may run the effect twice (a remount in development).
+  const startedFor = useRef<string | null>(null);
+
   useEffect(() => {
+    if (startedFor.current === challenge.ChallengeToken) return;
+    startedFor.current = challenge.ChallengeToken;
     begin(
       { ChallengeToken: challenge.ChallengeToken },
       { onError: (error) => expired(error) && restart.current(error.detail) },
@@ -144,7 +159,13 @@ export function EnrolStep({ challenge, onRestart }: StepProps) {
           Save your recovery codes
         </Title>
         <RecoveryCodesList codes={enrolled.RecoveryCodes} />
-        <Button fullWidth onClick={() => startSession(enrolled)}>
+        <Button
+          fullWidth
+          onClick={() => {
+            const session = startSession(enrolled);
+            onSignedIn?.(session);
+          }}
+        >
           I have saved them — continue
         </Button>
       </Stack>
@@ -183,7 +204,7 @@ export function EnrolStep({ challenge, onRestart }: StepProps) {
         />
       )}
       <Anchor component="button" type="button" size="sm" c="dimmed" onClick={() => onRestart(null)}>
-        Start over
+        {restartLabel}
       </Anchor>
     </Stack>
   );
