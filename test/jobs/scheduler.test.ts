@@ -80,6 +80,38 @@ describe.each(DB_KINDS)('scheduler [%s]', (kind) => {
     });
   });
 
+  it('leaves the schedules of a deactivated organisation waiting, and fires them once it is active again', async () => {
+    const org = '0190a000-0000-7000-8000-0000000000c1';
+    await tdb.database.db
+      .insertInto('organizations')
+      .values({ id: org, name: `Paused ${k}`, created_at: T0, deactivated_at: null })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+    await scheduler.upsert({
+      organizationId: org,
+      key: `${k}:paused`,
+      rule: { type: 'interval', seconds: 600, startAt: new Date('2026-11-21T12:05:00Z') },
+      jobKind: k,
+    });
+    await tdb.database.db
+      .updateTable('organizations')
+      .set({ deactivated_at: T0 })
+      .where('id', '=', org)
+      .execute();
+    at('2026-11-21T12:05:00Z');
+    expect(await tick()).toEqual([]);
+    at('2026-11-21T12:25:00Z');
+    expect(await tick()).toEqual([]);
+    await tdb.database.db
+      .updateTable('organizations')
+      .set({ deactivated_at: null })
+      .where('id', '=', org)
+      .execute();
+    // Once, not once per missed occurrence.
+    expect(await tick()).toEqual(['2026-11-21T12:05:00.000Z']);
+    expect(await tick()).toEqual([]);
+  });
+
   it('fires an interval schedule from its start, and a once schedule once, then disables it', async () => {
     await scheduler.upsert({
       key: `${k}:every`,
