@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Kysely, Selectable, Transaction } from 'kysely';
 import type { DB, SchedulesTable } from '../db/schema.js';
+import { deactivatedOrganizationIds } from '../modules/organizations/queries.js';
 import { ruleFromJson } from './schedule-rule.js';
 import type { Schedule } from './types.js';
 
@@ -146,15 +147,10 @@ export class ScheduleRepository {
       .where('next_run_at', '<=', now)
       // A deactivated organisation's schedules wait (they fire once on reactivation).
       .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('organizations')
-              .select('organizations.id')
-              .whereRef('organizations.id', '=', 'schedules.organization_id')
-              .where('organizations.deactivated_at', 'is not', null),
-          ),
-        ),
+        eb.or([
+          eb('organization_id', 'is', null),
+          eb('organization_id', 'not in', deactivatedOrganizationIds()),
+        ]),
       )
       .orderBy('next_run_at')
       .orderBy('id')

@@ -295,6 +295,7 @@ describe('table ownership', () => {
   const TABLE_OWNERS: Record<string, string> = {
     organizations: 'organizations',
     users: 'users',
+    people: 'users',
     api_keys: 'apikeys',
     allowed_targets: 'allowedtargets',
     sessions: 'sessions',

@@ -46,7 +46,6 @@ export class SessionRepository {
       .innerJoin(joinableUsers('u'), (j) =>
         j.onRef('u.organization_id', '=', 'sessions.organization_id').onRef('u.id', '=', 'sessions.user_id'),
       )
-      .innerJoin('people', 'people.id', 'u.person_id')
       .select([
         'sessions.organization_id',
         'sessions.id',
@@ -57,7 +56,7 @@ export class SessionRepository {
         'sessions.signed_in_with',
         'u.role',
         'u.person_id',
-        'people.installation_admin',
+        'u.installation_admin',
       ])
       .where('sessions.token_hash', '=', tokenHash)
       .where('sessions.revoked_at', 'is', null)
