@@ -185,7 +185,8 @@ describe('the embedded PostgreSQL server [embedded]', () => {
     expect((await check.query('select v from kept')).rows).toEqual([{ v: 'committed before the kill' }]);
     await check.end();
     expect(await stop(second)).toBe(0);
-  });
+    // Two first starts (a new database, its migrations and knowledge base): slow under load.
+  }, 180_000);
 
   it('`rampart serve` whose server keeps being killed says so and shuts down with status 1', async () => {
     const dir = tempDir('rampart-emb-');
