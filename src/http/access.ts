@@ -30,7 +30,7 @@ export function describeAccess(access: Access): string {
   const higher = ROLES.slice(roleRank(access.role) + 1);
   const also = higher.length ? ` (or ${higher.join(', ')})` : '';
   if (access.installation)
-    return 'Requires a web session of an installation Admin (distinct from an organisation’s Admins).';
+    return `Requires a web session of a user with role ${access.role} or higher who is also an installation Admin (distinct from an organisation’s Admins).`;
   const via = access.via ?? DEFAULT_AUTH_METHODS;
   const how = [via.includes('apiKey') ? 'an API key' : '', via.includes('session') ? 'a web session' : '']
     .filter(Boolean)
