@@ -3267,7 +3267,7 @@ export interface paths {
         };
         /**
          * Every organisation of the installation
-         * @description **Access:** Requires a web session of an installation Admin (distinct from an organisation’s Admins).
+         * @description **Access:** Requires a web session of a user with role ReadOnly or higher who is also an installation Admin (distinct from an organisation’s Admins).
          */
         get: operations["listInstallationOrganizations"];
         put?: never;
@@ -3275,7 +3275,7 @@ export interface paths {
          * Create an organisation
          * @description With its first Admin (AdminEmail, default: you). A person of another organisation joins with their own password; a new person gets a generated password, returned only in this answer. Names are unique, ignoring case (409).
          *
-         *     **Access:** Requires a web session of an installation Admin (distinct from an organisation’s Admins).
+         *     **Access:** Requires a web session of a user with role ReadOnly or higher who is also an installation Admin (distinct from an organisation’s Admins).
          */
         post: operations["createInstallationOrganization"];
         delete?: never;
@@ -3301,7 +3301,7 @@ export interface paths {
          * Rename, deactivate or reactivate an organisation
          * @description Deactivating ends its sessions and stops its API keys at once; its schedules wait and its data is kept. Not the organisation you are working in, nor the last active one (409).
          *
-         *     **Access:** Requires a web session of an installation Admin (distinct from an organisation’s Admins).
+         *     **Access:** Requires a web session of a user with role ReadOnly or higher who is also an installation Admin (distinct from an organisation’s Admins).
          */
         patch: operations["updateInstallationOrganization"];
         trace?: never;
