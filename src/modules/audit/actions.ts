@@ -26,7 +26,12 @@ export const AUDIT_ACTIONS = {
   'mfa.recovery_code_used': 'A recovery code was used to sign in (details: how many are left).',
   'apikey.created': 'An API key was created (details: name, access key; never the secret).',
   'apikey.revoked': 'An API key was revoked.',
-  'organization.created': 'An organisation was created (command line).',
+  'organization.created':
+    'An organisation was created (web app or command line; details: its name, its first Admin, the installation Admin or `cli`).',
+  'organization.renamed': 'An installation Admin renamed the organisation (details: from, to).',
+  'organization.deactivated':
+    'An installation Admin deactivated the organisation: its sessions ended, its keys stopped.',
+  'organization.reactivated': 'An installation Admin reactivated the organisation.',
   'settings.sla_changed': 'The organisation’s SLAs changed (details: the new SLAs).',
   'settings.audit_retention_changed': 'The audit log’s retention changed (details: from, to, in days).',
   'settings.time_zone_changed': 'The organisation’s time zone changed (details: from, to).',
