@@ -23,6 +23,7 @@ import { registerErrorHandler } from './problems/handlers.js';
 import { registerNotFound } from './problems/not-found.js';
 import { ProblemSchema } from './problems/schema.js';
 import { registerRequestGuards } from './request-guards.js';
+import { lazySerializerFactory } from './serialization.js';
 import { registerThrottle } from './throttle.js';
 import type { TypedApp } from './types.js';
 import { registerValidators } from './validation.js';
@@ -53,6 +54,8 @@ export function createServer(
     // Errors met before a route (or before Fastify) are problem documents too.
     frameworkErrors,
     clientErrorHandler,
+    // Response serializers are built on first use: see src/http/serialization.ts.
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory } },
   });
   const routes: RegisteredRoute[] = [];
   app.addHook('onRoute', (route) => {
