@@ -100,7 +100,17 @@ export async function startBrowserRig(
     signIn: async (who, viewport) => {
       const context = await browser.newContext({ baseURL: base, viewport });
       const page = await context.newPage();
+      const trouble = watchForTrouble(page);
       await page.goto('/sign-in');
+      // The first page of a newly launched browser, on a machine the other test files load: given
+      // a minute, and when it does not come, the failure says what the page met on the way.
+      await page
+        .getByLabel('Email')
+        .waitFor({ timeout: 60_000 })
+        .catch(async (error: Error) => {
+          await page.screenshot({ path: path.join(SHOTS, 'sign-in-never-came.png') }).catch(() => {});
+          throw new Error(`${error.message}\nwhat the page met: ${trouble.join('; ') || 'nothing'}`);
+        });
       await page.getByLabel('Email').fill(who.email);
       await page.getByLabel('Password', { exact: true }).fill(who.password);
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -113,4 +123,20 @@ export async function startBrowserRig(
       await tdb.drop();
     },
   };
+}
+
+/** Console errors, failed requests and server errors a page meets, for a failure's message. */
+function watchForTrouble(page: Page): string[] {
+  const seen: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') seen.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => seen.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) =>
+    seen.push(`failed: ${request.url()} ${request.failure()?.errorText ?? ''}`),
+  );
+  page.on('response', (response) => {
+    if (response.status() >= 500) seen.push(`${response.status()}: ${response.url()}`);
+  });
+  return seen;
 }
