@@ -10,7 +10,8 @@ export const AUDIT_ACTIONS = {
     'A sign-in with the email of a known user failed (wrong password, inactive user); details hold the email tried, never the password.',
   'session.second_factor_failed':
     'At the second step of a sign-in, a wrong code or recovery code was given (details: method, failed attempts of that sign-in); never the code.',
-  'session.signed_out': 'A user signed out.',
+  'session.signed_out':
+    'A user signed out, or their session ended as they switched organisations (details: switchedTo).',
   'user.created': 'A user was added (details: email, role).',
   'user.updated': 'A user’s name, role or status changed (details: what changed).',
   'user.role_changed': 'A user’s role changed (details: from, to); recorded beside user.updated.',

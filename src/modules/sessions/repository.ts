@@ -97,12 +97,18 @@ export class SessionRepository {
   }
 
   /** Revokes a session by its token, whoever it belongs to (sign-in rotates the old one out). */
-  async revokeByTokenHash(tokenHash: Buffer, now: Date): Promise<void> {
-    await this.db
+  /** Ends the session of a token; answers the session it ended, if one was still going. */
+  async revokeByTokenHash(
+    tokenHash: Buffer,
+    now: Date,
+  ): Promise<{ organizationId: string; id: string; userId: string } | undefined> {
+    const row = await this.db
       .updateTable('sessions')
       .set({ revoked_at: now })
       .where('token_hash', '=', tokenHash)
       .where('revoked_at', 'is', null)
-      .execute();
+      .returning(['organization_id', 'id', 'user_id'])
+      .executeTakeFirst();
+    return row && { organizationId: row.organization_id, id: row.id, userId: row.user_id };
   }
 }

@@ -167,7 +167,8 @@ export class SessionService {
     if (!user.active || !(await this.organizationActive(user.organizationId)))
       throw AppError.of(Problems.Unauthenticated, `The user ${user.email} is deactivated.`);
     const now = this.clock();
-    if (meta.previousToken) await this.repo.revokeByTokenHash(sha256(meta.previousToken), now);
+    if (meta.previousToken)
+      await this.endPrevious(meta.previousToken, user.organizationId, now, meta.requestId);
     const token = newToken();
     const csrfToken = csrfTokenFor(token);
     const absoluteExpiresAt = new Date(now.getTime() + this.lifetimes.absoluteHours * 3_600_000);
@@ -198,6 +199,22 @@ export class SessionService {
       meta.details ?? {},
     );
     return { user, token, csrfToken, maxAgeSeconds: this.lifetimes.absoluteHours * 3600 };
+  }
+
+  /**
+   * Ends the session the browser had. When it was in another organisation (a switch), that
+   * organisation's audit log says its session ended and where the person went, as the new one's
+   * says where they came from (`switchedFrom`).
+   */
+  private async endPrevious(token: string, organizationId: string, now: Date, requestId?: string) {
+    const ended = await this.repo.revokeByTokenHash(sha256(token), now);
+    if (!ended || ended.organizationId === organizationId) return;
+    await this.audit.record(
+      { organizationId: ended.organizationId, actor: { type: 'user', id: ended.userId }, requestId },
+      'session.signed_out',
+      { type: 'session', id: ended.id },
+      { switchedTo: organizationId },
+    );
   }
 
   private idleExpiry(now: Date, absolute: Date): Date {

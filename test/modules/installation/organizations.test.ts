@@ -131,8 +131,18 @@ describe.each(DB_KINDS)('organisations [%s]', (kind) => {
     expect(back.statusCode).toBe(200);
     expect(back.json().User.Role).toBe('Admin');
 
-    const audit = await t.services.auditLog.list(ctxOf(other.id), {}, 200);
-    expect(JSON.stringify(audit)).toContain(t.org.id);
+    // Both logs tell it: the session ended in the one left, and started in the one switched to.
+    const bravo = (await t.services.auditLog.list(ctxOf(other.id), {}, 200)).items;
+    const alpha = (await t.services.auditLog.list(ctxOf(t.org.id), {}, 500)).items;
+    expect(bravo.filter((e) => e.action === 'session.signed_in').map((e) => e.details)).toContainEqual({
+      switchedFrom: t.org.id,
+    });
+    expect(bravo.filter((e) => e.action === 'session.signed_out').map((e) => e.details)).toContainEqual({
+      switchedTo: t.org.id,
+    });
+    expect(alpha.filter((e) => e.action === 'session.signed_out').map((e) => e.details)).toContainEqual({
+      switchedTo: other.id,
+    });
   });
 
   it('refuses a switch to an organisation the person is not in, a bad body, a missing CSRF token and an API key', async () => {
