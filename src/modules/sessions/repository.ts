@@ -96,8 +96,10 @@ export class SessionRepository {
     await query.execute();
   }
 
-  /** Revokes a session by its token, whoever it belongs to (sign-in rotates the old one out). */
-  /** Ends the session of a token; answers the session it ended, if one was still going. */
+  /**
+   * Ends the session of a token, whoever it belongs to (sign-in rotates the old one out); answers
+   * the session it ended, if one was still going.
+   */
   async revokeByTokenHash(
     tokenHash: Buffer,
     now: Date,
