@@ -187,7 +187,6 @@ export const sessionRoutes =
           userAgent: request.headers['user-agent'] ?? null,
           previousToken: request.cookies[SESSION_COOKIE],
           requestId: request.id,
-          details: { switchedFrom: principal.organizationId },
         };
         const second = await deps.secondStep(target);
         if (second) return reply.code(202).send(toSecondStepDto(second));

@@ -167,8 +167,9 @@ export class SessionService {
     if (!user.active || !(await this.organizationActive(user.organizationId)))
       throw AppError.of(Problems.Unauthenticated, `The user ${user.email} is deactivated.`);
     const now = this.clock();
-    if (meta.previousToken)
-      await this.endPrevious(meta.previousToken, user.organizationId, now, meta.requestId);
+    const switchedFrom = meta.previousToken
+      ? await this.endPrevious(meta.previousToken, user.organizationId, now, meta.requestId)
+      : undefined;
     const token = newToken();
     const csrfToken = csrfTokenFor(token);
     const absoluteExpiresAt = new Date(now.getTime() + this.lifetimes.absoluteHours * 3_600_000);
@@ -196,25 +197,31 @@ export class SessionService {
       },
       'session.signed_in',
       { type: 'session', id },
-      meta.details ?? {},
+      { ...meta.details, ...(switchedFrom && { switchedFrom }) },
     );
     return { user, token, csrfToken, maxAgeSeconds: this.lifetimes.absoluteHours * 3600 };
   }
 
   /**
-   * Ends the session the browser had. When it was in another organisation (a switch), that
-   * organisation's audit log says its session ended and where the person went, as the new one's
-   * says where they came from (`switchedFrom`).
+   * Ends the session the browser had. When it was in another organisation (a switch, however its
+   * second step went), that organisation's audit log says its session ended and where the person
+   * went; answers that organisation, which the new session's entry names as `switchedFrom`.
    */
-  private async endPrevious(token: string, organizationId: string, now: Date, requestId?: string) {
+  private async endPrevious(
+    token: string,
+    organizationId: string,
+    now: Date,
+    requestId?: string,
+  ): Promise<string | undefined> {
     const ended = await this.repo.revokeByTokenHash(sha256(token), now);
-    if (!ended || ended.organizationId === organizationId) return;
+    if (!ended || ended.organizationId === organizationId) return undefined;
     await this.audit.record(
       { organizationId: ended.organizationId, actor: { type: 'user', id: ended.userId }, requestId },
       'session.signed_out',
       { type: 'session', id: ended.id },
       { switchedTo: organizationId },
     );
+    return ended.organizationId;
   }
 
   private idleExpiry(now: Date, absolute: Date): Date {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { totpCode } from '../../../src/modules/mfa/totp.js';
 import type { Organization } from '../../../src/modules/organizations/service.js';
 import { authHeaders, type Browser, buildTestApp, signInAs, type TestApp } from '../../helpers/app.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../../helpers/databases.js';
@@ -184,6 +185,39 @@ describe.each(DB_KINDS)('organisations [%s]', (kind) => {
     expect(res.statusCode).toBe(202);
     expect(res.json().Step).toBe('Enrol');
     expect(res.headers['set-cookie']).toBeUndefined();
+
+    // Enrolling finishes the switch: the session in the first organisation ends, and both logs
+    // tell it as for a switch without a second step.
+    const post = (url: string, body: unknown) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/latest${url}`,
+        headers: { ...json(browser), 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
+    const { ChallengeToken } = res.json();
+    const enrolment = await post('/session/mfa/enrolment', { ChallengeToken });
+    expect(enrolment.statusCode).toBe(200);
+    const confirmed = await post('/session/mfa/enrolment/confirm', {
+      ChallengeToken,
+      Code: totpCode(enrolment.json().Secret, t.clock.now),
+    });
+    expect(confirmed.statusCode).toBe(200);
+    expect(confirmed.json().Organization.Id).toBe(strict.id);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/latest/session', headers: browser.headers }))
+        .statusCode,
+    ).toBe(401);
+    const left = (await t.services.auditLog.list(ctxOf(t.org.id), {}, 500)).items;
+    const joined = (await t.services.auditLog.list(ctxOf(strict.id), {}, 200)).items;
+    expect(left.filter((e) => e.action === 'session.signed_out').map((e) => e.details)).toContainEqual({
+      switchedTo: strict.id,
+    });
+    expect(joined.filter((e) => e.action === 'session.signed_in').map((e) => e.details)).toContainEqual({
+      secondFactor: 'Totp',
+      enrolled: true,
+      switchedFrom: t.org.id,
+    });
   });
 
   it('binds a single sign-on session to its organisation', async () => {
