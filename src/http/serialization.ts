@@ -14,6 +14,8 @@ interface RouteSchema {
  */
 const built = new Map<string, Serializer>();
 
+// The shared schemas are keyed by their ids alone: Rampart adds each id from one module constant,
+// so one id is one schema in every app of the process.
 function keyOf(schema: object, externals: ExternalSchemas, options: object): string {
   return `${JSON.stringify(schema)}\n${Object.keys(externals).sort().join(',')}\n${JSON.stringify(options)}`;
 }
