@@ -240,13 +240,25 @@ function commandLine(pid: number): string | undefined {
   }
 }
 
+/** Whether `pid` runs; one that ended and that nobody has reaped yet (a zombie) does not. */
+function running(pid: number): boolean {
+  if (!processRuns(pid)) return false;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may hold spaces and parentheses: the state follows its last ')'.
+    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true; // No /proc here (or not ours to read): kill(0) answered.
+  }
+}
+
 async function waitForExit(pid: number, ms: number): Promise<boolean> {
   const deadline = performance.now() + ms;
   while (performance.now() < deadline) {
-    if (!processRuns(pid)) return true;
+    if (!running(pid)) return true;
     await new Promise((r) => setTimeout(r, 50));
   }
-  return !processRuns(pid);
+  return !running(pid);
 }
 
 /**
@@ -266,10 +278,15 @@ export async function stopLeftover(pgdata: string, log: (line: string) => void =
     return;
   }
   const pid = Number(lines[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !processRuns(pid)) return; // PostgreSQL clears that itself.
+  if (!Number.isInteger(pid) || pid <= 0 || !running(pid)) {
+    // PostgreSQL clears the file itself, but not the processes a killed postmaster left.
+    await endOrphans(pgdata, log);
+    return;
+  }
   const command = commandLine(pid);
   if (!command?.includes(pgdata)) {
     fs.rmSync(pidFile, { force: true });
+    await endOrphans(pgdata, log);
     return;
   }
   log(`stopping the embedded database server (pid ${pid}) that a previous Rampart left running`);
@@ -279,7 +296,64 @@ export async function stopLeftover(pgdata: string, log: (line: string) => void =
     if (!(await waitForExit(pid, 5_000))) process.kill(pid, 'SIGKILL');
     await waitForExit(pid, 5_000);
   }
+  // A postmaster that was dying as we looked (killed) could not stop its processes.
+  await endOrphans(pgdata, log);
   removeSocketDir(lines[4]);
+}
+
+/**
+ * Ends the processes a server left when its postmaster was killed. Its backends and workers go on
+ * (one busy in a long query notices only when the query ends) and stay attached to its shared
+ * memory, and PostgreSQL refuses to start a new server on the folder until they are gone. Had any
+ * other of its processes died, the postmaster would have sent the rest SIGQUIT (they exit at once,
+ * their transactions uncommitted); we send it for the postmaster that cannot. They are known by
+ * their program and their working directory: every PostgreSQL process works in its data folder.
+ */
+async function endOrphans(pgdata: string, log: (line: string) => void): Promise<void> {
+  const orphans = serverProcessesIn(pgdata);
+  if (orphans.length === 0) return;
+  log(`ending ${orphans.length} process(es) of the stopped embedded database server that it left running`);
+  const signal = (name: NodeJS.Signals) => {
+    for (const pid of orphans) {
+      try {
+        process.kill(pid, name);
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  };
+  const allGone = async (ms: number) => {
+    const results = await Promise.all(orphans.map((pid) => waitForExit(pid, ms)));
+    return results.every(Boolean);
+  };
+  signal('SIGQUIT');
+  if (await allGone(5_000)) return;
+  signal('SIGKILL');
+  await allGone(5_000);
+}
+
+/** PostgreSQL processes working in `pgdata` (Linux's /proc; elsewhere none are found). */
+function serverProcessesIn(pgdata: string): number[] {
+  let folder: string;
+  let entries: string[];
+  try {
+    folder = fs.realpathSync(pgdata);
+    entries = fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((pid) => {
+      try {
+        return (
+          path.basename(fs.readlinkSync(`/proc/${pid}/exe`)).startsWith('postgres') &&
+          fs.readlinkSync(`/proc/${pid}/cwd`) === folder
+        );
+      } catch {
+        return false; // Gone, or not ours to look at.
+      }
+    })
+    .map(Number);
 }
 
 /** Removes a socket folder Rampart made (rampart-pg-* in the temporary folder), nothing else. */
@@ -402,6 +476,7 @@ export async function startEmbeddedServer(
     const logFd = fs.openSync(paths.log, 'a', 0o600);
     const logStart = fs.fstatSync(logFd).size;
     let exited: ServerExit | undefined;
+    let ready = false;
     try {
       child = spawn(
         binaries.postgres,
@@ -426,13 +501,16 @@ export async function startEmbeddedServer(
     current.once('exit', (code, signal) => {
       exited = { code, signal };
       if (child === current) child = undefined;
-      if (!stopping) for (const listener of exitListeners) listener(exited);
+      // A server that stops while starting is the launch's failure to report, not an exit to
+      // restart from: told, the watcher would start another beside the launch's own retries.
+      if (!stopping && ready) for (const listener of exitListeners) listener(exited);
     });
     await waitUntilReady(
       connection,
       () => exited,
       () => tail(paths.log, logStart),
     );
+    ready = true;
   };
 
   const stopChild = async () => {
