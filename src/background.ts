@@ -33,6 +33,7 @@ export interface BackgroundOptions {
   exclusive: Database['exclusive'];
   log: Pick<FastifyBaseLogger, 'warn' | 'error' | 'info'>;
   config: Pick<Config, 'lastUsedFlushSeconds' | 'intelSyncUrls' | 'intelSyncHours'> &
+    Partial<Pick<Config, 'shutdownTimeoutSeconds'>> &
     Partial<Parameters<typeof officialSourcesOf>[0]>;
   /**
    * Take up at once the work a stopped process left (default true): with the embedded database
@@ -97,6 +98,9 @@ export function buildRunner(options: BackgroundOptions): JobRunner {
     worker: {
       onError: (error, job) => log.warn({ err: error, jobId: job?.id, kind: job?.kind }, 'job failed'),
       onFinished: (job, outcome, seconds) => services.metrics?.jobFinished(job.kind, outcome, seconds),
+      // Half the shutdown's time for running jobs to finish; then they are stopped and requeued,
+      // leaving the other half for them to return and for the database to close.
+      ...(config.shutdownTimeoutSeconds ? { stopGraceMs: (config.shutdownTimeoutSeconds * 1000) / 2 } : {}),
     },
     onError: (error, what) => log.warn({ err: error }, `${what} failed`),
   });

@@ -5,7 +5,8 @@ import type { Job } from './types.js';
 
 /**
  * Runs one job. The signal aborts when the worker lost the job's lease (another worker may run it
- * now): a handler that can stop early should. A throw fails the attempt.
+ * now) or is stopping and its grace has run out: a handler that can stop early should. A throw
+ * fails the attempt. After a stop's abort the job goes back to the queue however the handler ends.
  */
 export type JobHandler = (job: Job, signal: AbortSignal) => Promise<void>;
 
@@ -37,6 +38,20 @@ export interface JobWorkerOptions {
   onError?: (error: unknown, job?: Job) => void;
   /** Told of each run's end: how it ended and how long its handler ran, in seconds (the metrics). */
   onFinished?: (job: Job, outcome: JobOutcome, seconds: number) => void;
+  /**
+   * How long stop() lets running handlers finish before it aborts their signals (default 5 s). A
+   * handler stopped that way puts its job back in the queue, its attempt not counted: a long job
+   * (an intelligence sync waiting on a source) must not hold a shutdown until its timeout.
+   */
+  stopGraceMs?: number;
+}
+
+/** The reason a stopping worker aborts a handler's signal with. */
+export class WorkerStopping extends Error {
+  constructor() {
+    super('The worker is stopping: the job goes back to the queue');
+    this.name = 'WorkerStopping';
+  }
 }
 
 /**
@@ -53,6 +68,8 @@ export class JobWorker {
   readonly workerId: string;
   private readonly handlers = new Map<string, JobHandler>();
   private readonly running = new Set<Promise<void>>();
+  /** The signals of the running handlers, aborted when a stop's grace runs out. */
+  private readonly signals = new Set<AbortController>();
   private readonly pollMs: number;
   private readonly concurrency: number;
   private readonly leaseMs: number;
@@ -127,13 +144,24 @@ export class JobWorker {
     }
   }
 
-  /** Stops polling and waits for the handlers that are running. */
+  /**
+   * Stops polling and waits for the handlers that are running; those still running after the
+   * grace (stopGraceMs) are aborted, and their jobs put back in the queue once they return.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.polling;
-    await Promise.allSettled([...this.running]);
+    const finished = Promise.allSettled([...this.running]);
+    let grace: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'over'>((resolve) => {
+      grace = setTimeout(() => resolve('over'), this.options.stopGraceMs ?? 5_000);
+    });
+    if ((await Promise.race([finished, graceOver])) === 'over')
+      for (const controller of this.signals) controller.abort(new WorkerStopping());
+    clearTimeout(grace);
+    await finished;
   }
 
   private async claimAndStart(): Promise<void> {
@@ -160,6 +188,7 @@ export class JobWorker {
   private async run(job: Job): Promise<void> {
     const handler = this.handlers.get(job.kind)!;
     const lost = new AbortController();
+    this.signals.add(lost);
     const renewal = setInterval(
       () => {
         this.queue.renew(job.id, this.workerId, this.leaseMs).then(
@@ -180,11 +209,20 @@ export class JobWorker {
       failure = { error };
     } finally {
       clearInterval(renewal);
+      this.signals.delete(lost);
     }
     const seconds = (performance.now() - started) / 1000;
     let outcome: JobOutcome = 'lease_lost';
     try {
-      const deferred = failure?.error instanceof JobDeferred ? failure.error : undefined;
+      // Stopped by our own stop(): the job is not at fault, and a handler that returned quietly
+      // when told may not have finished its work. Jobs run at least once (a lease that runs out
+      // runs them again), so running one again is safe where dropping it is not.
+      const stopping = lost.signal.reason instanceof WorkerStopping;
+      const deferred = stopping
+        ? new JobDeferred(0, 'The worker stopped')
+        : failure?.error instanceof JobDeferred
+          ? failure.error
+          : undefined;
       const held = deferred
         ? await this.queue.defer(job.id, this.workerId, deferred.delayMs)
         : failure

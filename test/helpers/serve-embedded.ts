@@ -11,9 +11,14 @@ export interface Serve {
 
 /**
  * `rampart serve --json` on the embedded database in `dataDir`, as `npm start` runs it (no
- * DATABASE_URL, no knowledge base). `cleanup` receives what kills it should the test not stop it.
+ * DATABASE_URL, no knowledge base), with `settings` added to its environment. `cleanup` receives
+ * what kills it should the test not stop it.
  */
-export function serveEmbedded(dataDir: string, cleanup: (fn: () => void) => void): Serve {
+export function serveEmbedded(
+  dataDir: string,
+  cleanup: (fn: () => void) => void,
+  settings: Record<string, string> = {},
+): Serve {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     RAMPART_DATA_DIR: dataDir,
@@ -21,6 +26,7 @@ export function serveEmbedded(dataDir: string, cleanup: (fn: () => void) => void
     RAMPART_LOG_LEVEL: 'silent',
     RAMPART_INTEL_KB: 'off',
     RAMPART_IMPORT_DIR: path.join(dataDir, '..', 'imports'),
+    ...settings,
   };
   delete env.DATABASE_URL;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--json'], {

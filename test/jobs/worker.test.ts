@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { JobQueue } from '../../src/jobs/queue.js';
 import type { Job } from '../../src/jobs/types.js';
-import { JobDeferred, JobWorker } from '../../src/jobs/worker.js';
+import { JobDeferred, type JobOutcome, JobWorker, WorkerStopping } from '../../src/jobs/worker.js';
 import { DB_KINDS, newTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 // Issue 14, item 1: the worker that runs the queue's jobs.
@@ -111,6 +111,63 @@ describe.each(DB_KINDS)('job worker [%s]', (kind) => {
     expect(states.sort()).toEqual(['Completed', 'Completed', 'Queued']);
     await worker.poll(); // a stopped worker claims nothing
     expect(started).toHaveLength(2);
+  });
+
+  it('stop() lets handlers finish within its grace, then aborts the rest and puts their jobs back uncounted', async () => {
+    type Mode = 'quick' | 'throws' | 'returns';
+    const errors: unknown[] = [];
+    const outcomes: [string, JobOutcome][] = [];
+    let releaseQuick!: () => void;
+    const quickGate = new Promise<void>((r) => {
+      releaseQuick = r;
+    });
+    const reasons: unknown[] = [];
+    const worker = new JobWorker(queue, {
+      concurrency: 3,
+      stopGraceMs: 200,
+      onError: (e) => errors.push(e),
+      onFinished: (job, outcome) => outcomes.push([job.id, outcome]),
+    }).register(k, async (job, signal) => {
+      const { mode } = job.payload as { mode: Mode };
+      if (mode === 'quick') return quickGate;
+      // Long jobs (a sync waiting on a source) that stop when told: by throwing, or by returning
+      // quietly with their work unfinished.
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
+      reasons.push(signal.reason);
+      if (mode === 'throws') throw signal.reason;
+    });
+    const quick = await queue.enqueueUnchecked(k, { mode: 'quick' }, { maxAttempts: 1 });
+    const long = await queue.enqueueUnchecked(k, { mode: 'throws' }, { maxAttempts: 1 });
+    const quiet = await queue.enqueueUnchecked(k, { mode: 'returns' }, { maxAttempts: 1 });
+    await worker.poll();
+    await vi.waitFor(async () => {
+      expect((await queue.get(long))?.state).toBe('Running');
+      expect((await queue.get(quiet))?.state).toBe('Running');
+    });
+    const stopping = worker.stop();
+    releaseQuick();
+    await stopping;
+    expect(reasons).toHaveLength(2);
+    for (const reason of reasons) expect(reason).toBeInstanceOf(WorkerStopping);
+    expect(await queue.get(quick)).toMatchObject({ state: 'Completed', attempts: 1 });
+    // Their one attempt is not spent: the next worker (this process's next start) runs them.
+    for (const id of [long, quiet]) {
+      expect(await queue.get(id)).toMatchObject({
+        state: 'Queued',
+        attempts: 0,
+        lockedBy: null,
+        lastError: null,
+      });
+      expect((await queue.get(id))!.runAt.toISOString()).toBe(now.toISOString());
+    }
+    expect(errors).toEqual([]);
+    expect(outcomes.sort()).toEqual(
+      [
+        [quick, 'completed'],
+        [long, 'deferred'],
+        [quiet, 'deferred'],
+      ].sort(),
+    );
   });
 
   it('renews the lease while a handler runs, and aborts the handler once the lease is lost', async () => {

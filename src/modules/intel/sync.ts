@@ -80,12 +80,14 @@ export class IntelSync {
     try {
       const sources = this.options.sources;
       if (sources) {
-        await this.source('kev', sources.kev, outcome, () => this.whole(sources.kev, 'kev', signal));
-        await this.source('epss', sources.epss, outcome, () => this.whole(sources.epss, 'epss', signal));
-        await this.source('nvd', sources.nvd.url, outcome, () => this.nvd(sources.nvd, signal));
+        await this.source('kev', sources.kev, outcome, signal, () => this.whole(sources.kev, 'kev', signal));
+        await this.source('epss', sources.epss, outcome, signal, () =>
+          this.whole(sources.epss, 'epss', signal),
+        );
+        await this.source('nvd', sources.nvd.url, outcome, signal, () => this.nvd(sources.nvd, signal));
         for (const ecosystem of sources.osv.ecosystems) {
           const url = osvZipUrl(sources.osv.url, ecosystem);
-          await this.source(`osv:${ecosystem}`, url, outcome, () => this.osv(url, signal));
+          await this.source(`osv:${ecosystem}`, url, outcome, signal, () => this.osv(url, signal));
         }
       }
       for (const url of this.options.urls) {
@@ -111,6 +113,7 @@ export class IntelSync {
     source: string,
     url: string,
     outcome: SyncOutcome,
+    signal: AbortSignal | undefined,
     sync: () => Promise<IntelLoad[]>,
   ): Promise<void> {
     const progress = await this.intel.syncProgress(source);
@@ -128,9 +131,12 @@ export class IntelSync {
       await this.intel.saveSyncProgress(source, { lastFinishedAt: now, lastSuccessAt: now, lastError: null });
       this.log('intel source synced', { source, url, loads: loads.length });
     } catch (error) {
-      const message = isAbort(error) ? STOPPED : describe(error);
+      // Stopped, not failed: whatever the stop's reason (a stopping worker, a lost lease) made the
+      // request or the wait throw, the run ends here and its job decides what comes next.
+      const stopped = isAbort(error) || signal?.aborted === true;
+      const message = stopped ? STOPPED : describe(error);
       await this.intel.saveSyncProgress(source, { lastFinishedAt: this.clock(), lastError: message });
-      if (isAbort(error)) throw error;
+      if (stopped) throw error;
       outcome.errors.push({ url, error: `${source}: ${message}` });
       this.log('intel source sync failed', { source, url, error: message });
     }
