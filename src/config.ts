@@ -102,7 +102,8 @@ export const ENV_VARS = {
   RAMPART_SSO_ALLOW_LOOPBACK:
     'true lets single sign-on providers have a loopback issuer (127.0.0.0/8, ::1, localhost), over http as well as https, for a provider on the same machine and tests (default false: issuers are https URLs of other hosts).',
   RAMPART_TRUST_PROXY: 'true when behind a reverse proxy that sets X-Forwarded-For (default false).',
-  RAMPART_SHUTDOWN_TIMEOUT: 'Seconds to drain requests and finish jobs on SIGTERM/SIGINT before forcing exit (default 10); jobs still running after half of it are stopped and queued again.',
+  RAMPART_SHUTDOWN_TIMEOUT:
+    'Seconds to drain requests and finish jobs on SIGTERM/SIGINT before forcing exit (default 10); jobs still running after half of it are stopped and queued again.',
   RAMPART_ADMIN_EMAIL: 'Email of the Admin that `serve` makes sure exists (default admin@rampart.local).',
   RAMPART_ADMIN_PASSWORD:
     'Password of that Admin when first created (default: generated and printed once); ignored, with a warning, once it exists: use `rampart user reset-password`.',
