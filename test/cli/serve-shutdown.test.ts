@@ -66,6 +66,12 @@ describe('`rampart serve` stopped during a long job [embedded]', () => {
       const jobs = await sql<{ state: string; attempts: number; last_error: string | null }>`
         select state, attempts, last_error from jobs where kind = 'intel-sync'`.execute(database.db);
       expect(jobs.rows).toEqual([{ state: 'Queued', attempts: 0, last_error: null }]);
+      // The source it waited on is recorded as stopped, not failed; the next sync resumes it.
+      const sources = await sql<{ source: string; last_error: string | null }>`
+        select source, last_error from intel_sync_sources where last_error is not null`.execute(database.db);
+      expect(sources.rows).toEqual([
+        { source: 'kev', last_error: expect.stringMatching(/^The sync stopped before this source was done/) },
+      ]);
     } finally {
       await database.close();
     }
